@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# Local infrastructure without Docker: Apache Kafka 3.9 (KRaft, from Maven Central jars) and
+# FerretDB 1.24 (MongoDB wire protocol, SQLite backend, built from deploy/local/ferretdb).
+#   infra.sh up | down | status
+# Downloads and builds are cached in $POSTBUS_CACHE_DIR (default ~/.cache/postbus), keyed by the
+# hash of the files that define them; data and logs live in $POSTBUS_DATA_DIR (default ./.data).
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+CACHE="${POSTBUS_CACHE_DIR:-$HOME/.cache/postbus}"
+DATA="${POSTBUS_DATA_DIR:-$ROOT/.data}"
+RUN="$DATA/run"
+KAFKA_PORT="${KAFKA_PORT:-9092}"
+KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-9093}"
+MONGO_PORT="${MONGO_PORT:-27017}"
+KAFKA_CLUSTER_ID="UG9zdGJ1c0xvY2FsS2Fma2E"
+
+say() { printf '[infra] %s\n' "$*" >&2; }
+die() { printf '[infra] error: %s\n' "$*" >&2; exit 1; }
+
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+hash_of() { cat "$@" | sha256sum | cut -c1-12; }
+
+need() { command -v "$1" >/dev/null 2>&1 || die "$1 is required ($2)"; }
+
+kafka_libs() {
+  local dir="$CACHE/kafka-libs-$(hash_of "$HERE/kafka/pom.xml")"
+  if [ ! -f "$dir/.complete" ]; then
+    need mvn "Maven fetches Kafka's jars from Maven Central"
+    say "fetching Apache Kafka jars with Maven into $dir (first run only, ~50 MB)"
+    rm -rf "$dir"
+    mvn -B -q -f "$HERE/kafka/pom.xml" \
+      org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies \
+      -DincludeScope=runtime -DoutputDirectory="$dir" >&2
+    touch "$dir/.complete"
+  fi
+  echo "$dir"
+}
+
+ferretdb_bin() {
+  local bin="$CACHE/ferretdb-$(hash_of "$HERE/ferretdb/main.go" "$HERE/ferretdb/go.mod" "$HERE/ferretdb/go.sum")"
+  if [ ! -x "$bin" ]; then
+    need go "Go builds the local FerretDB server"
+    say "building FerretDB (MongoDB wire, SQLite backend) into $bin (first run only, ~1 min)"
+    (cd "$HERE/ferretdb" && CGO_ENABLED=0 go build -o "$bin.tmp" . >&2)
+    mv "$bin.tmp" "$bin"
+  fi
+  echo "$bin"
+}
+
+wait_port() { # name port pidfile seconds log
+  local i
+  for ((i = 0; i < $4 * 10; i++)); do
+    port_open "$2" && return 0
+    if ! kill -0 "$(cat "$3")" 2>/dev/null; then
+      tail -n 30 "$5" >&2 || true
+      die "$1 exited during start-up (log: $5)"
+    fi
+    sleep 0.1
+  done
+  tail -n 30 "$5" >&2 || true
+  die "$1 did not accept connections on port $2 within $4 s (log: $5)"
+}
+
+start_kafka() {
+  if port_open "$KAFKA_PORT"; then say "Kafka already listening on 127.0.0.1:$KAFKA_PORT"; return; fi
+  need java "Kafka runs on the machine's Java (17+)"
+  local libs props
+  libs="$(kafka_libs)"
+  mkdir -p "$DATA/kafka" "$RUN"
+  props="$RUN/server.properties"
+  sed -e "s#DATA_DIR#$DATA#g" -e "s#KAFKA_CONTROLLER_PORT#$KAFKA_CONTROLLER_PORT#g" -e "s#KAFKA_PORT#$KAFKA_PORT#g" \
+    "$HERE/kafka/server.properties.template" > "$props"
+  local jopts=(-Xms512m -Xmx512m -XX:+UseG1GC -Djava.awt.headless=true "-Dlog4j.configuration=file:$HERE/kafka/log4j.properties")
+  java "${jopts[@]}" -cp "$libs/*" kafka.tools.StorageTool format -c "$props" -t "$KAFKA_CLUSTER_ID" --ignore-formatted > "$RUN/kafka-format.log" 2>&1 \
+    || { cat "$RUN/kafka-format.log" >&2; die "formatting Kafka storage failed"; }
+  say "starting Kafka 3.9 (KRaft) on 127.0.0.1:$KAFKA_PORT"
+  nohup java "${jopts[@]}" -cp "$libs/*" kafka.Kafka "$props" > "$RUN/kafka.log" 2>&1 &
+  echo $! > "$RUN/kafka.pid"
+  wait_port Kafka "$KAFKA_PORT" "$RUN/kafka.pid" 90 "$RUN/kafka.log"
+  say "Kafka is up"
+}
+
+start_ferretdb() {
+  if port_open "$MONGO_PORT"; then say "MongoDB-wire server already listening on 127.0.0.1:$MONGO_PORT"; return; fi
+  local bin
+  bin="$(ferretdb_bin)"
+  mkdir -p "$DATA/ferretdb" "$RUN"
+  say "starting FerretDB 1.24 (SQLite) on 127.0.0.1:$MONGO_PORT"
+  nohup "$bin" -listen "127.0.0.1:$MONGO_PORT" -dir "$DATA/ferretdb" > "$RUN/ferretdb.log" 2>&1 &
+  echo $! > "$RUN/ferretdb.pid"
+  wait_port FerretDB "$MONGO_PORT" "$RUN/ferretdb.pid" 30 "$RUN/ferretdb.log"
+  say "FerretDB is up"
+}
+
+stop_one() { # name
+  local pidfile="$RUN/$1.pid" pid i
+  [ -f "$pidfile" ] || return 0
+  pid="$(cat "$pidfile")"
+  if kill -0 "$pid" 2>/dev/null; then
+    say "stopping $1 (pid $pid)"
+    kill "$pid" 2>/dev/null || true
+    for ((i = 0; i < 300; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -0 "$pid" 2>/dev/null && kill -9 "$pid" 2>/dev/null || true
+  fi
+  rm -f "$pidfile"
+}
+
+status() {
+  local ok=0
+  if port_open "$KAFKA_PORT"; then say "Kafka: up on 127.0.0.1:$KAFKA_PORT"; else say "Kafka: down"; ok=1; fi
+  if port_open "$MONGO_PORT"; then say "MongoDB-wire: up on 127.0.0.1:$MONGO_PORT"; else say "MongoDB-wire: down"; ok=1; fi
+  return $ok
+}
+
+case "${1:-}" in
+  up) start_ferretdb; start_kafka ;;
+  down) stop_one kafka; stop_one ferretdb ;;
+  status) status ;;
+  prepare) kafka_libs >/dev/null; ferretdb_bin >/dev/null; say "downloads and builds are cached in $CACHE" ;;
+  *) echo "usage: $0 up|down|status|prepare" >&2; exit 2 ;;
+esac

@@ -1,0 +1,204 @@
+import Ajv, { type ValidateFunction } from 'ajv';
+import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
+import { dlqOf, MessageSchemas, type MessageData, type MessageType } from '@postbus/contracts';
+import { withLogContext, type Logger } from '@postbus/logger';
+import { fromKafkaMessage, type Envelope } from './envelope';
+import { isTransientError, PoisonMessageError } from './errors';
+import type { Publisher } from './publisher';
+
+/** What a handler knows about the message it is handling besides its data. */
+export interface MessageContext {
+  id: string;
+  type: string;
+  source: string;
+  time: string;
+  requestId?: string;
+  key: string;
+  topic: string;
+  partition: number;
+  offset: string;
+}
+
+export interface Handler<T extends MessageType = MessageType> {
+  /** The logical topic name (without namespace). */
+  topic: string;
+  type: T;
+  handle(data: MessageData<T>, ctx: MessageContext): Promise<void>;
+}
+
+/** Declares a handler for one message type; its data is validated against the contract before handle(). */
+export const defineHandler = <T extends MessageType>(handler: Handler<T>): Handler<T> => handler;
+
+export interface RetryPolicy {
+  /** Attempts for a failing message before it goes to the DLQ. */
+  attempts: number;
+  initialBackoffMs: number;
+  maxBackoffMs: number;
+}
+
+export interface ConsumerOptions {
+  groupId: string;
+  /** Handlers of different message types; the registry checks them at boot (no duplicates, known types). */
+  handlers: Handler[];
+  logger: Logger;
+  publisher: Publisher;
+  resolveTopic: (topic: string) => string;
+  retry?: Partial<RetryPolicy>;
+  /** Partitions processed at once by one instance; order within a partition is kept. */
+  partitionsConsumedConcurrently?: number;
+}
+
+const ajv = new Ajv({ allErrors: false, strict: false });
+const validators = new Map<string, ValidateFunction>();
+function validatorFor(type: MessageType): ValidateFunction {
+  let v = validators.get(type);
+  if (!v) validators.set(type, (v = ajv.compile(MessageSchemas[type])));
+  return v;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Runs handlers over their topics: one message at a time per partition, the offset committed only
+ * after the handler succeeded; a failing message is retried with exponential backoff, then moved
+ * to `<topic>.dlq` with the reason; infrastructure outages are retried until they end.
+ */
+export class MessageConsumer {
+  private readonly consumer: Consumer;
+  private readonly byTopicAndType = new Map<string, Map<string, Handler>>();
+  private readonly policy: RetryPolicy;
+  private stopping = false;
+
+  constructor(
+    kafka: Kafka,
+    private readonly options: ConsumerOptions,
+  ) {
+    this.policy = { attempts: 5, initialBackoffMs: 200, maxBackoffMs: 5000, ...options.retry };
+    for (const handler of options.handlers) {
+      const topic = options.resolveTopic(handler.topic);
+      const types = this.byTopicAndType.get(topic) ?? new Map<string, Handler>();
+      if (types.has(handler.type)) throw new Error(`two handlers for ${handler.type} on ${handler.topic}`);
+      if (!(handler.type in MessageSchemas)) throw new Error(`no contract for message type ${handler.type}`);
+      types.set(handler.type, handler);
+      this.byTopicAndType.set(topic, types);
+    }
+    this.consumer = kafka.consumer({
+      groupId: options.groupId,
+      sessionTimeout: 15000,
+      heartbeatInterval: 1500,
+      allowAutoTopicCreation: false,
+      retry: { initialRetryTime: 300, retries: 10 },
+    });
+  }
+
+  async start(): Promise<void> {
+    await this.consumer.connect();
+    await this.consumer.subscribe({ topics: [...this.byTopicAndType.keys()], fromBeginning: true });
+    await this.consumer.run({
+      autoCommit: true,
+      autoCommitInterval: 500,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 3,
+      eachBatch: (payload) => this.eachBatch(payload),
+    });
+  }
+
+  /** Resolves once the group has assigned this consumer its partitions (useful in tests and start-up logs). */
+  whenJoined(timeoutMs = 30000): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`consumer group ${this.options.groupId} not joined in ${timeoutMs} ms`)), timeoutMs);
+      const remove = this.consumer.on(this.consumer.events.GROUP_JOIN, () => {
+        clearTimeout(timer);
+        remove();
+        resolve();
+      });
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.consumer.disconnect();
+  }
+
+  private async eachBatch(payload: EachBatchPayload): Promise<void> {
+    const { batch } = payload;
+    const heartbeat = () => payload.heartbeat();
+    for (const message of batch.messages) {
+      if (!payload.isRunning() || payload.isStale() || this.stopping) break;
+      await this.process(batch.topic, batch.partition, message, heartbeat);
+      payload.resolveOffset(message.offset);
+      await payload.commitOffsetsIfNecessary();
+      await heartbeat();
+    }
+  }
+
+  private async process(topic: string, partition: number, message: KafkaMessage, heartbeat: () => Promise<void>): Promise<void> {
+    const { logger } = this.options;
+    let envelope: Envelope;
+    try {
+      envelope = fromKafkaMessage(message.headers, message.value);
+    } catch (error) {
+      await this.toDlq(topic, partition, message, `unreadable: ${(error as Error).message}`);
+      return;
+    }
+    const handler = this.byTopicAndType.get(topic)?.get(envelope.type);
+    if (!handler) {
+      if (!(envelope.type in MessageSchemas)) await this.toDlq(topic, partition, message, `unknown message type ${envelope.type}`);
+      return; // a known type this service does not handle
+    }
+    const validate = validatorFor(handler.type);
+    if (!validate(envelope.data)) {
+      await this.toDlq(topic, partition, message, `invalid ${envelope.type}: ${ajv.errorsText(validate.errors)}`);
+      return;
+    }
+    const ctx: MessageContext = {
+      id: envelope.id,
+      type: envelope.type,
+      source: envelope.source,
+      time: envelope.time,
+      ...(envelope.requestId ? { requestId: envelope.requestId } : {}),
+      key: message.key?.toString() ?? '',
+      topic,
+      partition,
+      offset: message.offset,
+    };
+    await withLogContext({ requestId: envelope.requestId, eventId: envelope.id, eventType: envelope.type }, async () => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await handler.handle(envelope.data as never, ctx);
+          return;
+        } catch (error) {
+          const transient = isTransientError(error);
+          const poison = error instanceof PoisonMessageError;
+          if (poison || (!transient && attempt >= this.policy.attempts)) {
+            logger.error('message failed, moved to the DLQ', { error, attempt, topic, offset: message.offset });
+            await this.toDlq(topic, partition, message, (error as Error).message);
+            return;
+          }
+          if (this.stopping) throw error; // not committed: redelivered to the next owner of the partition
+          const backoff = Math.min(this.policy.maxBackoffMs, this.policy.initialBackoffMs * 2 ** (attempt - 1));
+          logger.warn('message failed, retrying', { error: (error as Error).message, attempt, transient, backoffMs: backoff });
+          await sleep(backoff);
+          await heartbeat();
+        }
+      }
+    });
+  }
+
+  private async toDlq(topic: string, partition: number, message: KafkaMessage, reason: string): Promise<void> {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(message.headers ?? {})) {
+      const first = Array.isArray(value) ? value[0] : value;
+      if (first !== undefined) headers[name] = first.toString();
+    }
+    await this.options.publisher.publishRaw(dlqOf(topic), message.key?.toString() ?? '', message.value, {
+      ...headers,
+      dlq_reason: reason.slice(0, 1000),
+      dlq_topic: topic,
+      dlq_partition: String(partition),
+      dlq_offset: message.offset,
+      dlq_time: new Date().toISOString(),
+    });
+    this.options.logger.warn('message moved to the DLQ', { topic, partition, offset: message.offset, reason });
+  }
+}

@@ -1,0 +1,100 @@
+import type { Kafka } from 'kafkajs';
+import { dlqOf, topicName } from '@postbus/contracts';
+import type { Logger } from '@postbus/logger';
+import { MessageConsumer, type ConsumerOptions } from './consumer';
+import { createKafka } from './kafka';
+import { Publisher } from './publisher';
+
+export { defineHandler, MessageConsumer, type Handler, type MessageContext, type RetryPolicy } from './consumer';
+export { Publisher, type PublishOptions } from './publisher';
+export { BusUnavailableError, PoisonMessageError, isTransientError } from './errors';
+export { fromKafkaMessage, toKafkaHeaders, newEnvelope, type Envelope } from './envelope';
+
+export interface BusOptions {
+  brokers: string[];
+  /** Names this process to the broker and is the CloudEvents source, e.g. "postbus/users". */
+  service: string;
+  logger: Logger;
+  /** Suffix of topic and group names, so that test runs do not share them. */
+  namespace?: string;
+  partitions: number;
+  replicationFactor: number;
+  ackTimeoutMs?: number;
+}
+
+export interface TopicSpec {
+  topic: string;
+  /** Log-compacted topics keep the latest value per key (e.g. the catalog). */
+  compacted?: boolean;
+}
+
+/** The bus of one process: topic administration, one batching publisher and its consumers. */
+export class Bus {
+  readonly kafka: Kafka;
+  readonly publisher: Publisher;
+  private readonly consumers: MessageConsumer[] = [];
+
+  constructor(private readonly options: BusOptions) {
+    this.kafka = createKafka(options.brokers, options.service.replace(/\W+/g, '-'), options.logger);
+    this.publisher = new Publisher(this.kafka, {
+      source: options.service,
+      logger: options.logger,
+      resolveTopic: this.resolveTopic,
+      ...(options.ackTimeoutMs ? { ackTimeoutMs: options.ackTimeoutMs } : {}),
+    });
+  }
+
+  readonly resolveTopic = (topic: string): string => topicName(topic, this.options.namespace);
+
+  /** Creates the topics (and their DLQs) that do not exist yet, with the configured partitions. */
+  async ensureTopics(specs: TopicSpec[]): Promise<void> {
+    const admin = this.kafka.admin();
+    await admin.connect();
+    try {
+      const existing = new Set(await admin.listTopics());
+      const wanted = specs.flatMap((s) => [
+        { name: this.resolveTopic(s.topic), compacted: s.compacted ?? false },
+        { name: dlqOf(this.resolveTopic(s.topic)), compacted: false },
+      ]);
+      const missing = wanted.filter((t) => !existing.has(t.name));
+      if (missing.length === 0) return;
+      await admin.createTopics({
+        waitForLeaders: true,
+        topics: missing.map((t) => ({
+          topic: t.name,
+          numPartitions: this.options.partitions,
+          replicationFactor: this.options.replicationFactor,
+          configEntries: [
+            { name: 'cleanup.policy', value: t.compacted ? 'compact' : 'delete' },
+            { name: 'min.insync.replicas', value: String(Math.min(2, this.options.replicationFactor)) },
+          ],
+        })),
+      });
+      this.options.logger.info('created topics', { topics: missing.map((t) => t.name) });
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  /** Starts a consumer group member running the handlers; the group name gets the namespace too. */
+  async consume(options: Omit<ConsumerOptions, 'publisher' | 'resolveTopic' | 'logger'>): Promise<MessageConsumer> {
+    const consumer = new MessageConsumer(this.kafka, {
+      ...options,
+      groupId: topicName(options.groupId, this.options.namespace),
+      logger: this.options.logger,
+      publisher: this.publisher,
+      resolveTopic: this.resolveTopic,
+    });
+    const joined = consumer.whenJoined();
+    await consumer.start();
+    await joined;
+    this.consumers.push(consumer);
+    return consumer;
+  }
+
+  /** Stops consuming (the message in hand finishes), then flushes and closes the publisher. */
+  async close(): Promise<void> {
+    await Promise.all(this.consumers.map((c) => c.stop()));
+    await this.publisher.close();
+  }
+}

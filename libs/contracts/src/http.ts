@@ -1,0 +1,103 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Email, Nullable, ObjectIdString, Timestamp, UserFields, UserId } from './common';
+
+/** The public HTTP contract's request and response bodies (DESIGN.md §2). */
+
+export const Accepted = Type.Object({
+  status: Type.Literal('accepted'),
+  request_id: Type.String(),
+});
+export type Accepted = Static<typeof Accepted>;
+
+export const ProblemBody = Type.Object({
+  type: Type.String(),
+  title: Type.String(),
+  status: Type.Integer(),
+  detail: Type.Optional(Type.String()),
+  errors: Type.Optional(Type.Array(Type.Object({ pointer: Type.String(), message: Type.String() }))),
+  request_id: Type.Optional(Type.String()),
+});
+
+export const CreateUserRequest = Type.Object(
+  { email: Email, user_id: Type.Optional(UserId), fields: Type.Optional(UserFields) },
+  { additionalProperties: false },
+);
+export type CreateUserRequest = Static<typeof CreateUserRequest>;
+
+export const UpdateUserByEmailRequest = Type.Object({ email: Email, fields: UserFields }, { additionalProperties: false });
+export type UpdateUserByEmailRequest = Static<typeof UpdateUserByEmailRequest>;
+
+export const UpdateUserByIdRequest = Type.Object({ fields: UserFields }, { additionalProperties: false });
+export type UpdateUserByIdRequest = Static<typeof UpdateUserByIdRequest>;
+
+export const UnsubscribeRequest = Type.Object(
+  {
+    email: Type.Optional(Email),
+    user_id: Type.Optional(UserId),
+    reason: Type.Optional(Type.String({ maxLength: 500 })),
+  },
+  { additionalProperties: false, anyOf: [{ required: ['email'] }, { required: ['user_id'] }] },
+);
+export type UnsubscribeRequest = Static<typeof UnsubscribeRequest>;
+
+export const UserIdParam = Type.Object({ userId: UserId });
+
+export const UserLookupQuery = Type.Object({ email: Email }, { additionalProperties: false });
+
+export const UserProfile = Type.Object({
+  id: Type.String(),
+  project_id: Type.String(),
+  email: Type.String(),
+  user_id: Nullable(Type.String()),
+  name: Nullable(Type.String()),
+  country: Nullable(Type.String()),
+  language: Nullable(Type.String()),
+  gender: Nullable(Type.String()),
+  age: Nullable(Type.Integer()),
+  fields: Type.Record(Type.String(), Type.Unknown()),
+  subscription: Type.Object({
+    status: Type.Union([Type.Literal('subscribed'), Type.Literal('unsubscribed')]),
+    unsubscribed_at: Nullable(Timestamp),
+    reason: Nullable(Type.String()),
+  }),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+export type UserProfile = Static<typeof UserProfile>;
+
+const ProjectSettings = {
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  from_email: Type.Optional(Nullable(Email)),
+  from_name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+  reply_to: Type.Optional(Nullable(Email)),
+  sender_domain_id: Type.Optional(Nullable(ObjectIdString)),
+  tracking_domain_id: Type.Optional(Nullable(ObjectIdString)),
+};
+
+export const CreateProjectRequest = Type.Object(ProjectSettings, { additionalProperties: false });
+export type CreateProjectRequest = Static<typeof CreateProjectRequest>;
+
+export const UpdateProjectRequest = Type.Partial(Type.Object(ProjectSettings), { additionalProperties: false, minProperties: 1 });
+export type UpdateProjectRequest = Static<typeof UpdateProjectRequest>;
+
+export const ProjectIdParam = Type.Object({ projectId: ObjectIdString });
+
+export const Project = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  from_email: Nullable(Type.String()),
+  from_name: Nullable(Type.String()),
+  reply_to: Nullable(Type.String()),
+  sender_domain_id: Nullable(Type.String()),
+  tracking_domain_id: Nullable(Type.String()),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+export type Project = Static<typeof Project>;
+
+export const ProjectList = Type.Object({ data: Type.Array(Project) });
+
+export const ListQuery = Type.Object(
+  { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })) },
+  { additionalProperties: false },
+);

@@ -1,0 +1,4 @@
+export * from './topics';
+export * from './common';
+export * from './http';
+export * from './messages';

@@ -1,0 +1,13 @@
+/** Kafka topics, named postbus.<domain>.<kind>.v1; the namespace suffix isolates test runs. */
+export const Topics = {
+  UserCommands: 'postbus.users.commands.v1',
+  UserEvents: 'postbus.users.events.v1',
+} as const;
+
+export type TopicName = (typeof Topics)[keyof typeof Topics];
+
+/** The topic name as it exists on the broker, with an optional namespace suffix. */
+export const topicName = (topic: string, namespace = ''): string => (namespace ? `${topic}.${namespace}` : topic);
+
+/** Where messages that cannot be handled after bounded retries go, with the reason in a header. */
+export const dlqOf = (topic: string): string => `${topic}.dlq`;

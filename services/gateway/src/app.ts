@@ -1,0 +1,101 @@
+import express from 'express';
+import { Bus } from '@postbus/bus';
+import { splitList } from '@postbus/config';
+import { Topics } from '@postbus/contracts';
+import { connectDb, pingDb } from '@postbus/db';
+import { closeServer, createMetricsRegistry, healthRouter, listen, notFoundHandler, problemHandler, requestId } from '@postbus/http';
+import type { Logger } from '@postbus/logger';
+import { CommandSender } from './command-sender';
+import type { GatewayConfig } from './config';
+import { authenticate } from './http/auth';
+import { jsonBody } from './http/body';
+import { docsRouter } from './http/docs';
+import { requestMetrics } from './http/metrics';
+import { openApiDocument } from './http/openapi';
+import { ProjectAccess } from './http/project-access';
+import { mountRoutes } from './http/route';
+import { projectRoutes } from './http/routes/projects.routes';
+import { userRoutes } from './http/routes/users.routes';
+import { ClientRepository } from './model/client.repository';
+import { IdempotencyRepository } from './model/idempotency.repository';
+import { ProjectRepository } from './model/project.repository';
+import { UsersClient } from './users-client';
+
+export interface Gateway {
+  port: number;
+  stop(): Promise<void>;
+}
+
+const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
+const IDEMPOTENCY_PURGE_INTERVAL_MS = 10 * 60 * 1000;
+const VERSION = '0.1.0';
+
+/** Starts the gateway: its database, the bus publisher and the public HTTP API. */
+export async function start({ config, logger }: { config: GatewayConfig; logger: Logger }): Promise<Gateway> {
+  const db = await connectDb({ url: config.MONGO_URL, dbName: config.GATEWAY_DB_NAME });
+  const clients = new ClientRepository(db);
+  const projects = new ProjectRepository(db);
+  const idempotency = new IdempotencyRepository(db);
+  await Promise.all([clients.init(), projects.init(), idempotency.init()]);
+
+  const bus = new Bus({
+    brokers: splitList(config.KAFKA_BROKERS),
+    service: 'postbus/gateway',
+    logger,
+    namespace: config.KAFKA_NAMESPACE,
+    partitions: config.KAFKA_TOPIC_PARTITIONS,
+    replicationFactor: config.KAFKA_REPLICATION_FACTOR,
+    ackTimeoutMs: config.KAFKA_ACK_TIMEOUT_MS,
+  });
+  await bus.ensureTopics([{ topic: Topics.UserCommands }]);
+  await bus.publisher.connect();
+
+  const access = new ProjectAccess(projects, config.AUTH_CACHE_TTL_MS);
+  const routes = [
+    ...projectRoutes(projects, access.forget),
+    ...userRoutes({
+      commands: new CommandSender(bus.publisher),
+      usersApi: new UsersClient(config.USERS_URL),
+      assertProject: access.assert,
+    }),
+  ];
+  const openApi = openApiDocument(routes, VERSION);
+
+  const registry = createMetricsRegistry('gateway');
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(requestId);
+  app.use(healthRouter('gateway', { database: () => pingDb(db), bus: () => bus.publisher.connect().then(() => true) }, registry));
+  app.get('/v1/openapi.json', (_req, res) => {
+    res.json(openApi);
+  });
+  app.use(docsRouter());
+  const v1 = express.Router();
+  v1.use(requestMetrics(registry));
+  v1.use(authenticate(clients, config.AUTH_CACHE_TTL_MS));
+  v1.use(jsonBody(config.BODY_LIMIT));
+  mountRoutes(v1, routes, { idempotency, idempotencyRetentionMs: IDEMPOTENCY_RETENTION_MS });
+  app.use(v1);
+  app.use(notFoundHandler);
+  app.use(problemHandler(logger, config.BODY_LIMIT));
+
+  const purge = setInterval(() => {
+    idempotency.purgeOlderThan(new Date(Date.now() - IDEMPOTENCY_RETENTION_MS)).catch((error: unknown) => {
+      logger.warn('purging idempotency records failed', { error });
+    });
+  }, IDEMPOTENCY_PURGE_INTERVAL_MS);
+  purge.unref();
+
+  const { server, port } = await listen(app, config.PORT);
+  logger.info('gateway started', { port });
+  return {
+    port,
+    async stop() {
+      clearInterval(purge);
+      await closeServer(server);
+      await bus.close();
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,19 @@
+import { BusUnavailableError, type Publisher } from '@postbus/bus';
+import type { MessageData, MessageType } from '@postbus/contracts';
+import { ServiceUnavailableError } from '@postbus/errors';
+
+/** Puts accepted commands on the bus; a write the broker did not acknowledge becomes a 503. */
+export class CommandSender {
+  constructor(private readonly publisher: Publisher) {}
+
+  async send<T extends MessageType>(topic: string, type: T, key: string, data: MessageData<T>, requestId: string): Promise<string> {
+    try {
+      return await this.publisher.publish(topic, type, key, data, { requestId });
+    } catch (error) {
+      if (error instanceof BusUnavailableError) {
+        throw new ServiceUnavailableError('The request could not be stored durably; nothing was accepted. Retry later.', 5);
+      }
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,26 @@
+import { Type } from '@sinclair/typebox';
+import { CommonConfig } from '@postbus/config';
+
+export const GatewayConfig = Type.Object({
+  ...CommonConfig,
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080, description: 'public HTTP port' }),
+  GATEWAY_DB_NAME: Type.String({ default: 'postbus_gateway', pattern: '^[A-Za-z0-9_-]+$', description: "the gateway's own database" }),
+  USERS_URL: Type.String({
+    default: 'http://127.0.0.1:8081',
+    pattern: '^https?://',
+    description: "base URL of the users service's internal API",
+  }),
+  BODY_LIMIT: Type.String({ default: '1mb', pattern: '^\\d+(b|kb|mb)$', description: 'largest accepted request body' }),
+  KAFKA_ACK_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    default: 5000,
+    description: 'how long a request waits for the broker before answering 503',
+  }),
+  AUTH_CACHE_TTL_MS: Type.Integer({
+    minimum: 0,
+    default: 10_000,
+    description: 'how long verified credentials and project ownership are cached',
+  }),
+});
+
+export type GatewayConfig = typeof GatewayConfig.static;

@@ -1,0 +1,41 @@
+import type { RequestHandler } from 'express';
+import { UnauthorizedError } from '@postbus/errors';
+import { hashApiKey, keyMatches, parseBasic, type KeyScope } from '../domain/credentials';
+import type { ClientRepository } from '../model/client.repository';
+
+export interface AuthenticatedClient {
+  clientId: string;
+  scope: KeyScope;
+}
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    client?: AuthenticatedClient;
+  }
+}
+
+/**
+ * HTTP Basic authentication against hashed client keys. A verified (client, key digest) pair is
+ * cached briefly so that the hot path costs one SHA-256 and no database read.
+ */
+export function authenticate(clients: ClientRepository, cacheTtlMs: number): RequestHandler {
+  const cache = new Map<string, { client: AuthenticatedClient; expires: number }>();
+  return async (req, _res, next) => {
+    const credentials = parseBasic(req.get('authorization'));
+    if (!credentials) throw new UnauthorizedError();
+    const digest = hashApiKey(credentials.key);
+    const cacheKey = `${credentials.clientId}:${digest.toString('hex')}`;
+    const hit = cache.get(cacheKey);
+    if (hit && hit.expires > Date.now()) {
+      req.client = hit.client;
+      return next();
+    }
+    const client = await clients.findByClientId(credentials.clientId);
+    const key = client?.keys.find((k) => !k.revokedAt && keyMatches(digest, k.hash));
+    if (!client || !key) throw new UnauthorizedError('The client id or API key is not valid.');
+    req.client = { clientId: client.clientId, scope: key.scope };
+    if (cache.size > 10_000) cache.clear();
+    cache.set(cacheKey, { client: req.client, expires: Date.now() + cacheTtlMs });
+    next();
+  };
+}

@@ -1,0 +1,95 @@
+import type { TObject, TSchema } from '@sinclair/typebox';
+import { ProblemBody } from '@postbus/contracts';
+import type { RouteSpec } from './route';
+
+const json = (schema: TSchema) => JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+
+const PROBLEMS: Record<number, string> = {
+  400: 'Malformed or invalid request',
+  401: 'No or bad credentials',
+  403: 'The key scope does not allow this operation',
+  404: "Unknown, or another client's, resource",
+  409: 'A request with this Idempotency-Key is in flight',
+  413: 'Body over the limit',
+  415: 'Body is not JSON',
+  422: 'Idempotency-Key reused with another body, or an unmet prerequisite',
+  503: 'The bus could not durably store the request (see Retry-After)',
+};
+
+function parameters(route: RouteSpec): unknown[] {
+  const out: unknown[] = [];
+  for (const [where, schema] of [
+    ['path', route.params],
+    ['query', route.query],
+  ] as const) {
+    const props = (schema as TObject | undefined)?.properties ?? {};
+    const required = new Set((schema as TObject | undefined)?.required ?? []);
+    for (const [name, prop] of Object.entries(props)) {
+      out.push({ name, in: where, required: where === 'path' || required.has(name), schema: json(prop) });
+    }
+  }
+  if (route.method === 'post') {
+    out.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      schema: { type: 'string', maxLength: 255 },
+      description: 'Replays the first answer for 24 h',
+    });
+  }
+  return out;
+}
+
+/** The OpenAPI 3.1 document, generated from the same route specs and schemas that validate requests. */
+export function openApiDocument(routes: RouteSpec[], version: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const path = route.path.replace(/:(\w+)/g, '{$1}');
+    const responses: Record<string, unknown> = {};
+    for (const [status, r] of Object.entries(route.responses)) {
+      responses[status] = r.schema
+        ? { description: r.description, content: { 'application/json': { schema: json(r.schema) } } }
+        : { description: r.description };
+    }
+    const problemStatuses = [
+      400,
+      401,
+      404,
+      ...(route.scope === 'full' ? [403] : []),
+      ...(route.body ? [413, 415] : []),
+      ...(route.method === 'post' ? [409, 422] : []),
+      ...(route.scope === 'sdk' && route.method !== 'get' ? [503] : []),
+    ];
+    for (const status of problemStatuses) {
+      responses[String(status)] = {
+        description: PROBLEMS[status],
+        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+      };
+    }
+    (paths[path] ??= {})[route.method] = {
+      operationId: route.operationId,
+      summary: route.summary,
+      tags: [route.tag],
+      ...(route.scope === 'full' ? { description: 'Needs a key with scope "full".' } : {}),
+      parameters: parameters(route),
+      ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: json(route.body) } } } } : {}),
+      responses,
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Postbus API',
+      version,
+      description:
+        'Self-hostable transactional email. Authenticate with HTTP Basic: the client id as user name, the API key as password (curl -u clientId:api_key).',
+    },
+    servers: [{ url: '/' }],
+    security: [{ basic: [] }],
+    components: {
+      securitySchemes: { basic: { type: 'http', scheme: 'basic' } },
+      schemas: { Problem: json(ProblemBody) },
+    },
+    paths,
+  };
+}

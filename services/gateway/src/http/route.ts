@@ -1,0 +1,182 @@
+import { createHash } from 'node:crypto';
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { Request, Response, Router } from 'express';
+import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError, UnprocessableError, ValidationError } from '@postbus/errors';
+import type { KeyScope } from '../domain/credentials';
+import type { IdempotencyRepository } from '../model/idempotency.repository';
+import type { AuthenticatedClient } from './auth';
+import { compileBody, compileText, toFieldErrors, type Validator } from './validation';
+
+export interface Reply {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface RouteInput<B, P, Q> {
+  body: B;
+  params: P;
+  query: Q;
+  client: AuthenticatedClient;
+  requestId: string;
+}
+
+type StaticOr<T, Fallback> = T extends TSchema ? Static<T> : Fallback;
+
+/** One public operation: the single source of its validation, its handler and its OpenAPI entry. */
+export interface RouteSpec<
+  B extends TSchema | undefined = TSchema | undefined,
+  P extends TSchema | undefined = TSchema | undefined,
+  Q extends TSchema | undefined = TSchema | undefined,
+> {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  /** Express path, e.g. /v1/projects/:projectId */
+  path: string;
+  operationId: string;
+  summary: string;
+  tag: string;
+  /** `sdk`: any key may call it; `full`: management, refused to sdk keys with 403. */
+  scope: KeyScope;
+  body?: B;
+  params?: P;
+  query?: Q;
+  responses: Record<number, { description: string; schema?: TSchema }>;
+  handle(
+    input: RouteInput<StaticOr<B, undefined>, StaticOr<P, Record<string, string>>, StaticOr<Q, Record<string, unknown>>>,
+  ): Promise<Reply>;
+}
+
+export const defineRoute = <
+  B extends TSchema | undefined = undefined,
+  P extends TSchema | undefined = undefined,
+  Q extends TSchema | undefined = undefined,
+>(
+  spec: RouteSpec<B, P, Q>,
+): RouteSpec => spec;
+
+export interface RouteDeps {
+  idempotency: IdempotencyRepository;
+  /** Answers to a key are replayed for this long. */
+  idempotencyRetentionMs: number;
+}
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+// A claim with no answer after this long belongs to a request that died: the key can be reused.
+const ABANDONED_CLAIM_MS = 60_000;
+
+function check(validator: Validator | undefined, value: unknown, where: string): void {
+  if (!validator || validator(value)) return;
+  // An id that cannot exist names no resource: the same answer as an unknown one.
+  if (where === 'path') throw new NotFoundError();
+  const errors = toFieldErrors(validator.errors);
+  const detail =
+    where === 'body' ? `The body has ${errors.length} invalid field${errors.length === 1 ? '' : 's'}.` : `The ${where} is invalid.`;
+  throw new ValidationError(detail, where === 'body' ? errors : errors.map((e) => ({ ...e, message: `${where}: ${e.message}` })));
+}
+
+/** Registers routes on a router: scope check, validation, idempotency, then the handler. */
+export function mountRoutes(router: Router, routes: RouteSpec[], deps: RouteDeps): void {
+  for (const route of routes) {
+    const validateBody = route.body && compileBody(route.body);
+    const validateParams = route.params && compileText(route.params);
+    const validateQuery = route.query && compileText(route.query);
+    router[route.method](route.path, async (req: Request, res: Response) => {
+      const client = req.client;
+      if (!client) throw new UnauthorizedError();
+      if (route.scope === 'full' && client.scope !== 'full') {
+        throw new ForbiddenError('This operation needs a key with scope "full"; SDK keys can only call the data-plane operations.');
+      }
+      const params = { ...req.params };
+      check(validateParams, params, 'path');
+      const query = { ...(req.query as Record<string, unknown>) };
+      check(validateQuery, query, 'query');
+      let body: unknown = undefined;
+      if (route.body) {
+        body = req.body;
+        if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
+          throw new ValidationError('The body must be a JSON object.', [{ pointer: '', message: 'must be object' }]);
+        }
+        check(validateBody, body, 'body');
+      }
+      const input = { body, params, query, client, requestId: req.requestId } as Parameters<RouteSpec['handle']>[0];
+      const key = route.method === 'post' ? req.get('idempotency-key') : undefined;
+      const reply =
+        key === undefined
+          ? await route.handle(input)
+          : await idempotent(
+              deps,
+              client.clientId,
+              key,
+              `${req.method} ${req.path} ${JSON.stringify(body ?? null)}`,
+              () => route.handle(input),
+              res,
+            );
+      send(res, reply);
+    });
+  }
+}
+
+function send(res: Response, reply: Reply): void {
+  res.status(reply.status);
+  if (reply.headers) res.set(reply.headers);
+  if (reply.body === undefined) res.end();
+  else res.json(reply.body);
+}
+
+/** IETF Idempotency-Key: the first answer is stored and replayed; another body with the key is a 422; a repeat in flight a 409. */
+async function idempotent(
+  deps: RouteDeps,
+  clientId: string,
+  key: string,
+  request: string,
+  run: () => Promise<Reply>,
+  res: Response,
+): Promise<Reply> {
+  if (!IDEMPOTENCY_KEY.test(key)) {
+    throw new ValidationError('The Idempotency-Key header must be 1 to 255 printable ASCII characters.', [
+      { pointer: '', message: 'Idempotency-Key header is invalid' },
+    ]);
+  }
+  const fingerprint = createHash('sha256').update(request).digest('hex');
+  const notBefore = new Date(Date.now() - deps.idempotencyRetentionMs);
+  const replay = (stored: { fingerprint: string; status: number; body: unknown }): Reply => {
+    if (stored.fingerprint !== fingerprint) throw mismatch();
+    res.set('Idempotent-Replayed', 'true');
+    return { status: stored.status, body: stored.body };
+  };
+  const earlier = await deps.idempotency.findResponse(clientId, key, notBefore);
+  if (earlier) return replay(earlier);
+
+  let claim = await deps.idempotency.claim(clientId, key, fingerprint);
+  if (!claim.claimed) {
+    const answered = await deps.idempotency.findResponse(clientId, key, notBefore);
+    if (answered) return replay(answered);
+    if (claim.fingerprint !== fingerprint) throw mismatch();
+    const age = Date.now() - claim.createdAt.getTime();
+    if (age < ABANDONED_CLAIM_MS && claim.createdAt >= notBefore) {
+      throw new ConflictError(
+        'idempotency-in-flight',
+        'A request with this Idempotency-Key is still being processed; retry after it finished.',
+      );
+    }
+    await deps.idempotency.release(clientId, key);
+    claim = await deps.idempotency.claim(clientId, key, fingerprint);
+    if (!claim.claimed)
+      throw new ConflictError(
+        'idempotency-in-flight',
+        'A request with this Idempotency-Key is still being processed; retry after it finished.',
+      );
+  }
+  let reply: Reply;
+  try {
+    reply = await run();
+  } catch (error) {
+    // Nothing was accepted: the key is free again, so the client's retry can run.
+    await deps.idempotency.release(clientId, key);
+    throw error;
+  }
+  await deps.idempotency.storeResponse({ clientId, key, fingerprint, status: reply.status, body: reply.body ?? null });
+  return reply;
+}
+
+const mismatch = () => new UnprocessableError('idempotency-key-reused', 'This Idempotency-Key was used with a different request body.');

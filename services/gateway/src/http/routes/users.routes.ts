@@ -1,0 +1,172 @@
+import { Type } from '@sinclair/typebox';
+import {
+  Accepted,
+  CreateUserRequest,
+  normaliseEmail,
+  ProjectIdParam,
+  Topics,
+  UnsubscribeRequest,
+  UpdateUserByEmailRequest,
+  UpdateUserByIdRequest,
+  UserId,
+  UserLookupQuery,
+  userOrderingKey,
+  UserProfile,
+  type MessageData,
+  type MessageType,
+  type UserRef,
+} from '@postbus/contracts';
+import { NotFoundError } from '@postbus/errors';
+import type { CommandSender } from '../../command-sender';
+import type { UsersClient } from '../../users-client';
+import { defineRoute, type Reply, type RouteSpec } from '../route';
+
+export interface UserRouteDeps {
+  commands: CommandSender;
+  usersApi: UsersClient;
+  /** Resolves when the project exists and belongs to the client; throws NotFoundError otherwise. */
+  assertProject: (clientId: string, projectId: string) => Promise<void>;
+}
+
+const ACCEPTED = { 200: { description: 'Accepted: validated and durably queued', schema: Accepted } };
+const ProjectUserParams = Type.Object({ projectId: ProjectIdParam.properties.projectId, userId: UserId });
+
+/** The user operations of the data plane (any key) and the profile reads. */
+export function userRoutes({ commands, usersApi, assertProject }: UserRouteDeps): RouteSpec[] {
+  const accept = async <T extends MessageType>(type: T, key: string, data: MessageData<T>, requestId: string): Promise<Reply> => {
+    await commands.send(Topics.UserCommands, type, key, data, requestId);
+    return { status: 200, body: { status: 'accepted', request_id: requestId } };
+  };
+  const refOf = (body: { email?: string; user_id?: string }): UserRef =>
+    body.email !== undefined ? { email: normaliseEmail(body.email) } : { userId: body.user_id ?? '' };
+
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/v1/projects/:projectId/users',
+      operationId: 'createUser',
+      summary: 'Create omnichannel user',
+      tag: 'Users',
+      scope: 'sdk',
+      params: ProjectIdParam,
+      body: CreateUserRequest,
+      responses: ACCEPTED,
+      handle: async ({ params, body, client, requestId }) => {
+        await assertProject(client.clientId, params.projectId);
+        const email = normaliseEmail(body.email);
+        return accept(
+          'user.create',
+          userOrderingKey(params.projectId, { email }),
+          {
+            projectId: params.projectId,
+            email,
+            ...(body.user_id !== undefined ? { userId: body.user_id } : {}),
+            ...(body.fields ? { fields: body.fields } : {}),
+          },
+          requestId,
+        );
+      },
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/v1/projects/:projectId/users/by-email',
+      operationId: 'updateUserByEmail',
+      summary: 'Update user data by project ID and email',
+      tag: 'Users',
+      scope: 'sdk',
+      params: ProjectIdParam,
+      body: UpdateUserByEmailRequest,
+      responses: ACCEPTED,
+      handle: async ({ params, body, client, requestId }) => {
+        await assertProject(client.clientId, params.projectId);
+        const user = refOf(body);
+        return accept(
+          'user.update',
+          userOrderingKey(params.projectId, user),
+          { projectId: params.projectId, user, fields: body.fields, acceptedAt: new Date().toISOString() },
+          requestId,
+        );
+      },
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/v1/projects/:projectId/users/:userId',
+      operationId: 'updateUserByUserId',
+      summary: 'Update user data by user_id',
+      tag: 'Users',
+      scope: 'sdk',
+      params: ProjectUserParams,
+      body: UpdateUserByIdRequest,
+      responses: ACCEPTED,
+      handle: async ({ params, body, client, requestId }) => {
+        await assertProject(client.clientId, params.projectId);
+        const user = { userId: params.userId };
+        return accept(
+          'user.update',
+          userOrderingKey(params.projectId, user),
+          { projectId: params.projectId, user, fields: body.fields, acceptedAt: new Date().toISOString() },
+          requestId,
+        );
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/projects/:projectId/users/unsubscribe',
+      operationId: 'unsubscribeUser',
+      summary: 'Unsubscribe a user',
+      tag: 'Users',
+      scope: 'sdk',
+      params: ProjectIdParam,
+      body: UnsubscribeRequest,
+      responses: ACCEPTED,
+      handle: async ({ params, body, client, requestId }) => {
+        await assertProject(client.clientId, params.projectId);
+        const user = refOf(body);
+        return accept(
+          'user.unsubscribe',
+          userOrderingKey(params.projectId, user),
+          {
+            projectId: params.projectId,
+            user,
+            ...(body.reason !== undefined ? { reason: body.reason } : {}),
+            acceptedAt: new Date().toISOString(),
+          },
+          requestId,
+        );
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/projects/:projectId/users',
+      operationId: 'getUserByEmail',
+      summary: 'Read a user profile by email',
+      tag: 'Users',
+      scope: 'sdk',
+      params: ProjectIdParam,
+      query: UserLookupQuery,
+      responses: { 200: { description: 'The user profile', schema: UserProfile } },
+      handle: async ({ params, query, client }) => {
+        await assertProject(client.clientId, params.projectId);
+        const profile = await usersApi.byEmail(params.projectId, normaliseEmail(query.email));
+        if (!profile) throw new NotFoundError('No user with that email in this project.');
+        return { status: 200, body: profile };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/projects/:projectId/users/:userId',
+      operationId: 'getUserByUserId',
+      summary: 'Read a user profile by user_id',
+      tag: 'Users',
+      scope: 'sdk',
+      params: ProjectUserParams,
+      responses: { 200: { description: 'The user profile', schema: UserProfile } },
+      handle: async ({ params, client }) => {
+        await assertProject(client.clientId, params.projectId);
+        const profile = await usersApi.byUserId(params.projectId, params.userId);
+        if (!profile) throw new NotFoundError('No user with that user_id in this project.');
+        return { status: 200, body: profile };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,100 @@
+import { Schema, Types, type Connection } from 'mongoose';
+import type { CreateProjectRequest, Project, UpdateProjectRequest } from '@postbus/contracts';
+
+interface ProjectDoc {
+  _id: Types.ObjectId;
+  clientId: string;
+  name: string;
+  fromEmail: string | null;
+  fromName: string | null;
+  replyTo: string | null;
+  senderDomainId: string | null;
+  trackingDomainId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const projectSchema = new Schema<ProjectDoc>(
+  {
+    clientId: { type: String, required: true },
+    name: { type: String, required: true },
+    fromEmail: { type: String, default: null },
+    fromName: { type: String, default: null },
+    replyTo: { type: String, default: null },
+    senderDomainId: { type: String, default: null },
+    trackingDomainId: { type: String, default: null },
+  },
+  { collection: 'projects', timestamps: true, versionKey: false },
+);
+projectSchema.index({ clientId: 1, createdAt: 1 });
+
+const FIELD_OF = {
+  name: 'name',
+  from_email: 'fromEmail',
+  from_name: 'fromName',
+  reply_to: 'replyTo',
+  sender_domain_id: 'senderDomainId',
+  tracking_domain_id: 'trackingDomainId',
+} as const satisfies Record<keyof CreateProjectRequest, keyof ProjectDoc>;
+
+function toDoc(body: UpdateProjectRequest): Partial<ProjectDoc> {
+  const doc: Record<string, unknown> = {};
+  for (const [apiName, docName] of Object.entries(FIELD_OF)) {
+    const value = body[apiName as keyof UpdateProjectRequest];
+    if (value !== undefined) doc[docName] = value;
+  }
+  return doc;
+}
+
+const toProject = (p: ProjectDoc): Project => ({
+  id: String(p._id),
+  name: p.name,
+  from_email: p.fromEmail,
+  from_name: p.fromName,
+  reply_to: p.replyTo,
+  sender_domain_id: p.senderDomainId,
+  tracking_domain_id: p.trackingDomainId,
+  created_at: p.createdAt.toISOString(),
+  updated_at: p.updatedAt.toISOString(),
+});
+
+/** Projects, each owned by one client; another client's project reads as missing. */
+export class ProjectRepository {
+  private readonly Project;
+
+  constructor(connection: Connection) {
+    this.Project = connection.model<ProjectDoc>('Project', projectSchema);
+  }
+
+  init(): Promise<void> {
+    return this.Project.init().then(() => undefined);
+  }
+
+  async create(clientId: string, body: CreateProjectRequest): Promise<Project> {
+    const doc = await this.Project.create({ clientId, ...toDoc(body) });
+    return toProject(doc.toObject());
+  }
+
+  async list(clientId: string, limit: number): Promise<Project[]> {
+    const docs = await this.Project.find({ clientId }).sort({ createdAt: 1 }).limit(limit).lean<ProjectDoc[]>().exec();
+    return docs.map(toProject);
+  }
+
+  async get(clientId: string, id: string): Promise<Project | null> {
+    if (!Types.ObjectId.isValid(id)) return null;
+    const doc = await this.Project.findOne({ _id: id, clientId }).lean<ProjectDoc>().exec();
+    return doc ? toProject(doc) : null;
+  }
+
+  async update(clientId: string, id: string, body: UpdateProjectRequest): Promise<Project | null> {
+    const doc = await this.Project.findOneAndUpdate({ _id: id, clientId }, { $set: toDoc(body) }, { new: true })
+      .lean<ProjectDoc>()
+      .exec();
+    return doc ? toProject(doc) : null;
+  }
+
+  async delete(clientId: string, id: string): Promise<boolean> {
+    const result = await this.Project.deleteOne({ _id: id, clientId }).exec();
+    return result.deletedCount === 1;
+  }
+}

@@ -1,0 +1,84 @@
+import express from 'express';
+import { Bus } from '@postbus/bus';
+import { splitList } from '@postbus/config';
+import { Topics } from '@postbus/contracts';
+import { connectDb, pingDb } from '@postbus/db';
+import { closeServer, createMetricsRegistry, healthRouter, listen, notFoundHandler, problemHandler, requestId } from '@postbus/http';
+import type { Logger } from '@postbus/logger';
+import type { UsersConfig } from './config';
+import { userHandlers } from './handlers';
+import { internalApi } from './http/internal-api';
+import { UserRepository } from './model/user.repository';
+import { userModels } from './model/user.schema';
+import { UserCommands } from './user-commands';
+
+export interface UsersService {
+  port: number;
+  stop(): Promise<void>;
+}
+
+const SWEEP_INTERVAL_MS = 1000;
+
+/** Starts the users service: its database, its consumer group, the parked-command sweep and its internal API. */
+export async function start({ config, logger }: { config: UsersConfig; logger: Logger }): Promise<UsersService> {
+  const db = await connectDb({ url: config.MONGO_URL, dbName: config.USERS_DB_NAME });
+  const models = userModels(db);
+  await Promise.all([models.User.init(), models.ParkedCommand.init()]);
+  const users = new UserRepository(models);
+
+  const bus = new Bus({
+    brokers: splitList(config.KAFKA_BROKERS),
+    service: 'postbus/users',
+    logger,
+    namespace: config.KAFKA_NAMESPACE,
+    partitions: config.KAFKA_TOPIC_PARTITIONS,
+    replicationFactor: config.KAFKA_REPLICATION_FACTOR,
+  });
+  await bus.ensureTopics([{ topic: Topics.UserCommands }, { topic: Topics.UserEvents }]);
+  await bus.publisher.connect();
+  const commands = new UserCommands({ users, publisher: bus.publisher, logger, retryWindowMs: config.USER_UPDATE_RETRY_WINDOW_MS });
+  await bus.consume({ groupId: 'postbus-users', handlers: userHandlers(commands) });
+
+  // One sweep at a time: the next is scheduled when the last one has finished.
+  let sweepTimer: NodeJS.Timeout | undefined;
+  let sweeping: Promise<void> = Promise.resolve();
+  let stopped = false;
+  const scheduleSweep = () => {
+    if (stopped) return;
+    sweepTimer = setTimeout(() => {
+      sweeping = commands
+        .sweepParked()
+        .then(
+          () => undefined,
+          (error: unknown) => {
+            logger.warn('sweep of parked commands failed', { error });
+          },
+        )
+        .finally(scheduleSweep);
+    }, SWEEP_INTERVAL_MS);
+  };
+  scheduleSweep();
+
+  const registry = createMetricsRegistry('users');
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(requestId);
+  app.use(healthRouter('users', { database: () => pingDb(db) }, registry));
+  app.use(internalApi(users));
+  app.use(notFoundHandler);
+  app.use(problemHandler(logger));
+  const { server, port } = await listen(app, config.PORT);
+  logger.info('users service started', { port });
+
+  return {
+    port,
+    async stop() {
+      stopped = true;
+      clearTimeout(sweepTimer);
+      await sweeping;
+      await closeServer(server);
+      await bus.close();
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,95 @@
+import { isDuplicateKeyError } from '@postbus/db';
+import type { UserRef } from '@postbus/contracts';
+import { uidKeyOf, type FieldChanges } from '../domain/fields';
+import type { ParkedCommandDoc, UserDoc, UserModels } from './user.schema';
+
+export type NewUser = Pick<UserDoc, 'projectId' | 'email' | 'userId'> & { changes: FieldChanges };
+
+/** `email:<email>` or `uid:<user_id>`: how parked commands name the user they wait for. */
+export const refKey = (ref: UserRef): string => (ref.email !== undefined ? `email:${ref.email}` : `uid:${ref.userId ?? ''}`);
+
+/** Every read and write of the users service's own collections. */
+export class UserRepository {
+  constructor(private readonly models: UserModels) {}
+
+  async findByRef(projectId: string, ref: UserRef): Promise<UserDoc | null> {
+    const filter = ref.email !== undefined ? { projectId, email: ref.email } : { projectId, uidKey: `uid:${ref.userId ?? ''}` };
+    return this.models.User.findOne(filter).lean<UserDoc>().exec();
+  }
+
+  async findById(id: string): Promise<UserDoc | null> {
+    return this.models.User.findById(id).lean<UserDoc>().exec();
+  }
+
+  /** Inserts the user; 'exists' when the email is taken, 'user_id_taken' when the user_id is. */
+  async insert(user: NewUser): Promise<UserDoc | 'exists' | 'user_id_taken'> {
+    const custom: Record<string, unknown> = {};
+    const standard: Record<string, unknown> = {};
+    for (const [path, value] of Object.entries(user.changes.set)) {
+      if (path.startsWith('fields.')) custom[path.slice('fields.'.length)] = value;
+      else standard[path] = value;
+    }
+    try {
+      const doc = await this.models.User.create({
+        projectId: user.projectId,
+        email: user.email,
+        userId: user.userId,
+        uidKey: uidKeyOf(user.email, user.userId),
+        ...standard,
+        fields: custom,
+      });
+      return doc.toObject();
+    } catch (error) {
+      if (!isDuplicateKeyError(error)) throw error;
+      return (await this.findByRef(user.projectId, { email: user.email })) ? 'exists' : 'user_id_taken';
+    }
+  }
+
+  /** Applies field changes; 'user_id_taken' when the new user_id belongs to someone else. */
+  async applyChanges(user: UserDoc, changes: FieldChanges): Promise<'applied' | 'user_id_taken'> {
+    const set: Record<string, unknown> = { ...changes.set };
+    if (changes.userId !== undefined) {
+      set['userId'] = changes.userId;
+      set['uidKey'] = uidKeyOf(user.email, changes.userId);
+    }
+    const update: Record<string, unknown> = { $set: set };
+    if (changes.unset.length) update['$unset'] = Object.fromEntries(changes.unset.map((p) => [p, '']));
+    try {
+      await this.models.User.updateOne({ _id: user._id }, update).exec();
+      return 'applied';
+    } catch (error) {
+      if (isDuplicateKeyError(error)) return 'user_id_taken';
+      throw error;
+    }
+  }
+
+  async markUnsubscribed(user: UserDoc, reason: string | null, at: Date): Promise<void> {
+    await this.models.User.updateOne(
+      { _id: user._id, unsubscribedAt: null },
+      { $set: { unsubscribedAt: at, unsubscribeReason: reason } },
+    ).exec();
+  }
+
+  async park(command: ParkedCommandDoc): Promise<void> {
+    try {
+      await this.models.ParkedCommand.create(command);
+    } catch (error) {
+      if (!isDuplicateKeyError(error)) throw error; // parked already: a redelivery
+    }
+  }
+
+  async parkedFor(projectId: string, refs: string[]): Promise<ParkedCommandDoc[]> {
+    return this.models.ParkedCommand.find({ projectId, ref: { $in: refs } })
+      .sort({ acceptedAt: 1 })
+      .lean<ParkedCommandDoc[]>()
+      .exec();
+  }
+
+  async oldestParked(limit: number): Promise<ParkedCommandDoc[]> {
+    return this.models.ParkedCommand.find().sort({ acceptedAt: 1 }).limit(limit).lean<ParkedCommandDoc[]>().exec();
+  }
+
+  async unpark(commandId: string): Promise<void> {
+    await this.models.ParkedCommand.deleteOne({ commandId }).exec();
+  }
+}

@@ -1,0 +1,213 @@
+import type { Publisher, MessageContext } from '@postbus/bus';
+import {
+  Topics,
+  userOrderingKey,
+  type MessageData,
+  type MessageType,
+  type UserCreateCommand,
+  type UserRef,
+  type UserUnsubscribeCommand,
+  type UserUpdateCommand,
+} from '@postbus/contracts';
+import type { Logger } from '@postbus/logger';
+import { planFieldChanges } from './domain/fields';
+import { refKey, type UserRepository } from './model/user.repository';
+import type { ParkedCommandDoc, UserDoc } from './model/user.schema';
+
+type WaitingCommand = { type: 'user.update'; data: UserUpdateCommand } | { type: 'user.unsubscribe'; data: UserUnsubscribeCommand };
+
+interface Origin {
+  commandId: string;
+  requestId: string | undefined;
+}
+
+export interface UserCommandsDeps {
+  users: UserRepository;
+  publisher: Publisher;
+  logger: Logger;
+  /** How long an update for an unknown user waits for the user's create. */
+  retryWindowMs: number;
+  now?: () => Date;
+}
+
+/**
+ * What the users service does with each command. Delivery is at-least-once, so every step is
+ * idempotent, and every event id derives from the command id (consumers dedupe on it).
+ */
+export class UserCommands {
+  private readonly now: () => Date;
+
+  constructor(private readonly deps: UserCommandsDeps) {
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  async create(cmd: UserCreateCommand, ctx: MessageContext): Promise<void> {
+    const origin = { commandId: ctx.id, requestId: ctx.requestId };
+    const changes = planFieldChanges(cmd.fields ?? {});
+    const userId = changes.userId !== undefined ? changes.userId : (cmd.userId ?? null);
+    delete changes.userId;
+    let result = await this.deps.users.insert({ projectId: cmd.projectId, email: cmd.email, userId, changes });
+    if (result === 'user_id_taken') {
+      await this.reject(cmd.projectId, { email: cmd.email }, 'user.create', origin, 'user_id_taken');
+      result = await this.deps.users.insert({ projectId: cmd.projectId, email: cmd.email, userId: null, changes });
+    }
+    if (result === 'exists') {
+      // Creating a user that exists merges what the create carries, like an update.
+      const existing = await this.deps.users.findByRef(cmd.projectId, { email: cmd.email });
+      if (existing) {
+        const merge = {
+          ...(cmd.fields ?? {}),
+          ...(cmd.userId !== undefined && existing.userId !== cmd.userId ? { user_id: cmd.userId } : {}),
+        };
+        if (Object.keys(merge).length > 0) await this.applyUpdate(existing, { user: { email: cmd.email }, fields: merge }, origin);
+      }
+    } else if (result !== 'user_id_taken') {
+      await this.emit(
+        'user.created',
+        result,
+        { projectId: result.projectId, id: String(result._id), userId: result.userId, email: result.email },
+        origin,
+        'created',
+      );
+    }
+    const user = await this.deps.users.findByRef(cmd.projectId, { email: cmd.email });
+    if (user) await this.drainParked(user);
+  }
+
+  async update(cmd: UserUpdateCommand, ctx: MessageContext): Promise<void> {
+    await this.whenUserExists({ type: 'user.update', data: cmd }, ctx, (user, origin) => this.applyUpdate(user, cmd, origin));
+  }
+
+  async unsubscribe(cmd: UserUnsubscribeCommand, ctx: MessageContext): Promise<void> {
+    await this.whenUserExists({ type: 'user.unsubscribe', data: cmd }, ctx, (user, origin) => this.applyUnsubscribe(user, cmd, origin));
+  }
+
+  /** Retries parked commands: applies those whose user now exists, rejects those past the window. */
+  async sweepParked(limit = 100): Promise<number> {
+    let handled = 0;
+    for (const parked of await this.deps.users.oldestParked(limit)) {
+      const waiting = parked as unknown as WaitingCommand & ParkedCommandDoc;
+      const user = await this.deps.users.findByRef(parked.projectId, waiting.data.user);
+      if (user) {
+        await this.drainParked(user);
+        handled++;
+      } else if (this.expired(waiting.data.acceptedAt)) {
+        await this.reject(
+          parked.projectId,
+          waiting.data.user,
+          parked.type,
+          { commandId: parked.commandId, requestId: parked.requestId ?? undefined },
+          'user_not_found',
+        );
+        await this.deps.users.unpark(parked.commandId);
+        handled++;
+      }
+    }
+    return handled;
+  }
+
+  private async whenUserExists(
+    command: WaitingCommand,
+    ctx: MessageContext,
+    apply: (user: UserDoc, origin: Origin) => Promise<void>,
+  ): Promise<void> {
+    const { projectId, user: ref, acceptedAt } = command.data;
+    const origin = { commandId: ctx.id, requestId: ctx.requestId };
+    const user = await this.deps.users.findByRef(projectId, ref);
+    if (!user) {
+      if (this.expired(acceptedAt)) return this.reject(projectId, ref, command.type, origin, 'user_not_found');
+      // The create may be on another partition: wait for it instead of blocking this one.
+      await this.deps.users.park({
+        commandId: ctx.id,
+        projectId,
+        ref: refKey(ref),
+        type: command.type,
+        data: command.data,
+        requestId: ctx.requestId ?? null,
+        acceptedAt: new Date(acceptedAt),
+      });
+      this.deps.logger.info('user not found yet, command parked', { type: command.type });
+      return;
+    }
+    await this.drainParked(user); // earlier commands for this user go first
+    await apply(user, origin);
+  }
+
+  private async drainParked(user: UserDoc): Promise<void> {
+    const refs = [refKey({ email: user.email }), ...(user.userId ? [refKey({ userId: user.userId })] : [])];
+    for (const parked of await this.deps.users.parkedFor(user.projectId, refs)) {
+      const origin = { commandId: parked.commandId, requestId: parked.requestId ?? undefined };
+      const current = (await this.deps.users.findById(String(user._id))) ?? user;
+      if (parked.type === 'user.update') await this.applyUpdate(current, parked.data as UserUpdateCommand, origin);
+      else await this.applyUnsubscribe(current, parked.data as UserUnsubscribeCommand, origin);
+      await this.deps.users.unpark(parked.commandId);
+    }
+  }
+
+  private async applyUpdate(user: UserDoc, cmd: Pick<UserUpdateCommand, 'user' | 'fields'>, origin: Origin): Promise<void> {
+    const changes = planFieldChanges(cmd.fields);
+    if (changes.changed.length === 0) return;
+    const result = await this.deps.users.applyChanges(user, changes);
+    if (result === 'user_id_taken') return this.reject(user.projectId, cmd.user, 'user.update', origin, 'user_id_taken');
+    await this.emit(
+      'user.updated',
+      user,
+      {
+        projectId: user.projectId,
+        id: String(user._id),
+        userId: changes.userId !== undefined ? changes.userId : user.userId,
+        changed: changes.changed,
+      },
+      origin,
+      'updated',
+    );
+  }
+
+  private async applyUnsubscribe(user: UserDoc, cmd: UserUnsubscribeCommand, origin: Origin): Promise<void> {
+    if (user.unsubscribedAt) return;
+    const at = new Date(cmd.acceptedAt);
+    await this.deps.users.markUnsubscribed(user, cmd.reason ?? null, at);
+    await this.emit(
+      'user.unsubscribed',
+      user,
+      {
+        projectId: user.projectId,
+        id: String(user._id),
+        userId: user.userId,
+        email: user.email,
+        reason: cmd.reason ?? null,
+        unsubscribedAt: at.toISOString(),
+      },
+      origin,
+      'unsubscribed',
+    );
+  }
+
+  private async reject(
+    projectId: string,
+    ref: UserRef,
+    command: string,
+    origin: Origin,
+    reason: 'user_not_found' | 'user_id_taken',
+  ): Promise<void> {
+    this.deps.logger.warn('user command rejected', { command, reason });
+    await this.deps.publisher.publish(
+      Topics.UserEvents,
+      'user.update_rejected',
+      userOrderingKey(projectId, ref),
+      { projectId, user: ref, command, commandId: origin.commandId, reason },
+      { id: `${origin.commandId}.rejected`, ...(origin.requestId ? { requestId: origin.requestId } : {}) },
+    );
+  }
+
+  private async emit<T extends MessageType>(type: T, user: UserDoc, data: MessageData<T>, origin: Origin, suffix: string): Promise<void> {
+    await this.deps.publisher.publish(Topics.UserEvents, type, userOrderingKey(user.projectId, { email: user.email }), data, {
+      id: `${origin.commandId}.${suffix}`,
+      ...(origin.requestId ? { requestId: origin.requestId } : {}),
+    });
+  }
+
+  private expired(acceptedAt: string | Date): boolean {
+    return this.now().getTime() - new Date(acceptedAt).getTime() > this.deps.retryWindowMs;
+  }
+}
