@@ -12,6 +12,8 @@ const common = {
 };
 
 module.exports = {
+  // Integration and e2e tests wait on a real broker and database; unit tests finish in milliseconds anyway.
+  testTimeout: 60_000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/libs/*/src/**/*.test.ts', '<rootDir>/services/*/src/**/*.test.ts'] },
     {
@@ -20,7 +22,6 @@ module.exports = {
       testMatch: ['<rootDir>/libs/*/test/**/*.test.ts', '<rootDir>/services/*/test/**/*.test.ts'],
       globalSetup: '<rootDir>/libs/testing/src/global-setup.ts',
       globalTeardown: '<rootDir>/libs/testing/src/global-teardown.ts',
-      testTimeout: 60_000,
     },
     {
       ...common,
@@ -28,7 +29,6 @@ module.exports = {
       testMatch: ['<rootDir>/e2e/**/*.test.ts'],
       globalSetup: '<rootDir>/libs/testing/src/global-setup.ts',
       globalTeardown: '<rootDir>/libs/testing/src/global-teardown.ts',
-      testTimeout: 120_000,
     },
   ],
 };

@@ -2,3 +2,4 @@ export { ensureInfrastructure, releaseInfrastructure, portOpen, repoRoot, defaul
 export { uniqueName, sleep, waitFor } from './wait';
 export { freePort, startService, type ServiceProcess } from './processes';
 export { TopicRecorder, type RecordedMessage } from './kafka';
+export { call, basicAuth, type CallResult } from './http';

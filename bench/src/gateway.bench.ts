@@ -1,0 +1,253 @@
+/**
+ * Peak throughput and latency of the gateway's POST /v1/projects/{id}/users (validated, authenticated,
+ * durably written to Kafka) against two baselines in processes of their own: express with the same
+ * JSON parsing and validation, and bare node:http. Run with `npm run bench`; BENCH_DURATION sets the
+ * seconds per run (default 10). Results go to bench/results/.
+ */
+import { execFile } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { defaultKafkaBrokers, defaultMongoUrl, ensureInfrastructure, freePort, repoRoot, uniqueName } from '@postbus/testing';
+import { startBaseline, startPostbusService, type Child } from './children';
+import { BusProbe, dropDatabases } from './infra';
+import { failuresOf, runLoad, type LoadStats } from './load';
+import { failuresIn, formatReport, goalsOf, LABELS, ratiosOf, type BenchResults, type Target, type TargetResult } from './report';
+
+const run = promisify(execFile);
+
+const WARMUP_SEC = 2;
+const CONNECTIONS = 50;
+const STARTED = Date.now();
+
+function envSeconds(name: string, fallback: number): number {
+  const text = process.env[name];
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number of seconds, not "${text}"`);
+  return value;
+}
+
+const progress = (message: string) => console.log(`[bench ${((Date.now() - STARTED) / 1000).toFixed(1).padStart(5)} s] ${message}`);
+
+const describe = (s: LoadStats) =>
+  `${s.rps.toFixed(1)} req/s, p50 ${s.latencyMs.p50} ms, p99 ${s.latencyMs.p99} ms` +
+  (failuresOf(s) > 0 ? `, ${s.non2xx} non-2xx, ${s.errors} errors, ${s.mismatches} unexpected bodies` : '');
+
+interface Credentials {
+  client_id: string;
+  api_key: string;
+}
+
+/** A client made with the operator CLI, as an operator would. */
+async function createClient(env: Record<string, string>): Promise<Credentials> {
+  const cli = join(repoRoot, 'services', 'gateway', 'bin', 'postbus.js');
+  const { stdout } = await run(process.execPath, [cli, 'clients', 'create', '--name', 'Bench', '--json'], { env: { ...process.env, ...env } });
+  const parsed = JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as Partial<Credentials>;
+  if (typeof parsed.client_id !== 'string' || typeof parsed.api_key !== 'string') throw new Error(`unexpected CLI output: ${stdout}`);
+  return { client_id: parsed.client_id, api_key: parsed.api_key };
+}
+
+async function createProject(gatewayUrl: string, authorization: string): Promise<string> {
+  const res = await fetch(`${gatewayUrl}/v1/projects`, {
+    method: 'POST',
+    headers: { authorization, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'bench' }),
+  });
+  const body = (await res.json()) as { id?: unknown };
+  if (res.status !== 201 || typeof body.id !== 'string')
+    throw new Error(`POST /v1/projects answered ${res.status}: ${JSON.stringify(body)}`);
+  return body.id;
+}
+
+/** Fails fast, with the answer, when a target does not accept the request at all. */
+async function probe(name: string, url: string, headers: Record<string, string>, body: string): Promise<void> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  const text = await res.text();
+  if (res.status !== 200 || !text.includes('"status":"accepted"')) throw new Error(`${name} answered ${res.status}: ${text}`);
+}
+
+async function main(): Promise<number> {
+  const durationSec = envSeconds('BENCH_DURATION', 10);
+  const drainTimeoutMs = envSeconds('BENCH_DRAIN_TIMEOUT', 60) * 1000;
+  const keepData = process.env['BENCH_KEEP_DATA'] === '1';
+  const runId = uniqueName('bench');
+  const dbPrefix = runId.replace(/-/g, '_');
+  const databases = { users: `${dbPrefix}_users`, gateway: `${dbPrefix}_gateway` };
+  const brokers = defaultKafkaBrokers();
+  const mongoUrl = defaultMongoUrl();
+
+  const interrupted = new AbortController();
+  const interrupt = (signal: NodeJS.Signals) => {
+    progress(`${signal}: stopping`);
+    interrupted.abort(new Error(`interrupted by ${signal}`));
+  };
+  process.once('SIGINT', interrupt);
+  process.once('SIGTERM', interrupt);
+  const { signal } = interrupted;
+
+  const children: Child[] = [];
+  const bus = new BusProbe(brokers.split(','), runId);
+  try {
+    progress(`run ${runId}: ${durationSec} s per run, ${CONNECTIONS} connections; checking Kafka (${brokers}) and MongoDB (${mongoUrl})`);
+    await ensureInfrastructure();
+
+    const common = { KAFKA_BROKERS: brokers, MONGO_URL: mongoUrl, KAFKA_NAMESPACE: runId };
+    const usersPort = await freePort();
+    progress(`starting users service on ${usersPort}`);
+    const users = await startPostbusService('users', usersPort, { ...common, USERS_DB_NAME: databases.users }, `${runId}-users`);
+    children.push(users);
+    signal.throwIfAborted();
+    const gatewayPort = await freePort();
+    progress(`starting gateway on ${gatewayPort}`);
+    const gatewayEnv = { ...common, GATEWAY_DB_NAME: databases.gateway, USERS_URL: users.url };
+    const gateway = await startPostbusService('gateway', gatewayPort, gatewayEnv, `${runId}-gateway`);
+    children.push(gateway);
+    signal.throwIfAborted();
+
+    const credentials = await createClient({ GATEWAY_DB_NAME: databases.gateway, MONGO_URL: mongoUrl });
+    const authorization = `Basic ${Buffer.from(`${credentials.client_id}:${credentials.api_key}`).toString('base64')}`;
+    const projectId = await createProject(gateway.url, authorization);
+    progress(`client ${credentials.client_id}, project ${projectId}`);
+
+    const urls: Record<Target, string> = { gateway: gateway.url, express: '', http: '' };
+    for (const kind of ['express', 'http'] as const) {
+      const port = await freePort();
+      progress(`starting ${kind} baseline on ${port}`);
+      const baseline = await startBaseline(kind, port, `${runId}-${kind}`);
+      children.push(baseline);
+      urls[kind] = baseline.url;
+    }
+
+    const path = `/v1/projects/${projectId}/users`;
+    const headersOf = (target: Target): Record<string, string> => (target === 'gateway' ? { authorization } : {});
+    const bodyOf = (tag: string) => (n: number) =>
+      JSON.stringify({ email: `${tag}-${n}@bench.example`, user_id: `${tag}-${n}`, fields: { name: 'Ann', plan: 'pro' } });
+    const load = (target: Target, phase: string, durationSec: number, overallRate?: number) => {
+      const tag = `${runId}-${target}-${phase}`;
+      return runLoad({
+        url: urls[target],
+        path,
+        headers: headersOf(target),
+        body: bodyOf(tag),
+        durationSec,
+        connections: CONNECTIONS,
+        signal,
+        ...(overallRate !== undefined ? { overallRate } : {}),
+      });
+    };
+
+    const measure = async (target: Target, beforePeak?: () => Promise<void>): Promise<TargetResult> => {
+      await probe(LABELS[target], `${urls[target]}${path}`, headersOf(target), bodyOf(`${runId}-${target}-probe`)(0));
+      progress(`${LABELS[target]}: warm-up ${WARMUP_SEC} s`);
+      const warmup = await load(target, 'warmup', WARMUP_SEC);
+      progress(`${LABELS[target]}: warm-up ${describe(warmup)}`);
+      await beforePeak?.();
+      progress(`${LABELS[target]}: peak run ${durationSec} s`);
+      const peak = await load(target, 'peak', durationSec);
+      progress(`${LABELS[target]}: peak ${describe(peak)}`);
+      return { warmup, peak };
+    };
+
+    // The users service consumes what the gateway accepts, on the same cores: each gateway run starts without a backlog.
+    const drain = async (): Promise<{ lag: number; seconds: number }> => {
+      const since = Date.now();
+      const lag = await bus.waitForUsers(drainTimeoutMs, signal, (left) => progress(`users service catching up: ${left} commands behind`));
+      const seconds = (Date.now() - since) / 1000;
+      if (lag > 0) progress(`users service still ${lag} commands behind after ${seconds.toFixed(1)} s; going on`);
+      return { lag, seconds };
+    };
+
+    const http = await measure('http');
+    const express = await measure('express');
+    const gatewayPeak = await measure('gateway', async () => {
+      await drain();
+    });
+    const lagAfterPeak = await bus.usersLag();
+    progress(`users service ${lagAfterPeak} commands behind after the peak run; waiting for it`);
+    const drained = await drain();
+    const halfPeakRate = Math.max(1, Math.round(gatewayPeak.peak.rps / 2));
+    progress(`${LABELS.gateway}: half-peak run ${durationSec} s at ${halfPeakRate} req/s`);
+    const halfPeak = await load('gateway', 'halfpeak', durationSec, halfPeakRate);
+    progress(`${LABELS.gateway}: half-peak ${describe(halfPeak)}`);
+    const lagAfterHalfPeak = await bus.usersLag();
+
+    const targets: BenchResults['targets'] = {
+      http,
+      express,
+      gateway: {
+        ...gatewayPeak,
+        halfPeak,
+        usersBacklog: { lagAfterPeak, drainSec: drained.seconds, lagAtHalfPeakStart: drained.lag, lagAfterHalfPeak },
+      },
+    };
+    const failures = failuresIn(targets);
+    const results: BenchResults = {
+      timestamp: new Date(STARTED).toISOString(),
+      runId,
+      environment: await environment(),
+      settings: { durationSec, warmupSec: WARMUP_SEC, connections: CONNECTIONS, pipelining: 1, halfPeakRate },
+      targets,
+      ratios: ratiosOf(targets),
+      goals: goalsOf(targets),
+      failures,
+      ok: failures.length === 0,
+    };
+    console.log(`\n${formatReport(results)}\n`);
+    for (const file of save(results)) progress(`wrote ${file}`);
+    return results.ok ? 0 : 1;
+  } finally {
+    process.off('SIGINT', interrupt);
+    process.off('SIGTERM', interrupt);
+    for (const child of children.reverse()) {
+      progress(`stopping ${child.name} (pid ${child.pid ?? '?'})`);
+      await child.stop().catch((error: unknown) => progress(`could not stop ${child.name}: ${String(error)}`));
+    }
+    if (!keepData) {
+      progress('removing the topics, consumer group and databases of this run (BENCH_KEEP_DATA=1 keeps them)');
+      await bus.deleteNamespace().catch((error: unknown) => progress(`could not delete topics: ${String(error)}`));
+      await dropDatabases(mongoUrl, Object.values(databases)).catch((error: unknown) =>
+        progress(`could not drop databases: ${String(error)}`),
+      );
+    }
+    await bus.close().catch(() => undefined);
+  }
+}
+
+async function environment(): Promise<BenchResults['environment']> {
+  const git = (...args: string[]) =>
+    run('git', args, { cwd: repoRoot }).then(
+      ({ stdout }) => stdout.trim(),
+      () => null,
+    );
+  const [commit, status] = await Promise.all([git('rev-parse', '--short', 'HEAD'), git('status', '--porcelain')]);
+  return {
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
+    gitCommit: commit,
+    gitDirty: status === null ? null : status.length > 0,
+  };
+}
+
+/** bench/results/gateway-<timestamp>.json (colons made dashes, for every file system) and latest.json. */
+function save(results: BenchResults): string[] {
+  const dir = join(repoRoot, 'bench', 'results');
+  mkdirSync(dir, { recursive: true });
+  const json = `${JSON.stringify(results, null, 2)}\n`;
+  const files = [join(dir, `gateway-${results.timestamp.replace(/:/g, '-')}.json`), join(dir, 'latest.json')];
+  for (const file of files) writeFileSync(file, json);
+  return files;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(`bench failed: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
+  },
+);

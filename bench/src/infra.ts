@@ -1,0 +1,81 @@
+import { Kafka, logLevel, type Admin } from 'kafkajs';
+import { dlqOf, topicName, Topics } from '@postbus/contracts';
+import { connectDb } from '@postbus/db';
+import { sleep } from '@postbus/testing';
+
+/** What a benchmark run leaves on the broker, and how far the users service is behind on it. */
+export class BusProbe {
+  private readonly admin: Admin;
+  private connected: Promise<void> | undefined;
+
+  constructor(
+    brokers: string[],
+    private readonly namespace: string,
+    /** The users service's consumer group as it is on the broker. */
+    private readonly usersGroup = topicName('postbus-users', namespace),
+  ) {
+    this.admin = new Kafka({ brokers, clientId: 'postbus-bench', logLevel: logLevel.NOTHING }).admin();
+  }
+
+  private connect(): Promise<void> {
+    this.connected ??= this.admin.connect();
+    return this.connected;
+  }
+
+  /** Commands on the user-commands topic that the users service has not consumed yet. */
+  async usersLag(): Promise<number> {
+    await this.connect();
+    const topic = topicName(Topics.UserCommands, this.namespace);
+    const [ends, [committed]] = await Promise.all([
+      this.admin.fetchTopicOffsets(topic),
+      this.admin.fetchOffsets({ groupId: this.usersGroup, topics: [topic] }),
+    ]);
+    const done = new Map((committed?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
+    return ends.reduce((lag, { partition, high, low }) => {
+      const position = done.get(partition) ?? -1;
+      return lag + Math.max(0, Number(high) - (position >= 0 ? position : Number(low)));
+    }, 0);
+  }
+
+  /** Waits until the users service has caught up (or the timeout passed); resolves with the lag left. */
+  async waitForUsers(timeoutMs: number, signal: AbortSignal, onProgress: (lag: number) => void): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    let reported = 0;
+    for (;;) {
+      signal.throwIfAborted();
+      const lag = await this.usersLag();
+      if (lag === 0 || Date.now() >= deadline) return lag;
+      if (Date.now() - reported >= 5000) {
+        onProgress(lag);
+        reported = Date.now();
+      }
+      await sleep(500);
+    }
+  }
+
+  /** Deletes the run's topics (with their DLQs) and the users service's consumer group. */
+  async deleteNamespace(): Promise<string[]> {
+    await this.connect();
+    const suffixes = [`.${this.namespace}`, dlqOf(`.${this.namespace}`)];
+    const topics = (await this.admin.listTopics()).filter((t) => suffixes.some((s) => t.endsWith(s)));
+    if (topics.length > 0) await this.admin.deleteTopics({ topics });
+    await this.admin.deleteGroups([this.usersGroup]).catch(() => undefined); // absent when the service never joined
+    return topics;
+  }
+
+  async close(): Promise<void> {
+    if (this.connected) await this.admin.disconnect();
+  }
+}
+
+/** Drops the databases the run's services created. */
+export async function dropDatabases(url: string, names: string[]): Promise<void> {
+  for (const dbName of names) {
+    const connection = await connectDb({ url, dbName, connectTimeoutMs: 10_000 });
+    try {
+      await connection.dropDatabase();
+    } finally {
+      await connection.close();
+    }
+  }
+}

@@ -1,0 +1,106 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { basicAuth, call, ensureInfrastructure, portOpen, releaseInfrastructure, repoRoot, startService, type ServiceProcess } from '@postbus/testing';
+
+/**
+ * `npm start`: the whole system on this machine — local infrastructure, every service, a demo
+ * client and project — and a ready-to-paste curl command. Ctrl-C stops what it started.
+ */
+
+const GATEWAY_PORT = Number(process.env['PORT'] ?? 8080);
+const USERS_PORT = Number(process.env['USERS_PORT'] ?? 8081);
+const demoFile = join(repoRoot, '.data', 'demo-client.json');
+
+interface Demo {
+  clientId: string;
+  apiKey: string;
+  projectId: string;
+}
+
+const say = (line: string) => console.log(`[postbus] ${line}`);
+
+async function demoClient(gatewayUrl: string): Promise<Demo> {
+  if (existsSync(demoFile)) {
+    const saved = JSON.parse(readFileSync(demoFile, 'utf8')) as Demo;
+    const check = await call(gatewayUrl, 'GET', `/v1/projects/${saved.projectId}`, { auth: basicAuth(saved.clientId, saved.apiKey) });
+    if (check.status === 200) return saved;
+  }
+  say('creating the demo client (npx postbus clients create --name Demo)');
+  const out = execFileSync(process.execPath, [join(repoRoot, 'services/gateway/bin/postbus.js'), 'clients', 'create', '--name', 'Demo', '--json'], { encoding: 'utf8' });
+  const { client_id: clientId, api_key: apiKey } = JSON.parse(out) as { client_id: string; api_key: string };
+  const project = await call(gatewayUrl, 'POST', '/v1/projects', { auth: basicAuth(clientId, apiKey), json: { name: 'Demo project' } });
+  if (project.status !== 201) throw new Error(`creating the demo project failed: ${project.status} ${project.text}`);
+  const demo = { clientId, apiKey, projectId: project.body.id as string };
+  writeFileSync(demoFile, JSON.stringify(demo, null, 2), { mode: 0o600 });
+  return demo;
+}
+
+async function main(): Promise<void> {
+  for (const [name, port] of [
+    ['gateway', GATEWAY_PORT],
+    ['users', USERS_PORT],
+  ] as const) {
+    if (await portOpen('127.0.0.1', port)) throw new Error(`port ${port} (${name}) is taken: is Postbus already running? Set PORT / USERS_PORT to use others.`);
+  }
+  say('starting local infrastructure (Kafka 3.9 KRaft, FerretDB 1.24); the first run downloads and builds, later runs reuse ~/.cache/postbus');
+  await ensureInfrastructure();
+
+  const services: ServiceProcess[] = [];
+  let stopping = false;
+  const stopAll = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    say('stopping services');
+    await Promise.all(services.map((s) => s.stop()));
+    releaseInfrastructure();
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void stopAll(0));
+  process.on('SIGTERM', () => void stopAll(0));
+
+  try {
+    const env = { USERS_URL: `http://127.0.0.1:${USERS_PORT}` };
+    say('starting users service');
+    services.push(await startService('users', USERS_PORT, env));
+    say('starting gateway');
+    const gateway = await startService('gateway', GATEWAY_PORT, env);
+    services.push(gateway);
+    for (const s of services) {
+      s.child.once('exit', (code, signal) => {
+        if (!stopping) {
+          say(`${s.name} exited (${code ?? signal}); see .data/logs/${s.name}.log`);
+          void stopAll(1);
+        }
+      });
+    }
+    const demo = await demoClient(gateway.url);
+    const url = `http://localhost:${GATEWAY_PORT}`;
+    console.log(`
+Postbus is running.
+
+  Gateway      ${url}
+  API docs     ${url}/docs   (OpenAPI: ${url}/v1/openapi.json)
+  Health       ${url}/readyz · metrics ${url}/metrics
+  Logs         .data/logs/gateway.log, .data/logs/users.log
+
+Demo client (kept in .data/demo-client.json):
+  client id    ${demo.clientId}
+  api key      ${demo.apiKey}
+  project id   ${demo.projectId}
+
+Try it:
+  curl -u ${demo.clientId}:${demo.apiKey} -H 'Content-Type: application/json' \\
+    -d '{"email":"ada@example.com","user_id":"ada-1","fields":{"name":"Ada","plan":"pro"}}' \\
+    ${url}/v1/projects/${demo.projectId}/users
+
+  curl -u ${demo.clientId}:${demo.apiKey} '${url}/v1/projects/${demo.projectId}/users?email=ada@example.com'
+
+Press Ctrl-C to stop.`);
+  } catch (error) {
+    console.error(`[postbus] start failed: ${error instanceof Error ? error.message : String(error)}`);
+    await stopAll(1);
+  }
+}
+
+void main();

@@ -1,0 +1,47 @@
+import { loadConfig } from '@postbus/config';
+import { connectDb } from '@postbus/db';
+import { createLogger } from '@postbus/logger';
+import { basicAuth, uniqueName } from '@postbus/testing';
+import { start, type Gateway } from '../src/app';
+import { GatewayConfig } from '../src/config';
+import { hashApiKey, newApiKey, newClientId, type KeyScope } from '../src/domain/credentials';
+import { ClientRepository } from '../src/model/client.repository';
+
+export interface TestGateway {
+  gateway: Gateway;
+  url: string;
+  dbName: string;
+  namespace: string;
+  config: GatewayConfig;
+  stop(): Promise<void>;
+}
+
+/** Starts a gateway in-process on a free port, with its own database and topic namespace. */
+export async function startTestGateway(env: Record<string, string> = {}): Promise<TestGateway> {
+  const dbName = uniqueName('gw').replace(/-/g, '_');
+  const namespace = uniqueName('t');
+  const config = loadConfig(GatewayConfig, { ...process.env, PORT: '0', GATEWAY_DB_NAME: dbName, KAFKA_NAMESPACE: namespace, KAFKA_TOPIC_PARTITIONS: '3', LOG_LEVEL: 'error', ...env });
+  const gateway = await start({ config, logger: createLogger({ service: 'gateway-test', level: 'error' }) });
+  return { gateway, url: `http://127.0.0.1:${gateway.port}`, dbName, namespace, config, stop: () => gateway.stop() };
+}
+
+export interface TestClient {
+  clientId: string;
+  apiKey: string;
+  auth: string;
+}
+
+/** Creates a client with one key straight in the gateway's database, as the operator CLI does. */
+export async function createTestClient(config: GatewayConfig, scope: KeyScope = 'full'): Promise<TestClient> {
+  const db = await connectDb({ url: config.MONGO_URL, dbName: config.GATEWAY_DB_NAME });
+  try {
+    const clients = new ClientRepository(db);
+    const clientId = newClientId();
+    const apiKey = newApiKey(scope);
+    const now = new Date();
+    await clients.create({ clientId, name: 'test', createdAt: now, keys: [{ keyId: apiKey.slice(0, 12), hash: hashApiKey(apiKey).toString('hex'), scope, createdAt: now, revokedAt: null }] });
+    return { clientId, apiKey, auth: basicAuth(clientId, apiKey) };
+  } finally {
+    await db.close();
+  }
+}

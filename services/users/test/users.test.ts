@@ -1,0 +1,149 @@
+import { Bus } from '@postbus/bus';
+import { loadConfig } from '@postbus/config';
+import { dlqOf, Topics, userOrderingKey } from '@postbus/contracts';
+import { createLogger } from '@postbus/logger';
+import { call, defaultKafkaBrokers, TopicRecorder, uniqueName, waitFor } from '@postbus/testing';
+import { start, type UsersService } from '../src/app';
+import { UsersConfig } from '../src/config';
+
+const RETRY_WINDOW_MS = 1500;
+
+describe('users service', () => {
+  const namespace = uniqueName('t');
+  const projectId = 'aaaaaaaaaaaaaaaaaaaaaaaa';
+  const logger = createLogger({ service: 'users-test', level: 'error' });
+  let service: UsersService;
+  let bus: Bus;
+  let events: TopicRecorder;
+  let url: string;
+
+  beforeAll(async () => {
+    const config = loadConfig(UsersConfig, {
+      ...process.env,
+      PORT: '0',
+      USERS_DB_NAME: uniqueName('users').replace(/-/g, '_'),
+      KAFKA_NAMESPACE: namespace,
+      KAFKA_TOPIC_PARTITIONS: '3',
+      USER_UPDATE_RETRY_WINDOW_MS: String(RETRY_WINDOW_MS),
+      LOG_LEVEL: 'error',
+    });
+    service = await start({ config, logger });
+    url = `http://127.0.0.1:${service.port}`;
+    bus = new Bus({ brokers: defaultKafkaBrokers().split(','), service: 'test', logger, namespace, partitions: 3, replicationFactor: 1 });
+    events = await new TopicRecorder(defaultKafkaBrokers().split(','), [`${Topics.UserEvents}.${namespace}`, dlqOf(`${Topics.UserCommands}.${namespace}`)]).start();
+  });
+
+  afterAll(async () => {
+    await events?.stop();
+    await bus?.close();
+    await service?.stop();
+  });
+
+  const profile = async (email: string) => {
+    const res = await call(url, 'GET', `/internal/projects/${projectId}/users?email=${encodeURIComponent(email)}`);
+    return res.status === 200 ? res.body : undefined;
+  };
+  const now = () => new Date().toISOString();
+
+  it('when a create arrives, then the user is stored and user.created is emitted with an id derived from the command', async () => {
+    const id = await bus.publisher.publish(Topics.UserCommands, 'user.create', userOrderingKey(projectId, { email: 'ann@example.com' }), {
+      projectId,
+      email: 'ann@example.com',
+      userId: 'u-ann',
+      fields: { name: 'Ann', age: 41, plan: 'pro' },
+    });
+    const user = await waitFor(() => profile('ann@example.com'), { what: 'the user' });
+    expect(user).toMatchObject({ email: 'ann@example.com', user_id: 'u-ann', name: 'Ann', age: 41, fields: { plan: 'pro' }, subscription: { status: 'subscribed' } });
+    const created = await waitFor(() => events.messages.find((m) => m.headers['ce_id'] === `${id}.created`), { what: 'user.created' });
+    expect(created.headers['ce_type']).toBe('user.created');
+    expect(created.value).toMatchObject({ projectId, email: 'ann@example.com', userId: 'u-ann' });
+  });
+
+  it('when the same create is delivered twice, then there is still one user', async () => {
+    const data = { projectId, email: 'twice@example.com', fields: { plan: 'basic' } };
+    const key = userOrderingKey(projectId, { email: 'twice@example.com' });
+    await bus.publisher.publish(Topics.UserCommands, 'user.create', key, data, { id: 'same-command-id' });
+    await bus.publisher.publish(Topics.UserCommands, 'user.create', key, data, { id: 'same-command-id' });
+    await waitFor(() => profile('twice@example.com'));
+    await waitFor(() => events.messages.filter((m) => m.headers['ce_id'] === 'same-command-id.created').length >= 1);
+    const byUserId = await call(url, 'GET', `/internal/projects/${projectId}/users?email=twice@example.com`);
+    expect(byUserId.status).toBe(200);
+  });
+
+  it('when an update by user_id arrives before its create, then it waits and is applied after the create', async () => {
+    await bus.publisher.publish(Topics.UserCommands, 'user.update', userOrderingKey(projectId, { userId: 'u-late' }), {
+      projectId,
+      user: { userId: 'u-late' },
+      fields: { plan: 'gold', name: 'Late' },
+      acceptedAt: now(),
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    await bus.publisher.publish(Topics.UserCommands, 'user.create', userOrderingKey(projectId, { email: 'late@example.com' }), {
+      projectId,
+      email: 'late@example.com',
+      userId: 'u-late',
+    });
+    const user = await waitFor(async () => {
+      const p = await profile('late@example.com');
+      return p?.fields?.plan === 'gold' ? p : undefined;
+    }, { what: 'the parked update to be applied' });
+    expect(user).toMatchObject({ name: 'Late', user_id: 'u-late' });
+  });
+
+  it('when an update finds no user within the retry window, then user.update_rejected is emitted', async () => {
+    const id = await bus.publisher.publish(Topics.UserCommands, 'user.update', userOrderingKey(projectId, { email: 'ghost@example.com' }), {
+      projectId,
+      user: { email: 'ghost@example.com' },
+      fields: { plan: 'x' },
+      acceptedAt: now(),
+    });
+    const rejected = await waitFor(() => events.messages.find((m) => m.headers['ce_id'] === `${id}.rejected`), { timeoutMs: RETRY_WINDOW_MS + 10_000, what: 'user.update_rejected' });
+    expect(rejected.headers['ce_type']).toBe('user.update_rejected');
+    expect(rejected.value).toMatchObject({ projectId, user: { email: 'ghost@example.com' }, reason: 'user_not_found', command: 'user.update' });
+    expect(await profile('ghost@example.com')).toBeUndefined();
+  });
+
+  it('when a second user claims a taken user_id, then that change is rejected and the first user keeps it', async () => {
+    const id = await bus.publisher.publish(Topics.UserCommands, 'user.create', userOrderingKey(projectId, { email: 'copycat@example.com' }), {
+      projectId,
+      email: 'copycat@example.com',
+      userId: 'u-ann',
+    });
+    const rejected = await waitFor(() => events.messages.find((m) => m.headers['ce_id'] === `${id}.rejected`), { what: 'rejection' });
+    expect(rejected.value).toMatchObject({ reason: 'user_id_taken' });
+    expect(await waitFor(() => profile('copycat@example.com'))).toMatchObject({ user_id: null });
+    expect(await profile('ann@example.com')).toMatchObject({ user_id: 'u-ann' });
+  });
+
+  it('when a message breaks the contract, then it goes to the DLQ with its reason and the next one is still handled', async () => {
+    const topic = bus.resolveTopic(Topics.UserCommands);
+    await bus.publisher.publishRaw(topic, `${projectId}:poison`, Buffer.from('{"projectId": 42}'), {
+      ce_specversion: '1.0',
+      ce_id: 'poison-1',
+      ce_type: 'user.create',
+      ce_source: 'test',
+      ce_time: now(),
+    });
+    await bus.publisher.publish(Topics.UserCommands, 'user.create', `${projectId}:poison`, { projectId, email: 'after-poison@example.com' });
+    const dead = await waitFor(() => events.messages.find((m) => m.headers['ce_id'] === 'poison-1'), { what: 'the poison message in the DLQ' });
+    expect(dead.topic).toBe(dlqOf(topic));
+    expect(dead.headers['dlq_reason']).toMatch(/invalid user.create/);
+    await waitFor(() => profile('after-poison@example.com'), { what: 'the message after the poison one' });
+  });
+
+  it('when an unsubscribe arrives, then the profile shows it with its reason and user.unsubscribed is emitted', async () => {
+    const acceptedAt = now();
+    await bus.publisher.publish(Topics.UserCommands, 'user.unsubscribe', userOrderingKey(projectId, { email: 'ann@example.com' }), {
+      projectId,
+      user: { email: 'ann@example.com' },
+      reason: 'too many mails',
+      acceptedAt,
+    });
+    const user = await waitFor(async () => {
+      const p = await profile('ann@example.com');
+      return p?.subscription.status === 'unsubscribed' ? p : undefined;
+    });
+    expect(user.subscription).toEqual({ status: 'unsubscribed', unsubscribed_at: acceptedAt, reason: 'too many mails' });
+    await waitFor(() => events.ofType('user.unsubscribed').find((m) => (m.value as { email: string }).email === 'ann@example.com'));
+  });
+});
