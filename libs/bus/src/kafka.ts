@@ -8,6 +8,13 @@ const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
   [logLevel.DEBUG]: 'debug',
 };
 
+// Retriable broker answers (a coordinator still loading right after start, a leader moving) are
+// logged by kafkajs as errors although it retries them: they are warnings here.
+const RETRIABLE = /coordinator|not available|leader|rebalanc/i;
+// Postbus bounds the idempotent producer's retries on purpose (a request waits at most
+// KAFKA_ACK_TIMEOUT_MS, then answers 503 and nothing is reported as accepted).
+const EXPECTED = /Limiting retries for the idempotent producer/;
+
 // kafkajs logs through winston, one line per entry, at warn and above unless debugging.
 export function createKafka(brokers: string[], clientId: string, logger: Logger): Kafka {
   return new Kafka({
@@ -21,7 +28,10 @@ export function createKafka(brokers: string[], clientId: string, logger: Logger)
       () =>
       ({ namespace, level, log }: LogEntry) => {
         const { message, timestamp: _t, logger: _l, ...rest } = log;
-        logger.log(LEVELS[level] ?? 'info', `kafkajs ${namespace}: ${message}`, rest);
+        let mapped = LEVELS[level] ?? 'info';
+        if (mapped === 'error' && RETRIABLE.test(String(rest['error'] ?? message))) mapped = 'warn';
+        if (EXPECTED.test(message)) mapped = 'debug';
+        logger.log(mapped, `kafkajs ${namespace}: ${message}`, rest);
       },
   });
 }

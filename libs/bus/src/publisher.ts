@@ -41,6 +41,7 @@ export class Publisher {
   private connected: Promise<void> | undefined;
   private readonly ackTimeoutMs: number;
   private readonly maxBatchSize: number;
+  private lastWriteFailed = false;
 
   constructor(
     kafka: Kafka,
@@ -64,6 +65,16 @@ export class Publisher {
       throw new BusUnavailableError(error);
     });
     await this.connected;
+  }
+
+  /** For readiness: connected, and the last write (if any) was acknowledged. */
+  async healthy(): Promise<boolean> {
+    try {
+      await this.connect();
+      return !this.lastWriteFailed;
+    } catch {
+      return false;
+    }
   }
 
   /** Resolves with the event id once the broker has acknowledged the write (acks=all). */
@@ -100,8 +111,10 @@ export class Publisher {
     const batch = this.queue.splice(0, this.maxBatchSize);
     try {
       await this.withTimeout(this.send(batch));
+      this.lastWriteFailed = false;
       for (const p of batch) p.resolve();
     } catch (error) {
+      this.lastWriteFailed = true;
       this.options.logger.warn('publish failed', { error: (error as Error).message, messages: batch.length });
       const failure = error instanceof BusUnavailableError ? error : new BusUnavailableError(error);
       for (const p of batch) p.reject(failure);

@@ -8,7 +8,12 @@ export interface CallResult {
 }
 
 /** One HTTP call with a JSON body (or a raw string with its own content type). */
-export async function call(url: string, method: string, path: string, options: { auth?: string; json?: unknown; raw?: string; contentType?: string; headers?: Record<string, string> } = {}): Promise<CallResult> {
+export async function call(
+  url: string,
+  method: string,
+  path: string,
+  options: { auth?: string; json?: unknown; raw?: string; contentType?: string; headers?: Record<string, string> } = {},
+): Promise<CallResult> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.auth) headers['authorization'] = options.auth;
   let body: string | undefined;

@@ -66,7 +66,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestId);
-  app.use(healthRouter('gateway', { database: () => pingDb(db), bus: () => bus.publisher.connect().then(() => true) }, registry));
+  app.use(healthRouter('gateway', { database: () => pingDb(db), bus: () => bus.publisher.healthy() }, registry));
   app.get('/v1/openapi.json', (_req, res) => {
     res.json(openApi);
   });

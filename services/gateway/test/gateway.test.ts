@@ -13,7 +13,10 @@ describe('gateway', () => {
     gw = await startTestGateway();
     [acme, other] = await Promise.all([createTestClient(gw.config), createTestClient(gw.config)]);
     sdk = await createTestClient(gw.config, 'sdk');
-    const created = await call(gw.url, 'POST', '/v1/projects', { auth: acme.auth, json: { name: 'Shop', from_email: 'hello@shop.example' } });
+    const created = await call(gw.url, 'POST', '/v1/projects', {
+      auth: acme.auth,
+      json: { name: 'Shop', from_email: 'hello@shop.example' },
+    });
     expect(created.status).toBe(201);
     projectId = created.body.id;
     commands = await new TopicRecorder(defaultKafkaBrokers().split(','), [`postbus.users.commands.v1.${gw.namespace}`]).start();
@@ -28,11 +31,16 @@ describe('gateway', () => {
 
   describe('when a create-user request is valid', () => {
     it('then it answers 200 accepted only after the command is on Kafka, as a CloudEvent keyed by the user', async () => {
-      const res = await call(gw.url, 'POST', users(), { auth: acme.auth, json: { email: 'Ann@Example.com', user_id: 'u-1', fields: { name: 'Ann', plan: 'pro' } } });
+      const res = await call(gw.url, 'POST', users(), {
+        auth: acme.auth,
+        json: { email: 'Ann@Example.com', user_id: 'u-1', fields: { name: 'Ann', plan: 'pro' } },
+      });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ status: 'accepted', request_id: expect.stringMatching(/^req_/) });
       expect(res.headers.get('x-request-id')).toBe(res.body.request_id);
-      const message = await waitFor(() => commands.messages.find((m) => m.headers['request_id'] === res.body.request_id), { what: 'the command on Kafka' });
+      const message = await waitFor(() => commands.messages.find((m) => m.headers['request_id'] === res.body.request_id), {
+        what: 'the command on Kafka',
+      });
       expect(message.key).toBe(`${projectId}:ann@example.com`);
       expect(message.headers).toMatchObject({ ce_specversion: '1.0', ce_type: 'user.create', ce_source: 'postbus/gateway' });
       expect(message.value).toEqual({ projectId, email: 'ann@example.com', userId: 'u-1', fields: { name: 'Ann', plan: 'pro' } });
@@ -50,23 +58,99 @@ describe('gateway', () => {
   describe('when the input is bad, then the answer is a problem+json with the right status, never a 500', () => {
     const cases: [string, () => Promise<{ status: number; contentType: string | null; body: any; text: string }>, number, string?][] = [
       ['missing email', () => call(gw.url, 'POST', users(), { auth: acme.auth, json: { fields: {} } }).then(wrap), 400, '/email'],
-      ['malformed email', () => call(gw.url, 'POST', users(), { auth: acme.auth, json: { email: 'not-an-email' } }).then(wrap), 400, '/email'],
-      ['wrong type', () => call(gw.url, 'POST', users(), { auth: acme.auth, json: { email: 'a@b.co', fields: { age: 'old' } } }).then(wrap), 400, '/fields/age'],
-      ['unknown top-level key', () => call(gw.url, 'POST', users(), { auth: acme.auth, json: { email: 'a@b.co', nickname: 'x' } }).then(wrap), 400, '/nickname'],
-      ['field name with a dot', () => call(gw.url, 'POST', users(), { auth: acme.auth, json: { email: 'a@b.co', fields: { 'a.b': 1 } } }).then(wrap), 400, '/fields/a.b'],
+      [
+        'malformed email',
+        () => call(gw.url, 'POST', users(), { auth: acme.auth, json: { email: 'not-an-email' } }).then(wrap),
+        400,
+        '/email',
+      ],
+      [
+        'wrong type',
+        () => call(gw.url, 'POST', users(), { auth: acme.auth, json: { email: 'a@b.co', fields: { age: 'old' } } }).then(wrap),
+        400,
+        '/fields/age',
+      ],
+      [
+        'unknown top-level key',
+        () => call(gw.url, 'POST', users(), { auth: acme.auth, json: { email: 'a@b.co', nickname: 'x' } }).then(wrap),
+        400,
+        '/nickname',
+      ],
+      [
+        'field name with a dot',
+        () => call(gw.url, 'POST', users(), { auth: acme.auth, json: { email: 'a@b.co', fields: { 'a.b': 1 } } }).then(wrap),
+        400,
+        '/fields/a.b',
+      ],
       ['body that is an array', () => call(gw.url, 'POST', users(), { auth: acme.auth, json: [1] }).then(wrap), 400],
-      ['invalid JSON', () => call(gw.url, 'POST', users(), { auth: acme.auth, raw: '{"email":', contentType: 'application/json' }).then(wrap), 400],
-      ['non-JSON body', () => call(gw.url, 'POST', users(), { auth: acme.auth, raw: 'email=a@b.co', contentType: 'application/x-www-form-urlencoded' }).then(wrap), 415],
-      ['2 MB body', () => call(gw.url, 'POST', users(), { auth: acme.auth, json: { email: 'a@b.co', fields: { blob: 'x'.repeat(2 * 1024 * 1024) } } }).then(wrap), 413],
+      [
+        'invalid JSON',
+        () => call(gw.url, 'POST', users(), { auth: acme.auth, raw: '{"email":', contentType: 'application/json' }).then(wrap),
+        400,
+      ],
+      [
+        'non-JSON body',
+        () =>
+          call(gw.url, 'POST', users(), { auth: acme.auth, raw: 'email=a@b.co', contentType: 'application/x-www-form-urlencoded' }).then(
+            wrap,
+          ),
+        415,
+      ],
+      [
+        '2 MB body',
+        () =>
+          call(gw.url, 'POST', users(), { auth: acme.auth, json: { email: 'a@b.co', fields: { blob: 'x'.repeat(2 * 1024 * 1024) } } }).then(
+            wrap,
+          ),
+        413,
+      ],
       ['no credentials', () => call(gw.url, 'POST', users(), { json: { email: 'a@b.co' } }).then(wrap), 401],
-      ['wrong key', () => call(gw.url, 'POST', users(), { auth: `Basic ${Buffer.from(`${acme.clientId}:pb_full_wrong`).toString('base64')}`, json: { email: 'a@b.co' } }).then(wrap), 401],
-      ['unknown client', () => call(gw.url, 'POST', users(), { auth: `Basic ${Buffer.from('cl_nobody:key').toString('base64')}`, json: { email: 'a@b.co' } }).then(wrap), 401],
+      [
+        'wrong key',
+        () =>
+          call(gw.url, 'POST', users(), {
+            auth: `Basic ${Buffer.from(`${acme.clientId}:pb_full_wrong`).toString('base64')}`,
+            json: { email: 'a@b.co' },
+          }).then(wrap),
+        401,
+      ],
+      [
+        'unknown client',
+        () =>
+          call(gw.url, 'POST', users(), {
+            auth: `Basic ${Buffer.from('cl_nobody:key').toString('base64')}`,
+            json: { email: 'a@b.co' },
+          }).then(wrap),
+        401,
+      ],
       ["another client's project", () => call(gw.url, 'POST', users(), { auth: other.auth, json: { email: 'a@b.co' } }).then(wrap), 404],
-      ['unknown project', () => call(gw.url, 'POST', '/v1/projects/0123456789abcdef01234567/users', { auth: acme.auth, json: { email: 'a@b.co' } }).then(wrap), 404],
-      ['malformed project id', () => call(gw.url, 'POST', '/v1/projects/nope/users', { auth: acme.auth, json: { email: 'a@b.co' } }).then(wrap), 404],
-      ['sdk key on a management route', () => call(gw.url, 'POST', '/v1/projects', { auth: sdk.auth, json: { name: 'x' } }).then(wrap), 403],
-      ['unsubscribe without email or user_id', () => call(gw.url, 'POST', `${users()}/unsubscribe`, { auth: acme.auth, json: { reason: 'x' } }).then(wrap), 400],
-      ['update without fields', () => call(gw.url, 'PATCH', `${users()}/by-email`, { auth: acme.auth, json: { email: 'a@b.co' } }).then(wrap), 400, '/fields'],
+      [
+        'unknown project',
+        () =>
+          call(gw.url, 'POST', '/v1/projects/0123456789abcdef01234567/users', { auth: acme.auth, json: { email: 'a@b.co' } }).then(wrap),
+        404,
+      ],
+      [
+        'malformed project id',
+        () => call(gw.url, 'POST', '/v1/projects/nope/users', { auth: acme.auth, json: { email: 'a@b.co' } }).then(wrap),
+        404,
+      ],
+      [
+        'sdk key on a management route',
+        () => call(gw.url, 'POST', '/v1/projects', { auth: sdk.auth, json: { name: 'x' } }).then(wrap),
+        403,
+      ],
+      [
+        'unsubscribe without email or user_id',
+        () => call(gw.url, 'POST', `${users()}/unsubscribe`, { auth: acme.auth, json: { reason: 'x' } }).then(wrap),
+        400,
+      ],
+      [
+        'update without fields',
+        () => call(gw.url, 'PATCH', `${users()}/by-email`, { auth: acme.auth, json: { email: 'a@b.co' } }).then(wrap),
+        400,
+        '/fields',
+      ],
       ['unknown route', () => call(gw.url, 'GET', '/v1/nothing-here', { auth: acme.auth }).then(wrap), 404],
     ];
 
@@ -75,14 +159,22 @@ describe('gateway', () => {
     }
 
     // Every row gets all four columns: jest would pass `done` as a missing last argument.
-    it.each(cases.map(([name, run, status, pointer]) => [name, run, status, pointer ?? null] as const))('%s', async (_name, run, status, pointer) => {
-      const res = await run();
-      expect(res.status).toBe(status);
-      expect(res.contentType).toMatch(/^application\/problem\+json/);
-      expect(res.body).toMatchObject({ type: expect.stringMatching(/^\/problems\//), title: expect.any(String), status, request_id: expect.any(String) });
-      expect(res.text).not.toMatch(/at .*\.(ts|js):\d+/); // no stack trace
-      if (pointer) expect(res.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ pointer })]));
-    });
+    it.each(cases.map(([name, run, status, pointer]) => [name, run, status, pointer ?? null] as const))(
+      '%s',
+      async (_name, run, status, pointer) => {
+        const res = await run();
+        expect(res.status).toBe(status);
+        expect(res.contentType).toMatch(/^application\/problem\+json/);
+        expect(res.body).toMatchObject({
+          type: expect.stringMatching(/^\/problems\//),
+          title: expect.any(String),
+          status,
+          request_id: expect.any(String),
+        });
+        expect(res.text).not.toMatch(/at .*\.(ts|js):\d+/); // no stack trace
+        if (pointer) expect(res.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ pointer })]));
+      },
+    );
 
     it('401 carries WWW-Authenticate: Basic', async () => {
       const res = await call(gw.url, 'GET', '/v1/projects');
@@ -106,13 +198,21 @@ describe('gateway', () => {
 
     it('when the same key comes with another body, then it is a 422', async () => {
       await call(gw.url, 'POST', users(), { auth: acme.auth, json: { email: 'one@example.com' }, headers: { 'idempotency-key': 'k-2' } });
-      const res = await call(gw.url, 'POST', users(), { auth: acme.auth, json: { email: 'two@example.com' }, headers: { 'idempotency-key': 'k-2' } });
+      const res = await call(gw.url, 'POST', users(), {
+        auth: acme.auth,
+        json: { email: 'two@example.com' },
+        headers: { 'idempotency-key': 'k-2' },
+      });
       expect(res.status).toBe(422);
       expect(res.body.type).toBe('/problems/idempotency-key-reused');
     });
 
     it('keys are per client: another client may use the same key', async () => {
-      const own = await call(gw.url, 'POST', '/v1/projects', { auth: other.auth, json: { name: 'Other' }, headers: { 'idempotency-key': 'k-1' } });
+      const own = await call(gw.url, 'POST', '/v1/projects', {
+        auth: other.auth,
+        json: { name: 'Other' },
+        headers: { 'idempotency-key': 'k-1' },
+      });
       expect(own.status).toBe(201);
       expect(own.headers.get('idempotent-replayed')).toBeNull();
     });
@@ -120,7 +220,10 @@ describe('gateway', () => {
 
   describe('projects', () => {
     it('can be created, listed, read, changed and deleted by their owner only', async () => {
-      const created = await call(gw.url, 'POST', '/v1/projects', { auth: acme.auth, json: { name: 'Temp', reply_to: 'help@shop.example' } });
+      const created = await call(gw.url, 'POST', '/v1/projects', {
+        auth: acme.auth,
+        json: { name: 'Temp', reply_to: 'help@shop.example' },
+      });
       expect(created.status).toBe(201);
       expect(created.body).toMatchObject({ name: 'Temp', reply_to: 'help@shop.example', from_email: null });
       const id = created.body.id as string;
@@ -144,8 +247,12 @@ describe('gateway', () => {
       expect(metrics.text).toContain('http_request_duration_seconds');
       const openapi = await call(gw.url, 'GET', '/v1/openapi.json');
       expect(openapi.body.openapi).toBe('3.1.0');
-      expect(Object.keys(openapi.body.paths)).toEqual(expect.arrayContaining(['/v1/projects', '/v1/projects/{projectId}/users', '/v1/projects/{projectId}/users/by-email']));
-      expect(openapi.body.paths['/v1/projects/{projectId}/users'].post.requestBody.content['application/json'].schema.required).toEqual(['email']);
+      expect(Object.keys(openapi.body.paths)).toEqual(
+        expect.arrayContaining(['/v1/projects', '/v1/projects/{projectId}/users', '/v1/projects/{projectId}/users/by-email']),
+      );
+      expect(openapi.body.paths['/v1/projects/{projectId}/users'].post.requestBody.content['application/json'].schema.required).toEqual([
+        'email',
+      ]);
       const docs = await call(gw.url, 'GET', '/docs');
       expect(docs.text).toContain('swagger-ui-bundle.js');
       expect((await call(gw.url, 'GET', '/docs/init.js')).text).toContain('/v1/openapi.json');

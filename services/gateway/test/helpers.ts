@@ -20,7 +20,15 @@ export interface TestGateway {
 export async function startTestGateway(env: Record<string, string> = {}): Promise<TestGateway> {
   const dbName = uniqueName('gw').replace(/-/g, '_');
   const namespace = uniqueName('t');
-  const config = loadConfig(GatewayConfig, { ...process.env, PORT: '0', GATEWAY_DB_NAME: dbName, KAFKA_NAMESPACE: namespace, KAFKA_TOPIC_PARTITIONS: '3', LOG_LEVEL: 'error', ...env });
+  const config = loadConfig(GatewayConfig, {
+    ...process.env,
+    PORT: '0',
+    GATEWAY_DB_NAME: dbName,
+    KAFKA_NAMESPACE: namespace,
+    KAFKA_TOPIC_PARTITIONS: '3',
+    LOG_LEVEL: 'error',
+    ...env,
+  });
   const gateway = await start({ config, logger: createLogger({ service: 'gateway-test', level: 'error' }) });
   return { gateway, url: `http://127.0.0.1:${gateway.port}`, dbName, namespace, config, stop: () => gateway.stop() };
 }
@@ -39,7 +47,12 @@ export async function createTestClient(config: GatewayConfig, scope: KeyScope = 
     const clientId = newClientId();
     const apiKey = newApiKey(scope);
     const now = new Date();
-    await clients.create({ clientId, name: 'test', createdAt: now, keys: [{ keyId: apiKey.slice(0, 12), hash: hashApiKey(apiKey).toString('hex'), scope, createdAt: now, revokedAt: null }] });
+    await clients.create({
+      clientId,
+      name: 'test',
+      createdAt: now,
+      keys: [{ keyId: apiKey.slice(0, 12), hash: hashApiKey(apiKey).toString('hex'), scope, createdAt: now, revokedAt: null }],
+    });
     return { clientId, apiKey, auth: basicAuth(clientId, apiKey) };
   } finally {
     await db.close();

@@ -30,7 +30,10 @@ describe('users service', () => {
     service = await start({ config, logger });
     url = `http://127.0.0.1:${service.port}`;
     bus = new Bus({ brokers: defaultKafkaBrokers().split(','), service: 'test', logger, namespace, partitions: 3, replicationFactor: 1 });
-    events = await new TopicRecorder(defaultKafkaBrokers().split(','), [`${Topics.UserEvents}.${namespace}`, dlqOf(`${Topics.UserCommands}.${namespace}`)]).start();
+    events = await new TopicRecorder(defaultKafkaBrokers().split(','), [
+      `${Topics.UserEvents}.${namespace}`,
+      dlqOf(`${Topics.UserCommands}.${namespace}`),
+    ]).start();
   });
 
   afterAll(async () => {
@@ -53,7 +56,14 @@ describe('users service', () => {
       fields: { name: 'Ann', age: 41, plan: 'pro' },
     });
     const user = await waitFor(() => profile('ann@example.com'), { what: 'the user' });
-    expect(user).toMatchObject({ email: 'ann@example.com', user_id: 'u-ann', name: 'Ann', age: 41, fields: { plan: 'pro' }, subscription: { status: 'subscribed' } });
+    expect(user).toMatchObject({
+      email: 'ann@example.com',
+      user_id: 'u-ann',
+      name: 'Ann',
+      age: 41,
+      fields: { plan: 'pro' },
+      subscription: { status: 'subscribed' },
+    });
     const created = await waitFor(() => events.messages.find((m) => m.headers['ce_id'] === `${id}.created`), { what: 'user.created' });
     expect(created.headers['ce_type']).toBe('user.created');
     expect(created.value).toMatchObject({ projectId, email: 'ann@example.com', userId: 'u-ann' });
@@ -83,10 +93,13 @@ describe('users service', () => {
       email: 'late@example.com',
       userId: 'u-late',
     });
-    const user = await waitFor(async () => {
-      const p = await profile('late@example.com');
-      return p?.fields?.plan === 'gold' ? p : undefined;
-    }, { what: 'the parked update to be applied' });
+    const user = await waitFor(
+      async () => {
+        const p = await profile('late@example.com');
+        return p?.fields?.plan === 'gold' ? p : undefined;
+      },
+      { what: 'the parked update to be applied' },
+    );
     expect(user).toMatchObject({ name: 'Late', user_id: 'u-late' });
   });
 
@@ -97,18 +110,31 @@ describe('users service', () => {
       fields: { plan: 'x' },
       acceptedAt: now(),
     });
-    const rejected = await waitFor(() => events.messages.find((m) => m.headers['ce_id'] === `${id}.rejected`), { timeoutMs: RETRY_WINDOW_MS + 10_000, what: 'user.update_rejected' });
+    const rejected = await waitFor(() => events.messages.find((m) => m.headers['ce_id'] === `${id}.rejected`), {
+      timeoutMs: RETRY_WINDOW_MS + 10_000,
+      what: 'user.update_rejected',
+    });
     expect(rejected.headers['ce_type']).toBe('user.update_rejected');
-    expect(rejected.value).toMatchObject({ projectId, user: { email: 'ghost@example.com' }, reason: 'user_not_found', command: 'user.update' });
+    expect(rejected.value).toMatchObject({
+      projectId,
+      user: { email: 'ghost@example.com' },
+      reason: 'user_not_found',
+      command: 'user.update',
+    });
     expect(await profile('ghost@example.com')).toBeUndefined();
   });
 
   it('when a second user claims a taken user_id, then that change is rejected and the first user keeps it', async () => {
-    const id = await bus.publisher.publish(Topics.UserCommands, 'user.create', userOrderingKey(projectId, { email: 'copycat@example.com' }), {
-      projectId,
-      email: 'copycat@example.com',
-      userId: 'u-ann',
-    });
+    const id = await bus.publisher.publish(
+      Topics.UserCommands,
+      'user.create',
+      userOrderingKey(projectId, { email: 'copycat@example.com' }),
+      {
+        projectId,
+        email: 'copycat@example.com',
+        userId: 'u-ann',
+      },
+    );
     const rejected = await waitFor(() => events.messages.find((m) => m.headers['ce_id'] === `${id}.rejected`), { what: 'rejection' });
     expect(rejected.value).toMatchObject({ reason: 'user_id_taken' });
     expect(await waitFor(() => profile('copycat@example.com'))).toMatchObject({ user_id: null });
@@ -124,8 +150,13 @@ describe('users service', () => {
       ce_source: 'test',
       ce_time: now(),
     });
-    await bus.publisher.publish(Topics.UserCommands, 'user.create', `${projectId}:poison`, { projectId, email: 'after-poison@example.com' });
-    const dead = await waitFor(() => events.messages.find((m) => m.headers['ce_id'] === 'poison-1'), { what: 'the poison message in the DLQ' });
+    await bus.publisher.publish(Topics.UserCommands, 'user.create', `${projectId}:poison`, {
+      projectId,
+      email: 'after-poison@example.com',
+    });
+    const dead = await waitFor(() => events.messages.find((m) => m.headers['ce_id'] === 'poison-1'), {
+      what: 'the poison message in the DLQ',
+    });
     expect(dead.topic).toBe(dlqOf(topic));
     expect(dead.headers['dlq_reason']).toMatch(/invalid user.create/);
     await waitFor(() => profile('after-poison@example.com'), { what: 'the message after the poison one' });
