@@ -2,16 +2,16 @@ import type { Kafka } from 'kafkajs';
 import { dlqOf, topicName } from '@postbus/contracts';
 import type { Logger } from '@postbus/logger';
 import { MessageConsumer, type ConsumerOptions } from './consumer';
-import { createKafka } from './kafka';
+import { createKafka, type KafkaConnection } from './kafka';
 import { Publisher } from './publisher';
 
 export { defineHandler, MessageConsumer, type Handler, type MessageContext, type RetryPolicy } from './consumer';
 export { Publisher, type PublishOptions } from './publisher';
+export { kafkaConnection, type KafkaConnection } from './kafka';
 export { BusUnavailableError, PoisonMessageError, isTransientError } from './errors';
 export { fromKafkaMessage, toKafkaHeaders, newEnvelope, type Envelope } from './envelope';
 
-export interface BusOptions {
-  brokers: string[];
+export interface BusOptions extends KafkaConnection {
   /** Names this process to the broker and is the CloudEvents source, e.g. "postbus/users". */
   service: string;
   logger: Logger;
@@ -35,7 +35,7 @@ export class Bus {
   private readonly consumers: MessageConsumer[] = [];
 
   constructor(private readonly options: BusOptions) {
-    this.kafka = createKafka(options.brokers, options.service.replace(/\W+/g, '-'), options.logger);
+    this.kafka = createKafka(options, options.service.replace(/\W+/g, '-'), options.logger);
     this.publisher = new Publisher(this.kafka, {
       source: options.service,
       logger: options.logger,

@@ -1,5 +1,12 @@
-import { Kafka, logLevel, type LogEntry } from 'kafkajs';
+import { Kafka, logLevel, type LogEntry, type SASLOptions } from 'kafkajs';
 import type { Logger } from '@postbus/logger';
+
+/** Where the brokers are and how to authenticate to them. */
+export interface KafkaConnection {
+  brokers: string[];
+  ssl?: boolean;
+  sasl?: { mechanism: 'plain' | 'scram-sha-256' | 'scram-sha-512'; username: string; password: string };
+}
 
 const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
   [logLevel.ERROR]: 'error',
@@ -7,6 +14,24 @@ const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
   [logLevel.INFO]: 'info',
   [logLevel.DEBUG]: 'debug',
 };
+
+/** The connection from the KAFKA_* settings every service's config has (see CommonConfig). */
+export function kafkaConnection(config: {
+  KAFKA_BROKERS: string;
+  KAFKA_SSL: boolean;
+  KAFKA_SASL_MECHANISM: '' | 'plain' | 'scram-sha-256' | 'scram-sha-512';
+  KAFKA_SASL_USERNAME: string;
+  KAFKA_SASL_PASSWORD: string;
+}): KafkaConnection {
+  const { KAFKA_SASL_MECHANISM: mechanism, KAFKA_SASL_USERNAME: username, KAFKA_SASL_PASSWORD: password } = config;
+  return {
+    brokers: config.KAFKA_BROKERS.split(',')
+      .map((b) => b.trim())
+      .filter(Boolean),
+    ssl: config.KAFKA_SSL,
+    ...(mechanism ? { sasl: { mechanism, username, password } } : {}),
+  };
+}
 
 // Retriable broker answers (a coordinator still loading right after start, a leader moving) are
 // logged by kafkajs as errors although it retries them: they are warnings here.
@@ -16,10 +41,12 @@ const RETRIABLE = /coordinator|not available|leader|rebalanc/i;
 const EXPECTED = /Limiting retries for the idempotent producer/;
 
 // kafkajs logs through winston, one line per entry, at warn and above unless debugging.
-export function createKafka(brokers: string[], clientId: string, logger: Logger): Kafka {
+export function createKafka({ brokers, ssl, sasl }: KafkaConnection, clientId: string, logger: Logger): Kafka {
   return new Kafka({
     clientId,
     brokers,
+    ssl,
+    ...(sasl ? { sasl: sasl as SASLOptions } : {}),
     connectionTimeout: 3000,
     requestTimeout: 10000,
     retry: { initialRetryTime: 200, retries: 8, maxRetryTime: 3000 },

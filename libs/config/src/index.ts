@@ -46,6 +46,16 @@ export const CommonConfig = {
   }),
   KAFKA_TOPIC_PARTITIONS: Type.Integer({ minimum: 1, default: 6, description: 'partitions of topics the service creates' }),
   KAFKA_REPLICATION_FACTOR: Type.Integer({ minimum: 1, default: 1, description: 'replication factor of topics the service creates' }),
+  KAFKA_SSL: Type.Boolean({ default: false, description: 'connect to the brokers over TLS (managed Kafka)' }),
+  KAFKA_SASL_MECHANISM: Type.Union(
+    [Type.Literal(''), Type.Literal('plain'), Type.Literal('scram-sha-256'), Type.Literal('scram-sha-512')],
+    {
+      default: '',
+      description: 'SASL mechanism for managed Kafka; empty for none',
+    },
+  ),
+  KAFKA_SASL_USERNAME: Type.String({ default: '', description: 'SASL user name' }),
+  KAFKA_SASL_PASSWORD: Type.String({ default: '', description: 'SASL password' }),
   KAFKA_NAMESPACE: Type.String({
     default: '',
     pattern: '^[a-z0-9-]*$',
@@ -57,10 +67,3 @@ export const CommonConfig = {
     description: 'MongoDB connection string (the database name is per service)',
   }),
 } satisfies TProperties;
-
-/** Splits a comma-separated list setting. */
-export const splitList = (value: string): string[] =>
-  value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);

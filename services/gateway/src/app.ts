@@ -1,6 +1,5 @@
 import express from 'express';
-import { Bus } from '@postbus/bus';
-import { splitList } from '@postbus/config';
+import { Bus, kafkaConnection } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
 import { connectDb, pingDb } from '@postbus/db';
 import { closeServer, createMetricsRegistry, healthRouter, listen, notFoundHandler, problemHandler, requestId } from '@postbus/http';
@@ -39,7 +38,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   await Promise.all([clients.init(), projects.init(), idempotency.init()]);
 
   const bus = new Bus({
-    brokers: splitList(config.KAFKA_BROKERS),
+    ...kafkaConnection(config),
     service: 'postbus/gateway',
     logger,
     namespace: config.KAFKA_NAMESPACE,

@@ -1,6 +1,5 @@
 import express from 'express';
-import { Bus } from '@postbus/bus';
-import { splitList } from '@postbus/config';
+import { Bus, kafkaConnection } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
 import { connectDb, pingDb } from '@postbus/db';
 import { closeServer, createMetricsRegistry, healthRouter, listen, notFoundHandler, problemHandler, requestId } from '@postbus/http';
@@ -27,7 +26,7 @@ export async function start({ config, logger }: { config: UsersConfig; logger: L
   const users = new UserRepository(models);
 
   const bus = new Bus({
-    brokers: splitList(config.KAFKA_BROKERS),
+    ...kafkaConnection(config),
     service: 'postbus/users',
     logger,
     namespace: config.KAFKA_NAMESPACE,
