@@ -9,6 +9,10 @@ export interface Child {
   readonly name: string;
   readonly url: string;
   readonly pid: number | undefined;
+  /** Where its output goes. */
+  readonly log: string;
+  /** Resolves when the process has exited, however that happened, with how it did. */
+  readonly exited: Promise<string>;
   /** SIGTERM, then SIGKILL if it has not exited within the grace period. */
   stop(): Promise<void>;
 }
@@ -27,8 +31,10 @@ async function stopWithin(name: string, graceful: () => Promise<void>, force: ()
   }
 }
 
-const exited = (child: ChildProcess): Promise<void> =>
-  child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()));
+const exitOf = (child: ChildProcess): Promise<string> =>
+  child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve(`exited with ${child.exitCode ?? child.signalCode}`)
+    : new Promise((resolve) => child.once('exit', (code, signal) => resolve(`exited with ${code ?? signal}`)));
 
 /** services/<name>/dist/main.js, ready when its /readyz answers 200; logs to .data/logs/<logName>.log. */
 export async function startPostbusService(name: string, port: number, env: Record<string, string>, logName: string): Promise<Child> {
@@ -37,6 +43,8 @@ export async function startPostbusService(name: string, port: number, env: Recor
     name,
     url: service.url,
     pid: service.child.pid,
+    log: join(logDir, `${logName}.log`),
+    exited: exitOf(service.child),
     stop: () =>
       stopWithin(
         name,
@@ -55,7 +63,7 @@ export async function startBaseline(kind: Baseline, port: number, logName: strin
   child.stderr.pipe(log);
   const kill = async () => {
     child.kill('SIGKILL');
-    await exited(child);
+    await exitOf(child);
   };
   const died = new Promise<never>((_, reject) =>
     child.once('exit', (code, signal) =>
@@ -73,15 +81,17 @@ export async function startBaseline(kind: Baseline, port: number, logName: strin
     throw error;
   });
   return {
-    name: `${kind} baseline`,
+    name: `${kind}-baseline`,
     url: `http://127.0.0.1:${port}`,
     pid: child.pid,
+    log: join(logDir, `${logName}.log`),
+    exited: exitOf(child),
     stop: () =>
       stopWithin(
-        `${kind} baseline`,
+        `${kind}-baseline`,
         async () => {
           child.kill('SIGTERM');
-          await exited(child);
+          await exitOf(child);
         },
         kill,
       ),

@@ -1,8 +1,10 @@
 /**
  * Peak throughput and latency of the gateway's POST /v1/projects/{id}/users (validated, authenticated,
  * durably written to Kafka) against two baselines in processes of their own: express with the same
- * JSON parsing and validation, and bare node:http. Run with `npm run bench`; BENCH_DURATION sets the
- * seconds per run (default 10). Results go to bench/results/.
+ * JSON parsing and validation, and bare node:http. Run with `npm run bench`. Results go to bench/results/.
+ *   BENCH_DURATION=10   seconds of each measured run
+ *   BENCH_USERS=0       do not start the users service (by default it consumes what the gateway accepts, on the same cores)
+ *   BENCH_KEEP_DATA=1   keep the run's topics, consumer group and databases
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -11,9 +13,20 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { defaultKafkaBrokers, defaultMongoUrl, ensureInfrastructure, freePort, repoRoot, uniqueName } from '@postbus/testing';
 import { startBaseline, startPostbusService, type Child } from './children';
+import { infraPids } from './cpu';
 import { BusProbe, dropDatabases } from './infra';
 import { failuresOf, runLoad, type LoadStats } from './load';
-import { failuresIn, formatReport, goalsOf, LABELS, ratiosOf, type BenchResults, type Target, type TargetResult } from './report';
+import {
+  failuresIn,
+  formatReport,
+  goalsOf,
+  LABELS,
+  ratiosOf,
+  warningsIn,
+  type BenchResults,
+  type Target,
+  type TargetResult,
+} from './report';
 
 const run = promisify(execFile);
 
@@ -33,7 +46,15 @@ const progress = (message: string) => console.log(`[bench ${((Date.now() - START
 
 const describe = (s: LoadStats) =>
   `${s.rps.toFixed(1)} req/s, p50 ${s.latencyMs.p50} ms, p99 ${s.latencyMs.p99} ms` +
-  (failuresOf(s) > 0 ? `, ${s.non2xx} non-2xx, ${s.errors} errors, ${s.mismatches} unexpected bodies` : '');
+  (failuresOf(s) > 0 ? `, ${s.non2xx} non-2xx, ${s.errors} errors, ${s.mismatches} unexpected bodies` : '') +
+  (s.cpu
+    ? `; cores busy ${s.cpu.busy}/${s.cpu.cores}: ` +
+      Object.entries(s.cpu.byProcess)
+        .filter(([, cores]) => cores >= 0.01)
+        .map(([name, cores]) => `${name} ${cores}`)
+        .join(', ') +
+      `, other ${s.cpu.other}`
+    : '');
 
 interface Credentials {
   client_id: string;
@@ -43,7 +64,9 @@ interface Credentials {
 /** A client made with the operator CLI, as an operator would. */
 async function createClient(env: Record<string, string>): Promise<Credentials> {
   const cli = join(repoRoot, 'services', 'gateway', 'bin', 'postbus.js');
-  const { stdout } = await run(process.execPath, [cli, 'clients', 'create', '--name', 'Bench', '--json'], { env: { ...process.env, ...env } });
+  const { stdout } = await run(process.execPath, [cli, 'clients', 'create', '--name', 'Bench', '--json'], {
+    env: { ...process.env, ...env },
+  });
   const parsed = JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as Partial<Credentials>;
   if (typeof parsed.client_id !== 'string' || typeof parsed.api_key !== 'string') throw new Error(`unexpected CLI output: ${stdout}`);
   return { client_id: parsed.client_id, api_key: parsed.api_key };
@@ -70,7 +93,7 @@ async function probe(name: string, url: string, headers: Record<string, string>,
 
 async function main(): Promise<number> {
   const durationSec = envSeconds('BENCH_DURATION', 10);
-  const drainTimeoutMs = envSeconds('BENCH_DRAIN_TIMEOUT', 60) * 1000;
+  const withUsers = process.env['BENCH_USERS'] !== '0';
   const keepData = process.env['BENCH_KEEP_DATA'] === '1';
   const runId = uniqueName('bench');
   const dbPrefix = runId.replace(/-/g, '_');
@@ -88,22 +111,37 @@ async function main(): Promise<number> {
   const { signal } = interrupted;
 
   const children: Child[] = [];
+  // Processes whose CPU use each run reports.
+  const watch: Record<string, number | undefined> = { bench: process.pid };
+  let stopping = false;
+  const started = (child: Child): Child => {
+    children.push(child);
+    watch[child.name] = child.pid;
+    void child.exited.then((how) => {
+      if (!stopping) interrupted.abort(new Error(`${child.name} ${how} while the benchmark ran (see ${child.log})`));
+    });
+    return child;
+  };
   const bus = new BusProbe(brokers.split(','), runId);
   try {
     progress(`run ${runId}: ${durationSec} s per run, ${CONNECTIONS} connections; checking Kafka (${brokers}) and MongoDB (${mongoUrl})`);
     await ensureInfrastructure();
+    Object.assign(watch, infraPids());
 
     const common = { KAFKA_BROKERS: brokers, MONGO_URL: mongoUrl, KAFKA_NAMESPACE: runId };
-    const usersPort = await freePort();
-    progress(`starting users service on ${usersPort}`);
-    const users = await startPostbusService('users', usersPort, { ...common, USERS_DB_NAME: databases.users }, `${runId}-users`);
-    children.push(users);
-    signal.throwIfAborted();
+    // Without the users service (BENCH_USERS=0) the gateway still accepts: the commands wait on the topic.
+    let usersUrl = 'http://127.0.0.1:9';
+    if (withUsers) {
+      const usersPort = await freePort();
+      progress(`starting users service on ${usersPort}`);
+      const usersEnv = { ...common, USERS_DB_NAME: databases.users };
+      usersUrl = started(await startPostbusService('users', usersPort, usersEnv, `${runId}-users`)).url;
+      signal.throwIfAborted();
+    }
     const gatewayPort = await freePort();
     progress(`starting gateway on ${gatewayPort}`);
-    const gatewayEnv = { ...common, GATEWAY_DB_NAME: databases.gateway, USERS_URL: users.url };
-    const gateway = await startPostbusService('gateway', gatewayPort, gatewayEnv, `${runId}-gateway`);
-    children.push(gateway);
+    const gatewayEnv = { ...common, GATEWAY_DB_NAME: databases.gateway, USERS_URL: usersUrl };
+    const gateway = started(await startPostbusService('gateway', gatewayPort, gatewayEnv, `${runId}-gateway`));
     signal.throwIfAborted();
 
     const credentials = await createClient({ GATEWAY_DB_NAME: databases.gateway, MONGO_URL: mongoUrl });
@@ -115,8 +153,7 @@ async function main(): Promise<number> {
     for (const kind of ['express', 'http'] as const) {
       const port = await freePort();
       progress(`starting ${kind} baseline on ${port}`);
-      const baseline = await startBaseline(kind, port, `${runId}-${kind}`);
-      children.push(baseline);
+      const baseline = started(await startBaseline(kind, port, `${runId}-${kind}`));
       urls[kind] = baseline.url;
     }
 
@@ -134,44 +171,38 @@ async function main(): Promise<number> {
         durationSec,
         connections: CONNECTIONS,
         signal,
+        watch,
         ...(overallRate !== undefined ? { overallRate } : {}),
       });
     };
 
-    const measure = async (target: Target, beforePeak?: () => Promise<void>): Promise<TargetResult> => {
+    const measure = async (target: Target): Promise<TargetResult> => {
       await probe(LABELS[target], `${urls[target]}${path}`, headersOf(target), bodyOf(`${runId}-${target}-probe`)(0));
       progress(`${LABELS[target]}: warm-up ${WARMUP_SEC} s`);
       const warmup = await load(target, 'warmup', WARMUP_SEC);
       progress(`${LABELS[target]}: warm-up ${describe(warmup)}`);
-      await beforePeak?.();
       progress(`${LABELS[target]}: peak run ${durationSec} s`);
       const peak = await load(target, 'peak', durationSec);
       progress(`${LABELS[target]}: peak ${describe(peak)}`);
       return { warmup, peak };
     };
-
-    // The users service consumes what the gateway accepts, on the same cores: each gateway run starts without a backlog.
-    const drain = async (): Promise<{ lag: number; seconds: number }> => {
-      const since = Date.now();
-      const lag = await bus.waitForUsers(drainTimeoutMs, signal, (left) => progress(`users service catching up: ${left} commands behind`));
-      const seconds = (Date.now() - since) / 1000;
-      if (lag > 0) progress(`users service still ${lag} commands behind after ${seconds.toFixed(1)} s; going on`);
-      return { lag, seconds };
+    // What the users service has not consumed yet of what the gateway accepted (it shares the cores).
+    const usersLag = async (after: string): Promise<number | null> => {
+      if (!withUsers) return null;
+      const lag = await bus.usersLag();
+      progress(`users service ${lag} commands behind after the ${after}`);
+      return lag;
     };
 
     const http = await measure('http');
     const express = await measure('express');
-    const gatewayPeak = await measure('gateway', async () => {
-      await drain();
-    });
-    const lagAfterPeak = await bus.usersLag();
-    progress(`users service ${lagAfterPeak} commands behind after the peak run; waiting for it`);
-    const drained = await drain();
+    const gatewayPeak = await measure('gateway');
+    const lagAfterPeak = await usersLag('peak run');
     const halfPeakRate = Math.max(1, Math.round(gatewayPeak.peak.rps / 2));
     progress(`${LABELS.gateway}: half-peak run ${durationSec} s at ${halfPeakRate} req/s`);
     const halfPeak = await load('gateway', 'halfpeak', durationSec, halfPeakRate);
     progress(`${LABELS.gateway}: half-peak ${describe(halfPeak)}`);
-    const lagAfterHalfPeak = await bus.usersLag();
+    const lagAfterHalfPeak = await usersLag('half-peak run');
 
     const targets: BenchResults['targets'] = {
       http,
@@ -179,7 +210,7 @@ async function main(): Promise<number> {
       gateway: {
         ...gatewayPeak,
         halfPeak,
-        usersBacklog: { lagAfterPeak, drainSec: drained.seconds, lagAtHalfPeakStart: drained.lag, lagAfterHalfPeak },
+        usersLag: lagAfterPeak === null || lagAfterHalfPeak === null ? null : { afterPeak: lagAfterPeak, afterHalfPeak: lagAfterHalfPeak },
       },
     };
     const failures = failuresIn(targets);
@@ -192,12 +223,14 @@ async function main(): Promise<number> {
       ratios: ratiosOf(targets),
       goals: goalsOf(targets),
       failures,
+      warnings: warningsIn(targets),
       ok: failures.length === 0,
     };
     console.log(`\n${formatReport(results)}\n`);
     for (const file of save(results)) progress(`wrote ${file}`);
     return results.ok ? 0 : 1;
   } finally {
+    stopping = true;
     process.off('SIGINT', interrupt);
     process.off('SIGTERM', interrupt);
     for (const child of children.reverse()) {

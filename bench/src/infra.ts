@@ -1,7 +1,6 @@
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { dlqOf, topicName, Topics } from '@postbus/contracts';
 import { connectDb } from '@postbus/db';
-import { sleep } from '@postbus/testing';
 
 /** What a benchmark run leaves on the broker, and how far the users service is behind on it. */
 export class BusProbe {
@@ -35,22 +34,6 @@ export class BusProbe {
       const position = done.get(partition) ?? -1;
       return lag + Math.max(0, Number(high) - (position >= 0 ? position : Number(low)));
     }, 0);
-  }
-
-  /** Waits until the users service has caught up (or the timeout passed); resolves with the lag left. */
-  async waitForUsers(timeoutMs: number, signal: AbortSignal, onProgress: (lag: number) => void): Promise<number> {
-    const deadline = Date.now() + timeoutMs;
-    let reported = 0;
-    for (;;) {
-      signal.throwIfAborted();
-      const lag = await this.usersLag();
-      if (lag === 0 || Date.now() >= deadline) return lag;
-      if (Date.now() - reported >= 5000) {
-        onProgress(lag);
-        reported = Date.now();
-      }
-      await sleep(500);
-    }
   }
 
   /** Deletes the run's topics (with their DLQs) and the users service's consumer group. */

@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import { measureCpu, type CpuUsage } from './cpu';
 
 export interface LoadOptions {
   /** Base URL of the target, e.g. http://127.0.0.1:8080 */
@@ -10,10 +11,15 @@ export interface LoadOptions {
   body: (n: number) => string;
   durationSec: number;
   connections: number;
-  /** Requests per second over all connections; unlimited (closed loop) when absent. */
+  /**
+   * Requests per second over all connections; unlimited (closed loop) when absent. autocannon lets each
+   * connection send its quota for the second back to back, so a paced run still arrives in bursts.
+   */
   overallRate?: number;
   /** Stops the run early (its promise then rejects with the reason). */
   signal: AbortSignal;
+  /** Processes whose CPU use is measured during the run, by name. */
+  watch: Record<string, number | undefined>;
 }
 
 /** The figures of one autocannon run; latencies in milliseconds. */
@@ -31,6 +37,8 @@ export interface LoadStats {
   /** 2xx answers whose body was not the gateway's `{"status":"accepted",...}`. */
   mismatches: number;
   statusCodes: Record<string, number>;
+  /** Cores busy during the run, by process; null where /proc cannot be read. */
+  cpu: CpuUsage | null;
 }
 
 // `errors` already counts the timeouts.
@@ -42,6 +50,7 @@ export function runLoad(options: LoadOptions): Promise<LoadStats> {
   options.signal.throwIfAborted();
   let n = 0;
   return new Promise((resolve, reject) => {
+    const cpu = measureCpu(options.watch);
     const instance = autocannon(
       {
         url: options.url,
@@ -71,7 +80,7 @@ export function runLoad(options: LoadOptions): Promise<LoadStats> {
         options.signal.removeEventListener('abort', onAbort);
         if (options.signal.aborted) return reject(options.signal.reason as Error);
         if (error) return reject(error instanceof Error ? error : new Error(`autocannon failed: ${JSON.stringify(error)}`));
-        resolve(summarise(result, options));
+        resolve(summarise(result, options, cpu()));
       },
     );
     const onAbort = () => instance.stop();
@@ -79,7 +88,7 @@ export function runLoad(options: LoadOptions): Promise<LoadStats> {
   });
 }
 
-function summarise(result: autocannon.Result, options: LoadOptions): LoadStats {
+function summarise(result: autocannon.Result, options: LoadOptions, cpu: CpuUsage | null): LoadStats {
   const statusCodes: Record<string, number> = {};
   for (const [code, { count }] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = count ?? 0;
   const round = (value: number) => Math.round(value * 100) / 100;
@@ -101,5 +110,6 @@ function summarise(result: autocannon.Result, options: LoadOptions): LoadStats {
     timeouts: result.timeouts,
     mismatches: result.mismatches,
     statusCodes,
+    cpu,
   };
 }

@@ -14,18 +14,10 @@ export interface TargetResult {
   peak: LoadStats;
 }
 
-export interface UsersBacklog {
-  /** Commands the users service had not consumed when the gateway's peak run ended. */
-  lagAfterPeak: number;
-  /** How long it took to catch up before the half-peak run, and what was left if it did not. */
-  drainSec: number;
-  lagAtHalfPeakStart: number;
-  lagAfterHalfPeak: number;
-}
-
 export interface GatewayResult extends TargetResult {
   halfPeak: LoadStats;
-  usersBacklog: UsersBacklog;
+  /** Commands the users service had not consumed yet after each run; null when it was not started. */
+  usersLag: { afterPeak: number; afterHalfPeak: number } | null;
 }
 
 export interface Goals {
@@ -43,6 +35,8 @@ export interface BenchResults {
   goals: Goals;
   /** Runs with non-2xx answers, errors or unexpected bodies, e.g. "gateway peak: 12 non-2xx (503: 12)". */
   failures: string[];
+  /** Conditions that make figures less trustworthy: a busy machine, a saturated load generator, a missed rate. */
+  warnings: string[];
   ok: boolean;
 }
 
@@ -79,14 +73,39 @@ export function goalsOf(targets: BenchResults['targets']): Goals {
   };
 }
 
-/** One line per run that got anything but the expected 2xx answer. */
-export function failuresIn(targets: BenchResults['targets']): string[] {
-  const runs: [string, LoadStats][] = [];
-  for (const target of TARGETS) {
-    const result: TargetResult = targets[target];
-    runs.push([`${LABELS[target]} warm-up`, result.warmup], [`${LABELS[target]} peak`, result.peak]);
+const measuredRuns = (targets: BenchResults['targets']): [string, LoadStats][] => [
+  ...TARGETS.map((t): [string, LoadStats] => [`${LABELS[t]} peak`, targets[t].peak]),
+  [`${LABELS.gateway} half-peak`, targets.gateway.halfPeak],
+];
+
+/** Cores used by processes the benchmark did not start nor depends on, above which figures are suspect. */
+const OTHER_CPU_LIMIT = 0.25;
+/** The load generator is one event loop: near a full core it, not the target, sets the pace. */
+const GENERATOR_CPU_LIMIT = 0.9;
+
+export function warningsIn(targets: BenchResults['targets']): string[] {
+  const warnings: string[] = [];
+  for (const [name, s] of measuredRuns(targets)) {
+    if (s.cpu && s.cpu.other >= OTHER_CPU_LIMIT) {
+      warnings.push(`${name}: other processes used ${s.cpu.other} of ${s.cpu.cores} cores during the run; its figures are unreliable`);
+    }
+    const generator = s.cpu?.byProcess['bench'] ?? 0;
+    if (generator >= GENERATOR_CPU_LIMIT) {
+      warnings.push(`${name}: the load generator used ${generator} cores (saturated): the target may be faster than measured`);
+    }
+    if (s.targetRate !== null && s.rps < 0.95 * s.targetRate) {
+      warnings.push(`${name}: ${s.rps} req/s achieved of ${s.targetRate} req/s asked`);
+    }
   }
-  runs.push([`${LABELS.gateway} half-peak`, targets.gateway.halfPeak]);
+  return warnings;
+}
+
+/** One line per run, warm-ups included, that got anything but the expected 2xx answer. */
+export function failuresIn(targets: BenchResults['targets']): string[] {
+  const runs: [string, LoadStats][] = [
+    ...TARGETS.map((t): [string, LoadStats] => [`${LABELS[t]} warm-up`, targets[t].warmup]),
+    ...measuredRuns(targets),
+  ];
   return runs
     .filter(([, stats]) => failuresOf(stats) > 0)
     .map(([name, s]) => {
@@ -122,7 +141,7 @@ const row = (name: string, s: LoadStats): string[] => [
 export function formatReport(results: BenchResults): string {
   const { targets, ratios, goals, settings } = results;
   const verdict = (pass: boolean) => (pass ? 'PASS' : 'MISS');
-  const backlog = targets.gateway.usersBacklog;
+  const lag = targets.gateway.usersLag;
   return [
     `POST /v1/projects/{id}/users, ${settings.connections} connections, pipelining 1, ${settings.durationSec} s per run (after ${settings.warmupSec} s warm-up)`,
     '',
@@ -137,11 +156,14 @@ export function formatReport(results: BenchResults): string {
     ),
     '',
     `ratios (req/s): gateway/express ${fixed(ratios.gatewayToExpress, 3)}, gateway/http ${fixed(ratios.gatewayToHttp, 3)}, express/http ${fixed(ratios.expressToHttp, 3)}`,
-    `users service backlog: ${backlog.lagAfterPeak} commands after the peak run, drained for ${fixed(backlog.drainSec, 1)} s ` +
-      `(${backlog.lagAtHalfPeakStart} left), ${backlog.lagAfterHalfPeak} after the half-peak run`,
+    lag
+      ? `users service backlog: ${lag.afterPeak} commands after the gateway's peak run, ${lag.afterHalfPeak} after its half-peak run`
+      : 'users service not started (BENCH_USERS=0)',
     '',
     `goal ${verdict(goals.throughput.pass)}: ${goals.throughput.rule}: ${fixed(goals.throughput.actual, 1)} vs ${fixed(goals.throughput.required, 1)} required`,
     `goal ${verdict(goals.halfPeakP99.pass)}: ${goals.halfPeakP99.rule}: p99 ${fixed(goals.halfPeakP99.actualMs)} ms at ${settings.halfPeakRate} req/s`,
+    `  (autocannon paces each connection per second: at half peak all ${settings.connections} connections still send in bursts)`,
+    ...(results.warnings.length > 0 ? ['', 'warnings:', ...results.warnings.map((w) => `  - ${w}`)] : []),
     ...(results.failures.length > 0 ? ['', 'FAILED requests:', ...results.failures.map((f) => `  - ${f}`)] : []),
   ].join('\n');
 }
