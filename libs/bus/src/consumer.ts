@@ -1,4 +1,5 @@
 import Ajv, { type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import { dlqOf, MessageSchemas, type MessageData, type MessageType } from '@postbus/contracts';
 import { withLogContext, type Logger } from '@postbus/logger';
@@ -48,7 +49,7 @@ export interface ConsumerOptions {
   partitionsConsumedConcurrently?: number;
 }
 
-const ajv = new Ajv({ allErrors: false, strict: false });
+const ajv = addFormats(new Ajv({ allErrors: false, strict: false }));
 const validators = new Map<string, ValidateFunction>();
 function validatorFor(type: MessageType): ValidateFunction {
   let v = validators.get(type);

@@ -55,6 +55,7 @@ export class UserCommands {
       // Creating a user that exists merges what the create carries, like an update.
       const existing = await this.deps.users.findByRef(cmd.projectId, { email: cmd.email });
       if (existing) {
+        await this.drainParked(existing); // commands accepted before this create go first
         const merge = {
           ...(cmd.fields ?? {}),
           ...(cmd.userId !== undefined && existing.userId !== cmd.userId ? { user_id: cmd.userId } : {}),
@@ -69,9 +70,9 @@ export class UserCommands {
         origin,
         'created',
       );
+      // Commands parked for a new user are applied by the sweep within a second (or first, by the
+      // user's next command): looking for them here would cost every create a query.
     }
-    const user = await this.deps.users.findByRef(cmd.projectId, { email: cmd.email });
-    if (user) await this.drainParked(user);
   }
 
   async update(cmd: UserUpdateCommand, ctx: MessageContext): Promise<void> {
