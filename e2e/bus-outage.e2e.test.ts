@@ -40,7 +40,8 @@ describe('when Kafka cannot take a request', () => {
 
   it('the gateway answers 503 with Retry-After, never 200', async () => {
     const client = await createClientAndProject(system);
-    const create = (email: string) => call(system.gatewayUrl, 'POST', `/v1/projects/${client.projectId}/users`, { auth: client.auth, json: { email } });
+    const create = (email: string) =>
+      call(system.gatewayUrl, 'POST', `/v1/projects/${client.projectId}/users`, { auth: client.auth, json: { email } });
     expect((await create('before@example.com')).status).toBe(200);
 
     broker.stop();

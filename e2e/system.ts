@@ -53,10 +53,14 @@ export interface DemoClient {
 
 /** Creates a client with the operator CLI, then a project through the API, as an operator and a client would. */
 export async function createClientAndProject(system: RunningSystem, scope: 'full' | 'sdk' = 'full'): Promise<DemoClient> {
-  const out = execFileSync(process.execPath, [join(repoRoot, 'services/gateway/bin/postbus.js'), 'clients', 'create', '--name', 'E2E', '--scope', scope, '--json'], {
-    env: { ...process.env, ...system.env },
-    encoding: 'utf8',
-  });
+  const out = execFileSync(
+    process.execPath,
+    [join(repoRoot, 'services/gateway/bin/postbus.js'), 'clients', 'create', '--name', 'E2E', '--scope', scope, '--json'],
+    {
+      env: { ...process.env, ...system.env },
+      encoding: 'utf8',
+    },
+  );
   const { client_id: clientId, api_key: apiKey } = JSON.parse(out) as { client_id: string; api_key: string };
   const auth = basicAuth(clientId, apiKey);
   const project = await call(system.gatewayUrl, 'POST', '/v1/projects', { auth, json: { name: 'E2E project' } });

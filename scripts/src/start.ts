@@ -1,7 +1,16 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { basicAuth, call, ensureInfrastructure, portOpen, releaseInfrastructure, repoRoot, startService, type ServiceProcess } from '@postbus/testing';
+import {
+  basicAuth,
+  call,
+  ensureInfrastructure,
+  portOpen,
+  releaseInfrastructure,
+  repoRoot,
+  startService,
+  type ServiceProcess,
+} from '@postbus/testing';
 
 /**
  * `npm start`: the whole system on this machine — local infrastructure, every service, a demo
@@ -27,7 +36,11 @@ async function demoClient(gatewayUrl: string): Promise<Demo> {
     if (check.status === 200) return saved;
   }
   say('creating the demo client (npx postbus clients create --name Demo)');
-  const out = execFileSync(process.execPath, [join(repoRoot, 'services/gateway/bin/postbus.js'), 'clients', 'create', '--name', 'Demo', '--json'], { encoding: 'utf8' });
+  const out = execFileSync(
+    process.execPath,
+    [join(repoRoot, 'services/gateway/bin/postbus.js'), 'clients', 'create', '--name', 'Demo', '--json'],
+    { encoding: 'utf8' },
+  );
   const { client_id: clientId, api_key: apiKey } = JSON.parse(out) as { client_id: string; api_key: string };
   const project = await call(gatewayUrl, 'POST', '/v1/projects', { auth: basicAuth(clientId, apiKey), json: { name: 'Demo project' } });
   if (project.status !== 201) throw new Error(`creating the demo project failed: ${project.status} ${project.text}`);
@@ -41,9 +54,12 @@ async function main(): Promise<void> {
     ['gateway', GATEWAY_PORT],
     ['users', USERS_PORT],
   ] as const) {
-    if (await portOpen('127.0.0.1', port)) throw new Error(`port ${port} (${name}) is taken: is Postbus already running? Set PORT / USERS_PORT to use others.`);
+    if (await portOpen('127.0.0.1', port))
+      throw new Error(`port ${port} (${name}) is taken: is Postbus already running? Set PORT / USERS_PORT to use others.`);
   }
-  say('starting local infrastructure (Kafka 3.9 KRaft, FerretDB 1.24); the first run downloads and builds, later runs reuse ~/.cache/postbus');
+  say(
+    'starting local infrastructure (Kafka 3.9 KRaft, FerretDB 1.24); the first run downloads and builds, later runs reuse ~/.cache/postbus',
+  );
   await ensureInfrastructure();
 
   const services: ServiceProcess[] = [];
