@@ -3,7 +3,8 @@
  * durably written to Kafka) against two baselines in processes of their own: express with the same
  * JSON parsing and validation, and bare node:http. Run with `npm run bench`. Results go to bench/results/.
  *   BENCH_DURATION=10   seconds of each measured run
- *   BENCH_USERS=0       do not start the users service (by default it consumes what the gateway accepts, on the same cores)
+ *   BENCH_USERS=1       also start the users service, consuming what the gateway accepts on the same two cores
+ *                       (the whole system; by default the gateway is measured alone, like its baselines)
  *   BENCH_KEEP_DATA=1   keep the run's topics, consumer group and databases
  */
 import { execFile } from 'node:child_process';
@@ -93,7 +94,7 @@ async function probe(name: string, url: string, headers: Record<string, string>,
 
 async function main(): Promise<number> {
   const durationSec = envSeconds('BENCH_DURATION', 10);
-  const withUsers = process.env['BENCH_USERS'] !== '0';
+  const withUsers = process.env['BENCH_USERS'] === '1';
   const keepData = process.env['BENCH_KEEP_DATA'] === '1';
   const runId = uniqueName('bench');
   const dbPrefix = runId.replace(/-/g, '_');
@@ -129,7 +130,7 @@ async function main(): Promise<number> {
     Object.assign(watch, infraPids());
 
     const common = { KAFKA_BROKERS: brokers, MONGO_URL: mongoUrl, KAFKA_NAMESPACE: runId };
-    // Without the users service (BENCH_USERS=0) the gateway still accepts: the commands wait on the topic.
+    // Without the users service (the default) the gateway still accepts: the commands wait on the topic.
     let usersUrl = 'http://127.0.0.1:9';
     if (withUsers) {
       const usersPort = await freePort();

@@ -20,6 +20,8 @@ export interface BusOptions extends KafkaConnection {
   partitions: number;
   replicationFactor: number;
   ackTimeoutMs?: number;
+  /** Idempotent producers writing side by side; see Publisher. */
+  producerLanes?: number;
 }
 
 export interface TopicSpec {
@@ -41,6 +43,7 @@ export class Bus {
       logger: options.logger,
       resolveTopic: this.resolveTopic,
       ...(options.ackTimeoutMs ? { ackTimeoutMs: options.ackTimeoutMs } : {}),
+      ...(options.producerLanes ? { lanes: options.producerLanes } : {}),
     });
   }
 

@@ -26,26 +26,28 @@ export interface PublisherOptions {
   /** How long a publish may wait for the broker's acknowledgement before it fails. */
   ackTimeoutMs?: number;
   maxBatchSize?: number;
+  /** Producers writing side by side; a key always uses the same one, so its order is kept. */
+  lanes?: number;
 }
 
 /**
- * An idempotent, acks=all producer that groups every publish made while the previous write is in
- * flight into one produce request: throughput grows with load, and each caller still learns when
- * its own message is durably stored.
+ * One idempotent, acks=all producer. An idempotent producer has one request in flight at a time,
+ * so every publish made meanwhile is grouped into the next produce request: throughput grows with
+ * load, and each caller still learns when its own message is durably stored.
  */
-export class Publisher {
+class Lane {
   private readonly producer: Producer;
   private queue: Pending[] = [];
   private flushing = false;
   private scheduled = false;
   private connected: Promise<void> | undefined;
-  private readonly ackTimeoutMs: number;
-  private readonly maxBatchSize: number;
-  private lastWriteFailed = false;
+  lastWriteFailed = false;
 
   constructor(
     kafka: Kafka,
-    private readonly options: PublisherOptions,
+    private readonly logger: Logger,
+    private readonly ackTimeoutMs: number,
+    private readonly maxBatchSize: number,
   ) {
     this.producer = kafka.producer({
       idempotent: true,
@@ -54,11 +56,8 @@ export class Publisher {
       createPartitioner: Partitioners.DefaultPartitioner,
       retry: { initialRetryTime: 100, retries: 3, maxRetryTime: 1000 },
     });
-    this.ackTimeoutMs = options.ackTimeoutMs ?? 5000;
-    this.maxBatchSize = options.maxBatchSize ?? 1000;
   }
 
-  /** Connects now; publish() also connects (and reconnects after a broker outage) on demand. */
   async connect(): Promise<void> {
     this.connected ??= this.producer.connect().catch((error: unknown) => {
       this.connected = undefined;
@@ -67,29 +66,7 @@ export class Publisher {
     await this.connected;
   }
 
-  /** For readiness: connected, and the last write (if any) was acknowledged. */
-  async healthy(): Promise<boolean> {
-    try {
-      await this.connect();
-      return !this.lastWriteFailed;
-    } catch {
-      return false;
-    }
-  }
-
-  /** Resolves with the event id once the broker has acknowledged the write (acks=all). */
-  publish<T extends MessageType>(topic: string, type: T, key: string, data: MessageData<T>, options: PublishOptions = {}): Promise<string> {
-    const envelope = newEnvelope(type, this.options.source, data, options.requestId, options.id);
-    const message = { key, value: JSON.stringify(envelope.data), headers: toKafkaHeaders(envelope) };
-    return this.enqueue(this.options.resolveTopic(topic), message).then(() => envelope.id);
-  }
-
-  /** Writes a message as it is (e.g. to a DLQ) to a topic named as it is on the broker. */
-  publishRaw(brokerTopic: string, key: string, value: Buffer | null, headers: Record<string, string>): Promise<void> {
-    return this.enqueue(brokerTopic, { key, value, headers });
-  }
-
-  private enqueue(topic: string, message: Message): Promise<void> {
+  enqueue(topic: string, message: Message): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ topic, message, resolve, reject });
       this.schedule();
@@ -115,7 +92,7 @@ export class Publisher {
       for (const p of batch) p.resolve();
     } catch (error) {
       this.lastWriteFailed = true;
-      this.options.logger.warn('publish failed', { error: (error as Error).message, messages: batch.length });
+      this.logger.warn('publish failed', { error: (error as Error).message, messages: batch.length });
       const failure = error instanceof BusUnavailableError ? error : new BusUnavailableError(error);
       for (const p of batch) p.reject(failure);
     } finally {
@@ -148,7 +125,6 @@ export class Publisher {
     return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
   }
 
-  /** Sends what is queued, then disconnects. */
   async close(): Promise<void> {
     while (this.queue.length > 0 || this.flushing) {
       if (!this.flushing) await this.flush();
@@ -156,5 +132,70 @@ export class Publisher {
     }
     await this.producer.disconnect();
     this.connected = undefined;
+  }
+}
+
+/** FNV-1a: a cheap, stable spread of keys over lanes. */
+function laneIndex(key: string, lanes: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % lanes;
+}
+
+/**
+ * Publishes CloudEvents over a few idempotent producers ("lanes") side by side: while one lane
+ * waits for the broker's acknowledgement another can write, which keeps latency low under load.
+ * A key always takes the same lane, so the messages of one key keep their order.
+ */
+export class Publisher {
+  private readonly lanes: Lane[];
+
+  constructor(
+    kafka: Kafka,
+    private readonly options: PublisherOptions,
+  ) {
+    const count = Math.max(1, options.lanes ?? 4);
+    this.lanes = Array.from(
+      { length: count },
+      () => new Lane(kafka, options.logger, options.ackTimeoutMs ?? 5000, options.maxBatchSize ?? 1000),
+    );
+  }
+
+  /** Connects now; publish() also connects (and reconnects after a broker outage) on demand. */
+  async connect(): Promise<void> {
+    await Promise.all(this.lanes.map((lane) => lane.connect()));
+  }
+
+  /** For readiness: connected, and the last write of every lane (if any) was acknowledged. */
+  async healthy(): Promise<boolean> {
+    try {
+      await this.connect();
+      return this.lanes.every((lane) => !lane.lastWriteFailed);
+    } catch {
+      return false;
+    }
+  }
+
+  /** Resolves with the event id once the broker has acknowledged the write (acks=all). */
+  publish<T extends MessageType>(topic: string, type: T, key: string, data: MessageData<T>, options: PublishOptions = {}): Promise<string> {
+    const envelope = newEnvelope(type, this.options.source, data, options.requestId, options.id);
+    const message = { key, value: JSON.stringify(envelope.data), headers: toKafkaHeaders(envelope) };
+    return this.laneFor(key)
+      .enqueue(this.options.resolveTopic(topic), message)
+      .then(() => envelope.id);
+  }
+
+  /** Writes a message as it is (e.g. to a DLQ) to a topic named as it is on the broker. */
+  publishRaw(brokerTopic: string, key: string, value: Buffer | null, headers: Record<string, string>): Promise<void> {
+    return this.laneFor(key).enqueue(brokerTopic, { key, value, headers });
+  }
+
+  private laneFor(key: string): Lane {
+    return this.lanes[laneIndex(key, this.lanes.length)]!;
+  }
+
+  /** Sends what is queued, then disconnects. */
+  async close(): Promise<void> {
+    await Promise.all(this.lanes.map((lane) => lane.close()));
   }
 }

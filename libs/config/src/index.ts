@@ -46,6 +46,12 @@ export const CommonConfig = {
   }),
   KAFKA_TOPIC_PARTITIONS: Type.Integer({ minimum: 1, default: 6, description: 'partitions of topics the service creates' }),
   KAFKA_REPLICATION_FACTOR: Type.Integer({ minimum: 1, default: 1, description: 'replication factor of topics the service creates' }),
+  KAFKA_PRODUCER_LANES: Type.Integer({
+    minimum: 1,
+    maximum: 16,
+    default: 4,
+    description: 'idempotent producers writing side by side (one request in flight each); a key always uses the same one',
+  }),
   KAFKA_SSL: Type.Boolean({ default: false, description: 'connect to the brokers over TLS (managed Kafka)' }),
   KAFKA_SASL_MECHANISM: Type.Union(
     [Type.Literal(''), Type.Literal('plain'), Type.Literal('scram-sha-256'), Type.Literal('scram-sha-512')],

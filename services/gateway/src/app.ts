@@ -39,6 +39,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
 
   const bus = new Bus({
     ...kafkaConnection(config),
+    producerLanes: config.KAFKA_PRODUCER_LANES,
     service: 'postbus/gateway',
     logger,
     namespace: config.KAFKA_NAMESPACE,
@@ -65,17 +66,18 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestId);
-  app.use(healthRouter('gateway', { database: () => pingDb(db), bus: () => bus.publisher.healthy() }, registry));
   app.get('/v1/openapi.json', (_req, res) => {
     res.json(openApi);
   });
-  app.use(docsRouter());
+  // The API first, under its prefix: the hot path passes no other router.
   const v1 = express.Router();
   v1.use(requestMetrics(registry));
   v1.use(authenticate(clients, config.AUTH_CACHE_TTL_MS));
   v1.use(jsonBody(config.BODY_LIMIT));
-  mountRoutes(v1, routes, { idempotency, idempotencyRetentionMs: IDEMPOTENCY_RETENTION_MS });
-  app.use(v1);
+  mountRoutes(v1, routes, { idempotency, idempotencyRetentionMs: IDEMPOTENCY_RETENTION_MS }, '/v1');
+  app.use('/v1', v1);
+  app.use(healthRouter('gateway', { database: () => pingDb(db), bus: () => bus.publisher.healthy() }, registry));
+  app.use(docsRouter());
   app.use(notFoundHandler);
   app.use(problemHandler(logger, config.BODY_LIMIT));
 

@@ -27,6 +27,7 @@ export async function start({ config, logger }: { config: UsersConfig; logger: L
 
   const bus = new Bus({
     ...kafkaConnection(config),
+    producerLanes: config.KAFKA_PRODUCER_LANES,
     service: 'postbus/users',
     logger,
     namespace: config.KAFKA_NAMESPACE,

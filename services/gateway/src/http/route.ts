@@ -74,13 +74,17 @@ function check(validator: Validator | undefined, value: unknown, where: string):
   throw new ValidationError(detail, where === 'body' ? errors : errors.map((e) => ({ ...e, message: `${where}: ${e.message}` })));
 }
 
-/** Registers routes on a router: scope check, validation, idempotency, then the handler. */
-export function mountRoutes(router: Router, routes: RouteSpec[], deps: RouteDeps): void {
+/**
+ * Registers routes on a router mounted at `mountPath` (their paths are full, as in the OpenAPI
+ * document): scope check, validation, idempotency, then the handler.
+ */
+export function mountRoutes(router: Router, routes: RouteSpec[], deps: RouteDeps, mountPath = ''): void {
   for (const route of routes) {
     const validateBody = route.body && compileBody(route.body);
     const validateParams = route.params && compileText(route.params);
     const validateQuery = route.query && compileText(route.query);
-    router[route.method](route.path, async (req: Request, res: Response) => {
+    if (!route.path.startsWith(mountPath)) throw new Error(`${route.path} is outside ${mountPath}`);
+    router[route.method](route.path.slice(mountPath.length), async (req: Request, res: Response) => {
       const client = req.client;
       if (!client) throw new UnauthorizedError();
       if (route.scope === 'full' && client.scope !== 'full') {
