@@ -25,6 +25,25 @@ export interface Handler<T extends MessageType = MessageType> {
   topic: string;
   type: T;
   handle(data: MessageData<T>, ctx: MessageContext): Promise<void>;
+  /**
+   * Optional fast path for a run of consecutive messages of this type from one partition (e.g. one
+   * insertMany instead of many inserts). Returns the positions it did not handle; those, or all of
+   * them if it throws, then go through handle() one by one, in order, with the usual retries.
+   */
+  handleBatch?(items: BatchItem<T>[]): Promise<number[]>;
+}
+
+export interface BatchItem<T extends MessageType = MessageType> {
+  data: MessageData<T>;
+  ctx: MessageContext;
+}
+
+/** A message read, validated and matched to its handler. */
+interface Decoded {
+  handler: Handler;
+  envelope: Envelope;
+  ctx: MessageContext;
+  message: KafkaMessage;
 }
 
 /** Declares a handler for one message type; its data is validated against the contract before handle(). */
@@ -124,33 +143,72 @@ export class MessageConsumer {
   private async eachBatch(payload: EachBatchPayload): Promise<void> {
     const { batch } = payload;
     const heartbeat = () => payload.heartbeat();
+    let run: Decoded[] = [];
+    // A run is handled, then its offsets are resolved and committed: never before the effect is stored.
+    const finishRun = async () => {
+      if (run.length === 0) return;
+      await this.handleRun(run, heartbeat);
+      payload.resolveOffset(run[run.length - 1]!.message.offset);
+      run = [];
+      await payload.commitOffsetsIfNecessary();
+      await heartbeat();
+    };
     for (const message of batch.messages) {
       if (!payload.isRunning() || payload.isStale() || this.stopping) break;
-      await this.process(batch.topic, batch.partition, message, heartbeat);
+      const decoded = await this.decode(batch.topic, batch.partition, message);
+      if (decoded && decoded.handler.handleBatch && (run.length === 0 || run[0]!.handler === decoded.handler)) {
+        run.push(decoded);
+        continue;
+      }
+      await finishRun();
+      if (decoded?.handler.handleBatch) {
+        run.push(decoded);
+        continue;
+      }
+      if (decoded) await this.handleOne(decoded, heartbeat);
       payload.resolveOffset(message.offset);
       await payload.commitOffsetsIfNecessary();
       await heartbeat();
     }
+    if (!this.stopping && payload.isRunning() && !payload.isStale()) await finishRun();
   }
 
-  private async process(topic: string, partition: number, message: KafkaMessage, heartbeat: () => Promise<void>): Promise<void> {
-    const { logger } = this.options;
+  private async handleRun(run: Decoded[], heartbeat: () => Promise<void>): Promise<void> {
+    const handler = run[0]!.handler;
+    let leftover: number[];
+    if (run.length === 1 || !handler.handleBatch) {
+      leftover = run.map((_, i) => i);
+    } else {
+      try {
+        leftover = await withLogContext({ eventType: handler.type, batchSize: run.length }, () =>
+          handler.handleBatch!(run.map(({ envelope, ctx }) => ({ data: envelope.data as never, ctx }))),
+        );
+      } catch (error) {
+        this.options.logger.warn('batch failed, handling its messages one by one', { error: (error as Error).message, size: run.length });
+        leftover = run.map((_, i) => i);
+      }
+    }
+    for (const i of leftover) await this.handleOne(run[i]!, heartbeat);
+  }
+
+  /** Reads and validates a message; a message that breaks the contract goes to the DLQ (undefined). */
+  private async decode(topic: string, partition: number, message: KafkaMessage): Promise<Decoded | undefined> {
     let envelope: Envelope;
     try {
       envelope = fromKafkaMessage(message.headers, message.value);
     } catch (error) {
       await this.toDlq(topic, partition, message, `unreadable: ${(error as Error).message}`);
-      return;
+      return undefined;
     }
     const handler = this.byTopicAndType.get(topic)?.get(envelope.type);
     if (!handler) {
       if (!(envelope.type in MessageSchemas)) await this.toDlq(topic, partition, message, `unknown message type ${envelope.type}`);
-      return; // a known type this service does not handle
+      return undefined; // a known type this service does not handle
     }
     const validate = validatorFor(handler.type);
     if (!validate(envelope.data)) {
       await this.toDlq(topic, partition, message, `invalid ${envelope.type}: ${ajv.errorsText(validate.errors)}`);
-      return;
+      return undefined;
     }
     const ctx: MessageContext = {
       id: envelope.id,
@@ -163,6 +221,12 @@ export class MessageConsumer {
       partition,
       offset: message.offset,
     };
+    return { handler, envelope, ctx, message };
+  }
+
+  private async handleOne({ handler, envelope, ctx, message }: Decoded, heartbeat: () => Promise<void>): Promise<void> {
+    const { logger } = this.options;
+    const { topic, partition } = ctx;
     await withLogContext({ requestId: envelope.requestId, eventId: envelope.id, eventType: envelope.type }, async () => {
       for (let attempt = 1; ; attempt++) {
         try {

@@ -11,7 +11,7 @@ import {
 } from '@postbus/contracts';
 import type { Logger } from '@postbus/logger';
 import { planFieldChanges } from './domain/fields';
-import { refKey, type UserRepository } from './model/user.repository';
+import { refKey, type NewUser, type UserRepository } from './model/user.repository';
 import type { ParkedCommandDoc, UserDoc } from './model/user.schema';
 
 type WaitingCommand = { type: 'user.update'; data: UserUpdateCommand } | { type: 'user.unsubscribe'; data: UserUnsubscribeCommand };
@@ -30,6 +30,13 @@ export interface UserCommandsDeps {
   now?: () => Date;
 }
 
+function newUser(cmd: UserCreateCommand, commandId: string): NewUser {
+  const changes = planFieldChanges(cmd.fields ?? {});
+  const userId = changes.userId !== undefined ? changes.userId : (cmd.userId ?? null);
+  delete changes.userId;
+  return { projectId: cmd.projectId, email: cmd.email, userId, createdBy: commandId, changes };
+}
+
 /**
  * What the users service does with each command. Delivery is at-least-once, so every step is
  * idempotent, and every event id derives from the command id (consumers dedupe on it).
@@ -43,36 +50,40 @@ export class UserCommands {
 
   async create(cmd: UserCreateCommand, ctx: MessageContext): Promise<void> {
     const origin = { commandId: ctx.id, requestId: ctx.requestId };
-    const changes = planFieldChanges(cmd.fields ?? {});
-    const userId = changes.userId !== undefined ? changes.userId : (cmd.userId ?? null);
-    delete changes.userId;
-    let result = await this.deps.users.insert({ projectId: cmd.projectId, email: cmd.email, userId, changes });
+    const user = newUser(cmd, ctx.id);
+    let result = await this.deps.users.insert(user);
     if (result === 'user_id_taken') {
       await this.reject(cmd.projectId, { email: cmd.email }, 'user.create', origin, 'user_id_taken');
-      result = await this.deps.users.insert({ projectId: cmd.projectId, email: cmd.email, userId: null, changes });
+      result = await this.deps.users.insert({ ...user, userId: null });
     }
     if (result === 'exists') {
-      // Creating a user that exists merges what the create carries, like an update.
       const existing = await this.deps.users.findByRef(cmd.projectId, { email: cmd.email });
-      if (existing) {
-        await this.drainParked(existing); // commands accepted before this create go first
-        const merge = {
-          ...(cmd.fields ?? {}),
-          ...(cmd.userId !== undefined && existing.userId !== cmd.userId ? { user_id: cmd.userId } : {}),
-        };
-        if (Object.keys(merge).length > 0) await this.applyUpdate(existing, { user: { email: cmd.email }, fields: merge }, origin);
-      }
+      if (!existing) return;
+      // This very command created the user before a crash: only its event may be missing.
+      if (existing.createdBy === ctx.id) return this.emitCreated(existing, origin);
+      await this.drainParked(existing); // commands accepted before this create go first
+      // Creating a user that exists merges what the create carries, like an update.
+      const merge = {
+        ...(cmd.fields ?? {}),
+        ...(cmd.userId !== undefined && existing.userId !== cmd.userId ? { user_id: cmd.userId } : {}),
+      };
+      if (Object.keys(merge).length > 0) await this.applyUpdate(existing, { user: { email: cmd.email }, fields: merge }, origin);
     } else if (result !== 'user_id_taken') {
-      await this.emit(
-        'user.created',
-        result,
-        { projectId: result.projectId, id: String(result._id), userId: result.userId, email: result.email },
-        origin,
-        'created',
-      );
       // Commands parked for a new user are applied by the sweep within a second (or first, by the
       // user's next command): looking for them here would cost every create a query.
+      await this.emitCreated(result, origin);
     }
+  }
+
+  /**
+   * Many creates in one insert; the ones that meet an existing email or user_id (or repeat an
+   * email within the run) are returned for create() to handle one by one.
+   */
+  async createMany(items: { data: UserCreateCommand; ctx: MessageContext }[]): Promise<number[]> {
+    const { inserted, notInserted } = await this.deps.users.insertMany(items.map(({ data, ctx }) => newUser(data, ctx.id)));
+    const origins = new Map(items.map(({ ctx }) => [ctx.id, { commandId: ctx.id, requestId: ctx.requestId }]));
+    await Promise.all(inserted.map((user) => this.emitCreated(user, origins.get(user.createdBy ?? '')!)));
+    return notInserted;
   }
 
   async update(cmd: UserUpdateCommand, ctx: MessageContext): Promise<void> {
@@ -198,6 +209,16 @@ export class UserCommands {
       userOrderingKey(projectId, ref),
       { projectId, user: ref, command, commandId: origin.commandId, reason },
       { id: `${origin.commandId}.rejected`, ...(origin.requestId ? { requestId: origin.requestId } : {}) },
+    );
+  }
+
+  private emitCreated(user: UserDoc, origin: Origin): Promise<void> {
+    return this.emit(
+      'user.created',
+      user,
+      { projectId: user.projectId, id: String(user._id), userId: user.userId, email: user.email },
+      origin,
+      'created',
     );
   }
 

@@ -2,7 +2,8 @@ import { Bus } from '@postbus/bus';
 import { loadConfig } from '@postbus/config';
 import { dlqOf, Topics, userOrderingKey } from '@postbus/contracts';
 import { createLogger } from '@postbus/logger';
-import { call, defaultKafkaBrokers, TopicRecorder, uniqueName, waitFor } from '@postbus/testing';
+import { connectDb } from '@postbus/db';
+import { call, defaultKafkaBrokers, defaultMongoUrl, TopicRecorder, uniqueName, waitFor } from '@postbus/testing';
 import { start, type UsersService } from '../src/app';
 import { UsersConfig } from '../src/config';
 
@@ -16,12 +17,13 @@ describe('users service', () => {
   let bus: Bus;
   let events: TopicRecorder;
   let url: string;
+  let dbName: string;
 
   beforeAll(async () => {
     const config = loadConfig(UsersConfig, {
       ...process.env,
       PORT: '0',
-      USERS_DB_NAME: uniqueName('users').replace(/-/g, '_'),
+      USERS_DB_NAME: (dbName = uniqueName('users').replace(/-/g, '_')),
       KAFKA_NAMESPACE: namespace,
       KAFKA_TOPIC_PARTITIONS: '3',
       USER_UPDATE_RETRY_WINDOW_MS: String(RETRY_WINDOW_MS),
@@ -78,6 +80,83 @@ describe('users service', () => {
     await waitFor(() => events.messages.filter((m) => m.headers['ce_id'] === 'same-command-id.created').length >= 1);
     const byUserId = await call(url, 'GET', `/internal/projects/${projectId}/users?email=twice@example.com`);
     expect(byUserId.status).toBe(200);
+  });
+
+  it('when hundreds of creates arrive at once, then each is stored once with one user.created, duplicates within the burst merged', async () => {
+    const emails = Array.from({ length: 300 }, (_, i) => `burst-${i}@example.com`);
+    const sends = emails.map((email, i) =>
+      bus.publisher.publish(Topics.UserCommands, 'user.create', userOrderingKey(projectId, { email }), {
+        projectId,
+        email,
+        fields: { n: i },
+      }),
+    );
+    // the same email again in the same burst, with a field the first create did not carry
+    sends.push(
+      bus.publisher.publish(Topics.UserCommands, 'user.create', userOrderingKey(projectId, { email: emails[7]! }), {
+        projectId,
+        email: emails[7]!,
+        fields: { again: true },
+      }),
+    );
+    const ids = await Promise.all(sends);
+    await waitFor(() => ids.slice(0, 300).every((id) => events.messages.some((m) => m.headers['ce_id'] === `${id}.created`)), {
+      timeoutMs: 30_000,
+      what: '300 user.created events',
+    });
+    const db = await connectDb({ url: defaultMongoUrl(), dbName });
+    try {
+      expect(await db.collection('users').countDocuments({ projectId, email: { $regex: '^burst-' } })).toBe(300);
+    } finally {
+      await db.close();
+    }
+    const merged = await waitFor(
+      async () => {
+        const p = await profile(emails[7]!);
+        return p?.fields?.again ? p : undefined;
+      },
+      { what: 'the repeated create merged' },
+    );
+    expect(merged.fields).toEqual({ n: 7, again: true });
+    expect(events.messages.filter((m) => m.headers['ce_id'] === `${ids[300]}.created`)).toHaveLength(0);
+  });
+
+  it('when a create is redelivered after the user was stored but before its event went out, then user.created is emitted', async () => {
+    const db = await connectDb({ url: defaultMongoUrl(), dbName });
+    try {
+      const now = new Date();
+      await db.collection('users').insertOne({
+        projectId,
+        email: 'crashed@example.com',
+        userId: null,
+        uidKey: 'email:crashed@example.com',
+        name: null,
+        country: null,
+        language: null,
+        gender: null,
+        age: null,
+        fields: {},
+        unsubscribedAt: null,
+        unsubscribeReason: null,
+        createdBy: 'cmd-before-crash',
+        createdAt: now,
+        updatedAt: now,
+      });
+    } finally {
+      await db.close();
+    }
+    await bus.publisher.publish(
+      Topics.UserCommands,
+      'user.create',
+      userOrderingKey(projectId, { email: 'crashed@example.com' }),
+      { projectId, email: 'crashed@example.com' },
+      { id: 'cmd-before-crash' },
+    );
+    const created = await waitFor(() => events.messages.find((m) => m.headers['ce_id'] === 'cmd-before-crash.created'), {
+      what: 'the missing user.created',
+    });
+    expect(created.value).toMatchObject({ email: 'crashed@example.com' });
+    expect(events.messages.filter((m) => m.headers['ce_id'] === 'cmd-before-crash.updated')).toHaveLength(0);
   });
 
   it('when an update by user_id arrives before its create, then it waits and is applied after the create', async () => {

@@ -3,10 +3,28 @@ import type { UserRef } from '@postbus/contracts';
 import { uidKeyOf, type FieldChanges } from '../domain/fields';
 import type { ParkedCommandDoc, UserDoc, UserModels } from './user.schema';
 
-export type NewUser = Pick<UserDoc, 'projectId' | 'email' | 'userId'> & { changes: FieldChanges };
+export type NewUser = Pick<UserDoc, 'projectId' | 'email' | 'userId' | 'createdBy'> & { changes: FieldChanges };
 
 /** `email:<email>` or `uid:<user_id>`: how parked commands name the user they wait for. */
 export const refKey = (ref: UserRef): string => (ref.email !== undefined ? `email:${ref.email}` : `uid:${ref.userId ?? ''}`);
+
+function toDocument(user: NewUser): Partial<UserDoc> {
+  const custom: Record<string, unknown> = {};
+  const standard: Record<string, unknown> = {};
+  for (const [path, value] of Object.entries(user.changes.set)) {
+    if (path.startsWith('fields.')) custom[path.slice('fields.'.length)] = value;
+    else standard[path] = value;
+  }
+  return {
+    projectId: user.projectId,
+    email: user.email,
+    userId: user.userId,
+    uidKey: uidKeyOf(user.email, user.userId),
+    createdBy: user.createdBy,
+    ...standard,
+    fields: custom,
+  };
+}
 
 /** Every read and write of the users service's own collections. */
 export class UserRepository {
@@ -23,25 +41,31 @@ export class UserRepository {
 
   /** Inserts the user; 'exists' when the email is taken, 'user_id_taken' when the user_id is. */
   async insert(user: NewUser): Promise<UserDoc | 'exists' | 'user_id_taken'> {
-    const custom: Record<string, unknown> = {};
-    const standard: Record<string, unknown> = {};
-    for (const [path, value] of Object.entries(user.changes.set)) {
-      if (path.startsWith('fields.')) custom[path.slice('fields.'.length)] = value;
-      else standard[path] = value;
-    }
     try {
-      const doc = await this.models.User.create({
-        projectId: user.projectId,
-        email: user.email,
-        userId: user.userId,
-        uidKey: uidKeyOf(user.email, user.userId),
-        ...standard,
-        fields: custom,
-      });
+      const doc = await this.models.User.create(toDocument(user));
       return doc.toObject();
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
       return (await this.findByRef(user.projectId, { email: user.email })) ? 'exists' : 'user_id_taken';
+    }
+  }
+
+  /**
+   * Inserts many users in one write (a fraction of the cost of one insert each on the local
+   * MongoDB-wire server); returns the users inserted and the positions that were not (taken email
+   * or user_id), for the caller to handle one by one.
+   */
+  async insertMany(users: NewUser[]): Promise<{ inserted: UserDoc[]; notInserted: number[] }> {
+    try {
+      const docs = await this.models.User.insertMany(users.map(toDocument), { ordered: false });
+      return { inserted: docs.map((d) => d.toObject()), notInserted: [] };
+    } catch (error) {
+      const { insertedDocs, writeErrors } = error as {
+        insertedDocs?: { toObject(): UserDoc }[];
+        writeErrors?: { index: number; code?: number }[];
+      };
+      if (!isDuplicateKeyError(error) || !insertedDocs || !writeErrors || writeErrors.some((w) => w.code !== 11000)) throw error;
+      return { inserted: insertedDocs.map((d) => d.toObject()), notInserted: writeErrors.map((w) => w.index).sort((a, b) => a - b) };
     }
   }
 

@@ -19,6 +19,8 @@ export interface UserDoc {
   fields: Record<string, unknown>;
   unsubscribedAt: Date | null;
   unsubscribeReason: string | null;
+  /** The id of the command that created the user: a redelivered create is recognised by it. */
+  createdBy: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -37,6 +39,7 @@ const userSchema = new Schema<UserDoc>(
     fields: { type: Schema.Types.Mixed, default: () => ({}) },
     unsubscribedAt: { type: Date, default: null },
     unsubscribeReason: { type: String, default: null },
+    createdBy: { type: String, default: null },
   },
   { collection: 'users', timestamps: true, minimize: false, versionKey: false },
 );
