@@ -14,12 +14,4 @@ export class PoisonMessageError extends Error {
   }
 }
 
-const TRANSIENT_NAMES =
-  /^(MongoNetworkError|MongoNetworkTimeoutError|MongoServerSelectionError|MongoNotConnectedError|MongoTopologyClosedError|KafkaJS\w*ConnectionError|KafkaJSNumberOfRetriesExceeded|BusUnavailableError)$/;
-
-/**
- * True for failures of infrastructure (database or broker unreachable) rather than of the message:
- * those are retried without bound instead of sending a good message to the DLQ.
- */
-export const isTransientError = (error: unknown): boolean =>
-  error instanceof Error && (TRANSIENT_NAMES.test(error.name) || (error.cause !== undefined && isTransientError(error.cause)));
+export { isTransientError } from '@postbus/errors';

@@ -22,6 +22,14 @@ describe('problemFor', () => {
     expect(JSON.stringify(problem)).not.toContain('10.0.0.3');
   });
 
+  it('turns an unreachable database into a 503 with Retry-After', () => {
+    const unreachable = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:27017'), { name: 'MongoServerSelectionError' });
+    const { problem, headers } = problemFor(unreachable);
+    expect(problem.status).toBe(503);
+    expect(headers['Retry-After']).toBe('5');
+    expect(JSON.stringify(problem)).not.toContain('27017');
+  });
+
   it('keeps the status of a typed error', () => {
     expect(problemFor(new NotFoundError()).problem.status).toBe(404);
   });

@@ -109,8 +109,23 @@ const INTERNAL: Problem = {
   detail: 'Something went wrong on our side; quote the request id when reporting it.',
 };
 
-/** The problem body to send for any thrown value: AppErrors speak for themselves, the rest is hidden. */
+/**
+ * The problem body to send for any thrown value: AppErrors speak for themselves, an unreachable
+ * database or broker is a 503, anything else is hidden behind a bare 500.
+ */
 export function problemFor(error: unknown, requestId?: string): { problem: Problem; headers: Record<string, string> } {
   if (error instanceof AppError) return { problem: error.toProblem(requestId), headers: error.headers };
+  if (isTransientError(error))
+    return problemFor(new ServiceUnavailableError('A backing service is unreachable; retry later.', 5), requestId);
   return { problem: { ...INTERNAL, ...(requestId ? { request_id: requestId } : {}) }, headers: {} };
 }
+
+const TRANSIENT_NAMES =
+  /^(MongoNetworkError|MongoNetworkTimeoutError|MongoServerSelectionError|MongoNotConnectedError|MongoTopologyClosedError|KafkaJS\w*ConnectionError|KafkaJSNumberOfRetriesExceeded|BusUnavailableError)$/;
+
+/**
+ * True for failures of infrastructure (database or broker unreachable) rather than of the request
+ * or message: a consumer retries them without bound, an HTTP server answers 503.
+ */
+export const isTransientError = (error: unknown): boolean =>
+  error instanceof Error && (TRANSIENT_NAMES.test(error.name) || (error.cause !== undefined && isTransientError(error.cause)));

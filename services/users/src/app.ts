@@ -63,7 +63,7 @@ export async function start({ config, logger }: { config: UsersConfig; logger: L
   const app = express();
   app.disable('x-powered-by');
   app.use(requestId);
-  app.use(healthRouter('users', { database: () => pingDb(db) }, registry));
+  app.use(healthRouter('users', { database: () => pingDb(db), bus: () => bus.publisher.healthy() }, registry));
   app.use(internalApi(users));
   app.use(notFoundHandler);
   app.use(problemHandler(logger));

@@ -37,6 +37,8 @@ export function userRoutes({ commands, usersApi, assertProject }: UserRouteDeps)
     await commands.send(Topics.UserCommands, type, key, data, requestId);
     return { status: 200, body: { status: 'accepted', request_id: requestId } };
   };
+  const acceptUpdate = (projectId: string, user: UserRef, fields: Record<string, unknown>, requestId: string) =>
+    accept('user.update', userOrderingKey(projectId, user), { projectId, user, fields, acceptedAt: new Date().toISOString() }, requestId);
   const refOf = (body: { email?: string; user_id?: string }): UserRef =>
     body.email !== undefined ? { email: normaliseEmail(body.email) } : { userId: body.user_id ?? '' };
 
@@ -79,13 +81,7 @@ export function userRoutes({ commands, usersApi, assertProject }: UserRouteDeps)
       responses: ACCEPTED,
       handle: async ({ params, body, client, requestId }) => {
         await assertProject(client.clientId, params.projectId);
-        const user = refOf(body);
-        return accept(
-          'user.update',
-          userOrderingKey(params.projectId, user),
-          { projectId: params.projectId, user, fields: body.fields, acceptedAt: new Date().toISOString() },
-          requestId,
-        );
+        return acceptUpdate(params.projectId, refOf(body), body.fields, requestId);
       },
     }),
     defineRoute({
@@ -100,13 +96,7 @@ export function userRoutes({ commands, usersApi, assertProject }: UserRouteDeps)
       responses: ACCEPTED,
       handle: async ({ params, body, client, requestId }) => {
         await assertProject(client.clientId, params.projectId);
-        const user = { userId: params.userId };
-        return accept(
-          'user.update',
-          userOrderingKey(params.projectId, user),
-          { projectId: params.projectId, user, fields: body.fields, acceptedAt: new Date().toISOString() },
-          requestId,
-        );
+        return acceptUpdate(params.projectId, { userId: params.userId }, body.fields, requestId);
       },
     }),
     defineRoute({
