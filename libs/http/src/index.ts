@@ -1,4 +1,4 @@
 export { problemHandler, notFoundHandler } from './problems';
-export { requestId } from './request-id';
+export { requestId, requestIdWithoutLogContext } from './request-id';
 export { healthRouter, createMetricsRegistry, type ReadinessCheck } from './health';
 export { listen, closeServer, onShutdown, exitOnFatal } from './server';

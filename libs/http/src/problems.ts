@@ -33,7 +33,12 @@ export function problemHandler(logger: Logger, bodyLimit = '1mb'): ErrorRequestH
     const known = fromBodyParser(error, bodyLimit) ?? error;
     const { problem, headers } = problemFor(known, req.requestId);
     if (problem.status >= 500)
-      logger.error('request failed', { error, method: req.method, path: (req.route as { path?: string } | undefined)?.path ?? req.path });
+      logger.error('request failed', {
+        error,
+        requestId: req.requestId,
+        method: req.method,
+        path: (req.route as { path?: string } | undefined)?.path ?? req.path,
+      });
     res.status(problem.status).set(headers).type('application/problem+json').send(JSON.stringify(problem));
   };
 }

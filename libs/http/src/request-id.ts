@@ -11,10 +11,19 @@ declare module 'express-serve-static-core' {
 
 const VALID = /^[\w.:-]{1,128}$/;
 
-/** Gives each request an id (the caller's X-Request-Id when sane) and runs the rest inside its log context. */
-export const requestId: RequestHandler = (req, res, next) => {
+const assignId: RequestHandler = (req, res, next) => {
   const given = req.get('x-request-id');
   req.requestId = given && VALID.test(given) ? given : `req_${randomUUID().replace(/-/g, '')}`;
   res.set('X-Request-Id', req.requestId);
-  withLogContext({ requestId: req.requestId }, next);
+  next();
 };
+
+/** Gives each request an id (the caller's X-Request-Id when sane) and runs the rest inside its log context. */
+export const requestId: RequestHandler = (req, res, next) => assignId(req, res, () => withLogContext({ requestId: req.requestId }, next));
+
+/**
+ * The same id without a log context, for hot paths: on Node 20 an AsyncLocalStorage context turns
+ * on promise hooks for every promise in the process, which cost the gateway ~10% of its
+ * throughput; its request-scoped log lines name the request id themselves.
+ */
+export const requestIdWithoutLogContext: RequestHandler = assignId;

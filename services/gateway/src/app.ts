@@ -2,7 +2,15 @@ import express from 'express';
 import { Bus, kafkaConnection } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
 import { connectDb, pingDb } from '@postbus/db';
-import { closeServer, createMetricsRegistry, healthRouter, listen, notFoundHandler, problemHandler, requestId } from '@postbus/http';
+import {
+  closeServer,
+  createMetricsRegistry,
+  healthRouter,
+  listen,
+  notFoundHandler,
+  problemHandler,
+  requestIdWithoutLogContext,
+} from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import { CommandSender } from './command-sender';
 import type { GatewayConfig } from './config';
@@ -65,7 +73,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(requestId);
+  app.use(requestIdWithoutLogContext);
   app.get('/v1/openapi.json', (_req, res) => {
     res.json(openApi);
   });
