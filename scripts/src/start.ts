@@ -6,7 +6,7 @@ import {
   call,
   ensureInfrastructure,
   portOpen,
-  releaseInfrastructure,
+  stopInfrastructure,
   repoRoot,
   startService,
   type ServiceProcess,
@@ -60,7 +60,7 @@ async function main(): Promise<void> {
   say(
     'starting local infrastructure (Kafka 3.9 KRaft, FerretDB 1.24); the first run downloads and builds, later runs reuse ~/.cache/postbus',
   );
-  await ensureInfrastructure();
+  const startedInfrastructure = await ensureInfrastructure();
 
   const services: ServiceProcess[] = [];
   let stopping = false;
@@ -69,7 +69,7 @@ async function main(): Promise<void> {
     stopping = true;
     say('stopping services');
     await Promise.all(services.map((s) => s.stop()));
-    releaseInfrastructure();
+    if (startedInfrastructure) stopInfrastructure();
     process.exit(code);
   };
   process.on('SIGINT', () => void stopAll(0));

@@ -49,5 +49,3 @@ export function fromKafkaMessage(headers: IHeaders | undefined, value: Buffer | 
   const requestId = header(headers, 'request_id');
   return { id, type, source, time, ...(requestId ? { requestId } : {}), data: JSON.parse(value.toString('utf8')) as unknown };
 }
-
-export { header as readHeader };

@@ -5,7 +5,7 @@ import { MessageConsumer, type ConsumerOptions } from './consumer';
 import { createKafka, type KafkaConnection } from './kafka';
 import { Publisher } from './publisher';
 
-export { defineHandler, MessageConsumer, type Handler, type MessageContext, type RetryPolicy } from './consumer';
+export { defineHandler, MessageConsumer, type BatchItem, type Handler, type MessageContext, type RetryPolicy } from './consumer';
 export { Publisher, type PublishOptions } from './publisher';
 export { kafkaConnection, type KafkaConnection } from './kafka';
 export { BusUnavailableError, PoisonMessageError, isTransientError } from './errors';

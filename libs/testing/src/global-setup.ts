@@ -1,6 +1,12 @@
 import { ensureInfrastructure } from './infra';
 
-/** Jest globalSetup of the integration and e2e projects. */
+declare global {
+  // Set by globalSetup, read by globalTeardown: jest runs both in its parent process.
+  var postbusStartedInfrastructure: boolean | undefined;
+}
+
+/** Jest globalSetup of the integration and e2e projects (each project runs it; the first may start). */
 export default async function globalSetup(): Promise<void> {
-  await ensureInfrastructure();
+  const started = await ensureInfrastructure();
+  globalThis.postbusStartedInfrastructure ||= started;
 }

@@ -1,6 +1,9 @@
-import { releaseInfrastructure } from './infra';
+import { stopInfrastructure } from './infra';
+import './global-setup';
 
-/** Jest globalTeardown: stops the infrastructure only when the test run started it. */
+/** Jest globalTeardown: stops the infrastructure only when this test run started it. */
 export default function globalTeardown(): void {
-  releaseInfrastructure();
+  if (!globalThis.postbusStartedInfrastructure) return;
+  globalThis.postbusStartedInfrastructure = false;
+  stopInfrastructure();
 }

@@ -1,4 +1,4 @@
-export { ensureInfrastructure, releaseInfrastructure, portOpen, repoRoot, defaultKafkaBrokers, defaultMongoUrl } from './infra';
+export { ensureInfrastructure, stopInfrastructure, portOpen, repoRoot, defaultKafkaBrokers, defaultMongoUrl } from './infra';
 export { uniqueName, sleep, waitFor } from './wait';
 export { freePort, startService, type ServiceProcess } from './processes';
 export { TopicRecorder, type RecordedMessage } from './kafka';

@@ -1,11 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join, resolve } from 'node:path';
 
 /** The repository root (libs/testing/{src,dist}/ → ../../..). */
 export const repoRoot = resolve(__dirname, '..', '..', '..');
-const marker = join(repoRoot, '.data', 'run', 'started-by-tests');
 
 export const defaultKafkaBrokers = () => process.env['KAFKA_BROKERS'] ?? '127.0.0.1:9092';
 export const defaultMongoUrl = () => process.env['MONGO_URL'] ?? 'mongodb://127.0.0.1:27017';
@@ -35,23 +33,21 @@ const hostPort = (value: string): [string, number] => {
 
 /**
  * Makes sure Kafka and the MongoDB-wire server answer: when they do not and they are the local
- * defaults, starts them with deploy/local/infra.sh (and remembers to stop them afterwards).
+ * defaults, starts them with deploy/local/infra.sh. Resolves true when it started them: the caller
+ * then owns them and stops them with stopInfrastructure().
  */
-export async function ensureInfrastructure(): Promise<void> {
+export async function ensureInfrastructure(): Promise<boolean> {
   const kafka = hostPort(defaultKafkaBrokers());
   const mongo = hostPort(defaultMongoUrl());
-  if ((await portOpen(...kafka)) && (await portOpen(...mongo))) return;
+  if ((await portOpen(...kafka)) && (await portOpen(...mongo))) return false;
   if (process.env['KAFKA_BROKERS'] || process.env['MONGO_URL']) {
     throw new Error(`KAFKA_BROKERS (${defaultKafkaBrokers()}) or MONGO_URL (${defaultMongoUrl()}) do not answer`);
   }
   execFileSync('bash', [join(repoRoot, 'deploy/local/infra.sh'), 'up'], { stdio: 'inherit' });
-  mkdirSync(join(repoRoot, '.data', 'run'), { recursive: true });
-  writeFileSync(marker, String(Date.now()));
+  return true;
 }
 
-/** Stops the infrastructure if ensureInfrastructure() started it. */
-export function releaseInfrastructure(): void {
-  if (!existsSync(marker)) return;
-  rmSync(marker);
+/** Stops the local infrastructure (that ensureInfrastructure() started). */
+export function stopInfrastructure(): void {
   execFileSync('bash', [join(repoRoot, 'deploy/local/infra.sh'), 'down'], { stdio: 'inherit' });
 }
