@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { call, freePort, repoRoot } from '@postbus/testing';
+import { call, freePort, repoRoot, waitFor } from '@postbus/testing';
 import { createClientAndProject, startSystem, type RunningSystem } from './system';
 
 /** A Kafka broker of this test's own, so that stopping it disturbs no other test. */
@@ -16,6 +16,9 @@ async function startOwnBroker() {
     brokers: `127.0.0.1:${port}`,
     stop() {
       infra('down');
+    },
+    start() {
+      infra('up');
     },
     remove() {
       rmSync(dataDir, { recursive: true, force: true });
@@ -53,5 +56,24 @@ describe('when Kafka cannot take a request', () => {
     }
     const again = await create('later@example.com');
     expect(again.status).toBe(503);
+    // and the load balancer is told to stop sending traffic here
+    expect((await call(system.gatewayUrl, 'GET', '/readyz')).status).toBe(503);
+  });
+
+  it('when the broker is back, the gateway accepts again without a restart', async () => {
+    const client = await createClientAndProject(system);
+    broker.start();
+    const accepted = await waitFor(
+      async () => {
+        const res = await call(system.gatewayUrl, 'POST', `/v1/projects/${client.projectId}/users`, {
+          auth: client.auth,
+          json: { email: 'after@example.com' },
+        });
+        return res.status === 200 ? res : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 1000, what: 'a 200 after the broker came back' },
+    );
+    expect(accepted.body.status).toBe('accepted');
+    expect((await call(system.gatewayUrl, 'GET', '/readyz')).status).toBe(200);
   });
 });

@@ -41,13 +41,14 @@ class Lane {
   private flushing = false;
   private scheduled = false;
   private connected: Promise<void> | undefined;
-  lastWriteFailed = false;
 
   constructor(
     kafka: Kafka,
     private readonly logger: Logger,
     private readonly ackTimeoutMs: number,
     private readonly maxBatchSize: number,
+    /** Told whether each write was acknowledged. */
+    private readonly onWrite: (acknowledged: boolean) => void,
   ) {
     this.producer = kafka.producer({
       idempotent: true,
@@ -88,10 +89,10 @@ class Lane {
     const batch = this.queue.splice(0, this.maxBatchSize);
     try {
       await this.withTimeout(this.send(batch));
-      this.lastWriteFailed = false;
+      this.onWrite(true);
       for (const p of batch) p.resolve();
     } catch (error) {
-      this.lastWriteFailed = true;
+      this.onWrite(false);
       this.logger.warn('publish failed', { error: (error as Error).message, messages: batch.length });
       const failure = error instanceof BusUnavailableError ? error : new BusUnavailableError(error);
       for (const p of batch) p.reject(failure);
@@ -149,15 +150,20 @@ function laneIndex(key: string, lanes: number): number {
  */
 export class Publisher {
   private readonly lanes: Lane[];
+  /** The last write of any lane; all lanes talk to the same brokers. */
+  private lastWriteFailed = false;
 
   constructor(
     kafka: Kafka,
     private readonly options: PublisherOptions,
   ) {
     const count = Math.max(1, options.lanes ?? 4);
+    const onWrite = (acknowledged: boolean) => {
+      this.lastWriteFailed = !acknowledged;
+    };
     this.lanes = Array.from(
       { length: count },
-      () => new Lane(kafka, options.logger, options.ackTimeoutMs ?? 5000, options.maxBatchSize ?? 1000),
+      () => new Lane(kafka, options.logger, options.ackTimeoutMs ?? 5000, options.maxBatchSize ?? 1000, onWrite),
     );
   }
 
@@ -166,11 +172,11 @@ export class Publisher {
     await Promise.all(this.lanes.map((lane) => lane.connect()));
   }
 
-  /** For readiness: connected, and the last write of every lane (if any) was acknowledged. */
+  /** For readiness: connected, and the last write (if any) was acknowledged. */
   async healthy(): Promise<boolean> {
     try {
       await this.connect();
-      return this.lanes.every((lane) => !lane.lastWriteFailed);
+      return !this.lastWriteFailed;
     } catch {
       return false;
     }

@@ -159,6 +159,41 @@ describe('users service', () => {
     expect(events.messages.filter((m) => m.headers['ce_id'] === 'cmd-before-crash.updated')).toHaveLength(0);
   });
 
+  it('when updates by email and by user_id for one user are handled at the same time, then none is lost', async () => {
+    const email = 'race@example.com';
+    await bus.publisher.publish(Topics.UserCommands, 'user.create', userOrderingKey(projectId, { email }), {
+      projectId,
+      email,
+      userId: 'u-race',
+    });
+    await waitFor(() => profile(email));
+    const updates = Array.from({ length: 10 }, (_, i) => [
+      bus.publisher.publish(Topics.UserCommands, 'user.update', userOrderingKey(projectId, { email }), {
+        projectId,
+        user: { email },
+        fields: { [`by_email_${i}`]: i },
+        acceptedAt: now(),
+      }),
+      bus.publisher.publish(Topics.UserCommands, 'user.update', userOrderingKey(projectId, { userId: 'u-race' }), {
+        projectId,
+        user: { userId: 'u-race' },
+        fields: { [`by_uid_${i}`]: i },
+        acceptedAt: now(),
+      }),
+    ]).flat();
+    await Promise.all(updates);
+    const user = await waitFor(
+      async () => {
+        const p = await profile(email);
+        return p && Object.keys(p.fields).length === 20 ? p : undefined;
+      },
+      { timeoutMs: 20_000, what: 'all 20 fields' },
+    ).catch(async (error: Error) => {
+      throw new Error(`${error.message}; stored: ${JSON.stringify((await profile(email))?.fields)}`);
+    });
+    expect(user.fields).toMatchObject({ by_email_9: 9, by_uid_9: 9 });
+  });
+
   it('when an update by user_id arrives before its create, then it waits and is applied after the create', async () => {
     await bus.publisher.publish(Topics.UserCommands, 'user.update', userOrderingKey(projectId, { userId: 'u-late' }), {
       projectId,

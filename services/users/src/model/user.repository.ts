@@ -1,4 +1,4 @@
-import { isDuplicateKeyError } from '@postbus/db';
+import { isDuplicateKeyError, KeyedSerializer } from '@postbus/db';
 import type { UserRef } from '@postbus/contracts';
 import { uidKeyOf, type FieldChanges } from '../domain/fields';
 import type { ParkedCommandDoc, UserDoc, UserModels } from './user.schema';
@@ -28,6 +28,9 @@ function toDocument(user: NewUser): Partial<UserDoc> {
 
 /** Every read and write of the users service's own collections. */
 export class UserRepository {
+  /** Updates of one user one at a time (see KeyedSerializer). */
+  private readonly perUser = new KeyedSerializer();
+
   constructor(private readonly models: UserModels) {}
 
   async findByRef(projectId: string, ref: UserRef): Promise<UserDoc | null> {
@@ -79,7 +82,7 @@ export class UserRepository {
     const update: Record<string, unknown> = { $set: set };
     if (changes.unset.length) update['$unset'] = Object.fromEntries(changes.unset.map((p) => [p, '']));
     try {
-      await this.models.User.updateOne({ _id: user._id }, update).exec();
+      await this.perUser.run(String(user._id), () => this.models.User.updateOne({ _id: user._id }, update).exec());
       return 'applied';
     } catch (error) {
       if (isDuplicateKeyError(error)) return 'user_id_taken';
@@ -88,10 +91,12 @@ export class UserRepository {
   }
 
   async markUnsubscribed(user: UserDoc, reason: string | null, at: Date): Promise<void> {
-    await this.models.User.updateOne(
-      { _id: user._id, unsubscribedAt: null },
-      { $set: { unsubscribedAt: at, unsubscribeReason: reason } },
-    ).exec();
+    await this.perUser.run(String(user._id), () =>
+      this.models.User.updateOne(
+        { _id: user._id, unsubscribedAt: null },
+        { $set: { unsubscribedAt: at, unsubscribeReason: reason } },
+      ).exec(),
+    );
   }
 
   async park(command: ParkedCommandDoc): Promise<void> {
