@@ -1,4 +1,5 @@
 import { Schema, Types, type Connection } from 'mongoose';
+import { KeyedSerializer } from '@postbus/db';
 import type { CreateProjectRequest, Project, UpdateProjectRequest } from '@postbus/contracts';
 
 interface ProjectDoc {
@@ -61,6 +62,8 @@ const toProject = (p: ProjectDoc): Project => ({
 /** Projects, each owned by one client; another client's project reads as missing. */
 export class ProjectRepository {
   private readonly Project;
+  /** Changes of one project one at a time (see KeyedSerializer). */
+  private readonly perProject = new KeyedSerializer();
 
   constructor(connection: Connection) {
     this.Project = connection.model<ProjectDoc>('Project', projectSchema);
@@ -87,9 +90,11 @@ export class ProjectRepository {
   }
 
   async update(clientId: string, id: string, body: UpdateProjectRequest): Promise<Project | null> {
-    const doc = await this.Project.findOneAndUpdate({ _id: id, clientId }, { $set: toDoc(body) }, { new: true })
-      .lean<ProjectDoc>()
-      .exec();
+    const doc = await this.perProject.run(id, () =>
+      this.Project.findOneAndUpdate({ _id: id, clientId }, { $set: toDoc(body) }, { new: true })
+        .lean<ProjectDoc>()
+        .exec(),
+    );
     return doc ? toProject(doc) : null;
   }
 
