@@ -2,12 +2,12 @@ import type { Kafka } from 'kafkajs';
 import { dlqOf, topicName } from '@postbus/contracts';
 import type { Logger } from '@postbus/logger';
 import { MessageConsumer, type ConsumerOptions } from './consumer';
-import { createKafka, type KafkaConnection } from './kafka';
+import { createKafka, kafkaConnection, type KafkaConnection, type KafkaSettings } from './kafka';
 import { Publisher } from './publisher';
 
 export { defineHandler, MessageConsumer, type BatchItem, type Handler, type MessageContext, type RetryPolicy } from './consumer';
 export { Publisher, type PublishOptions } from './publisher';
-export { kafkaConnection, type KafkaConnection } from './kafka';
+export { kafkaConnection, type KafkaConnection, type KafkaSettings } from './kafka';
 export { BusUnavailableError, PoisonMessageError, isTransientError } from './errors';
 export { fromKafkaMessage, toKafkaHeaders, newEnvelope, type Envelope } from './envelope';
 
@@ -28,6 +28,17 @@ export interface TopicSpec {
   topic: string;
   /** Log-compacted topics keep the latest value per key (e.g. the catalog). */
   compacted?: boolean;
+}
+
+/** Bus options from a service's configuration. */
+export function busOptions(config: KafkaSettings): Omit<BusOptions, 'service' | 'logger'> {
+  return {
+    ...kafkaConnection(config),
+    namespace: config.KAFKA_NAMESPACE,
+    partitions: config.KAFKA_TOPIC_PARTITIONS,
+    replicationFactor: config.KAFKA_REPLICATION_FACTOR,
+    producerLanes: config.KAFKA_PRODUCER_LANES,
+  };
 }
 
 /** The bus of one process: topic administration, one batching publisher and its consumers. */

@@ -15,14 +15,23 @@ const LEVELS: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
   [logLevel.DEBUG]: 'debug',
 };
 
-/** The connection from the KAFKA_* settings every service's config has (see CommonConfig). */
-export function kafkaConnection(config: {
+/** The KAFKA_* settings every service's configuration has (see CommonConfig in @postbus/config). */
+export interface KafkaSettings {
   KAFKA_BROKERS: string;
   KAFKA_SSL: boolean;
   KAFKA_SASL_MECHANISM: '' | 'plain' | 'scram-sha-256' | 'scram-sha-512';
   KAFKA_SASL_USERNAME: string;
   KAFKA_SASL_PASSWORD: string;
-}): KafkaConnection {
+  KAFKA_NAMESPACE: string;
+  KAFKA_TOPIC_PARTITIONS: number;
+  KAFKA_REPLICATION_FACTOR: number;
+  KAFKA_PRODUCER_LANES: number;
+}
+
+/** The connection from the KAFKA_* settings every service's config has (see CommonConfig). */
+export function kafkaConnection(
+  config: Pick<KafkaSettings, 'KAFKA_BROKERS' | 'KAFKA_SSL' | 'KAFKA_SASL_MECHANISM' | 'KAFKA_SASL_USERNAME' | 'KAFKA_SASL_PASSWORD'>,
+): KafkaConnection {
   const { KAFKA_SASL_MECHANISM: mechanism, KAFKA_SASL_USERNAME: username, KAFKA_SASL_PASSWORD: password } = config;
   return {
     brokers: config.KAFKA_BROKERS.split(',')

@@ -1,5 +1,5 @@
 import express from 'express';
-import { Bus, kafkaConnection } from '@postbus/bus';
+import { Bus, busOptions } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
 import { connectDb, pingDb } from '@postbus/db';
 import {
@@ -45,16 +45,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   const idempotency = new IdempotencyRepository(db);
   await Promise.all([clients.init(), projects.init(), idempotency.init()]);
 
-  const bus = new Bus({
-    ...kafkaConnection(config),
-    producerLanes: config.KAFKA_PRODUCER_LANES,
-    service: 'postbus/gateway',
-    logger,
-    namespace: config.KAFKA_NAMESPACE,
-    partitions: config.KAFKA_TOPIC_PARTITIONS,
-    replicationFactor: config.KAFKA_REPLICATION_FACTOR,
-    ackTimeoutMs: config.KAFKA_ACK_TIMEOUT_MS,
-  });
+  const bus = new Bus({ ...busOptions(config), service: 'postbus/gateway', logger, ackTimeoutMs: config.KAFKA_ACK_TIMEOUT_MS });
   await bus.ensureTopics([{ topic: Topics.UserCommands }]);
   await bus.publisher.connect();
 

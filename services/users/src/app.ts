@@ -1,5 +1,5 @@
 import express from 'express';
-import { Bus, kafkaConnection } from '@postbus/bus';
+import { Bus, busOptions } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
 import { connectDb, pingDb } from '@postbus/db';
 import { closeServer, createMetricsRegistry, healthRouter, listen, notFoundHandler, problemHandler, requestId } from '@postbus/http';
@@ -25,15 +25,7 @@ export async function start({ config, logger }: { config: UsersConfig; logger: L
   await Promise.all([models.User.init(), models.ParkedCommand.init()]);
   const users = new UserRepository(models);
 
-  const bus = new Bus({
-    ...kafkaConnection(config),
-    producerLanes: config.KAFKA_PRODUCER_LANES,
-    service: 'postbus/users',
-    logger,
-    namespace: config.KAFKA_NAMESPACE,
-    partitions: config.KAFKA_TOPIC_PARTITIONS,
-    replicationFactor: config.KAFKA_REPLICATION_FACTOR,
-  });
+  const bus = new Bus({ ...busOptions(config), service: 'postbus/users', logger });
   await bus.ensureTopics([{ topic: Topics.UserCommands }, { topic: Topics.UserEvents }]);
   await bus.publisher.connect();
   const commands = new UserCommands({ users, publisher: bus.publisher, logger, retryWindowMs: config.USER_UPDATE_RETRY_WINDOW_MS });
