@@ -95,6 +95,13 @@ export class UnprocessableError extends AppError {
   }
 }
 
+export class TooManyRequestsError extends AppError {
+  constructor(detail: string, retryAfterSeconds: number, headers: Record<string, string> = {}) {
+    super(429, 'rate-limited', 'Too many requests', detail);
+    Object.assign(this.headers, headers, { 'Retry-After': String(retryAfterSeconds) });
+  }
+}
+
 export class ServiceUnavailableError extends AppError {
   constructor(detail: string, retryAfterSeconds = 5) {
     super(503, 'service-unavailable', 'The service is temporarily unavailable', detail);

@@ -20,6 +20,7 @@ import { docsRouter } from './http/docs';
 import { requestMetrics } from './http/metrics';
 import { openApiDocument } from './http/openapi';
 import { ProjectAccess } from './http/project-access';
+import { rateLimit } from './http/rate-limit';
 import { mountRoutes } from './http/route';
 import { projectRoutes } from './http/routes/projects.routes';
 import { userRoutes } from './http/routes/users.routes';
@@ -72,6 +73,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   const v1 = express.Router();
   v1.use(requestMetrics(registry));
   v1.use(authenticate(clients, config.AUTH_CACHE_TTL_MS));
+  v1.use(rateLimit(config.RATE_LIMIT_PER_SECOND));
   v1.use(jsonBody(config.BODY_LIMIT));
   mountRoutes(v1, routes, { idempotency, idempotencyRetentionMs: IDEMPOTENCY_RETENTION_MS }, '/v1');
   app.use('/v1', v1);

@@ -16,6 +16,11 @@ export const GatewayConfig = Type.Object({
     default: 5000,
     description: 'how long a request waits for the broker before answering 503',
   }),
+  RATE_LIMIT_PER_SECOND: Type.Integer({
+    minimum: 0,
+    default: 5000,
+    description: 'requests a second per client on each gateway instance (bursts of twice that); 0 turns the limit off',
+  }),
   AUTH_CACHE_TTL_MS: Type.Integer({
     minimum: 0,
     default: 10_000,

@@ -239,6 +239,26 @@ describe('gateway', () => {
     });
   });
 
+  describe('rate limit', () => {
+    it('when a client sends more than its rate, then the surplus gets 429 with Retry-After and RateLimit headers', async () => {
+      const limited = await startTestGateway({ RATE_LIMIT_PER_SECOND: '2', GATEWAY_DB_NAME: gw.dbName, KAFKA_NAMESPACE: gw.namespace });
+      try {
+        const answers = await Promise.all(Array.from({ length: 8 }, () => call(limited.url, 'GET', '/v1/projects', { auth: acme.auth })));
+        const statuses = answers.map((a) => a.status);
+        expect(statuses.filter((s) => s === 200)).toHaveLength(4);
+        const refused = answers.find((a) => a.status === 429)!;
+        expect(refused.headers.get('content-type')).toMatch(/problem\+json/);
+        expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+        expect(refused.headers.get('ratelimit-policy')).toBe('"client";q=2;w=1');
+        expect(refused.body).toMatchObject({ status: 429, type: '/problems/rate-limited' });
+        // another client has its own allowance
+        expect((await call(limited.url, 'GET', '/v1/projects', { auth: other.auth })).status).toBe(200);
+      } finally {
+        await limited.stop();
+      }
+    });
+  });
+
   describe('operational endpoints', () => {
     it('serve health, readiness, metrics, the OpenAPI document and its docs page', async () => {
       expect((await call(gw.url, 'GET', '/healthz')).status).toBe(200);

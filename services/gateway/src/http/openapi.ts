@@ -13,6 +13,7 @@ const PROBLEMS: Record<number, string> = {
   413: 'Body over the limit',
   415: 'Body is not JSON',
   422: 'Idempotency-Key reused with another body, or an unmet prerequisite',
+  429: 'Over the rate limit (see Retry-After and RateLimit)',
   503: 'The bus could not durably store the request (see Retry-After)',
 };
 
@@ -52,6 +53,7 @@ export function openApiDocument(routes: RouteSpec[], version: string): Record<st
         : { description: r.description };
     }
     const problemStatuses = [
+      429,
       400,
       401,
       404,
