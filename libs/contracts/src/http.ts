@@ -9,6 +9,14 @@ export const Accepted = Type.Object({
 });
 export type Accepted = Static<typeof Accepted>;
 
+export const Session = Type.Object({
+  token: Type.String({ description: 'send as Authorization: Bearer <token>' }),
+  token_type: Type.Literal('Bearer'),
+  expires_at: Timestamp,
+  scope: Type.Union([Type.Literal('full'), Type.Literal('sdk')]),
+});
+export type Session = Static<typeof Session>;
+
 export const ProblemBody = Type.Object({
   type: Type.String(),
   title: Type.String(),

@@ -21,6 +21,8 @@ import { requestMetrics } from './http/metrics';
 import { openApiDocument } from './http/openapi';
 import { ProjectAccess } from './http/project-access';
 import { rateLimit } from './http/rate-limit';
+import { sessionRoutes } from './http/routes/session.routes';
+import { Sessions } from './domain/sessions';
 import { mountRoutes } from './http/route';
 import { projectRoutes } from './http/routes/projects.routes';
 import { userRoutes } from './http/routes/users.routes';
@@ -51,7 +53,11 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   await bus.publisher.connect();
 
   const access = new ProjectAccess(projects, config.AUTH_CACHE_TTL_MS);
+  const sessions = new Sessions(config.SESSION_SECRET || undefined, config.SESSION_TTL_SECONDS);
+  if (!config.SESSION_SECRET)
+    logger.warn('SESSION_SECRET is not set: admin sessions are signed with a random key and end with this process');
   const routes = [
+    ...sessionRoutes(sessions),
     ...projectRoutes(projects, access.forget),
     ...userRoutes({
       commands: new CommandSender(bus.publisher),
@@ -72,7 +78,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   // The API first, under its prefix: the hot path passes no other router.
   const v1 = express.Router();
   v1.use(requestMetrics(registry));
-  v1.use(authenticate(clients, config.AUTH_CACHE_TTL_MS));
+  v1.use(authenticate(clients, sessions, config.AUTH_CACHE_TTL_MS));
   v1.use(rateLimit(config.RATE_LIMIT_PER_SECOND));
   v1.use(jsonBody(config.BODY_LIMIT));
   mountRoutes(v1, routes, { idempotency, idempotencyRetentionMs: IDEMPOTENCY_RETENTION_MS }, '/v1');

@@ -21,6 +21,12 @@ export const GatewayConfig = Type.Object({
     default: 5000,
     description: 'requests a second per client on each gateway instance (bursts of twice that); 0 turns the limit off',
   }),
+  SESSION_SECRET: Type.String({
+    default: '',
+    description: 'HS256 secret of admin sessions (32+ characters), shared by every gateway instance; empty: a random one per process',
+    pattern: '^(|.{32,})$',
+  }),
+  SESSION_TTL_SECONDS: Type.Integer({ minimum: 60, maximum: 86_400, default: 900, description: 'lifetime of an admin session' }),
   AUTH_CACHE_TTL_MS: Type.Integer({
     minimum: 0,
     default: 10_000,

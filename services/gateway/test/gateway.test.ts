@@ -239,6 +239,48 @@ describe('gateway', () => {
     });
   });
 
+  describe('admin sessions', () => {
+    it('when Basic credentials are exchanged for a session, then the Bearer token manages and reads, but cannot write data or open sessions', async () => {
+      const opened = await call(gw.url, 'POST', '/v1/auth/session', { auth: acme.auth });
+      expect(opened.status).toBe(201);
+      expect(opened.body).toMatchObject({ token_type: 'Bearer', scope: 'full', token: expect.stringMatching(/^ey/) });
+      expect(new Date(opened.body.expires_at).getTime()).toBeGreaterThan(Date.now());
+      const bearer = `Bearer ${opened.body.token}`;
+
+      const listed = await call(gw.url, 'GET', '/v1/projects', { auth: bearer });
+      expect(listed.status).toBe(200);
+      expect(listed.body.data.map((p: { id: string }) => p.id)).toContain(projectId);
+      expect((await call(gw.url, 'POST', '/v1/projects', { auth: bearer, json: { name: 'From the panel' } })).status).toBe(201);
+
+      const write = await call(gw.url, 'POST', users(), { auth: bearer, json: { email: 'panel@example.com' } });
+      expect(write.status).toBe(401);
+      expect(write.body.detail).toMatch(/API key/);
+      expect((await call(gw.url, 'POST', '/v1/auth/session', { auth: bearer })).status).toBe(401);
+      // the session is the client's: another client's project stays invisible
+      const others = await call(gw.url, 'POST', '/v1/projects', { auth: other.auth, json: { name: 'Theirs' } });
+      expect((await call(gw.url, 'GET', `/v1/projects/${others.body.id}`, { auth: bearer })).status).toBe(404);
+    });
+
+    it('a session opened with an sdk key reads but does not manage', async () => {
+      const opened = await call(gw.url, 'POST', '/v1/auth/session', { auth: sdk.auth });
+      expect(opened.body.scope).toBe('sdk');
+      expect((await call(gw.url, 'GET', '/v1/projects', { auth: `Bearer ${opened.body.token}` })).status).toBe(403);
+    });
+
+    it('a forged or garbled token is a 401', async () => {
+      const opened = await call(gw.url, 'POST', '/v1/auth/session', { auth: acme.auth });
+      const [header, , signature] = (opened.body.token as string).split('.');
+      const forgedPayload = Buffer.from(
+        JSON.stringify({ sub: other.clientId, scope: 'full', iss: 'postbus', aud: 'postbus-admin', exp: 9999999999 }),
+      ).toString('base64url');
+      for (const token of [`${header}.${forgedPayload}.${signature}`, 'garbage']) {
+        const res = await call(gw.url, 'GET', '/v1/projects', { auth: `Bearer ${token}` });
+        expect(res.status).toBe(401);
+        expect(res.headers.get('content-type')).toMatch(/problem\+json/);
+      }
+    });
+  });
+
   describe('rate limit', () => {
     it('when a client sends more than its rate, then the surplus gets 429 with Retry-After and RateLimit headers', async () => {
       const limited = await startTestGateway({ RATE_LIMIT_PER_SECOND: '2', GATEWAY_DB_NAME: gw.dbName, KAFKA_NAMESPACE: gw.namespace });
@@ -268,8 +310,16 @@ describe('gateway', () => {
       const openapi = await call(gw.url, 'GET', '/v1/openapi.json');
       expect(openapi.body.openapi).toBe('3.1.0');
       expect(Object.keys(openapi.body.paths)).toEqual(
-        expect.arrayContaining(['/v1/projects', '/v1/projects/{projectId}/users', '/v1/projects/{projectId}/users/by-email']),
+        expect.arrayContaining([
+          '/v1/auth/session',
+          '/v1/projects',
+          '/v1/projects/{projectId}/users',
+          '/v1/projects/{projectId}/users/by-email',
+        ]),
       );
+      expect(openapi.body.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+      expect(openapi.body.paths['/v1/projects'].get.security).toEqual([{ basic: [] }, { bearer: [] }]);
+      expect(openapi.body.paths['/v1/projects/{projectId}/users'].post.security).toEqual([{ basic: [] }]);
       expect(openapi.body.paths['/v1/projects/{projectId}/users'].post.requestBody.content['application/json'].schema.required).toEqual([
         'email',
       ]);

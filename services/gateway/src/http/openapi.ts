@@ -1,6 +1,6 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { ProblemBody } from '@postbus/contracts';
-import type { RouteSpec } from './route';
+import { acceptsSession, type RouteSpec } from './route';
 
 const json = (schema: TSchema) => JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
 
@@ -73,6 +73,7 @@ export function openApiDocument(routes: RouteSpec[], version: string): Record<st
       summary: route.summary,
       tags: [route.tag],
       ...(route.scope === 'full' ? { description: 'Needs a key with scope "full".' } : {}),
+      security: acceptsSession(route) ? [{ basic: [] }, { bearer: [] }] : [{ basic: [] }],
       parameters: parameters(route),
       ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: json(route.body) } } } } : {}),
       responses,
@@ -89,7 +90,10 @@ export function openApiDocument(routes: RouteSpec[], version: string): Record<st
     servers: [{ url: '/' }],
     security: [{ basic: [] }],
     components: {
-      securitySchemes: { basic: { type: 'http', scheme: 'basic' } },
+      securitySchemes: {
+        basic: { type: 'http', scheme: 'basic', description: 'client id and API key' },
+        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'admin session from POST /v1/auth/session' },
+      },
       schemas: { Problem: json(ProblemBody) },
     },
     paths,

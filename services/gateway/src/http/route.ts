@@ -46,6 +46,9 @@ export interface RouteSpec<
   ): Promise<Reply>;
 }
 
+/** Admin sessions (Bearer) may manage and read; data-plane writes and opening a session need the API key. */
+export const acceptsSession = (route: Pick<RouteSpec, 'scope' | 'method'>): boolean => route.scope === 'full' || route.method === 'get';
+
 export const defineRoute = <
   B extends TSchema | undefined = undefined,
   P extends TSchema | undefined = undefined,
@@ -87,6 +90,9 @@ export function mountRoutes(router: Router, routes: RouteSpec[], deps: RouteDeps
     router[route.method](route.path.slice(mountPath.length), async (req: Request, res: Response) => {
       const client = req.client;
       if (!client) throw new UnauthorizedError();
+      if (client.via === 'session' && !acceptsSession(route)) {
+        throw new UnauthorizedError('Admin sessions may manage and read; send this operation with the API key (HTTP Basic).');
+      }
       if (route.scope === 'full' && client.scope !== 'full') {
         throw new ForbiddenError('This operation needs a key with scope "full"; SDK keys can only call the data-plane operations.');
       }
