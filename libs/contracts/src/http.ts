@@ -9,6 +9,57 @@ export const Accepted = Type.Object({
 });
 export type Accepted = Static<typeof Accepted>;
 
+export const CreateSenderDomainRequest = Type.Object(
+  {
+    domain: Type.String({
+      format: 'hostname',
+      minLength: 3,
+      maxLength: 253,
+      pattern: '\\.',
+      description: 'the domain mail is sent from, e.g. mail.example.com',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type CreateSenderDomainRequest = Static<typeof CreateSenderDomainRequest>;
+
+export const SenderDomainIdParam = Type.Object({ senderDomainId: ObjectIdString });
+
+const RecordPurpose = Type.Union([Type.Literal('spf'), Type.Literal('dkim'), Type.Literal('dmarc')]);
+
+export const SenderDomain = Type.Object({
+  id: Type.String(),
+  domain: Type.String(),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('verified'), Type.Literal('failed')]),
+  dkim_selector: Type.String(),
+  records: Type.Array(
+    Type.Object({ purpose: RecordPurpose, type: Type.Literal('TXT'), name: Type.String(), value: Type.String(), required: Type.Boolean() }),
+    { description: 'publish these in DNS, then call verify' },
+  ),
+  verification: Nullable(
+    Type.Object({
+      checked_at: Timestamp,
+      records: Type.Array(
+        Type.Object({
+          purpose: RecordPurpose,
+          type: Type.Literal('TXT'),
+          name: Type.String(),
+          expected: Type.String(),
+          found: Type.Array(Type.String()),
+          ok: Type.Boolean(),
+          required: Type.Boolean(),
+          detail: Type.String(),
+        }),
+      ),
+    }),
+  ),
+  verified_at: Nullable(Timestamp),
+  created_at: Timestamp,
+});
+export type SenderDomain = Static<typeof SenderDomain>;
+
+export const SenderDomainList = Type.Object({ data: Type.Array(SenderDomain) });
+
 export const Session = Type.Object({
   token: Type.String({ description: 'send as Authorization: Bearer <token>' }),
   token_type: Type.Literal('Bearer'),

@@ -3,3 +3,4 @@ export { uniqueName, sleep, waitFor } from './wait';
 export { freePort, startService, type ServiceProcess } from './processes';
 export { TopicRecorder, type RecordedMessage } from './kafka';
 export { call, basicAuth, type CallResult } from './http';
+export { startDnsServer, type LocalDnsServer, type RecordType } from './dns-server';

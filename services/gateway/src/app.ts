@@ -22,6 +22,10 @@ import { openApiDocument } from './http/openapi';
 import { ProjectAccess } from './http/project-access';
 import { rateLimit } from './http/rate-limit';
 import { sessionRoutes } from './http/routes/session.routes';
+import { senderDomainRoutes } from './http/routes/sender-domains.routes';
+import { SenderDomainRepository } from './model/sender-domain.repository';
+import { DnsLookup } from './dns-lookup';
+import { SecretBox } from './domain/secret-box';
 import { Sessions } from './domain/sessions';
 import { mountRoutes } from './http/route';
 import { projectRoutes } from './http/routes/projects.routes';
@@ -56,8 +60,17 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   const sessions = new Sessions(config.SESSION_SECRET || undefined, config.SESSION_TTL_SECONDS);
   if (!config.SESSION_SECRET)
     logger.warn('SESSION_SECRET is not set: admin sessions are signed with a random key and end with this process');
+  if (!config.SECRETS_KEY) logger.warn('SECRETS_KEY is not set: DKIM keys are sealed with a random key that ends with this process');
+  const senderDomains = new SenderDomainRepository(db);
+  await senderDomains.init();
   const routes = [
     ...sessionRoutes(sessions),
+    ...senderDomainRoutes({
+      domains: senderDomains,
+      dns: new DnsLookup(config.DNS_SERVERS ? config.DNS_SERVERS.split(',') : []),
+      secrets: new SecretBox(config.SECRETS_KEY || undefined),
+      spfInclude: config.SPF_INCLUDE,
+    }),
     ...projectRoutes(projects, access.forget),
     ...userRoutes({
       commands: new CommandSender(bus.publisher),

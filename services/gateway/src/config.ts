@@ -21,6 +21,21 @@ export const GatewayConfig = Type.Object({
     default: 5000,
     description: 'requests a second per client on each gateway instance (bursts of twice that); 0 turns the limit off',
   }),
+  DNS_SERVERS: Type.String({
+    default: '',
+    pattern: '^([^,\\s]+(,[^,\\s]+)*)?$',
+    description: 'resolvers for domain verification (host or host:port, comma-separated); empty: the system resolvers',
+  }),
+  SPF_INCLUDE: Type.String({
+    default: 'spf.postbus.local',
+    pattern: '^[A-Za-z0-9.-]+$',
+    description: "the domain whose SPF record lists the sending service's addresses; sender domains must include it",
+  }),
+  SECRETS_KEY: Type.String({
+    default: '',
+    pattern: '^([A-Za-z0-9+/]{43}=)?$',
+    description: 'AES-256-GCM key (32 bytes, base64) sealing DKIM private keys; empty: a random one per process (development only)',
+  }),
   SESSION_SECRET: Type.String({
     default: '',
     description: 'HS256 secret of admin sessions (32+ characters), shared by every gateway instance; empty: a random one per process',

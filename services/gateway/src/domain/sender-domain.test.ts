@@ -1,0 +1,45 @@
+import { checkRecords, generateDkimKey, requiredRecords } from './sender-domain';
+
+describe('sender domain records', () => {
+  const records = requiredRecords('shop.example', 'pb202611', 'KEYKEY', 'spf.postbus.test');
+
+  it('names SPF, DKIM and DMARC records to publish', () => {
+    expect(records.map((r) => [r.purpose, r.name, r.required])).toEqual([
+      ['spf', 'shop.example', true],
+      ['dkim', 'pb202611._domainkey.shop.example', true],
+      ['dmarc', '_dmarc.shop.example', false],
+    ]);
+    expect(records[1]!.value).toBe('v=DKIM1; k=rsa; p=KEYKEY');
+  });
+
+  it('reports each record: a wrong DKIM key and an SPF record without the include', () => {
+    const answers = new Map([
+      ['shop.example', ['v=spf1 include:_spf.google.com ~all', 'google-site-verification=x']],
+      ['pb202611._domainkey.shop.example', ['v=DKIM1; k=rsa; p=OTHERKEY']],
+    ]);
+    const [spf, dkim, dmarc] = checkRecords(records, 'spf.postbus.test', answers);
+    expect(spf).toMatchObject({
+      ok: false,
+      found: ['v=spf1 include:_spf.google.com ~all'],
+      detail: expect.stringContaining('include:spf.postbus.test'),
+    });
+    expect(dkim).toMatchObject({ ok: false, found: ['v=DKIM1; k=rsa; p=OTHERKEY'] });
+    expect(dmarc).toMatchObject({ ok: false, required: false, found: [] });
+  });
+
+  it('accepts the published records, whitespace in the key aside', () => {
+    const answers = new Map([
+      ['shop.example', ['v=spf1 a mx include:spf.postbus.test -all']],
+      ['pb202611._domainkey.shop.example', ['v=DKIM1; k=rsa; p=KEY KEY']],
+      ['_dmarc.shop.example', ['v=DMARC1; p=quarantine']],
+    ]);
+    expect(checkRecords(records, 'spf.postbus.test', answers).map((c) => c.ok)).toEqual([true, true, true]);
+  });
+
+  it('generates an RSA-2048 key with a dated selector', async () => {
+    const key = await generateDkimKey(new Date('2026-11-22T00:00:00Z'));
+    expect(key.selector).toBe('pb202611');
+    expect(Buffer.from(key.publicKey, 'base64').length).toBeGreaterThan(290);
+    expect(key.privateKeyPem).toMatch(/BEGIN PRIVATE KEY/);
+  });
+});

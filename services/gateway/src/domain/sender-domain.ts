@@ -1,0 +1,94 @@
+import { generateKeyPair } from 'node:crypto';
+import { promisify } from 'node:util';
+
+const generateRsa = promisify(generateKeyPair);
+
+export type RecordPurpose = 'spf' | 'dkim' | 'dmarc';
+
+/** A DNS record the client must publish for a sender domain. */
+export interface DnsRecord {
+  purpose: RecordPurpose;
+  type: 'TXT';
+  name: string;
+  value: string;
+  /** SPF and DKIM must verify; DMARC is recommended. */
+  required: boolean;
+}
+
+export interface RecordCheck {
+  purpose: RecordPurpose;
+  type: 'TXT';
+  name: string;
+  expected: string;
+  found: string[];
+  ok: boolean;
+  required: boolean;
+  detail: string;
+}
+
+export interface DkimKey {
+  selector: string;
+  /** base64 DER SubjectPublicKeyInfo, as DKIM's p= tag wants it. */
+  publicKey: string;
+  privateKeyPem: string;
+}
+
+/** A fresh RSA-2048 DKIM key; the selector names the month, so a rotated key gets a new one. */
+export async function generateDkimKey(now = new Date()): Promise<DkimKey> {
+  const { publicKey, privateKey } = await generateRsa('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'der' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
+  const selector = `pb${now.getUTCFullYear()}${String(now.getUTCMonth() + 1).padStart(2, '0')}`;
+  return { selector, publicKey: publicKey.toString('base64'), privateKeyPem: privateKey };
+}
+
+/** The records to publish: SPF including the sending service, the DKIM key, and a DMARC policy. */
+export function requiredRecords(domain: string, selector: string, publicKey: string, spfInclude: string): DnsRecord[] {
+  return [
+    { purpose: 'spf', type: 'TXT', name: domain, value: `v=spf1 include:${spfInclude} ~all`, required: true },
+    { purpose: 'dkim', type: 'TXT', name: `${selector}._domainkey.${domain}`, value: `v=DKIM1; k=rsa; p=${publicKey}`, required: true },
+    { purpose: 'dmarc', type: 'TXT', name: `_dmarc.${domain}`, value: `v=DMARC1; p=none; rua=mailto:dmarc@${domain}`, required: false },
+  ];
+}
+
+const compact = (value: string) => value.replace(/\s+/g, '');
+const dkimKeyOf = (value: string) => /(?:^|;)\s*p=([^;]*)/.exec(value)?.[1]?.replace(/\s+/g, '');
+
+/** Compares what DNS answered (TXT strings at each record's name) with what must be there. */
+export function checkRecords(records: DnsRecord[], spfInclude: string, answers: Map<string, string[]>): RecordCheck[] {
+  return records.map((record) => {
+    const all = answers.get(record.name) ?? [];
+    const base = { purpose: record.purpose, type: record.type, name: record.name, expected: record.value, required: record.required };
+    switch (record.purpose) {
+      case 'spf': {
+        const found = all.filter((v) => /^v=spf1(\s|$)/i.test(v.trim()));
+        if (found.length === 0) return { ...base, found, ok: false, detail: 'No SPF record (TXT starting with v=spf1) was found.' };
+        if (found.length > 1) return { ...base, found, ok: false, detail: 'There is more than one SPF record; merge them into one.' };
+        const includes = found[0]!.split(/\s+/).some((term) => term.toLowerCase() === `include:${spfInclude}`.toLowerCase());
+        return includes
+          ? { ...base, found, ok: true, detail: 'The SPF record includes the sending service.' }
+          : { ...base, found, ok: false, detail: `The SPF record does not include include:${spfInclude}.` };
+      }
+      case 'dkim': {
+        const found = all.filter((v) => /v=DKIM1|p=/i.test(v));
+        if (found.length === 0) return { ...base, found, ok: false, detail: 'No DKIM record was found at this name.' };
+        const expectedKey = dkimKeyOf(record.value);
+        const ok = found.some((v) => dkimKeyOf(v) === expectedKey || compact(v) === compact(record.value));
+        return {
+          ...base,
+          found,
+          ok,
+          detail: ok ? 'The DKIM key matches.' : 'A DKIM record is published, but its key (p=) is not the one Postbus signs with.',
+        };
+      }
+      case 'dmarc': {
+        const found = all.filter((v) => /^v=DMARC1/i.test(v.trim()));
+        return found.length
+          ? { ...base, found, ok: true, detail: 'A DMARC policy is published.' }
+          : { ...base, found, ok: false, detail: 'No DMARC record; recommended, not required.' };
+      }
+    }
+  });
+}

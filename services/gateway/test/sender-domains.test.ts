@@ -1,0 +1,97 @@
+import { randomBytes } from 'node:crypto';
+import { connectDb } from '@postbus/db';
+import { call, startDnsServer, type LocalDnsServer } from '@postbus/testing';
+import { createTestClient, startTestGateway, type TestClient, type TestGateway } from './helpers';
+
+const SPF_INCLUDE = 'spf.postbus.test';
+
+describe('sender domains, verified through a real DNS server', () => {
+  let dns: LocalDnsServer;
+  let gw: TestGateway;
+  let acme: TestClient;
+  let other: TestClient;
+
+  beforeAll(async () => {
+    dns = await startDnsServer();
+    gw = await startTestGateway({ DNS_SERVERS: dns.address, SPF_INCLUDE, SECRETS_KEY: randomBytes(32).toString('base64') });
+    [acme, other] = await Promise.all([createTestClient(gw.config), createTestClient(gw.config)]);
+  });
+
+  afterAll(async () => {
+    await gw?.stop();
+    await dns?.close();
+  });
+
+  const add = (domain: string, client = acme) => call(gw.url, 'POST', '/v1/sender-domains', { auth: client.auth, json: { domain } });
+  const verify = (id: string, client = acme) => call(gw.url, 'POST', `/v1/sender-domains/${id}/verify`, { auth: client.auth });
+  const byPurpose = (body: { verification: { records: { purpose: string }[] } }, purpose: string) =>
+    body.verification.records.find((r) => r.purpose === purpose);
+
+  it('gives the records to publish; verification fails before they are published and succeeds after', async () => {
+    const created = await add('Mail.Shop.Example');
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ domain: 'mail.shop.example', status: 'pending', verification: null });
+    const records = created.body.records as { purpose: string; name: string; value: string }[];
+    expect(records.map((r) => r.purpose)).toEqual(['spf', 'dkim', 'dmarc']);
+    expect(records[0]!.value).toBe(`v=spf1 include:${SPF_INCLUDE} ~all`);
+    expect(records[1]!.name).toBe(`${created.body.dkim_selector}._domainkey.mail.shop.example`);
+    expect(JSON.stringify(created.body)).not.toMatch(/PRIVATE KEY/);
+
+    const before = await verify(created.body.id);
+    expect(before.status).toBe(200);
+    expect(before.body.status).toBe('failed');
+    expect(byPurpose(before.body, 'dkim')).toMatchObject({ ok: false, found: [] });
+
+    for (const record of records) dns.publish(record.name, 'TXT', [record.value]);
+    const after = await verify(created.body.id);
+    expect(after.body.status).toBe('verified');
+    expect(after.body.verified_at).toEqual(expect.any(String));
+    expect(after.body.verification.records.every((r: { ok: boolean }) => r.ok)).toBe(true);
+    expect((await call(gw.url, 'GET', `/v1/sender-domains/${created.body.id}`, { auth: acme.auth })).body.status).toBe('verified');
+  });
+
+  it('reports a wrong DKIM key and an SPF record without the include, record by record', async () => {
+    const created = await add('news.shop.example');
+    const [, dkim] = created.body.records as { name: string; value: string }[];
+    dns.publish('news.shop.example', 'TXT', ['v=spf1 include:_spf.google.com ~all']);
+    dns.publish(dkim!.name, 'TXT', ['v=DKIM1; k=rsa; p=MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAwrong']);
+    const checked = await verify(created.body.id);
+    expect(checked.body.status).toBe('failed');
+    expect(byPurpose(checked.body, 'spf')).toMatchObject({
+      ok: false,
+      found: ['v=spf1 include:_spf.google.com ~all'],
+      detail: expect.stringContaining(SPF_INCLUDE),
+    });
+    expect(byPurpose(checked.body, 'dkim')).toMatchObject({
+      ok: false,
+      found: [expect.stringContaining('wrong')],
+      detail: expect.stringContaining('key'),
+    });
+  });
+
+  it('keeps the DKIM private key sealed in the database', async () => {
+    const created = await add('sealed.shop.example');
+    const db = await connectDb({ url: gw.config.MONGO_URL, dbName: gw.config.GATEWAY_DB_NAME });
+    try {
+      const stored = await db.collection('sender_domains').findOne({ domain: 'sealed.shop.example' });
+      expect(JSON.stringify(stored)).not.toMatch(/PRIVATE KEY/);
+      expect(stored?.['privateKey']).toEqual({ iv: expect.any(String), tag: expect.any(String), data: expect.any(String) });
+    } finally {
+      await db.close();
+    }
+    expect(created.status).toBe(201);
+  });
+
+  it('a client never sees or touches another client’s domains; a repeated domain is a 409; bad input a 400', async () => {
+    const created = await add('private.shop.example');
+    expect((await call(gw.url, 'GET', `/v1/sender-domains/${created.body.id}`, { auth: other.auth })).status).toBe(404);
+    expect((await verify(created.body.id, other)).status).toBe(404);
+    expect((await call(gw.url, 'DELETE', `/v1/sender-domains/${created.body.id}`, { auth: other.auth })).status).toBe(404);
+    const theirs = await call(gw.url, 'GET', '/v1/sender-domains', { auth: other.auth });
+    expect(theirs.body.data).toEqual([]);
+    expect((await add('private.shop.example')).status).toBe(409);
+    for (const domain of ['localhost', 'not a domain', 'a..b']) expect((await add(domain)).status).toBe(400);
+    expect((await call(gw.url, 'DELETE', `/v1/sender-domains/${created.body.id}`, { auth: acme.auth })).status).toBe(204);
+    expect((await call(gw.url, 'GET', `/v1/sender-domains/${created.body.id}`, { auth: acme.auth })).status).toBe(404);
+  });
+});
