@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   basicAuth,
@@ -8,18 +9,50 @@ import {
   portOpen,
   stopInfrastructure,
   repoRoot,
+  startDnsServer,
   startService,
+  type LocalDnsServer,
   type ServiceProcess,
 } from '@postbus/testing';
 
 /**
- * `npm start`: the whole system on this machine — local infrastructure, every service, a demo
- * client and project — and a ready-to-paste curl command. Ctrl-C stops what it started.
+ * `npm start`: the whole system on this machine — local infrastructure, a local DNS server, every
+ * service, a demo client, project and verified sender domain — and a ready-to-paste curl command.
+ * Ctrl-C stops what it started.
  */
 
 const GATEWAY_PORT = Number(process.env['PORT'] ?? 8080);
 const USERS_PORT = Number(process.env['USERS_PORT'] ?? 8081);
 const demoFile = join(repoRoot, '.data', 'demo-client.json');
+const secretsFile = join(repoRoot, '.data', 'secrets.json');
+const DEMO_DOMAIN = 'demo.postbus.test';
+const SPF_INCLUDE = 'spf.postbus.test';
+
+/** This installation's secrets, made on the first start and kept in .data/ (never in the repository). */
+function localSecrets(): { SECRETS_KEY: string; SESSION_SECRET: string } {
+  if (existsSync(secretsFile)) return JSON.parse(readFileSync(secretsFile, 'utf8')) as { SECRETS_KEY: string; SESSION_SECRET: string };
+  const secrets = { SECRETS_KEY: randomBytes(32).toString('base64'), SESSION_SECRET: randomBytes(48).toString('base64url') };
+  mkdirSync(join(repoRoot, '.data'), { recursive: true });
+  writeFileSync(secretsFile, JSON.stringify(secrets, null, 2), { mode: 0o600 });
+  return secrets;
+}
+
+/** The demo sender domain, its records published in the local DNS server and verified. */
+async function demoSenderDomain(gatewayUrl: string, demo: Demo, dns: LocalDnsServer): Promise<string> {
+  const auth = basicAuth(demo.clientId, demo.apiKey);
+  const list = await call(gatewayUrl, 'GET', '/v1/sender-domains', { auth });
+  let domain = (list.body?.data as { id: string; domain: string; records: { name: string; value: string }[] }[] | undefined)?.find(
+    (d) => d.domain === DEMO_DOMAIN,
+  );
+  if (!domain) {
+    const created = await call(gatewayUrl, 'POST', '/v1/sender-domains', { auth, json: { domain: DEMO_DOMAIN } });
+    if (created.status !== 201) throw new Error(`creating the demo sender domain failed: ${created.status} ${created.text}`);
+    domain = created.body;
+  }
+  for (const record of domain!.records) dns.publish(record.name, 'TXT', [record.value]);
+  const verified = await call(gatewayUrl, 'POST', `/v1/sender-domains/${domain!.id}/verify`, { auth });
+  return `${DEMO_DOMAIN} (${String(verified.body?.status)})`;
+}
 
 interface Demo {
   clientId: string;
@@ -76,7 +109,9 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stopAll(0));
 
   try {
-    const env = { USERS_URL: `http://127.0.0.1:${USERS_PORT}` };
+    const dns = await startDnsServer();
+    say(`local DNS server on ${dns.address} (domain verification)`);
+    const env = { USERS_URL: `http://127.0.0.1:${USERS_PORT}`, DNS_SERVERS: dns.address, SPF_INCLUDE, ...localSecrets() };
     say('starting users service');
     services.push(await startService('users', USERS_PORT, env));
     say('starting gateway');
@@ -91,6 +126,7 @@ async function main(): Promise<void> {
       });
     }
     const demo = await demoClient(gateway.url);
+    const senderDomain = await demoSenderDomain(gateway.url, demo, dns);
     const url = `http://localhost:${GATEWAY_PORT}`;
     console.log(`
 Postbus is running.
@@ -104,6 +140,7 @@ Demo client (kept in .data/demo-client.json):
   client id    ${demo.clientId}
   api key      ${demo.apiKey}
   project id   ${demo.projectId}
+  sender domain ${senderDomain}, its records served by the local DNS server
 
 Try it:
   curl -u ${demo.clientId}:${demo.apiKey} -H 'Content-Type: application/json' \\
