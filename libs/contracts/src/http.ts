@@ -60,6 +60,51 @@ export type SenderDomain = Static<typeof SenderDomain>;
 
 export const SenderDomainList = Type.Object({ data: Type.Array(SenderDomain) });
 
+const TemplateBody = {
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  subject: Type.String({ minLength: 1, maxLength: 998, description: 'Handlebars; {{user.…}} and {{data.…}}; not HTML-escaped' }),
+  html: Type.String({ minLength: 1, maxLength: 512_000, description: 'Handlebars; values are HTML-escaped' }),
+  text: Type.Optional(Nullable(Type.String({ maxLength: 512_000, description: 'Handlebars; absent: derived from the HTML' }))),
+};
+
+export const SaveTemplateRequest = Type.Object(TemplateBody, { additionalProperties: false });
+export type SaveTemplateRequest = Static<typeof SaveTemplateRequest>;
+
+export const Template = Type.Object({
+  id: Type.String(),
+  project_id: Type.String(),
+  name: Type.String(),
+  version: Type.Integer({ description: 'the version shown' }),
+  latest_version: Type.Integer(),
+  subject: Type.String(),
+  html: Type.String(),
+  text: Nullable(Type.String()),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+export type Template = Static<typeof Template>;
+
+export const TemplateList = Type.Object({ data: Type.Array(Template) });
+
+export const TemplateParams = Type.Object({ projectId: ObjectIdString, templateId: ObjectIdString });
+
+export const TemplateVersionQuery = Type.Object(
+  { version: Type.Optional(Type.Integer({ minimum: 1, description: 'an older version; the latest by default' })) },
+  { additionalProperties: false },
+);
+
+export const PreviewRequest = Type.Object(
+  {
+    user: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    data: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    version: Type.Optional(Type.Integer({ minimum: 1 })),
+  },
+  { additionalProperties: false },
+);
+export type PreviewRequest = Static<typeof PreviewRequest>;
+
+export const RenderedEmail = Type.Object({ subject: Type.String(), html: Type.String(), text: Type.String() });
+
 export const Session = Type.Object({
   token: Type.String({ description: 'send as Authorization: Bearer <token>' }),
   token_type: Type.Literal('Bearer'),

@@ -24,6 +24,8 @@ import { rateLimit } from './http/rate-limit';
 import { sessionRoutes } from './http/routes/session.routes';
 import { senderDomainRoutes } from './http/routes/sender-domains.routes';
 import { SenderDomainRepository } from './model/sender-domain.repository';
+import { TemplateRepository } from './model/template.repository';
+import { templateRoutes } from './http/routes/templates.routes';
 import { DnsLookup } from './dns-lookup';
 import { SecretBox } from './domain/secret-box';
 import { Sessions } from './domain/sessions';
@@ -62,7 +64,8 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
     logger.warn('SESSION_SECRET is not set: admin sessions are signed with a random key and end with this process');
   if (!config.SECRETS_KEY) logger.warn('SECRETS_KEY is not set: DKIM keys are sealed with a random key that ends with this process');
   const senderDomains = new SenderDomainRepository(db);
-  await senderDomains.init();
+  const templates = new TemplateRepository(db);
+  await Promise.all([senderDomains.init(), templates.init()]);
   const routes = [
     ...sessionRoutes(sessions),
     ...senderDomainRoutes({
@@ -72,6 +75,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
       spfInclude: config.SPF_INCLUDE,
     }),
     ...projectRoutes(projects, access.forget),
+    ...templateRoutes(templates, access.assert),
     ...userRoutes({
       commands: new CommandSender(bus.publisher),
       usersApi: new UsersClient(config.USERS_URL),
