@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Email, Nullable, ObjectIdString, Timestamp, UserFields, UserId } from './common';
+import { Email, FIELD_NAME_PATTERN, Nullable, ObjectIdString, StandardAttributes, Timestamp, UserFields, UserId } from './common';
 
 /** The public HTTP contract's request and response bodies (DESIGN.md §2). */
 
@@ -104,6 +104,68 @@ export const PreviewRequest = Type.Object(
 export type PreviewRequest = Static<typeof PreviewRequest>;
 
 export const RenderedEmail = Type.Object({ subject: Type.String(), html: Type.String(), text: Type.String() });
+
+const EmailKey = Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,63}$', description: 'the name the API triggers it by, e.g. welcome' });
+
+const EmailSettings = {
+  key: EmailKey,
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  template_id: ObjectIdString,
+  track_opens: Type.Optional(Type.Boolean({ default: false })),
+  track_clicks: Type.Optional(Type.Boolean({ default: false })),
+  send_to_unsubscribed: Type.Optional(
+    Type.Boolean({ default: false, description: 'for mail a user must get anyway, such as a password reset' }),
+  ),
+  from_email: Type.Optional(Nullable(Email)),
+  from_name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+  reply_to: Type.Optional(Nullable(Email)),
+};
+
+export const CreateEmailRequest = Type.Object(EmailSettings, { additionalProperties: false });
+export type CreateEmailRequest = Static<typeof CreateEmailRequest>;
+
+export const UpdateEmailRequest = Type.Partial(Type.Object(EmailSettings), { additionalProperties: false, minProperties: 1 });
+export type UpdateEmailRequest = Static<typeof UpdateEmailRequest>;
+
+export const TransactionalEmail = Type.Object({
+  id: Type.String(),
+  project_id: Type.String(),
+  key: Type.String(),
+  name: Type.String(),
+  template_id: Type.String(),
+  track_opens: Type.Boolean(),
+  track_clicks: Type.Boolean(),
+  send_to_unsubscribed: Type.Boolean(),
+  from_email: Nullable(Type.String()),
+  from_name: Nullable(Type.String()),
+  reply_to: Nullable(Type.String()),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+export type TransactionalEmail = Static<typeof TransactionalEmail>;
+
+export const TransactionalEmailList = Type.Object({ data: Type.Array(TransactionalEmail) });
+
+export const EmailParams = Type.Object({ projectId: ObjectIdString, emailKey: Type.String({ minLength: 1, maxLength: 64 }) });
+
+export const SendEmailRequest = Type.Object(
+  {
+    user: Type.Object(
+      { email: Email, user_id: Type.Optional(UserId), ...StandardAttributes },
+      {
+        additionalProperties: Type.Unknown(),
+        propertyNames: { pattern: FIELD_NAME_PATTERN },
+        maxProperties: 100,
+        description: 'the recipient: email, optional user_id, standard attributes and custom fields',
+      },
+    ),
+    data: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'variables for the template' })),
+  },
+  { additionalProperties: false },
+);
+export type SendEmailRequest = Static<typeof SendEmailRequest>;
+
+export const SendAccepted = Type.Object({ status: Type.Literal('accepted'), request_id: Type.String(), message_id: Type.String() });
 
 export const Session = Type.Object({
   token: Type.String({ description: 'send as Authorization: Bearer <token>' }),

@@ -61,6 +61,21 @@ export const UserUpdateRejectedEvent = Type.Object({
   reason: Type.Union([Type.Literal('user_not_found'), Type.Literal('user_id_taken')]),
 });
 
+/** An accepted trigger: the mailer renders and sends it; the users service registers an unknown user. */
+export const EmailTriggerCommand = Type.Object({
+  messageId: Type.String(),
+  projectId: Type.String(),
+  emailId: Type.String(),
+  emailKey: Type.String(),
+  templateId: Type.String(),
+  templateVersion: Type.Integer(),
+  /** The user as the trigger described them: email (normalised), user_id, standard attributes, custom fields. */
+  user: Type.Record(Type.String(), Type.Unknown()),
+  data: Type.Record(Type.String(), Type.Unknown()),
+  acceptedAt: Timestamp,
+});
+export type EmailTriggerCommand = Static<typeof EmailTriggerCommand>;
+
 /** Every message type on the bus and the schema of its data. */
 export const MessageSchemas = {
   'user.create': UserCreateCommand,
@@ -70,6 +85,7 @@ export const MessageSchemas = {
   'user.updated': UserUpdatedEvent,
   'user.unsubscribed': UserUnsubscribedEvent,
   'user.update_rejected': UserUpdateRejectedEvent,
+  'email.trigger': EmailTriggerCommand,
 } satisfies Record<string, TSchema>;
 
 export type MessageType = keyof typeof MessageSchemas;

@@ -2,6 +2,7 @@
 export const Topics = {
   UserCommands: 'postbus.users.commands.v1',
   UserEvents: 'postbus.users.events.v1',
+  EmailCommands: 'postbus.email.commands.v1',
 } as const;
 
 export type TopicName = (typeof Topics)[keyof typeof Topics];

@@ -26,6 +26,8 @@ import { senderDomainRoutes } from './http/routes/sender-domains.routes';
 import { SenderDomainRepository } from './model/sender-domain.repository';
 import { TemplateRepository } from './model/template.repository';
 import { templateRoutes } from './http/routes/templates.routes';
+import { emailRoutes } from './http/routes/emails.routes';
+import { EmailRepository } from './model/email.repository';
 import { DnsLookup } from './dns-lookup';
 import { SecretBox } from './domain/secret-box';
 import { Sessions } from './domain/sessions';
@@ -55,17 +57,19 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   await Promise.all([clients.init(), projects.init(), idempotency.init()]);
 
   const bus = new Bus({ ...busOptions(config), service: 'postbus/gateway', logger, ackTimeoutMs: config.KAFKA_ACK_TIMEOUT_MS });
-  await bus.ensureTopics([{ topic: Topics.UserCommands }]);
+  await bus.ensureTopics([{ topic: Topics.UserCommands }, { topic: Topics.EmailCommands }]);
   await bus.publisher.connect();
 
   const access = new ProjectAccess(projects, config.AUTH_CACHE_TTL_MS);
+  const commands = new CommandSender(bus.publisher);
   const sessions = new Sessions(config.SESSION_SECRET || undefined, config.SESSION_TTL_SECONDS);
   if (!config.SESSION_SECRET)
     logger.warn('SESSION_SECRET is not set: admin sessions are signed with a random key and end with this process');
   if (!config.SECRETS_KEY) logger.warn('SECRETS_KEY is not set: DKIM keys are sealed with a random key that ends with this process');
   const senderDomains = new SenderDomainRepository(db);
   const templates = new TemplateRepository(db);
-  await Promise.all([senderDomains.init(), templates.init()]);
+  const emails = new EmailRepository(db);
+  await Promise.all([senderDomains.init(), templates.init(), emails.init()]);
   const routes = [
     ...sessionRoutes(sessions),
     ...senderDomainRoutes({
@@ -74,10 +78,11 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
       secrets: new SecretBox(config.SECRETS_KEY || undefined),
       spfInclude: config.SPF_INCLUDE,
     }),
-    ...projectRoutes(projects, access.forget),
+    ...projectRoutes(projects, access.forget, async (clientId, id) => (await senderDomains.get(clientId, id)) !== null),
     ...templateRoutes(templates, access.assert),
+    ...emailRoutes({ emails, templates, projects, senderDomains, commands, assertProject: access.assert }),
     ...userRoutes({
-      commands: new CommandSender(bus.publisher),
+      commands,
       usersApi: new UsersClient(config.USERS_URL),
       assertProject: access.assert,
     }),

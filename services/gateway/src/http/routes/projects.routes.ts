@@ -1,12 +1,22 @@
 import { CreateProjectRequest, ListQuery, Project, ProjectIdParam, ProjectList, UpdateProjectRequest } from '@postbus/contracts';
-import { NotFoundError } from '@postbus/errors';
+import { NotFoundError, UnprocessableError } from '@postbus/errors';
 import type { ProjectRepository } from '../../model/project.repository';
 import { defineRoute, type RouteSpec } from '../route';
 
 const PROJECT_NOT_FOUND = 'No such project for this client.';
 
 /** Management of projects (scope full). */
-export function projectRoutes(projects: ProjectRepository, onChange: (projectId: string) => void): RouteSpec[] {
+export function projectRoutes(
+  projects: ProjectRepository,
+  onChange: (projectId: string) => void,
+  /** Whether a sender domain id names one of the client's domains. */
+  ownsSenderDomain: (clientId: string, senderDomainId: string) => Promise<boolean>,
+): RouteSpec[] {
+  const assertSenderDomain = async (clientId: string, senderDomainId: string | null | undefined) => {
+    if (senderDomainId && !(await ownsSenderDomain(clientId, senderDomainId))) {
+      throw new UnprocessableError('sender-domain-missing', "sender_domain_id names none of this client's sender domains.");
+    }
+  };
   return [
     defineRoute({
       method: 'post',
@@ -17,7 +27,10 @@ export function projectRoutes(projects: ProjectRepository, onChange: (projectId:
       scope: 'full',
       body: CreateProjectRequest,
       responses: { 201: { description: 'The project', schema: Project } },
-      handle: async ({ body, client }) => ({ status: 201, body: await projects.create(client.clientId, body) }),
+      handle: async ({ body, client }) => {
+        await assertSenderDomain(client.clientId, body.sender_domain_id);
+        return { status: 201, body: await projects.create(client.clientId, body) };
+      },
     }),
     defineRoute({
       method: 'get',
@@ -56,6 +69,7 @@ export function projectRoutes(projects: ProjectRepository, onChange: (projectId:
       body: UpdateProjectRequest,
       responses: { 200: { description: 'The changed project', schema: Project } },
       handle: async ({ params, body, client }) => {
+        await assertSenderDomain(client.clientId, body.sender_domain_id);
         const project = await projects.update(client.clientId, params.projectId, body);
         if (!project) throw new NotFoundError(PROJECT_NOT_FOUND);
         onChange(params.projectId);

@@ -1,0 +1,178 @@
+import { randomUUID } from 'node:crypto';
+import {
+  CreateEmailRequest,
+  EmailParams,
+  normaliseEmail,
+  ProjectIdParam,
+  SendAccepted,
+  SendEmailRequest,
+  Topics,
+  TransactionalEmail,
+  TransactionalEmailList,
+  UpdateEmailRequest,
+  userOrderingKey,
+} from '@postbus/contracts';
+import { ConflictError, NotFoundError, UnprocessableError } from '@postbus/errors';
+import type { CommandSender } from '../../command-sender';
+import type { EmailRepository } from '../../model/email.repository';
+import type { ProjectRepository } from '../../model/project.repository';
+import type { SenderDomainRepository } from '../../model/sender-domain.repository';
+import type { TemplateRepository } from '../../model/template.repository';
+import { defineRoute, type RouteSpec } from '../route';
+
+export interface EmailRouteDeps {
+  emails: EmailRepository;
+  templates: TemplateRepository;
+  projects: ProjectRepository;
+  senderDomains: SenderDomainRepository;
+  commands: CommandSender;
+  assertProject: (clientId: string, projectId: string) => Promise<void>;
+}
+
+const NOT_FOUND = 'No such transactional email in this project.';
+
+/** Transactional emails (the seed's fifth prerequisite) and the trigger that sends one. */
+export function emailRoutes({ emails, templates, projects, senderDomains, commands, assertProject }: EmailRouteDeps): RouteSpec[] {
+  const assertTemplate = async (clientId: string, projectId: string, templateId: string | undefined) => {
+    if (templateId !== undefined && !(await templates.get(clientId, projectId, templateId))) {
+      throw new UnprocessableError('template-missing', 'template_id names no template of this project: create the template first.');
+    }
+  };
+  const existing = async (clientId: string, projectId: string, idOrKey: string) => {
+    const found = await emails.get(clientId, projectId, idOrKey);
+    if (!found) throw new NotFoundError(NOT_FOUND);
+    return found;
+  };
+
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/v1/projects/:projectId/emails',
+      operationId: 'createEmail',
+      summary: 'Create a transactional email',
+      tag: 'Transactional emails',
+      scope: 'full',
+      params: ProjectIdParam,
+      body: CreateEmailRequest,
+      responses: { 201: { description: 'The transactional email', schema: TransactionalEmail } },
+      handle: async ({ params, body, client }) => {
+        await assertProject(client.clientId, params.projectId);
+        await assertTemplate(client.clientId, params.projectId, body.template_id);
+        const created = await emails.create(client.clientId, params.projectId, body);
+        if (created === 'exists') throw new ConflictError('email-key-taken', `This project already has an email with the key ${body.key}.`);
+        return { status: 201, body: created };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/projects/:projectId/emails',
+      operationId: 'listEmails',
+      summary: 'List transactional emails',
+      tag: 'Transactional emails',
+      scope: 'full',
+      params: ProjectIdParam,
+      responses: { 200: { description: 'The transactional emails, oldest first', schema: TransactionalEmailList } },
+      handle: async ({ params, client }) => {
+        await assertProject(client.clientId, params.projectId);
+        return { status: 200, body: { data: await emails.list(client.clientId, params.projectId) } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/projects/:projectId/emails/:emailKey',
+      operationId: 'getEmail',
+      summary: 'Get a transactional email by id or key',
+      tag: 'Transactional emails',
+      scope: 'full',
+      params: EmailParams,
+      responses: { 200: { description: 'The transactional email', schema: TransactionalEmail } },
+      handle: async ({ params, client }) => ({ status: 200, body: await existing(client.clientId, params.projectId, params.emailKey) }),
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/v1/projects/:projectId/emails/:emailKey',
+      operationId: 'updateEmail',
+      summary: 'Change a transactional email',
+      tag: 'Transactional emails',
+      scope: 'full',
+      params: EmailParams,
+      body: UpdateEmailRequest,
+      responses: { 200: { description: 'The changed transactional email', schema: TransactionalEmail } },
+      handle: async ({ params, body, client }) => {
+        const found = await existing(client.clientId, params.projectId, params.emailKey);
+        await assertTemplate(client.clientId, params.projectId, body.template_id);
+        const updated = await emails.update(client.clientId, params.projectId, found.id, body);
+        if (updated === 'exists')
+          throw new ConflictError('email-key-taken', `This project already has an email with the key ${body.key ?? ''}.`);
+        if (!updated) throw new NotFoundError(NOT_FOUND);
+        return { status: 200, body: updated };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/v1/projects/:projectId/emails/:emailKey',
+      operationId: 'deleteEmail',
+      summary: 'Delete a transactional email',
+      tag: 'Transactional emails',
+      scope: 'full',
+      params: EmailParams,
+      responses: { 204: { description: 'Deleted' } },
+      handle: async ({ params, client }) => {
+        const found = await existing(client.clientId, params.projectId, params.emailKey);
+        if (!(await emails.delete(client.clientId, params.projectId, found.id))) throw new NotFoundError(NOT_FOUND);
+        return { status: 204 };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/projects/:projectId/emails/:emailKey/send',
+      operationId: 'sendEmail',
+      summary: 'Send system / trigger email',
+      tag: 'Transactional emails',
+      scope: 'sdk',
+      params: EmailParams,
+      body: SendEmailRequest,
+      responses: { 200: { description: 'Accepted: validated against the catalog and durably queued', schema: SendAccepted } },
+      handle: async ({ params, body, client, requestId }) => {
+        const project = await projects.get(client.clientId, params.projectId);
+        if (!project) throw new NotFoundError('No such project for this client.');
+        const email = await existing(client.clientId, params.projectId, params.emailKey);
+        const domain = project.sender_domain_id ? await senderDomains.get(client.clientId, project.sender_domain_id) : null;
+        if (!domain) {
+          throw new UnprocessableError(
+            'sender-domain-missing',
+            'The project has no sender domain: add one (POST /v1/sender-domains) and set sender_domain_id on the project.',
+          );
+        }
+        if (domain.status !== 'verified') {
+          throw new UnprocessableError(
+            'sender-domain-unverified',
+            `The sender domain ${domain.domain} is not verified: publish its DNS records and call POST /v1/sender-domains/${String(domain._id)}/verify.`,
+          );
+        }
+        const template = await templates.get(client.clientId, params.projectId, email.template_id);
+        if (!template) throw new UnprocessableError('template-missing', `The email ${email.key} names a template that no longer exists.`);
+        const messageId = `msg_${randomUUID().replace(/-/g, '')}`;
+        const user = { ...body.user, email: normaliseEmail(body.user.email) };
+        await commands.send(
+          Topics.EmailCommands,
+          'email.trigger',
+          userOrderingKey(params.projectId, { email: user.email }),
+          {
+            messageId,
+            projectId: params.projectId,
+            emailId: email.id,
+            emailKey: email.key,
+            templateId: template.id,
+            templateVersion: template.version,
+            user,
+            data: body.data ?? {},
+            acceptedAt: new Date().toISOString(),
+          },
+          requestId,
+        );
+        return { status: 200, body: { status: 'accepted', request_id: requestId, message_id: messageId } };
+      },
+    }),
+  ];
+}

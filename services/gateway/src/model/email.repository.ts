@@ -1,0 +1,130 @@
+import { Schema, Types, type Connection } from 'mongoose';
+import type { CreateEmailRequest, TransactionalEmail, UpdateEmailRequest } from '@postbus/contracts';
+import { isDuplicateKeyError, KeyedSerializer } from '@postbus/db';
+
+interface EmailDoc {
+  _id: Types.ObjectId;
+  clientId: string;
+  projectId: string;
+  key: string;
+  name: string;
+  templateId: string;
+  trackOpens: boolean;
+  trackClicks: boolean;
+  sendToUnsubscribed: boolean;
+  fromEmail: string | null;
+  fromName: string | null;
+  replyTo: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const emailSchema = new Schema<EmailDoc>(
+  {
+    clientId: { type: String, required: true },
+    projectId: { type: String, required: true },
+    key: { type: String, required: true },
+    name: { type: String, required: true },
+    templateId: { type: String, required: true },
+    trackOpens: { type: Boolean, default: false },
+    trackClicks: { type: Boolean, default: false },
+    sendToUnsubscribed: { type: Boolean, default: false },
+    fromEmail: { type: String, default: null },
+    fromName: { type: String, default: null },
+    replyTo: { type: String, default: null },
+  },
+  { collection: 'transactional_emails', timestamps: true, versionKey: false },
+);
+emailSchema.index({ projectId: 1, key: 1 }, { unique: true });
+
+const FIELD_OF = {
+  key: 'key',
+  name: 'name',
+  template_id: 'templateId',
+  track_opens: 'trackOpens',
+  track_clicks: 'trackClicks',
+  send_to_unsubscribed: 'sendToUnsubscribed',
+  from_email: 'fromEmail',
+  from_name: 'fromName',
+  reply_to: 'replyTo',
+} as const satisfies Record<keyof CreateEmailRequest, keyof EmailDoc>;
+
+function toDoc(body: UpdateEmailRequest): Partial<EmailDoc> {
+  const doc: Record<string, unknown> = {};
+  for (const [apiName, docName] of Object.entries(FIELD_OF)) {
+    const value = body[apiName as keyof UpdateEmailRequest];
+    if (value !== undefined) doc[docName] = value;
+  }
+  return doc;
+}
+
+export const toTransactionalEmail = (e: EmailDoc): TransactionalEmail => ({
+  id: String(e._id),
+  project_id: e.projectId,
+  key: e.key,
+  name: e.name,
+  template_id: e.templateId,
+  track_opens: e.trackOpens,
+  track_clicks: e.trackClicks,
+  send_to_unsubscribed: e.sendToUnsubscribed,
+  from_email: e.fromEmail,
+  from_name: e.fromName,
+  reply_to: e.replyTo,
+  created_at: e.createdAt.toISOString(),
+  updated_at: e.updatedAt.toISOString(),
+});
+
+/** Transactional emails of a client's projects, addressed by id or by their key. */
+export class EmailRepository {
+  private readonly Email;
+  /** Changes of one email one at a time (see KeyedSerializer). */
+  private readonly perEmail = new KeyedSerializer();
+
+  constructor(connection: Connection) {
+    this.Email = connection.model<EmailDoc>('TransactionalEmail', emailSchema);
+  }
+
+  async init(): Promise<void> {
+    await this.Email.init();
+  }
+
+  /** 'exists' when the project has an email with this key. */
+  async create(clientId: string, projectId: string, body: CreateEmailRequest): Promise<TransactionalEmail | 'exists'> {
+    try {
+      return toTransactionalEmail((await this.Email.create({ clientId, projectId, ...toDoc(body) })).toObject());
+    } catch (error) {
+      if (isDuplicateKeyError(error)) return 'exists';
+      throw error;
+    }
+  }
+
+  async list(clientId: string, projectId: string): Promise<TransactionalEmail[]> {
+    return (await this.Email.find({ clientId, projectId }).sort({ createdAt: 1 }).lean<EmailDoc[]>().exec()).map(toTransactionalEmail);
+  }
+
+  async get(clientId: string, projectId: string, idOrKey: string): Promise<TransactionalEmail | null> {
+    const filter = Types.ObjectId.isValid(idOrKey) && /^[a-f0-9]{24}$/.test(idOrKey) ? { _id: idOrKey } : { key: idOrKey };
+    const doc = await this.Email.findOne({ ...filter, clientId, projectId })
+      .lean<EmailDoc>()
+      .exec();
+    return doc ? toTransactionalEmail(doc) : null;
+  }
+
+  async update(clientId: string, projectId: string, id: string, body: UpdateEmailRequest): Promise<TransactionalEmail | null | 'exists'> {
+    try {
+      const doc = await this.perEmail.run(id, () =>
+        this.Email.findOneAndUpdate({ _id: id, clientId, projectId }, { $set: toDoc(body) }, { new: true })
+          .lean<EmailDoc>()
+          .exec(),
+      );
+      return doc ? toTransactionalEmail(doc) : null;
+    } catch (error) {
+      if (isDuplicateKeyError(error)) return 'exists';
+      throw error;
+    }
+  }
+
+  async delete(clientId: string, projectId: string, id: string): Promise<boolean> {
+    return (await this.Email.deleteOne({ _id: id, clientId, projectId }).exec()).deletedCount === 1;
+  }
+}
