@@ -26,7 +26,7 @@ export async function start({ config, logger }: { config: UsersConfig; logger: L
   const users = new UserRepository(models);
 
   const bus = new Bus({ ...busOptions(config), service: 'postbus/users', logger });
-  await bus.ensureTopics([{ topic: Topics.UserCommands }, { topic: Topics.UserEvents }]);
+  await bus.ensureTopics([{ topic: Topics.UserCommands }, { topic: Topics.UserEvents }, { topic: Topics.EmailCommands }]);
   await bus.publisher.connect();
   const commands = new UserCommands({ users, publisher: bus.publisher, logger, retryWindowMs: config.USER_UPDATE_RETRY_WINDOW_MS });
   await bus.consume({ groupId: 'postbus-users', handlers: userHandlers(commands) });

@@ -71,6 +71,28 @@ describe('users service', () => {
     expect(created.value).toMatchObject({ projectId, email: 'ann@example.com', userId: 'u-ann' });
   });
 
+  it('when the first trigger for an unknown email arrives, then it registers the user with what the trigger said', async () => {
+    const id = await bus.publisher.publish(
+      Topics.EmailCommands,
+      'email.trigger',
+      userOrderingKey(projectId, { email: 'first-mail@example.com' }),
+      {
+        messageId: 'msg_first',
+        projectId,
+        emailId: 'e1',
+        emailKey: 'welcome',
+        templateId: 't1',
+        templateVersion: 1,
+        user: { email: 'first-mail@example.com', user_id: 'u-first', name: 'First', plan: 'trial' },
+        data: { code: 'x' },
+        acceptedAt: now(),
+      },
+    );
+    const user = await waitFor(() => profile('first-mail@example.com'), { what: 'the implicitly registered user' });
+    expect(user).toMatchObject({ user_id: 'u-first', name: 'First', fields: { plan: 'trial' } });
+    await waitFor(() => events.messages.find((m) => m.headers['ce_id'] === `${id}.created`), { what: 'user.created for the trigger' });
+  });
+
   it('when the same create is delivered twice, then there is still one user', async () => {
     const data = { projectId, email: 'twice@example.com', fields: { plan: 'basic' } };
     const key = userOrderingKey(projectId, { email: 'twice@example.com' });

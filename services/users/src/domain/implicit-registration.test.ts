@@ -1,0 +1,18 @@
+import { createFromTrigger } from './implicit-registration';
+
+describe('createFromTrigger', () => {
+  it('turns the user of a trigger into a create with user_id and fields', () => {
+    const create = createFromTrigger({
+      messageId: 'msg_1',
+      projectId: 'p1',
+      emailId: 'e1',
+      emailKey: 'welcome',
+      templateId: 't1',
+      templateVersion: 1,
+      user: { email: 'ann@example.com', user_id: 'u1', name: 'Ann', plan: 'pro' },
+      data: { code: 1 },
+      acceptedAt: '2026-11-22T00:00:00.000Z',
+    });
+    expect(create).toEqual({ projectId: 'p1', email: 'ann@example.com', userId: 'u1', fields: { name: 'Ann', plan: 'pro' } });
+  });
+});
