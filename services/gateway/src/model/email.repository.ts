@@ -1,4 +1,5 @@
 import { Schema, Types, type Connection } from 'mongoose';
+import { mapFields } from './field-map';
 import type { CreateEmailRequest, TransactionalEmail, UpdateEmailRequest } from '@postbus/contracts';
 import { isDuplicateKeyError, KeyedSerializer } from '@postbus/db';
 
@@ -49,14 +50,7 @@ const FIELD_OF = {
   reply_to: 'replyTo',
 } as const satisfies Record<keyof CreateEmailRequest, keyof EmailDoc>;
 
-function toDoc(body: UpdateEmailRequest): Partial<EmailDoc> {
-  const doc: Record<string, unknown> = {};
-  for (const [apiName, docName] of Object.entries(FIELD_OF)) {
-    const value = body[apiName as keyof UpdateEmailRequest];
-    if (value !== undefined) doc[docName] = value;
-  }
-  return doc;
-}
+const toDoc = (body: UpdateEmailRequest): Partial<EmailDoc> => mapFields<UpdateEmailRequest, EmailDoc>(body, FIELD_OF);
 
 export const toTransactionalEmail = (e: EmailDoc): TransactionalEmail => ({
   id: String(e._id),

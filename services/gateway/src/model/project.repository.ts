@@ -1,4 +1,5 @@
 import { Schema, Types, type Connection } from 'mongoose';
+import { mapFields } from './field-map';
 import { KeyedSerializer } from '@postbus/db';
 import type { CreateProjectRequest, Project, UpdateProjectRequest } from '@postbus/contracts';
 
@@ -38,14 +39,7 @@ const FIELD_OF = {
   tracking_domain_id: 'trackingDomainId',
 } as const satisfies Record<keyof CreateProjectRequest, keyof ProjectDoc>;
 
-function toDoc(body: UpdateProjectRequest): Partial<ProjectDoc> {
-  const doc: Record<string, unknown> = {};
-  for (const [apiName, docName] of Object.entries(FIELD_OF)) {
-    const value = body[apiName as keyof UpdateProjectRequest];
-    if (value !== undefined) doc[docName] = value;
-  }
-  return doc;
-}
+const toDoc = (body: UpdateProjectRequest): Partial<ProjectDoc> => mapFields<UpdateProjectRequest, ProjectDoc>(body, FIELD_OF);
 
 const toProject = (p: ProjectDoc): Project => ({
   id: String(p._id),
