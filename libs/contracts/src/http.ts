@@ -25,7 +25,7 @@ export type CreateSenderDomainRequest = Static<typeof CreateSenderDomainRequest>
 
 export const SenderDomainIdParam = Type.Object({ senderDomainId: ObjectIdString });
 
-const RecordPurpose = Type.Union([Type.Literal('spf'), Type.Literal('dkim'), Type.Literal('dmarc')]);
+const RecordPurpose = Type.Union([Type.Literal('spf'), Type.Literal('dkim'), Type.Literal('dmarc'), Type.Literal('tracking')]);
 
 export const SenderDomain = Type.Object({
   id: Type.String(),
@@ -42,7 +42,7 @@ export const SenderDomain = Type.Object({
       records: Type.Array(
         Type.Object({
           purpose: RecordPurpose,
-          type: Type.Literal('TXT'),
+          type: Type.Union([Type.Literal('TXT'), Type.Literal('CNAME')]),
           name: Type.String(),
           expected: Type.String(),
           found: Type.Array(Type.String()),
@@ -59,6 +59,36 @@ export const SenderDomain = Type.Object({
 export type SenderDomain = Static<typeof SenderDomain>;
 
 export const SenderDomainList = Type.Object({ data: Type.Array(SenderDomain) });
+
+export const CreateTrackingDomainRequest = Type.Object(
+  { domain: CreateSenderDomainRequest.properties.domain },
+  { additionalProperties: false },
+);
+export type CreateTrackingDomainRequest = Static<typeof CreateTrackingDomainRequest>;
+
+export const TrackingDomainIdParam = Type.Object({ trackingDomainId: ObjectIdString });
+
+export const TrackingDomain = Type.Object({
+  id: Type.String(),
+  domain: Type.String(),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('verified'), Type.Literal('failed')]),
+  records: Type.Array(
+    Type.Object({
+      purpose: Type.Literal('tracking'),
+      type: Type.Literal('CNAME'),
+      name: Type.String(),
+      value: Type.String(),
+      required: Type.Boolean(),
+    }),
+    { description: 'publish this CNAME, then call verify' },
+  ),
+  verification: SenderDomain.properties.verification,
+  verified_at: Nullable(Timestamp),
+  created_at: Timestamp,
+});
+export type TrackingDomain = Static<typeof TrackingDomain>;
+
+export const TrackingDomainList = Type.Object({ data: Type.Array(TrackingDomain) });
 
 const TemplateBody = {
   name: Type.String({ minLength: 1, maxLength: 200 }),

@@ -22,8 +22,8 @@ import { openApiDocument } from './http/openapi';
 import { ProjectAccess } from './http/project-access';
 import { rateLimit } from './http/rate-limit';
 import { sessionRoutes } from './http/routes/session.routes';
-import { senderDomainRoutes } from './http/routes/sender-domains.routes';
-import { SenderDomainRepository } from './model/sender-domain.repository';
+import { domainRoutes } from './http/routes/domains.routes';
+import { DomainRepository } from './model/domain.repository';
 import { TemplateRepository } from './model/template.repository';
 import { templateRoutes } from './http/routes/templates.routes';
 import { emailRoutes } from './http/routes/emails.routes';
@@ -66,21 +66,22 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   if (!config.SESSION_SECRET)
     logger.warn('SESSION_SECRET is not set: admin sessions are signed with a random key and end with this process');
   if (!config.SECRETS_KEY) logger.warn('SECRETS_KEY is not set: DKIM keys are sealed with a random key that ends with this process');
-  const senderDomains = new SenderDomainRepository(db);
+  const domains = new DomainRepository(db);
   const templates = new TemplateRepository(db);
   const emails = new EmailRepository(db);
-  await Promise.all([senderDomains.init(), templates.init(), emails.init()]);
+  await Promise.all([domains.init(), templates.init(), emails.init()]);
   const routes = [
     ...sessionRoutes(sessions),
-    ...senderDomainRoutes({
-      domains: senderDomains,
+    ...domainRoutes({
+      domains,
+      trackingHost: config.TRACKING_HOST,
       dns: new DnsLookup(config.DNS_SERVERS ? config.DNS_SERVERS.split(',') : []),
       secrets: new SecretBox(config.SECRETS_KEY || undefined),
       spfInclude: config.SPF_INCLUDE,
     }),
-    ...projectRoutes(projects, access.forget, async (clientId, id) => (await senderDomains.get(clientId, id)) !== null),
+    ...projectRoutes(projects, access.forget, async (clientId, kind, id) => (await domains.get(clientId, kind, id)) !== null),
     ...templateRoutes(templates, access.assert),
-    ...emailRoutes({ emails, templates, projects, senderDomains, commands, assertProject: access.assert }),
+    ...emailRoutes({ emails, templates, projects, domains, commands, assertProject: access.assert }),
     ...userRoutes({
       commands,
       usersApi: new UsersClient(config.USERS_URL),

@@ -31,6 +31,11 @@ export const GatewayConfig = Type.Object({
     pattern: '^[A-Za-z0-9.-]+$',
     description: "the domain whose SPF record lists the sending service's addresses; sender domains must include it",
   }),
+  TRACKING_HOST: Type.String({
+    default: 'track.postbus.local',
+    pattern: '^[A-Za-z0-9.-]+$',
+    description: 'the host tracking domains point to with a CNAME (the gateway serving /t/*)',
+  }),
   SECRETS_KEY: Type.String({
     default: '',
     pattern: '^([A-Za-z0-9+/]{43}=)?$',

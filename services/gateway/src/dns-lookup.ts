@@ -1,6 +1,17 @@
 import { Resolver } from 'node:dns/promises';
 
-/** TXT lookups through the configured resolvers (DNS_SERVERS), or the system's when none are set. */
+/** A name without such records answers ENOTFOUND or ENODATA: that is an empty answer, not a failure. */
+async function orNone(lookup: () => Promise<string[]>): Promise<string[]> {
+  try {
+    return await lookup();
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === 'ENOTFOUND' || code === 'ENODATA') return [];
+    throw error;
+  }
+}
+
+/** TXT and CNAME lookups through the configured resolvers (DNS_SERVERS), or the system's when none are set. */
 export class DnsLookup {
   private readonly resolver: Resolver;
 
@@ -10,20 +21,19 @@ export class DnsLookup {
   }
 
   /** Each TXT record at a name as one string (its character-strings joined); none when the name has none. */
-  async txt(name: string): Promise<string[]> {
-    try {
-      return (await this.resolver.resolveTxt(name)).map((chunks) => chunks.join(''));
-    } catch (error) {
-      const code = (error as { code?: string }).code;
-      if (code === 'ENOTFOUND' || code === 'ENODATA') return [];
-      throw error;
-    }
+  txt(name: string): Promise<string[]> {
+    return orNone(async () => (await this.resolver.resolveTxt(name)).map((chunks) => chunks.join('')));
   }
 
-  /** The TXT answers of several names at once. */
-  async txtOf(names: string[]): Promise<Map<string, string[]>> {
-    const unique = [...new Set(names)];
-    const answers = await Promise.all(unique.map((name) => this.txt(name)));
-    return new Map(unique.map((name, i) => [name, answers[i]!]));
+  /** The CNAME targets at a name; none when it has none. */
+  cname(name: string): Promise<string[]> {
+    return orNone(() => this.resolver.resolveCname(name));
+  }
+
+  /** What DNS holds for each record's name and type (keyed by name; records of one name share a type). */
+  async answersFor(records: { name: string; type: 'TXT' | 'CNAME' }[]): Promise<Map<string, string[]>> {
+    const unique = [...new Map(records.map((r) => [r.name, r.type])).entries()];
+    const answers = await Promise.all(unique.map(([name, type]) => (type === 'TXT' ? this.txt(name) : this.cname(name))));
+    return new Map(unique.map(([name], i) => [name, answers[i]!]));
   }
 }

@@ -13,7 +13,12 @@ describe('sender domains, verified through a real DNS server', () => {
 
   beforeAll(async () => {
     dns = await startDnsServer();
-    gw = await startTestGateway({ DNS_SERVERS: dns.address, SPF_INCLUDE, SECRETS_KEY: randomBytes(32).toString('base64') });
+    gw = await startTestGateway({
+      DNS_SERVERS: dns.address,
+      SPF_INCLUDE,
+      TRACKING_HOST: 'track.postbus.test',
+      SECRETS_KEY: randomBytes(32).toString('base64'),
+    });
     [acme, other] = await Promise.all([createTestClient(gw.config), createTestClient(gw.config)]);
   });
 
@@ -73,9 +78,9 @@ describe('sender domains, verified through a real DNS server', () => {
     const created = await add('sealed.shop.example');
     const db = await connectDb({ url: gw.config.MONGO_URL, dbName: gw.config.GATEWAY_DB_NAME });
     try {
-      const stored = await db.collection('sender_domains').findOne({ domain: 'sealed.shop.example' });
+      const stored = await db.collection('domains').findOne({ domain: 'sealed.shop.example' });
       expect(JSON.stringify(stored)).not.toMatch(/PRIVATE KEY/);
-      expect(stored?.['privateKey']).toEqual({ iv: expect.any(String), tag: expect.any(String), data: expect.any(String) });
+      expect(stored?.['dkim']?.privateKey).toEqual({ iv: expect.any(String), tag: expect.any(String), data: expect.any(String) });
     } finally {
       await db.close();
     }
@@ -93,5 +98,33 @@ describe('sender domains, verified through a real DNS server', () => {
     for (const domain of ['localhost', 'not a domain', 'a..b']) expect((await add(domain)).status).toBe(400);
     expect((await call(gw.url, 'DELETE', `/v1/sender-domains/${created.body.id}`, { auth: acme.auth })).status).toBe(204);
     expect((await call(gw.url, 'GET', `/v1/sender-domains/${created.body.id}`, { auth: acme.auth })).status).toBe(404);
+  });
+
+  it('a tracking domain is verified by its CNAME to the tracking host, and a project may name it', async () => {
+    const created = await call(gw.url, 'POST', '/v1/tracking-domains', { auth: acme.auth, json: { domain: 'links.shop.example' } });
+    expect(created.status).toBe(201);
+    expect(created.body.records).toEqual([
+      { purpose: 'tracking', type: 'CNAME', name: 'links.shop.example', value: 'track.postbus.test', required: true },
+    ]);
+    const id = created.body.id as string;
+    const verifyTracking = () => call(gw.url, 'POST', `/v1/tracking-domains/${id}/verify`, { auth: acme.auth });
+
+    dns.publish('links.shop.example', 'CNAME', ['elsewhere.example.net']);
+    const wrong = await verifyTracking();
+    expect(wrong.body.status).toBe('failed');
+    expect(wrong.body.verification.records[0]).toMatchObject({ ok: false, found: ['elsewhere.example.net'] });
+
+    dns.publish('links.shop.example', 'CNAME', ['track.postbus.test']);
+    expect((await verifyTracking()).body.status).toBe('verified');
+
+    // the kinds do not mix: a tracking domain is no sender domain
+    expect((await call(gw.url, 'GET', `/v1/sender-domains/${id}`, { auth: acme.auth })).status).toBe(404);
+    expect((await call(gw.url, 'GET', `/v1/tracking-domains/${id}`, { auth: other.auth })).status).toBe(404);
+    const project = await call(gw.url, 'POST', '/v1/projects', { auth: acme.auth, json: { name: 'Tracked', tracking_domain_id: id } });
+    expect(project.status).toBe(201);
+    expect(project.body.tracking_domain_id).toBe(id);
+    expect((await call(gw.url, 'POST', '/v1/projects', { auth: other.auth, json: { name: 'Nope', tracking_domain_id: id } })).status).toBe(
+      422,
+    );
   });
 });

@@ -16,7 +16,7 @@ import { ConflictError, NotFoundError, UnprocessableError } from '@postbus/error
 import type { CommandSender } from '../../command-sender';
 import type { EmailRepository } from '../../model/email.repository';
 import type { ProjectRepository } from '../../model/project.repository';
-import type { SenderDomainRepository } from '../../model/sender-domain.repository';
+import type { DomainRepository } from '../../model/domain.repository';
 import type { TemplateRepository } from '../../model/template.repository';
 import { defineRoute, type RouteSpec } from '../route';
 
@@ -24,7 +24,7 @@ export interface EmailRouteDeps {
   emails: EmailRepository;
   templates: TemplateRepository;
   projects: ProjectRepository;
-  senderDomains: SenderDomainRepository;
+  domains: DomainRepository;
   commands: CommandSender;
   assertProject: (clientId: string, projectId: string) => Promise<void>;
 }
@@ -32,7 +32,7 @@ export interface EmailRouteDeps {
 const NOT_FOUND = 'No such transactional email in this project.';
 
 /** Transactional emails (the seed's fifth prerequisite) and the trigger that sends one. */
-export function emailRoutes({ emails, templates, projects, senderDomains, commands, assertProject }: EmailRouteDeps): RouteSpec[] {
+export function emailRoutes({ emails, templates, projects, domains, commands, assertProject }: EmailRouteDeps): RouteSpec[] {
   const assertTemplate = async (clientId: string, projectId: string, templateId: string | undefined) => {
     if (templateId !== undefined && !(await templates.get(clientId, projectId, templateId))) {
       throw new UnprocessableError('template-missing', 'template_id names no template of this project: create the template first.');
@@ -137,7 +137,7 @@ export function emailRoutes({ emails, templates, projects, senderDomains, comman
         const project = await projects.get(client.clientId, params.projectId);
         if (!project) throw new NotFoundError('No such project for this client.');
         const email = await existing(client.clientId, params.projectId, params.emailKey);
-        const domain = project.sender_domain_id ? await senderDomains.get(client.clientId, project.sender_domain_id) : null;
+        const domain = project.sender_domain_id ? await domains.get(client.clientId, 'sender', project.sender_domain_id) : null;
         if (!domain) {
           throw new UnprocessableError(
             'sender-domain-missing',

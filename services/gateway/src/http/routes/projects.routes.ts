@@ -9,12 +9,15 @@ const PROJECT_NOT_FOUND = 'No such project for this client.';
 export function projectRoutes(
   projects: ProjectRepository,
   onChange: (projectId: string) => void,
-  /** Whether a sender domain id names one of the client's domains. */
-  ownsSenderDomain: (clientId: string, senderDomainId: string) => Promise<boolean>,
+  /** Whether an id names one of the client's domains of that kind. */
+  ownsDomain: (clientId: string, kind: 'sender' | 'tracking', id: string) => Promise<boolean>,
 ): RouteSpec[] {
-  const assertSenderDomain = async (clientId: string, senderDomainId: string | null | undefined) => {
-    if (senderDomainId && !(await ownsSenderDomain(clientId, senderDomainId))) {
+  const assertDomains = async (clientId: string, body: { sender_domain_id?: string | null; tracking_domain_id?: string | null }) => {
+    if (body.sender_domain_id && !(await ownsDomain(clientId, 'sender', body.sender_domain_id))) {
       throw new UnprocessableError('sender-domain-missing', "sender_domain_id names none of this client's sender domains.");
+    }
+    if (body.tracking_domain_id && !(await ownsDomain(clientId, 'tracking', body.tracking_domain_id))) {
+      throw new UnprocessableError('tracking-domain-missing', "tracking_domain_id names none of this client's tracking domains.");
     }
   };
   return [
@@ -28,7 +31,7 @@ export function projectRoutes(
       body: CreateProjectRequest,
       responses: { 201: { description: 'The project', schema: Project } },
       handle: async ({ body, client }) => {
-        await assertSenderDomain(client.clientId, body.sender_domain_id);
+        await assertDomains(client.clientId, body);
         return { status: 201, body: await projects.create(client.clientId, body) };
       },
     }),
@@ -69,7 +72,7 @@ export function projectRoutes(
       body: UpdateProjectRequest,
       responses: { 200: { description: 'The changed project', schema: Project } },
       handle: async ({ params, body, client }) => {
-        await assertSenderDomain(client.clientId, body.sender_domain_id);
+        await assertDomains(client.clientId, body);
         const project = await projects.update(client.clientId, params.projectId, body);
         if (!project) throw new NotFoundError(PROJECT_NOT_FOUND);
         onChange(params.projectId);

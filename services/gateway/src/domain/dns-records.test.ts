@@ -1,4 +1,4 @@
-import { checkRecords, generateDkimKey, requiredRecords } from './sender-domain';
+import { checkRecords, generateDkimKey, requiredRecords, trackingRecords } from './dns-records';
 
 describe('sender domain records', () => {
   const records = requiredRecords('shop.example', 'pb202611', 'KEYKEY', 'spf.postbus.test');
@@ -34,6 +34,15 @@ describe('sender domain records', () => {
       ['_dmarc.shop.example', ['v=DMARC1; p=quarantine']],
     ]);
     expect(checkRecords(records, 'spf.postbus.test', answers).map((c) => c.ok)).toEqual([true, true, true]);
+  });
+
+  it('checks a tracking CNAME, trailing dot and case aside', () => {
+    const records = trackingRecords('links.shop.example', 'track.postbus.test');
+    expect(checkRecords(records, '', new Map([['links.shop.example', ['Track.Postbus.Test.']]]))[0]).toMatchObject({ ok: true });
+    expect(checkRecords(records, '', new Map([['links.shop.example', ['other.example']]]))[0]).toMatchObject({
+      ok: false,
+      found: ['other.example'],
+    });
   });
 
   it('generates an RSA-2048 key with a dated selector', async () => {

@@ -3,12 +3,12 @@ import { promisify } from 'node:util';
 
 const generateRsa = promisify(generateKeyPair);
 
-export type RecordPurpose = 'spf' | 'dkim' | 'dmarc';
+export type RecordPurpose = 'spf' | 'dkim' | 'dmarc' | 'tracking';
 
-/** A DNS record the client must publish for a sender domain. */
+/** A DNS record the client must publish for a sender or tracking domain. */
 export interface DnsRecord {
   purpose: RecordPurpose;
-  type: 'TXT';
+  type: 'TXT' | 'CNAME';
   name: string;
   value: string;
   /** SPF and DKIM must verify; DMARC is recommended. */
@@ -17,7 +17,7 @@ export interface DnsRecord {
 
 export interface RecordCheck {
   purpose: RecordPurpose;
-  type: 'TXT';
+  type: 'TXT' | 'CNAME';
   name: string;
   expected: string;
   found: string[];
@@ -53,10 +53,17 @@ export function requiredRecords(domain: string, selector: string, publicKey: str
   ];
 }
 
+/** A tracking domain is a CNAME to the service's tracking host. */
+export const trackingRecords = (domain: string, trackingHost: string): DnsRecord[] => [
+  { purpose: 'tracking', type: 'CNAME', name: domain, value: trackingHost, required: true },
+];
+
+const hostname = (value: string) => value.toLowerCase().replace(/\.$/, '');
+
 const compact = (value: string) => value.replace(/\s+/g, '');
 const dkimKeyOf = (value: string) => /(?:^|;)\s*p=([^;]*)/.exec(value)?.[1]?.replace(/\s+/g, '');
 
-/** Compares what DNS answered (TXT strings at each record's name) with what must be there. */
+/** Compares what DNS answered (the TXT strings or CNAME targets at each record's name) with what must be there. */
 export function checkRecords(records: DnsRecord[], spfInclude: string, answers: Map<string, string[]>): RecordCheck[] {
   return records.map((record) => {
     const all = answers.get(record.name) ?? [];
@@ -81,6 +88,16 @@ export function checkRecords(records: DnsRecord[], spfInclude: string, answers: 
           found,
           ok,
           detail: ok ? 'The DKIM key matches.' : 'A DKIM record is published, but its key (p=) is not the one Postbus signs with.',
+        };
+      }
+      case 'tracking': {
+        const ok = all.some((v) => hostname(v) === hostname(record.value));
+        if (all.length === 0) return { ...base, found: all, ok, detail: 'No CNAME record was found at this name.' };
+        return {
+          ...base,
+          found: all,
+          ok,
+          detail: ok ? 'The CNAME points to the tracking host.' : `The CNAME points elsewhere, not to ${record.value}.`,
         };
       }
       case 'dmarc': {

@@ -1,0 +1,94 @@
+import { Schema, Types, type Connection } from 'mongoose';
+import { isDuplicateKeyError, KeyedSerializer } from '@postbus/db';
+import type { DnsRecord, RecordCheck } from '../domain/dns-records';
+import type { Sealed } from '../domain/secret-box';
+
+export type DomainKind = 'sender' | 'tracking';
+export type DomainStatus = 'pending' | 'verified' | 'failed';
+
+/** The DKIM key of a sender domain. */
+export interface DkimDoc {
+  selector: string;
+  publicKey: string;
+  /** AES-256-GCM sealed; never returned by the API. */
+  privateKey: Sealed;
+}
+
+export interface DomainDoc {
+  _id: Types.ObjectId;
+  clientId: string;
+  kind: DomainKind;
+  domain: string;
+  /** Sender domains only. */
+  dkim: DkimDoc | null;
+  records: DnsRecord[];
+  status: DomainStatus;
+  checks: RecordCheck[] | null;
+  checkedAt: Date | null;
+  verifiedAt: Date | null;
+  createdAt: Date;
+}
+
+const domainSchema = new Schema<DomainDoc>(
+  {
+    clientId: { type: String, required: true },
+    kind: { type: String, required: true },
+    domain: { type: String, required: true },
+    dkim: { type: Schema.Types.Mixed, default: null },
+    records: { type: Schema.Types.Mixed, required: true },
+    status: { type: String, required: true, default: 'pending' },
+    checks: { type: Schema.Types.Mixed, default: null },
+    checkedAt: { type: Date, default: null },
+    verifiedAt: { type: Date, default: null },
+    createdAt: { type: Date, required: true },
+  },
+  { collection: 'domains', versionKey: false, minimize: false },
+);
+domainSchema.index({ clientId: 1, kind: 1, domain: 1 }, { unique: true });
+
+/** Sender and tracking domains, each owned by one client; another client's domain reads as missing. */
+export class DomainRepository {
+  private readonly Domain;
+  /** Changes of one domain one at a time (see KeyedSerializer). */
+  private readonly perDomain = new KeyedSerializer();
+
+  constructor(connection: Connection) {
+    this.Domain = connection.model<DomainDoc>('Domain', domainSchema);
+  }
+
+  async init(): Promise<void> {
+    await this.Domain.init();
+  }
+
+  /** 'exists' when the client has this domain (of this kind) already. */
+  async create(doc: Omit<DomainDoc, '_id'>): Promise<DomainDoc | 'exists'> {
+    try {
+      return (await this.Domain.create(doc)).toObject();
+    } catch (error) {
+      if (isDuplicateKeyError(error)) return 'exists';
+      throw error;
+    }
+  }
+
+  list(clientId: string, kind: DomainKind): Promise<DomainDoc[]> {
+    return this.Domain.find({ clientId, kind }).sort({ createdAt: 1 }).lean<DomainDoc[]>().exec();
+  }
+
+  async get(clientId: string, kind: DomainKind, id: string): Promise<DomainDoc | null> {
+    if (!Types.ObjectId.isValid(id)) return null;
+    return this.Domain.findOne({ _id: id, clientId, kind }).lean<DomainDoc>().exec();
+  }
+
+  async recordCheck(clientId: string, kind: DomainKind, id: string, checks: RecordCheck[], at: Date): Promise<DomainDoc | null> {
+    const verified = checks.every((c) => c.ok || !c.required);
+    const set = { checks, checkedAt: at, status: verified ? 'verified' : 'failed', ...(verified ? { verifiedAt: at } : {}) };
+    return this.perDomain.run(id, () =>
+      this.Domain.findOneAndUpdate({ _id: id, clientId, kind }, { $set: set }, { new: true }).lean<DomainDoc>().exec(),
+    );
+  }
+
+  async delete(clientId: string, kind: DomainKind, id: string): Promise<boolean> {
+    if (!Types.ObjectId.isValid(id)) return false;
+    return (await this.Domain.deleteOne({ _id: id, clientId, kind }).exec()).deletedCount === 1;
+  }
+}
