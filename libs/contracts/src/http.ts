@@ -3,6 +3,13 @@ import { Email, FIELD_NAME_PATTERN, Nullable, ObjectIdString, StandardAttributes
 
 /** The public HTTP contract's request and response bodies (DESIGN.md §2). */
 
+/** Who mail comes from, as a project sets it and a transactional email may override it. */
+const SenderIdentity = {
+  from_email: Nullable(Type.String()),
+  from_name: Nullable(Type.String()),
+  reply_to: Nullable(Type.String()),
+};
+
 export const Accepted = Type.Object({
   status: Type.Literal('accepted'),
   request_id: Type.String(),
@@ -166,9 +173,7 @@ export const TransactionalEmail = Type.Object({
   track_opens: Type.Boolean(),
   track_clicks: Type.Boolean(),
   send_to_unsubscribed: Type.Boolean(),
-  from_email: Nullable(Type.String()),
-  from_name: Nullable(Type.String()),
-  reply_to: Nullable(Type.String()),
+  ...SenderIdentity,
   created_at: Timestamp,
   updated_at: Timestamp,
 });
@@ -281,9 +286,7 @@ export const ProjectIdParam = Type.Object({ projectId: ObjectIdString });
 export const Project = Type.Object({
   id: Type.String(),
   name: Type.String(),
-  from_email: Nullable(Type.String()),
-  from_name: Nullable(Type.String()),
-  reply_to: Nullable(Type.String()),
+  ...SenderIdentity,
   sender_domain_id: Nullable(Type.String()),
   tracking_domain_id: Nullable(Type.String()),
   created_at: Timestamp,
