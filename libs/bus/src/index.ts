@@ -100,7 +100,12 @@ export class Bus {
       resolveTopic: this.resolveTopic,
     });
     const joined = consumer.whenJoined();
-    await consumer.start();
+    try {
+      await consumer.start();
+    } catch (error) {
+      joined.catch(() => undefined); // the start failure is the one to report
+      throw error;
+    }
     await joined;
     this.consumers.push(consumer);
     return consumer;

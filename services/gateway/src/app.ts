@@ -54,7 +54,10 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   const clients = new ClientRepository(db);
   const projects = new ProjectRepository(db);
   const idempotency = new IdempotencyRepository(db);
-  await Promise.all([clients.init(), projects.init(), idempotency.init()]);
+  const domains = new DomainRepository(db);
+  const templates = new TemplateRepository(db);
+  const emails = new EmailRepository(db);
+  await Promise.all([clients.init(), projects.init(), idempotency.init(), domains.init(), templates.init(), emails.init()]);
 
   const bus = new Bus({ ...busOptions(config), service: 'postbus/gateway', logger, ackTimeoutMs: config.KAFKA_ACK_TIMEOUT_MS });
   await bus.ensureTopics([{ topic: Topics.UserCommands }, { topic: Topics.EmailCommands }]);
@@ -66,10 +69,6 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   if (!config.SESSION_SECRET)
     logger.warn('SESSION_SECRET is not set: admin sessions are signed with a random key and end with this process');
   if (!config.SECRETS_KEY) logger.warn('SECRETS_KEY is not set: DKIM keys are sealed with a random key that ends with this process');
-  const domains = new DomainRepository(db);
-  const templates = new TemplateRepository(db);
-  const emails = new EmailRepository(db);
-  await Promise.all([domains.init(), templates.init(), emails.init()]);
   const routes = [
     ...sessionRoutes(sessions),
     ...domainRoutes({
