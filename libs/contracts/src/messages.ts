@@ -76,6 +76,77 @@ export const EmailTriggerCommand = Type.Object({
 });
 export type EmailTriggerCommand = Static<typeof EmailTriggerCommand>;
 
+/**
+ * The catalog as the gateway publishes it: each change carries the entity's whole current state
+ * and a `revision` (its last change, epoch ms) so that a projection keeps the newest copy whatever
+ * order copies arrive in (a periodic full republish repairs any publish that failed).
+ */
+const CatalogBase = {
+  id: Type.String(),
+  clientId: Type.String(),
+  revision: Type.Integer({ description: 'when the entity last changed, epoch ms' }),
+};
+
+export const CatalogProject = Type.Object({
+  ...CatalogBase,
+  name: Type.String(),
+  fromEmail: Nullable(Type.String()),
+  fromName: Nullable(Type.String()),
+  replyTo: Nullable(Type.String()),
+  senderDomainId: Nullable(Type.String()),
+  trackingDomainId: Nullable(Type.String()),
+});
+export type CatalogProject = Static<typeof CatalogProject>;
+
+/** A secret sealed with AES-256-GCM under SECRETS_KEY; only services holding that key can open it. */
+export const SealedSecret = Type.Object({ iv: Type.String(), tag: Type.String(), data: Type.String() });
+
+export const CatalogDomain = Type.Object({
+  ...CatalogBase,
+  kind: Type.Union([Type.Literal('sender'), Type.Literal('tracking')]),
+  domain: Type.String(),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('verified'), Type.Literal('failed')]),
+  /** Sender domains: the DKIM selector and the sealed private key. */
+  dkim: Nullable(Type.Object({ selector: Type.String(), privateKey: SealedSecret })),
+});
+export type CatalogDomain = Static<typeof CatalogDomain>;
+
+export const CatalogTemplate = Type.Object({
+  ...CatalogBase,
+  projectId: Type.String(),
+  name: Type.String(),
+  version: Type.Integer({ description: 'the latest version; its parts follow' }),
+  subject: Type.String(),
+  html: Type.String(),
+  text: Nullable(Type.String()),
+});
+export type CatalogTemplate = Static<typeof CatalogTemplate>;
+
+export const CatalogEmail = Type.Object({
+  ...CatalogBase,
+  projectId: Type.String(),
+  key: Type.String(),
+  name: Type.String(),
+  templateId: Type.String(),
+  trackOpens: Type.Boolean(),
+  trackClicks: Type.Boolean(),
+  sendToUnsubscribed: Type.Boolean(),
+  fromEmail: Nullable(Type.String()),
+  fromName: Nullable(Type.String()),
+  replyTo: Nullable(Type.String()),
+});
+export type CatalogEmail = Static<typeof CatalogEmail>;
+
+export const CatalogKind = Type.Union([Type.Literal('project'), Type.Literal('domain'), Type.Literal('template'), Type.Literal('email')]);
+export type CatalogKind = Static<typeof CatalogKind>;
+
+/** The deletion marker of an entity; compaction keeps it as the entity's last word. */
+export const CatalogDeleted = Type.Object({ kind: CatalogKind, id: Type.String(), clientId: Type.String(), revision: Type.Integer() });
+export type CatalogDeleted = Static<typeof CatalogDeleted>;
+
+/** The Kafka key of a catalog entity on the compacted topic. */
+export const catalogKey = (kind: CatalogKind, id: string): string => `${kind}:${id}`;
+
 /** Every message type on the bus and the schema of its data. */
 export const MessageSchemas = {
   'user.create': UserCreateCommand,
@@ -86,6 +157,11 @@ export const MessageSchemas = {
   'user.unsubscribed': UserUnsubscribedEvent,
   'user.update_rejected': UserUpdateRejectedEvent,
   'email.trigger': EmailTriggerCommand,
+  'catalog.project': CatalogProject,
+  'catalog.domain': CatalogDomain,
+  'catalog.template': CatalogTemplate,
+  'catalog.email': CatalogEmail,
+  'catalog.deleted': CatalogDeleted,
 } satisfies Record<string, TSchema>;
 
 export type MessageType = keyof typeof MessageSchemas;

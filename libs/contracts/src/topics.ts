@@ -3,6 +3,8 @@ export const Topics = {
   UserCommands: 'postbus.users.commands.v1',
   UserEvents: 'postbus.users.events.v1',
   EmailCommands: 'postbus.email.commands.v1',
+  /** Log-compacted, keyed by `<kind>:<entity id>`: the latest state of every catalog entity, or its deletion marker. */
+  Catalog: 'postbus.catalog.v1',
 } as const;
 
 export type TopicName = (typeof Topics)[keyof typeof Topics];

@@ -12,6 +12,8 @@ import {
   requestIdWithoutLogContext,
 } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
+import { CatalogFeed, type CatalogSource } from './catalog/catalog-feed';
+import { TriggerCatalog } from './catalog/trigger-catalog';
 import { CommandSender } from './command-sender';
 import type { GatewayConfig } from './config';
 import { authenticate } from './http/auth';
@@ -29,7 +31,7 @@ import { templateRoutes } from './http/routes/templates.routes';
 import { emailRoutes } from './http/routes/emails.routes';
 import { EmailRepository } from './model/email.repository';
 import { DnsLookup } from './dns-lookup';
-import { SecretBox } from './domain/secret-box';
+import { SecretBox } from '@postbus/crypto';
 import { Sessions } from './domain/sessions';
 import { mountRoutes } from './http/route';
 import { projectRoutes } from './http/routes/projects.routes';
@@ -51,17 +53,26 @@ const VERSION = '0.1.0';
 /** Starts the gateway: its database, the bus publisher and the public HTTP API. */
 export async function start({ config, logger }: { config: GatewayConfig; logger: Logger }): Promise<Gateway> {
   const db = await connectDb({ url: config.MONGO_URL, dbName: config.GATEWAY_DB_NAME });
-  const clients = new ClientRepository(db);
-  const projects = new ProjectRepository(db);
-  const idempotency = new IdempotencyRepository(db);
-  const domains = new DomainRepository(db);
-  const templates = new TemplateRepository(db);
-  const emails = new EmailRepository(db);
-  await Promise.all([clients.init(), projects.init(), idempotency.init(), domains.init(), templates.init(), emails.init()]);
-
   const bus = new Bus({ ...busOptions(config), service: 'postbus/gateway', logger, ackTimeoutMs: config.KAFKA_ACK_TIMEOUT_MS });
-  await bus.ensureTopics([{ topic: Topics.UserCommands }, { topic: Topics.EmailCommands }]);
+  await bus.ensureTopics([{ topic: Topics.UserCommands }, { topic: Topics.EmailCommands }, { topic: Topics.Catalog, compacted: true }]);
   await bus.publisher.connect();
+
+  const catalogFeed = new CatalogFeed({
+    publisher: bus.publisher,
+    sources: (): CatalogSource[] => [projects, domains, templates, emails],
+    logger,
+    resyncIntervalMs: config.CATALOG_RESYNC_INTERVAL_MS,
+  });
+  const clients = new ClientRepository(db);
+  const projects = new ProjectRepository(db, catalogFeed);
+  const idempotency = new IdempotencyRepository(db);
+  const domains = new DomainRepository(db, catalogFeed);
+  const templates = new TemplateRepository(db, catalogFeed);
+  const emails = new EmailRepository(db, catalogFeed);
+  await Promise.all([clients.init(), projects.init(), idempotency.init(), domains.init(), templates.init(), emails.init()]);
+  await catalogFeed.start();
+  const triggerCatalog = new TriggerCatalog({ projects, emails, domains, templates, ttlMs: config.CATALOG_CACHE_TTL_MS });
+  catalogFeed.onChange(triggerCatalog.forget);
 
   const access = new ProjectAccess(projects, config.AUTH_CACHE_TTL_MS);
   const commands = new CommandSender(bus.publisher);
@@ -80,7 +91,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
     }),
     ...projectRoutes(projects, access.forget, async (clientId, kind, id) => (await domains.get(clientId, kind, id)) !== null),
     ...templateRoutes(templates, access.assert),
-    ...emailRoutes({ emails, templates, projects, domains, commands, assertProject: access.assert }),
+    ...emailRoutes({ emails, templates, catalog: triggerCatalog, commands, assertProject: access.assert }),
     ...userRoutes({
       commands,
       usersApi: new UsersClient(config.USERS_URL),
@@ -123,6 +134,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
     port,
     async stop() {
       clearInterval(purge);
+      catalogFeed.stop();
       await closeServer(server);
       await bus.close();
       await db.close();

@@ -52,6 +52,16 @@ export const GatewayConfig = Type.Object({
     default: 10_000,
     description: 'how long verified credentials and project ownership are cached',
   }),
+  CATALOG_CACHE_TTL_MS: Type.Integer({
+    minimum: 0,
+    default: 5_000,
+    description: "how long a trigger reuses its catalog checks; another gateway instance's catalog change is seen within it",
+  }),
+  CATALOG_RESYNC_INTERVAL_MS: Type.Integer({
+    minimum: 1_000,
+    default: 600_000,
+    description: 'how often the whole catalog is republished to the compacted catalog topic (it is also at start)',
+  }),
 });
 
 export type GatewayConfig = typeof GatewayConfig.static;

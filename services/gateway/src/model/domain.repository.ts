@@ -1,7 +1,8 @@
 import { Schema, Types, type Connection } from 'mongoose';
 import { isDuplicateKeyError, KeyedSerializer } from '@postbus/db';
 import type { DnsRecord, RecordCheck } from '../domain/dns-records';
-import type { Sealed } from '../domain/secret-box';
+import type { Sealed } from '@postbus/crypto';
+import { deletion, type CatalogChange, type CatalogListener, type CatalogSource } from '../catalog/catalog-feed';
 
 export type DomainKind = 'sender' | 'tracking';
 export type DomainStatus = 'pending' | 'verified' | 'failed';
@@ -46,14 +47,35 @@ const domainSchema = new Schema<DomainDoc>(
 );
 domainSchema.index({ clientId: 1, kind: 1, domain: 1 }, { unique: true });
 
+const toCatalog = (d: DomainDoc): CatalogChange => ({
+  type: 'catalog.domain',
+  kind: 'domain',
+  data: {
+    id: String(d._id),
+    clientId: d.clientId,
+    revision: Math.max(d.createdAt.getTime(), d.checkedAt?.getTime() ?? 0),
+    kind: d.kind,
+    domain: d.domain,
+    status: d.status,
+    dkim: d.dkim ? { selector: d.dkim.selector, privateKey: d.dkim.privateKey } : null,
+  },
+});
+
 /** Sender and tracking domains, each owned by one client; another client's domain reads as missing. */
-export class DomainRepository {
+export class DomainRepository implements CatalogSource {
   private readonly Domain;
   /** Changes of one domain one at a time (see KeyedSerializer). */
   private readonly perDomain = new KeyedSerializer();
 
-  constructor(connection: Connection) {
+  constructor(
+    connection: Connection,
+    private readonly catalog: CatalogListener,
+  ) {
     this.Domain = connection.model<DomainDoc>('Domain', domainSchema);
+  }
+
+  async catalogSnapshot(): Promise<CatalogChange[]> {
+    return (await this.Domain.find().lean<DomainDoc[]>().exec()).map(toCatalog);
   }
 
   async init(): Promise<void> {
@@ -63,7 +85,9 @@ export class DomainRepository {
   /** 'exists' when the client has this domain (of this kind) already. */
   async create(doc: Omit<DomainDoc, '_id'>): Promise<DomainDoc | 'exists'> {
     try {
-      return (await this.Domain.create(doc)).toObject();
+      const created = (await this.Domain.create(doc)).toObject();
+      await this.catalog.changed(toCatalog(created));
+      return created;
     } catch (error) {
       if (isDuplicateKeyError(error)) return 'exists';
       throw error;
@@ -82,13 +106,17 @@ export class DomainRepository {
   async recordCheck(clientId: string, kind: DomainKind, id: string, checks: RecordCheck[], at: Date): Promise<DomainDoc | null> {
     const verified = checks.every((c) => c.ok || !c.required);
     const set = { checks, checkedAt: at, status: verified ? 'verified' : 'failed', ...(verified ? { verifiedAt: at } : {}) };
-    return this.perDomain.run(id, () =>
-      this.Domain.findOneAndUpdate({ _id: id, clientId, kind }, { $set: set }, { new: true }).lean<DomainDoc>().exec(),
+    const updated = await this.perDomain.run(id, () =>
+      this.Domain.findOneAndUpdate({ _id: id, clientId, kind }, { $set: set }, { returnDocument: 'after' }).lean<DomainDoc>().exec(),
     );
+    if (updated) await this.catalog.changed(toCatalog(updated));
+    return updated;
   }
 
   async delete(clientId: string, kind: DomainKind, id: string): Promise<boolean> {
     if (!Types.ObjectId.isValid(id)) return false;
-    return (await this.Domain.deleteOne({ _id: id, clientId, kind }).exec()).deletedCount === 1;
+    if ((await this.Domain.deleteOne({ _id: id, clientId, kind }).exec()).deletedCount !== 1) return false;
+    await this.catalog.changed(deletion('domain', id, clientId));
+    return true;
   }
 }

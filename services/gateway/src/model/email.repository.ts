@@ -2,6 +2,7 @@ import { Schema, Types, type Connection } from 'mongoose';
 import { mapFields } from './field-map';
 import type { CreateEmailRequest, TransactionalEmail, UpdateEmailRequest } from '@postbus/contracts';
 import { isDuplicateKeyError, KeyedSerializer } from '@postbus/db';
+import { deletion, type CatalogChange, type CatalogListener, type CatalogSource } from '../catalog/catalog-feed';
 
 interface EmailDoc {
   _id: Types.ObjectId;
@@ -68,14 +69,41 @@ export const toTransactionalEmail = (e: EmailDoc): TransactionalEmail => ({
   updated_at: e.updatedAt.toISOString(),
 });
 
+const toCatalog = (e: EmailDoc): CatalogChange => ({
+  type: 'catalog.email',
+  kind: 'email',
+  data: {
+    id: String(e._id),
+    clientId: e.clientId,
+    revision: e.updatedAt.getTime(),
+    projectId: e.projectId,
+    key: e.key,
+    name: e.name,
+    templateId: e.templateId,
+    trackOpens: e.trackOpens,
+    trackClicks: e.trackClicks,
+    sendToUnsubscribed: e.sendToUnsubscribed,
+    fromEmail: e.fromEmail,
+    fromName: e.fromName,
+    replyTo: e.replyTo,
+  },
+});
+
 /** Transactional emails of a client's projects, addressed by id or by their key. */
-export class EmailRepository {
+export class EmailRepository implements CatalogSource {
   private readonly Email;
   /** Changes of one email one at a time (see KeyedSerializer). */
   private readonly perEmail = new KeyedSerializer();
 
-  constructor(connection: Connection) {
+  constructor(
+    connection: Connection,
+    private readonly catalog: CatalogListener,
+  ) {
     this.Email = connection.model<EmailDoc>('TransactionalEmail', emailSchema);
+  }
+
+  async catalogSnapshot(): Promise<CatalogChange[]> {
+    return (await this.Email.find().lean<EmailDoc[]>().exec()).map(toCatalog);
   }
 
   async init(): Promise<void> {
@@ -85,7 +113,9 @@ export class EmailRepository {
   /** 'exists' when the project has an email with this key. */
   async create(clientId: string, projectId: string, body: CreateEmailRequest): Promise<TransactionalEmail | 'exists'> {
     try {
-      return toTransactionalEmail((await this.Email.create({ clientId, projectId, ...toDoc(body) })).toObject());
+      const created = (await this.Email.create({ clientId, projectId, ...toDoc(body) })).toObject();
+      await this.catalog.changed(toCatalog(created));
+      return toTransactionalEmail(created);
     } catch (error) {
       if (isDuplicateKeyError(error)) return 'exists';
       throw error;
@@ -107,11 +137,13 @@ export class EmailRepository {
   async update(clientId: string, projectId: string, id: string, body: UpdateEmailRequest): Promise<TransactionalEmail | null | 'exists'> {
     try {
       const doc = await this.perEmail.run(id, () =>
-        this.Email.findOneAndUpdate({ _id: id, clientId, projectId }, { $set: toDoc(body) }, { new: true })
+        this.Email.findOneAndUpdate({ _id: id, clientId, projectId }, { $set: toDoc(body) }, { returnDocument: 'after' })
           .lean<EmailDoc>()
           .exec(),
       );
-      return doc ? toTransactionalEmail(doc) : null;
+      if (!doc) return null;
+      await this.catalog.changed(toCatalog(doc));
+      return toTransactionalEmail(doc);
     } catch (error) {
       if (isDuplicateKeyError(error)) return 'exists';
       throw error;
@@ -119,6 +151,8 @@ export class EmailRepository {
   }
 
   async delete(clientId: string, projectId: string, id: string): Promise<boolean> {
-    return (await this.Email.deleteOne({ _id: id, clientId, projectId }).exec()).deletedCount === 1;
+    if ((await this.Email.deleteOne({ _id: id, clientId, projectId }).exec()).deletedCount !== 1) return false;
+    await this.catalog.changed(deletion('email', id, clientId));
+    return true;
   }
 }

@@ -2,6 +2,7 @@ import { Schema, Types, type Connection } from 'mongoose';
 import { mapFields } from './field-map';
 import { KeyedSerializer } from '@postbus/db';
 import type { CreateProjectRequest, Project, UpdateProjectRequest } from '@postbus/contracts';
+import { deletion, type CatalogChange, type CatalogListener, type CatalogSource } from '../catalog/catalog-feed';
 
 interface ProjectDoc {
   _id: Types.ObjectId;
@@ -53,14 +54,37 @@ const toProject = (p: ProjectDoc): Project => ({
   updated_at: p.updatedAt.toISOString(),
 });
 
+const toCatalog = (p: ProjectDoc): CatalogChange => ({
+  type: 'catalog.project',
+  kind: 'project',
+  data: {
+    id: String(p._id),
+    clientId: p.clientId,
+    revision: p.updatedAt.getTime(),
+    name: p.name,
+    fromEmail: p.fromEmail,
+    fromName: p.fromName,
+    replyTo: p.replyTo,
+    senderDomainId: p.senderDomainId,
+    trackingDomainId: p.trackingDomainId,
+  },
+});
+
 /** Projects, each owned by one client; another client's project reads as missing. */
-export class ProjectRepository {
+export class ProjectRepository implements CatalogSource {
   private readonly Project;
   /** Changes of one project one at a time (see KeyedSerializer). */
   private readonly perProject = new KeyedSerializer();
 
-  constructor(connection: Connection) {
+  constructor(
+    connection: Connection,
+    private readonly catalog: CatalogListener,
+  ) {
     this.Project = connection.model<ProjectDoc>('Project', projectSchema);
+  }
+
+  async catalogSnapshot(): Promise<CatalogChange[]> {
+    return (await this.Project.find().lean<ProjectDoc[]>().exec()).map(toCatalog);
   }
 
   init(): Promise<void> {
@@ -68,8 +92,9 @@ export class ProjectRepository {
   }
 
   async create(clientId: string, body: CreateProjectRequest): Promise<Project> {
-    const doc = await this.Project.create({ clientId, ...toDoc(body) });
-    return toProject(doc.toObject());
+    const doc = (await this.Project.create({ clientId, ...toDoc(body) })).toObject();
+    await this.catalog.changed(toCatalog(doc));
+    return toProject(doc);
   }
 
   async list(clientId: string, limit: number): Promise<Project[]> {
@@ -85,15 +110,19 @@ export class ProjectRepository {
 
   async update(clientId: string, id: string, body: UpdateProjectRequest): Promise<Project | null> {
     const doc = await this.perProject.run(id, () =>
-      this.Project.findOneAndUpdate({ _id: id, clientId }, { $set: toDoc(body) }, { new: true })
+      this.Project.findOneAndUpdate({ _id: id, clientId }, { $set: toDoc(body) }, { returnDocument: 'after' })
         .lean<ProjectDoc>()
         .exec(),
     );
-    return doc ? toProject(doc) : null;
+    if (!doc) return null;
+    await this.catalog.changed(toCatalog(doc));
+    return toProject(doc);
   }
 
   async delete(clientId: string, id: string): Promise<boolean> {
     const result = await this.Project.deleteOne({ _id: id, clientId }).exec();
-    return result.deletedCount === 1;
+    if (result.deletedCount !== 1) return false;
+    await this.catalog.changed(deletion('project', id, clientId));
+    return true;
   }
 }

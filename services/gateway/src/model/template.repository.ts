@@ -1,6 +1,7 @@
 import { Schema, Types, type Connection } from 'mongoose';
 import { KeyedSerializer } from '@postbus/db';
 import type { TemplateParts } from '../domain/templates';
+import { deletion, type CatalogChange, type CatalogListener, type CatalogSource } from '../catalog/catalog-feed';
 
 interface TemplateDoc {
   _id: Types.ObjectId;
@@ -49,14 +50,33 @@ export interface TemplateInput extends TemplateParts {
   name: string;
 }
 
+const toCatalog = (t: TemplateDoc, v: VersionDoc): CatalogChange => ({
+  type: 'catalog.template',
+  kind: 'template',
+  data: {
+    id: String(t._id),
+    clientId: t.clientId,
+    revision: t.updatedAt.getTime(),
+    projectId: t.projectId,
+    name: t.name,
+    version: v.version,
+    subject: v.subject,
+    html: v.html,
+    text: v.text,
+  },
+});
+
 /** Templates of a client's projects; a PUT appends a version. */
-export class TemplateRepository {
+export class TemplateRepository implements CatalogSource {
   private readonly Template;
   private readonly Version;
   /** Saves of one template one at a time, so versions number without gaps or clashes. */
   private readonly perTemplate = new KeyedSerializer();
 
-  constructor(connection: Connection) {
+  constructor(
+    connection: Connection,
+    private readonly catalog: CatalogListener,
+  ) {
     this.Template = connection.model<TemplateDoc>('Template', templateSchema);
     this.Version = connection.model<VersionDoc>('TemplateVersion', versionSchema);
   }
@@ -65,13 +85,22 @@ export class TemplateRepository {
     await Promise.all([this.Template.init(), this.Version.init()]);
   }
 
+  async catalogSnapshot(): Promise<CatalogChange[]> {
+    const templates = await this.Template.find().lean<TemplateDoc[]>().exec();
+    const latest = await Promise.all(templates.map((t) => this.version(String(t._id), t.currentVersion)));
+    return templates.flatMap((t, i) => (latest[i] ? [toCatalog(t, latest[i])] : []));
+  }
+
   async create(clientId: string, projectId: string, input: TemplateInput): Promise<TemplateVersion> {
     const now = new Date();
     const template = (
       await this.Template.create({ clientId, projectId, name: input.name, currentVersion: 1, createdAt: now, updatedAt: now })
     ).toObject();
-    const version = await this.Version.create({ templateId: String(template._id), version: 1, ...parts(input), createdAt: now });
-    return toVersion(template, version.toObject());
+    const version = (
+      await this.Version.create({ templateId: String(template._id), version: 1, ...parts(input), createdAt: now })
+    ).toObject();
+    await this.catalog.changed(toCatalog(template, version));
+    return toVersion(template, version);
   }
 
   async list(clientId: string, projectId: string): Promise<TemplateVersion[]> {
@@ -93,15 +122,16 @@ export class TemplateRepository {
       if (!template) return null;
       const now = new Date();
       const next = template.currentVersion + 1;
-      const version = await this.Version.create({ templateId: id, version: next, ...parts(input), createdAt: now });
+      const version = (await this.Version.create({ templateId: id, version: next, ...parts(input), createdAt: now })).toObject();
       const updated = await this.Template.findOneAndUpdate(
         { _id: id },
         { $set: { name: input.name, currentVersion: next, updatedAt: now } },
-        { new: true },
+        { returnDocument: 'after' },
       )
         .lean<TemplateDoc>()
         .exec();
-      return toVersion(updated ?? template, version.toObject());
+      await this.catalog.changed(toCatalog(updated ?? template, version));
+      return toVersion(updated ?? template, version);
     });
   }
 
@@ -109,6 +139,7 @@ export class TemplateRepository {
     if (!(await this.template(clientId, projectId, id))) return false;
     await this.Template.deleteOne({ _id: id }).exec();
     await this.Version.deleteMany({ templateId: id }).exec();
+    await this.catalog.changed(deletion('template', id, clientId));
     return true;
   }
 

@@ -12,7 +12,7 @@ import {
 import { ConflictError, NotFoundError } from '@postbus/errors';
 import type { DnsLookup } from '../../dns-lookup';
 import { checkRecords, generateDkimKey, requiredRecords, trackingRecords } from '../../domain/dns-records';
-import type { SecretBox } from '../../domain/secret-box';
+import type { SecretBox } from '@postbus/crypto';
 import type { DomainDoc, DomainKind, DomainRepository } from '../../model/domain.repository';
 import { defineRoute, type RouteSpec } from '../route';
 import type { AuthenticatedClient } from '../auth';

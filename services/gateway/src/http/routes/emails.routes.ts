@@ -15,24 +15,20 @@ import {
 import { ConflictError, NotFoundError, UnprocessableError } from '@postbus/errors';
 import type { CommandSender } from '../../command-sender';
 import type { EmailRepository } from '../../model/email.repository';
-import type { ProjectRepository } from '../../model/project.repository';
-import type { DomainRepository } from '../../model/domain.repository';
+import { EMAIL_NOT_FOUND, type TriggerCatalog } from '../../catalog/trigger-catalog';
 import type { TemplateRepository } from '../../model/template.repository';
 import { defineRoute, type RouteSpec } from '../route';
 
 export interface EmailRouteDeps {
   emails: EmailRepository;
   templates: TemplateRepository;
-  projects: ProjectRepository;
-  domains: DomainRepository;
+  catalog: TriggerCatalog;
   commands: CommandSender;
   assertProject: (clientId: string, projectId: string) => Promise<void>;
 }
 
-const NOT_FOUND = 'No such transactional email in this project.';
-
 /** Transactional emails (the seed's fifth prerequisite) and the trigger that sends one. */
-export function emailRoutes({ emails, templates, projects, domains, commands, assertProject }: EmailRouteDeps): RouteSpec[] {
+export function emailRoutes({ emails, templates, catalog, commands, assertProject }: EmailRouteDeps): RouteSpec[] {
   const assertTemplate = async (clientId: string, projectId: string, templateId: string | undefined) => {
     if (templateId !== undefined && !(await templates.get(clientId, projectId, templateId))) {
       throw new UnprocessableError('template-missing', 'template_id names no template of this project: create the template first.');
@@ -40,7 +36,7 @@ export function emailRoutes({ emails, templates, projects, domains, commands, as
   };
   const existing = async (clientId: string, projectId: string, idOrKey: string) => {
     const found = await emails.get(clientId, projectId, idOrKey);
-    if (!found) throw new NotFoundError(NOT_FOUND);
+    if (!found) throw new NotFoundError(EMAIL_NOT_FOUND);
     return found;
   };
 
@@ -104,7 +100,7 @@ export function emailRoutes({ emails, templates, projects, domains, commands, as
         const updated = await emails.update(client.clientId, params.projectId, found.id, body);
         if (updated === 'exists')
           throw new ConflictError('email-key-taken', `This project already has an email with the key ${body.key ?? ''}.`);
-        if (!updated) throw new NotFoundError(NOT_FOUND);
+        if (!updated) throw new NotFoundError(EMAIL_NOT_FOUND);
         return { status: 200, body: updated };
       },
     }),
@@ -119,7 +115,7 @@ export function emailRoutes({ emails, templates, projects, domains, commands, as
       responses: { 204: { description: 'Deleted' } },
       handle: async ({ params, client }) => {
         const found = await existing(client.clientId, params.projectId, params.emailKey);
-        if (!(await emails.delete(client.clientId, params.projectId, found.id))) throw new NotFoundError(NOT_FOUND);
+        if (!(await emails.delete(client.clientId, params.projectId, found.id))) throw new NotFoundError(EMAIL_NOT_FOUND);
         return { status: 204 };
       },
     }),
@@ -134,24 +130,7 @@ export function emailRoutes({ emails, templates, projects, domains, commands, as
       body: SendEmailRequest,
       responses: { 200: { description: 'Accepted: validated against the catalog and durably queued', schema: SendAccepted } },
       handle: async ({ params, body, client, requestId }) => {
-        const project = await projects.get(client.clientId, params.projectId);
-        if (!project) throw new NotFoundError('No such project for this client.');
-        const email = await existing(client.clientId, params.projectId, params.emailKey);
-        const domain = project.sender_domain_id ? await domains.get(client.clientId, 'sender', project.sender_domain_id) : null;
-        if (!domain) {
-          throw new UnprocessableError(
-            'sender-domain-missing',
-            'The project has no sender domain: add one (POST /v1/sender-domains) and set sender_domain_id on the project.',
-          );
-        }
-        if (domain.status !== 'verified') {
-          throw new UnprocessableError(
-            'sender-domain-unverified',
-            `The sender domain ${domain.domain} is not verified: publish its DNS records and call POST /v1/sender-domains/${String(domain._id)}/verify.`,
-          );
-        }
-        const template = await templates.get(client.clientId, params.projectId, email.template_id);
-        if (!template) throw new UnprocessableError('template-missing', `The email ${email.key} names a template that no longer exists.`);
+        const plan = await catalog.resolve(client.clientId, params.projectId, params.emailKey);
         const messageId = `msg_${randomUUID().replace(/-/g, '')}`;
         const user = { ...body.user, email: normaliseEmail(body.user.email) };
         await commands.send(
@@ -161,10 +140,10 @@ export function emailRoutes({ emails, templates, projects, domains, commands, as
           {
             messageId,
             projectId: params.projectId,
-            emailId: email.id,
-            emailKey: email.key,
-            templateId: template.id,
-            templateVersion: template.version,
+            emailId: plan.emailId,
+            emailKey: plan.emailKey,
+            templateId: plan.templateId,
+            templateVersion: plan.templateVersion,
             user,
             data: body.data ?? {},
             acceptedAt: new Date().toISOString(),

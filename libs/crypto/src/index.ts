@@ -1,0 +1,1 @@
+export { SecretBox, type Sealed } from './secret-box';

@@ -1,0 +1,123 @@
+import type { Publisher } from '@postbus/bus';
+import { catalogKey, Topics, type CatalogKind, type MessageData } from '@postbus/contracts';
+import type { Logger } from '@postbus/logger';
+
+/** One catalog change as published: the entity's whole state, or its deletion marker. */
+export type CatalogChange =
+  | { type: 'catalog.project'; kind: 'project'; data: MessageData<'catalog.project'> }
+  | { type: 'catalog.domain'; kind: 'domain'; data: MessageData<'catalog.domain'> }
+  | { type: 'catalog.template'; kind: 'template'; data: MessageData<'catalog.template'> }
+  | { type: 'catalog.email'; kind: 'email'; data: MessageData<'catalog.email'> }
+  | { type: 'catalog.deleted'; kind: CatalogKind; data: MessageData<'catalog.deleted'> };
+
+/** What a repository tells the catalog after each stored change. */
+export interface CatalogListener {
+  changed(change: CatalogChange): Promise<void>;
+}
+
+export const deletion = (kind: CatalogKind, id: string, clientId: string): CatalogChange => ({
+  type: 'catalog.deleted',
+  kind,
+  data: { kind, id, clientId, revision: Date.now() },
+});
+
+/** A repository whose whole catalog state can be republished. */
+export interface CatalogSource {
+  catalogSnapshot(): Promise<CatalogChange[]>;
+}
+
+export interface CatalogFeedOptions {
+  publisher: Publisher;
+  /** Asked at each republish, so the feed can be built before the repositories that report to it. */
+  sources: () => CatalogSource[];
+  logger: Logger;
+  /** How often the whole catalog is republished, repairing any change whose publish failed. */
+  resyncIntervalMs: number;
+  /** How soon a full republish is tried after a publish failed. */
+  retryAfterFailureMs?: number;
+}
+
+/**
+ * Publishes every catalog change to the log-compacted catalog topic, keyed by `<kind>:<id>`.
+ *
+ * The database write comes first and stays the source of truth: when the broker cannot take the
+ * change, the request still succeeds (the change is stored) and a full republish from the
+ * database follows soon, as it does at start and on a timer. Projections keep the copy with the
+ * highest revision, so republished and reordered copies do no harm.
+ */
+export class CatalogFeed implements CatalogListener {
+  private readonly listeners: Array<(change: CatalogChange) => void> = [];
+  private timer: NodeJS.Timeout | undefined;
+  private retry: NodeJS.Timeout | undefined;
+  private resyncing: Promise<void> | undefined;
+
+  constructor(private readonly options: CatalogFeedOptions) {}
+
+  /** Local observers (caches) hear of each change as soon as it is stored. */
+  onChange(listener: (change: CatalogChange) => void): void {
+    this.listeners.push(listener);
+  }
+
+  async changed(change: CatalogChange): Promise<void> {
+    for (const listener of this.listeners) listener(change);
+    try {
+      await this.publish(change);
+    } catch (error) {
+      this.options.logger.warn('publishing a catalog change failed; a full republish will follow', { error, kind: change.kind });
+      this.scheduleRetry();
+    }
+  }
+
+  /** Republishes now and then every resyncIntervalMs. */
+  start(): Promise<void> {
+    this.timer = setInterval(() => void this.resyncQuietly(), this.options.resyncIntervalMs);
+    this.timer.unref();
+    return this.resync();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    clearTimeout(this.retry);
+  }
+
+  /** Publishes the current state of every catalog entity; concurrent calls share one run. */
+  resync(): Promise<void> {
+    this.resyncing ??= this.republishAll().finally(() => (this.resyncing = undefined));
+    return this.resyncing;
+  }
+
+  private async republishAll(): Promise<void> {
+    const started = Date.now();
+    const snapshots = await Promise.all(this.options.sources().map((s) => s.catalogSnapshot()));
+    const changes = snapshots.flat();
+    await Promise.all(changes.map((c) => this.publish(c)));
+    this.options.logger.info('catalog republished', { entities: changes.length, ms: Date.now() - started });
+  }
+
+  private publish(change: CatalogChange): Promise<string> {
+    // The union pairs each type with its data; TypeScript cannot correlate the two in one call.
+    const publish = this.options.publisher.publish.bind(this.options.publisher) as (
+      topic: string,
+      type: CatalogChange['type'],
+      key: string,
+      data: CatalogChange['data'],
+    ) => Promise<string>;
+    return publish(Topics.Catalog, change.type, catalogKey(change.kind, change.data.id), change.data);
+  }
+
+  private resyncQuietly(): void {
+    this.resync().catch((error: unknown) => {
+      this.options.logger.warn('republishing the catalog failed; retrying', { error });
+      this.scheduleRetry();
+    });
+  }
+
+  private scheduleRetry(): void {
+    if (this.retry) return;
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      this.resyncQuietly();
+    }, this.options.retryAfterFailureMs ?? 5_000);
+    this.retry.unref();
+  }
+}

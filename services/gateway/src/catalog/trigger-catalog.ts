@@ -1,0 +1,78 @@
+import { NotFoundError, UnprocessableError } from '@postbus/errors';
+import type { DomainRepository } from '../model/domain.repository';
+import type { EmailRepository } from '../model/email.repository';
+import type { ProjectRepository } from '../model/project.repository';
+import type { TemplateRepository } from '../model/template.repository';
+
+/** What a trigger needs from the catalog once its prerequisites are known to be met. */
+export interface TriggerPlan {
+  emailId: string;
+  emailKey: string;
+  templateId: string;
+  templateVersion: number;
+}
+
+export interface TriggerCatalogDeps {
+  projects: ProjectRepository;
+  emails: EmailRepository;
+  domains: DomainRepository;
+  templates: TemplateRepository;
+  /** How long a resolved plan is reused; 0 reads the database on every trigger. */
+  ttlMs: number;
+  maxEntries?: number;
+}
+
+export const EMAIL_NOT_FOUND = 'No such transactional email in this project.';
+
+/**
+ * Resolves a trigger against the catalog (project, email, verified sender domain, template) and
+ * keeps successful resolutions for a short while, so the hot path reads no database. Every local
+ * catalog change empties the cache; another gateway instance's change is seen within ttlMs, and
+ * the mailer checks its own projection again before it sends. Failures are never cached, so a
+ * prerequisite met a moment ago takes effect at once.
+ */
+export class TriggerCatalog {
+  private readonly plans = new Map<string, { plan: TriggerPlan; expires: number }>();
+
+  constructor(private readonly deps: TriggerCatalogDeps) {}
+
+  readonly forget = (): void => this.plans.clear();
+
+  async resolve(clientId: string, projectId: string, emailKey: string): Promise<TriggerPlan> {
+    const key = `${clientId}\n${projectId}\n${emailKey}`;
+    const now = Date.now();
+    const cached = this.plans.get(key);
+    if (cached && cached.expires > now) return cached.plan;
+    const plan = await this.lookUp(clientId, projectId, emailKey);
+    if (this.deps.ttlMs > 0) {
+      if (this.plans.size >= (this.deps.maxEntries ?? 10_000)) this.plans.clear();
+      this.plans.set(key, { plan, expires: now + this.deps.ttlMs });
+    }
+    return plan;
+  }
+
+  private async lookUp(clientId: string, projectId: string, emailKey: string): Promise<TriggerPlan> {
+    const { projects, emails, domains, templates } = this.deps;
+    const [project, email] = await Promise.all([projects.get(clientId, projectId), emails.get(clientId, projectId, emailKey)]);
+    if (!project) throw new NotFoundError('No such project for this client.');
+    if (!email) throw new NotFoundError(EMAIL_NOT_FOUND);
+    const [domain, template] = await Promise.all([
+      project.sender_domain_id ? domains.get(clientId, 'sender', project.sender_domain_id) : null,
+      templates.get(clientId, projectId, email.template_id),
+    ]);
+    if (!domain) {
+      throw new UnprocessableError(
+        'sender-domain-missing',
+        'The project has no sender domain: add one (POST /v1/sender-domains) and set sender_domain_id on the project.',
+      );
+    }
+    if (domain.status !== 'verified') {
+      throw new UnprocessableError(
+        'sender-domain-unverified',
+        `The sender domain ${domain.domain} is not verified: publish its DNS records and call POST /v1/sender-domains/${String(domain._id)}/verify.`,
+      );
+    }
+    if (!template) throw new UnprocessableError('template-missing', `The email ${email.key} names a template that no longer exists.`);
+    return { emailId: email.id, emailKey: email.key, templateId: template.id, templateVersion: template.version };
+  }
+}
