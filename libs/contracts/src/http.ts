@@ -300,3 +300,58 @@ export const ListQuery = Type.Object(
   { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })) },
   { additionalProperties: false },
 );
+
+const MessageStatusSchema = Type.Union(
+  ['queued', 'deferred', 'sent', 'bounced', 'failed', 'suppressed'].map((s) => Type.Literal(s)),
+  { description: 'the delivery status' },
+);
+
+export const TimelineEntry = Type.Object({
+  sequence: Type.Integer({ minimum: 1 }),
+  event: Type.String({
+    description:
+      'a delivery status (queued, deferred, sent, bounced, failed, suppressed) or an engagement event (opened, clicked, unsubscribed)',
+  }),
+  at: Timestamp,
+  smtp: Type.Optional(Type.Object({ code: Type.Integer(), response: Type.String() })),
+  reason: Type.Optional(Type.String()),
+  url: Type.Optional(Type.String()),
+  attempt: Type.Optional(Type.Integer()),
+});
+
+/** One triggered email: where it stands and everything that happened to it. */
+export const Message = Type.Object({
+  id: Type.String({ description: 'the message_id the send call returned' }),
+  project_id: Type.String(),
+  email_key: Type.String(),
+  email: Type.String(),
+  user_id: Nullable(Type.String()),
+  status: MessageStatusSchema,
+  subject: Nullable(Type.String()),
+  opened: Type.Boolean(),
+  clicked: Type.Boolean(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  timeline: Type.Array(TimelineEntry),
+});
+export type Message = Static<typeof Message>;
+
+export const MessageList = Type.Object({
+  data: Type.Array(Message),
+  next_cursor: Nullable(Type.String({ description: 'pass as cursor for the next (older) page; null on the last page' })),
+});
+export type MessageList = Static<typeof MessageList>;
+
+export const MessageListQuery = Type.Object(
+  {
+    email: Type.Optional(Email),
+    user_id: Type.Optional(UserId),
+    status: Type.Optional(MessageStatusSchema),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+    cursor: Type.Optional(Type.String({ maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+export type MessageListQuery = Static<typeof MessageListQuery>;
+
+export const MessageParams = Type.Object({ projectId: ObjectIdString, messageId: Type.String({ pattern: '^msg_[a-f0-9]{32}$' }) });

@@ -147,6 +147,40 @@ export type CatalogDeleted = Static<typeof CatalogDeleted>;
 /** The Kafka key of a catalog entity on the compacted topic. */
 export const catalogKey = (kind: CatalogKind, id: string): string => `${kind}:${id}`;
 
+/** Delivery statuses in the order a message moves through them; engagement events follow `sent`. */
+export const MESSAGE_STATUSES = ['queued', 'deferred', 'sent', 'bounced', 'failed', 'suppressed'] as const;
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+export const ENGAGEMENT_EVENTS = ['opened', 'clicked', 'unsubscribed'] as const;
+export type EngagementEvent = (typeof ENGAGEMENT_EVENTS)[number];
+export type TimelineEventName = MessageStatus | EngagementEvent;
+
+/** One entry of a message's timeline, as the mailer emits it (`message.<event>`). */
+export const MessageEvent = Type.Object({
+  messageId: Type.String(),
+  projectId: Type.String(),
+  emailKey: Type.String(),
+  email: Type.String(),
+  userId: Nullable(Type.String()),
+  event: Type.String({ description: 'a delivery status or an engagement event' }),
+  /** Per message, from 1 (queued): receivers order what arrives out of order. */
+  sequence: Type.Integer({ minimum: 1 }),
+  at: Timestamp,
+  smtp: Type.Optional(Type.Object({ code: Type.Integer(), response: Type.String() })),
+  reason: Type.Optional(Type.String()),
+  url: Type.Optional(Type.String()),
+  attempt: Type.Optional(Type.Integer()),
+});
+export type MessageEvent = Static<typeof MessageEvent>;
+
+/** Seen at the edge: the recipient's client fetched the open pixel or followed a tracked link. */
+export const TrackingEvent = Type.Object({
+  messageId: Type.String(),
+  projectId: Type.String(),
+  at: Timestamp,
+  url: Type.Optional(Type.String({ description: 'clicks: the link followed' })),
+});
+export type TrackingEvent = Static<typeof TrackingEvent>;
+
 /** Every message type on the bus and the schema of its data. */
 export const MessageSchemas = {
   'user.create': UserCreateCommand,
@@ -162,6 +196,18 @@ export const MessageSchemas = {
   'catalog.template': CatalogTemplate,
   'catalog.email': CatalogEmail,
   'catalog.deleted': CatalogDeleted,
+  'message.queued': MessageEvent,
+  'message.deferred': MessageEvent,
+  'message.sent': MessageEvent,
+  'message.bounced': MessageEvent,
+  'message.failed': MessageEvent,
+  'message.suppressed': MessageEvent,
+  'message.opened': MessageEvent,
+  'message.clicked': MessageEvent,
+  'message.unsubscribed': MessageEvent,
+  'tracking.opened': TrackingEvent,
+  'tracking.clicked': TrackingEvent,
+  'tracking.unsubscribed': TrackingEvent,
 } satisfies Record<string, TSchema>;
 
 export type MessageType = keyof typeof MessageSchemas;

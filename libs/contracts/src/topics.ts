@@ -5,6 +5,10 @@ export const Topics = {
   EmailCommands: 'postbus.email.commands.v1',
   /** Log-compacted, keyed by `<kind>:<entity id>`: the latest state of every catalog entity, or its deletion marker. */
   Catalog: 'postbus.catalog.v1',
+  /** What happened to each triggered email: message.queued, message.sent, … (key: message id). */
+  EmailEvents: 'postbus.email.events.v1',
+  /** Opens, clicks and one-click unsubscribes seen at the gateway's edge (key: message id). */
+  TrackingEvents: 'postbus.tracking.events.v1',
 } as const;
 
 export type TopicName = (typeof Topics)[keyof typeof Topics];

@@ -1,1 +1,2 @@
 export { SecretBox, type Sealed } from './secret-box';
+export { TrackingTokens, type TrackingAction, type TrackingClaim } from './tracking-tokens';

@@ -1,6 +1,7 @@
 import mongoose, { type Connection } from 'mongoose';
 
 export type { Connection } from 'mongoose';
+export { GroupCommit } from './group-commit';
 
 export interface DbOptions {
   url: string;

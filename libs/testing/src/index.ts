@@ -4,3 +4,4 @@ export { freePort, startService, type ServiceProcess } from './processes';
 export { TopicRecorder, type RecordedMessage } from './kafka';
 export { call, basicAuth, type CallResult } from './http';
 export { startDnsServer, type LocalDnsServer, type RecordType } from './dns-server';
+export { SinkClient, startSmtpSink, type SmtpSink, type SinkFault, type SinkMessage, type SinkMessageSummary } from './smtp-sink';

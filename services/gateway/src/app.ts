@@ -40,6 +40,9 @@ import { ClientRepository } from './model/client.repository';
 import { IdempotencyRepository } from './model/idempotency.repository';
 import { ProjectRepository } from './model/project.repository';
 import { UsersClient } from './users-client';
+import { MailerClient } from './mailer-client';
+import { messageRoutes } from './http/routes/messages.routes';
+import { edgeRouter, trackingTokens } from './http/edge';
 
 export interface Gateway {
   port: number;
@@ -54,7 +57,12 @@ const VERSION = '0.1.0';
 export async function start({ config, logger }: { config: GatewayConfig; logger: Logger }): Promise<Gateway> {
   const db = await connectDb({ url: config.MONGO_URL, dbName: config.GATEWAY_DB_NAME });
   const bus = new Bus({ ...busOptions(config), service: 'postbus/gateway', logger, ackTimeoutMs: config.KAFKA_ACK_TIMEOUT_MS });
-  await bus.ensureTopics([{ topic: Topics.UserCommands }, { topic: Topics.EmailCommands }, { topic: Topics.Catalog, compacted: true }]);
+  await bus.ensureTopics([
+    { topic: Topics.UserCommands },
+    { topic: Topics.EmailCommands },
+    { topic: Topics.Catalog, compacted: true },
+    { topic: Topics.TrackingEvents },
+  ]);
   await bus.publisher.connect();
 
   const catalogFeed = new CatalogFeed({
@@ -97,6 +105,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
       usersApi: new UsersClient(config.USERS_URL),
       assertProject: access.assert,
     }),
+    ...messageRoutes({ mailerApi: new MailerClient(config.MAILER_URL), assertProject: access.assert }),
   ];
   const openApi = openApiDocument(routes, VERSION);
 
@@ -116,6 +125,8 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   v1.use(jsonBody(config.BODY_LIMIT));
   mountRoutes(v1, routes, { idempotency, idempotencyRetentionMs: IDEMPOTENCY_RETENTION_MS }, '/v1');
   app.use('/v1', v1);
+  // The public edge (/t/*): no credentials, no JSON body parser; the signed token is the only authority.
+  app.use(edgeRouter({ tokens: trackingTokens(config.TRACKING_SECRET, logger), publisher: bus.publisher, logger }));
   app.use(healthRouter('gateway', { database: () => pingDb(db), bus: () => bus.publisher.healthy() }, registry));
   app.use(docsRouter());
   app.use(notFoundHandler);

@@ -10,6 +10,11 @@ export const GatewayConfig = Type.Object({
     pattern: '^https?://',
     description: "base URL of the users service's internal API",
   }),
+  MAILER_URL: Type.String({
+    default: 'http://127.0.0.1:8082',
+    pattern: '^https?://',
+    description: "base URL of the mailer service's internal API (the message log)",
+  }),
   BODY_LIMIT: Type.String({ default: '1mb', pattern: '^\\d+(b|kb|mb)$', description: 'largest accepted request body' }),
   KAFKA_ACK_TIMEOUT_MS: Type.Integer({
     minimum: 100,
@@ -44,6 +49,12 @@ export const GatewayConfig = Type.Object({
   SESSION_SECRET: Type.String({
     default: '',
     description: 'HS256 secret of admin sessions (32+ characters), shared by every gateway instance; empty: a random one per process',
+    pattern: '^(|.{32,})$',
+  }),
+  TRACKING_SECRET: Type.String({
+    default: '',
+    description:
+      'HS256 secret (32+ characters) shared with the mailer: signs tracking and unsubscribe links; empty: a random one per process (development only)',
     pattern: '^(|.{32,})$',
   }),
   SESSION_TTL_SECONDS: Type.Integer({ minimum: 60, maximum: 86_400, default: 900, description: 'lifetime of an admin session' }),

@@ -1,6 +1,6 @@
 import { Schema, Types, type Connection } from 'mongoose';
 import { KeyedSerializer } from '@postbus/db';
-import type { TemplateParts } from '../domain/templates';
+import type { TemplateParts } from '@postbus/templates';
 import { deletion, type CatalogChange, type CatalogListener, type CatalogSource } from '../catalog/catalog-feed';
 
 interface TemplateDoc {

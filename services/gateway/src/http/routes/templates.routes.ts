@@ -9,7 +9,7 @@ import {
   TemplateVersionQuery,
 } from '@postbus/contracts';
 import { NotFoundError, ValidationError } from '@postbus/errors';
-import { render, syntaxErrors } from '../../domain/templates';
+import { render, syntaxErrors } from '@postbus/templates';
 import type { TemplateRepository, TemplateVersion } from '../../model/template.repository';
 import { defineRoute, type RouteSpec } from '../route';
 

@@ -43,16 +43,32 @@ export function syntaxErrors(parts: TemplateParts): FieldError[] {
   return errors;
 }
 
+export interface RenderContext {
+  user?: unknown;
+  data?: unknown;
+}
+
+/** A template parsed once, rendered many times. */
+export type CompiledTemplate = (context: RenderContext) => Rendered;
+
 /**
- * Renders a template with `{ user, data }`. The HTML escapes every value; the subject and text
- * parts are plain text and do not.
+ * Compiles a template for `{ user, data }`. The HTML escapes every value; the subject and text
+ * parts are plain text and do not. Rendering throws on a template error (e.g. a missing partial).
  */
-export function render(parts: TemplateParts, context: { user?: unknown; data?: unknown }): Rendered {
-  const values = { user: context.user ?? {}, data: context.data ?? {} };
-  const html = handlebars.compile(parts.html)(values);
-  return {
-    subject: handlebars.compile(parts.subject, { noEscape: true })(values).replace(/\s+/g, ' ').trim(),
-    html,
-    text: parts.text ? handlebars.compile(parts.text, { noEscape: true })(values) : convert(html, { wordwrap: 100 }),
+export function compile(parts: TemplateParts): CompiledTemplate {
+  const subject = handlebars.compile(parts.subject, { noEscape: true });
+  const html = handlebars.compile(parts.html);
+  const text = parts.text ? handlebars.compile(parts.text, { noEscape: true }) : undefined;
+  return (context) => {
+    const values = { user: context.user ?? {}, data: context.data ?? {} };
+    const renderedHtml = html(values);
+    return {
+      subject: subject(values).replace(/\s+/g, ' ').trim(),
+      html: renderedHtml,
+      text: text ? text(values) : convert(renderedHtml, { wordwrap: 100 }),
+    };
   };
 }
+
+/** Compiles and renders once (previews). */
+export const render = (parts: TemplateParts, context: RenderContext): Rendered => compile(parts)(context);

@@ -1,0 +1,58 @@
+import { CompactSign, compactVerify } from 'jose';
+
+/** What a link in an email stands for: an open pixel, a tracked click, or an unsubscribe. */
+export type TrackingAction = 'open' | 'click' | 'unsubscribe';
+
+export interface TrackingClaim {
+  action: TrackingAction;
+  messageId: string;
+  projectId: string;
+  /** Clicks only: the one URL this token may redirect to. */
+  url?: string;
+}
+
+interface Wire {
+  a: 'o' | 'c' | 'u';
+  m: string;
+  p: string;
+  u?: string;
+}
+
+const CODE: Record<TrackingAction, Wire['a']> = { open: 'o', click: 'c', unsubscribe: 'u' };
+const ACTION: Record<Wire['a'], TrackingAction> = { o: 'open', c: 'click', u: 'unsubscribe' };
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * Signs and checks the tokens in tracking and unsubscribe links (JWS, HS256, jose): the mailer
+ * signs, the gateway's edge verifies, both with TRACKING_SECRET. A token names a message, never
+ * an address, so a link copied out of an email reveals nobody.
+ */
+export class TrackingTokens {
+  private readonly key: Uint8Array;
+
+  constructor(secret: string) {
+    if (secret.length < 32) throw new Error('the tracking secret must be at least 32 characters');
+    this.key = encoder.encode(secret);
+  }
+
+  async sign(claim: TrackingClaim): Promise<string> {
+    const wire: Wire = { a: CODE[claim.action], m: claim.messageId, p: claim.projectId, ...(claim.url ? { u: claim.url } : {}) };
+    return new CompactSign(encoder.encode(JSON.stringify(wire))).setProtectedHeader({ alg: 'HS256' }).sign(this.key);
+  }
+
+  /** The claim, or null for a token that was not signed with this secret or does not parse. */
+  async verify(token: string, expected?: TrackingAction): Promise<TrackingClaim | null> {
+    try {
+      const { payload } = await compactVerify(token, this.key, { algorithms: ['HS256'] });
+      const wire = JSON.parse(decoder.decode(payload)) as Partial<Wire>;
+      if (typeof wire.m !== 'string' || typeof wire.p !== 'string' || !wire.a || !(wire.a in ACTION)) return null;
+      const action = ACTION[wire.a];
+      if (expected && action !== expected) return null;
+      if (action === 'click' && typeof wire.u !== 'string') return null;
+      return { action, messageId: wire.m, projectId: wire.p, ...(typeof wire.u === 'string' ? { url: wire.u } : {}) };
+    } catch {
+      return null;
+    }
+  }
+}

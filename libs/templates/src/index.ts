@@ -1,0 +1,1 @@
+export { compile, render, syntaxErrors, type CompiledTemplate, type Rendered, type TemplateParts } from './templates';

@@ -1,0 +1,21 @@
+import type { Message, MessageList, MessageListQuery } from '@postbus/contracts';
+import { InternalApiClient, projectPath } from './users-client';
+
+/** Reads the message log (statuses and timelines) from the mailer service's internal API. */
+export class MailerClient extends InternalApiClient {
+  constructor(baseUrl: string, timeoutMs?: number) {
+    super('mailer', baseUrl, timeoutMs);
+  }
+
+  /** One page of the project's messages, newest first; the query is forwarded as it is. */
+  async listMessages(projectId: string, query: MessageListQuery): Promise<MessageList> {
+    const { email, user_id, status, limit, cursor } = query;
+    const page = await this.get<MessageList>(`${projectPath(projectId)}/messages`, { email, user_id, status, limit, cursor });
+    // The gateway has checked the project: one the mailer has never seen simply has no messages yet.
+    return page ?? { data: [], next_cursor: null };
+  }
+
+  message(projectId: string, messageId: string): Promise<Message | null> {
+    return this.get(`${projectPath(projectId)}/messages/${encodeURIComponent(messageId)}`);
+  }
+}

@@ -1,0 +1,182 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { call } from '@postbus/testing';
+import { createTestClient, startTestGateway, type TestClient, type TestGateway } from './helpers';
+
+interface Seen {
+  path: string;
+  query: Record<string, string>;
+}
+
+/**
+ * A stand-in for the mailer's internal read API (the real one is tested with the mailer): it
+ * answers one known message and records what the gateway asked.
+ */
+class FakeMailer {
+  readonly seen: Seen[] = [];
+  mode: 'ok' | 'down' | 'broken' = 'ok';
+  readonly messageId = 'msg_0123456789abcdef0123456789abcdef';
+  private server: Server | undefined;
+
+  message(projectId: string) {
+    return {
+      id: this.messageId,
+      project_id: projectId,
+      email_key: 'welcome',
+      email: 'ann@example.com',
+      user_id: 'u-1',
+      status: 'sent',
+      subject: 'Welcome',
+      opened: true,
+      clicked: false,
+      created_at: '2025-01-01T10:00:00.000Z',
+      updated_at: '2025-01-01T10:00:05.000Z',
+      timeline: [
+        { sequence: 1, event: 'queued', at: '2025-01-01T10:00:00.000Z' },
+        { sequence: 2, event: 'sent', at: '2025-01-01T10:00:01.000Z', smtp: { code: 250, response: '250 OK' } },
+        { sequence: 3, event: 'opened', at: '2025-01-01T10:00:05.000Z' },
+      ],
+    };
+  }
+
+  async start(): Promise<string> {
+    this.server = createServer((req: IncomingMessage, res) => {
+      const url = new URL(req.url ?? '/', 'http://mailer');
+      this.seen.push({ path: url.pathname, query: Object.fromEntries(url.searchParams) });
+      if (this.mode === 'down') {
+        req.socket.destroy();
+        return;
+      }
+      const json = (status: number, body: unknown) => {
+        res.writeHead(status, { 'content-type': status < 400 ? 'application/json' : 'application/problem+json' });
+        res.end(JSON.stringify(body));
+      };
+      if (this.mode === 'broken') return json(500, { type: '/problems/internal', title: 'Internal error', status: 500 });
+      const list = /^\/internal\/projects\/([a-f0-9]{24})\/messages$/.exec(url.pathname);
+      if (list) return json(200, { data: [this.message(list[1]!)], next_cursor: 'cursor-2' });
+      const one = /^\/internal\/projects\/([a-f0-9]{24})\/messages\/([^/]+)$/.exec(url.pathname);
+      if (one && one[2] === this.messageId) return json(200, this.message(one[1]!));
+      json(404, { type: '/problems/not-found', title: 'Not found', status: 404 });
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise((resolve) => this.server?.close(resolve));
+  }
+}
+
+describe('message log reads (proxied to the mailer)', () => {
+  let gw: TestGateway;
+  let mailer: FakeMailer;
+  let acme: TestClient;
+  let other: TestClient;
+  let projectId: string;
+
+  beforeAll(async () => {
+    mailer = new FakeMailer();
+    const mailerUrl = await mailer.start();
+    gw = await startTestGateway({ MAILER_URL: mailerUrl });
+    [acme, other] = await Promise.all([createTestClient(gw.config), createTestClient(gw.config)]);
+    const created = await call(gw.url, 'POST', '/v1/projects', { auth: acme.auth, json: { name: 'Shop' } });
+    expect(created.status).toBe(201);
+    projectId = created.body.id;
+  });
+
+  afterAll(async () => {
+    await gw?.stop();
+    await mailer?.stop();
+  });
+
+  beforeEach(() => {
+    mailer.seen.length = 0;
+    mailer.mode = 'ok';
+  });
+
+  const messages = () => `/v1/projects/${projectId}/messages`;
+
+  describe('when a client lists its messages', () => {
+    it('then the filters reach the mailer (the email lower-cased) and its page comes back as it is', async () => {
+      const res = await call(gw.url, 'GET', `${messages()}?email=Ann%40Example.COM&user_id=u-1&status=sent&limit=10&cursor=abc`, {
+        auth: acme.auth,
+      });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ data: [mailer.message(projectId)], next_cursor: 'cursor-2' });
+      expect(mailer.seen).toEqual([
+        {
+          path: `/internal/projects/${projectId}/messages`,
+          query: { email: 'ann@example.com', user_id: 'u-1', status: 'sent', limit: '10', cursor: 'abc' },
+        },
+      ]);
+    });
+
+    it('then without filters the default page size is asked for', async () => {
+      const res = await call(gw.url, 'GET', messages(), { auth: acme.auth });
+      expect(res.status).toBe(200);
+      expect(mailer.seen).toEqual([{ path: `/internal/projects/${projectId}/messages`, query: { limit: '50' } }]);
+    });
+
+    it('then an invalid filter is a 400 that never reaches the mailer', async () => {
+      for (const query of ['status=delivered', 'limit=0', 'limit=1000', 'email=not-an-email', 'colour=red']) {
+        const res = await call(gw.url, 'GET', `${messages()}?${query}`, { auth: acme.auth });
+        expect(res.status).toBe(400);
+        expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      }
+      expect(mailer.seen).toHaveLength(0);
+    });
+  });
+
+  describe('when a client reads one message', () => {
+    it('then the message with its timeline comes back', async () => {
+      const res = await call(gw.url, 'GET', `${messages()}/${mailer.messageId}`, { auth: acme.auth });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual(mailer.message(projectId));
+      expect(mailer.seen).toEqual([{ path: `/internal/projects/${projectId}/messages/${mailer.messageId}`, query: {} }]);
+    });
+
+    it('then a message the mailer does not know is a 404 problem', async () => {
+      const res = await call(gw.url, 'GET', `${messages()}/msg_ffffffffffffffffffffffffffffffff`, { auth: acme.auth });
+      expect(res.status).toBe(404);
+      expect(res.body).toMatchObject({ type: '/problems/not-found', detail: 'No such message in this project.' });
+      expect(mailer.seen).toHaveLength(1);
+    });
+
+    it('then a malformed message id is a 404 that never reaches the mailer', async () => {
+      const res = await call(gw.url, 'GET', `${messages()}/not-a-message-id`, { auth: acme.auth });
+      expect(res.status).toBe(404);
+      expect(mailer.seen).toHaveLength(0);
+    });
+  });
+
+  describe("when a client asks for another client's project", () => {
+    it('then both reads are a 404 and the mailer is never asked', async () => {
+      expect((await call(gw.url, 'GET', messages(), { auth: other.auth })).status).toBe(404);
+      expect((await call(gw.url, 'GET', `${messages()}/${mailer.messageId}`, { auth: other.auth })).status).toBe(404);
+      expect(mailer.seen).toHaveLength(0);
+    });
+
+    it('then without credentials it is a 401', async () => {
+      expect((await call(gw.url, 'GET', messages())).status).toBe(401);
+    });
+  });
+
+  describe('when the mailer is unreachable or failing', () => {
+    it.each(['down', 'broken'] as const)('then the reads are a 503 with Retry-After (mailer %s)', async (mode) => {
+      mailer.mode = mode;
+      for (const path of [messages(), `${messages()}/${mailer.messageId}`]) {
+        const res = await call(gw.url, 'GET', path, { auth: acme.auth });
+        expect(res.status).toBe(503);
+        expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
+        expect(res.body).toMatchObject({ type: '/problems/service-unavailable' });
+      }
+    });
+  });
+
+  it('then the OpenAPI document lists both reads under the Messages tag', async () => {
+    const doc = (await call(gw.url, 'GET', '/v1/openapi.json')).body;
+    expect(doc.paths['/v1/projects/{projectId}/messages'].get).toMatchObject({ operationId: 'listMessages', tags: ['Messages'] });
+    expect(doc.paths['/v1/projects/{projectId}/messages/{messageId}'].get).toMatchObject({ operationId: 'getMessage', tags: ['Messages'] });
+  });
+});

@@ -1,0 +1,108 @@
+import { randomBytes } from 'node:crypto';
+import express from 'express';
+import { Bus, busOptions } from '@postbus/bus';
+import { Topics } from '@postbus/contracts';
+import { SecretBox, TrackingTokens } from '@postbus/crypto';
+import { connectDb, pingDb } from '@postbus/db';
+import { closeServer, createMetricsRegistry, healthRouter, listen, notFoundHandler, problemHandler, requestId } from '@postbus/http';
+import type { Logger } from '@postbus/logger';
+import type { MailerConfig } from './config';
+import { Deliverer } from './delivery/deliverer';
+import { SmtpRelay } from './delivery/smtp-relay';
+import { catalogHandlers, trackingHandlers, userEventHandlers } from './handlers/projections';
+import { triggerHandler } from './handlers/trigger';
+import { internalApi } from './http/internal-api';
+import { CatalogProjection } from './model/catalog';
+import { MessageStore } from './model/messages';
+import { RetryQueue } from './model/retries';
+import { Suppressions } from './model/suppressions';
+import { RetryWorker } from './retry-worker';
+import { Timeline } from './timeline';
+
+export interface MailerService {
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** Starts the mailer: its database, the projections it keeps, the trigger consumer, the retry worker and its internal API. */
+export async function start({ config, logger }: { config: MailerConfig; logger: Logger }): Promise<MailerService> {
+  if (!config.SECRETS_KEY) logger.warn('SECRETS_KEY is not set: DKIM keys sealed by the gateway cannot be opened (development only)');
+  if (!config.TRACKING_SECRET)
+    logger.warn('TRACKING_SECRET is not set: tracking links are signed with a random key the gateway does not know');
+  const db = await connectDb({ url: config.MONGO_URL, dbName: config.MAILER_DB_NAME });
+  const catalog = new CatalogProjection(db);
+  const store = new MessageStore(db);
+  const suppressions = new Suppressions(db);
+  const retries = new RetryQueue(db);
+  await Promise.all([catalog.init(), store.init(), suppressions.init(), retries.init()]);
+
+  const bus = new Bus({ ...busOptions(config), service: 'postbus/mailer', logger });
+  await bus.ensureTopics([
+    { topic: Topics.EmailCommands },
+    { topic: Topics.Catalog, compacted: true },
+    { topic: Topics.UserEvents },
+    { topic: Topics.UserCommands },
+    { topic: Topics.TrackingEvents },
+    { topic: Topics.EmailEvents },
+  ]);
+  await bus.publisher.connect();
+
+  const relay = new SmtpRelay(config.SMTP_URL, config.SMTP_POOL_CONNECTIONS);
+  const deliverer = new Deliverer({
+    catalog,
+    secrets: new SecretBox(config.SECRETS_KEY || undefined),
+    tokens: new TrackingTokens(config.TRACKING_SECRET || randomBytes(32).toString('hex')),
+    relay,
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+    catalogWaitMs: config.MAILER_CATALOG_WAIT_MS,
+  });
+  const policy = { maxAttempts: config.MAILER_MAX_ATTEMPTS, baseMs: config.MAILER_RETRY_BASE_MS, maxMs: config.MAILER_RETRY_MAX_MS };
+  const timeline = new Timeline(store, bus.publisher, retries, policy);
+
+  // Projections first, so triggers find the catalog; they are separate groups so a burst of triggers never delays them.
+  await bus.consume({
+    groupId: 'postbus-mailer-projections',
+    handlers: [
+      ...catalogHandlers(catalog),
+      ...userEventHandlers(suppressions),
+      ...trackingHandlers({ store, timeline, suppressions, publisher: bus.publisher }),
+    ],
+  });
+  await bus.consume({
+    groupId: 'postbus-mailer-triggers',
+    handlers: [triggerHandler({ store, suppressions, retries, deliverer, timeline })],
+    partitionsConsumedConcurrently: config.KAFKA_TOPIC_PARTITIONS,
+  });
+  const retryWorker = new RetryWorker({
+    retries,
+    store,
+    suppressions,
+    deliverer,
+    timeline,
+    logger,
+    intervalMs: Math.max(50, Math.min(1_000, Math.floor(config.MAILER_RETRY_BASE_MS / 4))),
+  });
+  retryWorker.start();
+
+  const registry = createMetricsRegistry('mailer');
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(requestId);
+  app.use(healthRouter('mailer', { database: () => pingDb(db), bus: () => bus.publisher.healthy() }, registry));
+  app.use(internalApi(store));
+  app.use(notFoundHandler);
+  app.use(problemHandler(logger));
+  const { server, port } = await listen(app, config.PORT);
+  logger.info('mailer started', { port });
+
+  return {
+    port,
+    async stop() {
+      await retryWorker.stop();
+      await closeServer(server);
+      await bus.close();
+      relay.close();
+      await db.close();
+    },
+  };
+}

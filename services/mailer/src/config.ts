@@ -1,0 +1,47 @@
+import { Type } from '@sinclair/typebox';
+import { CommonConfig } from '@postbus/config';
+
+export const MailerConfig = Type.Object({
+  ...CommonConfig,
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8082, description: 'internal read API port' }),
+  MAILER_DB_NAME: Type.String({ default: 'postbus_mailer', pattern: '^[A-Za-z0-9_-]+$', description: "the mailer's own database" }),
+  SMTP_URL: Type.String({
+    default: 'smtp://127.0.0.1:1025',
+    pattern: '^smtps?://',
+    description: 'the relay mail goes out through (smtp:// or smtps://, credentials in the URL)',
+  }),
+  SMTP_POOL_CONNECTIONS: Type.Integer({ minimum: 1, maximum: 100, default: 8, description: 'pooled SMTP connections to the relay' }),
+  SECRETS_KEY: Type.String({
+    default: '',
+    pattern: '^([A-Za-z0-9+/]{43}=)?$',
+    description: "AES-256-GCM key (32 bytes, base64), the gateway's: opens the DKIM keys inside catalog events",
+  }),
+  TRACKING_SECRET: Type.String({
+    default: '',
+    pattern: '^(|.{32,})$',
+    description: "signs tracking and unsubscribe links (32+ characters), the gateway's; empty: a random one (development only)",
+  }),
+  PUBLIC_BASE_URL: Type.String({
+    default: 'http://127.0.0.1:8080',
+    pattern: '^https?://[^/]+$',
+    description: "the gateway's public origin, for unsubscribe links (and tracking links of projects without a tracking domain)",
+  }),
+  MAILER_MAX_ATTEMPTS: Type.Integer({
+    minimum: 1,
+    default: 8,
+    description: 'delivery attempts of a deferred (4xx) message before it fails',
+  }),
+  MAILER_RETRY_BASE_MS: Type.Integer({
+    minimum: 10,
+    default: 60_000,
+    description: 'wait before the second attempt; each further one waits twice as long (with jitter)',
+  }),
+  MAILER_RETRY_MAX_MS: Type.Integer({ minimum: 10, default: 3_600_000, description: 'longest wait between two attempts' }),
+  MAILER_CATALOG_WAIT_MS: Type.Integer({
+    minimum: 0,
+    default: 30_000,
+    description: 'how long a trigger waits for the catalog entities it names to reach this service before it fails',
+  }),
+});
+
+export type MailerConfig = typeof MailerConfig.static;

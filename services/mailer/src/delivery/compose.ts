@@ -1,0 +1,38 @@
+import MailComposer from 'nodemailer/lib/mail-composer';
+
+export interface OutgoingMail {
+  messageId: string;
+  senderDomain: string;
+  from: { name: string | null; address: string };
+  to: string;
+  replyTo: string | null;
+  subject: string;
+  html: string;
+  text: string;
+  /** RFC 2369 / RFC 8058: the https one-click URL and a mailto fallback. */
+  unsubscribe: { url: string; mailto: string };
+}
+
+/** The RFC 5322 Message-ID of a message: stable across retries, so receivers can drop a copy. */
+export const messageIdHeader = (messageId: string, senderDomain: string): string => `<${messageId}@${senderDomain}>`;
+
+/** Builds the MIME message (multipart/alternative text + HTML) with nodemailer's own composer. */
+export function compose(mail: OutgoingMail): Promise<Buffer> {
+  return new MailComposer({
+    from: mail.from.name ? { name: mail.from.name, address: mail.from.address } : mail.from.address,
+    to: mail.to,
+    ...(mail.replyTo ? { replyTo: mail.replyTo } : {}),
+    subject: mail.subject,
+    html: mail.html,
+    text: mail.text,
+    messageId: messageIdHeader(mail.messageId, mail.senderDomain),
+    date: new Date(),
+    headers: {
+      'List-Unsubscribe': `<${mail.unsubscribe.url}>, <${mail.unsubscribe.mailto}>`,
+      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+      'X-Postbus-Message-Id': mail.messageId,
+    },
+  })
+    .compile()
+    .build();
+}

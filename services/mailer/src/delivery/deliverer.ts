@@ -1,0 +1,148 @@
+import type { CatalogDomain, CatalogEmail, CatalogProject, CatalogTemplate } from '@postbus/contracts';
+import type { SecretBox, TrackingTokens } from '@postbus/crypto';
+import { compile, type CompiledTemplate } from '@postbus/templates';
+import type { CatalogProjection } from '../model/catalog';
+import type { MessageDoc } from '../model/messages';
+import { compose } from './compose';
+import { dkimKey, dkimSign, type DkimKey } from './dkim';
+import type { SmtpRelay } from './smtp-relay';
+import { addTracking } from './tracking';
+
+/** What one attempt at a message came to. */
+export interface Outcome {
+  event: 'sent' | 'deferred' | 'bounced' | 'failed' | 'suppressed';
+  smtp?: { code: number; response: string };
+  reason?: string;
+  subject?: string;
+}
+
+export interface DelivererOptions {
+  catalog: CatalogProjection;
+  secrets: SecretBox;
+  tokens: TrackingTokens;
+  relay: SmtpRelay;
+  /** The gateway's public origin: one-click unsubscribe links. */
+  publicBaseUrl: string;
+  /** How long a trigger may wait for catalog entities that have not reached this service yet. */
+  catalogWaitMs: number;
+}
+
+interface Resolved {
+  project: CatalogProject;
+  email: CatalogEmail;
+  template: CatalogTemplate;
+  domain: CatalogDomain;
+  trackingDomain: CatalogDomain | undefined;
+}
+
+const CATALOG_POLL_MS = 200;
+const CACHE_LIMIT = 1_000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Memoises by key, forgetting everything when full (templates and keys are few and change rarely). */
+class Memo<V> {
+  private readonly values = new Map<string, V>();
+  get(key: string, make: () => V): V {
+    let value = this.values.get(key);
+    if (value === undefined) {
+      if (this.values.size >= CACHE_LIMIT) this.values.clear();
+      this.values.set(key, (value = make()));
+    }
+    return value;
+  }
+}
+
+/**
+ * Turns one accepted trigger into one email: checks it against this service's catalog projection,
+ * renders it, adds tracking and the unsubscribe headers, signs it with the sender domain's DKIM
+ * key and hands it to the relay.
+ */
+export class Deliverer {
+  private readonly templates = new Memo<CompiledTemplate>();
+  private readonly keys = new Memo<DkimKey>();
+
+  constructor(private readonly options: DelivererOptions) {}
+
+  /** `suppression`: why the address gets no mail, when it is suppressed. */
+  async deliver(message: MessageDoc, suppression: string | undefined): Promise<Outcome> {
+    const resolved = await this.resolve(message);
+    if (typeof resolved === 'string') return { event: 'failed', reason: resolved };
+    const { project, email, template, domain, trackingDomain } = resolved;
+    if (suppression && !email.sendToUnsubscribed) return { event: 'suppressed', reason: suppression };
+
+    let rendered;
+    try {
+      const compiled = this.templates.get(`${template.id}:${template.version}`, () => compile(template));
+      rendered = compiled({ user: message.user, data: message.data });
+    } catch (error) {
+      return { event: 'failed', reason: `render: ${(error as Error).message.split('\n')[0] ?? 'error'}` };
+    }
+
+    const { tokens, publicBaseUrl } = this.options;
+    const html =
+      trackingDomain && (email.trackOpens || email.trackClicks)
+        ? await addTracking(rendered.html, {
+            tokens,
+            messageId: message._id,
+            projectId: message.projectId,
+            baseUrl: `${new URL(publicBaseUrl).protocol}//${trackingDomain.domain}`,
+            opens: email.trackOpens,
+            clicks: email.trackClicks,
+          })
+        : rendered.html;
+    const fromAddress = email.fromEmail ?? project.fromEmail ?? `no-reply@${domain.domain}`;
+    const unsubscribeToken = await tokens.sign({ action: 'unsubscribe', messageId: message._id, projectId: message.projectId });
+    const raw = await compose({
+      messageId: message._id,
+      senderDomain: domain.domain,
+      from: { name: email.fromName ?? project.fromName, address: fromAddress },
+      to: message.email,
+      replyTo: email.replyTo ?? project.replyTo,
+      subject: rendered.subject,
+      html,
+      text: rendered.text,
+      unsubscribe: {
+        url: `${publicBaseUrl}/t/u/${unsubscribeToken}`,
+        mailto: `mailto:unsubscribe@${domain.domain}?subject=unsubscribe%20${message._id}`,
+      },
+    });
+    const key = this.keys.get(`${domain.id}:${domain.revision}`, () =>
+      dkimKey(domain.domain, domain.dkim!.selector, this.options.secrets.open(domain.dkim!.privateKey)),
+    );
+    const signed = await dkimSign(raw, key);
+    const result = await this.options.relay.send(fromAddress, message.email, signed);
+    return { event: result.status, smtp: { code: result.code, response: result.response }, subject: rendered.subject };
+  }
+
+  /**
+   * The catalog entities a message needs, waiting a bounded time for ones still on their way
+   * (the catalog and the trigger travel on different topics); a string says what is missing.
+   */
+  private async resolve(message: MessageDoc): Promise<Resolved | string> {
+    const deadline = message.acceptedAt.getTime() + this.options.catalogWaitMs;
+    for (;;) {
+      const found = await this.lookUp(message);
+      if (typeof found !== 'string' || Date.now() >= deadline) return found;
+      await sleep(CATALOG_POLL_MS);
+    }
+  }
+
+  private async lookUp(message: MessageDoc): Promise<Resolved | string> {
+    const { catalog } = this.options;
+    const [project, email, template] = await Promise.all([
+      catalog.get('project', message.projectId),
+      catalog.get('email', message.emailId),
+      catalog.get('template', message.templateId),
+    ]);
+    if (!project) return 'catalog: the project does not exist';
+    if (!email) return 'catalog: the transactional email does not exist';
+    if (!template || template.version < message.templateVersion) return 'catalog: the template does not exist';
+    const [domain, trackingDomain] = await Promise.all([
+      project.senderDomainId ? catalog.get('domain', project.senderDomainId) : undefined,
+      project.trackingDomainId ? catalog.get('domain', project.trackingDomainId) : undefined,
+    ]);
+    if (!domain?.dkim) return 'catalog: the project has no sender domain';
+    if (domain.status !== 'verified') return `catalog: the sender domain ${domain.domain} is not verified`;
+    return { project, email, template, domain, trackingDomain: trackingDomain?.status === 'verified' ? trackingDomain : undefined };
+  }
+}

@@ -1,0 +1,76 @@
+import { Schema, type Connection } from 'mongoose';
+import {
+  catalogKey,
+  type CatalogDomain,
+  type CatalogEmail,
+  type CatalogKind,
+  type CatalogProject,
+  type CatalogTemplate,
+} from '@postbus/contracts';
+import { isDuplicateKeyError } from '@postbus/db';
+
+interface EntityOf {
+  project: CatalogProject;
+  domain: CatalogDomain;
+  template: CatalogTemplate;
+  email: CatalogEmail;
+}
+
+interface CatalogDoc {
+  _id: string;
+  kind: CatalogKind;
+  revision: number;
+  deleted: boolean;
+  data: unknown;
+}
+
+const catalogSchema = new Schema<CatalogDoc>(
+  { _id: String, kind: String, revision: Number, deleted: Boolean, data: Schema.Types.Mixed },
+  { collection: 'catalog', versionKey: false, minimize: false },
+);
+
+/**
+ * The mailer's projection of the gateway's catalog, fed by the compacted catalog topic. A copy
+ * replaces the stored one only when its revision is newer, so republished or reordered copies
+ * change nothing. Reads go through a short in-memory cache: the catalog changes rarely and every
+ * trigger reads four of its entities.
+ */
+export class CatalogProjection {
+  private readonly Catalog;
+  private readonly cache = new Map<string, { doc: CatalogDoc | null; expires: number }>();
+
+  constructor(
+    connection: Connection,
+    private readonly cacheTtlMs = 1_000,
+  ) {
+    this.Catalog = connection.model<CatalogDoc>('Catalog', catalogSchema);
+  }
+
+  async init(): Promise<void> {
+    await this.Catalog.init();
+  }
+
+  async apply(kind: CatalogKind, id: string, revision: number, data: unknown, deleted: boolean): Promise<void> {
+    const key = catalogKey(kind, id);
+    try {
+      await this.Catalog.replaceOne({ _id: key, revision: { $lt: revision } }, { kind, revision, deleted, data }, { upsert: true }).exec();
+    } catch (error) {
+      if (!isDuplicateKeyError(error)) throw error; // a copy as new or newer is stored already
+    }
+    this.cache.delete(key);
+  }
+
+  /** The live entities asked for (deleted or unknown ones are absent), by kind and id. */
+  async get<K extends CatalogKind>(kind: K, id: string): Promise<EntityOf[K] | undefined> {
+    const key = catalogKey(kind, id);
+    const now = Date.now();
+    let cached = this.cache.get(key);
+    if (!cached || cached.expires <= now) {
+      const doc = await this.Catalog.findById(key).lean<CatalogDoc>().exec();
+      // Absent entities are not cached: they are usually about to arrive.
+      cached = { doc, expires: doc ? now + this.cacheTtlMs : now };
+      if (doc) this.cache.set(key, cached);
+    }
+    return cached.doc && !cached.doc.deleted ? (cached.doc.data as EntityOf[K]) : undefined;
+  }
+}

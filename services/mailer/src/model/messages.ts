@@ -1,0 +1,172 @@
+import { Schema, type Connection } from 'mongoose';
+import { MESSAGE_STATUSES, type MessageStatus, type TimelineEventName } from '@postbus/contracts';
+import { isDuplicateKeyError } from '@postbus/db';
+
+/** One triggered email as accepted: written once, never updated (updates scan on FerretDB). */
+export interface MessageDoc {
+  _id: string;
+  projectId: string;
+  emailId: string;
+  emailKey: string;
+  templateId: string;
+  templateVersion: number;
+  email: string;
+  userId: string | null;
+  user: Record<string, unknown>;
+  data: Record<string, unknown>;
+  acceptedAt: Date;
+  createdAt: Date;
+}
+
+/** One entry of a message's timeline after `queued` (which the message itself stands for). */
+export interface EventDoc {
+  /** `<messageId>:<sequence>`, or `<messageId>:<source event id>` for engagement: a replay inserts nothing. */
+  _id: string;
+  messageId: string;
+  projectId: string;
+  event: TimelineEventName;
+  sequence: number;
+  at: Date;
+  smtp?: { code: number; response: string };
+  reason?: string;
+  url?: string;
+  attempt?: number;
+  subject?: string;
+}
+
+const messageSchema = new Schema<MessageDoc>(
+  {
+    _id: String,
+    projectId: String,
+    emailId: String,
+    emailKey: String,
+    templateId: String,
+    templateVersion: Number,
+    email: String,
+    userId: { type: String, default: null },
+    user: Schema.Types.Mixed,
+    data: Schema.Types.Mixed,
+    acceptedAt: Date,
+    createdAt: Date,
+  },
+  { collection: 'messages', versionKey: false, minimize: false },
+);
+messageSchema.index({ projectId: 1, createdAt: -1, _id: -1 });
+messageSchema.index({ projectId: 1, email: 1, createdAt: -1 });
+messageSchema.index({ projectId: 1, userId: 1, createdAt: -1 });
+
+const eventSchema = new Schema<EventDoc>(
+  {
+    _id: String,
+    messageId: String,
+    projectId: String,
+    event: String,
+    sequence: Number,
+    at: Date,
+    smtp: { type: Schema.Types.Mixed, default: undefined },
+    reason: { type: String, default: undefined },
+    url: { type: String, default: undefined },
+    attempt: { type: Number, default: undefined },
+    subject: { type: String, default: undefined },
+  },
+  { collection: 'message_events', versionKey: false },
+);
+eventSchema.index({ messageId: 1, sequence: 1 });
+
+const TERMINAL = new Set<string>(['sent', 'bounced', 'failed', 'suppressed']);
+const RANK = new Map<string, number>(MESSAGE_STATUSES.map((s, i) => [s, i]));
+
+/** The delivery status a message's events add up to: the latest delivery event, or queued. */
+export function statusOf(events: EventDoc[]): MessageStatus {
+  let status: MessageStatus = 'queued';
+  let sequence = 0;
+  for (const e of events) if (RANK.has(e.event) && e.sequence >= sequence) [status, sequence] = [e.event as MessageStatus, e.sequence];
+  return status;
+}
+
+export const isFinished = (events: EventDoc[]): boolean => TERMINAL.has(statusOf(events));
+
+export interface MessageFilter {
+  projectId: string;
+  email?: string;
+  userId?: string;
+}
+
+/** Messages and their timelines: both append-only, read by index. */
+export class MessageStore {
+  private readonly Message;
+  private readonly Event;
+
+  constructor(connection: Connection) {
+    this.Message = connection.model<MessageDoc>('Message', messageSchema);
+    this.Event = connection.model<EventDoc>('MessageEvent', eventSchema);
+  }
+
+  async init(): Promise<void> {
+    await Promise.all([this.Message.init(), this.Event.init()]);
+  }
+
+  /** Inserts the messages; returns the ids that existed already (a redelivered trigger). */
+  async insertNew(docs: MessageDoc[]): Promise<Set<string>> {
+    const existing = new Set<string>();
+    if (docs.length === 0) return existing;
+    try {
+      await this.Message.insertMany(docs, { ordered: false, lean: true });
+    } catch (error) {
+      const failures = (error as { writeErrors?: Array<{ index?: number; err?: { index?: number }; code?: number }> }).writeErrors;
+      if (!failures && !isDuplicateKeyError(error)) throw error;
+      for (const failure of failures ?? []) {
+        const index = failure.index ?? failure.err?.index;
+        if (index === undefined || !isDuplicateKeyError({ code: failure.code ?? 11000 })) throw error;
+        existing.add(docs[index]!._id);
+      }
+      if (!failures) for (const d of docs) existing.add(d._id);
+    }
+    return existing;
+  }
+
+  /** Appends events; ones already stored (same id) are skipped. */
+  async append(events: EventDoc[]): Promise<void> {
+    if (events.length === 0) return;
+    try {
+      await this.Event.insertMany(events, { ordered: false, lean: true });
+    } catch (error) {
+      const failures = (error as { writeErrors?: Array<{ code?: number; err?: { code?: number } }> }).writeErrors;
+      const allDuplicates = failures ? failures.every((f) => (f.code ?? f.err?.code) === 11000) : isDuplicateKeyError(error);
+      if (!allDuplicates) throw error;
+    }
+  }
+
+  async message(projectId: string, id: string): Promise<MessageDoc | null> {
+    return this.Message.findOne({ _id: id, projectId }).lean<MessageDoc>().exec();
+  }
+
+  async messagesById(ids: string[]): Promise<Map<string, MessageDoc>> {
+    if (ids.length === 0) return new Map();
+    const docs = await this.Message.find({ _id: { $in: ids } })
+      .lean<MessageDoc[]>()
+      .exec();
+    return new Map(docs.map((d) => [d._id, d]));
+  }
+
+  /** The timelines of some messages, each in sequence order. */
+  async timelines(ids: string[]): Promise<Map<string, EventDoc[]>> {
+    const byMessage = new Map<string, EventDoc[]>(ids.map((id) => [id, []]));
+    if (ids.length === 0) return byMessage;
+    const docs = await this.Event.find({ messageId: { $in: ids } })
+      .lean<EventDoc[]>()
+      .exec();
+    for (const d of docs) byMessage.get(d.messageId)?.push(d);
+    for (const list of byMessage.values()) list.sort((a, b) => a.sequence - b.sequence || a.at.getTime() - b.at.getTime());
+    return byMessage;
+  }
+
+  /** Newest first, strictly older than the cursor position. */
+  async page(filter: MessageFilter, limit: number, after?: { createdAt: Date; id: string }): Promise<MessageDoc[]> {
+    const query: Record<string, unknown> = { projectId: filter.projectId };
+    if (filter.email !== undefined) query['email'] = filter.email;
+    if (filter.userId !== undefined) query['userId'] = filter.userId;
+    if (after) query['$or'] = [{ createdAt: { $lt: after.createdAt } }, { createdAt: after.createdAt, _id: { $lt: after.id } }];
+    return this.Message.find(query).sort({ createdAt: -1, _id: -1 }).limit(limit).lean<MessageDoc[]>().exec();
+  }
+}

@@ -1,0 +1,66 @@
+import type { Logger } from '@postbus/logger';
+import type { Deliverer } from './delivery/deliverer';
+import { isFinished, type MessageStore } from './model/messages';
+import type { RetryQueue } from './model/retries';
+import { Suppressions } from './model/suppressions';
+import type { Timeline } from './timeline';
+
+export interface RetryWorkerDeps {
+  retries: RetryQueue;
+  store: MessageStore;
+  suppressions: Suppressions;
+  deliverer: Deliverer;
+  timeline: Timeline;
+  logger: Logger;
+  intervalMs: number;
+}
+
+const CLAIM_BATCH = 100;
+const LEASE_MS = 120_000;
+
+/** Takes deferred messages whose next attempt is due and tries them again, one poll at a time. */
+export class RetryWorker {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> = Promise.resolve();
+  private stopped = false;
+
+  constructor(private readonly deps: RetryWorkerDeps) {}
+
+  start(): void {
+    const tick = () => {
+      if (this.stopped) return;
+      this.timer = setTimeout(() => {
+        this.running = this.runDue()
+          .catch((error: unknown) => {
+            this.deps.logger.warn('retrying deferred messages failed', { error });
+          })
+          .finally(tick);
+      }, this.deps.intervalMs);
+    };
+    tick();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private async runDue(): Promise<void> {
+    const { retries, store, suppressions, deliverer, timeline } = this.deps;
+    const due = await retries.claimDue(CLAIM_BATCH, LEASE_MS);
+    if (due.length === 0) return;
+    const ids = due.map((d) => d.messageId);
+    const [messages, timelines] = await Promise.all([store.messagesById(ids), store.timelines(ids)]);
+    const reasons = await suppressions.reasons([...messages.values()]);
+    await Promise.all(
+      due.map(async ({ messageId, attempt }) => {
+        const message = messages.get(messageId);
+        if (!message || isFinished(timelines.get(messageId) ?? [])) return retries.done(messageId);
+        const outcome = await deliverer.deliver(message, reasons.get(Suppressions.key(message.projectId, message.email)));
+        const recorded = await timeline.recordAttempt(message, attempt, outcome);
+        if (recorded.event !== 'deferred') await retries.done(messageId);
+      }),
+    );
+  }
+}

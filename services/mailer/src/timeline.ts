@@ -1,0 +1,117 @@
+import type { Publisher } from '@postbus/bus';
+import { Topics, type MessageEvent, type TimelineEventName } from '@postbus/contracts';
+import { GroupCommit } from '@postbus/db';
+import type { Outcome } from './delivery/deliverer';
+import type { EventDoc, MessageDoc, MessageStore } from './model/messages';
+import type { RetryQueue } from './model/retries';
+
+export interface RetryPolicy {
+  maxAttempts: number;
+  baseMs: number;
+  maxMs: number;
+}
+
+/** Exponential backoff with ±20 % jitter, so deferred mail does not come back in one wave. */
+export const retryDelayMs = (policy: RetryPolicy, attempt: number): number =>
+  Math.min(policy.maxMs, policy.baseMs * 2 ** (attempt - 1)) * (0.8 + Math.random() * 0.4);
+
+/**
+ * Appends to message timelines and emits each entry as a `message.<event>` on the bus. The
+ * outcome of an attempt is stored the moment it is known, in group commits, which keeps the
+ * window between a relay's 250 and its record as short as one insert. An entry's event id is
+ * `<messageId>:<sequence>`, so a re-emitted entry is recognisably the same.
+ */
+export class Timeline {
+  private readonly writer: GroupCommit<EventDoc>;
+
+  constructor(
+    private readonly store: MessageStore,
+    private readonly publisher: Publisher,
+    private readonly retries: RetryQueue,
+    private readonly policy: RetryPolicy,
+  ) {
+    this.writer = new GroupCommit((events) => store.append(events));
+  }
+
+  /** Stores what attempt number `attempt` came to, schedules the next one if it was deferred, and emits it. */
+  async recordAttempt(message: MessageDoc, attempt: number, outcome: Outcome): Promise<EventDoc> {
+    const exhausted = outcome.event === 'deferred' && attempt >= this.policy.maxAttempts;
+    const event = exhausted ? 'failed' : outcome.event;
+    const doc: EventDoc = {
+      _id: `${message._id}:${attempt + 1}`,
+      messageId: message._id,
+      projectId: message.projectId,
+      event,
+      sequence: attempt + 1,
+      at: new Date(),
+      attempt,
+      ...(outcome.smtp ? { smtp: outcome.smtp } : {}),
+      ...(exhausted ? { reason: `retries exhausted after ${attempt} attempts` } : outcome.reason ? { reason: outcome.reason } : {}),
+      ...(outcome.subject ? { subject: outcome.subject } : {}),
+    };
+    if (event === 'deferred')
+      await this.retries.schedule(message._id, attempt + 1, new Date(Date.now() + retryDelayMs(this.policy, attempt)));
+    await this.writer.add(doc);
+    await this.emit(message, attempt === 1 ? [queuedEntry(message), doc] : [doc]);
+    return doc;
+  }
+
+  /** Adds an engagement event (open, click, unsubscribe) after the message's last entry. */
+  async recordEngagement(message: MessageDoc, event: TimelineEventName, sourceId: string, at: Date, url?: string): Promise<void> {
+    const timeline = (await this.store.timelines([message._id])).get(message._id) ?? [];
+    if (timeline.some((e) => e._id === `${message._id}:${sourceId}`)) return; // a redelivered tracking event
+    const sequence = Math.max(1, ...timeline.map((e) => e.sequence)) + 1;
+    const doc: EventDoc = {
+      _id: `${message._id}:${sourceId}`,
+      messageId: message._id,
+      projectId: message.projectId,
+      event,
+      sequence,
+      at,
+      ...(url ? { url } : {}),
+    };
+    await this.writer.add(doc);
+    await this.emit(message, [doc]);
+  }
+
+  /** Emits a finished message's whole timeline again (its first emission may have been cut short). */
+  republish(message: MessageDoc, timeline: EventDoc[]): Promise<void> {
+    return this.emit(message, [queuedEntry(message), ...timeline]);
+  }
+
+  private async emit(message: MessageDoc, entries: EventDoc[]): Promise<void> {
+    await Promise.all(
+      entries.map((e) =>
+        // Every message.* type carries the same MessageEvent.
+        this.publisher.publish(Topics.EmailEvents, `message.${e.event}` as 'message.sent', message._id, toMessageEvent(message, e), {
+          id: `${message._id}:${e.sequence}`,
+        }),
+      ),
+    );
+  }
+}
+
+/** `queued` is the message itself: sequence 1, at acceptance. */
+export const queuedEntry = (message: MessageDoc): EventDoc => ({
+  _id: `${message._id}:1`,
+  messageId: message._id,
+  projectId: message.projectId,
+  event: 'queued',
+  sequence: 1,
+  at: message.createdAt,
+});
+
+const toMessageEvent = (message: MessageDoc, e: EventDoc): MessageEvent => ({
+  messageId: message._id,
+  projectId: message.projectId,
+  emailKey: message.emailKey,
+  email: message.email,
+  userId: message.userId,
+  event: e.event,
+  sequence: e.sequence,
+  at: e.at.toISOString(),
+  ...(e.smtp ? { smtp: e.smtp } : {}),
+  ...(e.reason ? { reason: e.reason } : {}),
+  ...(e.url ? { url: e.url } : {}),
+  ...(e.attempt ? { attempt: e.attempt } : {}),
+});

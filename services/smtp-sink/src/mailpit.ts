@@ -1,0 +1,247 @@
+import { createHash } from 'node:crypto';
+import { simpleParser, type Attachment } from 'mailparser';
+import { decodeEncodedWords, headerMap, parseAddressList, withoutAngleBrackets, type MailAddress } from './headers';
+import type { MessageStore, StoredMessage } from './store';
+
+/** The JSON shapes of Mailpit's API v1, field for field, so Mailpit clients work against the sink. */
+
+export interface MailpitAttachment {
+  PartID: string;
+  FileName: string;
+  ContentType: string;
+  ContentID: string;
+  Size: number;
+  Checksums: { MD5: string; SHA1: string; SHA256: string };
+}
+
+export interface MailpitSummary {
+  ID: string;
+  MessageID: string;
+  Read: boolean;
+  From: MailAddress | null;
+  To: MailAddress[];
+  Cc: MailAddress[];
+  Bcc: MailAddress[];
+  ReplyTo: MailAddress[];
+  Subject: string;
+  Created: string;
+  Username: string;
+  Tags: string[];
+  Size: number;
+  Attachments: number;
+  Snippet: string;
+}
+
+export interface MailpitList {
+  total: number;
+  unread: number;
+  count: number;
+  messages_count: number;
+  messages_unread: number;
+  start: number;
+  tags: string[];
+  messages: MailpitSummary[];
+}
+
+export interface MailpitMessage {
+  ID: string;
+  MessageID: string;
+  From: MailAddress | null;
+  To: MailAddress[];
+  Cc: MailAddress[];
+  Bcc: MailAddress[];
+  ReplyTo: MailAddress[];
+  ReturnPath: string;
+  Subject: string;
+  ListUnsubscribe: { Header: string; Links: string[]; Errors: string; HeaderPost: string };
+  Date: string;
+  Tags: string[];
+  Username: string;
+  Text: string;
+  HTML: string;
+  Size: number;
+  Inline: MailpitAttachment[];
+  Attachments: MailpitAttachment[];
+}
+
+/** What the headers alone tell, decoded: enough for the list, the search and the summary. */
+export interface HeaderView {
+  MessageID: string;
+  From: MailAddress | null;
+  To: MailAddress[];
+  Cc: MailAddress[];
+  Bcc: MailAddress[];
+  ReplyTo: MailAddress[];
+  ReturnPath: string;
+  Subject: string;
+}
+
+interface BodyView {
+  Text: string;
+  HTML: string;
+  Inline: MailpitAttachment[];
+  Attachments: MailpitAttachment[];
+  Snippet: string;
+}
+
+const SNIPPET_LENGTH = 250;
+
+/** Mailpit's snippet: the text with whitespace collapsed, cut at 250 characters. */
+function snippetOf(text: string): string {
+  const collapsed = text.replace(/\s+/g, ' ').trim();
+  return collapsed.length > SNIPPET_LENGTH ? `${collapsed.slice(0, SNIPPET_LENGTH)}...` : collapsed;
+}
+
+function attachmentOf(part: Attachment): MailpitAttachment {
+  const digest = (algorithm: string) => createHash(algorithm).update(part.content).digest('hex');
+  return {
+    PartID: part.partId ?? '',
+    FileName: part.filename ?? '',
+    ContentType: part.contentType,
+    ContentID: part.cid ?? '',
+    Size: part.size,
+    Checksums: { MD5: digest('md5'), SHA1: digest('sha1'), SHA256: digest('sha256') },
+  };
+}
+
+/** The links of a List-Unsubscribe header: the URIs between angle brackets. */
+const unsubscribeLinks = (header: string): string[] => [...header.matchAll(/<([^>]+)>/g)].map((match) => match[1]!.trim());
+
+/**
+ * Renders stored messages as Mailpit does. Header views are computed once per message; a full
+ * parse (mailparser) happens only when a message is read or listed, and is cached: its small
+ * results (snippet, attachment count) for as long as the message lives, the bodies for the most
+ * recently read messages only, so a big mailbox is not held twice in memory.
+ */
+export class MailpitViews {
+  private readonly headerViews = new WeakMap<StoredMessage, HeaderView>();
+  private readonly digests = new WeakMap<StoredMessage, { snippet: string; attachments: number }>();
+  private readonly bodies = new Map<StoredMessage, Promise<BodyView>>();
+
+  constructor(
+    private readonly store: MessageStore,
+    private readonly bodyCacheSize = 200,
+  ) {}
+
+  headersOf(message: StoredMessage): HeaderView {
+    let view = this.headerViews.get(message);
+    if (!view) {
+      const { headers } = message;
+      const to = parseAddressList(headers.to);
+      const cc = parseAddressList(headers.cc);
+      const bcc = parseAddressList(headers.bcc);
+      // Like Mailpit, recipients of the envelope that no header names were Bcc recipients.
+      const named = new Set([...to, ...cc, ...bcc].map((address) => address.Address.toLowerCase()));
+      for (const rcpt of message.rcptTo) {
+        if (!named.has(rcpt.toLowerCase())) {
+          named.add(rcpt.toLowerCase());
+          bcc.push({ Name: '', Address: rcpt });
+        }
+      }
+      view = {
+        MessageID: withoutAngleBrackets(headers.messageId),
+        From: parseAddressList(headers.from)[0] ?? null,
+        To: to,
+        Cc: cc,
+        Bcc: bcc,
+        ReplyTo: parseAddressList(headers.replyTo),
+        ReturnPath: withoutAngleBrackets(headers.returnPath) || message.mailFrom,
+        Subject: decodeEncodedWords(headers.subject),
+      };
+      this.headerViews.set(message, view);
+    }
+    return view;
+  }
+
+  async list(start: number, limit: number, matches?: (message: StoredMessage) => boolean): Promise<MailpitList> {
+    const page = this.store.page(start, limit, matches);
+    const messages = await Promise.all(page.messages.map((message) => this.summary(message)));
+    return {
+      total: this.store.size,
+      unread: this.store.unreadCount,
+      count: messages.length,
+      messages_count: page.matched,
+      messages_unread: page.matchedUnread,
+      start,
+      tags: [],
+      messages,
+    };
+  }
+
+  async summary(message: StoredMessage): Promise<MailpitSummary> {
+    const digest = await this.digestOf(message);
+    const { ReturnPath: _returnPath, MessageID, ...headers } = this.headersOf(message);
+    return {
+      ID: message.id,
+      MessageID,
+      Read: message.read,
+      ...headers,
+      Created: new Date(message.receivedAt).toISOString(),
+      Username: '',
+      Tags: [],
+      Size: message.raw.length,
+      Attachments: digest.attachments,
+      Snippet: digest.snippet,
+    };
+  }
+
+  async message(message: StoredMessage): Promise<MailpitMessage> {
+    const { Snippet: _snippet, ...body } = await this.body(message);
+    const allHeaders = headerMap(message.raw);
+    const listUnsubscribe = allHeaders['List-Unsubscribe']?.[0] ?? '';
+    const date = Date.parse(message.headers.date);
+    return {
+      ID: message.id,
+      ...this.headersOf(message),
+      ListUnsubscribe: {
+        Header: listUnsubscribe,
+        Links: unsubscribeLinks(listUnsubscribe),
+        Errors: '',
+        HeaderPost: allHeaders['List-Unsubscribe-Post']?.[0] ?? '',
+      },
+      Date: new Date(Number.isNaN(date) ? message.receivedAt : date).toISOString(),
+      Tags: [],
+      Username: '',
+      Size: message.raw.length,
+      ...body,
+    };
+  }
+
+  private async digestOf(message: StoredMessage): Promise<{ snippet: string; attachments: number }> {
+    const known = this.digests.get(message);
+    if (known) return known;
+    const body = await this.body(message);
+    return { snippet: body.Snippet, attachments: body.Attachments.length };
+  }
+
+  private body(message: StoredMessage): Promise<BodyView> {
+    const cached = this.bodies.get(message);
+    if (cached) {
+      // Most recently used last, so the oldest entry is the first to go.
+      this.bodies.delete(message);
+      this.bodies.set(message, cached);
+      return cached;
+    }
+    const parsing = this.parse(message);
+    this.bodies.set(message, parsing);
+    parsing.catch(() => this.bodies.delete(message));
+    while (this.bodies.size > this.bodyCacheSize) this.bodies.delete(this.bodies.keys().next().value!);
+    return parsing;
+  }
+
+  private async parse(message: StoredMessage): Promise<BodyView> {
+    const parsed = await simpleParser(message.raw, { skipImageLinks: true, skipTextToHtml: true, skipTextLinks: true });
+    const parts = parsed.attachments.map((part) => ({ related: part.related, view: attachmentOf(part) }));
+    const text = parsed.text ?? '';
+    const html = parsed.html || '';
+    const view: BodyView = {
+      Text: text,
+      HTML: html,
+      Inline: parts.filter((part) => part.related).map((part) => part.view),
+      Attachments: parts.filter((part) => !part.related).map((part) => part.view),
+      Snippet: snippetOf(text),
+    };
+    this.digests.set(message, { snippet: view.Snippet, attachments: view.Attachments.length });
+    return view;
+  }
+}
