@@ -1,13 +1,31 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { basicAuth, call, freePort, repoRoot, startService, uniqueName, type ServiceProcess } from '@postbus/testing';
+import { randomBytes } from 'node:crypto';
+import {
+  basicAuth,
+  call,
+  freePort,
+  repoRoot,
+  startDnsServer,
+  startService,
+  startSmtpSink,
+  uniqueName,
+  type LocalDnsServer,
+  type ServiceProcess,
+  type SmtpSink,
+} from '@postbus/testing';
+
+export type ServiceName = 'gateway' | 'users' | 'mailer';
 
 export interface RunningSystem {
   gatewayUrl: string;
+  mailerUrl: string;
   env: Record<string, string>;
-  services: Record<'gateway' | 'users', ServiceProcess>;
+  services: Record<ServiceName, ServiceProcess>;
+  dns: LocalDnsServer;
+  sink: SmtpSink;
   /** Starts a service again (after kill()) with the same configuration. */
-  restart(name: 'gateway' | 'users'): Promise<ServiceProcess>;
+  restart(name: ServiceName): Promise<ServiceProcess>;
   stop(): Promise<void>;
 }
 
@@ -17,29 +35,46 @@ export interface RunningSystem {
  */
 export async function startSystem(extraEnv: Record<string, string> = {}): Promise<RunningSystem> {
   const id = uniqueName('e2e');
-  const [gatewayPort, usersPort] = await Promise.all([freePort(), freePort()]);
+  const [gatewayPort, usersPort, mailerPort] = await Promise.all([freePort(), freePort(), freePort()]);
+  const [dns, sink] = await Promise.all([startDnsServer(), startSmtpSink()]);
   const env: Record<string, string> = {
     KAFKA_NAMESPACE: id,
     KAFKA_TOPIC_PARTITIONS: '3',
     GATEWAY_DB_NAME: `${id}_gateway`.replace(/-/g, '_'),
     USERS_DB_NAME: `${id}_users`.replace(/-/g, '_'),
+    MAILER_DB_NAME: `${id}_mailer`.replace(/-/g, '_'),
     USERS_URL: `http://127.0.0.1:${usersPort}`,
+    MAILER_URL: `http://127.0.0.1:${mailerPort}`,
+    PUBLIC_BASE_URL: `http://127.0.0.1:${gatewayPort}`,
+    SMTP_URL: sink.smtpUrl,
+    DNS_SERVERS: dns.address,
+    SPF_INCLUDE: 'spf.postbus.test',
+    SECRETS_KEY: randomBytes(32).toString('base64'),
+    TRACKING_SECRET: randomBytes(32).toString('hex'),
+    SESSION_SECRET: randomBytes(32).toString('hex'),
+    MAILER_RETRY_BASE_MS: '300',
     LOG_LEVEL: 'info',
     ...extraEnv,
   };
-  const ports = { gateway: gatewayPort, users: usersPort };
-  const launch = (name: 'gateway' | 'users') => startService(name, ports[name], env, `${id}-${name}`);
-  const services = { users: await launch('users'), gateway: await launch('gateway') };
+  const ports: Record<ServiceName, number> = { gateway: gatewayPort, users: usersPort, mailer: mailerPort };
+  const launch = (name: ServiceName) => startService(name, ports[name], env, `${id}-${name}`);
+  const [users, mailer] = await Promise.all([launch('users'), launch('mailer')]);
+  const services: Record<ServiceName, ServiceProcess> = { users, mailer, gateway: await launch('gateway') };
   return {
     gatewayUrl: services.gateway.url,
+    mailerUrl: services.mailer.url,
     env,
     services,
+    dns,
+    sink,
     async restart(name) {
       services[name] = await launch(name);
       return services[name];
     },
     async stop() {
       await Promise.all(Object.values(services).map((s) => s.stop()));
+      await sink.process.stop();
+      await dns.close();
     },
   };
 }
@@ -66,4 +101,71 @@ export async function createClientAndProject(system: RunningSystem, scope: 'full
   const project = await call(system.gatewayUrl, 'POST', '/v1/projects', { auth, json: { name: 'E2E project' } });
   if (project.status !== 201) throw new Error(`creating the project failed: ${project.status} ${project.text}`);
   return { clientId, apiKey, auth, projectId: project.body.id as string };
+}
+
+export interface SendableEmail {
+  /** The domain mail comes from, with its DKIM key published in the system's DNS server. */
+  domain: string;
+  emailKey: string;
+  templateId: string;
+}
+
+interface EmailSetup {
+  domain?: string;
+  key?: string;
+  subject?: string;
+  html?: string;
+  text?: string;
+  trackOpens?: boolean;
+  trackClicks?: boolean;
+  /** Also a tracking domain (its CNAME published and verified) on the project. */
+  trackingDomain?: string;
+  sendToUnsubscribed?: boolean;
+}
+
+/** Walks the prerequisites through the API: a verified sender domain (and tracking domain), a template and an email. */
+export async function createSendableEmail(system: RunningSystem, client: DemoClient, setup: EmailSetup = {}): Promise<SendableEmail> {
+  const api = async (method: string, path: string, json?: unknown, expected = [200, 201]) => {
+    const res = await call(system.gatewayUrl, method, path, { auth: client.auth, ...(json !== undefined ? { json } : {}) });
+    if (!expected.includes(res.status)) throw new Error(`${method} ${path} answered ${res.status}: ${res.text}`);
+    return res.body as { id: string; records: Array<{ name: string; type: 'TXT' | 'CNAME'; value: string }>; status: string };
+  };
+  const verify = async (kind: 'sender-domains' | 'tracking-domains', name: string) => {
+    const created = await api('POST', `/v1/${kind}`, { domain: name }, [201, 409]);
+    const domain = created.id
+      ? created
+      : (
+          (await api('GET', `/v1/${kind}`)) as unknown as { data: Array<{ id: string; domain: string; records: typeof created.records }> }
+        ).data.find((d) => d.domain === name)!;
+    for (const record of domain.records) system.dns.publish(record.name, record.type, [record.value]);
+    const verified = await api('POST', `/v1/${kind}/${domain.id}/verify`);
+    if (verified.status !== 'verified') throw new Error(`${name} did not verify`);
+    return domain.id;
+  };
+  const domain = setup.domain ?? 'mail.e2e.example';
+  const senderDomainId = await verify('sender-domains', domain);
+  const trackingDomainId = setup.trackingDomain ? await verify('tracking-domains', setup.trackingDomain) : null;
+  const p = `/v1/projects/${client.projectId}`;
+  await api('PATCH', p, {
+    sender_domain_id: senderDomainId,
+    tracking_domain_id: trackingDomainId,
+    from_email: `hello@${domain}`,
+    from_name: 'E2E Sender',
+  });
+  const template = await api('POST', `${p}/templates`, {
+    name: 'E2E template',
+    subject: setup.subject ?? 'Hello {{user.name}}',
+    html: setup.html ?? '<p>Hi {{user.name}}, your code is {{data.code}}.</p>',
+    ...(setup.text ? { text: setup.text } : {}),
+  });
+  const emailKey = setup.key ?? 'welcome';
+  await api('POST', `${p}/emails`, {
+    key: emailKey,
+    name: emailKey,
+    template_id: template.id,
+    track_opens: setup.trackOpens ?? false,
+    track_clicks: setup.trackClicks ?? false,
+    send_to_unsubscribed: setup.sendToUnsubscribed ?? false,
+  });
+  return { domain, emailKey, templateId: template.id };
 }
