@@ -23,22 +23,35 @@ import {
 
 const GATEWAY_PORT = Number(process.env['PORT'] ?? 8080);
 const USERS_PORT = Number(process.env['USERS_PORT'] ?? 8081);
+const MAILER_PORT = Number(process.env['MAILER_PORT'] ?? 8082);
+const SINK_HTTP_PORT = Number(process.env['SINK_HTTP_PORT'] ?? 8025);
+const SINK_SMTP_PORT = Number(process.env['SINK_SMTP_PORT'] ?? 1025);
 const demoFile = join(repoRoot, '.data', 'demo-client.json');
 const secretsFile = join(repoRoot, '.data', 'secrets.json');
 const DEMO_DOMAIN = 'demo.postbus.test';
 const SPF_INCLUDE = 'spf.postbus.test';
 
+interface LocalSecrets {
+  SECRETS_KEY: string;
+  SESSION_SECRET: string;
+  TRACKING_SECRET: string;
+}
+
 /** This installation's secrets, made on the first start and kept in .data/ (never in the repository). */
-function localSecrets(): { SECRETS_KEY: string; SESSION_SECRET: string } {
-  if (existsSync(secretsFile)) return JSON.parse(readFileSync(secretsFile, 'utf8')) as { SECRETS_KEY: string; SESSION_SECRET: string };
-  const secrets = { SECRETS_KEY: randomBytes(32).toString('base64'), SESSION_SECRET: randomBytes(48).toString('base64url') };
+function localSecrets(): LocalSecrets {
+  const saved = existsSync(secretsFile) ? (JSON.parse(readFileSync(secretsFile, 'utf8')) as Partial<LocalSecrets>) : {};
+  const secrets: LocalSecrets = {
+    SECRETS_KEY: saved.SECRETS_KEY ?? randomBytes(32).toString('base64'),
+    SESSION_SECRET: saved.SESSION_SECRET ?? randomBytes(48).toString('base64url'),
+    TRACKING_SECRET: saved.TRACKING_SECRET ?? randomBytes(48).toString('base64url'),
+  };
   mkdirSync(join(repoRoot, '.data'), { recursive: true });
   writeFileSync(secretsFile, JSON.stringify(secrets, null, 2), { mode: 0o600 });
   return secrets;
 }
 
 /** The demo sender domain, its records published in the local DNS server and verified. */
-async function demoSenderDomain(gatewayUrl: string, demo: Demo, dns: LocalDnsServer): Promise<string> {
+async function demoSenderDomain(gatewayUrl: string, demo: Demo, dns: LocalDnsServer): Promise<{ id: string; status: string }> {
   const auth = basicAuth(demo.clientId, demo.apiKey);
   const list = await call(gatewayUrl, 'GET', '/v1/sender-domains', { auth });
   let domain = (list.body?.data as { id: string; domain: string; records: { name: string; value: string }[] }[] | undefined)?.find(
@@ -51,7 +64,32 @@ async function demoSenderDomain(gatewayUrl: string, demo: Demo, dns: LocalDnsSer
   }
   for (const record of domain!.records) dns.publish(record.name, 'TXT', [record.value]);
   const verified = await call(gatewayUrl, 'POST', `/v1/sender-domains/${domain!.id}/verify`, { auth });
-  return `${DEMO_DOMAIN} (${String(verified.body?.status)})`;
+  return { id: domain!.id, status: String(verified.body?.status) };
+}
+
+/** The demo project sends from the demo domain; a `welcome` email and its template are ready to trigger. */
+async function demoWelcomeEmail(gatewayUrl: string, demo: Demo, senderDomainId: string): Promise<void> {
+  const auth = basicAuth(demo.clientId, demo.apiKey);
+  const p = `/v1/projects/${demo.projectId}`;
+  await call(gatewayUrl, 'PATCH', p, {
+    auth,
+    json: { sender_domain_id: senderDomainId, from_email: `hello@${DEMO_DOMAIN}`, from_name: 'Postbus Demo' },
+  });
+  if ((await call(gatewayUrl, 'GET', `${p}/emails/welcome`, { auth })).status === 200) return;
+  const template = await call(gatewayUrl, 'POST', `${p}/templates`, {
+    auth,
+    json: {
+      name: 'Welcome',
+      subject: 'Welcome to Postbus, {{user.name}}',
+      html: '<h1>Hello {{user.name}}!</h1><p>Your code is <b>{{data.code}}</b>.</p><p><a href="https://example.com/start">Get started</a></p>',
+    },
+  });
+  if (template.status !== 201) throw new Error(`creating the demo template failed: ${template.status} ${template.text}`);
+  const email = await call(gatewayUrl, 'POST', `${p}/emails`, {
+    auth,
+    json: { key: 'welcome', name: 'Welcome', template_id: template.body.id },
+  });
+  if (email.status !== 201) throw new Error(`creating the demo email failed: ${email.status} ${email.text}`);
 }
 
 interface Demo {
@@ -86,9 +124,14 @@ async function main(): Promise<void> {
   for (const [name, port] of [
     ['gateway', GATEWAY_PORT],
     ['users', USERS_PORT],
+    ['mailer', MAILER_PORT],
+    ['SMTP sink (HTTP)', SINK_HTTP_PORT],
+    ['SMTP sink (SMTP)', SINK_SMTP_PORT],
   ] as const) {
     if (await portOpen('127.0.0.1', port))
-      throw new Error(`port ${port} (${name}) is taken: is Postbus already running? Set PORT / USERS_PORT to use others.`);
+      throw new Error(
+        `port ${port} (${name}) is taken: is Postbus already running? Set PORT / USERS_PORT / MAILER_PORT / SINK_HTTP_PORT / SINK_SMTP_PORT to use others.`,
+      );
   }
   say(
     'starting local infrastructure (Kafka 3.9 KRaft, FerretDB 1.24); the first run downloads and builds, later runs reuse ~/.cache/postbus',
@@ -111,9 +154,19 @@ async function main(): Promise<void> {
   try {
     const dns = await startDnsServer();
     say(`local DNS server on ${dns.address} (domain verification)`);
-    const env = { USERS_URL: `http://127.0.0.1:${USERS_PORT}`, DNS_SERVERS: dns.address, SPF_INCLUDE, ...localSecrets() };
-    say('starting users service');
-    services.push(await startService('users', USERS_PORT, env));
+    say('starting the SMTP sink (where mail goes in development)');
+    services.push(await startService('smtp-sink', SINK_HTTP_PORT, { SMTP_PORT: String(SINK_SMTP_PORT) }));
+    const env = {
+      USERS_URL: `http://127.0.0.1:${USERS_PORT}`,
+      MAILER_URL: `http://127.0.0.1:${MAILER_PORT}`,
+      SMTP_URL: `smtp://127.0.0.1:${SINK_SMTP_PORT}`,
+      PUBLIC_BASE_URL: `http://localhost:${GATEWAY_PORT}`,
+      DNS_SERVERS: dns.address,
+      SPF_INCLUDE,
+      ...localSecrets(),
+    };
+    say('starting users service and mailer');
+    services.push(...(await Promise.all([startService('users', USERS_PORT, env), startService('mailer', MAILER_PORT, env)])));
     say('starting gateway');
     const gateway = await startService('gateway', GATEWAY_PORT, env);
     services.push(gateway);
@@ -127,6 +180,7 @@ async function main(): Promise<void> {
     }
     const demo = await demoClient(gateway.url);
     const senderDomain = await demoSenderDomain(gateway.url, demo, dns);
+    await demoWelcomeEmail(gateway.url, demo, senderDomain.id);
     const url = `http://localhost:${GATEWAY_PORT}`;
     console.log(`
 Postbus is running.
@@ -134,15 +188,24 @@ Postbus is running.
   Gateway      ${url}
   API docs     ${url}/docs   (OpenAPI: ${url}/v1/openapi.json)
   Health       ${url}/readyz · metrics ${url}/metrics
-  Logs         .data/logs/gateway.log, .data/logs/users.log
+  Mail sink    http://localhost:${SINK_HTTP_PORT}/api/v1/messages   (SMTP on 127.0.0.1:${SINK_SMTP_PORT}; Mailpit's API)
+  Logs         .data/logs/{gateway,users,mailer,smtp-sink}.log
 
 Demo client (kept in .data/demo-client.json):
   client id    ${demo.clientId}
   api key      ${demo.apiKey}
   project id   ${demo.projectId}
-  sender domain ${senderDomain}, its records served by the local DNS server
+  sender domain ${DEMO_DOMAIN} (${senderDomain.status}), its records served by the local DNS server
+  email        welcome (template "Welcome to Postbus, {{user.name}}")
 
 Try it:
+  curl -u ${demo.clientId}:${demo.apiKey} -H 'Content-Type: application/json' \\
+    -d '{"user":{"email":"ada@example.com","name":"Ada"},"data":{"code":"4711"}}' \\
+    ${url}/v1/projects/${demo.projectId}/emails/welcome/send
+
+  curl -u ${demo.clientId}:${demo.apiKey} '${url}/v1/projects/${demo.projectId}/messages?email=ada@example.com'
+  curl http://localhost:${SINK_HTTP_PORT}/api/v1/messages
+
   curl -u ${demo.clientId}:${demo.apiKey} -H 'Content-Type: application/json' \\
     -d '{"email":"ada@example.com","user_id":"ada-1","fields":{"name":"Ada","plan":"pro"}}' \\
     ${url}/v1/projects/${demo.projectId}/users

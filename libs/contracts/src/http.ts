@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { MESSAGE_STATUSES, type MessageStatus } from './messages';
 import { Email, FIELD_NAME_PATTERN, Nullable, ObjectIdString, StandardAttributes, Timestamp, UserFields, UserId } from './common';
 
 /** The public HTTP contract's request and response bodies (DESIGN.md §2). */
@@ -301,10 +302,12 @@ export const ListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-const MessageStatusSchema = Type.Union(
-  ['queued', 'deferred', 'sent', 'bounced', 'failed', 'suppressed'].map((s) => Type.Literal(s)),
-  { description: 'the delivery status' },
-);
+// An enum rather than a union of literals, so that a bad value is answered with the allowed ones.
+const MessageStatusSchema = Type.Unsafe<MessageStatus>({
+  type: 'string',
+  enum: [...MESSAGE_STATUSES],
+  description: 'the delivery status',
+});
 
 export const TimelineEntry = Type.Object({
   sequence: Type.Integer({ minimum: 1 }),
