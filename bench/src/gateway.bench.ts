@@ -7,11 +7,8 @@
  *                       (the whole system; by default the gateway is measured alone, like its baselines)
  *   BENCH_KEEP_DATA=1   keep the run's topics, consumer group and databases
  */
-import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { defaultKafkaBrokers, defaultMongoUrl, ensureInfrastructure, freePort, repoRoot, uniqueName } from '@postbus/testing';
 import { startBaseline, startPostbusService, type Child } from './children';
 import { infraPids } from './cpu';
@@ -28,20 +25,11 @@ import {
   type Target,
   type TargetResult,
 } from './report';
-
-const run = promisify(execFile);
+import { authorizationOf, createClient, createProject, envSeconds, environment } from './setup';
 
 const WARMUP_SEC = 2;
 const CONNECTIONS = 50;
 const STARTED = Date.now();
-
-function envSeconds(name: string, fallback: number): number {
-  const text = process.env[name];
-  if (text === undefined || text === '') return fallback;
-  const value = Number(text);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number of seconds, not "${text}"`);
-  return value;
-}
 
 const progress = (message: string) => console.log(`[bench ${((Date.now() - STARTED) / 1000).toFixed(1).padStart(5)} s] ${message}`);
 
@@ -56,34 +44,6 @@ const describe = (s: LoadStats) =>
         .join(', ') +
       `, other ${s.cpu.other}`
     : '');
-
-interface Credentials {
-  client_id: string;
-  api_key: string;
-}
-
-/** A client made with the operator CLI, as an operator would. */
-async function createClient(env: Record<string, string>): Promise<Credentials> {
-  const cli = join(repoRoot, 'services', 'gateway', 'bin', 'postbus.js');
-  const { stdout } = await run(process.execPath, [cli, 'clients', 'create', '--name', 'Bench', '--json'], {
-    env: { ...process.env, ...env },
-  });
-  const parsed = JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as Partial<Credentials>;
-  if (typeof parsed.client_id !== 'string' || typeof parsed.api_key !== 'string') throw new Error(`unexpected CLI output: ${stdout}`);
-  return { client_id: parsed.client_id, api_key: parsed.api_key };
-}
-
-async function createProject(gatewayUrl: string, authorization: string): Promise<string> {
-  const res = await fetch(`${gatewayUrl}/v1/projects`, {
-    method: 'POST',
-    headers: { authorization, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'bench' }),
-  });
-  const body = (await res.json()) as { id?: unknown };
-  if (res.status !== 201 || typeof body.id !== 'string')
-    throw new Error(`POST /v1/projects answered ${res.status}: ${JSON.stringify(body)}`);
-  return body.id;
-}
 
 /** Fails fast, with the answer, when a target does not accept the request at all. */
 async function probe(name: string, url: string, headers: Record<string, string>, body: string): Promise<void> {
@@ -146,7 +106,7 @@ async function main(): Promise<number> {
     signal.throwIfAborted();
 
     const credentials = await createClient({ GATEWAY_DB_NAME: databases.gateway, MONGO_URL: mongoUrl });
-    const authorization = `Basic ${Buffer.from(`${credentials.client_id}:${credentials.api_key}`).toString('base64')}`;
+    const authorization = authorizationOf(credentials);
     const projectId = await createProject(gateway.url, authorization);
     progress(`client ${credentials.client_id}, project ${projectId}`);
 
@@ -247,23 +207,6 @@ async function main(): Promise<number> {
     }
     await bus.close().catch(() => undefined);
   }
-}
-
-async function environment(): Promise<BenchResults['environment']> {
-  const git = (...args: string[]) =>
-    run('git', args, { cwd: repoRoot }).then(
-      ({ stdout }) => stdout.trim(),
-      () => null,
-    );
-  const [commit, status] = await Promise.all([git('rev-parse', '--short', 'HEAD'), git('status', '--porcelain')]);
-  return {
-    node: process.version,
-    platform: `${process.platform}-${process.arch}`,
-    cpus: cpus().length,
-    cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
-    gitCommit: commit,
-    gitDirty: status === null ? null : status.length > 0,
-  };
 }
 
 /** bench/results/gateway-<timestamp>.json (colons made dashes, for every file system) and latest.json. */

@@ -12,6 +12,8 @@ export class BusProbe {
     private readonly namespace: string,
     /** The users service's consumer group as it is on the broker. */
     private readonly usersGroup = topicName('postbus-users', namespace),
+    /** Other consumer groups of the run (as the services name them, without the namespace), deleted with it. */
+    private readonly otherGroups: readonly string[] = [],
   ) {
     this.admin = new Kafka({ brokers, clientId: 'postbus-bench', logLevel: logLevel.NOTHING }).admin();
   }
@@ -36,13 +38,15 @@ export class BusProbe {
     }, 0);
   }
 
-  /** Deletes the run's topics (with their DLQs) and the users service's consumer group. */
+  /** Deletes the run's topics (with their DLQs) and its consumer groups. */
   async deleteNamespace(): Promise<string[]> {
     await this.connect();
     const suffixes = [`.${this.namespace}`, dlqOf(`.${this.namespace}`)];
     const topics = (await this.admin.listTopics()).filter((t) => suffixes.some((s) => t.endsWith(s)));
     if (topics.length > 0) await this.admin.deleteTopics({ topics });
-    await this.admin.deleteGroups([this.usersGroup]).catch(() => undefined); // absent when the service never joined
+    for (const group of [this.usersGroup, ...this.otherGroups.map((g) => topicName(g, this.namespace))]) {
+      await this.admin.deleteGroups([group]).catch(() => undefined); // absent when its service never joined
+    }
     return topics;
   }
 

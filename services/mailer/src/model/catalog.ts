@@ -37,7 +37,8 @@ const catalogSchema = new Schema<CatalogDoc>(
  */
 export class CatalogProjection {
   private readonly Catalog;
-  private readonly cache = new Map<string, { doc: CatalogDoc | null; expires: number }>();
+  /** Lookups in flight are shared: a burst of triggers for one email reads each entity once. */
+  private readonly cache = new Map<string, { doc: Promise<CatalogDoc | null>; expires: number }>();
 
   constructor(
     connection: Connection,
@@ -60,17 +61,26 @@ export class CatalogProjection {
     this.cache.delete(key);
   }
 
-  /** The live entities asked for (deleted or unknown ones are absent), by kind and id. */
+  /** The live entity asked for; a deleted or unknown one is undefined. */
   async get<K extends CatalogKind>(kind: K, id: string): Promise<EntityOf[K] | undefined> {
     const key = catalogKey(kind, id);
     const now = Date.now();
     let cached = this.cache.get(key);
     if (!cached || cached.expires <= now) {
-      const doc = await this.Catalog.findById(key).lean<CatalogDoc>().exec();
-      // Absent entities are not cached: they are usually about to arrive.
-      cached = { doc, expires: doc ? now + this.cacheTtlMs : now };
-      if (doc) this.cache.set(key, cached);
+      const doc = this.Catalog.findById(key).lean<CatalogDoc>().exec();
+      cached = { doc, expires: now + this.cacheTtlMs };
+      this.cache.set(key, cached);
+      // Absent entities are not kept once the lookup is over: they are usually about to arrive.
+      doc.then(
+        (found) => {
+          if (!found && this.cache.get(key) === cached) this.cache.delete(key);
+        },
+        () => {
+          if (this.cache.get(key) === cached) this.cache.delete(key);
+        },
+      );
     }
-    return cached.doc && !cached.doc.deleted ? (cached.doc.data as EntityOf[K]) : undefined;
+    const doc = await cached.doc;
+    return doc && !doc.deleted ? (doc.data as EntityOf[K]) : undefined;
   }
 }

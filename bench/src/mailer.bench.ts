@@ -1,0 +1,488 @@
+/**
+ * The mailer benchmark (issue 5): triggers/s and trigger -> sink latency through Postbus (gateway, Kafka, mailer:
+ * rendered, DKIM-signed, status durably recorded) against nodemailer sending the same signed messages straight to
+ * the same SMTP sink from a process of its own. Run with `npm run bench:mailer` (or `npm run bench`, after the
+ * gateway benchmark). Results go to bench/results/mailer-<timestamp>.json and mailer-latest.json.
+ *   BENCH_MAILS=3000      messages of each throughput run (direct and Postbus)
+ *   BENCH_RATE=200        triggers a second of the paced latency run
+ *   BENCH_DURATION=10     seconds of the paced run
+ *   BENCH_DIRECT_KEY=pem  give the direct sender its DKIM key as PEM text (parsed at every signature) rather than
+ *                         as a KeyObject parsed once (the default, as Postbus holds its keys)
+ *   BENCH_KEEP_DATA=1     keep the run's topics, consumer groups and databases
+ *   BENCH_PROFILE=mailer  also write V8 CPU profiles of these processes (comma-separated: gateway, users, mailer,
+ *                         direct) to .data/profiles/<run>/
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  call,
+  defaultKafkaBrokers,
+  defaultMongoUrl,
+  ensureInfrastructure,
+  freePort,
+  repoRoot,
+  sleep,
+  startDnsServer,
+  startSmtpSink,
+  stopInfrastructure,
+  uniqueName,
+  type LocalDnsServer,
+  type SinkClient,
+  type SmtpSink,
+} from '@postbus/testing';
+import { startPostbusService, type Child } from './children';
+import { infraPids, measureCpu } from './cpu';
+import { DbCounters } from './db-counters';
+import type { DirectMessage, DirectOptions } from './direct-sender';
+import { BusProbe, dropDatabases } from './infra';
+import { SENDER_DOMAIN } from './mail-template';
+import {
+  failuresOf,
+  formatReport,
+  goalsAndRatio,
+  warningsOf,
+  cpuLine,
+  dbLine,
+  type DeliveryCheck,
+  type DirectPhase,
+  type MailerBenchResults,
+  type PacedResult,
+  type RecordCheck,
+  type ThroughputResult,
+} from './mailer-report';
+import { authorizationOf, createClient, createProject, createSendableEmail, envNumber, envSeconds, environment } from './setup';
+import { latencyOf, perSecond } from './stats';
+import { matchDeliveries, readSink, TriggerClient, waitForSinkCount, type Trigger } from './triggers';
+
+const IN_FLIGHT = 64;
+const WARMUP = 200;
+/** The mailer's default SMTP_POOL_CONNECTIONS, and the direct sender's maxConnections. */
+const SMTP_POOL = 8;
+/** Messages of each Postbus run read back through the API (each read costs the mailer a few collection scans on FerretDB). */
+const RECORD_SAMPLE = 25;
+const STARTED = Date.now();
+const logDir = join(repoRoot, '.data', 'logs');
+
+const progress = (message: string) => console.log(`[mailer ${((Date.now() - STARTED) / 1000).toFixed(1).padStart(5)} s] ${message}`);
+
+const lat = (l: { p50: number; p99: number; max: number }) => `p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms`;
+
+/** The sink as a Child of the benchmark, for the CPU figures and the stop at the end. */
+const sinkChild = (sink: SmtpSink): Child => ({
+  name: 'smtp-sink',
+  url: sink.httpUrl,
+  pid: sink.process.child.pid,
+  log: join(logDir, 'smtp-sink.log'),
+  exited: new Promise((resolve) => sink.process.child.once('exit', (code, signal) => resolve(`exited with ${code ?? signal}`))),
+  stop: () => sink.process.stop(),
+});
+
+function deliveryCheck(triggers: readonly Trigger[], matched: ReturnType<typeof matchDeliveries>): DeliveryCheck {
+  const statusCodes: Record<string, number> = {};
+  for (const t of triggers) statusCodes[String(t.status)] = (statusCodes[String(t.status)] ?? 0) + 1;
+  return {
+    triggers: triggers.length,
+    accepted: matched.accepted,
+    refused: triggers.length - matched.accepted,
+    statusCodes,
+    firstError: triggers.find((t) => t.error !== undefined)?.error ?? null,
+    arrived: matched.arrived,
+    matched: matched.matched,
+    missing: matched.missing,
+    duplicates: matched.duplicates,
+    strangers: matched.strangers,
+  };
+}
+
+/** Forks the direct sender, lets it warm up, and measures its run (the sink emptied of the warm-up first). */
+async function runDirect(
+  options: DirectOptions,
+  logName: string,
+  sink: SinkClient,
+  watch: Record<string, number | undefined>,
+  signal: AbortSignal,
+  env: Record<string, string> = {},
+): Promise<DirectPhase> {
+  mkdirSync(logDir, { recursive: true });
+  const log = createWriteStream(join(logDir, `${logName}.log`), { flags: 'a' });
+  const child: ChildProcess = fork(join(__dirname, 'direct-sender.js'), [JSON.stringify(options)], {
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    env: { ...process.env, ...env },
+  });
+  child.stdout?.pipe(log);
+  child.stderr?.pipe(log);
+  const inbox: DirectMessage[] = [];
+  let wake: (() => void) | undefined;
+  let exit: string | undefined;
+  child.on('message', (message: DirectMessage) => {
+    inbox.push(message);
+    wake?.();
+  });
+  child.once('exit', (code, sig) => {
+    exit = `exited with ${code ?? sig}`;
+    wake?.();
+  });
+  const onAbort = () => child.kill('SIGKILL');
+  signal.addEventListener('abort', onAbort, { once: true });
+  const next = async (): Promise<DirectMessage> => {
+    for (;;) {
+      const message = inbox.shift();
+      if (message) {
+        if (message.type === 'error') throw new Error(`direct sender: ${message.message}`);
+        return message;
+      }
+      if (exit) throw new Error(`direct sender ${exit} (see .data/logs/${logName}.log)`);
+      signal.throwIfAborted();
+      await new Promise<void>((resolve) => (wake = resolve));
+    }
+  };
+  try {
+    progress(`direct: key generation and ${options.warmup} warm-up messages`);
+    const ready = await next();
+    if (ready.type !== 'ready') throw new Error(`direct sender: unexpected ${ready.type}`);
+    await sink.clear();
+    const cpu = measureCpu({ ...watch, 'direct-sender': child.pid });
+    progress(
+      `direct: ${options.count} messages, ${options.concurrency} in flight, pool of ${options.maxConnections}, key as ${options.key}`,
+    );
+    child.send({ type: 'go' });
+    const result = await next();
+    const usage = cpu();
+    if (result.type !== 'result') throw new Error(`direct sender: unexpected ${result.type}`);
+    const { type: _type, ...figures } = result;
+    const atSink = await waitForSinkCount(sink, figures.sent, { stallMs: 5_000, signal });
+    return {
+      ...figures,
+      mails: options.count,
+      inFlight: options.concurrency,
+      maxConnections: options.maxConnections,
+      key: options.key,
+      atSink,
+      cpu: usage,
+    };
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+    if (!exit) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** Reads a sample of the run's messages through the public API until they read `sent` (a few seconds at most). */
+async function checkRecords(gatewayUrl: string, authorization: string, projectId: string, messageIds: string[]): Promise<RecordCheck> {
+  const statuses: Record<string, number> = {};
+  const reads: number[] = [];
+  let sent = 0;
+  let sentLate = 0;
+  for (const id of messageIds) {
+    let status = 'unreadable';
+    for (let attempt = 0; attempt < 25; attempt++) {
+      const started = performance.now();
+      const res = await call(gatewayUrl, 'GET', `/v1/projects/${projectId}/messages/${id}`, { auth: authorization });
+      reads.push(performance.now() - started);
+      status = res.status === 200 && typeof res.body?.status === 'string' ? (res.body.status as string) : `HTTP ${res.status}`;
+      if (status === 'sent') {
+        sent++;
+        if (attempt > 0) sentLate++;
+        break;
+      }
+      await sleep(200);
+    }
+    statuses[status] = (statuses[status] ?? 0) + 1;
+  }
+  return { sampled: messageIds.length, sent, statuses, sentLate, readLatencyMs: latencyOf(reads) };
+}
+
+/** `count` of the values, spread evenly over them. */
+const spread = <T>(values: readonly T[], count: number): T[] =>
+  values.length <= count ? [...values] : Array.from({ length: count }, (_, i) => values[Math.floor((i * values.length) / count)]!);
+
+async function main(): Promise<number> {
+  const mails = Math.round(envNumber('BENCH_MAILS', 3000, 'integer'));
+  const pacedRate = envNumber('BENCH_RATE', 200, 'number of triggers a second');
+  const pacedDurationSec = envSeconds('BENCH_DURATION', 10);
+  const keepData = process.env['BENCH_KEEP_DATA'] === '1';
+  const directKey = process.env['BENCH_DIRECT_KEY'] === 'pem' ? 'pem' : 'keyobject';
+  const profiled = new Set((process.env['BENCH_PROFILE'] ?? '').split(',').filter(Boolean));
+  const runId = uniqueName('mbench');
+  const dbPrefix = runId.replace(/-/g, '_');
+  const databases = { users: `${dbPrefix}_users`, gateway: `${dbPrefix}_gateway`, mailer: `${dbPrefix}_mailer` };
+  const brokers = defaultKafkaBrokers();
+  const mongoUrl = defaultMongoUrl();
+
+  const interrupted = new AbortController();
+  const interrupt = (sig: NodeJS.Signals) => {
+    progress(`${sig}: stopping`);
+    interrupted.abort(new Error(`interrupted by ${sig}`));
+  };
+  process.once('SIGINT', interrupt);
+  process.once('SIGTERM', interrupt);
+  const { signal } = interrupted;
+
+  const children: Child[] = [];
+  const watch: Record<string, number | undefined> = { bench: process.pid };
+  let stopping = false;
+  const started = (child: Child): Child => {
+    children.push(child);
+    watch[child.name] = child.pid;
+    void child.exited.then((how) => {
+      if (!stopping) interrupted.abort(new Error(`${child.name} ${how} while the benchmark ran (see ${child.log})`));
+    });
+    return child;
+  };
+  const bus = new BusProbe(brokers.split(','), runId, undefined, ['postbus-mailer-projections', 'postbus-mailer-triggers']);
+  let infraStarted = false;
+  let dns: LocalDnsServer | undefined;
+  let triggers: TriggerClient | undefined;
+  let dbCounters: DbCounters | undefined;
+  try {
+    progress(`run ${runId}: ${mails} mails each way, then ${pacedRate} triggers/s for ${pacedDurationSec} s; checking Kafka and MongoDB`);
+    infraStarted = await ensureInfrastructure();
+    Object.assign(watch, infraPids());
+    dbCounters = await DbCounters.open(mongoUrl);
+    const counters = dbCounters;
+
+    dns = await startDnsServer();
+    const sink = await startSmtpSink({ LOG_LEVEL: 'warn' });
+    started(sinkChild(sink));
+    progress(`SMTP sink on ${sink.smtpUrl} (API ${sink.httpUrl}), DNS server on ${dns.address}`);
+
+    const [gatewayPort, usersPort, mailerPort] = await Promise.all([freePort(), freePort(), freePort()]);
+    const env: Record<string, string> = {
+      KAFKA_BROKERS: brokers,
+      MONGO_URL: mongoUrl,
+      KAFKA_NAMESPACE: runId,
+      GATEWAY_DB_NAME: databases.gateway,
+      USERS_DB_NAME: databases.users,
+      MAILER_DB_NAME: databases.mailer,
+      USERS_URL: `http://127.0.0.1:${usersPort}`,
+      MAILER_URL: `http://127.0.0.1:${mailerPort}`,
+      PUBLIC_BASE_URL: `http://127.0.0.1:${gatewayPort}`,
+      SMTP_URL: sink.smtpUrl,
+      DNS_SERVERS: dns.address,
+      SPF_INCLUDE: 'spf.postbus.test',
+      SECRETS_KEY: randomBytes(32).toString('base64'),
+      TRACKING_SECRET: randomBytes(32).toString('hex'),
+      SESSION_SECRET: randomBytes(32).toString('hex'),
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_SECOND: '0',
+    };
+    const profileDir = join(repoRoot, '.data', 'profiles', runId);
+    if (profiled.size > 0) mkdirSync(profileDir, { recursive: true });
+    const envOf = (name: string, base = env) =>
+      profiled.has(name)
+        ? {
+            ...base,
+            NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --require ${join(__dirname, 'profile-preload.js')}`.trim(),
+            BENCH_PROFILE_FILE: join(profileDir, `${name}.cpuprofile`),
+          }
+        : env;
+    // One after the other: started side by side, both create the run's new topics at once, and the loser of that
+    // race has been seen to exit ("This server does not host this topic-partition").
+    progress('starting users');
+    started(await startPostbusService('users', usersPort, envOf('users'), `${runId}-users`));
+    progress('starting mailer');
+    started(await startPostbusService('mailer', mailerPort, envOf('mailer'), `${runId}-mailer`));
+    progress('starting gateway');
+    const gateway = started(await startPostbusService('gateway', gatewayPort, envOf('gateway'), `${runId}-gateway`));
+    signal.throwIfAborted();
+
+    const authorization = authorizationOf(await createClient({ MONGO_URL: mongoUrl, GATEWAY_DB_NAME: databases.gateway }));
+    const projectId = await createProject(gateway.url, authorization);
+    const email = await createSendableEmail(gateway.url, authorization, projectId, dns);
+    progress(`project ${projectId}: sender domain ${email.domain} verified, email "${email.emailKey}" ready`);
+
+    triggers = new TriggerClient({ gatewayUrl: gateway.url, projectId, emailKey: email.emailKey, authorization, connections: IN_FLIGHT });
+    const client = triggers;
+
+    // Warm-up: the first trigger waits for the catalog to reach the mailer; the rest warm every path up.
+    await sink.client.clear();
+    const first = await client.fire(`${runId}-first`, 0);
+    if (first.status !== 200) throw new Error(`the first trigger answered ${first.status}: ${first.error}`);
+    if ((await waitForSinkCount(sink.client, 1, { stallMs: 60_000, signal })) < 1)
+      throw new Error('the first trigger never reached the sink');
+    progress(`first message at the sink ${Date.now() - first.sentAt} ms after its trigger; warm-up ${WARMUP} triggers`);
+    await client.closedLoop(`${runId}-warmup`, WARMUP, IN_FLIGHT, signal);
+    const warmed = await waitForSinkCount(sink.client, WARMUP + 1, { stallMs: 15_000, signal });
+    if (warmed < WARMUP + 1) throw new Error(`warm-up: ${warmed - 1} of ${WARMUP} messages reached the sink`);
+    await sleep(1_000);
+
+    // 1. The baseline.
+    await sink.client.clear();
+    const direct = await runDirect(
+      {
+        smtpUrl: sink.smtpUrl,
+        warmup: WARMUP,
+        count: mails,
+        concurrency: IN_FLIGHT,
+        maxConnections: SMTP_POOL,
+        tag: `${runId}-direct`,
+        key: directKey,
+        publicBaseUrl: env['PUBLIC_BASE_URL']!,
+      },
+      `${runId}-direct`,
+      sink.client,
+      watch,
+      signal,
+      envOf('direct', {}),
+    );
+    progress(
+      `direct: ${direct.rate} mails/s (${direct.sent} in ${direct.durationMs} ms), ${lat(direct.latencyMs)}; ${cpuLine(direct.cpu)}`,
+    );
+    await sink.client.clear();
+    await sleep(1_000);
+
+    // 2. Postbus, closed loop.
+    progress(`Postbus: ${mails} triggers, ${IN_FLIGHT} in flight, until all are at the sink`);
+    const tpDb = await counters.measure();
+    const tpCpu = measureCpu(watch);
+    const tpTriggers = await client.closedLoop(`${runId}-tp`, mails, IN_FLIGHT, signal);
+    const tpAccepted = tpTriggers.filter((t) => t.messageId !== null).length;
+    const acceptSpan = Math.max(...tpTriggers.map((t) => t.answeredAt)) - Math.min(...tpTriggers.map((t) => t.sentAt));
+    progress(`Postbus: ${tpAccepted} accepted in ${acceptSpan} ms (${perSecond(tpAccepted, acceptSpan)}/s); waiting for the sink`);
+    await waitForSinkCount(sink.client, tpAccepted, { signal, onProgress: (n) => progress(`  ${n}/${tpAccepted} at the sink`) });
+    const tpUsage = tpCpu();
+    const tpDbCommands = await tpDb(tpAccepted);
+    const tpMatch = matchDeliveries(tpTriggers, await readSink(sink.client), SENDER_DOMAIN);
+    const throughput: ThroughputResult = {
+      mails,
+      inFlight: IN_FLIGHT,
+      rate: perSecond(tpMatch.matched, tpMatch.spanMs),
+      spanMs: tpMatch.spanMs,
+      acceptRate: perSecond(tpAccepted, acceptSpan),
+      acceptSpanMs: acceptSpan,
+      httpLatencyMs: latencyOf(tpTriggers.map((t) => t.answeredAt - t.sentAt)),
+      sinkLatencyMs: latencyOf(tpMatch.latencies),
+      delivery: deliveryCheck(tpTriggers, tpMatch),
+      arrivalsPerSecond: tpMatch.perSecond,
+      cpu: tpUsage,
+      dbCommandsPerMessage: tpDbCommands,
+    };
+    progress(
+      `Postbus: ${throughput.rate} triggers/s to the sink (${tpMatch.matched} in ${tpMatch.spanMs} ms), trigger -> sink ${lat(throughput.sinkLatencyMs)}; ${cpuLine(tpUsage)}`,
+    );
+    progress(`Postbus: at the sink, by second after the first trigger: ${tpMatch.perSecond.join(' ')}`);
+    progress(`Postbus: database commands per message ${dbLine(tpDbCommands)}`);
+    progress(`Postbus: ratio to direct ${(throughput.rate / Math.max(direct.rate, 1e-9)).toFixed(3)}`);
+    const tpSample = spread(
+      tpTriggers.flatMap((t) => (t.messageId ? [t.messageId] : [])),
+      RECORD_SAMPLE,
+    );
+    await sleep(2_000);
+    await sink.client.clear();
+
+    // 3. Postbus, paced.
+    progress(`Postbus: ${pacedRate} triggers/s for ${pacedDurationSec} s`);
+    const pacedDb = await counters.measure();
+    const pacedCpu = measureCpu(watch);
+    const pacedTriggers = await client.paced(`${runId}-paced`, pacedRate, pacedDurationSec, signal);
+    const pacedAccepted = pacedTriggers.filter((t) => t.messageId !== null).length;
+    await waitForSinkCount(sink.client, pacedAccepted, { signal, onProgress: (n) => progress(`  ${n}/${pacedAccepted} at the sink`) });
+    const pacedUsage = pacedCpu();
+    const pacedDbCommands = await pacedDb(pacedAccepted);
+    const pacedMatch = matchDeliveries(pacedTriggers, await readSink(sink.client), SENDER_DOMAIN);
+    const sentSpan = Math.max(...pacedTriggers.map((t) => t.sentAt)) - Math.min(...pacedTriggers.map((t) => t.sentAt));
+    const paced: PacedResult = {
+      targetRate: pacedRate,
+      durationSec: pacedDurationSec,
+      sentRate: perSecond(Math.max(0, pacedTriggers.length - 1), sentSpan),
+      lateMs: latencyOf(pacedTriggers.map((t) => t.sentAt - t.dueAt)),
+      httpLatencyMs: latencyOf(pacedTriggers.map((t) => t.answeredAt - t.sentAt)),
+      sinkLatencyMs: latencyOf(pacedMatch.latencies),
+      delivery: deliveryCheck(pacedTriggers, pacedMatch),
+      arrivalsPerSecond: pacedMatch.perSecond,
+      cpu: pacedUsage,
+      dbCommandsPerMessage: pacedDbCommands,
+    };
+    progress(
+      `Postbus paced: ${paced.sentRate} triggers/s sent, trigger -> sink ${lat(paced.sinkLatencyMs)}, ${pacedMatch.matched}/${pacedAccepted} at the sink, ` +
+        `${pacedMatch.duplicates} duplicates; ${cpuLine(pacedUsage)}`,
+    );
+
+    progress(`Postbus paced: at the sink, by second after the first trigger: ${pacedMatch.perSecond.join(' ')}`);
+    progress(`Postbus paced: database commands per message ${dbLine(pacedDbCommands)}`);
+
+    // 4. The records.
+    const sample = [
+      ...tpSample,
+      ...spread(
+        pacedTriggers.flatMap((t) => (t.messageId ? [t.messageId] : [])),
+        RECORD_SAMPLE,
+      ),
+    ];
+    progress(`reading ${sample.length} of the messages through GET /v1/projects/{p}/messages/{id}`);
+    const records = await checkRecords(gateway.url, authorization, projectId, sample);
+    progress(
+      `records: ${records.sent}/${records.sampled} read sent ${JSON.stringify(records.statuses)}; a read took ${lat(records.readLatencyMs)}`,
+    );
+    await sink.client.clear();
+
+    const postbus = { throughput, paced, records };
+    const failures = failuresOf(direct, postbus);
+    const results: MailerBenchResults = {
+      timestamp: new Date(STARTED).toISOString(),
+      runId,
+      environment: await environment(),
+      settings: { mails, inFlight: IN_FLIGHT, warmup: WARMUP, pacedRate, pacedDurationSec, smtpPoolConnections: SMTP_POOL },
+      direct,
+      postbus,
+      ...goalsAndRatio(direct, throughput, paced),
+      logs: Object.fromEntries(children.map((c) => [c.name, c.log.replace(`${repoRoot}/`, '')])),
+      failures,
+      warnings: warningsOf(direct, postbus),
+      ok: failures.length === 0,
+    };
+    console.log(`\n${formatReport(results)}\n`);
+    for (const file of save(results)) progress(`wrote ${file}`);
+    if (profiled.size > 0) progress(`CPU profiles of ${[...profiled].join(', ')} go to ${profileDir} when the services stop`);
+    return results.ok ? 0 : 1;
+  } finally {
+    stopping = true;
+    process.off('SIGINT', interrupt);
+    process.off('SIGTERM', interrupt);
+    triggers?.close();
+    for (const child of children.reverse()) {
+      progress(`stopping ${child.name} (pid ${child.pid ?? '?'})`);
+      await child.stop().catch((error: unknown) => progress(`could not stop ${child.name}: ${String(error)}`));
+    }
+    await dns?.close().catch(() => undefined);
+    if (!keepData) {
+      progress('removing the topics, consumer groups and databases of this run (BENCH_KEEP_DATA=1 keeps them)');
+      await bus.deleteNamespace().catch((error: unknown) => progress(`could not delete topics: ${String(error)}`));
+      await dropDatabases(mongoUrl, Object.values(databases)).catch((error: unknown) =>
+        progress(`could not drop databases: ${String(error)}`),
+      );
+    }
+    await bus.close().catch(() => undefined);
+    await dbCounters?.close().catch(() => undefined);
+    if (infraStarted) {
+      progress('stopping the Kafka and MongoDB this run started');
+      stopInfrastructure();
+    }
+  }
+}
+
+/** bench/results/mailer-<timestamp>.json (colons made dashes) and mailer-latest.json. */
+function save(results: MailerBenchResults): string[] {
+  const dir = join(repoRoot, 'bench', 'results');
+  mkdirSync(dir, { recursive: true });
+  const json = `${JSON.stringify(results, null, 2)}\n`;
+  const files = [join(dir, `mailer-${results.timestamp.replace(/:/g, '-')}.json`), join(dir, 'mailer-latest.json')];
+  for (const file of files) writeFileSync(file, json);
+  return files;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(`mailer bench failed: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,236 @@
+/** Fires triggers at the gateway's send endpoint and follows the messages into the SMTP sink. */
+import { Agent, request } from 'node:http';
+import { sleep, type SinkClient } from '@postbus/testing';
+import { dataOf, userOf } from './mail-template';
+
+export interface Trigger {
+  n: number;
+  /** Epoch ms when the request was handed to the socket pool (the sink's `Created` is epoch ms too). */
+  sentAt: number;
+  /** When it was due (paced runs), epoch ms; equals sentAt in closed-loop runs. */
+  dueAt: number;
+  answeredAt: number;
+  status: number;
+  messageId: string | null;
+  error?: string;
+}
+
+export interface TriggerTarget {
+  gatewayUrl: string;
+  projectId: string;
+  emailKey: string;
+  authorization: string;
+  /** Sockets kept open to the gateway: at most this many requests in flight. */
+  connections: number;
+}
+
+/** A keep-alive HTTP client of POST /v1/projects/{p}/emails/{key}/send, lighter than fetch on the generator's core. */
+export class TriggerClient {
+  private readonly agent: Agent;
+  private readonly url: URL;
+  private readonly path: string;
+
+  constructor(private readonly target: TriggerTarget) {
+    this.agent = new Agent({ keepAlive: true, maxSockets: target.connections, maxFreeSockets: target.connections });
+    this.url = new URL(target.gatewayUrl);
+    this.path = `/v1/projects/${target.projectId}/emails/${encodeURIComponent(target.emailKey)}/send`;
+  }
+
+  fire(tag: string, n: number, dueAt?: number): Promise<Trigger> {
+    const body = JSON.stringify({ user: userOf(tag, n), data: dataOf(n) });
+    const sentAt = Date.now();
+    const done = (status: number, messageId: string | null, error?: string): Trigger => ({
+      n,
+      sentAt,
+      dueAt: dueAt ?? sentAt,
+      answeredAt: Date.now(),
+      status,
+      messageId,
+      ...(error !== undefined ? { error } : {}),
+    });
+    return new Promise((resolve) => {
+      const req = request(
+        {
+          agent: this.agent,
+          host: this.url.hostname,
+          port: this.url.port,
+          method: 'POST',
+          path: this.path,
+          headers: {
+            authorization: this.target.authorization,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('error', (error) => resolve(done(res.statusCode ?? 0, null, error.message)));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            if (res.statusCode !== 200) return resolve(done(res.statusCode ?? 0, null, text.slice(0, 300)));
+            try {
+              const id = (JSON.parse(text) as { message_id?: unknown }).message_id;
+              resolve(typeof id === 'string' ? done(200, id) : done(200, null, `no message_id in ${text.slice(0, 300)}`));
+            } catch {
+              resolve(done(200, null, `not JSON: ${text.slice(0, 300)}`));
+            }
+          });
+        },
+      );
+      req.on('error', (error) => resolve(done(0, null, error.message)));
+      req.end(body);
+    });
+  }
+
+  /** `count` triggers, `concurrency` in flight, each sent as soon as one is answered. */
+  async closedLoop(tag: string, count: number, concurrency: number, signal?: AbortSignal): Promise<Trigger[]> {
+    const results: Trigger[] = [];
+    let next = 0;
+    const worker = async () => {
+      while (next < count && !signal?.aborted) results.push(await this.fire(tag, next++));
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+    signal?.throwIfAborted();
+    return results.sort((a, b) => a.n - b.n);
+  }
+
+  /** `rate` triggers a second, each sent when due whatever the answers to earlier ones (an open loop). */
+  async paced(tag: string, rate: number, durationSec: number, signal?: AbortSignal): Promise<Trigger[]> {
+    const total = Math.round(rate * durationSec);
+    const pending: Array<Promise<Trigger>> = [];
+    const start = Date.now();
+    const dueOf = (n: number) => start + (n * 1000) / rate;
+    await new Promise<void>((resolve) => {
+      const tick = () => {
+        const now = Date.now();
+        while (pending.length < total && dueOf(pending.length) <= now) pending.push(this.fire(tag, pending.length, dueOf(pending.length)));
+        if (pending.length >= total || signal?.aborted) return resolve();
+        setTimeout(tick, Math.max(0, dueOf(pending.length) - Date.now()));
+      };
+      tick();
+    });
+    const results = await Promise.all(pending);
+    signal?.throwIfAborted();
+    return results;
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+export interface Arrival {
+  messageId: string;
+  /** The sink's `Created`, epoch ms. */
+  created: number;
+}
+
+/**
+ * Polls the sink until it holds `expected` messages, or until its count has not grown for `stallMs`; answers
+ * the count it reached.
+ */
+export async function waitForSinkCount(
+  sink: SinkClient,
+  expected: number,
+  {
+    stallMs = 30_000,
+    intervalMs = 20,
+    signal,
+    onProgress,
+  }: { stallMs?: number; intervalMs?: number; signal?: AbortSignal; onProgress?: (count: number) => void } = {},
+): Promise<number> {
+  let count = -1;
+  let grewAt = Date.now();
+  let reportedAt = Date.now();
+  for (;;) {
+    signal?.throwIfAborted();
+    const now = await sink.count();
+    if (now !== count) {
+      count = now;
+      grewAt = Date.now();
+    }
+    if (count >= expected || Date.now() - grewAt > stallMs) return count;
+    if (onProgress && Date.now() - reportedAt >= 2_000) {
+      reportedAt = Date.now();
+      onProgress(count);
+    }
+    await sleep(intervalMs);
+  }
+}
+
+/** Every message in the sink (Message-ID without angle brackets, arrival time), read in pages. */
+export async function readSink(sink: SinkClient, pageSize = 500): Promise<Arrival[]> {
+  const arrivals: Arrival[] = [];
+  for (let start = 0; ; start += pageSize) {
+    const page = await sink.list(pageSize, start);
+    for (const m of page.messages) arrivals.push({ messageId: m.MessageID, created: Date.parse(m.Created) });
+    if (page.messages.length < pageSize || start + pageSize >= page.total) return arrivals;
+  }
+}
+
+/** How the triggers of a run compare with what reached the sink. */
+export interface Delivery {
+  triggers: number;
+  accepted: number;
+  arrived: number;
+  /** Distinct accepted message ids found at the sink. */
+  matched: number;
+  missing: number;
+  /** Sink entries beyond the first of a Message-ID. */
+  duplicates: number;
+  /** Sink entries no trigger of the run accounts for. */
+  strangers: number;
+  /** trigger sent → sink Created, ms, of each matched message. */
+  latencies: number[];
+  /** First trigger sent → last matched message at the sink, ms. */
+  spanMs: number;
+  /** Matched messages that reached the sink in each second after the first trigger was sent. */
+  perSecond: number[];
+}
+
+export function matchDeliveries(triggers: readonly Trigger[], arrivals: readonly Arrival[], senderDomain: string): Delivery {
+  const firstArrival = new Map<string, number>();
+  let duplicates = 0;
+  for (const a of arrivals) {
+    const known = firstArrival.get(a.messageId);
+    if (known === undefined) firstArrival.set(a.messageId, a.created);
+    else {
+      duplicates++;
+      if (a.created < known) firstArrival.set(a.messageId, a.created);
+    }
+  }
+  const accepted = triggers.filter((t) => t.messageId !== null);
+  const latencies: number[] = [];
+  let last = 0;
+  const ours = new Set<string>();
+  for (const t of accepted) {
+    const key = `${t.messageId}@${senderDomain}`;
+    ours.add(key);
+    const created = firstArrival.get(key);
+    if (created === undefined) continue;
+    latencies.push(created - t.sentAt);
+    last = Math.max(last, created);
+  }
+  const first = triggers.reduce((min, t) => Math.min(min, t.sentAt), Number.POSITIVE_INFINITY);
+  const perSecond: number[] = [];
+  for (const t of accepted) {
+    const created = firstArrival.get(`${t.messageId}@${senderDomain}`);
+    if (created === undefined) continue;
+    const second = Math.max(0, Math.floor((created - first) / 1000));
+    while (perSecond.length <= second) perSecond.push(0);
+    perSecond[second]!++;
+  }
+  return {
+    triggers: triggers.length,
+    accepted: accepted.length,
+    arrived: arrivals.length,
+    matched: latencies.length,
+    missing: accepted.length - latencies.length,
+    duplicates,
+    strangers: [...firstArrival.keys()].filter((id) => !ours.has(id)).length,
+    latencies,
+    spanMs: latencies.length > 0 ? last - first : 0,
+    perSecond,
+  };
+}
