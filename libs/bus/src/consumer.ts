@@ -66,6 +66,8 @@ export interface ConsumerOptions {
   retry?: Partial<RetryPolicy>;
   /** Partitions processed at once by one instance; order within a partition is kept. */
   partitionsConsumedConcurrently?: number;
+  /** The most messages one handleBatch() call gets: smaller runs commit (and free the partition) sooner. */
+  maxRunSize?: number;
 }
 
 const ajv = addFormats(new Ajv({ allErrors: false, strict: false }));
@@ -87,6 +89,7 @@ export class MessageConsumer {
   private readonly consumer: Consumer;
   private readonly byTopicAndType = new Map<string, Map<string, Handler>>();
   private readonly policy: RetryPolicy;
+  private readonly maxRun: number;
   private stopping = false;
 
   constructor(
@@ -94,6 +97,7 @@ export class MessageConsumer {
     private readonly options: ConsumerOptions,
   ) {
     this.policy = { attempts: 5, initialBackoffMs: 200, maxBackoffMs: 5000, ...options.retry };
+    this.maxRun = options.maxRunSize ?? 1_000;
     for (const handler of options.handlers) {
       const topic = options.resolveTopic(handler.topic);
       const types = this.byTopicAndType.get(topic) ?? new Map<string, Handler>();
@@ -156,15 +160,12 @@ export class MessageConsumer {
     for (const message of batch.messages) {
       if (!payload.isRunning() || payload.isStale() || this.stopping) break;
       const decoded = await this.decode(batch.topic, batch.partition, message);
-      if (decoded && decoded.handler.handleBatch && (run.length === 0 || run[0]!.handler === decoded.handler)) {
+      if (decoded?.handler.handleBatch) {
+        if (run.length > 0 && (run[0]!.handler !== decoded.handler || run.length >= this.maxRun)) await finishRun();
         run.push(decoded);
         continue;
       }
       await finishRun();
-      if (decoded?.handler.handleBatch) {
-        run.push(decoded);
-        continue;
-      }
       if (decoded) await this.handleOne(decoded, heartbeat);
       payload.resolveOffset(message.offset);
       await payload.commitOffsetsIfNecessary();

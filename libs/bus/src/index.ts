@@ -1,4 +1,4 @@
-import type { Kafka } from 'kafkajs';
+import type { Admin, Kafka } from 'kafkajs';
 import { dlqOf, topicName } from '@postbus/contracts';
 import type { Logger } from '@postbus/logger';
 import { MessageConsumer, type ConsumerOptions } from './consumer';
@@ -28,6 +28,13 @@ export interface TopicSpec {
   topic: string;
   /** Log-compacted topics keep the latest value per key (e.g. the catalog). */
   compacted?: boolean;
+}
+
+/** True when topic creation failed only because the topics exist now. */
+function createdElsewhere(error: unknown): boolean {
+  const nested = (error as { errors?: Array<{ type?: string; error?: { type?: string } }> }).errors;
+  const types = nested ? nested.map((e) => e.type ?? e.error?.type) : [(error as { type?: string }).type];
+  return types.length > 0 && types.every((t) => t === 'TOPIC_ALREADY_EXISTS');
 }
 
 /** Bus options from a service's configuration. */
@@ -71,22 +78,47 @@ export class Bus {
         { name: dlqOf(this.resolveTopic(s.topic)), compacted: false },
       ]);
       const missing = wanted.filter((t) => !existing.has(t.name));
-      if (missing.length === 0) return;
-      await admin.createTopics({
-        waitForLeaders: true,
-        topics: missing.map((t) => ({
-          topic: t.name,
-          numPartitions: this.options.partitions,
-          replicationFactor: this.options.replicationFactor,
-          configEntries: [
-            { name: 'cleanup.policy', value: t.compacted ? 'compact' : 'delete' },
-            { name: 'min.insync.replicas', value: String(Math.min(2, this.options.replicationFactor)) },
-          ],
-        })),
-      });
-      this.options.logger.info('created topics', { topics: missing.map((t) => t.name) });
+      if (missing.length > 0) {
+        try {
+          await admin.createTopics({
+            waitForLeaders: true,
+            topics: missing.map((t) => ({
+              topic: t.name,
+              numPartitions: this.options.partitions,
+              replicationFactor: this.options.replicationFactor,
+              configEntries: [
+                { name: 'cleanup.policy', value: t.compacted ? 'compact' : 'delete' },
+                { name: 'min.insync.replicas', value: String(Math.min(2, this.options.replicationFactor)) },
+              ],
+            })),
+          });
+          this.options.logger.info('created topics', { topics: missing.map((t) => t.name) });
+        } catch (error) {
+          // Services starting side by side create the same topics: another one got there first.
+          if (!createdElsewhere(error)) throw error;
+        }
+      }
+      await this.waitForLeaders(
+        admin,
+        wanted.map((t) => t.name),
+      );
     } finally {
       await admin.disconnect();
+    }
+  }
+
+  /** Waits until every partition of the topics has a leader (a topic created a moment ago by another process may not yet). */
+  private async waitForLeaders(admin: Admin, topics: string[], timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      try {
+        const { topics: metadata } = await admin.fetchTopicMetadata({ topics });
+        if (metadata.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))) return;
+      } catch (error) {
+        if (Date.now() >= deadline) throw error;
+      }
+      if (Date.now() >= deadline) throw new Error(`topics without leaders after ${timeoutMs} ms: ${topics.join(', ')}`);
+      await new Promise((r) => setTimeout(r, 200));
     }
   }
 

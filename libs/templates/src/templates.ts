@@ -1,5 +1,5 @@
 import Handlebars from 'handlebars';
-import { convert } from 'html-to-text';
+import { compile as compileConverter } from 'html-to-text';
 import type { FieldError } from '@postbus/errors';
 
 export interface TemplateParts {
@@ -14,6 +14,9 @@ export interface Rendered {
   html: string;
   text: string;
 }
+
+// Built once: html-to-text's convert() rebuilds its options on every call (≈ 0.3 ms a message).
+const htmlToText = compileConverter({ wordwrap: 100 });
 
 // An environment of our own: helpers or partials registered elsewhere never leak into templates.
 const handlebars = Handlebars.create();
@@ -65,7 +68,7 @@ export function compile(parts: TemplateParts): CompiledTemplate {
     return {
       subject: subject(values).replace(/\s+/g, ' ').trim(),
       html: renderedHtml,
-      text: text ? text(values) : convert(renderedHtml, { wordwrap: 100 }),
+      text: text ? text(values) : htmlToText(renderedHtml),
     };
   };
 }

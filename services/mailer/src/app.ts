@@ -72,6 +72,9 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     groupId: 'postbus-mailer-triggers',
     handlers: [triggerHandler({ store, suppressions, retries, deliverer, timeline })],
     partitionsConsumedConcurrently: config.KAFKA_TOPIC_PARTITIONS,
+    // A run is delivered side by side and committed as a whole: a few times the SMTP pool keeps
+    // the relay busy without letting one run's slowest mail hold back hundreds of others.
+    maxRunSize: config.SMTP_POOL_CONNECTIONS * 4,
   });
   const retryWorker = new RetryWorker({
     retries,

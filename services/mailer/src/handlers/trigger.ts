@@ -3,7 +3,7 @@ import { Topics, type EmailTriggerCommand } from '@postbus/contracts';
 import type { Deliverer } from '../delivery/deliverer';
 import { isFinished, type MessageDoc, type MessageStore } from '../model/messages';
 import type { RetryQueue } from '../model/retries';
-import { Suppressions } from '../model/suppressions';
+import type { Suppressions } from '../model/suppressions';
 import type { Timeline } from '../timeline';
 
 export interface TriggerDeps {
@@ -31,33 +31,27 @@ const toMessage = (t: EmailTriggerCommand): MessageDoc => ({
 
 /**
  * Each accepted trigger becomes one email. The message is stored first (its id is the dedupe key:
- * a redelivered trigger finds it), then every message of the run is rendered, signed and sent side
- * by side, each outcome recorded as soon as the relay answers. A redelivered trigger whose message
+ * a redelivered trigger finds it), then rendered, signed and sent, its outcome recorded as soon as
+ * the relay answers. A redelivered trigger whose message
  * has an outcome only re-emits its events; one with a retry scheduled is left to the retry worker.
  */
 export function triggerHandler({ store, suppressions, retries, deliverer, timeline }: TriggerDeps): Handler<'email.trigger'> {
+  /** One trigger: its message stored (or found, when redelivered), then delivered unless it has an outcome already. */
+  const one = async (message: MessageDoc): Promise<void> => {
+    let attempt = 1;
+    if (await store.insertOne(message)) {
+      const events = (await store.timelines([message._id])).get(message._id) ?? [];
+      if (isFinished(events)) return timeline.republish(message, events);
+      if (await retries.pending(message._id)) return; // the retry worker has it
+      attempt = events.filter((e) => e.event === 'deferred').length + 1;
+    }
+    const outcome = await deliverer.deliver(message, await suppressions.reasonFor(message.projectId, message.email));
+    await timeline.recordAttempt(message, attempt, outcome);
+  };
+  // Side by side; the stores group what concurrent triggers (of every partition) write and read.
   const run = async (triggers: EmailTriggerCommand[]): Promise<void> => {
     const messages = [...new Map(triggers.map((t) => [t.messageId, toMessage(t)])).values()];
-    const seen = await store.insertNew(messages);
-    const timelines = await store.timelines([...seen]);
-    const due: Array<{ message: MessageDoc; attempt: number }> = [];
-    for (const message of messages) {
-      if (!seen.has(message._id)) {
-        due.push({ message, attempt: 1 });
-        continue;
-      }
-      const events = timelines.get(message._id) ?? [];
-      if (isFinished(events)) await timeline.republish(message, events);
-      else if (!(await retries.pending(message._id)))
-        due.push({ message, attempt: events.filter((e) => e.event === 'deferred').length + 1 });
-    }
-    const reasons = await suppressions.reasons(due.map((d) => d.message));
-    await Promise.all(
-      due.map(async ({ message, attempt }) => {
-        const outcome = await deliverer.deliver(message, reasons.get(Suppressions.key(message.projectId, message.email)));
-        await timeline.recordAttempt(message, attempt, outcome);
-      }),
-    );
+    await Promise.all(messages.map(one));
   };
   return defineHandler({
     topic: Topics.EmailCommands,

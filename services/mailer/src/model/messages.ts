@@ -1,6 +1,6 @@
 import { Schema, type Connection } from 'mongoose';
 import { MESSAGE_STATUSES, type MessageStatus, type TimelineEventName } from '@postbus/contracts';
-import { isDuplicateKeyError } from '@postbus/db';
+import { GroupCommit, isDuplicateKeyError } from '@postbus/db';
 
 /** One triggered email as accepted: written once, never updated (updates scan on FerretDB). */
 export interface MessageDoc {
@@ -105,6 +105,14 @@ export class MessageStore {
   async init(): Promise<void> {
     await Promise.all([this.Message.init(), this.Event.init()]);
   }
+
+  /** Inserts one message, in a group with those inserted at the same time; true when it existed already (a redelivered trigger). */
+  readonly insertOne = (doc: MessageDoc): Promise<boolean> => this.inserts.add(doc);
+
+  private readonly inserts = new GroupCommit<MessageDoc, boolean>(async (docs) => {
+    const existing = await this.insertNew(docs);
+    return docs.map((d) => existing.has(d._id));
+  });
 
   /** Inserts the messages; returns the ids that existed already (a redelivered trigger). */
   async insertNew(docs: MessageDoc[]): Promise<Set<string>> {

@@ -1,5 +1,5 @@
 import { Schema, type Connection } from 'mongoose';
-import { isDuplicateKeyError } from '@postbus/db';
+import { GroupCommit, isDuplicateKeyError } from '@postbus/db';
 
 interface SuppressionDoc {
   _id: string;
@@ -35,6 +35,14 @@ export class Suppressions {
       if (!isDuplicateKeyError(error)) throw error; // suppressed already: the first reason stays
     }
   }
+
+  /** Why this address is suppressed, or undefined; asked together with concurrent callers in one read. */
+  readonly reasonFor = (projectId: string, email: string): Promise<string | undefined> => this.lookups.add({ projectId, email });
+
+  private readonly lookups = new GroupCommit<{ projectId: string; email: string }, string | undefined>(async (addresses) => {
+    const reasons = await this.reasons(addresses);
+    return addresses.map((a) => reasons.get(keyOf(a.projectId, a.email)));
+  });
 
   /** The reason of each suppressed address among those asked, by `projectId:email`. */
   async reasons(addresses: Array<{ projectId: string; email: string }>): Promise<Map<string, string>> {
