@@ -15,11 +15,13 @@ import {
   type SmtpSink,
 } from '@postbus/testing';
 
-export type ServiceName = 'gateway' | 'users' | 'mailer';
+export type ServiceName = 'gateway' | 'users' | 'mailer' | 'webhook-dispatcher';
 
 export interface RunningSystem {
   gatewayUrl: string;
   mailerUrl: string;
+  /** Starts one more instance of a service (another port, same configuration). */
+  startInstance(name: ServiceName, logName: string): Promise<ServiceProcess>;
   env: Record<string, string>;
   services: Record<ServiceName, ServiceProcess>;
   dns: LocalDnsServer;
@@ -35,7 +37,7 @@ export interface RunningSystem {
  */
 export async function startSystem(extraEnv: Record<string, string> = {}): Promise<RunningSystem> {
   const id = uniqueName('e2e');
-  const [gatewayPort, usersPort, mailerPort] = await Promise.all([freePort(), freePort(), freePort()]);
+  const [gatewayPort, usersPort, mailerPort, webhooksPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
   const [dns, sink] = await Promise.all([startDnsServer(), startSmtpSink()]);
   const env: Record<string, string> = {
     KAFKA_NAMESPACE: id,
@@ -43,6 +45,11 @@ export async function startSystem(extraEnv: Record<string, string> = {}): Promis
     GATEWAY_DB_NAME: `${id}_gateway`.replace(/-/g, '_'),
     USERS_DB_NAME: `${id}_users`.replace(/-/g, '_'),
     MAILER_DB_NAME: `${id}_mailer`.replace(/-/g, '_'),
+    WEBHOOKS_DB_NAME: `${id}_webhooks`.replace(/-/g, '_'),
+    WEBHOOKS_URL: `http://127.0.0.1:${webhooksPort}`,
+    WEBHOOK_ALLOWED_HOSTS: '127.0.0.1,localhost',
+    WEBHOOK_RETRY_SCHEDULE: '0,0.3,0.6,1,1,1,1,1',
+    WEBHOOK_TIMEOUT_MS: '2000',
     USERS_URL: `http://127.0.0.1:${usersPort}`,
     MAILER_URL: `http://127.0.0.1:${mailerPort}`,
     PUBLIC_BASE_URL: `http://127.0.0.1:${gatewayPort}`,
@@ -56,13 +63,26 @@ export async function startSystem(extraEnv: Record<string, string> = {}): Promis
     LOG_LEVEL: 'info',
     ...extraEnv,
   };
-  const ports: Record<ServiceName, number> = { gateway: gatewayPort, users: usersPort, mailer: mailerPort };
+  const ports: Record<ServiceName, number> = {
+    gateway: gatewayPort,
+    users: usersPort,
+    mailer: mailerPort,
+    'webhook-dispatcher': webhooksPort,
+  };
   const launch = (name: ServiceName) => startService(name, ports[name], env, `${id}-${name}`);
-  const [users, mailer] = await Promise.all([launch('users'), launch('mailer')]);
-  const services: Record<ServiceName, ServiceProcess> = { users, mailer, gateway: await launch('gateway') };
+  const [users, mailer, dispatcher] = await Promise.all([launch('users'), launch('mailer'), launch('webhook-dispatcher')]);
+  const services: Record<ServiceName, ServiceProcess> = {
+    users,
+    mailer,
+    'webhook-dispatcher': dispatcher,
+    gateway: await launch('gateway'),
+  };
   return {
     gatewayUrl: services.gateway.url,
     mailerUrl: services.mailer.url,
+    async startInstance(name, logName) {
+      return startService(name, await freePort(), env, `${id}-${logName}`);
+    },
     env,
     services,
     dns,

@@ -24,6 +24,7 @@ import {
 const GATEWAY_PORT = Number(process.env['PORT'] ?? 8080);
 const USERS_PORT = Number(process.env['USERS_PORT'] ?? 8081);
 const MAILER_PORT = Number(process.env['MAILER_PORT'] ?? 8082);
+const WEBHOOKS_PORT = Number(process.env['WEBHOOKS_PORT'] ?? 8083);
 const SINK_HTTP_PORT = Number(process.env['SINK_HTTP_PORT'] ?? 8025);
 const SINK_SMTP_PORT = Number(process.env['SINK_SMTP_PORT'] ?? 1025);
 const demoFile = join(repoRoot, '.data', 'demo-client.json');
@@ -125,12 +126,13 @@ async function main(): Promise<void> {
     ['gateway', GATEWAY_PORT],
     ['users', USERS_PORT],
     ['mailer', MAILER_PORT],
+    ['webhook dispatcher', WEBHOOKS_PORT],
     ['SMTP sink (HTTP)', SINK_HTTP_PORT],
     ['SMTP sink (SMTP)', SINK_SMTP_PORT],
   ] as const) {
     if (await portOpen('127.0.0.1', port))
       throw new Error(
-        `port ${port} (${name}) is taken: is Postbus already running? Set PORT / USERS_PORT / MAILER_PORT / SINK_HTTP_PORT / SINK_SMTP_PORT to use others.`,
+        `port ${port} (${name}) is taken: is Postbus already running? Set PORT / USERS_PORT / MAILER_PORT / WEBHOOKS_PORT / SINK_HTTP_PORT / SINK_SMTP_PORT to use others.`,
       );
   }
   say(
@@ -159,14 +161,23 @@ async function main(): Promise<void> {
     const env = {
       USERS_URL: `http://127.0.0.1:${USERS_PORT}`,
       MAILER_URL: `http://127.0.0.1:${MAILER_PORT}`,
+      WEBHOOKS_URL: `http://127.0.0.1:${WEBHOOKS_PORT}`,
+      // Development: webhook receivers on this machine are allowed.
+      WEBHOOK_ALLOWED_HOSTS: '127.0.0.1,localhost',
       SMTP_URL: `smtp://127.0.0.1:${SINK_SMTP_PORT}`,
       PUBLIC_BASE_URL: `http://localhost:${GATEWAY_PORT}`,
       DNS_SERVERS: dns.address,
       SPF_INCLUDE,
       ...localSecrets(),
     };
-    say('starting users service and mailer');
-    services.push(...(await Promise.all([startService('users', USERS_PORT, env), startService('mailer', MAILER_PORT, env)])));
+    say('starting users service, mailer and webhook dispatcher');
+    services.push(
+      ...(await Promise.all([
+        startService('users', USERS_PORT, env),
+        startService('mailer', MAILER_PORT, env),
+        startService('webhook-dispatcher', WEBHOOKS_PORT, env),
+      ])),
+    );
     say('starting gateway');
     const gateway = await startService('gateway', GATEWAY_PORT, env);
     services.push(gateway);
@@ -189,7 +200,7 @@ Postbus is running.
   API docs     ${url}/docs   (OpenAPI: ${url}/v1/openapi.json)
   Health       ${url}/readyz · metrics ${url}/metrics
   Mail sink    http://localhost:${SINK_HTTP_PORT}/api/v1/messages   (SMTP on 127.0.0.1:${SINK_SMTP_PORT}; Mailpit's API)
-  Logs         .data/logs/{gateway,users,mailer,smtp-sink}.log
+  Logs         .data/logs/{gateway,users,mailer,webhook-dispatcher,smtp-sink}.log
 
 Demo client (kept in .data/demo-client.json):
   client id    ${demo.clientId}

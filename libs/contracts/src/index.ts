@@ -2,3 +2,4 @@ export * from './topics';
 export * from './common';
 export * from './http';
 export * from './messages';
+export * from './webhooks';

@@ -2,6 +2,8 @@ import mongoose, { type Connection } from 'mongoose';
 
 export type { Connection } from 'mongoose';
 export { GroupCommit } from './group-commit';
+export { isDuplicateKeyError } from './duplicate-key';
+export { DueQueue, type DueItem } from './due-queue';
 
 export interface DbOptions {
   url: string;
@@ -34,10 +36,6 @@ export async function pingDb(connection: Connection): Promise<boolean> {
     return false;
   }
 }
-
-/** True for a duplicate-key (E11000) error from a unique index. */
-export const isDuplicateKeyError = (error: unknown): boolean =>
-  typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 11000;
 
 /**
  * Runs the work for one key at a time, in arrival order, within this process. FerretDB 1.24 (the

@@ -43,6 +43,8 @@ import { UsersClient } from './users-client';
 import { MailerClient } from './mailer-client';
 import { messageRoutes } from './http/routes/messages.routes';
 import { edgeRouter, trackingTokens } from './http/edge';
+import { WebhooksClient } from './webhooks-client';
+import { webhookRoutes } from './http/routes/webhooks.routes';
 
 export interface Gateway {
   port: number;
@@ -106,6 +108,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
       assertProject: access.assert,
     }),
     ...messageRoutes({ mailerApi: new MailerClient(config.MAILER_URL), assertProject: access.assert }),
+    ...webhookRoutes({ webhooksApi: new WebhooksClient(config.WEBHOOKS_URL), assertProject: access.assert }),
   ];
   const openApi = openApiDocument(routes, VERSION);
 

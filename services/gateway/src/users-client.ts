@@ -1,13 +1,27 @@
 import type { UserProfile } from '@postbus/contracts';
-import { ServiceUnavailableError, ValidationError, type FieldError } from '@postbus/errors';
+import {
+  ConflictError,
+  NotFoundError,
+  ServiceUnavailableError,
+  UnprocessableError,
+  ValidationError,
+  type AppError,
+  type FieldError,
+} from '@postbus/errors';
 
 export type QueryValues = Record<string, string | number | boolean | undefined>;
 
+/** The answer of a write to an internal API: its status (2xx) and JSON body (none for 204). */
+export interface InternalReply<T> {
+  status: number;
+  body: T | undefined;
+}
+
 /**
- * A GET client for another service's internal read API (the owner of that data). The gateway has
- * already authenticated the client and checked the project; the service answers JSON, 404 for
- * nothing there, 400 (problem+json) for a query it refuses. An unreachable or failing service is a
- * 503 with Retry-After for the caller, never a 500.
+ * A client for another service's internal API (the owner of that data). The gateway has already
+ * authenticated the client and checked the project; the service answers JSON, 404 for nothing
+ * there, 400 (problem+json) for a query it refuses. An unreachable or failing service is a 503 with
+ * Retry-After for the caller, never a 500.
  */
 export abstract class InternalApiClient {
   private readonly baseUrl: string;
@@ -23,15 +37,7 @@ export abstract class InternalApiClient {
 
   /** The JSON answer, or null when the service answers 404. */
   protected async get<T>(path: string, query: QueryValues = {}): Promise<T | null> {
-    const search = new URLSearchParams();
-    for (const [name, value] of Object.entries(query)) if (value !== undefined) search.set(name, String(value));
-    const qs = search.toString();
-    let response: Response;
-    try {
-      response = await fetch(`${this.baseUrl}${path}${qs ? `?${qs}` : ''}`, { signal: AbortSignal.timeout(this.timeoutMs) });
-    } catch {
-      throw new ServiceUnavailableError(`The ${this.service} service did not answer; retry later.`, 2);
-    }
+    const response = await this.fetch('GET', path, query);
     if (response.status === 404) {
       await response.body?.cancel();
       return null;
@@ -39,13 +45,60 @@ export abstract class InternalApiClient {
     if (response.status === 400) throw await refused(response);
     if (!response.ok) {
       await response.body?.cancel();
-      throw new ServiceUnavailableError(`The ${this.service} service could not answer; retry later.`, 2);
+      throw this.unavailable('could not answer');
     }
+    return this.json<T>(response);
+  }
+
+  /**
+   * Any request with an optional JSON body. A 2xx comes back with its status; the service's 400,
+   * 404, 409 and 422 problems are thrown as the gateway's own (same status, slug and detail);
+   * anything else is a 503.
+   */
+  protected async send<T>(
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+    path: string,
+    { query = {}, body }: { query?: QueryValues; body?: unknown } = {},
+  ): Promise<InternalReply<T>> {
+    const response = await this.fetch(method, path, query, body);
+    if (response.ok) {
+      if (response.status === 204 || response.status === 205) {
+        await response.body?.cancel();
+        return { status: response.status, body: undefined };
+      }
+      return { status: response.status, body: await this.json<T>(response) };
+    }
+    if (response.status === 400) throw await refused(response);
+    if (response.status === 404 || response.status === 409 || response.status === 422) throw await passedOn(response);
+    await response.body?.cancel();
+    throw this.unavailable('could not answer');
+  }
+
+  private async fetch(method: string, path: string, query: QueryValues, body?: unknown): Promise<Response> {
+    const search = new URLSearchParams();
+    for (const [name, value] of Object.entries(query)) if (value !== undefined) search.set(name, String(value));
+    const qs = search.toString();
+    try {
+      return await fetch(`${this.baseUrl}${path}${qs ? `?${qs}` : ''}`, {
+        method,
+        signal: AbortSignal.timeout(this.timeoutMs),
+        ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+      });
+    } catch {
+      throw this.unavailable('did not answer');
+    }
+  }
+
+  private async json<T>(response: Response): Promise<T> {
     try {
       return (await response.json()) as T;
     } catch {
-      throw new ServiceUnavailableError(`The ${this.service} service could not answer; retry later.`, 2);
+      throw this.unavailable('could not answer');
     }
+  }
+
+  private unavailable(what: string): ServiceUnavailableError {
+    return new ServiceUnavailableError(`The ${this.service} service ${what}; retry later.`, 2);
   }
 }
 
@@ -61,6 +114,23 @@ async function refused(response: Response): Promise<ValidationError> {
     typeof e === 'object' && e !== null && typeof (e as FieldError).pointer === 'string' && typeof (e as FieldError).message === 'string';
   const errors = Array.isArray(problem.errors) ? (problem.errors as unknown[]).filter(isFieldError) : undefined;
   return new ValidationError(typeof problem.detail === 'string' ? problem.detail : 'The query is invalid.', errors);
+}
+
+const SLUG = /^\/problems\/([a-z0-9-]{1,64})$/;
+
+/** A 404, 409 or 422 of the internal API (its problem details are written for clients) as the gateway's own. */
+async function passedOn(response: Response): Promise<AppError> {
+  let problem: { type?: unknown; detail?: unknown } = {};
+  try {
+    problem = (await response.json()) as typeof problem;
+  } catch {
+    // not a problem body: the generic details below
+  }
+  const detail = typeof problem.detail === 'string' ? problem.detail : undefined;
+  const slug = typeof problem.type === 'string' ? SLUG.exec(problem.type)?.[1] : undefined;
+  if (response.status === 404) return new NotFoundError(detail);
+  if (response.status === 409) return new ConflictError(slug ?? 'conflict', detail ?? 'The request conflicts with the current state.');
+  return new UnprocessableError(slug ?? 'unprocessable', detail ?? 'The request cannot be processed.');
 }
 
 export const projectPath = (projectId: string): string => `/internal/projects/${encodeURIComponent(projectId)}`;

@@ -1,0 +1,139 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable, Timestamp } from './common';
+
+/** Webhook endpoints and their delivery log (DESIGN.md §2 Management, §4). */
+
+export const WEBHOOK_EVENT_TYPES = [
+  'message.queued',
+  'message.sent',
+  'message.deferred',
+  'message.bounced',
+  'message.failed',
+  'message.suppressed',
+  'message.opened',
+  'message.clicked',
+  'user.unsubscribed',
+  'user.erasure_scheduled',
+  'user.erased',
+  'user.update_rejected',
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+// Enums rather than unions of literals, so that a bad value is answered with the allowed ones.
+const EventSelector = Type.Unsafe<WebhookEventType | '*'>({
+  type: 'string',
+  enum: [...WEBHOOK_EVENT_TYPES, '*'],
+  description: 'an event type, or * for all of them',
+});
+
+const DeliveryStatusSchema = Type.Unsafe<DeliveryStatus>({
+  type: 'string',
+  enum: [...DELIVERY_STATUSES],
+  description: 'pending (being tried), succeeded, or failed (every attempt failed; retry it by hand)',
+});
+
+const WebhookId = Type.String({ pattern: '^we_[a-f0-9]{24}$' });
+const DeliveryId = Type.String({ pattern: '^msg_[a-f0-9]{32}$', description: 'the webhook-id header of every attempt' });
+
+const WebhookSettings = {
+  url: Type.String({
+    format: 'uri',
+    maxLength: 2048,
+    pattern: '^https?://',
+    description: 'where events are POSTed; must resolve to a public address',
+  }),
+  events: Type.Array(EventSelector, { minItems: 1, uniqueItems: true, description: 'the event types to send, or ["*"]' }),
+  project_id: Type.Optional(
+    Nullable(Type.String({ pattern: '^[a-f0-9]{24}$', description: "only this project's events; null (the default) for all" })),
+  ),
+  description: Type.Optional(Nullable(Type.String({ maxLength: 256 }))),
+  // No `default` here: the update schema shares it, and a PATCH must not turn an endpoint back on.
+  enabled: Type.Optional(Type.Boolean({ description: 'true when created unless given' })),
+};
+
+export const CreateWebhookRequest = Type.Object(WebhookSettings, { additionalProperties: false });
+export type CreateWebhookRequest = Static<typeof CreateWebhookRequest>;
+
+export const UpdateWebhookRequest = Type.Partial(Type.Object(WebhookSettings), { additionalProperties: false, minProperties: 1 });
+export type UpdateWebhookRequest = Static<typeof UpdateWebhookRequest>;
+
+export const WebhookIdParam = Type.Object({ webhookId: WebhookId });
+export type WebhookIdParam = Static<typeof WebhookIdParam>;
+
+export const DeliveryParams = Type.Object({ webhookId: WebhookId, deliveryId: DeliveryId });
+export type DeliveryParams = Static<typeof DeliveryParams>;
+
+const WebhookProperties = {
+  id: Type.String(),
+  url: Type.String(),
+  events: Type.Array(Type.String()),
+  project_id: Nullable(Type.String({ description: "only this project's events; null for all of the client's projects" })),
+  description: Nullable(Type.String()),
+  enabled: Type.Boolean(),
+  disabled_reason: Nullable(Type.String({ description: 'why the service disabled it (e.g. the receiver answered 410 Gone)' })),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+};
+
+/** A webhook endpoint as every read shows it: never its secrets. */
+export const Webhook = Type.Object(WebhookProperties);
+export type Webhook = Static<typeof Webhook>;
+
+/** The answer to create and rotate-secret: the only time the secret is shown. */
+export const WebhookWithSecret = Type.Object({
+  ...WebhookProperties,
+  secret: Type.String({ pattern: '^whsec_', description: 'the Standard Webhooks signing secret; shown only now' }),
+});
+export type WebhookWithSecret = Static<typeof WebhookWithSecret>;
+
+export const WebhookList = Type.Object({ data: Type.Array(Webhook) });
+export type WebhookList = Static<typeof WebhookList>;
+
+export const DeliveryAttempt = Type.Object({
+  attempt: Type.Integer({ minimum: 1 }),
+  at: Timestamp,
+  status_code: Nullable(Type.Integer()),
+  latency_ms: Type.Integer({ minimum: 0 }),
+  response: Nullable(Type.String({ description: 'the first bytes of the response body' })),
+  error: Nullable(Type.String()),
+  outcome: Type.Unsafe<'succeeded' | 'retrying' | 'failed'>({ type: 'string', enum: ['succeeded', 'retrying', 'failed'] }),
+});
+export type DeliveryAttempt = Static<typeof DeliveryAttempt>;
+
+/** One event sent to one endpoint, with every attempt at it. */
+export const Delivery = Type.Object({
+  id: DeliveryId,
+  event_id: Type.String(),
+  event_type: Type.String(),
+  status: DeliveryStatusSchema,
+  created_at: Timestamp,
+  payload: Type.Record(Type.String(), Type.Unknown(), { description: 'the body every attempt sends' }),
+  attempts: Type.Array(DeliveryAttempt),
+});
+export type Delivery = Static<typeof Delivery>;
+
+export const DeliveryList = Type.Object({
+  data: Type.Array(Delivery),
+  next_cursor: Nullable(Type.String({ description: 'pass as cursor for the next (older) page; null on the last page' })),
+});
+export type DeliveryList = Static<typeof DeliveryList>;
+
+export const DeliveryListQuery = Type.Object(
+  {
+    status: Type.Optional(DeliveryStatusSchema),
+    event_type: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+    cursor: Type.Optional(Type.String({ maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+export type DeliveryListQuery = Static<typeof DeliveryListQuery>;
+
+export const DeliveryRetryAccepted = Type.Object({ status: Type.Literal('scheduled'), delivery_id: DeliveryId });
+export type DeliveryRetryAccepted = Static<typeof DeliveryRetryAccepted>;
+
+export const WebhookTestAccepted = Type.Object({ delivery_id: DeliveryId });
+export type WebhookTestAccepted = Static<typeof WebhookTestAccepted>;

@@ -1,0 +1,114 @@
+import { Schema, type Connection } from 'mongoose';
+import { isDuplicateKeyError } from './duplicate-key';
+import { GroupCommit } from './group-commit';
+
+interface DueDoc {
+  _id: string;
+  dueAt: Date;
+  payload: Record<string, unknown>;
+}
+
+/** Who took an item at one due time: `_id` is `<item id>@<due time>`, unique, so only one insert wins. */
+interface ClaimDoc {
+  _id: string;
+  at: Date;
+}
+
+const CLAIM_RETENTION_MS = 60 * 60 * 1000;
+const PURGE_EVERY_MS = 5 * 60 * 1000;
+
+export interface DueItem<P> {
+  id: string;
+  payload: P;
+}
+
+/**
+ * Work due at a time (a retry, a delivery attempt), in a small collection of its own so that its
+ * updates stay cheap on FerretDB. An item is claimed by inserting `<id>@<due time>` into a claims
+ * collection: the unique `_id` makes exactly one instance win, even on FerretDB, whose
+ * conditional updates are not atomic between connections. The winner moves the due time a lease
+ * ahead, so an item whose claimer died is claimed again (under a new key) once the lease runs out.
+ */
+export class DueQueue<P extends Record<string, unknown>> {
+  private readonly Due;
+  private readonly Claim;
+  private lastPurge = 0;
+  private readonly removals: GroupCommit<string>;
+
+  constructor(connection: Connection, collection: string) {
+    const schema = new Schema<DueDoc>(
+      { _id: String, dueAt: Date, payload: Schema.Types.Mixed },
+      { collection, versionKey: false, minimize: false },
+    );
+    schema.index({ dueAt: 1 });
+    this.Due = connection.model<DueDoc>(`Due:${collection}`, schema);
+    const claimSchema = new Schema<ClaimDoc>({ _id: String, at: Date }, { collection: `${collection}_claims`, versionKey: false });
+    this.Claim = connection.model<ClaimDoc>(`Claim:${collection}`, claimSchema);
+    this.removals = new GroupCommit(async (ids) => {
+      await this.Due.deleteMany({ _id: { $in: ids } }).exec();
+    });
+  }
+
+  async init(): Promise<void> {
+    await Promise.all([this.Due.init(), this.Claim.init()]);
+  }
+
+  async schedule(id: string, dueAt: Date, payload: P): Promise<void> {
+    await this.Due.replaceOne({ _id: id }, { dueAt, payload }, { upsert: true }).exec();
+  }
+
+  /** Schedules many new items in one insert; ids already scheduled are left as they are. */
+  async scheduleMany(items: Array<{ id: string; dueAt: Date; payload: P }>): Promise<void> {
+    if (items.length === 0) return;
+    try {
+      await this.Due.insertMany(
+        items.map((i) => ({ _id: i.id, dueAt: i.dueAt, payload: i.payload })),
+        { ordered: false, lean: true },
+      );
+    } catch (error) {
+      const failures = (error as { writeErrors?: Array<{ code?: number; err?: { code?: number } }> }).writeErrors;
+      if (!failures?.every((f) => (f.code ?? f.err?.code) === 11000) && (error as { code?: number }).code !== 11000) throw error;
+    }
+  }
+
+  async pending(id: string): Promise<boolean> {
+    return (await this.Due.exists({ _id: id }).exec()) !== null;
+  }
+
+  /** Claims up to `limit` due items for `leaseMs`, oldest first. */
+  async claimDue(limit: number, leaseMs: number): Promise<Array<DueItem<P>>> {
+    const now = new Date();
+    const due = await this.Due.find({ dueAt: { $lte: now } })
+      .sort({ dueAt: 1 })
+      .limit(limit)
+      .lean<DueDoc[]>()
+      .exec();
+    const claimed: Array<DueItem<P>> = [];
+    for (const item of due) {
+      try {
+        await this.Claim.create({ _id: `${item._id}@${item.dueAt.getTime()}`, at: now });
+      } catch (error) {
+        if (isDuplicateKeyError(error)) continue; // another instance took it
+        throw error;
+      }
+      await this.Due.updateOne({ _id: item._id, dueAt: item.dueAt }, { $set: { dueAt: new Date(now.getTime() + leaseMs) } }).exec();
+      claimed.push({ id: item._id, payload: item.payload as P });
+    }
+    if (now.getTime() - this.lastPurge > PURGE_EVERY_MS) {
+      this.lastPurge = now.getTime();
+      await this.Claim.deleteMany({ at: { $lt: new Date(now.getTime() - CLAIM_RETENTION_MS) } }).exec();
+    }
+    return claimed;
+  }
+
+  /** When the earliest item is due, or undefined when there is none. */
+  async nextDueAt(): Promise<Date | undefined> {
+    const first = await this.Due.findOne().sort({ dueAt: 1 }).lean<DueDoc>().exec();
+    return first?.dueAt;
+  }
+
+  /** The item is finished; removals from concurrent callers share one deleteMany. */
+  done(id: string): Promise<void> {
+    return this.removals.add(id);
+  }
+}

@@ -1,0 +1,81 @@
+import express from 'express';
+import { Bus, busOptions } from '@postbus/bus';
+import { Topics } from '@postbus/contracts';
+import { SecretBox } from '@postbus/crypto';
+import { connectDb, pingDb } from '@postbus/db';
+import { closeServer, createMetricsRegistry, healthRouter, listen, notFoundHandler, problemHandler, requestId } from '@postbus/http';
+import type { Logger } from '@postbus/logger';
+import { retrySchedule, type DispatcherConfig } from './config';
+import { DeliveryWorker, leaseFor } from './delivery/worker';
+import { eventHandlers, projectHandlers } from './handlers/events';
+import { internalApi } from './http/internal-api';
+import { DeliveryStore } from './model/deliveries';
+import { EndpointStore } from './model/endpoints';
+import { ProjectOwners } from './model/projects';
+import { AddressPolicy } from './safety';
+
+export interface Dispatcher {
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** Starts the webhook dispatcher: its database, the project projection, the event consumer, the delivery worker and its internal API. */
+export async function start({ config, logger }: { config: DispatcherConfig; logger: Logger }): Promise<Dispatcher> {
+  if (!config.SECRETS_KEY) logger.warn('SECRETS_KEY is not set: endpoint secrets are sealed with a random key that ends with this process');
+  const db = await connectDb({ url: config.MONGO_URL, dbName: config.WEBHOOKS_DB_NAME });
+  const endpoints = new EndpointStore(db, new SecretBox(config.SECRETS_KEY || undefined));
+  const deliveries = new DeliveryStore(db);
+  const projects = new ProjectOwners(db);
+  await Promise.all([endpoints.init(), deliveries.init(), projects.init()]);
+  const policy = new AddressPolicy(config.WEBHOOK_ALLOWED_HOSTS ? config.WEBHOOK_ALLOWED_HOSTS.split(',') : []);
+
+  const worker = new DeliveryWorker({
+    endpoints,
+    deliveries,
+    logger,
+    schedule: retrySchedule(config),
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    concurrency: config.WEBHOOK_CONCURRENCY,
+    lookup: policy.lookup,
+  });
+
+  const bus = new Bus({ ...busOptions(config), service: 'postbus/webhook-dispatcher', logger });
+  await bus.ensureTopics([{ topic: Topics.Catalog, compacted: true }, { topic: Topics.EmailEvents }, { topic: Topics.UserEvents }]);
+  await bus.publisher.connect();
+  await bus.consume({ groupId: 'postbus-webhooks-projects', handlers: projectHandlers(projects) });
+  await bus.consume({
+    groupId: 'postbus-webhooks',
+    handlers: eventHandlers({
+      endpoints,
+      deliveries,
+      projects,
+      logger,
+      attemptNow: worker.attemptNow,
+      leaseMs: leaseFor(config.WEBHOOK_TIMEOUT_MS),
+    }),
+    partitionsConsumedConcurrently: config.KAFKA_TOPIC_PARTITIONS,
+  });
+  worker.start();
+
+  const registry = createMetricsRegistry('webhook_dispatcher');
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(requestId);
+  app.use(healthRouter('webhook-dispatcher', { database: () => pingDb(db), bus: () => bus.publisher.healthy() }, registry));
+  app.use(express.json({ limit: '64kb' }));
+  app.use(internalApi({ endpoints, deliveries, policy, secretOverlapMs: config.WEBHOOK_SECRET_OVERLAP_MS }));
+  app.use(notFoundHandler);
+  app.use(problemHandler(logger));
+  const { server, port } = await listen(app, config.PORT);
+  logger.info('webhook dispatcher started', { port });
+
+  return {
+    port,
+    async stop() {
+      await worker.stop();
+      await closeServer(server);
+      await bus.close();
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,111 @@
+import http from 'node:http';
+import https from 'node:https';
+import { Webhook } from 'standardwebhooks';
+
+export interface SendResult {
+  statusCode: number | null;
+  latencyMs: number;
+  /** The first bytes of the body. */
+  response: string | null;
+  error: string | null;
+  /** Seconds, from a Retry-After header. */
+  retryAfterSeconds: number | null;
+}
+
+export interface SendOptions {
+  url: string;
+  webhookId: string;
+  /** Sent as Postbus-Attempt (1 for the first), so a receiver can tell retries apart. */
+  attempt: number;
+  payload: string;
+  /** Every secret that signs now: one signature each in webhook-signature (rotation overlap). */
+  secrets: string[];
+  timeoutMs: number;
+  /** Resolves the host and refuses private addresses at connect time (see AddressPolicy). */
+  lookup: http.RequestOptions['lookup'];
+}
+
+const MAX_RESPONSE_BYTES = 1024;
+
+const retryAfter = (value: string | string[] | undefined): number | null => {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (!text) return null;
+  const seconds = Number(text);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds);
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? null : Math.max(0, (at - Date.now()) / 1000);
+};
+
+/** The Standard Webhooks headers: webhook-id (stable across retries), webhook-timestamp, webhook-signature. */
+export function signedHeaders(webhookId: string, payload: string, secrets: string[], at = new Date()): Record<string, string> {
+  return {
+    'webhook-id': webhookId,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': secrets.map((secret) => new Webhook(secret).sign(webhookId, at, payload)).join(' '),
+  };
+}
+
+/**
+ * One POST of a delivery: signed, with a bounded time, never following a redirect, reading at
+ * most the first kilobyte of the answer. Never throws: a refused connection or a timeout is a
+ * result like a status code.
+ */
+export function send(options: SendOptions): Promise<SendResult> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (result: Omit<SendResult, 'latencyMs'>) => {
+      if (settled) return;
+      settled = true;
+      resolve({ ...result, latencyMs: elapsed() });
+    };
+    let url: URL;
+    try {
+      url = new URL(options.url);
+    } catch {
+      return finish({ statusCode: null, response: null, error: 'invalid url', retryAfterSeconds: null });
+    }
+    const body = Buffer.from(options.payload);
+    const client = url.protocol === 'https:' ? https : http;
+    const request = client.request(url, {
+      method: 'POST',
+      lookup: options.lookup,
+      headers: {
+        'content-type': 'application/json',
+        'content-length': String(body.length),
+        'user-agent': 'Postbus-Webhooks/0.1',
+        'postbus-attempt': String(options.attempt),
+        ...signedHeaders(options.webhookId, options.payload, options.secrets),
+      },
+      signal: AbortSignal.timeout(options.timeoutMs),
+    });
+    request.on('response', (response) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const done = () =>
+        finish({
+          statusCode: response.statusCode ?? null,
+          response: Buffer.concat(chunks).toString('utf8').slice(0, MAX_RESPONSE_BYTES),
+          error: null,
+          retryAfterSeconds: retryAfter(response.headers['retry-after']),
+        });
+      response.on('data', (chunk: Buffer) => {
+        if (size < MAX_RESPONSE_BYTES) chunks.push(chunk);
+        size += chunk.length;
+        if (size >= MAX_RESPONSE_BYTES) {
+          done();
+          response.destroy(); // the rest is not read
+        }
+      });
+      response.on('end', done);
+      response.on('error', done);
+    });
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      const reason =
+        error.name === 'AbortError' || error.name === 'TimeoutError' ? `timed out after ${options.timeoutMs} ms` : error.message;
+      finish({ statusCode: null, response: null, error: reason.slice(0, 300), retryAfterSeconds: null });
+    });
+    request.end(body);
+  });
+}

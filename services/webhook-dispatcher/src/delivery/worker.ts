@@ -1,0 +1,164 @@
+import type { Logger } from '@postbus/logger';
+import type { AttemptOutcome, DeliveryDoc, DeliveryStore, DuePayload } from '../model/deliveries';
+import type { EndpointStore } from '../model/endpoints';
+import type { DueItem } from '@postbus/db';
+import { send, type SendOptions, type SendResult } from './sender';
+
+export interface WorkerDeps {
+  endpoints: EndpointStore;
+  deliveries: DeliveryStore;
+  logger: Logger;
+  /** Milliseconds before each attempt; attempt n waits schedule[n-1] after the previous one. */
+  schedule: number[];
+  timeoutMs: number;
+  concurrency: number;
+  lookup: SendOptions['lookup'];
+  pollMs?: number;
+}
+
+/** How long a claimed (or freshly scheduled) attempt belongs to this instance. */
+export const leaseFor = (timeoutMs: number): number => timeoutMs * 3 + 5_000;
+
+interface Job {
+  item: DueItem<DuePayload>;
+  delivery?: DeliveryDoc;
+}
+
+/** Receivers asking to slow down (429, 502, 504) are waited for as long as they say, up to a day. */
+const HONOURS_RETRY_AFTER = new Set([429, 502, 504]);
+const MAX_RETRY_AFTER_S = 86_400;
+const jitter = (ms: number) => ms * (0.9 + Math.random() * 0.2);
+
+/**
+ * Sends attempts: first attempts handed over by the event handler at once, later ones (and the
+ * first attempts of an instance that died) claimed from the due queue (a lease, so instances never
+ * send the same attempt twice). Each attempt is POSTed, recorded in the delivery log, and the next
+ * one scheduled or the delivery ended.
+ */
+export class DeliveryWorker {
+  private inFlight = 0;
+  private readonly queue: Job[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private polling = false;
+  private stopped = false;
+  private readonly running = new Set<Promise<void>>();
+
+  constructor(private readonly deps: WorkerDeps) {}
+
+  start(): void {
+    this.schedulePoll(0);
+  }
+
+  /**
+   * First attempts of new deliveries, sent as soon as there is room. Resolves once the backlog is
+   * small again, so a slow receiver slows consumption instead of filling memory (and outliving
+   * the leases of what waits).
+   */
+  readonly attemptNow = async (deliveries: DeliveryDoc[]): Promise<void> => {
+    for (const delivery of deliveries) {
+      this.queue.push({ delivery, item: { id: delivery._id, payload: { attempt: 1, endpointId: delivery.endpointId } } });
+    }
+    this.pump();
+    while (!this.stopped && this.queue.length > this.deps.concurrency * 4) await new Promise((r) => setTimeout(r, 20));
+  };
+
+  private pump(): void {
+    while (!this.stopped && this.inFlight < this.deps.concurrency && this.queue.length > 0) this.run(this.queue.shift()!);
+  }
+
+  private run(job: Job): void {
+    this.inFlight++;
+    const task = this.attempt(job)
+      .catch((error: unknown) => {
+        this.deps.logger.warn('a delivery attempt failed to run; it is retried after its lease', { error });
+      })
+      .finally(() => {
+        this.inFlight--;
+        this.running.delete(task);
+        this.pump();
+      });
+    this.running.add(task);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await Promise.all([...this.running]);
+  }
+
+  private schedulePoll(ms: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.poll(), ms);
+  }
+
+  private async poll(): Promise<void> {
+    if (this.stopped || this.polling) return;
+    this.polling = true;
+    let claimed = 0;
+    try {
+      const room = this.deps.concurrency - this.inFlight - this.queue.length;
+      // Claim only with room to spare: each claim reads the due queue.
+      if (room >= Math.ceil(this.deps.concurrency / 2)) {
+        const due = await this.deps.deliveries.due.claimDue(room, leaseFor(this.deps.timeoutMs));
+        claimed = due.length;
+        for (const item of due) this.queue.push({ item });
+        this.pump();
+      }
+    } catch (error) {
+      this.deps.logger.warn('claiming due deliveries failed', { error });
+    } finally {
+      this.polling = false;
+      if (!this.stopped) this.schedulePoll(claimed > 0 ? 50 : (this.deps.pollMs ?? 500));
+    }
+  }
+
+  private async attempt({ item, delivery: known }: Job): Promise<void> {
+    const { id, payload } = item;
+    const { endpoints, deliveries, schedule } = this.deps;
+    const [delivery, endpoint] = await Promise.all([known ?? deliveries.delivery(id), endpoints.cachedById(payload.endpointId)]);
+    if (!delivery) return deliveries.due.done(id);
+    let result: SendResult;
+    if (!endpoint || !endpoint.enabled) {
+      result = {
+        statusCode: null,
+        latencyMs: 0,
+        response: null,
+        error: endpoint ? 'endpoint disabled' : 'endpoint deleted',
+        retryAfterSeconds: null,
+      };
+    } else {
+      result = await send({
+        url: endpoint.url,
+        webhookId: delivery._id,
+        attempt: payload.attempt,
+        payload: delivery.payload,
+        secrets: endpoints.signingSecrets(endpoint),
+        timeoutMs: this.deps.timeoutMs,
+        lookup: this.deps.lookup,
+      });
+    }
+    const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+    const gone = result.statusCode === 410;
+    const hasNext = !payload.manual && endpoint?.enabled === true && !gone && payload.attempt < schedule.length;
+    const outcome: AttemptOutcome = ok ? 'succeeded' : hasNext ? 'retrying' : 'failed';
+    await deliveries.recordAttempt({
+      _id: `${id}:${payload.attempt}`,
+      deliveryId: id,
+      endpointId: delivery.endpointId,
+      attempt: payload.attempt,
+      at: new Date(),
+      statusCode: result.statusCode,
+      latencyMs: result.latencyMs,
+      response: result.response,
+      error: result.error,
+      outcome,
+    });
+    if (gone && endpoint) await endpoints.disable(endpoint._id, 'the receiver answered 410 Gone');
+    if (outcome !== 'retrying') return deliveries.due.done(id);
+    let waitMs = jitter(schedule[payload.attempt]!);
+    if (result.statusCode !== null && HONOURS_RETRY_AFTER.has(result.statusCode) && result.retryAfterSeconds !== null) {
+      waitMs = Math.max(waitMs, Math.min(result.retryAfterSeconds, MAX_RETRY_AFTER_S) * 1000);
+    }
+    await deliveries.due.schedule(id, new Date(Date.now() + waitMs), { ...payload, attempt: payload.attempt + 1 });
+  }
+}

@@ -1,0 +1,105 @@
+import { defineHandler, type BatchItem, type Handler, type MessageContext } from '@postbus/bus';
+import { Topics, type MessageType } from '@postbus/contracts';
+import type { Logger } from '@postbus/logger';
+import { deliveryIdOf, type DeliveryDoc, type DeliveryStore } from '../model/deliveries';
+import type { EndpointStore } from '../model/endpoints';
+import type { ProjectOwners } from '../model/projects';
+import { bodyOf, messageEvent, userUnsubscribed, userUpdateRejected, type WebhookEvent } from '../payloads';
+
+export interface EventDeps {
+  endpoints: EndpointStore;
+  deliveries: DeliveryStore;
+  projects: ProjectOwners;
+  logger: Logger;
+  /**
+   * Takes new deliveries for their first attempt at once, in memory. Their due entries are
+   * scheduled a lease ahead: another instance takes them only if this one dies first.
+   */
+  attemptNow: (deliveries: DeliveryDoc[]) => Promise<void>;
+  leaseMs: number;
+  /** How long an event waits for its project to reach this service's projection. */
+  projectWaitMs?: number;
+}
+
+const MESSAGE_EVENTS = ['queued', 'sent', 'deferred', 'bounced', 'failed', 'suppressed', 'opened', 'clicked'] as const;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Every event a subscriber may want becomes one stored delivery per matching endpoint, before the
+ * Kafka message is acknowledged; a delivery's id derives from the event id and the endpoint, so
+ * a redelivered event adds nothing.
+ */
+export function eventHandlers({
+  endpoints,
+  deliveries,
+  projects,
+  logger,
+  attemptNow,
+  leaseMs,
+  projectWaitMs = 30_000,
+}: EventDeps): Handler[] {
+  const clientOf = async (projectId: string, sentAt: string): Promise<string | undefined> => {
+    const deadline = Date.parse(sentAt) + projectWaitMs;
+    for (;;) {
+      const clientId = await projects.clientOf(projectId);
+      if (clientId || Date.now() >= deadline) return clientId;
+      await sleep(200); // the project's catalog entry travels on another topic
+    }
+  };
+  const store = async (events: Array<{ event: WebhookEvent; ctx: MessageContext }>): Promise<void> => {
+    const now = new Date();
+    const docs: DeliveryDoc[] = [];
+    for (const { event, ctx } of events) {
+      const clientId = await clientOf(event.projectId, ctx.time);
+      if (!clientId) {
+        logger.warn('event for a project this service does not know; no webhook', { eventType: event.type, eventId: ctx.id });
+        continue;
+      }
+      for (const endpoint of await endpoints.matching(clientId, event.projectId, event.type)) {
+        docs.push({
+          _id: deliveryIdOf(ctx.id, endpoint._id),
+          endpointId: endpoint._id,
+          clientId,
+          eventId: ctx.id,
+          eventType: event.type,
+          payload: bodyOf(event),
+          createdAt: now,
+        });
+      }
+    }
+    await attemptNow(await deliveries.add(docs, new Date(Date.now() + leaseMs)));
+  };
+  const handler = <T extends MessageType>(topic: string, type: T, toEvent: (data: never, ctx: MessageContext) => WebhookEvent): Handler =>
+    defineHandler({
+      topic,
+      type,
+      handle: (data, ctx) => store([{ event: toEvent(data as never, ctx), ctx }]),
+      async handleBatch(items: BatchItem<T>[]) {
+        await store(items.map(({ data, ctx }) => ({ event: toEvent(data as never, ctx), ctx })));
+        return [];
+      },
+    });
+  return [
+    ...MESSAGE_EVENTS.map((e) =>
+      handler(Topics.EmailEvents, `message.${e}` as 'message.sent', (data: Parameters<typeof messageEvent>[1]) =>
+        messageEvent(`message.${e}`, data),
+      ),
+    ),
+    handler(Topics.UserEvents, 'user.unsubscribed', (data: Parameters<typeof userUnsubscribed>[0]) => userUnsubscribed(data)),
+    handler(Topics.UserEvents, 'user.update_rejected', (data: Parameters<typeof userUpdateRejected>[0], ctx: MessageContext) =>
+      userUpdateRejected(data, ctx.time),
+    ),
+  ];
+}
+
+/** The catalog's projects, for their owners. */
+export function projectHandlers(projects: ProjectOwners): Handler[] {
+  return [
+    defineHandler({ topic: Topics.Catalog, type: 'catalog.project', handle: (data) => projects.set(data.id, data.clientId) }),
+    defineHandler({
+      topic: Topics.Catalog,
+      type: 'catalog.deleted',
+      handle: (data) => (data.kind === 'project' ? projects.remove(data.id) : Promise.resolve()),
+    }),
+  ] as Handler[];
+}

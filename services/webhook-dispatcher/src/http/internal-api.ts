@@ -1,0 +1,237 @@
+import { randomBytes } from 'node:crypto';
+import express, { type Request, type Router } from 'express';
+import {
+  DELIVERY_STATUSES,
+  type CreateWebhookRequest,
+  type Delivery,
+  type DeliveryStatus,
+  type UpdateWebhookRequest,
+  type Webhook,
+} from '@postbus/contracts';
+import { ConflictError, NotFoundError, UnprocessableError, ValidationError } from '@postbus/errors';
+import { deliveryIdOf, statusOf, type AttemptDoc, type DeliveryDoc, type DeliveryStore } from '../model/deliveries';
+import type { EndpointDoc, EndpointInput, EndpointStore } from '../model/endpoints';
+import { UnsafeAddressError, type AddressPolicy } from '../safety';
+
+const MAX_SCANNED_PAGES = 20;
+const NO_WEBHOOK = 'No such webhook for this client.';
+
+export interface InternalApiDeps {
+  endpoints: EndpointStore;
+  deliveries: DeliveryStore;
+  policy: AddressPolicy;
+  /** After a rotation, how long the previous secret keeps signing. */
+  secretOverlapMs: number;
+}
+
+export function toWebhook(e: EndpointDoc): Webhook {
+  return {
+    id: e._id,
+    url: e.url,
+    events: e.events,
+    project_id: e.projectId,
+    description: e.description,
+    enabled: e.enabled,
+    disabled_reason: e.disabledReason,
+    created_at: e.createdAt.toISOString(),
+    updated_at: e.updatedAt.toISOString(),
+  };
+}
+
+export function toDelivery(d: DeliveryDoc, attempts: AttemptDoc[]): Delivery {
+  let payload: Record<string, unknown>;
+  try {
+    payload = JSON.parse(d.payload) as Record<string, unknown>;
+  } catch {
+    payload = {};
+  }
+  return {
+    id: d._id,
+    event_id: d.eventId,
+    event_type: d.eventType,
+    status: statusOf(attempts),
+    created_at: d.createdAt.toISOString(),
+    payload,
+    attempts: attempts.map((a) => ({
+      attempt: a.attempt,
+      at: a.at.toISOString(),
+      status_code: a.statusCode,
+      latency_ms: Math.round(a.latencyMs),
+      response: a.response,
+      error: a.error,
+      outcome: a.outcome,
+    })),
+  };
+}
+
+const encodeCursor = (d: DeliveryDoc) => Buffer.from(`${d.createdAt.toISOString()}|${d._id}`).toString('base64url');
+function decodeCursor(cursor: string): { createdAt: Date; id: string } {
+  const [at, id] = Buffer.from(cursor, 'base64url').toString().split('|');
+  const createdAt = new Date(at ?? '');
+  if (!id || Number.isNaN(createdAt.getTime()))
+    throw new ValidationError('The cursor is not one this API gave out.', [{ pointer: '/cursor', message: 'is invalid' }]);
+  return { createdAt, id };
+}
+
+const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
+
+/** Refuses a URL the dispatcher must not send to (before anything is sent to it). */
+async function assertSafe(policy: AddressPolicy, url: string): Promise<void> {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ValidationError('The URL is invalid.', [{ pointer: '/url', message: 'must match format "uri"' }]);
+  }
+  try {
+    await policy.check(parsed);
+  } catch (error) {
+    if (error instanceof UnsafeAddressError) {
+      throw new UnprocessableError('webhook-url-refused', `Webhooks cannot be sent to this URL: ${error.message}.`);
+    }
+    throw error;
+  }
+}
+
+/**
+ * The webhook endpoints and delivery log the gateway proxies to: the gateway has authenticated the
+ * client and validated the bodies and queries (CreateWebhookRequest, UpdateWebhookRequest,
+ * DeliveryListQuery); the client id in the path scopes every read and write.
+ */
+export function internalApi({ endpoints, deliveries, policy, secretOverlapMs }: InternalApiDeps): Router {
+  const router = express.Router();
+  router.use(express.json({ limit: '64kb' }));
+  const base = '/internal/clients/:clientId/webhooks';
+
+  const endpointOf = async (req: Request<{ clientId: string; webhookId: string }>): Promise<EndpointDoc> => {
+    const endpoint = await endpoints.get(req.params.clientId, req.params.webhookId);
+    if (!endpoint) throw new NotFoundError(NO_WEBHOOK);
+    return endpoint;
+  };
+
+  router.post(base, async (req: Request<{ clientId: string }>, res) => {
+    const body = req.body as CreateWebhookRequest;
+    await assertSafe(policy, body.url);
+    const { endpoint, secret } = await endpoints.create(req.params.clientId, {
+      url: body.url,
+      events: body.events,
+      projectId: body.project_id ?? null,
+      description: body.description ?? null,
+      enabled: body.enabled ?? true,
+    });
+    res.status(201).json({ ...toWebhook(endpoint), secret });
+  });
+
+  router.get(base, async (req: Request<{ clientId: string }>, res) => {
+    res.json({ data: (await endpoints.list(req.params.clientId)).map(toWebhook) });
+  });
+
+  router.get(`${base}/:webhookId`, async (req: Request<{ clientId: string; webhookId: string }>, res) => {
+    res.json(toWebhook(await endpointOf(req)));
+  });
+
+  router.patch(`${base}/:webhookId`, async (req: Request<{ clientId: string; webhookId: string }>, res) => {
+    const body = req.body as UpdateWebhookRequest;
+    const current = await endpointOf(req);
+    if (body.url !== undefined && body.url !== current.url) await assertSafe(policy, body.url);
+    const patch: Partial<EndpointInput> = {};
+    if (body.url !== undefined) patch.url = body.url;
+    if (body.events !== undefined) patch.events = body.events;
+    if (body.project_id !== undefined) patch.projectId = body.project_id;
+    if (body.description !== undefined) patch.description = body.description;
+    if (body.enabled !== undefined) patch.enabled = body.enabled;
+    const updated = await endpoints.update(req.params.clientId, req.params.webhookId, patch);
+    if (!updated) throw new NotFoundError(NO_WEBHOOK);
+    res.json(toWebhook(updated));
+  });
+
+  router.delete(`${base}/:webhookId`, async (req: Request<{ clientId: string; webhookId: string }>, res) => {
+    if (!(await endpoints.delete(req.params.clientId, req.params.webhookId))) throw new NotFoundError(NO_WEBHOOK);
+    res.status(204).end();
+  });
+
+  router.post(`${base}/:webhookId/rotate-secret`, async (req: Request<{ clientId: string; webhookId: string }>, res) => {
+    const secret = await endpoints.rotate(req.params.clientId, req.params.webhookId, secretOverlapMs);
+    const endpoint = secret === null ? null : await endpoints.get(req.params.clientId, req.params.webhookId);
+    if (secret === null || !endpoint) throw new NotFoundError(NO_WEBHOOK);
+    res.json({ ...toWebhook(endpoint), secret });
+  });
+
+  router.get(`${base}/:webhookId/deliveries`, async (req: Request<{ clientId: string; webhookId: string }>, res) => {
+    const endpoint = await endpointOf(req);
+    const status = text(req.query['status']);
+    if (status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(status)) {
+      throw new ValidationError('The query is invalid.', [
+        { pointer: '/status', message: `must be equal to one of the allowed values: ${DELIVERY_STATUSES.join(', ')}` },
+      ]);
+    }
+    const eventType = text(req.query['event_type']);
+    const limit = Math.min(100, Math.max(1, Number(text(req.query['limit']) ?? 50) || 50));
+    const cursorText = text(req.query['cursor']);
+    let after = cursorText ? decodeCursor(cursorText) : undefined;
+
+    // A status filter is applied to each page's derived statuses, reading pages until one is full.
+    const data: Delivery[] = [];
+    let next: string | null = null;
+    for (let pages = 0; pages < MAX_SCANNED_PAGES && data.length < limit; pages++) {
+      const page = await deliveries.page(endpoint._id, limit, after, eventType);
+      const attempts = await deliveries.attempts(page.map((d) => d._id));
+      for (const delivery of page) {
+        const view = toDelivery(delivery, attempts.get(delivery._id) ?? []);
+        if (status && view.status !== (status as DeliveryStatus)) continue;
+        data.push(view);
+        if (data.length === limit) {
+          next = encodeCursor(delivery);
+          break;
+        }
+      }
+      if (page.length < limit) {
+        next = null;
+        break;
+      }
+      after = { createdAt: page[page.length - 1]!.createdAt, id: page[page.length - 1]!._id };
+      if (data.length < limit) next = encodeCursor(page[page.length - 1]!);
+    }
+    res.json({ data, next_cursor: next });
+  });
+
+  router.post(
+    `${base}/:webhookId/deliveries/:deliveryId/retry`,
+    async (req: Request<{ clientId: string; webhookId: string; deliveryId: string }>, res) => {
+      const endpoint = await endpointOf(req);
+      const delivery = await deliveries.delivery(req.params.deliveryId);
+      if (!delivery || delivery.endpointId !== endpoint._id || delivery.clientId !== endpoint.clientId) {
+        throw new NotFoundError('No such delivery for this webhook.');
+      }
+      const attempts = (await deliveries.attempts([delivery._id])).get(delivery._id) ?? [];
+      const status = statusOf(attempts);
+      if (status === 'succeeded') throw new ConflictError('delivery-succeeded', 'This delivery succeeded; there is nothing to retry.');
+      // Pending: still being tried, or a retry by hand is already scheduled.
+      if (status === 'pending' || (await deliveries.due.pending(delivery._id))) {
+        throw new ConflictError('delivery-pending', 'This delivery is still being tried; it can be retried once it has failed.');
+      }
+      const lastAttempt = attempts.reduce((max, a) => Math.max(max, a.attempt), 0);
+      await deliveries.due.schedule(delivery._id, new Date(), { attempt: lastAttempt + 1, endpointId: endpoint._id, manual: true });
+      res.status(202).json({ status: 'scheduled', delivery_id: delivery._id });
+    },
+  );
+
+  router.post(`${base}/:webhookId/test`, async (req: Request<{ clientId: string; webhookId: string }>, res) => {
+    const endpoint = await endpointOf(req);
+    const eventId = `evt_test_${randomBytes(12).toString('hex')}`;
+    const now = new Date();
+    const delivery: DeliveryDoc = {
+      _id: deliveryIdOf(eventId, endpoint._id),
+      endpointId: endpoint._id,
+      clientId: endpoint.clientId,
+      eventId,
+      eventType: 'webhook.test',
+      payload: JSON.stringify({ type: 'webhook.test', timestamp: now.toISOString(), data: { webhook_id: endpoint._id } }),
+      createdAt: now,
+    };
+    await deliveries.add([delivery]);
+    res.status(202).json({ delivery_id: delivery._id });
+  });
+
+  return router;
+}

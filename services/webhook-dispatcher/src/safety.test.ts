@@ -1,0 +1,144 @@
+import type { lookup as dnsLookup } from 'node:dns';
+import { AddressPolicy, UnsafeAddressError, unsafeKind } from './safety';
+
+type Lookup = (hostname: string, options: object, callback: (...args: unknown[]) => void) => void;
+
+/** Resolves names from a table instead of DNS (always as with `all: true`, as the policy asks). */
+function fakeDns(table: Record<string, Array<{ address: string; family: number }>>): jest.Mock & typeof dnsLookup {
+  const fake: Lookup = (hostname, _options, callback) => {
+    const addresses = table[hostname];
+    if (!addresses) callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }));
+    else callback(null, addresses);
+  };
+  return jest.fn(fake) as unknown as jest.Mock & typeof dnsLookup;
+}
+
+const refusal = async (policy: AddressPolicy, url: string): Promise<string | undefined> => {
+  try {
+    await policy.check(new URL(url));
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof UnsafeAddressError)) throw error;
+    return error.message;
+  }
+};
+
+describe('AddressPolicy', () => {
+  const policy = new AddressPolicy([]);
+
+  describe('when the URL host is an IP literal', () => {
+    it.each([
+      ['http://10.0.0.1/hook', '10.0.0.1 is a private address'],
+      ['http://192.168.1.1/hook', '192.168.1.1 is a private address'],
+      ['http://127.0.0.1:8080/hook', '127.0.0.1 is a loopback address'],
+      ['http://[::1]/hook', '::1 is a loopback address'],
+      ['http://169.254.169.254/latest/meta-data', '169.254.169.254 is a cloud metadata address'],
+      ['http://169.254.10.1/', '169.254.10.1 is a link-local address'],
+      ['http://100.64.0.1/', '100.64.0.1 is a carrier-grade NAT address'],
+      ['http://0.0.0.0/', '0.0.0.0 is an unspecified address'],
+      ['http://[fd00:ec2::254]/', 'fd00:ec2::254 is a cloud metadata address'],
+      ['http://[fc00::1]/', 'fc00::1 is a unique-local address'],
+      ['http://[fe80::1]/', 'fe80::1 is a link-local address'],
+      ['http://[::ffff:10.0.0.1]/', '10.0.0.1 is a private address'],
+      ['http://[64:ff9b::a00:1]/', '64:ff9b::a00:1 is a NAT64 address of 10.0.0.1, a private address'],
+      ['http://224.0.0.1/', '224.0.0.1 is a multicast address'],
+      ['http://255.255.255.255/', '255.255.255.255 is a broadcast address'],
+      ['http://240.0.0.1/', '240.0.0.1 is a reserved address'],
+      ['http://0x7f.1/', '127.0.0.1 is a loopback address'],
+    ])('then %s is refused without DNS (%s)', async (url, message) => {
+      const resolver = fakeDns({});
+      expect(await refusal(new AddressPolicy([], resolver), url)).toBe(message);
+      expect(resolver).not.toHaveBeenCalled();
+    });
+
+    it('then a public address is allowed', async () => {
+      expect(await refusal(policy, 'https://93.184.216.34/hook')).toBeUndefined();
+      expect(await refusal(policy, 'https://[2606:2800:220:1:248:1893:25c8:1946]/hook')).toBeUndefined();
+      expect(await refusal(policy, 'http://[64:ff9b::5db8:d822]/hook')).toBeUndefined();
+    });
+  });
+
+  describe('when the scheme is not http(s)', () => {
+    it('then the URL is refused', async () => {
+      expect(await refusal(policy, 'ftp://example.com/file')).toMatch(/^ftp URLs are not allowed/);
+      expect(await refusal(policy, 'file:///etc/passwd')).toMatch(/^file URLs are not allowed/);
+    });
+  });
+
+  describe('when the host is a name', () => {
+    it('then localhost (resolving to loopback) is refused', async () => {
+      expect(await refusal(policy, 'http://localhost:3000/hook')).toMatch(/^localhost resolves to (127\.0\.0\.1|::1), a loopback address$/);
+    });
+
+    it('then a name with any internal address among its addresses is refused', async () => {
+      const resolving = new AddressPolicy(
+        [],
+        fakeDns({
+          'mixed.example': [
+            { address: '93.184.216.34', family: 4 },
+            { address: '10.1.2.3', family: 4 },
+          ],
+          'public.example': [
+            { address: '93.184.216.34', family: 4 },
+            { address: '2606:2800:220:1:248:1893:25c8:1946', family: 6 },
+          ],
+        }),
+      );
+      expect(await refusal(resolving, 'https://mixed.example/hook')).toBe('mixed.example resolves to 10.1.2.3, a private address');
+      expect(await refusal(resolving, 'https://public.example/hook')).toBeUndefined();
+    });
+
+    it('then a name that does not resolve is refused', async () => {
+      expect(await refusal(new AddressPolicy([], fakeDns({})), 'https://nowhere.invalid/hook')).toBe('nowhere.invalid does not resolve');
+    });
+  });
+
+  describe('when the operator admits hosts', () => {
+    it('then those hosts are allowed, others still refused', async () => {
+      const admitting = new AddressPolicy(
+        ['127.0.0.1', 'Hooks.Internal', '::1'],
+        fakeDns({ 'hooks.internal': [{ address: '10.9.9.9', family: 4 }], 'other.internal': [{ address: '10.9.9.9', family: 4 }] }),
+      );
+      expect(await refusal(admitting, 'http://127.0.0.1:4000/hook')).toBeUndefined();
+      expect(await refusal(admitting, 'http://[::1]:4000/hook')).toBeUndefined();
+      expect(await refusal(admitting, 'http://hooks.internal/hook')).toBeUndefined();
+      expect(await refusal(admitting, 'http://other.internal/hook')).toBe('other.internal resolves to 10.9.9.9, a private address');
+      expect(await refusal(admitting, 'http://10.0.0.1/hook')).toBe('10.0.0.1 is a private address');
+    });
+  });
+
+  describe('when used as the HTTP lookup', () => {
+    const lookup = (p: AddressPolicy, host: string, options: object) =>
+      new Promise<{ error: Error | null; args: unknown[] }>((resolve) =>
+        p.lookup(host, options, (error: Error | null, ...args: unknown[]) => resolve({ error, args })),
+      );
+
+    it('then a name re-pointed at an internal address is refused at connect time', async () => {
+      const p = new AddressPolicy([], fakeDns({ 'rebind.example': [{ address: '169.254.169.254', family: 4 }] }));
+      const { error } = await lookup(p, 'rebind.example', {});
+      expect(error).toBeInstanceOf(UnsafeAddressError);
+      expect(error?.message).toBe('rebind.example resolves to 169.254.169.254, a cloud metadata address');
+    });
+
+    it('then a public name resolves to one address, or all of them when asked', async () => {
+      const addresses = [
+        { address: '93.184.216.34', family: 4 },
+        { address: '2606:2800:220:1:248:1893:25c8:1946', family: 6 },
+      ];
+      const p = new AddressPolicy([], fakeDns({ 'public.example': addresses }));
+      expect(await lookup(p, 'public.example', {})).toEqual({ error: null, args: ['93.184.216.34', 4] });
+      expect(await lookup(p, 'public.example', { all: true })).toEqual({ error: null, args: [addresses] });
+    });
+
+    it('then an admitted host resolves to its internal address', async () => {
+      const admitting = new AddressPolicy(['hooks.internal'], fakeDns({ 'hooks.internal': [{ address: '10.9.9.9', family: 4 }] }));
+      expect(await lookup(admitting, 'hooks.internal', {})).toEqual({ error: null, args: ['10.9.9.9', 4] });
+    });
+  });
+
+  it('names the kind of each unsafe address and nothing for public ones', () => {
+    expect(unsafeKind('172.16.5.4')).toBe('a private address');
+    expect(unsafeKind('8.8.8.8')).toBeUndefined();
+    expect(unsafeKind('::ffff:127.0.0.1')).toBe('a loopback address');
+  });
+});
