@@ -6,7 +6,7 @@ import { connectDb, pingDb } from '@postbus/db';
 import { closeServer, createMetricsRegistry, healthRouter, listen, notFoundHandler, problemHandler, requestId } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import { retrySchedule, type DispatcherConfig } from './config';
-import { DeliveryWorker, leaseFor } from './delivery/worker';
+import { DeliveryWorker } from './delivery/worker';
 import { eventHandlers, projectHandlers } from './handlers/events';
 import { internalApi } from './http/internal-api';
 import { DeliveryStore } from './model/deliveries';
@@ -50,8 +50,7 @@ export async function start({ config, logger }: { config: DispatcherConfig; logg
       deliveries,
       projects,
       logger,
-      attemptNow: worker.attemptNow,
-      leaseMs: leaseFor(config.WEBHOOK_TIMEOUT_MS),
+      attemptFirst: worker.attemptFirst,
     }),
     partitionsConsumedConcurrently: config.KAFKA_TOPIC_PARTITIONS,
   });

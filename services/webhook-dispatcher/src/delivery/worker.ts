@@ -22,6 +22,9 @@ export const leaseFor = (timeoutMs: number): number => timeoutMs * 3 + 5_000;
 interface Job {
   item: DueItem<DuePayload>;
   delivery?: DeliveryDoc;
+  /** First attempts handed over by the event handler have no due entry to remove. */
+  queued: boolean;
+  done?: () => void;
 }
 
 /** Receivers asking to slow down (429, 502, 504) are waited for as long as they say, up to a day. */
@@ -49,18 +52,22 @@ export class DeliveryWorker {
     this.schedulePoll(0);
   }
 
-  /**
-   * First attempts of new deliveries, sent as soon as there is room. Resolves once the backlog is
-   * small again, so a slow receiver slows consumption instead of filling memory (and outliving
-   * the leases of what waits).
-   */
-  readonly attemptNow = async (deliveries: DeliveryDoc[]): Promise<void> => {
-    for (const delivery of deliveries) {
-      this.queue.push({ delivery, item: { id: delivery._id, payload: { attempt: 1, endpointId: delivery.endpointId } } });
-    }
-    this.pump();
-    while (!this.stopped && this.queue.length > this.deps.concurrency * 4) await new Promise((r) => setTimeout(r, 20));
-  };
+  /** First attempts of new deliveries, sent as soon as there is room; resolves when all are recorded. */
+  readonly attemptFirst = (deliveries: DeliveryDoc[]): Promise<void> =>
+    Promise.all(
+      deliveries.map(
+        (delivery) =>
+          new Promise<void>((done) => {
+            this.queue.push({
+              delivery,
+              queued: false,
+              done,
+              item: { id: delivery._id, payload: { attempt: 1, endpointId: delivery.endpointId } },
+            });
+            this.pump();
+          }),
+      ),
+    ).then(() => undefined);
 
   private pump(): void {
     while (!this.stopped && this.inFlight < this.deps.concurrency && this.queue.length > 0) this.run(this.queue.shift()!);
@@ -75,6 +82,7 @@ export class DeliveryWorker {
       .finally(() => {
         this.inFlight--;
         this.running.delete(task);
+        job.done?.();
         this.pump();
       });
     this.running.add(task);
@@ -101,7 +109,7 @@ export class DeliveryWorker {
       if (room >= Math.ceil(this.deps.concurrency / 2)) {
         const due = await this.deps.deliveries.due.claimDue(room, leaseFor(this.deps.timeoutMs));
         claimed = due.length;
-        for (const item of due) this.queue.push({ item });
+        for (const item of due) this.queue.push({ item, queued: true });
         this.pump();
       }
     } catch (error) {
@@ -112,11 +120,12 @@ export class DeliveryWorker {
     }
   }
 
-  private async attempt({ item, delivery: known }: Job): Promise<void> {
+  private async attempt({ item, delivery: known, queued }: Job): Promise<void> {
     const { id, payload } = item;
     const { endpoints, deliveries, schedule } = this.deps;
     const [delivery, endpoint] = await Promise.all([known ?? deliveries.delivery(id), endpoints.cachedById(payload.endpointId)]);
-    if (!delivery) return deliveries.due.done(id);
+    const finish = () => (queued ? deliveries.due.done(id) : Promise.resolve());
+    if (!delivery) return finish();
     let result: SendResult;
     if (!endpoint || !endpoint.enabled) {
       result = {
@@ -141,6 +150,16 @@ export class DeliveryWorker {
     const gone = result.statusCode === 410;
     const hasNext = !payload.manual && endpoint?.enabled === true && !gone && payload.attempt < schedule.length;
     const outcome: AttemptOutcome = ok ? 'succeeded' : hasNext ? 'retrying' : 'failed';
+    if (gone && endpoint) await endpoints.disable(endpoint._id, 'the receiver answered 410 Gone');
+    // The next attempt is scheduled before this one is recorded: a crash in between repeats an
+    // attempt rather than losing the delivery.
+    if (outcome === 'retrying') {
+      let waitMs = jitter(schedule[payload.attempt]!);
+      if (result.statusCode !== null && HONOURS_RETRY_AFTER.has(result.statusCode) && result.retryAfterSeconds !== null) {
+        waitMs = Math.max(waitMs, Math.min(result.retryAfterSeconds, MAX_RETRY_AFTER_S) * 1000);
+      }
+      await deliveries.due.schedule(id, new Date(Date.now() + waitMs), { ...payload, attempt: payload.attempt + 1 });
+    }
     await deliveries.recordAttempt({
       _id: `${id}:${payload.attempt}`,
       deliveryId: id,
@@ -153,12 +172,6 @@ export class DeliveryWorker {
       error: result.error,
       outcome,
     });
-    if (gone && endpoint) await endpoints.disable(endpoint._id, 'the receiver answered 410 Gone');
-    if (outcome !== 'retrying') return deliveries.due.done(id);
-    let waitMs = jitter(schedule[payload.attempt]!);
-    if (result.statusCode !== null && HONOURS_RETRY_AFTER.has(result.statusCode) && result.retryAfterSeconds !== null) {
-      waitMs = Math.max(waitMs, Math.min(result.retryAfterSeconds, MAX_RETRY_AFTER_S) * 1000);
-    }
-    await deliveries.due.schedule(id, new Date(Date.now() + waitMs), { ...payload, attempt: payload.attempt + 1 });
+    if (outcome !== 'retrying') await finish();
   }
 }

@@ -12,11 +12,12 @@ export interface EventDeps {
   projects: ProjectOwners;
   logger: Logger;
   /**
-   * Takes new deliveries for their first attempt at once, in memory. Their due entries are
-   * scheduled a lease ahead: another instance takes them only if this one dies first.
+   * Makes the first attempt of new deliveries; resolves once each is recorded (and its retry
+   * scheduled if it failed). The event's offset is committed only then, so a process that dies
+   * before has the event redelivered and the deliveries attempted again; none is lost, and the
+   * happy path writes no due entry at all.
    */
-  attemptNow: (deliveries: DeliveryDoc[]) => Promise<void>;
-  leaseMs: number;
+  attemptFirst: (deliveries: DeliveryDoc[]) => Promise<void>;
   /** How long an event waits for its project to reach this service's projection. */
   projectWaitMs?: number;
 }
@@ -25,19 +26,11 @@ const MESSAGE_EVENTS = ['queued', 'sent', 'deferred', 'bounced', 'failed', 'supp
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Every event a subscriber may want becomes one stored delivery per matching endpoint, before the
- * Kafka message is acknowledged; a delivery's id derives from the event id and the endpoint, so
- * a redelivered event adds nothing.
+ * Every event a subscriber may want becomes one stored delivery per matching endpoint, and its
+ * first attempt, before the Kafka message is acknowledged; a delivery's id derives from the event
+ * id and the endpoint, so a redelivered event adds nothing.
  */
-export function eventHandlers({
-  endpoints,
-  deliveries,
-  projects,
-  logger,
-  attemptNow,
-  leaseMs,
-  projectWaitMs = 30_000,
-}: EventDeps): Handler[] {
+export function eventHandlers({ endpoints, deliveries, projects, logger, attemptFirst, projectWaitMs = 30_000 }: EventDeps): Handler[] {
   const clientOf = async (projectId: string, sentAt: string): Promise<string | undefined> => {
     const deadline = Date.parse(sentAt) + projectWaitMs;
     for (;;) {
@@ -67,7 +60,7 @@ export function eventHandlers({
         });
       }
     }
-    await attemptNow(await deliveries.add(docs, new Date(Date.now() + leaseMs)));
+    await attemptFirst(await deliveries.add(docs));
   };
   const handler = <T extends MessageType>(topic: string, type: T, toEvent: (data: never, ctx: MessageContext) => WebhookEvent): Handler =>
     defineHandler({

@@ -100,12 +100,12 @@ export class DeliveryStore {
   }
 
   /**
-   * Stores new deliveries and schedules their first attempt at `dueAt`; returns those scheduled.
-   * A delivery stored already (a redelivered event) is scheduled only if it was never attempted
-   * nor scheduled (the process died between the two writes): scheduling it again would resend a
-   * finished delivery.
+   * Stores new deliveries; returns those that need a first attempt: the new ones, and ones stored
+   * by an earlier try at this event that were never attempted nor scheduled (the process died
+   * before attempting them). A delivery attempted already is left alone: sending it again would
+   * repeat a finished delivery.
    */
-  async add(deliveries: DeliveryDoc[], dueAt = new Date()): Promise<DeliveryDoc[]> {
+  async add(deliveries: DeliveryDoc[]): Promise<DeliveryDoc[]> {
     if (deliveries.length === 0) return [];
     const existing = new Set<number>();
     try {
@@ -123,14 +123,13 @@ export class DeliveryStore {
         }
       }
     }
-    const toSchedule = deliveries.filter((_, i) => !existing.has(i));
+    const firstAttempts = deliveries.filter((_, i) => !existing.has(i));
     const seen = deliveries.filter((_, i) => existing.has(i));
     if (seen.length > 0) {
       const attempts = await this.attempts(seen.map((d) => d._id));
-      for (const d of seen) if (attempts.get(d._id)?.length === 0 && !(await this.due.pending(d._id))) toSchedule.push(d);
+      for (const d of seen) if (attempts.get(d._id)?.length === 0 && !(await this.due.pending(d._id))) firstAttempts.push(d);
     }
-    await this.due.scheduleMany(toSchedule.map((d) => ({ id: d._id, dueAt, payload: { attempt: 1, endpointId: d.endpointId } })));
-    return toSchedule;
+    return firstAttempts;
   }
 
   recordAttempt(attempt: AttemptDoc): Promise<void> {
