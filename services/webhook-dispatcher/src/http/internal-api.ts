@@ -9,11 +9,11 @@ import {
   type Webhook,
 } from '@postbus/contracts';
 import { ConflictError, NotFoundError, UnprocessableError, ValidationError } from '@postbus/errors';
+import { filteredPage, queryLimit, queryText } from '@postbus/http';
 import { deliveryIdOf, statusOf, type AttemptDoc, type DeliveryDoc, type DeliveryStore } from '../model/deliveries';
 import type { EndpointDoc, EndpointInput, EndpointStore } from '../model/endpoints';
 import { UnsafeAddressError, type AddressPolicy } from '../safety';
 
-const MAX_SCANNED_PAGES = 20;
 const NO_WEBHOOK = 'No such webhook for this client.';
 
 export interface InternalApiDeps {
@@ -63,17 +63,6 @@ export function toDelivery(d: DeliveryDoc, attempts: AttemptDoc[]): Delivery {
     })),
   };
 }
-
-const encodeCursor = (d: DeliveryDoc) => Buffer.from(`${d.createdAt.toISOString()}|${d._id}`).toString('base64url');
-function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  const [at, id] = Buffer.from(cursor, 'base64url').toString().split('|');
-  const createdAt = new Date(at ?? '');
-  if (!id || Number.isNaN(createdAt.getTime()))
-    throw new ValidationError('The cursor is not one this API gave out.', [{ pointer: '/cursor', message: 'is invalid' }]);
-  return { createdAt, id };
-}
-
-const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 
 /** Refuses a URL the dispatcher must not send to (before anything is sent to it). */
 async function assertSafe(policy: AddressPolicy, url: string): Promise<void> {
@@ -159,40 +148,25 @@ export function internalApi({ endpoints, deliveries, policy, secretOverlapMs }: 
 
   router.get(`${base}/:webhookId/deliveries`, async (req: Request<{ clientId: string; webhookId: string }>, res) => {
     const endpoint = await endpointOf(req);
-    const status = text(req.query['status']);
+    const status = queryText(req.query['status']);
     if (status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(status)) {
       throw new ValidationError('The query is invalid.', [
         { pointer: '/status', message: `must be equal to one of the allowed values: ${DELIVERY_STATUSES.join(', ')}` },
       ]);
     }
-    const eventType = text(req.query['event_type']);
-    const limit = Math.min(100, Math.max(1, Number(text(req.query['limit']) ?? 50) || 50));
-    const cursorText = text(req.query['cursor']);
-    let after = cursorText ? decodeCursor(cursorText) : undefined;
-
-    // A status filter is applied to each page's derived statuses, reading pages until one is full.
-    const data: Delivery[] = [];
-    let next: string | null = null;
-    for (let pages = 0; pages < MAX_SCANNED_PAGES && data.length < limit; pages++) {
-      const page = await deliveries.page(endpoint._id, limit, after, eventType);
-      const attempts = await deliveries.attempts(page.map((d) => d._id));
-      for (const delivery of page) {
-        const view = toDelivery(delivery, attempts.get(delivery._id) ?? []);
-        if (status && view.status !== (status as DeliveryStatus)) continue;
-        data.push(view);
-        if (data.length === limit) {
-          next = encodeCursor(delivery);
-          break;
-        }
-      }
-      if (page.length < limit) {
-        next = null;
-        break;
-      }
-      after = { createdAt: page[page.length - 1]!.createdAt, id: page[page.length - 1]!._id };
-      if (data.length < limit) next = encodeCursor(page[page.length - 1]!);
-    }
-    res.json({ data, next_cursor: next });
+    const eventType = queryText(req.query['event_type']);
+    res.json(
+      await filteredPage({
+        limit: queryLimit(req.query['limit']),
+        cursor: queryText(req.query['cursor']),
+        fetch: (limit, after) => deliveries.page(endpoint._id, limit, after, eventType),
+        view: async (page) => {
+          const attempts = await deliveries.attempts(page.map((d) => d._id));
+          return page.map((d) => toDelivery(d, attempts.get(d._id) ?? []));
+        },
+        ...(status ? { keep: (d: Delivery) => d.status === (status as DeliveryStatus) } : {}),
+      }),
+    );
   });
 
   router.post(
