@@ -128,6 +128,36 @@ describe('webhooks through the public API', () => {
     }
   });
 
+  it('marks a delivery failed after the last attempt, and a retry by hand sends it again', async () => {
+    let up = false;
+    const receiver = await startReceiver(() => (up ? 200 : 500));
+    try {
+      const created = await api('POST', '/v1/webhooks', { url: receiver.url, events: ['message.sent'] });
+      const id = await trigger('manual@example.org');
+      const failed = await waitFor(
+        async () => {
+          const res = await api('GET', `/v1/webhooks/${created.body.id}/deliveries?status=failed`);
+          return res.body.data.length === 1 ? res.body.data[0] : undefined;
+        },
+        { timeoutMs: 30_000, what: 'the delivery to fail after its last attempt' },
+      );
+      expect(failed.attempts).toHaveLength(8); // WEBHOOK_RETRY_SCHEDULE has 8 entries in the e2e system
+      expect(failed.payload.data.message_id).toBe(id);
+      up = true;
+      const retry = await api('POST', `/v1/webhooks/${created.body.id}/deliveries/${failed.id}/retry`);
+      expect(retry.status).toBe(202);
+      const succeeded = await waitFor(async () => {
+        const res = await api('GET', `/v1/webhooks/${created.body.id}/deliveries?status=succeeded`);
+        return res.body.data.length === 1 ? res.body.data[0] : undefined;
+      });
+      expect(succeeded.attempts.at(-1)).toMatchObject({ attempt: 9, status_code: 200, outcome: 'succeeded' });
+      expect(new Set(receiver.received.map((r) => r.id)).size).toBe(1);
+      await api('DELETE', `/v1/webhooks/${created.body.id}`);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('refuses endpoints on private or metadata addresses at save', async () => {
     for (const url of ['http://10.0.0.1/hook', 'http://169.254.169.254/latest/meta-data']) {
       const res = await api('POST', '/v1/webhooks', { url, events: ['*'] });
