@@ -22,10 +22,16 @@ export const leaseFor = (timeoutMs: number): number => timeoutMs * 3 + 5_000;
 interface Job {
   item: DueItem<DuePayload>;
   delivery?: DeliveryDoc;
-  /** First attempts handed over by the event handler have no due entry to remove. */
+  /** Whether the attempt has a due entry to remove when it ends (a first attempt has none, unless it outlasted the handler's wait). */
   queued: boolean;
+  /** The due entry written for a first attempt still open when the handler stopped waiting. */
+  protect?: Promise<void>;
+  finished?: boolean;
   done?: () => void;
 }
+
+/** How long the event handler waits for first attempts before it covers the rest with due entries and lets the offset commit. */
+const FIRST_ATTEMPT_WAIT_MS = 5_000;
 
 /** Receivers asking to slow down (429, 502, 504) are waited for as long as they say, up to a day. */
 const HONOURS_RETRY_AFTER = new Set([429, 502, 504]);
@@ -53,21 +59,28 @@ export class DeliveryWorker {
   }
 
   /** First attempts of new deliveries, sent as soon as there is room; resolves when all are recorded. */
-  readonly attemptFirst = (deliveries: DeliveryDoc[]): Promise<void> =>
-    Promise.all(
-      deliveries.map(
-        (delivery) =>
-          new Promise<void>((done) => {
-            this.queue.push({
-              delivery,
-              queued: false,
-              done,
-              item: { id: delivery._id, payload: { attempt: 1, endpointId: delivery.endpointId } },
-            });
-            this.pump();
-          }),
-      ),
-    ).then(() => undefined);
+  readonly attemptFirst = async (deliveries: DeliveryDoc[]): Promise<void> => {
+    const jobs: Job[] = deliveries.map((delivery) => ({
+      delivery,
+      queued: false,
+      item: { id: delivery._id, payload: { attempt: 1, endpointId: delivery.endpointId } },
+    }));
+    const all = Promise.all(jobs.map((job) => new Promise<void>((done) => (job.done = done))));
+    this.queue.push(...jobs);
+    this.pump();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([all, new Promise((r) => (timer = setTimeout(r, FIRST_ATTEMPT_WAIT_MS)))]);
+    clearTimeout(timer);
+    // A slow receiver must not hold the consumer past its session: what is still open gets a due
+    // entry a lease ahead (another instance takes it only if this one dies) and ends it itself.
+    const open = jobs.filter((job) => !job.finished);
+    if (open.length === 0) return;
+    const protect = this.deps.deliveries.due.scheduleMany(
+      open.map((job) => ({ id: job.item.id, dueAt: new Date(Date.now() + leaseFor(this.deps.timeoutMs)), payload: job.item.payload })),
+    );
+    for (const job of open) [job.queued, job.protect] = [true, protect];
+    await protect;
+  };
 
   private pump(): void {
     while (!this.stopped && this.inFlight < this.deps.concurrency && this.queue.length > 0) this.run(this.queue.shift()!);
@@ -120,11 +133,21 @@ export class DeliveryWorker {
     }
   }
 
-  private async attempt({ item, delivery: known, queued }: Job): Promise<void> {
+  private async attempt(job: Job): Promise<void> {
+    const { item, delivery: known } = job;
     const { id, payload } = item;
     const { endpoints, deliveries, schedule } = this.deps;
     const [delivery, endpoint] = await Promise.all([known ?? deliveries.delivery(id), endpoints.cachedById(payload.endpointId)]);
-    const finish = () => (queued ? deliveries.due.done(id) : Promise.resolve());
+    // Synchronous with attemptFirst's check of `finished`: a job is either finished or protected.
+    const finish = async () => {
+      if (!job.queued) {
+        job.finished = true;
+        return;
+      }
+      await job.protect;
+      await deliveries.due.done(id);
+      job.finished = true;
+    };
     if (!delivery) return finish();
     let result: SendResult;
     if (!endpoint || !endpoint.enabled) {
@@ -154,6 +177,7 @@ export class DeliveryWorker {
     // The next attempt is scheduled before this one is recorded: a crash in between repeats an
     // attempt rather than losing the delivery.
     if (outcome === 'retrying') {
+      await job.protect; // the retry replaces the protecting entry, never the other way round
       let waitMs = jitter(schedule[payload.attempt]!);
       if (result.statusCode !== null && HONOURS_RETRY_AFTER.has(result.statusCode) && result.retryAfterSeconds !== null) {
         waitMs = Math.max(waitMs, Math.min(result.retryAfterSeconds, MAX_RETRY_AFTER_S) * 1000);
@@ -173,5 +197,6 @@ export class DeliveryWorker {
       outcome,
     });
     if (outcome !== 'retrying') await finish();
+    else job.finished = true;
   }
 }
