@@ -15,7 +15,7 @@ import {
   type SmtpSink,
 } from '@postbus/testing';
 
-export type ServiceName = 'gateway' | 'users' | 'mailer' | 'webhook-dispatcher';
+export type ServiceName = 'gateway' | 'users' | 'mailer' | 'webhook-dispatcher' | 'payments';
 
 export interface RunningSystem {
   gatewayUrl: string;
@@ -37,7 +37,13 @@ export interface RunningSystem {
  */
 export async function startSystem(extraEnv: Record<string, string> = {}): Promise<RunningSystem> {
   const id = uniqueName('e2e');
-  const [gatewayPort, usersPort, mailerPort, webhooksPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  const [gatewayPort, usersPort, mailerPort, webhooksPort, paymentsPort] = await Promise.all([
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+  ]);
   const [dns, sink] = await Promise.all([startDnsServer(), startSmtpSink()]);
   const env: Record<string, string> = {
     KAFKA_NAMESPACE: id,
@@ -46,6 +52,8 @@ export async function startSystem(extraEnv: Record<string, string> = {}): Promis
     USERS_DB_NAME: `${id}_users`.replace(/-/g, '_'),
     MAILER_DB_NAME: `${id}_mailer`.replace(/-/g, '_'),
     WEBHOOKS_DB_NAME: `${id}_webhooks`.replace(/-/g, '_'),
+    PAYMENTS_DB_NAME: `${id}_payments`.replace(/-/g, '_'),
+    PAYMENTS_URL: `http://127.0.0.1:${paymentsPort}`,
     WEBHOOKS_URL: `http://127.0.0.1:${webhooksPort}`,
     WEBHOOK_ALLOWED_HOSTS: '127.0.0.1,localhost',
     WEBHOOK_RETRY_SCHEDULE: '0,0.3,0.6,1,1,1,1,1',
@@ -68,13 +76,20 @@ export async function startSystem(extraEnv: Record<string, string> = {}): Promis
     users: usersPort,
     mailer: mailerPort,
     'webhook-dispatcher': webhooksPort,
+    payments: paymentsPort,
   };
   const launch = (name: ServiceName) => startService(name, ports[name], env, `${id}-${name}`);
-  const [users, mailer, dispatcher] = await Promise.all([launch('users'), launch('mailer'), launch('webhook-dispatcher')]);
+  const [users, mailer, dispatcher, payments] = await Promise.all([
+    launch('users'),
+    launch('mailer'),
+    launch('webhook-dispatcher'),
+    launch('payments'),
+  ]);
   const services: Record<ServiceName, ServiceProcess> = {
     users,
     mailer,
     'webhook-dispatcher': dispatcher,
+    payments,
     gateway: await launch('gateway'),
   };
   return {

@@ -25,6 +25,7 @@ const GATEWAY_PORT = Number(process.env['PORT'] ?? 8080);
 const USERS_PORT = Number(process.env['USERS_PORT'] ?? 8081);
 const MAILER_PORT = Number(process.env['MAILER_PORT'] ?? 8082);
 const WEBHOOKS_PORT = Number(process.env['WEBHOOKS_PORT'] ?? 8083);
+const PAYMENTS_PORT = Number(process.env['PAYMENTS_PORT'] ?? 8084);
 const SINK_HTTP_PORT = Number(process.env['SINK_HTTP_PORT'] ?? 8025);
 const SINK_SMTP_PORT = Number(process.env['SINK_SMTP_PORT'] ?? 1025);
 const demoFile = join(repoRoot, '.data', 'demo-client.json');
@@ -127,12 +128,13 @@ async function main(): Promise<void> {
     ['users', USERS_PORT],
     ['mailer', MAILER_PORT],
     ['webhook dispatcher', WEBHOOKS_PORT],
+    ['payments', PAYMENTS_PORT],
     ['SMTP sink (HTTP)', SINK_HTTP_PORT],
     ['SMTP sink (SMTP)', SINK_SMTP_PORT],
   ] as const) {
     if (await portOpen('127.0.0.1', port))
       throw new Error(
-        `port ${port} (${name}) is taken: is Postbus already running? Set PORT / USERS_PORT / MAILER_PORT / WEBHOOKS_PORT / SINK_HTTP_PORT / SINK_SMTP_PORT to use others.`,
+        `port ${port} (${name}) is taken: is Postbus already running? Set PORT / USERS_PORT / MAILER_PORT / WEBHOOKS_PORT / PAYMENTS_PORT / SINK_HTTP_PORT / SINK_SMTP_PORT to use others.`,
       );
   }
   say(
@@ -162,6 +164,7 @@ async function main(): Promise<void> {
       USERS_URL: `http://127.0.0.1:${USERS_PORT}`,
       MAILER_URL: `http://127.0.0.1:${MAILER_PORT}`,
       WEBHOOKS_URL: `http://127.0.0.1:${WEBHOOKS_PORT}`,
+      PAYMENTS_URL: `http://127.0.0.1:${PAYMENTS_PORT}`,
       // Development: webhook receivers on this machine are allowed.
       WEBHOOK_ALLOWED_HOSTS: '127.0.0.1,localhost',
       SMTP_URL: `smtp://127.0.0.1:${SINK_SMTP_PORT}`,
@@ -170,12 +173,13 @@ async function main(): Promise<void> {
       SPF_INCLUDE,
       ...localSecrets(),
     };
-    say('starting users service, mailer and webhook dispatcher');
+    say('starting users service, mailer, webhook dispatcher and payments service');
     services.push(
       ...(await Promise.all([
         startService('users', USERS_PORT, env),
         startService('mailer', MAILER_PORT, env),
         startService('webhook-dispatcher', WEBHOOKS_PORT, env),
+        startService('payments', PAYMENTS_PORT, env),
       ])),
     );
     say('starting gateway');
@@ -200,7 +204,7 @@ Postbus is running.
   API docs     ${url}/docs   (OpenAPI: ${url}/v1/openapi.json)
   Health       ${url}/readyz · metrics ${url}/metrics
   Mail sink    http://localhost:${SINK_HTTP_PORT}/api/v1/messages   (SMTP on 127.0.0.1:${SINK_SMTP_PORT}; Mailpit's API)
-  Logs         .data/logs/{gateway,users,mailer,webhook-dispatcher,smtp-sink}.log
+  Logs         .data/logs/{gateway,users,mailer,webhook-dispatcher,payments,smtp-sink}.log
 
 Demo client (kept in .data/demo-client.json):
   client id    ${demo.clientId}

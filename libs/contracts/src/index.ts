@@ -3,3 +3,4 @@ export * from './common';
 export * from './http';
 export * from './messages';
 export * from './webhooks';
+export * from './payments';

@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Nullable, Timestamp } from './common';
+import { PaymentRecordCommand, PaymentRecordedEvent, PaymentRejectedEvent } from './payments';
 
 /**
  * Bus messages: the `data` of a CloudEvent, one schema per `ce_type`. Emails in commands are
@@ -208,6 +209,9 @@ export const MessageSchemas = {
   'tracking.opened': TrackingEvent,
   'tracking.clicked': TrackingEvent,
   'tracking.unsubscribed': TrackingEvent,
+  'payment.record': PaymentRecordCommand,
+  'payment.recorded': PaymentRecordedEvent,
+  'payment.rejected': PaymentRejectedEvent,
 } satisfies Record<string, TSchema>;
 
 export type MessageType = keyof typeof MessageSchemas;

@@ -9,6 +9,8 @@ export const Topics = {
   EmailEvents: 'postbus.email.events.v1',
   /** Opens, clicks and one-click unsubscribes seen at the gateway's edge (key: message id). */
   TrackingEvents: 'postbus.tracking.events.v1',
+  PaymentCommands: 'postbus.payments.commands.v1',
+  PaymentEvents: 'postbus.payments.events.v1',
 } as const;
 
 export type TopicName = (typeof Topics)[keyof typeof Topics];

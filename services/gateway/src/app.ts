@@ -45,6 +45,8 @@ import { messageRoutes } from './http/routes/messages.routes';
 import { edgeRouter, trackingTokens } from './http/edge';
 import { WebhooksClient } from './webhooks-client';
 import { webhookRoutes } from './http/routes/webhooks.routes';
+import { PaymentsClient } from './payments-client';
+import { paymentRoutes } from './http/routes/payments.routes';
 
 export interface Gateway {
   port: number;
@@ -64,6 +66,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
     { topic: Topics.EmailCommands },
     { topic: Topics.Catalog, compacted: true },
     { topic: Topics.TrackingEvents },
+    { topic: Topics.PaymentCommands },
   ]);
   await bus.publisher.connect();
 
@@ -109,6 +112,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
     }),
     ...messageRoutes({ mailerApi: new MailerClient(config.MAILER_URL), assertProject: access.assert }),
     ...webhookRoutes({ webhooksApi: new WebhooksClient(config.WEBHOOKS_URL), assertProject: access.assert }),
+    ...paymentRoutes({ commands, paymentsApi: new PaymentsClient(config.PAYMENTS_URL), assertProject: access.assert }),
   ];
   const openApi = openApiDocument(routes, VERSION);
 

@@ -20,6 +20,11 @@ export const GatewayConfig = Type.Object({
     pattern: '^https?://',
     description: "base URL of the webhook dispatcher's internal API (webhook endpoints and their deliveries)",
   }),
+  PAYMENTS_URL: Type.String({
+    default: 'http://127.0.0.1:8084',
+    pattern: '^https?://',
+    description: "base URL of the payments service's internal API (payments and revenue)",
+  }),
   BODY_LIMIT: Type.String({ default: '1mb', pattern: '^\\d+(b|kb|mb)$', description: 'largest accepted request body' }),
   KAFKA_ACK_TIMEOUT_MS: Type.Integer({
     minimum: 100,

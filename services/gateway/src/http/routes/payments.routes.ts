@@ -1,0 +1,100 @@
+import {
+  Accepted,
+  CreatePaymentRequest,
+  normaliseEmail,
+  PaymentList,
+  PaymentListQuery,
+  ProjectIdParam,
+  Revenue,
+  RevenueQuery,
+  Topics,
+  userOrderingKey,
+  type UserRef,
+} from '@postbus/contracts';
+import { ValidationError } from '@postbus/errors';
+import type { CommandSender } from '../../command-sender';
+import type { PaymentsClient } from '../../payments-client';
+import { defineRoute, type RouteSpec } from '../route';
+
+export interface PaymentRouteDeps {
+  commands: CommandSender;
+  paymentsApi: PaymentsClient;
+  /** Resolves when the project exists and belongs to the client; throws NotFoundError otherwise. */
+  assertProject: (clientId: string, projectId: string) => Promise<void>;
+}
+
+const PAYMENTS_DOWN = { 503: { description: 'The payments service did not answer (see Retry-After)' } };
+const refOf = (body: { email?: string; user_id?: string }): UserRef =>
+  body.email !== undefined ? { email: normaliseEmail(body.email) } : { userId: body.user_id ?? '' };
+
+/** Recording payments (data plane, any key) and reading them and the revenue back. */
+export function paymentRoutes({ commands, paymentsApi, assertProject }: PaymentRouteDeps): RouteSpec[] {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/v1/projects/:projectId/payments',
+      operationId: 'createPayment',
+      summary: 'Add user payments',
+      tag: 'Payments',
+      scope: 'sdk',
+      params: ProjectIdParam,
+      body: CreatePaymentRequest,
+      responses: { 200: { description: 'Accepted: validated and durably queued', schema: Accepted } },
+      handle: async ({ params, body, client, requestId }) => {
+        await assertProject(client.clientId, params.projectId);
+        const user = refOf(body);
+        const acceptedAt = new Date().toISOString();
+        await commands.send(
+          Topics.PaymentCommands,
+          'payment.record',
+          userOrderingKey(params.projectId, user),
+          {
+            projectId: params.projectId,
+            user,
+            paymentId: body.payment_id,
+            amount: body.amount,
+            currency: body.currency,
+            paidAt: body.paid_at ?? acceptedAt,
+            ...(body.description !== undefined ? { description: body.description } : {}),
+            ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
+            acceptedAt,
+          },
+          requestId,
+        );
+        return { status: 200, body: { status: 'accepted', request_id: requestId } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/projects/:projectId/payments',
+      operationId: 'listPayments',
+      summary: "List a user's payments, newest first",
+      tag: 'Payments',
+      scope: 'sdk',
+      params: ProjectIdParam,
+      query: PaymentListQuery,
+      responses: { 200: { description: "The user's payments", schema: PaymentList }, ...PAYMENTS_DOWN },
+      handle: async ({ params, query, client }) => {
+        await assertProject(client.clientId, params.projectId);
+        return { status: 200, body: await paymentsApi.listPayments(params.projectId, refOf(query)) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/projects/:projectId/analytics/revenue',
+      operationId: 'getRevenue',
+      summary: 'Revenue per currency and day, and paying users, over a range of days (UTC, inclusive)',
+      tag: 'Payments',
+      scope: 'sdk',
+      params: ProjectIdParam,
+      query: RevenueQuery,
+      responses: { 200: { description: 'The revenue figures', schema: Revenue }, ...PAYMENTS_DOWN },
+      handle: async ({ params, query, client }) => {
+        await assertProject(client.clientId, params.projectId);
+        if (query.to < query.from)
+          throw new ValidationError('The range ends before it starts.', [{ pointer: '/to', message: 'must not be before from' }]);
+        return { status: 200, body: await paymentsApi.revenue(params.projectId, query.from, query.to) };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,20 @@
+import type { PaymentList, Revenue, UserRef } from '@postbus/contracts';
+import { InternalApiClient, projectPath } from './users-client';
+
+/** Reads payments and revenue from the payments service's internal API. */
+export class PaymentsClient extends InternalApiClient {
+  constructor(baseUrl: string, timeoutMs?: number) {
+    super('payments', baseUrl, timeoutMs);
+  }
+
+  /** A user's payments, newest first (none for a user or project the service has not seen). */
+  async listPayments(projectId: string, user: UserRef): Promise<PaymentList> {
+    const list = await this.get<PaymentList>(`${projectPath(projectId)}/payments`, { email: user.email, user_id: user.userId });
+    return list ?? { data: [] };
+  }
+
+  async revenue(projectId: string, from: string, to: string): Promise<Revenue> {
+    const revenue = await this.get<Revenue>(`${projectPath(projectId)}/revenue`, { from, to });
+    return revenue ?? { from, to, currencies: [], paying_users: 0, days: [] };
+  }
+}

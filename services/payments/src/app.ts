@@ -1,0 +1,54 @@
+import express from 'express';
+import { Bus, busOptions } from '@postbus/bus';
+import { Topics } from '@postbus/contracts';
+import { connectDb, pingDb } from '@postbus/db';
+import { closeServer, createMetricsRegistry, healthRouter, listen, notFoundHandler, problemHandler, requestId } from '@postbus/http';
+import type { Logger } from '@postbus/logger';
+import type { PaymentsConfig } from './config';
+import { paymentHandlers, userEventHandlers } from './handlers';
+import { internalApi } from './http/internal-api';
+import { PaymentRepository } from './model/payment.repository';
+import { paymentModels } from './model/payment.schema';
+import { PaymentCommands } from './payment-commands';
+
+export interface PaymentsService {
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** Starts the payments service: its database, its consumer groups and its internal API. */
+export async function start({ config, logger }: { config: PaymentsConfig; logger: Logger }): Promise<PaymentsService> {
+  const db = await connectDb({ url: config.MONGO_URL, dbName: config.PAYMENTS_DB_NAME });
+  const payments = new PaymentRepository(paymentModels(db));
+  await payments.init();
+
+  const bus = new Bus({ ...busOptions(config), service: 'postbus/payments', logger });
+  await bus.ensureTopics([{ topic: Topics.PaymentCommands }, { topic: Topics.PaymentEvents }, { topic: Topics.UserEvents }]);
+  await bus.publisher.connect();
+  const commands = new PaymentCommands({ payments, publisher: bus.publisher, logger, userWaitMs: config.PAYMENT_USER_WAIT_MS });
+  // Two groups: a payment waiting for its user holds its partition, never the user events it waits for.
+  await Promise.all([
+    bus.consume({ groupId: 'postbus-payments-users', handlers: userEventHandlers(payments) }),
+    bus.consume({ groupId: 'postbus-payments', handlers: paymentHandlers(commands) }),
+  ]);
+
+  const registry = createMetricsRegistry('payments');
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(requestId);
+  app.use(healthRouter('payments', { database: () => pingDb(db), bus: () => bus.publisher.healthy() }, registry));
+  app.use(internalApi(payments));
+  app.use(notFoundHandler);
+  app.use(problemHandler(logger));
+  const { server, port } = await listen(app, config.PORT);
+  logger.info('payments service started', { port });
+
+  return {
+    port,
+    async stop() {
+      await closeServer(server);
+      await bus.close();
+      await db.close();
+    },
+  };
+}
