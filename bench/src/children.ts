@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { portOpen, repoRoot, startService, waitFor } from '@postbus/testing';
@@ -95,5 +95,65 @@ export async function startBaseline(kind: Baseline, port: number, logName: strin
         },
         kill,
       ),
+  };
+}
+
+/** A bench/dist script forked with an IPC channel: the messages it sends, one at a time. */
+export interface ForkedChild<M> {
+  readonly child: ChildProcess;
+  /** The next message; throws when the child reports an error, exits, or the run is aborted. */
+  next: () => Promise<M>;
+  /** Waits for the child to exit (SIGKILL after 10 s) and stops listening for the abort. */
+  close: () => Promise<void>;
+}
+
+/** Forks bench/dist/<script> logging to .data/logs/<logName>.log; an abort kills it. */
+export function forkChild<M extends { type: string; message?: string }>(
+  script: string,
+  args: string[],
+  logName: string,
+  signal: AbortSignal,
+  env: Record<string, string> = {},
+): ForkedChild<M> {
+  mkdirSync(logDir, { recursive: true });
+  const log = createWriteStream(join(logDir, `${logName}.log`), { flags: 'a' });
+  const child = fork(join(__dirname, script), args, { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], env: { ...process.env, ...env } });
+  child.stdout?.pipe(log);
+  child.stderr?.pipe(log);
+  const inbox: M[] = [];
+  let wake: (() => void) | undefined;
+  let exit: string | undefined;
+  child.on('message', (message: M) => {
+    inbox.push(message);
+    wake?.();
+  });
+  child.once('exit', (code, sig) => {
+    exit = `exited with ${code ?? sig}`;
+    wake?.();
+  });
+  const onAbort = () => child.kill('SIGKILL');
+  signal.addEventListener('abort', onAbort, { once: true });
+  return {
+    child,
+    next: async () => {
+      for (;;) {
+        const message = inbox.shift();
+        if (message) {
+          if (message.type === 'error') throw new Error(`${script}: ${message.message ?? 'error'}`);
+          return message;
+        }
+        if (exit) throw new Error(`${script} ${exit} (see .data/logs/${logName}.log)`);
+        signal.throwIfAborted();
+        await new Promise<void>((resolve) => (wake = resolve));
+      }
+    },
+    close: async () => {
+      signal.removeEventListener('abort', onAbort);
+      if (exit) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
   };
 }

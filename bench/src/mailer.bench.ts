@@ -12,9 +12,8 @@
  *   BENCH_PROFILE=mailer  also write V8 CPU profiles of these processes (comma-separated: gateway, users, mailer,
  *                         direct) to .data/profiles/<run>/
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   call,
@@ -32,7 +31,7 @@ import {
   type SinkClient,
   type SmtpSink,
 } from '@postbus/testing';
-import { startPostbusService, type Child } from './children';
+import { forkChild, startPostbusService, type Child } from './children';
 import { infraPids, measureCpu } from './cpu';
 import { DbCounters } from './db-counters';
 import type { DirectMessage, DirectOptions } from './direct-sender';
@@ -105,39 +104,7 @@ async function runDirect(
   signal: AbortSignal,
   env: Record<string, string> = {},
 ): Promise<DirectPhase> {
-  mkdirSync(logDir, { recursive: true });
-  const log = createWriteStream(join(logDir, `${logName}.log`), { flags: 'a' });
-  const child: ChildProcess = fork(join(__dirname, 'direct-sender.js'), [JSON.stringify(options)], {
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-    env: { ...process.env, ...env },
-  });
-  child.stdout?.pipe(log);
-  child.stderr?.pipe(log);
-  const inbox: DirectMessage[] = [];
-  let wake: (() => void) | undefined;
-  let exit: string | undefined;
-  child.on('message', (message: DirectMessage) => {
-    inbox.push(message);
-    wake?.();
-  });
-  child.once('exit', (code, sig) => {
-    exit = `exited with ${code ?? sig}`;
-    wake?.();
-  });
-  const onAbort = () => child.kill('SIGKILL');
-  signal.addEventListener('abort', onAbort, { once: true });
-  const next = async (): Promise<DirectMessage> => {
-    for (;;) {
-      const message = inbox.shift();
-      if (message) {
-        if (message.type === 'error') throw new Error(`direct sender: ${message.message}`);
-        return message;
-      }
-      if (exit) throw new Error(`direct sender ${exit} (see .data/logs/${logName}.log)`);
-      signal.throwIfAborted();
-      await new Promise<void>((resolve) => (wake = resolve));
-    }
-  };
+  const { child, next, close } = forkChild<DirectMessage>('direct-sender.js', [JSON.stringify(options)], logName, signal, env);
   try {
     progress(`direct: key generation and ${options.warmup} warm-up messages`);
     const ready = await next();
@@ -163,13 +130,7 @@ async function runDirect(
       cpu: usage,
     };
   } finally {
-    signal.removeEventListener('abort', onAbort);
-    if (!exit) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
-    }
+    await close();
   }
 }
 

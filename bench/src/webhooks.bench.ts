@@ -27,7 +27,7 @@ import {
   stopInfrastructure,
   uniqueName,
 } from '@postbus/testing';
-import { startPostbusService, type Child } from './children';
+import { forkChild, startPostbusService, type Child } from './children';
 import { infraPids, measureCpu, type CpuUsage } from './cpu';
 import { DbCounters, type CommandCounts } from './db-counters';
 import { BusProbe, dropDatabases } from './infra';
@@ -245,36 +245,7 @@ async function runDirect(
   watch: Record<string, number | undefined>,
   signal: AbortSignal,
 ): Promise<DirectRun> {
-  mkdirSync(logDir, { recursive: true });
-  const log = createWriteStream(join(logDir, `${logName}.log`), { flags: 'a' });
-  const child = fork(join(__dirname, 'webhook-direct.js'), [JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
-  child.stdout?.pipe(log);
-  child.stderr?.pipe(log);
-  const inbox: WebhookDirectMessage[] = [];
-  let wake: (() => void) | undefined;
-  let exit: string | undefined;
-  child.on('message', (message: WebhookDirectMessage) => {
-    inbox.push(message);
-    wake?.();
-  });
-  child.once('exit', (code, sig) => {
-    exit = `exited with ${code ?? sig}`;
-    wake?.();
-  });
-  const onAbort = () => child.kill('SIGKILL');
-  signal.addEventListener('abort', onAbort, { once: true });
-  const next = async (): Promise<WebhookDirectMessage> => {
-    for (;;) {
-      const message = inbox.shift();
-      if (message) {
-        if (message.type === 'error') throw new Error(`direct sender: ${message.message}`);
-        return message;
-      }
-      if (exit) throw new Error(`direct sender ${exit} (see .data/logs/${logName}.log)`);
-      signal.throwIfAborted();
-      await new Promise<void>((resolve) => (wake = resolve));
-    }
-  };
+  const { child, next, close } = forkChild<WebhookDirectMessage>('webhook-direct.js', [JSON.stringify(options)], logName, signal);
   try {
     progress(`direct: ${options.warmup} warm-up webhooks`);
     const ready = await next();
@@ -293,13 +264,7 @@ async function runDirect(
     startedAt.forEach((at, n) => at > 0 && sentAt.set(messageIdOf(options.tag, n), at));
     return { ...runOf(options.count, report, sentAt, options.secret, usage), client };
   } finally {
-    signal.removeEventListener('abort', onAbort);
-    if (!exit) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
-    }
+    await close();
   }
 }
 
