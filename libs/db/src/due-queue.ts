@@ -1,5 +1,5 @@
 import { Schema, type Connection } from 'mongoose';
-import { isDuplicateKeyError } from './duplicate-key';
+import { insertNew, isDuplicateKeyError } from './duplicate-key';
 import { GroupCommit } from './group-commit';
 
 interface DueDoc {
@@ -59,16 +59,10 @@ export class DueQueue<P extends Record<string, unknown>> {
 
   /** Schedules many new items in one insert; ids already scheduled are left as they are. */
   async scheduleMany(items: Array<{ id: string; dueAt: Date; payload: P }>): Promise<void> {
-    if (items.length === 0) return;
-    try {
-      await this.Due.insertMany(
-        items.map((i) => ({ _id: i.id, dueAt: i.dueAt, payload: i.payload })),
-        { ordered: false, lean: true },
-      );
-    } catch (error) {
-      const failures = (error as { writeErrors?: Array<{ code?: number; err?: { code?: number } }> }).writeErrors;
-      if (!failures?.every((f) => (f.code ?? f.err?.code) === 11000) && (error as { code?: number }).code !== 11000) throw error;
-    }
+    await insertNew(
+      this.Due,
+      items.map((i) => ({ _id: i.id, dueAt: i.dueAt, payload: i.payload })),
+    );
   }
 
   async pending(id: string): Promise<boolean> {

@@ -2,7 +2,7 @@ import mongoose, { type Connection } from 'mongoose';
 
 export type { Connection } from 'mongoose';
 export { GroupCommit } from './group-commit';
-export { isDuplicateKeyError } from './duplicate-key';
+export { insertNew, isDuplicateKeyError } from './duplicate-key';
 export { DueQueue, type DueItem } from './due-queue';
 
 export interface DbOptions {

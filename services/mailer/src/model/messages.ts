@@ -1,6 +1,6 @@
 import { Schema, type Connection } from 'mongoose';
 import { MESSAGE_STATUSES, type MessageStatus, type TimelineEventName } from '@postbus/contracts';
-import { GroupCommit, isDuplicateKeyError } from '@postbus/db';
+import { GroupCommit, insertNew } from '@postbus/db';
 
 /** One triggered email as accepted: written once, never updated (updates scan on FerretDB). */
 export interface MessageDoc {
@@ -116,33 +116,13 @@ export class MessageStore {
 
   /** Inserts the messages; returns the ids that existed already (a redelivered trigger). */
   async insertNew(docs: MessageDoc[]): Promise<Set<string>> {
-    const existing = new Set<string>();
-    if (docs.length === 0) return existing;
-    try {
-      await this.Message.insertMany(docs, { ordered: false, lean: true });
-    } catch (error) {
-      const failures = (error as { writeErrors?: Array<{ index?: number; err?: { index?: number }; code?: number }> }).writeErrors;
-      if (!failures && !isDuplicateKeyError(error)) throw error;
-      for (const failure of failures ?? []) {
-        const index = failure.index ?? failure.err?.index;
-        if (index === undefined || !isDuplicateKeyError({ code: failure.code ?? 11000 })) throw error;
-        existing.add(docs[index]!._id);
-      }
-      if (!failures) for (const d of docs) existing.add(d._id);
-    }
-    return existing;
+    const existing = await insertNew(this.Message, docs);
+    return new Set(docs.filter((_, i) => existing.has(i)).map((d) => d._id));
   }
 
   /** Appends events; ones already stored (same id) are skipped. */
   async append(events: EventDoc[]): Promise<void> {
-    if (events.length === 0) return;
-    try {
-      await this.Event.insertMany(events, { ordered: false, lean: true });
-    } catch (error) {
-      const failures = (error as { writeErrors?: Array<{ code?: number; err?: { code?: number } }> }).writeErrors;
-      const allDuplicates = failures ? failures.every((f) => (f.code ?? f.err?.code) === 11000) : isDuplicateKeyError(error);
-      if (!allDuplicates) throw error;
-    }
+    await insertNew(this.Event, events);
   }
 
   async message(projectId: string, id: string): Promise<MessageDoc | null> {

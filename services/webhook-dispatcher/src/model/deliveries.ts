@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Schema, type Connection } from 'mongoose';
-import { DueQueue, GroupCommit, isDuplicateKeyError } from '@postbus/db';
+import { DueQueue, GroupCommit, insertNew } from '@postbus/db';
 
 /** One event for one endpoint: written once, never updated; its `_id` is the `webhook-id`. */
 export interface DeliveryDoc {
@@ -85,13 +85,8 @@ export class DeliveryStore {
     this.Attempt = connection.model<AttemptDoc>('Attempt', attemptSchema);
     this.due = new DueQueue<DuePayload>(connection, 'due_attempts');
     this.attemptWriter = new GroupCommit(async (attempts) => {
-      try {
-        await this.Attempt.insertMany(attempts, { ordered: false, lean: true });
-      } catch (error) {
-        // An attempt recorded already (same id) is the same attempt.
-        const failures = (error as { writeErrors?: Array<{ code?: number; err?: { code?: number } }> }).writeErrors;
-        if (!(failures ? failures.every((f) => (f.code ?? f.err?.code) === 11000) : isDuplicateKeyError(error))) throw error;
-      }
+      // An attempt recorded already (same id) is the same attempt.
+      await insertNew(this.Attempt, attempts);
     });
   }
 
@@ -107,22 +102,7 @@ export class DeliveryStore {
    */
   async add(deliveries: DeliveryDoc[]): Promise<DeliveryDoc[]> {
     if (deliveries.length === 0) return [];
-    const existing = new Set<number>();
-    try {
-      await this.Delivery.insertMany(deliveries, { ordered: false, lean: true });
-    } catch (error) {
-      const failures = (error as { writeErrors?: Array<{ index?: number; code?: number; err?: { index?: number; code?: number } }> })
-        .writeErrors;
-      if (!failures) {
-        if (!isDuplicateKeyError(error)) throw error;
-        deliveries.forEach((_, i) => existing.add(i));
-      } else {
-        for (const f of failures) {
-          if ((f.code ?? f.err?.code) !== 11000) throw error;
-          existing.add(f.index ?? f.err?.index ?? -1);
-        }
-      }
-    }
+    const existing = await insertNew(this.Delivery, deliveries);
     const firstAttempts = deliveries.filter((_, i) => !existing.has(i));
     const seen = deliveries.filter((_, i) => existing.has(i));
     if (seen.length > 0) {
