@@ -81,7 +81,8 @@ export class Bus {
       if (missing.length > 0) {
         try {
           await admin.createTopics({
-            waitForLeaders: true,
+            // Our own wait below: kafkajs's fails when another process created a topic a moment ago.
+            waitForLeaders: false,
             topics: missing.map((t) => ({
               topic: t.name,
               numPartitions: this.options.partitions,

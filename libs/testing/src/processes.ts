@@ -47,16 +47,22 @@ export async function startService(name: string, port: number, env: Record<strin
   child.stdout?.pipe(log);
   child.stderr?.pipe(log);
   const url = `http://127.0.0.1:${port}`;
-  let exit: string | undefined;
-  child.once('exit', (code, signal) => (exit = `exited with ${code ?? signal}`));
-  await waitFor(
+  const died = new Promise<never>((_, reject) =>
+    child.once('exit', (code, signal) =>
+      reject(new Error(`${name} exited with ${code ?? signal} during start-up (see .data/logs/${logName}.log)`)),
+    ),
+  );
+  died.catch(() => undefined); // only of interest while starting
+  const ready = waitFor(
     async () => {
-      if (exit) throw new Error(`${name} ${exit} during start-up (see .data/logs/${logName}.log)`);
       const res = await fetch(`${url}/readyz`).catch(() => undefined);
       return res?.status === 200;
     },
     { timeoutMs: 60_000, intervalMs: 200, what: `${name} to be ready` },
-  ).catch((error: unknown) => {
+  );
+  // A process that dies while starting fails at once, not when the readiness wait runs out.
+  ready.catch(() => undefined); // when the process died first, nobody waits for this any more
+  await Promise.race([ready, died]).catch((error: unknown) => {
     child.kill('SIGKILL');
     throw error;
   });
