@@ -15,7 +15,7 @@ import {
   type SmtpSink,
 } from '@postbus/testing';
 
-export type ServiceName = 'gateway' | 'users' | 'mailer' | 'webhook-dispatcher' | 'payments';
+export type ServiceName = 'gateway' | 'users' | 'mailer' | 'webhook-dispatcher' | 'payments' | 'erasure';
 
 export interface RunningSystem {
   gatewayUrl: string;
@@ -37,7 +37,8 @@ export interface RunningSystem {
  */
 export async function startSystem(extraEnv: Record<string, string> = {}): Promise<RunningSystem> {
   const id = uniqueName('e2e');
-  const [gatewayPort, usersPort, mailerPort, webhooksPort, paymentsPort] = await Promise.all([
+  const [gatewayPort, usersPort, mailerPort, webhooksPort, paymentsPort, erasurePort] = await Promise.all([
+    freePort(),
     freePort(),
     freePort(),
     freePort(),
@@ -53,7 +54,11 @@ export async function startSystem(extraEnv: Record<string, string> = {}): Promis
     MAILER_DB_NAME: `${id}_mailer`.replace(/-/g, '_'),
     WEBHOOKS_DB_NAME: `${id}_webhooks`.replace(/-/g, '_'),
     PAYMENTS_DB_NAME: `${id}_payments`.replace(/-/g, '_'),
+    ERASURE_DB_NAME: `${id}_erasure`.replace(/-/g, '_'),
     PAYMENTS_URL: `http://127.0.0.1:${paymentsPort}`,
+    ERASURE_URL: `http://127.0.0.1:${erasurePort}`,
+    ERASURE_SCHEDULE: '* * * * * *',
+    ERASURE_AUDIT_KEY: randomBytes(32).toString('hex'),
     WEBHOOKS_URL: `http://127.0.0.1:${webhooksPort}`,
     WEBHOOK_ALLOWED_HOSTS: '127.0.0.1,localhost',
     WEBHOOK_RETRY_SCHEDULE: '0,0.3,0.6,1,1,1,1,1',
@@ -77,19 +82,22 @@ export async function startSystem(extraEnv: Record<string, string> = {}): Promis
     mailer: mailerPort,
     'webhook-dispatcher': webhooksPort,
     payments: paymentsPort,
+    erasure: erasurePort,
   };
   const launch = (name: ServiceName) => startService(name, ports[name], env, `${id}-${name}`);
-  const [users, mailer, dispatcher, payments] = await Promise.all([
+  const [users, mailer, dispatcher, payments, erasure] = await Promise.all([
     launch('users'),
     launch('mailer'),
     launch('webhook-dispatcher'),
     launch('payments'),
+    launch('erasure'),
   ]);
   const services: Record<ServiceName, ServiceProcess> = {
     users,
     mailer,
     'webhook-dispatcher': dispatcher,
     payments,
+    erasure,
     gateway: await launch('gateway'),
   };
   return {

@@ -26,6 +26,7 @@ const USERS_PORT = Number(process.env['USERS_PORT'] ?? 8081);
 const MAILER_PORT = Number(process.env['MAILER_PORT'] ?? 8082);
 const WEBHOOKS_PORT = Number(process.env['WEBHOOKS_PORT'] ?? 8083);
 const PAYMENTS_PORT = Number(process.env['PAYMENTS_PORT'] ?? 8084);
+const ERASURE_PORT = Number(process.env['ERASURE_PORT'] ?? 8085);
 const SINK_HTTP_PORT = Number(process.env['SINK_HTTP_PORT'] ?? 8025);
 const SINK_SMTP_PORT = Number(process.env['SINK_SMTP_PORT'] ?? 1025);
 const demoFile = join(repoRoot, '.data', 'demo-client.json');
@@ -36,6 +37,7 @@ const SPF_INCLUDE = 'spf.postbus.test';
 interface LocalSecrets {
   SECRETS_KEY: string;
   SESSION_SECRET: string;
+  ERASURE_AUDIT_KEY: string;
   TRACKING_SECRET: string;
 }
 
@@ -46,6 +48,7 @@ function localSecrets(): LocalSecrets {
     SECRETS_KEY: saved.SECRETS_KEY ?? randomBytes(32).toString('base64'),
     SESSION_SECRET: saved.SESSION_SECRET ?? randomBytes(48).toString('base64url'),
     TRACKING_SECRET: saved.TRACKING_SECRET ?? randomBytes(48).toString('base64url'),
+    ERASURE_AUDIT_KEY: saved.ERASURE_AUDIT_KEY ?? randomBytes(48).toString('base64url'),
   };
   mkdirSync(join(repoRoot, '.data'), { recursive: true });
   writeFileSync(secretsFile, JSON.stringify(secrets, null, 2), { mode: 0o600 });
@@ -129,12 +132,13 @@ async function main(): Promise<void> {
     ['mailer', MAILER_PORT],
     ['webhook dispatcher', WEBHOOKS_PORT],
     ['payments', PAYMENTS_PORT],
+    ['erasure', ERASURE_PORT],
     ['SMTP sink (HTTP)', SINK_HTTP_PORT],
     ['SMTP sink (SMTP)', SINK_SMTP_PORT],
   ] as const) {
     if (await portOpen('127.0.0.1', port))
       throw new Error(
-        `port ${port} (${name}) is taken: is Postbus already running? Set PORT / USERS_PORT / MAILER_PORT / WEBHOOKS_PORT / PAYMENTS_PORT / SINK_HTTP_PORT / SINK_SMTP_PORT to use others.`,
+        `port ${port} (${name}) is taken: is Postbus already running? Set PORT / USERS_PORT / MAILER_PORT / WEBHOOKS_PORT / PAYMENTS_PORT / ERASURE_PORT / SINK_HTTP_PORT / SINK_SMTP_PORT to use others.`,
       );
   }
   say(
@@ -165,6 +169,7 @@ async function main(): Promise<void> {
       MAILER_URL: `http://127.0.0.1:${MAILER_PORT}`,
       WEBHOOKS_URL: `http://127.0.0.1:${WEBHOOKS_PORT}`,
       PAYMENTS_URL: `http://127.0.0.1:${PAYMENTS_PORT}`,
+      ERASURE_URL: `http://127.0.0.1:${ERASURE_PORT}`,
       // Development: webhook receivers on this machine are allowed.
       WEBHOOK_ALLOWED_HOSTS: '127.0.0.1,localhost',
       SMTP_URL: `smtp://127.0.0.1:${SINK_SMTP_PORT}`,
@@ -173,13 +178,14 @@ async function main(): Promise<void> {
       SPF_INCLUDE,
       ...localSecrets(),
     };
-    say('starting users service, mailer, webhook dispatcher and payments service');
+    say('starting users service, mailer, webhook dispatcher, payments and erasure services');
     services.push(
       ...(await Promise.all([
         startService('users', USERS_PORT, env),
         startService('mailer', MAILER_PORT, env),
         startService('webhook-dispatcher', WEBHOOKS_PORT, env),
         startService('payments', PAYMENTS_PORT, env),
+        startService('erasure', ERASURE_PORT, env),
       ])),
     );
     say('starting gateway');
@@ -204,7 +210,7 @@ Postbus is running.
   API docs     ${url}/docs   (OpenAPI: ${url}/v1/openapi.json)
   Health       ${url}/readyz · metrics ${url}/metrics
   Mail sink    http://localhost:${SINK_HTTP_PORT}/api/v1/messages   (SMTP on 127.0.0.1:${SINK_SMTP_PORT}; Mailpit's API)
-  Logs         .data/logs/{gateway,users,mailer,webhook-dispatcher,payments,smtp-sink}.log
+  Logs         .data/logs/{gateway,users,mailer,webhook-dispatcher,payments,erasure,smtp-sink}.log
 
 Demo client (kept in .data/demo-client.json):
   client id    ${demo.clientId}
@@ -226,6 +232,11 @@ Try it:
     ${url}/v1/projects/${demo.projectId}/users
 
   curl -u ${demo.clientId}:${demo.apiKey} '${url}/v1/projects/${demo.projectId}/users?email=ada@example.com'
+
+  # GDPR: no more mail at once, erased everywhere after ERASURE_DELAY (2 days; e.g. ERASURE_DELAY=PT1M npm start)
+  curl -u ${demo.clientId}:${demo.apiKey} -H 'Content-Type: application/json' \\
+    -d '{"email":"ada@example.com"}' ${url}/v1/projects/${demo.projectId}/users/erase
+  curl -u ${demo.clientId}:${demo.apiKey} '${url}/v1/erasures'
 
 Press Ctrl-C to stop.`);
   } catch (error) {

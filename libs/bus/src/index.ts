@@ -9,6 +9,7 @@ export { defineHandler, MessageConsumer, type BatchItem, type Handler, type Mess
 export { Publisher, type PublishOptions } from './publisher';
 export { kafkaConnection, type KafkaConnection, type KafkaSettings } from './kafka';
 export { BusUnavailableError, PoisonMessageError, isTransientError } from './errors';
+export { erasureParticipant } from './erasure';
 export { fromKafkaMessage, toKafkaHeaders, newEnvelope, type Envelope } from './envelope';
 
 export interface BusOptions extends KafkaConnection {

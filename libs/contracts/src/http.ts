@@ -262,6 +262,9 @@ export const UserProfile = Type.Object({
     unsubscribed_at: Nullable(Timestamp),
     reason: Nullable(Type.String()),
   }),
+  erasure: Nullable(
+    Type.Object({ id: Type.String(), erase_at: Timestamp }, { description: 'set while the user is queued for erasure: no mail goes out' }),
+  ),
   created_at: Timestamp,
   updated_at: Timestamp,
 });

@@ -4,3 +4,4 @@ export * from './http';
 export * from './messages';
 export * from './webhooks';
 export * from './payments';
+export * from './erasure';

@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Nullable, Timestamp } from './common';
+import { ErasureConfirmedEvent, ErasureExecuteCommand, ErasureRequestCommand, UserErasedEvent, UserErasureScheduledEvent } from './erasure';
 import { PaymentRecordCommand, PaymentRecordedEvent, PaymentRejectedEvent } from './payments';
 
 /**
@@ -212,6 +213,11 @@ export const MessageSchemas = {
   'payment.record': PaymentRecordCommand,
   'payment.recorded': PaymentRecordedEvent,
   'payment.rejected': PaymentRejectedEvent,
+  'erasure.request': ErasureRequestCommand,
+  'erasure.execute': ErasureExecuteCommand,
+  'erasure.confirmed': ErasureConfirmedEvent,
+  'user.erasure_scheduled': UserErasureScheduledEvent,
+  'user.erased': UserErasedEvent,
 } satisfies Record<string, TSchema>;
 
 export type MessageType = keyof typeof MessageSchemas;

@@ -11,6 +11,10 @@ export const Topics = {
   TrackingEvents: 'postbus.tracking.events.v1',
   PaymentCommands: 'postbus.payments.commands.v1',
   PaymentEvents: 'postbus.payments.events.v1',
+  /** Erase requests accepted by the gateway (key: the user's ordering key). */
+  ErasureCommands: 'postbus.erasure.commands.v1',
+  /** erasure.execute from the erasure service and each service's erasure.confirmed (key: erasure id). */
+  ErasureEvents: 'postbus.erasure.events.v1',
 } as const;
 
 export type TopicName = (typeof Topics)[keyof typeof Topics];

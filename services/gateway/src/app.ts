@@ -47,6 +47,8 @@ import { WebhooksClient } from './webhooks-client';
 import { webhookRoutes } from './http/routes/webhooks.routes';
 import { PaymentsClient } from './payments-client';
 import { paymentRoutes } from './http/routes/payments.routes';
+import { ErasureClient } from './erasure-client';
+import { erasureRoutes } from './http/routes/erasure.routes';
 
 export interface Gateway {
   port: number;
@@ -67,6 +69,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
     { topic: Topics.Catalog, compacted: true },
     { topic: Topics.TrackingEvents },
     { topic: Topics.PaymentCommands },
+    { topic: Topics.ErasureCommands },
   ]);
   await bus.publisher.connect();
 
@@ -113,6 +116,12 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
     ...messageRoutes({ mailerApi: new MailerClient(config.MAILER_URL), assertProject: access.assert }),
     ...webhookRoutes({ webhooksApi: new WebhooksClient(config.WEBHOOKS_URL), assertProject: access.assert }),
     ...paymentRoutes({ commands, paymentsApi: new PaymentsClient(config.PAYMENTS_URL), assertProject: access.assert }),
+    ...erasureRoutes({
+      commands,
+      erasureApi: new ErasureClient(config.ERASURE_URL),
+      assertProject: access.assert,
+      projectIdsOf: async (clientId) => (await projects.list(clientId, 10_000)).map((p) => p.id),
+    }),
   ];
   const openApi = openApiDocument(routes, VERSION);
 

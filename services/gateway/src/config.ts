@@ -20,6 +20,11 @@ export const GatewayConfig = Type.Object({
     pattern: '^https?://',
     description: "base URL of the webhook dispatcher's internal API (webhook endpoints and their deliveries)",
   }),
+  ERASURE_URL: Type.String({
+    default: 'http://127.0.0.1:8085',
+    pattern: '^https?://',
+    description: "base URL of the erasure service's internal API (erasure queue and audit)",
+  }),
   PAYMENTS_URL: Type.String({
     default: 'http://127.0.0.1:8084',
     pattern: '^https?://',

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import express from 'express';
-import { Bus, busOptions } from '@postbus/bus';
+import { Bus, busOptions, erasureParticipant } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
 import { SecretBox, TrackingTokens } from '@postbus/crypto';
 import { connectDb, pingDb } from '@postbus/db';
@@ -9,10 +9,12 @@ import type { Logger } from '@postbus/logger';
 import type { MailerConfig } from './config';
 import { Deliverer } from './delivery/deliverer';
 import { SmtpRelay } from './delivery/smtp-relay';
+import { MailerErasure } from './erasure';
 import { catalogHandlers, trackingHandlers, userEventHandlers } from './handlers/projections';
 import { triggerHandler } from './handlers/trigger';
 import { internalApi } from './http/internal-api';
 import { CatalogProjection } from './model/catalog';
+import { ErasuresDone } from './model/erasures';
 import { MessageStore } from './model/messages';
 import { RetryQueue } from './model/retries';
 import { Suppressions } from './model/suppressions';
@@ -34,7 +36,9 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
   const store = new MessageStore(db);
   const suppressions = new Suppressions(db);
   const retries = new RetryQueue(db);
-  await Promise.all([catalog.init(), store.init(), suppressions.init(), retries.init()]);
+  const erasuresDone = new ErasuresDone(db);
+  await Promise.all([catalog.init(), store.init(), suppressions.init(), retries.init(), erasuresDone.init()]);
+  const erasure = new MailerErasure({ store, suppressions, retries, done: erasuresDone });
 
   const bus = new Bus({ ...busOptions(config), service: 'postbus/mailer', logger });
   await bus.ensureTopics([
@@ -44,6 +48,7 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     { topic: Topics.UserCommands },
     { topic: Topics.TrackingEvents },
     { topic: Topics.EmailEvents },
+    { topic: Topics.ErasureEvents },
   ]);
   await bus.publisher.connect();
 
@@ -64,10 +69,12 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     groupId: 'postbus-mailer-projections',
     handlers: [
       ...catalogHandlers(catalog),
-      ...userEventHandlers(suppressions),
+      ...userEventHandlers(suppressions, erasure),
       ...trackingHandlers({ store, timeline, suppressions, publisher: bus.publisher }),
     ],
   });
+  // Its own group: erasing scans and deletes, which must not hold back the catalog nor triggers.
+  await bus.consume({ groupId: 'postbus-mailer-erasure', handlers: [erasureParticipant('mailer', bus.publisher, erasure.erase)] });
   await bus.consume({
     groupId: 'postbus-mailer-triggers',
     handlers: [triggerHandler({ store, suppressions, retries, deliverer, timeline })],

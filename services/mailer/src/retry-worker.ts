@@ -2,7 +2,7 @@ import type { Logger } from '@postbus/logger';
 import type { Deliverer } from './delivery/deliverer';
 import { isFinished, type MessageStore } from './model/messages';
 import type { RetryQueue } from './model/retries';
-import { Suppressions } from './model/suppressions';
+import type { Suppressions } from './model/suppressions';
 import type { Timeline } from './timeline';
 
 export interface RetryWorkerDeps {
@@ -52,12 +52,13 @@ export class RetryWorker {
     if (due.length === 0) return;
     const ids = due.map((d) => d.messageId);
     const [messages, timelines] = await Promise.all([store.messagesById(ids), store.timelines(ids)]);
-    const reasons = await suppressions.reasons([...messages.values()]);
+    const found = [...messages.values()];
+    const reasons = new Map((await suppressions.reasons(found)).map((reason, i) => [found[i]!._id, reason]));
     await Promise.all(
       due.map(async ({ messageId, attempt }) => {
         const message = messages.get(messageId);
         if (!message || isFinished(timelines.get(messageId) ?? [])) return retries.done(messageId);
-        const outcome = await deliverer.deliver(message, reasons.get(Suppressions.key(message.projectId, message.email)));
+        const outcome = await deliverer.deliver(message, reasons.get(messageId));
         const recorded = await timeline.recordAttempt(message, attempt, outcome);
         if (recorded.event !== 'deferred') await retries.done(messageId);
       }),

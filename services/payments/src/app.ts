@@ -5,11 +5,12 @@ import { connectDb, pingDb } from '@postbus/db';
 import { closeServer, createMetricsRegistry, healthRouter, listen, notFoundHandler, problemHandler, requestId } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import type { PaymentsConfig } from './config';
-import { paymentHandlers, userEventHandlers } from './handlers';
+import { erasureHandlers, paymentHandlers, userEventHandlers } from './handlers';
 import { internalApi } from './http/internal-api';
 import { PaymentRepository } from './model/payment.repository';
 import { paymentModels } from './model/payment.schema';
 import { PaymentCommands } from './payment-commands';
+import { PaymentErasure } from './payment-erasure';
 
 export interface PaymentsService {
   port: number;
@@ -23,12 +24,22 @@ export async function start({ config, logger }: { config: PaymentsConfig; logger
   await payments.init();
 
   const bus = new Bus({ ...busOptions(config), service: 'postbus/payments', logger });
-  await bus.ensureTopics([{ topic: Topics.PaymentCommands }, { topic: Topics.PaymentEvents }, { topic: Topics.UserEvents }]);
+  await bus.ensureTopics([
+    { topic: Topics.PaymentCommands },
+    { topic: Topics.PaymentEvents },
+    { topic: Topics.UserEvents },
+    { topic: Topics.ErasureEvents },
+  ]);
   await bus.publisher.connect();
   const commands = new PaymentCommands({ payments, publisher: bus.publisher, logger, userWaitMs: config.PAYMENT_USER_WAIT_MS });
-  // Two groups: a payment waiting for its user holds its partition, never the user events it waits for.
+  const erasure = new PaymentErasure({ payments, logger });
+  // Two groups: a payment waiting for its user holds its partition, never the user events it waits
+  // for, nor an erasure.
   await Promise.all([
-    bus.consume({ groupId: 'postbus-payments-users', handlers: userEventHandlers(payments) }),
+    bus.consume({
+      groupId: 'postbus-payments-users',
+      handlers: [...userEventHandlers(payments), ...erasureHandlers(erasure, bus.publisher)],
+    }),
     bus.consume({ groupId: 'postbus-payments', handlers: paymentHandlers(commands) }),
   ]);
 

@@ -5,11 +5,12 @@ import { connectDb, pingDb } from '@postbus/db';
 import { closeServer, createMetricsRegistry, healthRouter, listen, notFoundHandler, problemHandler, requestId } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import type { UsersConfig } from './config';
-import { userHandlers } from './handlers';
+import { erasureHandlers, userHandlers } from './handlers';
 import { internalApi } from './http/internal-api';
 import { UserRepository } from './model/user.repository';
 import { userModels } from './model/user.schema';
 import { UserCommands } from './user-commands';
+import { UserErasure } from './user-erasure';
 
 export interface UsersService {
   port: number;
@@ -26,10 +27,20 @@ export async function start({ config, logger }: { config: UsersConfig; logger: L
   const users = new UserRepository(models);
 
   const bus = new Bus({ ...busOptions(config), service: 'postbus/users', logger });
-  await bus.ensureTopics([{ topic: Topics.UserCommands }, { topic: Topics.UserEvents }, { topic: Topics.EmailCommands }]);
+  await bus.ensureTopics([
+    { topic: Topics.UserCommands },
+    { topic: Topics.UserEvents },
+    { topic: Topics.EmailCommands },
+    { topic: Topics.ErasureEvents },
+  ]);
   await bus.publisher.connect();
   const commands = new UserCommands({ users, publisher: bus.publisher, logger, retryWindowMs: config.USER_UPDATE_RETRY_WINDOW_MS });
-  await bus.consume({ groupId: 'postbus-users', handlers: userHandlers(commands) });
+  const erasure = new UserErasure({ users, logger });
+  // Erasures in a group of their own: the command path never reads the user events topic.
+  await Promise.all([
+    bus.consume({ groupId: 'postbus-users', handlers: userHandlers(commands) }),
+    bus.consume({ groupId: 'postbus-users-erasure', handlers: erasureHandlers(erasure, bus.publisher) }),
+  ]);
 
   // One sweep at a time: the next is scheduled when the last one has finished.
   let sweepTimer: NodeJS.Timeout | undefined;

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Bus } from '@postbus/bus';
 import { loadConfig } from '@postbus/config';
 import { dlqOf, Topics, userOrderingKey } from '@postbus/contracts';
@@ -35,6 +36,7 @@ describe('users service', () => {
     events = await new TopicRecorder(defaultKafkaBrokers().split(','), [
       `${Topics.UserEvents}.${namespace}`,
       dlqOf(`${Topics.UserCommands}.${namespace}`),
+      `${Topics.ErasureEvents}.${namespace}`,
     ]).start();
   });
 
@@ -312,5 +314,77 @@ describe('users service', () => {
     });
     expect(user.subscription).toEqual({ status: 'unsubscribed', unsubscribed_at: acceptedAt, reason: 'too many mails' });
     await waitFor(() => events.ofType('user.unsubscribed').find((m) => (m.value as { email: string }).email === 'ann@example.com'));
+  });
+
+  it('when an erasure is scheduled and then executed, then the profile shows it, the user and their parked commands go, and it is confirmed', async () => {
+    const email = 'erase-me@example.com';
+    await bus.publisher.publish(Topics.UserCommands, 'user.create', userOrderingKey(projectId, { email }), { projectId, email });
+    const before = await waitFor(() => profile(email), { what: 'the user to erase' });
+    expect(before.erasure).toBeNull();
+    // A command waiting for the user under the user_id the erase request named (acceptedAt ahead, so the sweep keeps it).
+    const db = await connectDb({ url: defaultMongoUrl(), dbName });
+    const parked = db.collection('parked_commands');
+    try {
+      await parked.insertOne({
+        commandId: 'parked-for-erased',
+        projectId,
+        ref: 'uid:u-erase-me',
+        type: 'user.update',
+        data: {
+          projectId,
+          user: { userId: 'u-erase-me' },
+          fields: { plan: 'x' },
+          acceptedAt: new Date(Date.now() + 600_000).toISOString(),
+        },
+        requestId: null,
+        acceptedAt: new Date(Date.now() + 600_000),
+      });
+
+      const subject = { erasureId: `era_${randomBytes(16).toString('hex')}`, projectId, id: before.id, email, userId: 'u-erase-me' };
+      const eraseAt = new Date(Date.now() + 60_000).toISOString();
+      await bus.publisher.publish(Topics.UserEvents, 'user.erasure_scheduled', userOrderingKey(projectId, { email }), {
+        ...subject,
+        requestedAt: now(),
+        eraseAt,
+      });
+      const queued = await waitFor(async () => (await profile(email))?.erasure ?? undefined, { what: 'the erasure on the profile' });
+      expect(queued).toEqual({ id: subject.erasureId, erase_at: eraseAt });
+
+      const confirmations = () =>
+        events.ofType('erasure.confirmed').filter((m) => (m.value as { erasureId: string }).erasureId === subject.erasureId);
+      await bus.publisher.publish(Topics.ErasureEvents, 'erasure.execute', subject.erasureId, subject);
+      const confirmed = await waitFor(() => confirmations()[0], { what: 'erasure.confirmed' });
+      expect(confirmed.value).toEqual({
+        erasureId: subject.erasureId,
+        projectId,
+        service: 'users',
+        erased: { users: 1, parked_commands: 1 },
+      });
+      expect(await profile(email)).toBeUndefined();
+      expect(await parked.countDocuments({ commandId: 'parked-for-erased' })).toBe(0);
+
+      // The command comes again until every service has confirmed: nothing is left to erase.
+      await bus.publisher.publish(Topics.ErasureEvents, 'erasure.execute', subject.erasureId, subject);
+      const again = await waitFor(() => confirmations()[1], { what: 'the second erasure.confirmed' });
+      expect(again.value).toMatchObject({ service: 'users', erased: { users: 0, parked_commands: 0 } });
+    } finally {
+      await db.close();
+    }
+
+    // A later trigger for the same address registers a new user.
+    await bus.publisher.publish(Topics.EmailCommands, 'email.trigger', userOrderingKey(projectId, { email }), {
+      messageId: 'msg_after_erasure',
+      projectId,
+      emailId: 'e1',
+      emailKey: 'welcome',
+      templateId: 't1',
+      templateVersion: 1,
+      user: { email },
+      data: {},
+      acceptedAt: now(),
+    });
+    const fresh = await waitFor(() => profile(email), { what: 'the user registered again' });
+    expect(fresh.id).not.toBe(before.id);
+    expect(fresh.erasure).toBeNull();
   });
 });

@@ -1,5 +1,5 @@
 import express from 'express';
-import { Bus, busOptions } from '@postbus/bus';
+import { Bus, busOptions, erasureParticipant } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
 import { SecretBox } from '@postbus/crypto';
 import { connectDb, pingDb } from '@postbus/db';
@@ -7,6 +7,7 @@ import { closeServer, createMetricsRegistry, healthRouter, listen, notFoundHandl
 import type { Logger } from '@postbus/logger';
 import { retrySchedule, type DispatcherConfig } from './config';
 import { DeliveryWorker } from './delivery/worker';
+import { eraseDeliveries } from './erasure';
 import { eventHandlers, projectHandlers } from './handlers/events';
 import { internalApi } from './http/internal-api';
 import { DeliveryStore } from './model/deliveries';
@@ -40,9 +41,19 @@ export async function start({ config, logger }: { config: DispatcherConfig; logg
   });
 
   const bus = new Bus({ ...busOptions(config), service: 'postbus/webhook-dispatcher', logger });
-  await bus.ensureTopics([{ topic: Topics.Catalog, compacted: true }, { topic: Topics.EmailEvents }, { topic: Topics.UserEvents }]);
+  await bus.ensureTopics([
+    { topic: Topics.Catalog, compacted: true },
+    { topic: Topics.EmailEvents },
+    { topic: Topics.UserEvents },
+    { topic: Topics.ErasureEvents },
+  ]);
   await bus.publisher.connect();
   await bus.consume({ groupId: 'postbus-webhooks-projects', handlers: projectHandlers(projects) });
+  // Its own group: an erasure scans every delivery, which must not hold back the project projection events wait on.
+  await bus.consume({
+    groupId: 'postbus-webhooks-erasure',
+    handlers: [erasureParticipant('webhook-dispatcher', bus.publisher, eraseDeliveries(deliveries))],
+  });
   await bus.consume({
     groupId: 'postbus-webhooks',
     handlers: eventHandlers({

@@ -49,4 +49,36 @@ export function userUpdateRejected(e: MessageData<'user.update_rejected'>, at: s
   };
 }
 
+export function userErasureScheduled(e: MessageData<'user.erasure_scheduled'>): WebhookEvent {
+  return {
+    type: 'user.erasure_scheduled',
+    timestamp: e.requestedAt,
+    projectId: e.projectId,
+    data: {
+      erasure_id: e.erasureId,
+      project_id: e.projectId,
+      email: e.email,
+      user_id: e.userId,
+      erase_at: e.eraseAt,
+      requested_at: e.requestedAt,
+    },
+  };
+}
+
+/** The erasure is complete: the payload names no one (the subscriber matches it by `erasure_id`). */
+export function userErased(e: MessageData<'user.erased'>): WebhookEvent {
+  return {
+    type: 'user.erased',
+    timestamp: e.completedAt,
+    projectId: e.projectId,
+    data: {
+      erasure_id: e.erasureId,
+      project_id: e.projectId,
+      requested_at: e.requestedAt,
+      erase_at: e.eraseAt,
+      completed_at: e.completedAt,
+    },
+  };
+}
+
 export const bodyOf = (event: WebhookEvent): string => JSON.stringify({ type: event.type, timestamp: event.timestamp, data: event.data });

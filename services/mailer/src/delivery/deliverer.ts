@@ -3,6 +3,7 @@ import type { SecretBox, TrackingTokens } from '@postbus/crypto';
 import { compile, type CompiledTemplate } from '@postbus/templates';
 import type { CatalogProjection } from '../model/catalog';
 import type { MessageDoc } from '../model/messages';
+import { ERASURE } from '../model/suppressions';
 import { compose } from './compose';
 import { dkimKey, dkimSign, type DkimKey } from './dkim';
 import type { SmtpRelay } from './smtp-relay';
@@ -68,7 +69,9 @@ export class Deliverer {
     const resolved = await this.resolve(message);
     if (typeof resolved === 'string') return { event: 'failed', reason: resolved };
     const { project, email, template, domain, trackingDomain } = resolved;
-    if (suppression && !email.sendToUnsubscribed) return { event: 'suppressed', reason: suppression };
+    // An email sent to the unsubscribed too (a receipt, a password reset) still never reaches
+    // someone whose erasure is pending: from the request on, the person gets no mail (DESIGN §5).
+    if (suppression && (suppression === ERASURE || !email.sendToUnsubscribed)) return { event: 'suppressed', reason: suppression };
 
     let rendered;
     try {

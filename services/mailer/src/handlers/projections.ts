@@ -1,6 +1,7 @@
 import { defineHandler, type Handler } from '@postbus/bus';
 import { Topics, userOrderingKey, type CatalogKind, type MessageType } from '@postbus/contracts';
 import type { Publisher } from '@postbus/bus';
+import type { MailerErasure } from '../erasure';
 import type { CatalogProjection } from '../model/catalog';
 import type { MessageStore } from '../model/messages';
 import type { Suppressions } from '../model/suppressions';
@@ -27,14 +28,15 @@ export function catalogHandlers(catalog: CatalogProjection): Handler[] {
   ] as Handler[];
 }
 
-/** Users who unsubscribed get no more mail (send_to_unsubscribed emails aside). */
-export function userEventHandlers(suppressions: Suppressions): Handler[] {
+/** Users who unsubscribed get no more mail (send_to_unsubscribed emails aside); users queued for erasure get none at all. */
+export function userEventHandlers(suppressions: Suppressions, erasure: MailerErasure): Handler[] {
   return [
     defineHandler({
       topic: Topics.UserEvents,
       type: 'user.unsubscribed',
       handle: (data) => suppressions.add(data.projectId, data.email, 'unsubscribed', new Date(data.unsubscribedAt)),
     }),
+    defineHandler({ topic: Topics.UserEvents, type: 'user.erasure_scheduled', handle: (data) => erasure.suppress(data) }),
   ] as Handler[];
 }
 

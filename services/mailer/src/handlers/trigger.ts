@@ -45,7 +45,7 @@ export function triggerHandler({ store, suppressions, retries, deliverer, timeli
       if (await retries.pending(message._id)) return; // the retry worker has it
       attempt = events.filter((e) => e.event === 'deferred').length + 1;
     }
-    const outcome = await deliverer.deliver(message, await suppressions.reasonFor(message.projectId, message.email));
+    const outcome = await deliverer.deliver(message, await suppressions.reasonFor(message));
     await timeline.recordAttempt(message, attempt, outcome);
   };
   // Side by side; the stores group what concurrent triggers (of every partition) write and read.

@@ -151,6 +151,25 @@ export class MessageStore {
     return byMessage;
   }
 
+  /** A project's messages to this address or this user id (either may be unknown): id and address only. */
+  async addressedTo(projectId: string, email: string | null, userId: string | null): Promise<Array<{ _id: string; email: string }>> {
+    // One indexed find per identifier rather than an $or, which FerretDB cannot serve from an index.
+    const finds = [...(email !== null ? [{ projectId, email }] : []), ...(userId !== null ? [{ projectId, userId }] : [])].map((filter) =>
+      this.Message.find(filter, { _id: 1, email: 1 }).lean<Array<{ _id: string; email: string }>>().exec(),
+    );
+    const found = (await Promise.all(finds)).flat();
+    return [...new Map(found.map((m) => [m._id, m])).values()];
+  }
+
+  /** Deletes messages and their timelines (erasure: the one exception to append-only); counts what went. */
+  async delete(ids: string[]): Promise<{ messages: number; events: number }> {
+    if (ids.length === 0) return { messages: 0, events: 0 };
+    // The timeline first: a message left without one is still found (and erased) by a repeat.
+    const events = await this.Event.deleteMany({ messageId: { $in: ids } }).exec();
+    const messages = await this.Message.deleteMany({ _id: { $in: ids } }).exec();
+    return { messages: messages.deletedCount, events: events.deletedCount };
+  }
+
   /** Newest first, strictly older than the cursor position. */
   async page(filter: MessageFilter, limit: number, after?: { createdAt: Date; id: string }): Promise<MessageDoc[]> {
     const query: Record<string, unknown> = { projectId: filter.projectId };

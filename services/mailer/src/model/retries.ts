@@ -33,4 +33,9 @@ export class RetryQueue {
   done(messageId: string): Promise<void> {
     return this.queue.done(messageId);
   }
+
+  /** Drops the scheduled attempts of these messages (erased: nothing is to be sent to them any more). */
+  async cancel(messageIds: string[]): Promise<void> {
+    await Promise.all(messageIds.map((id) => this.queue.done(id)));
+  }
 }

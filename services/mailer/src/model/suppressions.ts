@@ -1,22 +1,57 @@
 import { Schema, type Connection } from 'mongoose';
-import { GroupCommit, isDuplicateKeyError } from '@postbus/db';
+import { GroupCommit, insertNew, isDuplicateKeyError } from '@postbus/db';
 
 interface SuppressionDoc {
   _id: string;
   projectId: string;
-  email: string;
+  email: string | null;
+  userId?: string | null;
   reason: string;
   at: Date;
 }
 
 const suppressionSchema = new Schema<SuppressionDoc>(
-  { _id: String, projectId: String, email: String, reason: String, at: Date },
+  {
+    _id: String,
+    projectId: String,
+    email: { type: String, default: null },
+    userId: { type: String, default: undefined },
+    reason: String,
+    at: Date,
+  },
   { collection: 'suppressions', versionKey: false },
 );
 
-const keyOf = (projectId: string, email: string) => `${projectId}:${email}`;
+/** The reason of a suppression while an erasure is pending; it holds whatever the email says (DESIGN §5). */
+export const ERASURE = 'erasure';
 
-/** Addresses of a project that get no more mail (unsubscribed, and later bounces and erasures). */
+/** Who a message goes to: its address, and the client's user id when the trigger named one. */
+export interface Recipient {
+  projectId: string;
+  email: string;
+  userId?: string | null;
+}
+
+/** Who an erasure is about; either may be unknown. */
+export interface ErasureTarget {
+  projectId: string;
+  email: string | null;
+  userId: string | null;
+}
+
+// Erasure suppressions live under keys of their own: an address unsubscribed before (whose
+// suppression keeps its first reason) still gets the erasure one, and the erasure removes both.
+const keyOf = (projectId: string, email: string) => `${projectId}:${email}`;
+const erasureEmailKey = (projectId: string, email: string) => `${projectId}:erase:email:${email}`;
+const erasureUserKey = (projectId: string, userId: string) => `${projectId}:erase:uid:${userId}`;
+
+/** The erasure suppressions of a person: one per identifier known. */
+const erasureDocs = ({ projectId, email, userId }: ErasureTarget, at: Date): SuppressionDoc[] => [
+  ...(email !== null ? [{ _id: erasureEmailKey(projectId, email), projectId, email, reason: ERASURE, at }] : []),
+  ...(userId !== null ? [{ _id: erasureUserKey(projectId, userId), projectId, email: null, userId, reason: ERASURE, at }] : []),
+];
+
+/** Addresses and users of a project that get no more mail (unsubscribed, pending erasure; later bounces). */
 export class Suppressions {
   private readonly Suppression;
 
@@ -36,23 +71,51 @@ export class Suppressions {
     }
   }
 
-  /** Why this address is suppressed, or undefined; asked together with concurrent callers in one read. */
-  readonly reasonFor = (projectId: string, email: string): Promise<string | undefined> => this.lookups.add({ projectId, email });
-
-  private readonly lookups = new GroupCommit<{ projectId: string; email: string }, string | undefined>(async (addresses) => {
-    const reasons = await this.reasons(addresses);
-    return addresses.map((a) => reasons.get(keyOf(a.projectId, a.email)));
-  });
-
-  /** The reason of each suppressed address among those asked, by `projectId:email`. */
-  async reasons(addresses: Array<{ projectId: string; email: string }>): Promise<Map<string, string>> {
-    if (addresses.length === 0) return new Map();
-    const keys = [...new Set(addresses.map((a) => keyOf(a.projectId, a.email)))];
-    const docs = await this.Suppression.find({ _id: { $in: keys } })
-      .lean<SuppressionDoc[]>()
-      .exec();
-    return new Map(docs.map((d) => [d._id, d.reason]));
+  /** Suppresses a person whose erasure is scheduled, by address and by user id (a replay adds nothing). */
+  async addErasure(target: ErasureTarget, at: Date): Promise<void> {
+    await insertNew(this.Suppression, erasureDocs(target, at));
   }
 
-  static key = keyOf;
+  /** Removes the erasure suppressions of a person (undoing an `addErasure` that lost a race with the erasure). */
+  async removeErasure(target: ErasureTarget): Promise<void> {
+    const keys = erasureDocs(target, new Date(0)).map((d) => d._id);
+    if (keys.length > 0) await this.Suppression.deleteMany({ _id: { $in: keys } }).exec();
+  }
+
+  /**
+   * Removes every suppression of these addresses and of this user id, whatever the reason: after an
+   * erasure the address belongs to no one known, and a new trigger reaches whoever it is now.
+   */
+  async removeAll(projectId: string, emails: string[], userId: string | null): Promise<number> {
+    const keys = [
+      ...emails.flatMap((e) => [keyOf(projectId, e), erasureEmailKey(projectId, e)]),
+      ...(userId !== null ? [erasureUserKey(projectId, userId)] : []),
+    ];
+    if (keys.length === 0) return 0;
+    return (await this.Suppression.deleteMany({ _id: { $in: keys } }).exec()).deletedCount;
+  }
+
+  /** Why this recipient gets no mail, or undefined; asked together with concurrent callers in one read. */
+  readonly reasonFor = (recipient: Recipient): Promise<string | undefined> => this.lookups.add(recipient);
+
+  private readonly lookups = new GroupCommit<Recipient, string | undefined>((recipients) => this.reasons(recipients));
+
+  /**
+   * Why each recipient gets no mail (undefined when it gets mail), in order, in one `$in` read by
+   * `_id`. A pending erasure of the address or of the user id wins over any other reason.
+   */
+  async reasons(recipients: Recipient[]): Promise<Array<string | undefined>> {
+    if (recipients.length === 0) return [];
+    const keysOf = ({ projectId, email, userId }: Recipient) => ({
+      erasure: [erasureEmailKey(projectId, email), ...(userId ? [erasureUserKey(projectId, userId)] : [])],
+      other: keyOf(projectId, email),
+    });
+    const keys = recipients.map(keysOf);
+    const all = [...new Set(keys.flatMap((k) => [...k.erasure, k.other]))];
+    const docs = await this.Suppression.find({ _id: { $in: all } })
+      .lean<SuppressionDoc[]>()
+      .exec();
+    const reasons = new Map(docs.map((d) => [d._id, d.reason]));
+    return keys.map((k) => (k.erasure.some((key) => reasons.has(key)) ? ERASURE : reasons.get(k.other)));
+  }
 }

@@ -1,7 +1,8 @@
-import { defineHandler } from '@postbus/bus';
+import { defineHandler, erasureParticipant, type Publisher } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
 import type { PaymentRepository } from '../model/payment.repository';
 import type { PaymentCommands } from '../payment-commands';
+import type { PaymentErasure } from '../payment-erasure';
 
 /** The payment commands. */
 export const paymentHandlers = (commands: PaymentCommands) => [
@@ -22,4 +23,9 @@ export const userEventHandlers = (payments: PaymentRepository) => [
       if (event.changed.includes('user_id')) await payments.changeUserId(event.projectId, event.id, event.userId);
     },
   }),
+];
+
+/** Erasures: the person's payments are anonymised and the service forgets them. */
+export const erasureHandlers = (erasure: PaymentErasure, publisher: Publisher) => [
+  erasureParticipant('payments', publisher, (subject) => erasure.erase(subject)),
 ];

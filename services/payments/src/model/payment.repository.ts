@@ -52,6 +52,39 @@ export class PaymentRepository {
     await this.rememberUser({ projectId, id, email: known.email, userId });
   }
 
+  /** The ways this service knows a user by (their email and user_id), from the users service's id. */
+  async namesOf(projectId: string, id: string): Promise<UserRef[]> {
+    const known = await this.models.KnownUser.find({ id, projectId }).lean<KnownUserDoc[]>().exec();
+    return known.flatMap((k) => [{ email: k.email }, ...(k.userId ? [{ userId: k.userId }] : [])]);
+  }
+
+  /** Forgets the users named (their known-user entries); returns how many entries went. */
+  async forgetUsers(projectId: string, refs: UserRef[]): Promise<number> {
+    const keys = [
+      ...new Set(refs.map((ref) => (ref.email !== undefined ? emailKey(projectId, ref.email) : uidKey(projectId, ref.userId ?? '')))),
+    ];
+    // Through the serializer: a user event being applied to the same entry must not bring it back.
+    const results = await Promise.all(keys.map((key) => this.perUser.run(key, () => this.models.KnownUser.deleteOne({ _id: key }).exec())));
+    return results.reduce((sum, r) => sum + r.deletedCount, 0);
+  }
+
+  /**
+   * Irreversibly strips the payments of the users named of everything personal: they stay in the
+   * revenue, under `pseudonym` (one per erased person, so that paying users still count right).
+   * One updateMany: FerretDB scans the collection for every update. Returns how many changed.
+   */
+  async anonymise(projectId: string, refs: UserRef[], pseudonym: string): Promise<number> {
+    const emails = [...new Set(refs.flatMap((r) => (r.email !== undefined ? [r.email] : [])))];
+    const userIds = [...new Set(refs.flatMap((r) => (r.userId !== undefined ? [r.userId] : [])))];
+    const match = [...(emails.length ? [{ email: { $in: emails } }] : []), ...(userIds.length ? [{ userId: { $in: userIds } }] : [])];
+    if (match.length === 0) return 0;
+    const { modifiedCount } = await this.models.Payment.updateMany(
+      { projectId, $or: match },
+      { $set: { email: pseudonym, userId: null, description: null, metadata: {} } },
+    ).exec();
+    return modifiedCount;
+  }
+
   /** Inserts the payment; 'duplicate' when this project already has that payment_id. */
   async insert(payment: NewPayment, now: Date): Promise<PaymentDoc | 'duplicate'> {
     try {

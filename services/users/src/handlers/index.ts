@@ -1,7 +1,8 @@
-import { defineHandler } from '@postbus/bus';
+import { defineHandler, erasureParticipant, type Publisher } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
 import { createFromTrigger } from '../domain/implicit-registration';
 import type { UserCommands } from '../user-commands';
+import type { UserErasure } from '../user-erasure';
 
 /** The users service's handlers: the user commands, and triggers (which register unknown users). */
 export const userHandlers = (commands: UserCommands) => [
@@ -19,4 +20,10 @@ export const userHandlers = (commands: UserCommands) => [
     handle: (trigger, ctx) => commands.create(createFromTrigger(trigger), ctx),
     handleBatch: (items) => commands.createMany(items.map(({ data, ctx }) => ({ data: createFromTrigger(data), ctx }))),
   }),
+];
+
+/** Its part in erasures: the profile shows a queued erasure; when it runs, the user goes. */
+export const erasureHandlers = (erasure: UserErasure, publisher: Publisher) => [
+  defineHandler({ topic: Topics.UserEvents, type: 'user.erasure_scheduled', handle: (event) => erasure.schedule(event) }),
+  erasureParticipant('users', publisher, (subject) => erasure.erase(subject)),
 ];

@@ -19,6 +19,8 @@ export function toProfile(user: UserDoc): UserProfile {
       unsubscribed_at: user.unsubscribedAt ? new Date(user.unsubscribedAt).toISOString() : null,
       reason: user.unsubscribeReason,
     },
+    // Users stored before erasures existed have no such field.
+    erasure: user.erasure ? { id: user.erasure.id, erase_at: new Date(user.erasure.eraseAt).toISOString() } : null,
     created_at: new Date(user.createdAt).toISOString(),
     updated_at: new Date(user.updatedAt).toISOString(),
   };

@@ -1,9 +1,19 @@
 import { isDuplicateKeyError, KeyedSerializer } from '@postbus/db';
 import type { UserRef } from '@postbus/contracts';
 import { uidKeyOf, type FieldChanges } from '../domain/fields';
-import type { ParkedCommandDoc, UserDoc, UserModels } from './user.schema';
+import type { ParkedCommandDoc, UserDoc, UserErasureMark, UserModels } from './user.schema';
 
 export type NewUser = Pick<UserDoc, 'projectId' | 'email' | 'userId' | 'createdBy'> & { changes: FieldChanges };
+
+/** Who an erasure names: any of the users service's id, the email and the user_id may be unknown. */
+export interface ErasureTarget {
+  projectId: string;
+  id: string | null;
+  email: string | null;
+  userId: string | null;
+}
+
+const OBJECT_ID = /^[a-f0-9]{24}$/i;
 
 /** `email:<email>` or `uid:<user_id>`: how parked commands name the user they wait for. */
 export const refKey = (ref: UserRef): string => (ref.email !== undefined ? `email:${ref.email}` : `uid:${ref.userId ?? ''}`);
@@ -97,6 +107,40 @@ export class UserRepository {
         { $set: { unsubscribedAt: at, unsubscribeReason: reason } },
       ).exec(),
     );
+  }
+
+  /**
+   * The users an erasure names, each once: one indexed lookup per way of naming them (the same ones
+   * as every other read here); normally they all find the same user.
+   */
+  async findErasureTargets(target: ErasureTarget): Promise<UserDoc[]> {
+    const { projectId, id, email, userId } = target;
+    const found = await Promise.all([
+      id !== null && OBJECT_ID.test(id) ? this.findById(id) : null,
+      email !== null ? this.findByRef(projectId, { email }) : null,
+      userId !== null ? this.findByRef(projectId, { userId }) : null,
+    ]);
+    const users = new Map<string, UserDoc>();
+    for (const user of found) if (user && user.projectId === projectId) users.set(String(user._id), user);
+    return [...users.values()];
+  }
+
+  /** Marks the user as queued for erasure; marking again with the same request changes nothing. */
+  async markErasure(user: UserDoc, erasure: UserErasureMark): Promise<void> {
+    await this.perUser.run(String(user._id), () => this.models.User.updateOne({ _id: user._id }, { $set: { erasure } }).exec());
+  }
+
+  /** Deletes the user (after any write to them in progress); false when they were gone already. */
+  async delete(user: UserDoc): Promise<boolean> {
+    const { deletedCount } = await this.perUser.run(String(user._id), () => this.models.User.deleteOne({ _id: user._id }).exec());
+    return deletedCount > 0;
+  }
+
+  /** Drops the commands parked for these refs (`email:<email>` / `uid:<user_id>`); returns how many. */
+  async unparkAll(projectId: string, refs: string[]): Promise<number> {
+    if (refs.length === 0) return 0;
+    const { deletedCount } = await this.models.ParkedCommand.deleteMany({ projectId, ref: { $in: refs } }).exec();
+    return deletedCount;
   }
 
   async park(command: ParkedCommandDoc): Promise<void> {

@@ -21,9 +21,22 @@ export interface UserDoc {
   unsubscribeReason: string | null;
   /** The id of the command that created the user: a redelivered create is recognised by it. */
   createdBy: string | null;
+  /** Set while the user is queued for erasure (user.erasure_scheduled); the document goes when it runs. */
+  erasure: UserErasureMark | null;
   createdAt: Date;
   updatedAt: Date;
 }
+
+export interface UserErasureMark {
+  /** The erasure request's id. */
+  id: string;
+  eraseAt: Date;
+}
+
+const erasureMarkSchema = new Schema<UserErasureMark>(
+  { id: { type: String, required: true }, eraseAt: { type: Date, required: true } },
+  { _id: false },
+);
 
 const userSchema = new Schema<UserDoc>(
   {
@@ -40,6 +53,7 @@ const userSchema = new Schema<UserDoc>(
     unsubscribedAt: { type: Date, default: null },
     unsubscribeReason: { type: String, default: null },
     createdBy: { type: String, default: null },
+    erasure: { type: erasureMarkSchema, default: null },
   },
   { collection: 'users', timestamps: true, minimize: false, versionKey: false },
 );

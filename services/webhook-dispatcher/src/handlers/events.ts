@@ -4,7 +4,15 @@ import type { Logger } from '@postbus/logger';
 import { deliveryIdOf, type DeliveryDoc, type DeliveryStore } from '../model/deliveries';
 import type { EndpointStore } from '../model/endpoints';
 import type { ProjectOwners } from '../model/projects';
-import { bodyOf, messageEvent, userUnsubscribed, userUpdateRejected, type WebhookEvent } from '../payloads';
+import {
+  bodyOf,
+  messageEvent,
+  userErased,
+  userErasureScheduled,
+  userUnsubscribed,
+  userUpdateRejected,
+  type WebhookEvent,
+} from '../payloads';
 
 export interface EventDeps {
   endpoints: EndpointStore;
@@ -82,6 +90,8 @@ export function eventHandlers({ endpoints, deliveries, projects, logger, attempt
     handler(Topics.UserEvents, 'user.update_rejected', (data: Parameters<typeof userUpdateRejected>[0], ctx: MessageContext) =>
       userUpdateRejected(data, ctx.time),
     ),
+    handler(Topics.UserEvents, 'user.erasure_scheduled', (data: Parameters<typeof userErasureScheduled>[0]) => userErasureScheduled(data)),
+    handler(Topics.UserEvents, 'user.erased', (data: Parameters<typeof userErased>[0]) => userErased(data)),
   ];
 }
 

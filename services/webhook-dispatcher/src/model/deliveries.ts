@@ -140,6 +140,29 @@ export class DeliveryStore {
     return byDelivery;
   }
 
+  /**
+   * The ids of the deliveries whose body matches `pattern` (a regular expression) and passes `keep`:
+   * a scan, streamed, for the rare search by content (an erasure).
+   */
+  async idsMatching(pattern: string, keep: (payload: string) => boolean): Promise<string[]> {
+    const ids: string[] = [];
+    const cursor = this.Delivery.find({ payload: { $regex: pattern } }, { _id: 1, payload: 1 })
+      .lean<Pick<DeliveryDoc, '_id' | 'payload'>>()
+      .cursor();
+    for await (const d of cursor) if (keep(d.payload)) ids.push(d._id);
+    return ids;
+  }
+
+  /** Deletes deliveries, their attempts and their due attempts (erasure: the exception to append-only); counts what went. */
+  async delete(ids: string[]): Promise<{ deliveries: number; attempts: number }> {
+    if (ids.length === 0) return { deliveries: 0, attempts: 0 };
+    await Promise.all(ids.map((id) => this.due.done(id)));
+    const attempts = await this.Attempt.deleteMany({ deliveryId: { $in: ids } }).exec();
+    // The deliveries last: a repeat after a crash in between still finds them, and finishes.
+    const deliveries = await this.Delivery.deleteMany({ _id: { $in: ids } }).exec();
+    return { deliveries: deliveries.deletedCount, attempts: attempts.deletedCount };
+  }
+
   /** An endpoint's deliveries, newest first, strictly older than the cursor position. */
   page(endpointId: string, limit: number, after?: { createdAt: Date; id: string }, eventType?: string): Promise<DeliveryDoc[]> {
     const query: Record<string, unknown> = { endpointId };

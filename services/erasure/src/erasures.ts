@@ -1,0 +1,151 @@
+import { createHmac } from 'node:crypto';
+import { BusUnavailableError, type MessageContext, type Publisher } from '@postbus/bus';
+import {
+  Topics,
+  userOrderingKey,
+  type ErasureConfirmedEvent,
+  type ErasureExecuteCommand,
+  type ErasureRequestCommand,
+} from '@postbus/contracts';
+import type { Logger } from '@postbus/logger';
+import { keysOf, type ErasureRepository } from './model/erasure.repository';
+import type { ErasureDoc } from './model/erasure.schema';
+
+export interface ErasuresDeps {
+  repository: ErasureRepository;
+  publisher: Publisher;
+  logger: Logger;
+  /** The services that must confirm before an erasure is complete. */
+  participants: string[];
+  /** HMAC key of the email hash kept in the audit record. */
+  auditKey: string;
+  /** An erasure not confirmed by everyone after this long is sent again. */
+  confirmTimeoutMs: number;
+  /** How long an erase by user_id waits for the user to be announced. */
+  userWaitMs: number;
+  now?: () => Date;
+}
+
+/** The user named only by user_id is not announced yet: the consumer retries (transient) until the wait ends. */
+export class UserNotYetKnownError extends Error {
+  constructor() {
+    super('the user to erase is not known yet', { cause: new BusUnavailableError() });
+    this.name = 'UserNotYetKnownError';
+  }
+}
+
+const CLAIM_BATCH = 100;
+
+/**
+ * The erasure queue: requests wait ERASURE_DELAY, then every participant is told to erase and the
+ * request completes when all have confirmed. Delivery is at-least-once and several instances may
+ * run, so every step is idempotent and event ids derive from the erasure id.
+ */
+export class Erasures {
+  private readonly now: () => Date;
+
+  constructor(private readonly deps: ErasuresDeps) {
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  async request(cmd: ErasureRequestCommand, ctx: MessageContext): Promise<void> {
+    const { repository, publisher, logger } = this.deps;
+    const known = await repository.findUser(cmd.projectId, cmd.user);
+    if (!known && cmd.user.email === undefined && this.now().getTime() - Date.parse(cmd.acceptedAt) < this.deps.userWaitMs) {
+      throw new UserNotYetKnownError();
+    }
+    const email = known?.email ?? cmd.user.email ?? null;
+    const userId = known?.userId ?? cmd.user.userId ?? null;
+    const keys = keysOf(cmd.projectId, { email, userId });
+    const open = await repository.openRequest(keys);
+    if (open && open.erasureId !== cmd.erasureId) {
+      logger.info('erase request for a person already queued', { erasureId: open.erasureId });
+      return;
+    }
+    const erasure: ErasureDoc = {
+      _id: cmd.erasureId,
+      projectId: cmd.projectId,
+      status: 'queued',
+      subjectId: known?.id ?? null,
+      email,
+      userId,
+      emailHmac: email ? createHmac('sha256', this.deps.auditKey).update(email).digest('hex') : null,
+      requestedAt: new Date(cmd.acceptedAt),
+      eraseAt: new Date(cmd.eraseAt),
+      executedAt: null,
+      completedAt: null,
+      createdAt: new Date(cmd.acceptedAt),
+    };
+    await repository.open(erasure, keys);
+    await publisher.publish(
+      Topics.UserEvents,
+      'user.erasure_scheduled',
+      userOrderingKey(cmd.projectId, cmd.user),
+      { ...this.subjectOf(erasure), requestedAt: cmd.acceptedAt, eraseAt: cmd.eraseAt },
+      { id: `${cmd.erasureId}:scheduled`, ...(ctx.requestId ? { requestId: ctx.requestId } : {}) },
+    );
+    logger.info('erasure scheduled', { erasureId: cmd.erasureId, eraseAt: cmd.eraseAt });
+  }
+
+  /**
+   * Claims the erasures that are due (or whose confirmations are overdue) and tells every
+   * participant to erase. The claim's lease is the confirmation timeout: an erasure still not
+   * complete by then (a participant was down, this instance died) is claimed and sent again.
+   */
+  async runDue(): Promise<number> {
+    const { repository, publisher, logger } = this.deps;
+    let sent = 0;
+    for (;;) {
+      const claimed = await repository.claimDue(CLAIM_BATCH, this.deps.confirmTimeoutMs);
+      for (const { id } of claimed) {
+        const erasure = await repository.byId(id);
+        if (!erasure || erasure.status === 'completed') {
+          await repository.due.done(id);
+          continue;
+        }
+        // Marked first: were this instance to die before publishing, the lease brings the erasure back.
+        if (erasure.status === 'queued') await repository.markExecuting(id, this.now());
+        await publisher.publish(Topics.ErasureEvents, 'erasure.execute', id, this.subjectOf(erasure), { id: `${id}:execute` });
+        logger.info('erasure sent to the services', { erasureId: id, again: erasure.status !== 'queued' });
+        sent++;
+      }
+      if (claimed.length < CLAIM_BATCH) return sent;
+    }
+  }
+
+  async confirmed(event: ErasureConfirmedEvent, ctx: MessageContext): Promise<void> {
+    const { repository, publisher, logger } = this.deps;
+    const erasure = await repository.byId(event.erasureId);
+    if (!erasure || erasure.status === 'completed') return;
+    const confirmations = await repository.confirm({
+      _id: `${event.erasureId}:${event.service}`,
+      erasureId: event.erasureId,
+      service: event.service,
+      erased: event.erased,
+      at: new Date(ctx.time),
+    });
+    const confirmedBy = new Set(confirmations.map((c) => c.service));
+    if (!this.deps.participants.every((p) => confirmedBy.has(p))) return;
+    // The time of the last confirmation: the same whichever instance (or redelivery) completes it.
+    const completedAt = new Date(Math.max(...confirmations.map((c) => c.at.getTime())));
+    await repository.complete(erasure, completedAt);
+    await publisher.publish(
+      Topics.UserEvents,
+      'user.erased',
+      `${erasure.projectId}:erasure:${erasure._id}`,
+      {
+        erasureId: erasure._id,
+        projectId: erasure.projectId,
+        requestedAt: erasure.requestedAt.toISOString(),
+        eraseAt: erasure.eraseAt.toISOString(),
+        completedAt: completedAt.toISOString(),
+      },
+      { id: `${erasure._id}:erased` },
+    );
+    logger.info('erasure completed', { erasureId: erasure._id });
+  }
+
+  private subjectOf(erasure: ErasureDoc): ErasureExecuteCommand {
+    return { erasureId: erasure._id, projectId: erasure.projectId, id: erasure.subjectId, email: erasure.email, userId: erasure.userId };
+  }
+}

@@ -1,0 +1,150 @@
+import type { Connection } from 'mongoose';
+import type { ErasureStatus, UserRef } from '@postbus/contracts';
+import { DueQueue, insertNew, KeyedSerializer, type DueItem } from '@postbus/db';
+import type { Position } from '@postbus/http';
+import {
+  erasureModels,
+  type ConfirmationDoc,
+  type ErasureDoc,
+  type ErasureModels,
+  type KnownUserDoc,
+  type OpenRequestDoc,
+} from './erasure.schema';
+
+const emailKey = (projectId: string, email: string) => `${projectId}:email:${email}`;
+const uidKey = (projectId: string, userId: string) => `${projectId}:uid:${userId}`;
+
+/** Every way a person is named in a project, as open-request and known-user keys. */
+export const keysOf = (projectId: string, who: { email?: string | null; userId?: string | null }): string[] => [
+  ...(who.email ? [emailKey(projectId, who.email)] : []),
+  ...(who.userId ? [uidKey(projectId, who.userId)] : []),
+];
+
+export interface ErasureFilter {
+  projectIds: string[];
+  status?: ErasureStatus;
+}
+
+/** Every read and write of the erasure service's own collections. */
+export class ErasureRepository {
+  private readonly models: ErasureModels;
+  /** Erasures waiting for their time, then for their confirmations (see DueQueue: claims are safe with several instances). */
+  readonly due: DueQueue<Record<string, never>>;
+  private readonly perUser = new KeyedSerializer();
+
+  constructor(connection: Connection) {
+    this.models = erasureModels(connection);
+    this.due = new DueQueue(connection, 'due_erasures');
+  }
+
+  async init(): Promise<void> {
+    await Promise.all([...Object.values(this.models).map((m) => m.init()), this.due.init()]);
+  }
+
+  async findUser(projectId: string, ref: UserRef): Promise<KnownUserDoc | null> {
+    const [key] = keysOf(projectId, ref);
+    return key ? this.models.KnownUser.findById(key).lean<KnownUserDoc>().exec() : null;
+  }
+
+  /** Remembers a user (user.created); idempotent. */
+  async rememberUser(user: Omit<KnownUserDoc, '_id'>): Promise<void> {
+    await Promise.all(
+      keysOf(user.projectId, user).map((key) =>
+        this.perUser.run(key, () => this.models.KnownUser.updateOne({ _id: key }, { $set: user }, { upsert: true }).exec()),
+      ),
+    );
+  }
+
+  /** A known user's user_id changed (user.updated). */
+  async changeUserId(projectId: string, id: string, userId: string | null): Promise<void> {
+    const known = await this.models.KnownUser.findOne({ id, projectId, _id: { $regex: ':email:' } })
+      .lean<KnownUserDoc>()
+      .exec();
+    if (!known || known.userId === userId) return;
+    await this.models.KnownUser.deleteMany({ id, _id: { $regex: ':uid:' } }).exec();
+    await this.rememberUser({ projectId, id, email: known.email, userId });
+  }
+
+  /** Forgets an erased user: only the documents of that very user (a new one with the same email may exist already). */
+  async forgetUser(projectId: string, id: string | null, keys: string[]): Promise<void> {
+    const filter = id ? { projectId, id } : { _id: { $in: keys } };
+    await this.models.KnownUser.deleteMany(filter).exec();
+  }
+
+  /** The open request of a person named by any of these keys. */
+  async openRequest(keys: string[]): Promise<OpenRequestDoc | null> {
+    if (keys.length === 0) return null;
+    return this.models.OpenRequest.findOne({ _id: { $in: keys } })
+      .lean<OpenRequestDoc>()
+      .exec();
+  }
+
+  /** Records a request, its open keys and its due entry; every step is idempotent (a redelivered command repeats them). */
+  async open(erasure: ErasureDoc, keys: string[]): Promise<void> {
+    await insertNew(
+      this.models.OpenRequest,
+      keys.map((key) => ({ _id: key, erasureId: erasure._id, eraseAt: erasure.eraseAt })),
+    );
+    await insertNew(this.models.Erasure, [erasure]);
+    await this.due.scheduleMany([{ id: erasure._id, dueAt: erasure.eraseAt, payload: {} }]);
+  }
+
+  async byId(id: string): Promise<ErasureDoc | null> {
+    return this.models.Erasure.findById(id).lean<ErasureDoc>().exec();
+  }
+
+  /** Newest first, strictly older than the cursor position. */
+  async page(filter: ErasureFilter, limit: number, after?: Position): Promise<ErasureDoc[]> {
+    const query: Record<string, unknown> = { projectId: { $in: filter.projectIds } };
+    if (filter.status) query['status'] = filter.status;
+    if (after) query['$or'] = [{ createdAt: { $lt: after.createdAt } }, { createdAt: after.createdAt, _id: { $lt: after.id } }];
+    return this.models.Erasure.find(query).sort({ createdAt: -1, _id: -1 }).limit(limit).lean<ErasureDoc[]>().exec();
+  }
+
+  claimDue(limit: number, leaseMs: number): Promise<Array<DueItem<Record<string, never>>>> {
+    return this.due.claimDue(limit, leaseMs);
+  }
+
+  async markExecuting(id: string, at: Date): Promise<void> {
+    await this.models.Erasure.updateOne({ _id: id, status: 'queued' }, { $set: { status: 'executing', executedAt: at } }).exec();
+  }
+
+  /** Stores a confirmation (a repeat adds nothing) and returns all of the erasure's. */
+  async confirm(confirmation: ConfirmationDoc): Promise<ConfirmationDoc[]> {
+    await insertNew(this.models.Confirmation, [confirmation]);
+    return this.confirmations([confirmation.erasureId]).then((all) => all.get(confirmation.erasureId) ?? []);
+  }
+
+  async confirmations(erasureIds: string[]): Promise<Map<string, ConfirmationDoc[]>> {
+    const byErasure = new Map<string, ConfirmationDoc[]>(erasureIds.map((id) => [id, []]));
+    if (erasureIds.length === 0) return byErasure;
+    const docs = await this.models.Confirmation.find({ erasureId: { $in: erasureIds } })
+      .lean<ConfirmationDoc[]>()
+      .exec();
+    for (const d of docs) byErasure.get(d.erasureId)?.push(d);
+    return byErasure;
+  }
+
+  /**
+   * The erasure is complete: the request keeps ids, times and the email's keyed hash, nothing
+   * that names the person; its open keys and the known user go. Idempotent.
+   */
+  async complete(erasure: ErasureDoc, completedAt: Date): Promise<void> {
+    await this.models.Erasure.updateOne(
+      { _id: erasure._id },
+      {
+        $set: {
+          status: 'completed',
+          completedAt,
+          subjectId: null,
+          email: null,
+          userId: null,
+          executedAt: erasure.executedAt ?? completedAt,
+        },
+      },
+    ).exec();
+    await this.models.OpenRequest.deleteMany({ erasureId: erasure._id }).exec();
+    await this.forgetUser(erasure.projectId, erasure.subjectId, keysOf(erasure.projectId, erasure));
+    await this.due.done(erasure._id);
+  }
+}

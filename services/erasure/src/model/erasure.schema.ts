@@ -1,0 +1,103 @@
+import { Schema, type Connection } from 'mongoose';
+import type { ErasureStatus } from '@postbus/contracts';
+
+/**
+ * One erase request, and after it completes its audit record: the person's identifiers are kept
+ * only while the request is open (the services need them to find the data); then only ids, times
+ * and a keyed hash of the email stay.
+ */
+export interface ErasureDoc {
+  /** `era_<32 hex>`, chosen by the gateway. */
+  _id: string;
+  projectId: string;
+  status: ErasureStatus;
+  /** The users service's id of the user, when known; null once complete. */
+  subjectId: string | null;
+  /** Normalised; null once complete. */
+  email: string | null;
+  /** The client's user_id; null once complete. */
+  userId: string | null;
+  emailHmac: string | null;
+  requestedAt: Date;
+  eraseAt: Date;
+  executedAt: Date | null;
+  completedAt: Date | null;
+  /** When the request was recorded: the list's order. */
+  createdAt: Date;
+}
+
+const erasureSchema = new Schema<ErasureDoc>(
+  {
+    _id: String,
+    projectId: String,
+    status: String,
+    subjectId: { type: String, default: null },
+    email: { type: String, default: null },
+    userId: { type: String, default: null },
+    emailHmac: { type: String, default: null },
+    requestedAt: Date,
+    eraseAt: Date,
+    executedAt: { type: Date, default: null },
+    completedAt: { type: Date, default: null },
+    createdAt: Date,
+  },
+  { collection: 'erasures', versionKey: false },
+);
+erasureSchema.index({ projectId: 1, createdAt: -1 });
+
+/** A participant's confirmation: `_id` is `<erasure id>:<service>`, so a repeat adds nothing. */
+export interface ConfirmationDoc {
+  _id: string;
+  erasureId: string;
+  service: string;
+  erased: Record<string, number>;
+  at: Date;
+}
+
+const confirmationSchema = new Schema<ConfirmationDoc>(
+  { _id: String, erasureId: String, service: String, erased: Schema.Types.Mixed, at: Date },
+  { collection: 'confirmations', versionKey: false, minimize: false },
+);
+confirmationSchema.index({ erasureId: 1 });
+
+/**
+ * The open request of a person, under each way of naming them (`<projectId>:email:<email>`,
+ * `<projectId>:uid:<user_id>`): a second erase finds the first. Removed when the erasure completes.
+ */
+export interface OpenRequestDoc {
+  _id: string;
+  erasureId: string;
+  eraseAt: Date;
+}
+
+const openRequestSchema = new Schema<OpenRequestDoc>(
+  { _id: String, erasureId: String, eraseAt: Date },
+  { collection: 'open_requests', versionKey: false },
+);
+openRequestSchema.index({ erasureId: 1 });
+
+/** Users as the users service announced them, so that an erase by user_id knows the email (and the other way round). */
+export interface KnownUserDoc {
+  /** `<projectId>:email:<email>` or `<projectId>:uid:<user_id>`. */
+  _id: string;
+  projectId: string;
+  id: string;
+  email: string;
+  userId: string | null;
+}
+
+const knownUserSchema = new Schema<KnownUserDoc>(
+  { _id: String, projectId: String, id: String, email: String, userId: { type: String, default: null } },
+  { collection: 'users', versionKey: false },
+);
+knownUserSchema.index({ id: 1 });
+
+export function erasureModels(connection: Connection) {
+  return {
+    Erasure: connection.model<ErasureDoc>('Erasure', erasureSchema),
+    Confirmation: connection.model<ConfirmationDoc>('Confirmation', confirmationSchema),
+    OpenRequest: connection.model<OpenRequestDoc>('OpenRequest', openRequestSchema),
+    KnownUser: connection.model<KnownUserDoc>('KnownUser', knownUserSchema),
+  };
+}
+export type ErasureModels = ReturnType<typeof erasureModels>;

@@ -1,0 +1,34 @@
+import type { Erasure, ErasureList, ErasureStatus, UserRef } from '@postbus/contracts';
+import { NotFoundError } from '@postbus/errors';
+import { InternalApiClient, projectPath } from './users-client';
+
+export interface OpenErasure {
+  /** The person's queued erasure, if any. */
+  erasure: { id: string; erase_at: string } | null;
+  /** When an erasure accepted now would run (the erasure service owns the delay). */
+  erase_at_if_new: string;
+}
+
+/** The erasure queue, owned by the erasure service, through its internal API. */
+export class ErasureClient extends InternalApiClient {
+  constructor(baseUrl: string, timeoutMs?: number) {
+    super('erasure', baseUrl, timeoutMs);
+  }
+
+  async open(projectId: string, user: UserRef): Promise<OpenErasure> {
+    const open = await this.get<OpenErasure>(`${projectPath(projectId)}/erasures/open`, { email: user.email, user_id: user.userId });
+    if (!open) throw new NotFoundError('No such project for this client.');
+    return open;
+  }
+
+  async list(projectIds: string[], query: { status?: ErasureStatus; limit?: number; cursor?: string }): Promise<ErasureList> {
+    if (projectIds.length === 0) return { data: [], next_cursor: null };
+    const list = await this.get<ErasureList>('/internal/erasures', { ...query, project_ids: projectIds.join(',') });
+    return list ?? { data: [], next_cursor: null };
+  }
+
+  async erasure(projectIds: string[], erasureId: string): Promise<Erasure | null> {
+    if (projectIds.length === 0) return null;
+    return this.get<Erasure>(`/internal/erasures/${encodeURIComponent(erasureId)}`, { project_ids: projectIds.join(',') });
+  }
+}

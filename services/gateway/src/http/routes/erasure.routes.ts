@@ -1,0 +1,103 @@
+import { randomBytes } from 'node:crypto';
+import {
+  EraseAccepted,
+  EraseRequest,
+  Erasure,
+  ErasureList,
+  ErasureListQuery,
+  ErasureParams,
+  normaliseEmail,
+  ProjectIdParam,
+  Topics,
+  userOrderingKey,
+  type UserRef,
+} from '@postbus/contracts';
+import { NotFoundError } from '@postbus/errors';
+import type { CommandSender } from '../../command-sender';
+import type { ErasureClient } from '../../erasure-client';
+import { defineRoute, type RouteSpec } from '../route';
+
+export interface ErasureRouteDeps {
+  commands: CommandSender;
+  erasureApi: ErasureClient;
+  /** Resolves when the project exists and belongs to the client; throws NotFoundError otherwise. */
+  assertProject: (clientId: string, projectId: string) => Promise<void>;
+  /** The ids of the client's projects: the erasures it may see. */
+  projectIdsOf: (clientId: string) => Promise<string[]>;
+}
+
+const ERASURE_DOWN = { 503: { description: 'The erasure service or the bus did not answer (see Retry-After)' } };
+
+/** Erase (data plane, any key) and the erasure queue and audit (full keys). */
+export function erasureRoutes({ commands, erasureApi, assertProject, projectIdsOf }: ErasureRouteDeps): RouteSpec[] {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/v1/projects/:projectId/users/erase',
+      operationId: 'eraseUser',
+      summary: 'Erase user',
+      tag: 'Users',
+      scope: 'sdk',
+      params: ProjectIdParam,
+      body: EraseRequest,
+      responses: {
+        200: {
+          description: 'Accepted: the user gets no more email and is erased at erase_at; a repeat answers with the same erasure',
+          schema: EraseAccepted,
+        },
+        ...ERASURE_DOWN,
+      },
+      handle: async ({ params, body, client, requestId }) => {
+        await assertProject(client.clientId, params.projectId);
+        const user: UserRef = body.email !== undefined ? { email: normaliseEmail(body.email) } : { userId: body.user_id ?? '' };
+        const open = await erasureApi.open(params.projectId, user);
+        if (open.erasure) {
+          return {
+            status: 200,
+            body: { status: 'accepted', request_id: requestId, erasure_id: open.erasure.id, erase_at: open.erasure.erase_at },
+          };
+        }
+        const erasureId = `era_${randomBytes(16).toString('hex')}`;
+        await commands.send(
+          Topics.ErasureCommands,
+          'erasure.request',
+          userOrderingKey(params.projectId, user),
+          { erasureId, projectId: params.projectId, user, acceptedAt: new Date().toISOString(), eraseAt: open.erase_at_if_new },
+          requestId,
+        );
+        return { status: 200, body: { status: 'accepted', request_id: requestId, erasure_id: erasureId, erase_at: open.erase_at_if_new } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/erasures',
+      operationId: 'listErasures',
+      summary: "List the erasure queue and audit of the client's projects",
+      tag: 'Erasures',
+      scope: 'full',
+      query: ErasureListQuery,
+      responses: { 200: { description: 'One page of erasures', schema: ErasureList }, ...ERASURE_DOWN },
+      handle: async ({ query, client }) => {
+        const owned = await projectIdsOf(client.clientId);
+        const projectIds = query.project_id !== undefined ? owned.filter((id) => id === query.project_id) : owned;
+        const { project_id: _project, ...rest } = query;
+        return { status: 200, body: await erasureApi.list(projectIds, rest) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/erasures/:erasureId',
+      operationId: 'getErasure',
+      summary: 'Read one erasure',
+      tag: 'Erasures',
+      scope: 'full',
+      params: ErasureParams,
+      responses: { 200: { description: 'The erasure', schema: Erasure }, ...ERASURE_DOWN },
+      handle: async ({ params, client }) => {
+        const erasure = await erasureApi.erasure(await projectIdsOf(client.clientId), params.erasureId);
+        if (!erasure) throw new NotFoundError('No such erasure for this client.');
+        return { status: 200, body: erasure };
+      },
+    }),
+  ];
+}

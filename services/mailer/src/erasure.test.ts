@@ -1,0 +1,57 @@
+import type { ErasureExecuteCommand } from '@postbus/contracts';
+import { MailerErasure, type ErasureDeps } from './erasure';
+
+const subject: ErasureExecuteCommand = { erasureId: 'era_1', projectId: 'p1', id: null, email: 'ada@example.org', userId: 'u-1' };
+
+function fakes(messages: Array<{ _id: string; email: string }>) {
+  const calls: string[] = [];
+  const done = new Set<string>();
+  /** A recording stub resolving to what `result` returns. */
+  const step = <A extends unknown[], R>(name: string | undefined, result: (...args: A) => R) =>
+    jest.fn((...args: A) => {
+      if (name) calls.push(name);
+      return Promise.resolve(result(...args));
+    });
+  const deps = {
+    store: {
+      addressedTo: step(undefined, () => messages),
+      delete: step('delete', (ids: string[]) => ({ messages: ids.length, events: ids.length * 2 })),
+    },
+    retries: { cancel: step('cancel', () => undefined) },
+    suppressions: {
+      removeAll: step('suppressions', () => 3),
+      addErasure: step('addErasure', () => undefined),
+      removeErasure: step('removeErasure', () => undefined),
+    },
+    done: {
+      record: step('record', (id: string) => void done.add(id)),
+      has: step(undefined, (id: string) => done.has(id)),
+    },
+  };
+  return { deps, calls, erasure: new MailerErasure(deps as unknown as ErasureDeps) };
+}
+
+describe('MailerErasure', () => {
+  it('records the erasure, cancels retries before deleting, and removes the suppressions of every address of the person', async () => {
+    const { deps, calls, erasure } = fakes([
+      { _id: 'msg_1', email: 'ada@example.org' },
+      { _id: 'msg_2', email: 'ada.old@example.org' },
+    ]);
+    expect(await erasure.erase(subject)).toEqual({ messages: 2, events: 4, suppressions: 3 });
+    expect(calls).toEqual(['record', 'cancel', 'delete', 'suppressions']);
+    expect(deps.store.addressedTo).toHaveBeenCalledWith('p1', 'ada@example.org', 'u-1');
+    expect(deps.retries.cancel).toHaveBeenCalledWith(['msg_1', 'msg_2']);
+    expect(deps.suppressions.removeAll).toHaveBeenCalledWith('p1', ['ada@example.org', 'ada.old@example.org'], 'u-1');
+  });
+
+  it('takes back the suppression of a schedule that arrives after its erasure', async () => {
+    const { calls, erasure } = fakes([]);
+    const scheduled = { ...subject, requestedAt: '2026-01-01T00:00:00.000Z', eraseAt: '2026-01-03T00:00:00.000Z' };
+    await erasure.suppress(scheduled);
+    expect(calls).toEqual(['addErasure']);
+    await erasure.erase(subject);
+    calls.length = 0;
+    await erasure.suppress(scheduled);
+    expect(calls).toEqual(['addErasure', 'removeErasure']);
+  });
+});

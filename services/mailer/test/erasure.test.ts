@@ -1,0 +1,101 @@
+import { connectDb, type Connection } from '@postbus/db';
+import { defaultMongoUrl, uniqueName } from '@postbus/testing';
+import { MailerErasure } from '../src/erasure';
+import { ErasuresDone } from '../src/model/erasures';
+import { MessageStore, type MessageDoc } from '../src/model/messages';
+import { RetryQueue } from '../src/model/retries';
+import { ERASURE, Suppressions } from '../src/model/suppressions';
+
+/** The mailer's erasure against the real MongoDB-wire server: what goes, what stays, and that a repeat finds nothing. */
+describe('erasing a person from the mailer', () => {
+  let db: Connection;
+  let store: MessageStore;
+  let suppressions: Suppressions;
+  let retries: RetryQueue;
+  let erasure: MailerErasure;
+  const projectId = 'p-erasure';
+
+  const message = (id: string, email: string, userId: string | null, project = projectId): MessageDoc => ({
+    _id: id,
+    projectId: project,
+    emailId: 'e1',
+    emailKey: 'welcome',
+    templateId: 't1',
+    templateVersion: 1,
+    email,
+    userId,
+    user: { email },
+    data: {},
+    acceptedAt: new Date(),
+    createdAt: new Date(),
+  });
+  const event = (messageId: string, sequence: number) => ({
+    _id: `${messageId}:${sequence}`,
+    messageId,
+    projectId,
+    event: 'deferred' as const,
+    sequence,
+    at: new Date(),
+  });
+
+  beforeAll(async () => {
+    db = await connectDb({ url: defaultMongoUrl(), dbName: uniqueName('t').replace(/-/g, '_') });
+    store = new MessageStore(db);
+    suppressions = new Suppressions(db);
+    retries = new RetryQueue(db);
+    const done = new ErasuresDone(db);
+    await Promise.all([store.init(), suppressions.init(), retries.init(), done.init()]);
+    erasure = new MailerErasure({ store, suppressions, retries, done });
+  });
+
+  afterAll(async () => {
+    await db?.dropDatabase();
+    await db?.close();
+  });
+
+  it('suppresses during the window, then deletes messages, timelines, retries and suppressions', async () => {
+    const ada = message('msg_ada1', 'ada@example.org', null);
+    const adaByUid = message('msg_ada2', 'ada.old@example.org', 'u-1');
+    const other = message('msg_bob', 'bob@example.org', 'u-2');
+    const elsewhere = message('msg_ada3', 'ada@example.org', 'u-1', 'p-other');
+    await store.insertNew([ada, adaByUid, other, elsewhere]);
+    await store.append([event(ada._id, 1), event(ada._id, 2), event(adaByUid._id, 1), event(other._id, 1)]);
+    await retries.schedule(adaByUid._id, 2, new Date(Date.now() + 60_000));
+    await suppressions.add(projectId, 'ada@example.org', 'unsubscribed', new Date());
+    await suppressions.add(projectId, 'ada.old@example.org', 'unsubscribed', new Date());
+
+    const scheduled = {
+      erasureId: 'era_int1',
+      projectId,
+      id: null,
+      email: 'ada@example.org',
+      userId: 'u-1',
+      requestedAt: new Date().toISOString(),
+      eraseAt: new Date().toISOString(),
+    };
+    await erasure.suppress(scheduled);
+    await erasure.suppress(scheduled); // a replay adds nothing
+    expect(await suppressions.reasons([ada, adaByUid, other, { projectId, email: 'new@example.org', userId: 'u-1' }, elsewhere])).toEqual([
+      ERASURE,
+      ERASURE,
+      undefined,
+      ERASURE,
+      undefined,
+    ]);
+
+    expect(await erasure.erase(scheduled)).toEqual({ messages: 2, events: 3, suppressions: 4 });
+    expect([...(await store.messagesById([ada._id, adaByUid._id, other._id, elsewhere._id])).keys()].sort()).toEqual([
+      elsewhere._id,
+      other._id,
+    ]);
+    expect((await store.timelines([ada._id, other._id])).get(ada._id)).toEqual([]);
+    expect(await retries.pending(adaByUid._id)).toBe(false);
+    expect(await suppressions.reasons([ada, adaByUid])).toEqual([undefined, undefined]);
+
+    // The command comes again until every service confirms: nothing is left to count.
+    expect(await erasure.erase(scheduled)).toEqual({ messages: 0, events: 0, suppressions: 0 });
+    // A schedule that lags behind its erasure leaves no suppression.
+    await erasure.suppress(scheduled);
+    expect(await suppressions.reasons([ada, adaByUid])).toEqual([undefined, undefined]);
+  });
+});

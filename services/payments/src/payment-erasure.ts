@@ -1,0 +1,32 @@
+import type { ErasureExecuteCommand, UserRef } from '@postbus/contracts';
+import type { Logger } from '@postbus/logger';
+import type { PaymentRepository } from './model/payment.repository';
+
+/**
+ * What stands for an erased person in their payments: derived from the erasure's id alone, so it
+ * says nothing about them, yet their payments still count as one paying user.
+ */
+export const erasedPseudonym = (erasureId: string): string => `erased:${erasureId}`;
+
+/**
+ * The payments service's part in an erasure (DESIGN §5). Payments stay in the revenue, so they are
+ * anonymised rather than deleted; the known-user entries go. Idempotent: the execute command comes
+ * again until every service has confirmed. Logs name the erasure, never the person.
+ */
+export class PaymentErasure {
+  constructor(private readonly deps: { payments: PaymentRepository; logger: Logger }) {}
+
+  async erase(subject: ErasureExecuteCommand): Promise<Record<string, number>> {
+    const { projectId, erasureId } = subject;
+    // Every name of the person: the subject's, and those this service learnt for the users service's id.
+    const refs: UserRef[] = [
+      ...(subject.email !== null ? [{ email: subject.email }] : []),
+      ...(subject.userId !== null ? [{ userId: subject.userId }] : []),
+      ...(subject.id !== null ? await this.deps.payments.namesOf(projectId, subject.id) : []),
+    ];
+    const anonymised = await this.deps.payments.anonymise(projectId, refs, erasedPseudonym(erasureId));
+    const forgotten = await this.deps.payments.forgetUsers(projectId, refs);
+    this.deps.logger.info('payments anonymised for an erasure', { erasureId, payments: anonymised, knownUsers: forgotten });
+    return { payments_anonymised: anonymised, known_users: forgotten };
+  }
+}

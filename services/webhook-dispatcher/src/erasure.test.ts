@@ -1,0 +1,59 @@
+import { concerns, jsonStringPattern } from './erasure';
+import { bodyOf, messageEvent, userErased, userErasureScheduled } from './payloads';
+
+const subject = { projectId: 'p1', email: 'a.b+c@example.org', userId: 'u(1)' };
+
+const sent = (over: { projectId?: string; email?: string; userId?: string | null }) =>
+  bodyOf(
+    messageEvent('message.sent', {
+      messageId: 'msg_1',
+      projectId: over.projectId ?? 'p1',
+      emailKey: 'welcome',
+      email: over.email ?? 'someone@example.org',
+      userId: over.userId ?? null,
+      event: 'sent',
+      sequence: 2,
+      at: '2026-01-01T00:00:00.000Z',
+    }),
+  );
+
+describe('finding the deliveries about a person', () => {
+  const pattern = new RegExp(jsonStringPattern([subject.email, subject.userId])!);
+
+  it('matches the JSON-quoted values literally, regular expression characters included', () => {
+    expect(pattern.test(sent({ email: subject.email }))).toBe(true);
+    expect(pattern.test(sent({ userId: subject.userId }))).toBe(true);
+    expect(pattern.test(sent({ email: 'aXb+c@example.org' }))).toBe(false);
+    expect(pattern.test(sent({ email: 'xa.b+c@example.org' }))).toBe(false);
+    expect(jsonStringPattern([null, null])).toBeUndefined();
+  });
+
+  it('confirms by project and by the email or user_id field', () => {
+    expect(concerns(sent({ email: subject.email }), subject)).toBe(true);
+    expect(concerns(sent({ userId: subject.userId }), subject)).toBe(true);
+    expect(concerns(sent({ email: subject.email, projectId: 'p2' }), subject)).toBe(false);
+    expect(concerns(sent({ email: 'other@example.org' }), subject)).toBe(false);
+    expect(concerns(sent({}), { ...subject, email: null, userId: null })).toBe(false);
+    expect(concerns('not json', subject)).toBe(false);
+  });
+
+  it('covers the erasure_scheduled webhook, while user.erased names no one', () => {
+    const times = { requestedAt: '2026-01-01T00:00:00.000Z', eraseAt: '2026-01-03T00:00:00.000Z' };
+    const scheduled = userErasureScheduled({ erasureId: 'era_1', projectId: 'p1', id: null, email: subject.email, userId: null, ...times });
+    expect(scheduled.timestamp).toBe(times.requestedAt);
+    expect(concerns(bodyOf(scheduled), subject)).toBe(true);
+    const erased = userErased({ erasureId: 'era_1', projectId: 'p1', completedAt: '2026-01-03T00:00:01.000Z', ...times });
+    expect(erased).toEqual({
+      type: 'user.erased',
+      timestamp: '2026-01-03T00:00:01.000Z',
+      projectId: 'p1',
+      data: {
+        erasure_id: 'era_1',
+        project_id: 'p1',
+        requested_at: times.requestedAt,
+        erase_at: times.eraseAt,
+        completed_at: '2026-01-03T00:00:01.000Z',
+      },
+    });
+  });
+});
