@@ -207,5 +207,24 @@ describe('payments through the public API', () => {
         .sort(([a], [b]) => a.localeCompare(b))
         .map(([key, d]) => ({ day: key.split('|')[0], currency: key.split('|')[1], ...d })),
     );
+
+    // One user's payments, page by page (7 a page), are exactly theirs, newest paid first.
+    const payer = users[0]!;
+    const byteOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+    const theirs = payments
+      .filter((p) => p.email_key === payer.email)
+      .sort((a, b) => byteOrder(b.paid_at, a.paid_at) || byteOrder(b.payment_id, a.payment_id))
+      .map((p) => p.payment_id);
+    const paged: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await api('GET', `/payments?user_id=${payer.userId}&limit=7${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(res.status).toBe(200);
+      expect(res.body.data.length).toBeLessThanOrEqual(7);
+      paged.push(...res.body.data.map((p: { payment_id: string }) => p.payment_id));
+      cursor = res.body.next_cursor as string | null;
+    } while (cursor);
+    expect(paged).toEqual(theirs);
+    expect((await api('GET', `/payments?user_id=${payer.userId}&cursor=bogus`)).status).toBe(400);
   }, 120_000);
 });

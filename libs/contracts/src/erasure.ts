@@ -42,8 +42,18 @@ export type ErasureRequestCommand = Static<typeof ErasureRequestCommand>;
 export const UserErasureScheduledEvent = Type.Object({ ...ErasureSubject, requestedAt: Timestamp, eraseAt: Timestamp });
 export type UserErasureScheduledEvent = Static<typeof UserErasureScheduledEvent>;
 
-/** Sent when the erasure is due, and again every lease while some participant has not confirmed. */
-export const ErasureExecuteCommand = Type.Object(ErasureSubject);
+/**
+ * Sent when the erasure is due, again every lease while some participant has not confirmed, and
+ * once more a while after it completed (a sweep for what in-flight work wrote after the first pass).
+ */
+export const ErasureExecuteCommand = Type.Object({
+  ...ErasureSubject,
+  before: Type.String({
+    format: 'date-time',
+    description:
+      'when the erasure ran: what was accepted or recorded up to then is the person’s; later data (a new user with the same address) is left alone',
+  }),
+});
 export type ErasureExecuteCommand = Static<typeof ErasureExecuteCommand>;
 
 export const ErasureConfirmedEvent = Type.Object({

@@ -225,11 +225,19 @@ export const Payment = Type.Object({
 });
 export type Payment = Static<typeof Payment>;
 
-export const PaymentList = Type.Object({ data: Type.Array(Payment) });
+export const PaymentList = Type.Object({
+  data: Type.Array(Payment),
+  next_cursor: Nullable(Type.String({ description: 'pass as cursor for the next (older) page; null on the last page' })),
+});
 export type PaymentList = Static<typeof PaymentList>;
 
 export const PaymentListQuery = Type.Object(
-  { email: Type.Optional(Email), user_id: Type.Optional(UserId) },
+  {
+    email: Type.Optional(Email),
+    user_id: Type.Optional(UserId),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+    cursor: Type.Optional(Type.String({ maxLength: 200 })),
+  },
   { additionalProperties: false, anyOf: [{ required: ['email'] }, { required: ['user_id'] }] },
 );
 export type PaymentListQuery = Static<typeof PaymentListQuery>;

@@ -40,6 +40,7 @@ export async function start({ config, logger }: { config: ErasureConfig; logger:
     participants,
     auditKey: config.ERASURE_AUDIT_KEY || randomBytes(32).toString('hex'),
     confirmTimeoutMs: config.ERASURE_CONFIRM_TIMEOUT_MS,
+    sweepDelayMs: config.ERASURE_SWEEP_DELAY_MS,
     userWaitMs: config.ERASURE_USER_WAIT_MS,
   });
   // Two groups: a request waiting for its user holds its partition, never the user events it waits for.

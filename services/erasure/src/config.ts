@@ -26,6 +26,12 @@ export const ErasureConfig = Type.Object({
     default: 300_000,
     description: 'an erasure not confirmed by every service after this long is sent to them again',
   }),
+  ERASURE_SWEEP_DELAY_MS: Type.Integer({
+    minimum: 0,
+    default: 600_000,
+    description:
+      'after an erasure completes, when it is sent to the services once more (for what in-flight work wrote after the first pass) and its identifiers are dropped',
+  }),
   ERASURE_PARTICIPANTS: Type.String({
     default: ERASURE_PARTICIPANTS.join(','),
     pattern: '^[a-z-]+(,[a-z-]+)*$',

@@ -21,6 +21,8 @@ export interface ErasuresDeps {
   auditKey: string;
   /** An erasure not confirmed by everyone after this long is sent again. */
   confirmTimeoutMs: number;
+  /** How long after completion the erasure is sent once more, before its identifiers are dropped. */
+  sweepDelayMs: number;
   /** How long an erase by user_id waits for the user to be announced. */
   userWaitMs: number;
   now?: () => Date;
@@ -81,7 +83,15 @@ export class Erasures {
       Topics.UserEvents,
       'user.erasure_scheduled',
       userOrderingKey(cmd.projectId, cmd.user),
-      { ...this.subjectOf(erasure), requestedAt: cmd.acceptedAt, eraseAt: cmd.eraseAt },
+      {
+        erasureId: erasure._id,
+        projectId: erasure.projectId,
+        id: erasure.subjectId,
+        email,
+        userId,
+        requestedAt: cmd.acceptedAt,
+        eraseAt: cmd.eraseAt,
+      },
       { id: `${cmd.erasureId}:scheduled`, ...(ctx.requestId ? { requestId: ctx.requestId } : {}) },
     );
     logger.info('erasure scheduled', { erasureId: cmd.erasureId, eraseAt: cmd.eraseAt });
@@ -99,15 +109,20 @@ export class Erasures {
       const claimed = await repository.claimDue(CLAIM_BATCH, this.deps.confirmTimeoutMs);
       for (const { id } of claimed) {
         const erasure = await repository.byId(id);
-        if (!erasure || erasure.status === 'completed') {
+        if (!erasure) {
           await repository.due.done(id);
-          continue;
+        } else if (erasure.status === 'completed') {
+          await this.sweep(erasure);
+        } else {
+          // Marked first: were this instance to die before publishing, the lease brings the erasure back.
+          const executedAt = erasure.executedAt ?? this.now();
+          if (erasure.status === 'queued') await repository.markExecuting(id, executedAt);
+          await publisher.publish(Topics.ErasureEvents, 'erasure.execute', id, this.subjectOf(erasure, executedAt), {
+            id: `${id}:execute`,
+          });
+          logger.info('erasure sent to the services', { erasureId: id, again: erasure.status !== 'queued' });
+          sent++;
         }
-        // Marked first: were this instance to die before publishing, the lease brings the erasure back.
-        if (erasure.status === 'queued') await repository.markExecuting(id, this.now());
-        await publisher.publish(Topics.ErasureEvents, 'erasure.execute', id, this.subjectOf(erasure), { id: `${id}:execute` });
-        logger.info('erasure sent to the services', { erasureId: id, again: erasure.status !== 'queued' });
-        sent++;
       }
       if (claimed.length < CLAIM_BATCH) return sent;
     }
@@ -128,7 +143,7 @@ export class Erasures {
     if (!this.deps.participants.every((p) => confirmedBy.has(p))) return;
     // The time of the last confirmation: the same whichever instance (or redelivery) completes it.
     const completedAt = new Date(Math.max(...confirmations.map((c) => c.at.getTime())));
-    await repository.complete(erasure, completedAt);
+    await repository.complete(erasure, completedAt, new Date(completedAt.getTime() + this.deps.sweepDelayMs));
     await publisher.publish(
       Topics.UserEvents,
       'user.erased',
@@ -145,7 +160,31 @@ export class Erasures {
     logger.info('erasure completed', { erasureId: erasure._id });
   }
 
-  private subjectOf(erasure: ErasureDoc): ErasureExecuteCommand {
-    return { erasureId: erasure._id, projectId: erasure.projectId, id: erasure.subjectId, email: erasure.email, userId: erasure.userId };
+  /**
+   * The last step: the erasure goes to the services once more, for what work already in flight
+   * at the first pass wrote after it (a trigger, a retry, a late event), then the request forgets
+   * who it was about. No confirmations are awaited: the command waits on the bus for a service that is down.
+   */
+  private async sweep(erasure: ErasureDoc): Promise<void> {
+    if (erasure.email !== null || erasure.userId !== null || erasure.subjectId !== null) {
+      const before = erasure.executedAt ?? erasure.completedAt ?? this.now();
+      await this.deps.publisher.publish(Topics.ErasureEvents, 'erasure.execute', erasure._id, this.subjectOf(erasure, before), {
+        id: `${erasure._id}:sweep`,
+      });
+      await this.deps.repository.forgetSubject(erasure);
+      this.deps.logger.info('erasure swept; its identifiers are gone', { erasureId: erasure._id });
+    }
+    await this.deps.repository.due.done(erasure._id);
+  }
+
+  private subjectOf(erasure: ErasureDoc, before: Date): ErasureExecuteCommand {
+    return {
+      erasureId: erasure._id,
+      projectId: erasure.projectId,
+      id: erasure.subjectId,
+      email: erasure.email,
+      userId: erasure.userId,
+      before: before.toISOString(),
+    };
   }
 }

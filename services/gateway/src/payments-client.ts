@@ -7,10 +7,15 @@ export class PaymentsClient extends InternalApiClient {
     super('payments', baseUrl, timeoutMs);
   }
 
-  /** A user's payments, newest first (none for a user or project the service has not seen). */
-  async listPayments(projectId: string, user: UserRef): Promise<PaymentList> {
-    const list = await this.get<PaymentList>(`${projectPath(projectId)}/payments`, { email: user.email, user_id: user.userId });
-    return list ?? { data: [] };
+  /** A page of a user's payments, newest first (none for a user or project the service has not seen). */
+  async listPayments(projectId: string, user: UserRef, page: { limit?: number; cursor?: string } = {}): Promise<PaymentList> {
+    const list = await this.get<PaymentList>(`${projectPath(projectId)}/payments`, {
+      email: user.email,
+      user_id: user.userId,
+      limit: page.limit,
+      cursor: page.cursor,
+    });
+    return list ?? { data: [], next_cursor: null };
   }
 
   async revenue(projectId: string, from: string, to: string): Promise<Revenue> {

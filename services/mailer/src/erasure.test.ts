@@ -1,7 +1,14 @@
 import type { ErasureExecuteCommand } from '@postbus/contracts';
 import { MailerErasure, type ErasureDeps } from './erasure';
 
-const subject: ErasureExecuteCommand = { erasureId: 'era_1', projectId: 'p1', id: null, email: 'ada@example.org', userId: 'u-1' };
+const subject: ErasureExecuteCommand = {
+  erasureId: 'era_1',
+  projectId: 'p1',
+  id: null,
+  email: 'ada@example.org',
+  userId: 'u-1',
+  before: '2100-01-01T00:00:00.000Z',
+};
 
 function fakes(messages: Array<{ _id: string; email: string }>) {
   const calls: string[] = [];
@@ -39,9 +46,14 @@ describe('MailerErasure', () => {
     ]);
     expect(await erasure.erase(subject)).toEqual({ messages: 2, events: 4, suppressions: 3 });
     expect(calls).toEqual(['record', 'cancel', 'delete', 'suppressions']);
-    expect(deps.store.addressedTo).toHaveBeenCalledWith('p1', 'ada@example.org', 'u-1');
+    expect(deps.store.addressedTo).toHaveBeenCalledWith('p1', 'ada@example.org', 'u-1', new Date(subject.before));
     expect(deps.retries.cancel).toHaveBeenCalledWith(['msg_1', 'msg_2']);
-    expect(deps.suppressions.removeAll).toHaveBeenCalledWith('p1', ['ada@example.org', 'ada.old@example.org'], 'u-1');
+    expect(deps.suppressions.removeAll).toHaveBeenCalledWith(
+      'p1',
+      ['ada@example.org', 'ada.old@example.org'],
+      'u-1',
+      new Date(subject.before),
+    );
   });
 
   it('takes back the suppression of a schedule that arrives after its erasure', async () => {

@@ -33,7 +33,9 @@ export class MailerErasure {
     const { store, suppressions, retries, done } = this.deps;
     const { projectId, email, userId } = subject;
     await done.record(subject.erasureId, projectId, new Date());
-    const messages = await store.addressedTo(projectId, email, userId);
+    // Triggers accepted after the erasure ran are for someone new with the same address.
+    const before = new Date(subject.before);
+    const messages = await store.addressedTo(projectId, email, userId, before);
     const ids = messages.map((m) => m._id);
     // Retries first, so the worker claims nothing about to vanish.
     await retries.cancel(ids);
@@ -41,7 +43,7 @@ export class MailerErasure {
     // The addresses the user's messages went to are theirs too, and so are their suppressions;
     // both kinds go, so that a later trigger for the address reaches whoever has it now.
     const emails = [...new Set([...(email !== null ? [email] : []), ...messages.map((m) => m.email)])];
-    const removed = await suppressions.removeAll(projectId, emails, userId);
+    const removed = await suppressions.removeAll(projectId, emails, userId, before);
     return { ...deleted, suppressions: removed };
   };
 }

@@ -72,6 +72,7 @@ describe('erasing a person from the mailer', () => {
       userId: 'u-1',
       requestedAt: new Date().toISOString(),
       eraseAt: new Date().toISOString(),
+      before: new Date(Date.now() + 60_000).toISOString(),
     };
     await erasure.suppress(scheduled);
     await erasure.suppress(scheduled); // a replay adds nothing

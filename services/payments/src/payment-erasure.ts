@@ -24,8 +24,9 @@ export class PaymentErasure {
       ...(subject.userId !== null ? [{ userId: subject.userId }] : []),
       ...(subject.id !== null ? await this.deps.payments.namesOf(projectId, subject.id) : []),
     ];
-    const anonymised = await this.deps.payments.anonymise(projectId, refs, erasedPseudonym(erasureId));
-    const forgotten = await this.deps.payments.forgetUsers(projectId, refs);
+    // Payments recorded after the erasure ran belong to someone new with the same address.
+    const anonymised = await this.deps.payments.anonymise(projectId, refs, erasedPseudonym(erasureId), new Date(subject.before));
+    const forgotten = await this.deps.payments.forgetUsers(projectId, refs, subject.id);
     this.deps.logger.info('payments anonymised for an erasure', { erasureId, payments: anonymised, knownUsers: forgotten });
     return { payments_anonymised: anonymised, known_users: forgotten };
   }

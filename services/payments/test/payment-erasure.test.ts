@@ -77,6 +77,7 @@ describe('payments service: erasure', () => {
       id: 'cccccccccccccccccccccccc',
       email: null,
       userId: null,
+      before: new Date(Date.now() + 60_000).toISOString(),
     };
     const confirmations = () =>
       events.ofType('erasure.confirmed').filter((m) => (m.value as { erasureId: string }).erasureId === subject.erasureId);

@@ -27,7 +27,9 @@ export class UserErasure {
 
   /** erasure.execute: deletes the user and the commands parked for them; returns what went, by kind. */
   async erase(subject: ErasureExecuteCommand): Promise<Record<string, number>> {
-    const users = await this.deps.users.findErasureTargets(subject);
+    const before = new Date(subject.before);
+    // A user created after the erasure ran is someone new with the same address (the sweep must spare them).
+    const users = (await this.deps.users.findErasureTargets(subject)).filter((u) => new Date(u.createdAt) <= before);
     let deleted = 0;
     for (const user of users) if (await this.deps.users.delete(user)) deleted++;
     // Commands parked by any name of the person, including those of a user already deleted by an
@@ -37,7 +39,7 @@ export class UserErasure {
       if (email) refs.add(refKey({ email }));
       if (userId) refs.add(refKey({ userId }));
     }
-    const parked = await this.deps.users.unparkAll(subject.projectId, [...refs]);
+    const parked = await this.deps.users.unparkAll(subject.projectId, [...refs], before);
     this.deps.logger.info('user erased', { erasureId: subject.erasureId, users: deleted, parkedCommands: parked });
     return { users: deleted, parked_commands: parked };
   }

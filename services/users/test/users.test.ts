@@ -340,7 +340,15 @@ describe('users service', () => {
         acceptedAt: new Date(Date.now() + 600_000),
       });
 
-      const subject = { erasureId: `era_${randomBytes(16).toString('hex')}`, projectId, id: before.id, email, userId: 'u-erase-me' };
+      const subject = {
+        erasureId: `era_${randomBytes(16).toString('hex')}`,
+        projectId,
+        id: before.id,
+        email,
+        userId: 'u-erase-me',
+        // After the parked command's time (it sits in the future so that the sweep does not reject it first).
+        before: new Date(Date.now() + 3_600_000).toISOString(),
+      };
       const eraseAt = new Date(Date.now() + 60_000).toISOString();
       await bus.publisher.publish(Topics.UserEvents, 'user.erasure_scheduled', userOrderingKey(projectId, { email }), {
         ...subject,

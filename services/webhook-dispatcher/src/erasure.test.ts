@@ -1,7 +1,7 @@
 import { concerns, jsonStringPattern } from './erasure';
 import { bodyOf, messageEvent, userErased, userErasureScheduled } from './payloads';
 
-const subject = { projectId: 'p1', email: 'a.b+c@example.org', userId: 'u(1)' };
+const subject = { projectId: 'p1', email: 'a.b+c@example.org', userId: 'u(1)', before: '2026-01-02T00:00:00.000Z' };
 
 const sent = (over: { projectId?: string; email?: string; userId?: string | null }) =>
   bodyOf(
@@ -35,6 +35,8 @@ describe('finding the deliveries about a person', () => {
     expect(concerns(sent({ email: 'other@example.org' }), subject)).toBe(false);
     expect(concerns(sent({}), { ...subject, email: null, userId: null })).toBe(false);
     expect(concerns('not json', subject)).toBe(false);
+    // An event after the erasure ran is about whoever has the address now.
+    expect(concerns(sent({ email: subject.email }), { ...subject, before: '2025-12-31T23:59:59.000Z' })).toBe(false);
   });
 
   it('covers the erasure_scheduled webhook, while user.erased names no one', () => {

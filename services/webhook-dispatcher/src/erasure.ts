@@ -1,7 +1,7 @@
 import type { ErasureExecuteCommand } from '@postbus/contracts';
 import type { DeliveryStore } from './model/deliveries';
 
-type Subject = Pick<ErasureExecuteCommand, 'projectId' | 'email' | 'userId'>;
+type Subject = Pick<ErasureExecuteCommand, 'projectId' | 'email' | 'userId' | 'before'>;
 
 const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -14,15 +14,20 @@ export function jsonStringPattern(values: Array<string | null>): string | undefi
   return present.length > 0 ? present.map((v) => escapeRegex(JSON.stringify(v))).join('|') : undefined;
 }
 
-/** Whether a webhook body is about this person in this project (the pattern only finds candidates). */
-export function concerns(payload: string, { projectId, email, userId }: Subject): boolean {
-  let data: Record<string, unknown> | undefined;
+/**
+ * Whether a webhook body is about this person in this project, from before the erasure ran (a
+ * later event is about someone new with the same address); the pattern only finds candidates.
+ */
+export function concerns(payload: string, { projectId, email, userId, before }: Subject): boolean {
+  let body: { timestamp?: string; data?: Record<string, unknown> };
   try {
-    data = (JSON.parse(payload) as { data?: Record<string, unknown> }).data;
+    body = JSON.parse(payload) as typeof body;
   } catch {
     return false; // every body is written by JSON.stringify; this is not one of ours
   }
+  const data = body.data;
   if (!data || data['project_id'] !== projectId) return false;
+  if (body.timestamp !== undefined && Date.parse(body.timestamp) > Date.parse(before)) return false;
   return (email !== null && data['email'] === email) || (userId !== null && data['user_id'] === userId);
 }
 

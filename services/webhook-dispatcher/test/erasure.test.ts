@@ -65,7 +65,14 @@ describe('erasing a person from the webhook deliveries', () => {
     await deliveries.due.schedule('d2', new Date(Date.now() + 60_000), { attempt: 2, endpointId: 'ep_1' });
 
     const erase = eraseDeliveries(deliveries);
-    const subject = { erasureId: 'era_1', projectId: 'p1', id: null, email: 'a.b+c@example.org', userId: 'u(1)' };
+    const subject = {
+      erasureId: 'era_1',
+      projectId: 'p1',
+      id: null,
+      email: 'a.b+c@example.org',
+      userId: 'u(1)',
+      before: new Date(Date.now() + 60_000).toISOString(),
+    };
     expect(await erase(subject)).toEqual({ deliveries: 2, attempts: 2 });
     expect([...(await deliveries.deliveriesById(['d1', 'd2', 'd3', 'd4'])).keys()].sort()).toEqual(['d3', 'd4']);
     expect((await deliveries.attempts(['d4'])).get('d4')).toHaveLength(1);

@@ -126,25 +126,21 @@ export class ErasureRepository {
   }
 
   /**
-   * The erasure is complete: the request keeps ids, times and the email's keyed hash, nothing
-   * that names the person; its open keys and the known user go. Idempotent.
+   * The erasure is complete: it is `completed` from now on, its open keys and the known user go,
+   * and the sweep is due at `sweepAt`; the identifiers stay until the sweep. Idempotent.
    */
-  async complete(erasure: ErasureDoc, completedAt: Date): Promise<void> {
+  async complete(erasure: ErasureDoc, completedAt: Date, sweepAt: Date): Promise<void> {
     await this.models.Erasure.updateOne(
       { _id: erasure._id },
-      {
-        $set: {
-          status: 'completed',
-          completedAt,
-          subjectId: null,
-          email: null,
-          userId: null,
-          executedAt: erasure.executedAt ?? completedAt,
-        },
-      },
+      { $set: { status: 'completed', completedAt, executedAt: erasure.executedAt ?? completedAt } },
     ).exec();
     await this.models.OpenRequest.deleteMany({ erasureId: erasure._id }).exec();
     await this.forgetUser(erasure.projectId, erasure.subjectId, keysOf(erasure.projectId, erasure));
-    await this.due.done(erasure._id);
+    await this.due.schedule(erasure._id, sweepAt, {});
+  }
+
+  /** After the sweep the record keeps ids, times and the email's keyed hash: nothing that names the person. */
+  async forgetSubject(erasure: ErasureDoc): Promise<void> {
+    await this.models.Erasure.updateOne({ _id: erasure._id }, { $set: { subjectId: null, email: null, userId: null } }).exec();
   }
 }

@@ -151,11 +151,18 @@ export class MessageStore {
     return byMessage;
   }
 
-  /** A project's messages to this address or this user id (either may be unknown): id and address only. */
-  async addressedTo(projectId: string, email: string | null, userId: string | null): Promise<Array<{ _id: string; email: string }>> {
+  /** A project's messages to this address or this user id (either may be unknown) accepted up to `before`: id and address only. */
+  async addressedTo(
+    projectId: string,
+    email: string | null,
+    userId: string | null,
+    before: Date,
+  ): Promise<Array<{ _id: string; email: string }>> {
     // One indexed find per identifier rather than an $or, which FerretDB cannot serve from an index.
     const finds = [...(email !== null ? [{ projectId, email }] : []), ...(userId !== null ? [{ projectId, userId }] : [])].map((filter) =>
-      this.Message.find(filter, { _id: 1, email: 1 }).lean<Array<{ _id: string; email: string }>>().exec(),
+      this.Message.find({ ...filter, acceptedAt: { $lte: before } }, { _id: 1, email: 1 })
+        .lean<Array<{ _id: string; email: string }>>()
+        .exec(),
     );
     const found = (await Promise.all(finds)).flat();
     return [...new Map(found.map((m) => [m._id, m])).values()];

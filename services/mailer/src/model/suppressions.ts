@@ -83,16 +83,17 @@ export class Suppressions {
   }
 
   /**
-   * Removes every suppression of these addresses and of this user id, whatever the reason: after an
+   * Removes the suppressions of these addresses and of this user id, whatever the reason: after an
    * erasure the address belongs to no one known, and a new trigger reaches whoever it is now.
    */
-  async removeAll(projectId: string, emails: string[], userId: string | null): Promise<number> {
+  async removeAll(projectId: string, emails: string[], userId: string | null, before: Date): Promise<number> {
     const keys = [
       ...emails.flatMap((e) => [keyOf(projectId, e), erasureEmailKey(projectId, e)]),
       ...(userId !== null ? [erasureUserKey(projectId, userId)] : []),
     ];
     if (keys.length === 0) return 0;
-    return (await this.Suppression.deleteMany({ _id: { $in: keys } }).exec()).deletedCount;
+    // Only those from before the erasure ran: a later one is the choice of whoever has the address now.
+    return (await this.Suppression.deleteMany({ _id: { $in: keys }, at: { $lte: before } }).exec()).deletedCount;
   }
 
   /** Why this recipient gets no mail, or undefined; asked together with concurrent callers in one read. */

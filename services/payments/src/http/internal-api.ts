@@ -1,6 +1,7 @@
 import express, { type Router } from 'express';
 import { normaliseEmail, type Payment, type Revenue, type UserRef } from '@postbus/contracts';
 import { ValidationError } from '@postbus/errors';
+import { filteredPage, queryLimit, queryText } from '@postbus/http';
 import type { PaymentRepository } from '../model/payment.repository';
 import type { PaymentDoc } from '../model/payment.schema';
 
@@ -32,8 +33,18 @@ export function internalApi(payments: PaymentRepository): Router {
     if (typeof email === 'string' && email) ref = { email: normaliseEmail(email) };
     else if (typeof userId === 'string' && userId) ref = { userId };
     else throw new ValidationError('Pass the email or the user_id of the user.', [{ pointer: '/email', message: 'is required' }]);
-    const list = await payments.list(req.params.projectId, ref);
-    res.json({ data: list.map(toPayment) });
+    // The list's position is the payment time: the cursor carries it where others carry a creation time.
+    const page = await filteredPage({
+      limit: queryLimit(req.query['limit']),
+      cursor: queryText(req.query['cursor']),
+      fetch: async (limit, after) =>
+        (await payments.list(req.params.projectId, ref, limit, after && { paidAt: after.createdAt, id: after.id })).map((p) => ({
+          ...p,
+          createdAt: p.paidAt,
+        })),
+      view: (docs) => Promise.resolve(docs.map(toPayment)),
+    });
+    res.json(page);
   });
   router.get('/internal/projects/:projectId/revenue', async (req, res) => {
     const { from, to } = req.query;

@@ -58,28 +58,33 @@ export class PaymentRepository {
     return known.flatMap((k) => [{ email: k.email }, ...(k.userId ? [{ userId: k.userId }] : [])]);
   }
 
-  /** Forgets the users named (their known-user entries); returns how many entries went. */
-  async forgetUsers(projectId: string, refs: UserRef[]): Promise<number> {
+  /**
+   * Forgets the users named (their known-user entries), only those of the erased user when the
+   * users service's id is known (a new user may have the address by now); returns how many went.
+   */
+  async forgetUsers(projectId: string, refs: UserRef[], id: string | null): Promise<number> {
     const keys = [
       ...new Set(refs.map((ref) => (ref.email !== undefined ? emailKey(projectId, ref.email) : uidKey(projectId, ref.userId ?? '')))),
     ];
     // Through the serializer: a user event being applied to the same entry must not bring it back.
-    const results = await Promise.all(keys.map((key) => this.perUser.run(key, () => this.models.KnownUser.deleteOne({ _id: key }).exec())));
+    const results = await Promise.all(
+      keys.map((key) => this.perUser.run(key, () => this.models.KnownUser.deleteOne({ _id: key, ...(id !== null ? { id } : {}) }).exec())),
+    );
     return results.reduce((sum, r) => sum + r.deletedCount, 0);
   }
 
   /**
-   * Irreversibly strips the payments of the users named of everything personal: they stay in the
+   * Irreversibly strips the payments of the users named (recorded up to the erasure) of everything personal: they stay in the
    * revenue, under `pseudonym` (one per erased person, so that paying users still count right).
    * One updateMany: FerretDB scans the collection for every update. Returns how many changed.
    */
-  async anonymise(projectId: string, refs: UserRef[], pseudonym: string): Promise<number> {
+  async anonymise(projectId: string, refs: UserRef[], pseudonym: string, recordedBefore: Date): Promise<number> {
     const emails = [...new Set(refs.flatMap((r) => (r.email !== undefined ? [r.email] : [])))];
     const userIds = [...new Set(refs.flatMap((r) => (r.userId !== undefined ? [r.userId] : [])))];
     const match = [...(emails.length ? [{ email: { $in: emails } }] : []), ...(userIds.length ? [{ userId: { $in: userIds } }] : [])];
     if (match.length === 0) return 0;
     const { modifiedCount } = await this.models.Payment.updateMany(
-      { projectId, $or: match },
+      { projectId, recordedAt: { $lte: recordedBefore }, $or: match },
       { $set: { email: pseudonym, userId: null, description: null, metadata: {} } },
     ).exec();
     return modifiedCount;
@@ -105,9 +110,11 @@ export class PaymentRepository {
     return this.models.Payment.findById(`${projectId}:${paymentId}`).lean<PaymentDoc>().exec();
   }
 
-  /** A user's payments, newest first. */
-  async list(projectId: string, ref: UserRef, limit = 1000): Promise<PaymentDoc[]> {
-    const filter = ref.email !== undefined ? { projectId, email: ref.email } : { projectId, userId: ref.userId ?? '' };
+  /** A user's payments, newest paid first, strictly after the position (paid at, id) when given. */
+  async list(projectId: string, ref: UserRef, limit: number, after?: { paidAt: Date; id: string }): Promise<PaymentDoc[]> {
+    const filter: Record<string, unknown> =
+      ref.email !== undefined ? { projectId, email: ref.email } : { projectId, userId: ref.userId ?? '' };
+    if (after) filter['$or'] = [{ paidAt: { $lt: after.paidAt } }, { paidAt: after.paidAt, _id: { $lt: after.id } }];
     return this.models.Payment.find(filter).sort({ paidAt: -1, _id: -1 }).limit(limit).lean<PaymentDoc[]>().exec();
   }
 

@@ -136,10 +136,14 @@ export class UserRepository {
     return deletedCount > 0;
   }
 
-  /** Drops the commands parked for these refs (`email:<email>` / `uid:<user_id>`); returns how many. */
-  async unparkAll(projectId: string, refs: string[]): Promise<number> {
+  /** Drops the commands parked for these refs (`email:<email>` / `uid:<user_id>`) accepted up to `before`; returns how many. */
+  async unparkAll(projectId: string, refs: string[], before: Date): Promise<number> {
     if (refs.length === 0) return 0;
-    const { deletedCount } = await this.models.ParkedCommand.deleteMany({ projectId, ref: { $in: refs } }).exec();
+    const { deletedCount } = await this.models.ParkedCommand.deleteMany({
+      projectId,
+      ref: { $in: refs },
+      acceptedAt: { $lte: before },
+    }).exec();
     return deletedCount;
   }
 

@@ -73,10 +73,14 @@ export function paymentRoutes({ commands, paymentsApi, assertProject }: PaymentR
       scope: 'sdk',
       params: ProjectIdParam,
       query: PaymentListQuery,
-      responses: { 200: { description: "The user's payments", schema: PaymentList }, ...PAYMENTS_DOWN },
+      responses: {
+        200: { description: "A page of the user's payments (`next_cursor` for the next)", schema: PaymentList },
+        ...PAYMENTS_DOWN,
+      },
       handle: async ({ params, query, client }) => {
         await assertProject(client.clientId, params.projectId);
-        return { status: 200, body: await paymentsApi.listPayments(params.projectId, refOf(query)) };
+        const page = { ...(query.limit !== undefined ? { limit: query.limit } : {}), ...(query.cursor ? { cursor: query.cursor } : {}) };
+        return { status: 200, body: await paymentsApi.listPayments(params.projectId, refOf(query), page) };
       },
     }),
     defineRoute({
