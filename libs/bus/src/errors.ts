@@ -14,4 +14,15 @@ export class PoisonMessageError extends Error {
   }
 }
 
+/**
+ * What a message needs has not arrived yet (a user announced on another topic): the consumer
+ * treats it as transient and retries with backoff, and the handler gives up at the end of its own wait.
+ */
+export class NotYetKnownError extends Error {
+  constructor(what: string) {
+    super(`${what} is not known yet`, { cause: new BusUnavailableError() });
+    this.name = 'NotYetKnownError';
+  }
+}
+
 export { isTransientError } from '@postbus/errors';

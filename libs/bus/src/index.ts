@@ -8,8 +8,9 @@ import { Publisher } from './publisher';
 export { defineHandler, MessageConsumer, type BatchItem, type Handler, type MessageContext, type RetryPolicy } from './consumer';
 export { Publisher, type PublishOptions } from './publisher';
 export { kafkaConnection, type KafkaConnection, type KafkaSettings } from './kafka';
-export { BusUnavailableError, PoisonMessageError, isTransientError } from './errors';
+export { BusUnavailableError, NotYetKnownError, PoisonMessageError, isTransientError } from './errors';
 export { erasureParticipant } from './erasure';
+export { knownUserHandlers, type UserDirectory } from './known-users';
 export { fromKafkaMessage, toKafkaHeaders, newEnvelope, type Envelope } from './envelope';
 
 export interface BusOptions extends KafkaConnection {

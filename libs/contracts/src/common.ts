@@ -20,6 +20,19 @@ export const Nullable = <T extends TSchema>(schema: T) => {
     : Type.Unsafe<Static<T> | null>({ anyOf: [schema, { type: 'null' }] });
 };
 
+/** One page of a newest-first list: the items and the cursor of the next page. */
+export const pageOf = <T extends TSchema>(item: T) =>
+  Type.Object({
+    data: Type.Array(item),
+    next_cursor: Nullable(Type.String({ description: 'pass as cursor for the next (older) page; null on the last page' })),
+  });
+
+/** The query parameters of a page: its size and where it starts. */
+export const PageParams = {
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+  cursor: Type.Optional(Type.String({ maxLength: 200 })),
+};
+
 /** Keys that are safe as MongoDB document keys on every server (no dots, no leading $). */
 export const FIELD_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_-]{0,63}$';
 

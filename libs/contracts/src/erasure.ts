@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Email, Nullable, ObjectIdString, Timestamp, UserId } from './common';
+import { Email, Nullable, ObjectIdString, pageOf, PageParams, Timestamp, UserId } from './common';
 
 /**
  * GDPR erasure (DESIGN §5). The gateway sends `erasure.request`; the erasure service schedules it
@@ -108,18 +108,14 @@ export const Erasure = Type.Object({
 });
 export type Erasure = Static<typeof Erasure>;
 
-export const ErasureList = Type.Object({
-  data: Type.Array(Erasure),
-  next_cursor: Nullable(Type.String({ description: 'pass as cursor for the next (older) page; null on the last page' })),
-});
+export const ErasureList = pageOf(Erasure);
 export type ErasureList = Static<typeof ErasureList>;
 
 export const ErasureListQuery = Type.Object(
   {
     status: Type.Optional(ErasureStatusSchema),
     project_id: Type.Optional(ObjectIdString),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
-    cursor: Type.Optional(Type.String({ maxLength: 200 })),
+    ...PageParams,
   },
   { additionalProperties: false },
 );

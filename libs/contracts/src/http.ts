@@ -1,6 +1,17 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { MESSAGE_STATUSES, type MessageStatus } from './messages';
-import { Email, FIELD_NAME_PATTERN, Nullable, ObjectIdString, StandardAttributes, Timestamp, UserFields, UserId } from './common';
+import {
+  Email,
+  FIELD_NAME_PATTERN,
+  Nullable,
+  ObjectIdString,
+  pageOf,
+  PageParams,
+  StandardAttributes,
+  Timestamp,
+  UserFields,
+  UserId,
+} from './common';
 
 /** The public HTTP contract's request and response bodies (DESIGN.md §2). */
 
@@ -342,10 +353,7 @@ export const Message = Type.Object({
 });
 export type Message = Static<typeof Message>;
 
-export const MessageList = Type.Object({
-  data: Type.Array(Message),
-  next_cursor: Nullable(Type.String({ description: 'pass as cursor for the next (older) page; null on the last page' })),
-});
+export const MessageList = pageOf(Message);
 export type MessageList = Static<typeof MessageList>;
 
 export const MessageListQuery = Type.Object(
@@ -353,8 +361,7 @@ export const MessageListQuery = Type.Object(
     email: Type.Optional(Email),
     user_id: Type.Optional(UserId),
     status: Type.Optional(MessageStatusSchema),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
-    cursor: Type.Optional(Type.String({ maxLength: 200 })),
+    ...PageParams,
   },
   { additionalProperties: false },
 );

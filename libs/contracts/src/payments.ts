@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Email, Nullable, Timestamp, UserId } from './common';
+import { Email, Nullable, pageOf, PageParams, Timestamp, UserId } from './common';
 
 /**
  * Active ISO 4217 currency codes (list one, current currencies and funds). Kept here rather than
@@ -225,18 +225,14 @@ export const Payment = Type.Object({
 });
 export type Payment = Static<typeof Payment>;
 
-export const PaymentList = Type.Object({
-  data: Type.Array(Payment),
-  next_cursor: Nullable(Type.String({ description: 'pass as cursor for the next (older) page; null on the last page' })),
-});
+export const PaymentList = pageOf(Payment);
 export type PaymentList = Static<typeof PaymentList>;
 
 export const PaymentListQuery = Type.Object(
   {
     email: Type.Optional(Email),
     user_id: Type.Optional(UserId),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
-    cursor: Type.Optional(Type.String({ maxLength: 200 })),
+    ...PageParams,
   },
   { additionalProperties: false, anyOf: [{ required: ['email'] }, { required: ['user_id'] }] },
 );

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, Timestamp } from './common';
+import { Nullable, pageOf, PageParams, Timestamp } from './common';
 
 /** Webhook endpoints and their delivery log (DESIGN.md §2 Management, §4). */
 
@@ -115,18 +115,14 @@ export const Delivery = Type.Object({
 });
 export type Delivery = Static<typeof Delivery>;
 
-export const DeliveryList = Type.Object({
-  data: Type.Array(Delivery),
-  next_cursor: Nullable(Type.String({ description: 'pass as cursor for the next (older) page; null on the last page' })),
-});
+export const DeliveryList = pageOf(Delivery);
 export type DeliveryList = Static<typeof DeliveryList>;
 
 export const DeliveryListQuery = Type.Object(
   {
     status: Type.Optional(DeliveryStatusSchema),
     event_type: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
-    cursor: Type.Optional(Type.String({ maxLength: 200 })),
+    ...PageParams,
   },
   { additionalProperties: false },
 );

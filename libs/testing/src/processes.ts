@@ -6,16 +6,30 @@ import { repoRoot } from './infra';
 import { waitFor } from './wait';
 
 /** A port nobody listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * Ports handed out below Linux's ephemeral range (32768–60999): a port from that range, free when
+ * asked, is soon taken by some outgoing connection (Kafka clients open many) before the service
+ * that was to listen on it starts — seen as EADDRINUSE in e2e runs.
+ */
+const PORT_RANGE = { from: 20_000, to: 32_000 };
+const handedOut = new Set<number>();
+
+const canListen = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, () => server.close(() => resolve(true)));
   });
+
+/** A port nothing listens on, not handed out before by this process. */
+export async function freePort(): Promise<number> {
+  for (let tries = 0; tries < 200; tries++) {
+    const port = PORT_RANGE.from + Math.floor(Math.random() * (PORT_RANGE.to - PORT_RANGE.from));
+    if (handedOut.has(port) || !(await canListen(port))) continue;
+    handedOut.add(port);
+    return port;
+  }
+  throw new Error(`no free port between ${PORT_RANGE.from} and ${PORT_RANGE.to}`);
 }
 
 export interface ServiceProcess {

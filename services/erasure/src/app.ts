@@ -2,14 +2,14 @@ import { randomBytes } from 'node:crypto';
 import express from 'express';
 import { end, parse } from 'iso8601-duration';
 import cron from 'node-cron';
-import { Bus, busOptions } from '@postbus/bus';
+import { Bus, busOptions, knownUserHandlers } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
 import { connectDb, pingDb } from '@postbus/db';
 import { closeServer, createMetricsRegistry, healthRouter, listen, notFoundHandler, problemHandler, requestId } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import type { ErasureConfig } from './config';
 import { Erasures } from './erasures';
-import { erasureHandlers, userEventHandlers } from './handlers';
+import { erasureHandlers } from './handlers';
 import { internalApi } from './http/internal-api';
 import { ErasureRepository } from './model/erasure.repository';
 
@@ -45,7 +45,7 @@ export async function start({ config, logger }: { config: ErasureConfig; logger:
   });
   // Two groups: a request waiting for its user holds its partition, never the user events it waits for.
   await Promise.all([
-    bus.consume({ groupId: 'postbus-erasure-users', handlers: userEventHandlers(repository) }),
+    bus.consume({ groupId: 'postbus-erasure-users', handlers: knownUserHandlers(repository.users) }),
     bus.consume({ groupId: 'postbus-erasure', handlers: erasureHandlers(erasures) }),
   ]);
 

@@ -2,9 +2,11 @@ import type { MessageContext, Publisher } from '@postbus/bus';
 import type { Logger } from '@postbus/logger';
 import { loadConfig } from '@postbus/config';
 import { ErasureConfig } from './config';
-import { Erasures, UserNotYetKnownError } from './erasures';
+import { NotYetKnownError } from '@postbus/bus';
+import { Erasures } from './erasures';
 import type { ErasureRepository } from './model/erasure.repository';
-import type { ConfirmationDoc, ErasureDoc, KnownUserDoc, OpenRequestDoc } from './model/erasure.schema';
+import type { KnownUser } from '@postbus/db';
+import type { ConfirmationDoc, ErasureDoc, OpenRequestDoc } from './model/erasure.schema';
 
 const ctx = (id: string, time = '2026-01-03T00:00:05.000Z'): MessageContext => ({
   id,
@@ -23,7 +25,7 @@ function fakeRepository() {
   const openKeys = new Map<string, OpenRequestDoc>();
   const confirmations: ConfirmationDoc[] = [];
   const due: string[] = [];
-  const known = new Map<string, KnownUserDoc>();
+  const known = new Map<string, KnownUser>();
   const repo = {
     erasures,
     done: [] as string[],
@@ -33,8 +35,10 @@ function fakeRepository() {
         return Promise.resolve();
       },
     },
-    findUser: (projectId: string, ref: { email?: string; userId?: string }) =>
-      Promise.resolve(known.get(ref.email ? `${projectId}:email:${ref.email}` : `${projectId}:uid:${ref.userId}`) ?? null),
+    users: {
+      find: (projectId: string, ref: { email?: string; userId?: string }) =>
+        Promise.resolve(known.get(ref.email ? `${projectId}:email:${ref.email}` : `${projectId}:uid:${ref.userId}`) ?? null),
+    },
     openRequest: (keys: string[]) => Promise.resolve(keys.map((k) => openKeys.get(k)).find(Boolean) ?? null),
     open: (erasure: ErasureDoc, keys: string[]) => {
       for (const key of keys) if (!openKeys.has(key)) openKeys.set(key, { _id: key, erasureId: erasure._id, eraseAt: erasure.eraseAt });
@@ -63,7 +67,7 @@ function fakeRepository() {
       Object.assign(erasures.get(erasure._id)!, { email: null, userId: null, subjectId: null });
       return Promise.resolve();
     },
-    know: (user: KnownUserDoc) => known.set(user._id, user),
+    know: (user: KnownUser) => known.set(user._id, user),
   };
   return repo;
 }
@@ -118,7 +122,7 @@ describe('the erasure queue', () => {
 
   it('waits for a user named only by an unknown user_id, then goes ahead without the email', async () => {
     const { published, erasures } = setup(new Date('2026-01-01T00:00:10.000Z'));
-    await expect(erasures.request(request('era_c', { userId: 'late' }), ctx('c3'))).rejects.toBeInstanceOf(UserNotYetKnownError);
+    await expect(erasures.request(request('era_c', { userId: 'late' }), ctx('c3'))).rejects.toBeInstanceOf(NotYetKnownError);
     const later = setup(new Date('2026-01-01T00:01:00.000Z'));
     await later.erasures.request(request('era_c', { userId: 'late' }), ctx('c3'));
     expect(later.published[0]!.data).toMatchObject({ email: null, userId: 'late' });

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { BusUnavailableError, type MessageContext, type Publisher } from '@postbus/bus';
+import { NotYetKnownError, type MessageContext, type Publisher } from '@postbus/bus';
 import {
   Topics,
   userOrderingKey,
@@ -28,14 +28,6 @@ export interface ErasuresDeps {
   now?: () => Date;
 }
 
-/** The user named only by user_id is not announced yet: the consumer retries (transient) until the wait ends. */
-export class UserNotYetKnownError extends Error {
-  constructor() {
-    super('the user to erase is not known yet', { cause: new BusUnavailableError() });
-    this.name = 'UserNotYetKnownError';
-  }
-}
-
 const CLAIM_BATCH = 100;
 
 /**
@@ -52,9 +44,9 @@ export class Erasures {
 
   async request(cmd: ErasureRequestCommand, ctx: MessageContext): Promise<void> {
     const { repository, publisher, logger } = this.deps;
-    const known = await repository.findUser(cmd.projectId, cmd.user);
+    const known = await repository.users.find(cmd.projectId, cmd.user);
     if (!known && cmd.user.email === undefined && this.now().getTime() - Date.parse(cmd.acceptedAt) < this.deps.userWaitMs) {
-      throw new UserNotYetKnownError();
+      throw new NotYetKnownError('the user to erase');
     }
     const email = known?.email ?? cmd.user.email ?? null;
     const userId = known?.userId ?? cmd.user.userId ?? null;

@@ -1,11 +1,11 @@
 import express from 'express';
-import { Bus, busOptions } from '@postbus/bus';
+import { Bus, busOptions, knownUserHandlers } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
-import { connectDb, pingDb } from '@postbus/db';
+import { connectDb, KnownUsers, pingDb } from '@postbus/db';
 import { closeServer, createMetricsRegistry, healthRouter, listen, notFoundHandler, problemHandler, requestId } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import type { PaymentsConfig } from './config';
-import { erasureHandlers, paymentHandlers, userEventHandlers } from './handlers';
+import { erasureHandlers, paymentHandlers } from './handlers';
 import { internalApi } from './http/internal-api';
 import { PaymentRepository } from './model/payment.repository';
 import { paymentModels } from './model/payment.schema';
@@ -21,7 +21,8 @@ export interface PaymentsService {
 export async function start({ config, logger }: { config: PaymentsConfig; logger: Logger }): Promise<PaymentsService> {
   const db = await connectDb({ url: config.MONGO_URL, dbName: config.PAYMENTS_DB_NAME });
   const payments = new PaymentRepository(paymentModels(db));
-  await payments.init();
+  const users = new KnownUsers(db);
+  await Promise.all([payments.init(), users.init()]);
 
   const bus = new Bus({ ...busOptions(config), service: 'postbus/payments', logger });
   await bus.ensureTopics([
@@ -31,14 +32,14 @@ export async function start({ config, logger }: { config: PaymentsConfig; logger
     { topic: Topics.ErasureEvents },
   ]);
   await bus.publisher.connect();
-  const commands = new PaymentCommands({ payments, publisher: bus.publisher, logger, userWaitMs: config.PAYMENT_USER_WAIT_MS });
-  const erasure = new PaymentErasure({ payments, logger });
+  const commands = new PaymentCommands({ payments, users, publisher: bus.publisher, logger, userWaitMs: config.PAYMENT_USER_WAIT_MS });
+  const erasure = new PaymentErasure({ payments, users, logger });
   // Two groups: a payment waiting for its user holds its partition, never the user events it waits
   // for, nor an erasure.
   await Promise.all([
     bus.consume({
       groupId: 'postbus-payments-users',
-      handlers: [...userEventHandlers(payments), ...erasureHandlers(erasure, bus.publisher)],
+      handlers: [...knownUserHandlers(users), ...erasureHandlers(erasure, bus.publisher)],
     }),
     bus.consume({ groupId: 'postbus-payments', handlers: paymentHandlers(commands) }),
   ]);

@@ -1,27 +1,18 @@
-import { BusUnavailableError, type MessageContext, type Publisher } from '@postbus/bus';
+import { NotYetKnownError, type MessageContext, type Publisher } from '@postbus/bus';
 import { Topics, userOrderingKey, type PaymentRecordCommand } from '@postbus/contracts';
 import type { Logger } from '@postbus/logger';
+import type { KnownUsers } from '@postbus/db';
 import type { PaymentRepository } from './model/payment.repository';
 
 export interface PaymentCommandsDeps {
   payments: PaymentRepository;
+  /** The users the users service announced: a payment may only name those. */
+  users: KnownUsers;
   publisher: Publisher;
   logger: Logger;
   /** How long a payment for an unknown user waits for the user, from when the gateway accepted it. */
   userWaitMs: number;
   now?: () => Date;
-}
-
-/**
- * The user of a payment is not known yet (their user.created may still be on its way). Its cause
- * makes the consumer treat it as transient: retried with backoff, without a bound, until the
- * handler gives up on the user at the end of the wait.
- */
-export class UserNotYetKnownError extends Error {
-  constructor() {
-    super('the user of the payment is not known yet', { cause: new BusUnavailableError() });
-    this.name = 'UserNotYetKnownError';
-  }
 }
 
 /** What the payments service does with each command; at-least-once delivery, so idempotent. */
@@ -35,9 +26,9 @@ export class PaymentCommands {
   async record(cmd: PaymentRecordCommand, ctx: MessageContext): Promise<void> {
     const key = userOrderingKey(cmd.projectId, cmd.user);
     const origin = { id: `${ctx.id}:result`, ...(ctx.requestId ? { requestId: ctx.requestId } : {}) };
-    const user = await this.deps.payments.findUser(cmd.projectId, cmd.user);
+    const user = await this.deps.users.find(cmd.projectId, cmd.user);
     if (!user) {
-      if (this.now().getTime() - Date.parse(cmd.acceptedAt) < this.deps.userWaitMs) throw new UserNotYetKnownError();
+      if (this.now().getTime() - Date.parse(cmd.acceptedAt) < this.deps.userWaitMs) throw new NotYetKnownError('the user of the payment');
       this.deps.logger.info('payment rejected: no such user', { paymentId: cmd.paymentId });
       await this.deps.publisher.publish(
         Topics.PaymentEvents,

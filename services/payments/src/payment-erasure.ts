@@ -1,4 +1,5 @@
-import type { ErasureExecuteCommand, UserRef } from '@postbus/contracts';
+import type { ErasureExecuteCommand } from '@postbus/contracts';
+import type { KnownUsers, UserName } from '@postbus/db';
 import type { Logger } from '@postbus/logger';
 import type { PaymentRepository } from './model/payment.repository';
 
@@ -14,19 +15,18 @@ export const erasedPseudonym = (erasureId: string): string => `erased:${erasureI
  * again until every service has confirmed. Logs name the erasure, never the person.
  */
 export class PaymentErasure {
-  constructor(private readonly deps: { payments: PaymentRepository; logger: Logger }) {}
+  constructor(private readonly deps: { payments: PaymentRepository; users: KnownUsers; logger: Logger }) {}
 
   async erase(subject: ErasureExecuteCommand): Promise<Record<string, number>> {
     const { projectId, erasureId } = subject;
     // Every name of the person: the subject's, and those this service learnt for the users service's id.
-    const refs: UserRef[] = [
-      ...(subject.email !== null ? [{ email: subject.email }] : []),
-      ...(subject.userId !== null ? [{ userId: subject.userId }] : []),
-      ...(subject.id !== null ? await this.deps.payments.namesOf(projectId, subject.id) : []),
+    const names: UserName[] = [
+      { email: subject.email, userId: subject.userId },
+      ...(subject.id !== null ? await this.deps.users.byId(projectId, subject.id) : []),
     ];
     // Payments recorded after the erasure ran belong to someone new with the same address.
-    const anonymised = await this.deps.payments.anonymise(projectId, refs, erasedPseudonym(erasureId), new Date(subject.before));
-    const forgotten = await this.deps.payments.forgetUsers(projectId, refs, subject.id);
+    const anonymised = await this.deps.payments.anonymise(projectId, names, erasedPseudonym(erasureId), new Date(subject.before));
+    const forgotten = await this.deps.users.forget(projectId, names, subject.id);
     this.deps.logger.info('payments anonymised for an erasure', { erasureId, payments: anonymised, knownUsers: forgotten });
     return { payments_anonymised: anonymised, known_users: forgotten };
   }

@@ -1,24 +1,11 @@
 import type { Connection } from 'mongoose';
-import type { ErasureStatus, UserRef } from '@postbus/contracts';
-import { DueQueue, insertNew, KeyedSerializer, type DueItem } from '@postbus/db';
+import type { ErasureStatus } from '@postbus/contracts';
+import { DueQueue, insertNew, KnownUsers, knownUserKeys, type DueItem } from '@postbus/db';
 import type { Position } from '@postbus/http';
-import {
-  erasureModels,
-  type ConfirmationDoc,
-  type ErasureDoc,
-  type ErasureModels,
-  type KnownUserDoc,
-  type OpenRequestDoc,
-} from './erasure.schema';
+import { erasureModels, type ConfirmationDoc, type ErasureDoc, type ErasureModels, type OpenRequestDoc } from './erasure.schema';
 
-const emailKey = (projectId: string, email: string) => `${projectId}:email:${email}`;
-const uidKey = (projectId: string, userId: string) => `${projectId}:uid:${userId}`;
-
-/** Every way a person is named in a project, as open-request and known-user keys. */
-export const keysOf = (projectId: string, who: { email?: string | null; userId?: string | null }): string[] => [
-  ...(who.email ? [emailKey(projectId, who.email)] : []),
-  ...(who.userId ? [uidKey(projectId, who.userId)] : []),
-];
+/** Every way a person is named in a project, as open-request keys (the same as the known users'). */
+export const keysOf = knownUserKeys;
 
 export interface ErasureFilter {
   projectIds: string[];
@@ -30,45 +17,17 @@ export class ErasureRepository {
   private readonly models: ErasureModels;
   /** Erasures waiting for their time, then for their confirmations (see DueQueue: claims are safe with several instances). */
   readonly due: DueQueue<Record<string, never>>;
-  private readonly perUser = new KeyedSerializer();
+  /** The users the users service announced: an erase names a user by email or by user_id, and is about both. */
+  readonly users: KnownUsers;
 
   constructor(connection: Connection) {
     this.models = erasureModels(connection);
     this.due = new DueQueue(connection, 'due_erasures');
+    this.users = new KnownUsers(connection);
   }
 
   async init(): Promise<void> {
-    await Promise.all([...Object.values(this.models).map((m) => m.init()), this.due.init()]);
-  }
-
-  async findUser(projectId: string, ref: UserRef): Promise<KnownUserDoc | null> {
-    const [key] = keysOf(projectId, ref);
-    return key ? this.models.KnownUser.findById(key).lean<KnownUserDoc>().exec() : null;
-  }
-
-  /** Remembers a user (user.created); idempotent. */
-  async rememberUser(user: Omit<KnownUserDoc, '_id'>): Promise<void> {
-    await Promise.all(
-      keysOf(user.projectId, user).map((key) =>
-        this.perUser.run(key, () => this.models.KnownUser.updateOne({ _id: key }, { $set: user }, { upsert: true }).exec()),
-      ),
-    );
-  }
-
-  /** A known user's user_id changed (user.updated). */
-  async changeUserId(projectId: string, id: string, userId: string | null): Promise<void> {
-    const known = await this.models.KnownUser.findOne({ id, projectId, _id: { $regex: ':email:' } })
-      .lean<KnownUserDoc>()
-      .exec();
-    if (!known || known.userId === userId) return;
-    await this.models.KnownUser.deleteMany({ id, _id: { $regex: ':uid:' } }).exec();
-    await this.rememberUser({ projectId, id, email: known.email, userId });
-  }
-
-  /** Forgets an erased user: only the documents of that very user (a new one with the same email may exist already). */
-  async forgetUser(projectId: string, id: string | null, keys: string[]): Promise<void> {
-    const filter = id ? { projectId, id } : { _id: { $in: keys } };
-    await this.models.KnownUser.deleteMany(filter).exec();
+    await Promise.all([...Object.values(this.models).map((m) => m.init()), this.due.init(), this.users.init()]);
   }
 
   /** The open request of a person named by any of these keys. */
@@ -135,7 +94,7 @@ export class ErasureRepository {
       { $set: { status: 'completed', completedAt, executedAt: erasure.executedAt ?? completedAt } },
     ).exec();
     await this.models.OpenRequest.deleteMany({ erasureId: erasure._id }).exec();
-    await this.forgetUser(erasure.projectId, erasure.subjectId, keysOf(erasure.projectId, erasure));
+    await this.users.forget(erasure.projectId, [erasure], erasure.subjectId);
     await this.due.schedule(erasure._id, sweepAt, {});
   }
 

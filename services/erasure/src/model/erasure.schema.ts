@@ -76,28 +76,11 @@ const openRequestSchema = new Schema<OpenRequestDoc>(
 );
 openRequestSchema.index({ erasureId: 1 });
 
-/** Users as the users service announced them, so that an erase by user_id knows the email (and the other way round). */
-export interface KnownUserDoc {
-  /** `<projectId>:email:<email>` or `<projectId>:uid:<user_id>`. */
-  _id: string;
-  projectId: string;
-  id: string;
-  email: string;
-  userId: string | null;
-}
-
-const knownUserSchema = new Schema<KnownUserDoc>(
-  { _id: String, projectId: String, id: String, email: String, userId: { type: String, default: null } },
-  { collection: 'users', versionKey: false },
-);
-knownUserSchema.index({ id: 1 });
-
 export function erasureModels(connection: Connection) {
   return {
     Erasure: connection.model<ErasureDoc>('Erasure', erasureSchema),
     Confirmation: connection.model<ConfirmationDoc>('Confirmation', confirmationSchema),
     OpenRequest: connection.model<OpenRequestDoc>('OpenRequest', openRequestSchema),
-    KnownUser: connection.model<KnownUserDoc>('KnownUser', knownUserSchema),
   };
 }
 export type ErasureModels = ReturnType<typeof erasureModels>;

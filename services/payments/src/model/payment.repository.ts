@@ -1,6 +1,6 @@
-import { isDuplicateKeyError, KeyedSerializer } from '@postbus/db';
 import type { UserRef } from '@postbus/contracts';
-import type { KnownUserDoc, PaymentDoc, PaymentModels } from './payment.schema';
+import { isDuplicateKeyError, type UserName } from '@postbus/db';
+import type { PaymentDoc, PaymentModels } from './payment.schema';
 
 export type NewPayment = Omit<PaymentDoc, '_id' | 'day' | 'recordedAt'>;
 
@@ -10,77 +10,26 @@ export interface RevenueFigures {
   days: { day: string; currency: string; total: number; payments: number }[];
 }
 
-const emailKey = (projectId: string, email: string) => `${projectId}:email:${email}`;
-const uidKey = (projectId: string, userId: string) => `${projectId}:uid:${userId}`;
-
 /** UTC `YYYY-MM-DD` of a date. */
 export const dayOf = (date: Date): string => date.toISOString().slice(0, 10);
 
 /** Every read and write of the payments service's own collections. */
 export class PaymentRepository {
-  /** Writes to one known-user document one at a time (see KeyedSerializer). */
-  private readonly perUser = new KeyedSerializer();
-
   constructor(private readonly models: PaymentModels) {}
 
   async init(): Promise<void> {
-    await Promise.all([this.models.Payment.init(), this.models.KnownUser.init()]);
-  }
-
-  /** The user a payment names, if the users service has announced them. */
-  async findUser(projectId: string, ref: UserRef): Promise<KnownUserDoc | null> {
-    const id = ref.email !== undefined ? emailKey(projectId, ref.email) : uidKey(projectId, ref.userId ?? '');
-    return this.models.KnownUser.findById(id).lean<KnownUserDoc>().exec();
-  }
-
-  /** Remembers a user (user.created); idempotent. */
-  async rememberUser(user: Omit<KnownUserDoc, '_id'>): Promise<void> {
-    const keys = [emailKey(user.projectId, user.email), ...(user.userId ? [uidKey(user.projectId, user.userId)] : [])];
-    await Promise.all(
-      keys.map((key) =>
-        this.perUser.run(key, () => this.models.KnownUser.updateOne({ _id: key }, { $set: user }, { upsert: true }).exec()),
-      ),
-    );
-  }
-
-  /** A known user's user_id changed (user.updated): they can be named by it from now on. */
-  async changeUserId(projectId: string, id: string, userId: string | null): Promise<void> {
-    const known = await this.models.KnownUser.findOne({ id, projectId, _id: { $regex: ':email:' } })
-      .lean<KnownUserDoc>()
-      .exec();
-    if (!known || known.userId === userId) return;
-    await this.rememberUser({ projectId, id, email: known.email, userId });
-  }
-
-  /** The ways this service knows a user by (their email and user_id), from the users service's id. */
-  async namesOf(projectId: string, id: string): Promise<UserRef[]> {
-    const known = await this.models.KnownUser.find({ id, projectId }).lean<KnownUserDoc[]>().exec();
-    return known.flatMap((k) => [{ email: k.email }, ...(k.userId ? [{ userId: k.userId }] : [])]);
+    await this.models.Payment.init();
   }
 
   /**
-   * Forgets the users named (their known-user entries), only those of the erased user when the
-   * users service's id is known (a new user may have the address by now); returns how many went.
-   */
-  async forgetUsers(projectId: string, refs: UserRef[], id: string | null): Promise<number> {
-    const keys = [
-      ...new Set(refs.map((ref) => (ref.email !== undefined ? emailKey(projectId, ref.email) : uidKey(projectId, ref.userId ?? '')))),
-    ];
-    // Through the serializer: a user event being applied to the same entry must not bring it back.
-    const results = await Promise.all(
-      keys.map((key) => this.perUser.run(key, () => this.models.KnownUser.deleteOne({ _id: key, ...(id !== null ? { id } : {}) }).exec())),
-    );
-    return results.reduce((sum, r) => sum + r.deletedCount, 0);
-  }
-
-  /**
-   * Irreversibly strips the payments of the users named (recorded up to the erasure) of everything personal: they stay in the
-   * revenue, under `pseudonym` (one per erased person, so that paying users still count right).
+   * Irreversibly strips the payments of the users named (recorded up to the erasure) of everything
+   * personal: they stay in the revenue, under `pseudonym` (one per erased person, so that paying
+   * users still count right).
    * One updateMany: FerretDB scans the collection for every update. Returns how many changed.
    */
-  async anonymise(projectId: string, refs: UserRef[], pseudonym: string, recordedBefore: Date): Promise<number> {
-    const emails = [...new Set(refs.flatMap((r) => (r.email !== undefined ? [r.email] : [])))];
-    const userIds = [...new Set(refs.flatMap((r) => (r.userId !== undefined ? [r.userId] : [])))];
+  async anonymise(projectId: string, names: UserName[], pseudonym: string, recordedBefore: Date): Promise<number> {
+    const emails = [...new Set(names.flatMap((n) => (n.email ? [n.email] : [])))];
+    const userIds = [...new Set(names.flatMap((n) => (n.userId ? [n.userId] : [])))];
     const match = [...(emails.length ? [{ email: { $in: emails } }] : []), ...(userIds.length ? [{ userId: { $in: userIds } }] : [])];
     if (match.length === 0) return 0;
     const { modifiedCount } = await this.models.Payment.updateMany(

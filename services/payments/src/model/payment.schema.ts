@@ -40,35 +40,9 @@ const paymentSchema = new Schema<PaymentDoc>(
 paymentSchema.index({ projectId: 1, email: 1, paidAt: -1 });
 paymentSchema.index({ projectId: 1, day: 1 });
 
-/**
- * The users this service has seen created (from user events): one document per way of naming a
- * user, `<projectId>:email:<email>` and `<projectId>:uid:<user_id>`, each pointing at both.
- */
-export interface KnownUserDoc {
-  _id: string;
-  projectId: string;
-  /** The users service's id of the user. */
-  id: string;
-  email: string;
-  userId: string | null;
-}
-
-const knownUserSchema = new Schema<KnownUserDoc>(
-  {
-    _id: { type: String, required: true },
-    projectId: { type: String, required: true },
-    id: { type: String, required: true },
-    email: { type: String, required: true },
-    userId: { type: String, default: null },
-  },
-  { collection: 'users', versionKey: false },
-);
-knownUserSchema.index({ id: 1 });
-
 export function paymentModels(connection: Connection) {
   return {
     Payment: connection.model<PaymentDoc>('Payment', paymentSchema),
-    KnownUser: connection.model<KnownUserDoc>('KnownUser', knownUserSchema),
   };
 }
 export type PaymentModels = ReturnType<typeof paymentModels>;
