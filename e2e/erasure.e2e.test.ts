@@ -163,6 +163,12 @@ describe('GDPR erasure through the public API', () => {
         leaks = await leaksNow();
       }
       expect(leaks).toEqual([]);
+      const documents = await everyDocument(dbNames);
+      const lag = (at: unknown) => Date.parse(at as string) - Date.parse(eraseAt);
+      console.log(
+        `erasure: executed ${lag(audit.body.executed_at)} ms and completed ${lag(audit.body.completed_at)} ms after erase_at; ` +
+          `clean (sweep included) ${Date.now() - Date.parse(eraseAt)} ms after it; ${documents.length} documents in ${dbNames.length} databases scanned`,
+      );
       expect(JSON.stringify(audit.body)).not.toMatch(new RegExp(`${email}|${userId}|${name}`, 'i'));
       const erasedHook = receiver.received.find((r) => r.body.includes('"user.erased"'))!;
       expect(erasedHook.body).not.toMatch(new RegExp(`${email}|${userId}|${name}`, 'i'));

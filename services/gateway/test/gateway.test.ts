@@ -315,6 +315,9 @@ describe('gateway', () => {
           '/v1/projects',
           '/v1/projects/{projectId}/users',
           '/v1/projects/{projectId}/users/by-email',
+          '/v1/projects/{projectId}/users/erase',
+          '/v1/erasures',
+          '/v1/erasures/{erasureId}',
         ]),
       );
       expect(openapi.body.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
