@@ -193,6 +193,23 @@ describe('GDPR erasure through the public API', () => {
     }
   });
 
+  it('two erases racing for one person are one erasure: both answers lead to it', async () => {
+    const email = 'race.person@erase.example';
+    await createUser(email, 'erase-race-1', { name: 'Race Person' });
+    const [byEmail, byUserId] = await Promise.all([
+      inProject('POST', '/users/erase', { email }),
+      inProject('POST', '/users/erase', { user_id: 'erase-race-1' }),
+    ]);
+    expect([byEmail.status, byUserId.status]).toEqual([200, 200]);
+    const ids = [byEmail.body.erasure_id as string, byUserId.body.erasure_id as string];
+    const read = await Promise.all(
+      ids.map((id) => waitFor(async () => ((res) => (res.status === 200 ? res.body : undefined))(await api('GET', `/v1/erasures/${id}`)))),
+    );
+    expect(read[0].id).toBe(read[1].id);
+    await waitFor(() => eventsOf('user.erasure_scheduled', read[0].id as string).length > 0, { what: 'the erasure scheduled' });
+    expect(ids.filter((id) => id !== read[0].id).every((id) => eventsOf('user.erasure_scheduled', id).length === 0)).toBe(true);
+  });
+
   it('erases once after the erasure service is SIGKILLed between scheduling and execution, with two instances', async () => {
     const email = 'crash.erasure@erase.example';
     const userId = 'erase-crash-1';

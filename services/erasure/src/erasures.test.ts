@@ -46,6 +46,11 @@ function fakeRepository() {
       due.push(erasure._id);
       return Promise.resolve();
     },
+    aliases: new Map<string, string>(),
+    alias: (id: string, erasureId: string) => {
+      repo.aliases.set(id, erasureId);
+      return Promise.resolve();
+    },
     byId: (id: string) => Promise.resolve(erasures.has(id) ? { ...erasures.get(id)! } : null),
     claimDue: () => Promise.resolve(due.splice(0).map((id) => ({ id, payload: {} }))),
     markExecuting: (id: string, at: Date) => {
@@ -117,6 +122,7 @@ describe('the erasure queue', () => {
     ]);
     expect(published[0]!.data).toMatchObject({ erasureId: 'era_a', id: 'u1', email: 'ada@example.org', userId: 'ada-1' });
     expect([...repository.erasures.keys()]).toEqual(['era_a']);
+    expect(repository.aliases.get('era_b')).toBe('era_a'); // the racing request's id leads to the first
     expect(repository.erasures.get('era_a')!.emailHmac).toMatch(/^[a-f0-9]{64}$/);
   });
 

@@ -53,7 +53,9 @@ export class Erasures {
     const keys = keysOf(cmd.projectId, { email, userId });
     const open = await repository.openRequest(keys);
     if (open && open.erasureId !== cmd.erasureId) {
-      logger.info('erase request for a person already queued', { erasureId: open.erasureId });
+      // The gateway answers a repeat with the open erasure; this one raced it, and its id joins it.
+      await repository.alias(cmd.erasureId, open.erasureId);
+      logger.info('erase request for a person already queued', { erasureId: open.erasureId, duplicate: cmd.erasureId });
       return;
     }
     const erasure: ErasureDoc = {

@@ -68,7 +68,7 @@ export function internalApi({ repository, participants, eraseAtFrom }: InternalA
     );
   });
   router.get('/internal/erasures/:erasureId', async (req, res) => {
-    const erasure = await repository.byId(req.params.erasureId);
+    const erasure = await repository.byIdOrAlias(req.params.erasureId);
     if (!erasure || !projectIdsOf(req.query['project_ids']).includes(erasure.projectId)) throw new NotFoundError('No such erasure.');
     const [one] = await views([erasure]);
     res.json(one);

@@ -52,6 +52,19 @@ export class ErasureRepository {
     return this.models.Erasure.findById(id).lean<ErasureDoc>().exec();
   }
 
+  /** The erasure, also when the id is that of a duplicate request that joined it. */
+  async byIdOrAlias(id: string): Promise<ErasureDoc | null> {
+    const erasure = await this.byId(id);
+    if (erasure) return erasure;
+    const alias = await this.models.Alias.findById(id).lean<{ erasureId: string }>().exec();
+    return alias ? this.byId(alias.erasureId) : null;
+  }
+
+  /** Records that a duplicate request's id stands for an open erasure; idempotent. */
+  async alias(id: string, erasureId: string): Promise<void> {
+    await insertNew(this.models.Alias, [{ _id: id, erasureId }]);
+  }
+
   /** Newest first, strictly older than the cursor position. */
   async page(filter: ErasureFilter, limit: number, after?: Position): Promise<ErasureDoc[]> {
     const query: Record<string, unknown> = { projectId: { $in: filter.projectIds } };

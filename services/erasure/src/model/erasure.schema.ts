@@ -76,8 +76,20 @@ const openRequestSchema = new Schema<OpenRequestDoc>(
 );
 openRequestSchema.index({ erasureId: 1 });
 
+/**
+ * An erase that raced another for the same person (both asked before either was recorded) is the
+ * same erasure: its id, which its caller got, leads to the first.
+ */
+export interface AliasDoc {
+  _id: string;
+  erasureId: string;
+}
+
+const aliasSchema = new Schema<AliasDoc>({ _id: String, erasureId: String }, { collection: 'aliases', versionKey: false });
+
 export function erasureModels(connection: Connection) {
   return {
+    Alias: connection.model<AliasDoc>('Alias', aliasSchema),
     Erasure: connection.model<ErasureDoc>('Erasure', erasureSchema),
     Confirmation: connection.model<ConfirmationDoc>('Confirmation', confirmationSchema),
     OpenRequest: connection.model<OpenRequestDoc>('OpenRequest', openRequestSchema),
