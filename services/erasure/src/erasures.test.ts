@@ -52,6 +52,8 @@ function fakeRepository() {
       return Promise.resolve();
     },
     byId: (id: string) => Promise.resolve(erasures.has(id) ? { ...erasures.get(id)! } : null),
+    requeue: (id: string) => due.push(id),
+    confirmations: (ids: string[]) => Promise.resolve(new Map(ids.map((id) => [id, confirmations.filter((c) => c.erasureId === id)]))),
     claimDue: () => Promise.resolve(due.splice(0).map((id) => ({ id, payload: {} }))),
     markExecuting: (id: string, at: Date) => {
       const e = erasures.get(id)!;
@@ -145,6 +147,12 @@ describe('the erasure queue', () => {
 
     const confirmed = (service: string) => ({ erasureId: 'era_d', projectId: 'p1', service, erased: {} });
     await erasures.confirmed(confirmed('users'), ctx('x:users', '2026-01-03T00:00:01.000Z'));
+    // The lease ran out before the mailer confirmed: the same command goes again, with the same cutoff.
+    repository.requeue('era_d');
+    await erasures.runDue();
+    const executions = published.filter((p) => p.id === 'era_d:execute');
+    expect(executions).toHaveLength(2);
+    expect(executions[1]!.data).toEqual(executions[0]!.data);
     expect(repository.erasures.get('era_d')!.status).toBe('executing');
     await erasures.confirmed(confirmed('mailer'), ctx('x:mailer', '2026-01-03T00:00:02.000Z'));
     await erasures.confirmed(confirmed('mailer'), ctx('x:mailer', '2026-01-03T00:00:02.000Z')); // redelivered: no second user.erased

@@ -114,7 +114,12 @@ export class Erasures {
           await publisher.publish(Topics.ErasureEvents, 'erasure.execute', id, this.subjectOf(erasure, executedAt), {
             id: `${id}:execute`,
           });
-          logger.info('erasure sent to the services', { erasureId: id, again: erasure.status !== 'queued' });
+          if (erasure.status === 'queued') logger.info('erasure sent to the services', { erasureId: id });
+          else
+            logger.warn('erasure sent again: services have not confirmed it in time', {
+              erasureId: id,
+              waitingFor: await this.waitingFor(id),
+            });
           sent++;
         }
       }
@@ -169,6 +174,11 @@ export class Erasures {
       this.deps.logger.info('erasure swept; its identifiers are gone', { erasureId: erasure._id });
     }
     await this.deps.repository.due.done(erasure._id);
+  }
+
+  private async waitingFor(erasureId: string): Promise<string[]> {
+    const confirmed = new Set(((await this.deps.repository.confirmations([erasureId])).get(erasureId) ?? []).map((c) => c.service));
+    return this.deps.participants.filter((p) => !confirmed.has(p));
   }
 
   private subjectOf(erasure: ErasureDoc, before: Date): ErasureExecuteCommand {
