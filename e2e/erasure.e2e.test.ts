@@ -132,7 +132,10 @@ describe('GDPR erasure through the public API', () => {
 
       // After the delay: every service confirms, the request completes, user.erased goes out.
       await waitFor(() => eventsOf('user.erased', erasureId).length > 0, { timeoutMs: 30_000, what: 'user.erased' });
-      const audit = await api('GET', `/v1/erasures/${erasureId}`);
+      const audit = await waitFor(async () => {
+        const res = await api('GET', `/v1/erasures/${erasureId}`);
+        return res.body.status === 'completed' ? res : undefined;
+      });
       expect(audit.status).toBe(200);
       expect(audit.body).toMatchObject({ id: erasureId, project_id: client.projectId, status: 'completed', waiting_for: [] });
       expect(audit.body.confirmed_by).toEqual(PARTICIPANTS);

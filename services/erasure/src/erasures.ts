@@ -142,7 +142,8 @@ export class Erasures {
     if (!this.deps.participants.every((p) => confirmedBy.has(p))) return;
     // The time of the last confirmation: the same whichever instance (or redelivery) completes it.
     const completedAt = new Date(Math.max(...confirmations.map((c) => c.at.getTime())));
-    await repository.complete(erasure, completedAt, new Date(completedAt.getTime() + this.deps.sweepDelayMs));
+    // Announced before it is marked complete: a process dying in between leaves it incomplete, and
+    // the redelivered confirmation announces it again (same event id) rather than never.
     await publisher.publish(
       Topics.UserEvents,
       'user.erased',
@@ -156,6 +157,7 @@ export class Erasures {
       },
       { id: `${erasure._id}:erased` },
     );
+    await repository.complete(erasure, completedAt, new Date(completedAt.getTime() + this.deps.sweepDelayMs));
     logger.info('erasure completed', { erasureId: erasure._id });
   }
 
