@@ -11,7 +11,7 @@ import { createHmac, generateKeyPairSync, randomBytes } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import { compile } from '@postbus/templates';
 import { BENCH_TEMPLATE, dataOf, FROM_ADDRESS, FROM_NAME, SENDER_DOMAIN, userOf } from './mail-template';
-import { latencyOf, perSecond, type Latency } from './stats';
+import { measure, readyThenGo, runBatch, runForked, sendToParent, type BatchFigures } from './direct-child';
 
 export interface DirectOptions {
   smtpUrl: string;
@@ -31,18 +31,8 @@ export interface DirectOptions {
   publicBaseUrl: string;
 }
 
-export interface DirectResult {
-  sent: number;
-  failed: number;
-  firstError: string | null;
-  durationMs: number;
-  /** Messages answered 250 a second, from the first sendMail call to the last resolve. */
-  rate: number;
-  /** Per message: sendMail call to its promise resolving. */
-  latencyMs: Latency;
-  /** CPU time of this process during the measured run, in ms. */
-  cpuMs: { user: number; system: number };
-}
+/** Messages answered 250 a second, from the first sendMail call to the last resolve; latencies from the sendMail call to its promise resolving. */
+export type DirectResult = BatchFigures;
 
 export type DirectMessage = { type: 'ready' } | ({ type: 'result' } & DirectResult) | { type: 'error'; message: string };
 
@@ -55,8 +45,7 @@ function unsubscribeToken(secret: Buffer, messageId: string): string {
 }
 
 async function main(options: DirectOptions): Promise<void> {
-  const send = (message: DirectMessage) =>
-    new Promise<void>((resolve, reject) => process.send!(message, (error: Error | null) => (error ? reject(error) : resolve())));
+  const send = (message: DirectMessage) => sendToParent(message);
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const url = new URL(options.smtpUrl);
   const transport = nodemailer.createTransport({
@@ -96,62 +85,14 @@ async function main(options: DirectOptions): Promise<void> {
   };
 
   /** Sends `count` messages, `concurrency` in flight; the latencies of those that were answered 250. */
-  const batch = async (tag: string, count: number) => {
-    const latencies: number[] = [];
-    let next = 0;
-    let failed = 0;
-    let firstError: string | null = null;
-    const worker = async () => {
-      while (next < count) {
-        const n = next++;
-        const start = performance.now();
-        try {
-          await sendOne(tag, n);
-          latencies.push(performance.now() - start);
-        } catch (error) {
-          failed++;
-          firstError ??= error instanceof Error ? error.message : String(error);
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(options.concurrency, count) }, worker));
-    return { latencies, failed, firstError };
-  };
+  const batch = (tag: string, count: number) => runBatch(count, options.concurrency, (n) => sendOne(tag, n));
 
   const warm = await batch(`${options.tag}-warmup`, options.warmup);
   if (warm.failed > 0) throw new Error(`${warm.failed} of ${options.warmup} warm-up messages failed: ${warm.firstError}`);
-  const go = new Promise<void>((resolve) => process.once('message', () => resolve()));
-  await send({ type: 'ready' });
-  await go;
-
-  const cpuBefore = process.cpuUsage();
-  const started = performance.now();
-  const run = await batch(options.tag, options.count);
-  const durationMs = performance.now() - started;
-  const cpu = process.cpuUsage(cpuBefore);
+  await readyThenGo();
+  const { figures } = await measure(() => batch(options.tag, options.count));
   transport.close();
-  await send({
-    type: 'result',
-    sent: run.latencies.length,
-    failed: run.failed,
-    firstError: run.firstError,
-    durationMs: Math.round(durationMs),
-    rate: perSecond(run.latencies.length, durationMs),
-    latencyMs: latencyOf(run.latencies),
-    cpuMs: { user: Math.round(cpu.user / 1000), system: Math.round(cpu.system / 1000) },
-  });
+  await send({ type: 'result', ...figures });
 }
 
-if (require.main === module) {
-  if (!process.send) {
-    console.error('direct-sender.js is forked by mailer.bench.js (it needs an IPC channel)');
-    process.exit(2);
-  }
-  main(JSON.parse(process.argv[2] ?? '{}') as DirectOptions).then(
-    () => process.disconnect(),
-    (error: unknown) => {
-      const message = error instanceof Error ? error.message : String(error);
-      process.send!({ type: 'error', message } satisfies DirectMessage, () => process.exit(1));
-    },
-  );
-}
+if (require.main === module) runForked<DirectOptions>('direct-sender.js', 'mailer.bench.js', main);

@@ -7,10 +7,9 @@
  *                       (the whole system; by default the gateway is measured alone, like its baselines)
  *   BENCH_KEEP_DATA=1   keep the run's topics, consumer group and databases
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { defaultKafkaBrokers, defaultMongoUrl, ensureInfrastructure, freePort, repoRoot, uniqueName } from '@postbus/testing';
-import { startBaseline, startPostbusService, type Child } from './children';
+import { defaultKafkaBrokers, defaultMongoUrl, ensureInfrastructure, freePort, uniqueName } from '@postbus/testing';
+import { startBaseline, startPostbusService } from './children';
+import { BenchRun, runBench, saveResults } from './run';
 import { infraPids } from './cpu';
 import { BusProbe, dropDatabases } from './infra';
 import { failuresOf, runLoad, type LoadStats } from './load';
@@ -62,27 +61,8 @@ async function main(): Promise<number> {
   const brokers = defaultKafkaBrokers();
   const mongoUrl = defaultMongoUrl();
 
-  const interrupted = new AbortController();
-  const interrupt = (signal: NodeJS.Signals) => {
-    progress(`${signal}: stopping`);
-    interrupted.abort(new Error(`interrupted by ${signal}`));
-  };
-  process.once('SIGINT', interrupt);
-  process.once('SIGTERM', interrupt);
-  const { signal } = interrupted;
-
-  const children: Child[] = [];
-  // Processes whose CPU use each run reports.
-  const watch: Record<string, number | undefined> = { bench: process.pid };
-  let stopping = false;
-  const started = (child: Child): Child => {
-    children.push(child);
-    watch[child.name] = child.pid;
-    void child.exited.then((how) => {
-      if (!stopping) interrupted.abort(new Error(`${child.name} ${how} while the benchmark ran (see ${child.log})`));
-    });
-    return child;
-  };
+  const run = new BenchRun(progress);
+  const { signal, watch, started } = run;
   const bus = new BusProbe(brokers.split(','), runId);
   try {
     progress(`run ${runId}: ${durationSec} s per run, ${CONNECTIONS} connections; checking Kafka (${brokers}) and MongoDB (${mongoUrl})`);
@@ -188,16 +168,10 @@ async function main(): Promise<number> {
       ok: failures.length === 0,
     };
     console.log(`\n${formatReport(results)}\n`);
-    for (const file of save(results)) progress(`wrote ${file}`);
+    for (const file of saveResults('gateway', results, 'latest.json')) progress(`wrote ${file}`);
     return results.ok ? 0 : 1;
   } finally {
-    stopping = true;
-    process.off('SIGINT', interrupt);
-    process.off('SIGTERM', interrupt);
-    for (const child of children.reverse()) {
-      progress(`stopping ${child.name} (pid ${child.pid ?? '?'})`);
-      await child.stop().catch((error: unknown) => progress(`could not stop ${child.name}: ${String(error)}`));
-    }
+    await run.stopChildren();
     if (!keepData) {
       progress('removing the topics, consumer group and databases of this run (BENCH_KEEP_DATA=1 keeps them)');
       await bus.deleteNamespace().catch((error: unknown) => progress(`could not delete topics: ${String(error)}`));
@@ -209,22 +183,4 @@ async function main(): Promise<number> {
   }
 }
 
-/** bench/results/gateway-<timestamp>.json (colons made dashes, for every file system) and latest.json. */
-function save(results: BenchResults): string[] {
-  const dir = join(repoRoot, 'bench', 'results');
-  mkdirSync(dir, { recursive: true });
-  const json = `${JSON.stringify(results, null, 2)}\n`;
-  const files = [join(dir, `gateway-${results.timestamp.replace(/:/g, '-')}.json`), join(dir, 'latest.json')];
-  for (const file of files) writeFileSync(file, json);
-  return files;
-}
-
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    console.error(`bench failed: ${error instanceof Error ? error.message : String(error)}`);
-    process.exitCode = 1;
-  },
-);
+runBench('bench', main);

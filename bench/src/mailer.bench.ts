@@ -13,7 +13,7 @@
  *                         direct) to .data/profiles/<run>/
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   call,
@@ -32,6 +32,7 @@ import {
   type SmtpSink,
 } from '@postbus/testing';
 import { forkChild, startPostbusService, type Child } from './children';
+import { BenchRun, runBench, saveResults } from './run';
 import { infraPids, measureCpu } from './cpu';
 import { DbCounters } from './db-counters';
 import type { DirectMessage, DirectOptions } from './direct-sender';
@@ -176,26 +177,8 @@ async function main(): Promise<number> {
   const brokers = defaultKafkaBrokers();
   const mongoUrl = defaultMongoUrl();
 
-  const interrupted = new AbortController();
-  const interrupt = (sig: NodeJS.Signals) => {
-    progress(`${sig}: stopping`);
-    interrupted.abort(new Error(`interrupted by ${sig}`));
-  };
-  process.once('SIGINT', interrupt);
-  process.once('SIGTERM', interrupt);
-  const { signal } = interrupted;
-
-  const children: Child[] = [];
-  const watch: Record<string, number | undefined> = { bench: process.pid };
-  let stopping = false;
-  const started = (child: Child): Child => {
-    children.push(child);
-    watch[child.name] = child.pid;
-    void child.exited.then((how) => {
-      if (!stopping) interrupted.abort(new Error(`${child.name} ${how} while the benchmark ran (see ${child.log})`));
-    });
-    return child;
-  };
+  const run = new BenchRun(progress);
+  const { signal, children, watch, started } = run;
   const bus = new BusProbe(brokers.split(','), runId, undefined, ['postbus-mailer-projections', 'postbus-mailer-triggers']);
   let infraStarted = false;
   let dns: LocalDnsServer | undefined;
@@ -399,18 +382,12 @@ async function main(): Promise<number> {
       ok: failures.length === 0,
     };
     console.log(`\n${formatReport(results)}\n`);
-    for (const file of save(results)) progress(`wrote ${file}`);
+    for (const file of saveResults('mailer', results)) progress(`wrote ${file}`);
     if (profiled.size > 0) progress(`CPU profiles of ${[...profiled].join(', ')} go to ${profileDir} when the services stop`);
     return results.ok ? 0 : 1;
   } finally {
-    stopping = true;
-    process.off('SIGINT', interrupt);
-    process.off('SIGTERM', interrupt);
     triggers?.close();
-    for (const child of children.reverse()) {
-      progress(`stopping ${child.name} (pid ${child.pid ?? '?'})`);
-      await child.stop().catch((error: unknown) => progress(`could not stop ${child.name}: ${String(error)}`));
-    }
+    await run.stopChildren();
     await dns?.close().catch(() => undefined);
     if (!keepData) {
       progress('removing the topics, consumer groups and databases of this run (BENCH_KEEP_DATA=1 keeps them)');
@@ -428,22 +405,4 @@ async function main(): Promise<number> {
   }
 }
 
-/** bench/results/mailer-<timestamp>.json (colons made dashes) and mailer-latest.json. */
-function save(results: MailerBenchResults): string[] {
-  const dir = join(repoRoot, 'bench', 'results');
-  mkdirSync(dir, { recursive: true });
-  const json = `${JSON.stringify(results, null, 2)}\n`;
-  const files = [join(dir, `mailer-${results.timestamp.replace(/:/g, '-')}.json`), join(dir, 'mailer-latest.json')];
-  for (const file of files) writeFileSync(file, json);
-  return files;
-}
-
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    console.error(`mailer bench failed: ${error instanceof Error ? error.message : String(error)}`);
-    process.exitCode = 1;
-  },
-);
+runBench('mailer bench', main);

@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import http from 'node:http';
-import { latencyOf, perSecond, type Latency } from './stats';
+import { measure, readyThenGo, runBatch, runForked, sendToParent, type BatchFigures } from './direct-child';
 import { nowMs, sentEvent, webhookBody, webhookHeaders } from './webhook-events';
 
 export interface WebhookDirectOptions {
@@ -24,18 +24,10 @@ export interface WebhookDirectOptions {
   concurrency: number;
 }
 
-export interface WebhookDirectResult {
-  sent: number;
-  failed: number;
-  firstError: string | null;
-  durationMs: number;
-  /** 2xx answers a second, from the first request to the last answer. */
-  rate: number;
-  /** Request start → response end. */
-  latencyMs: Latency;
+/** 2xx answers a second, from the first request to the last answer; latencies from request start to response end. */
+export interface WebhookDirectResult extends BatchFigures {
   /** Epoch ms at which each request started, by n (0 when it failed). */
   startedAt: number[];
-  cpuMs: { user: number; system: number };
 }
 
 export type WebhookDirectMessage = { type: 'ready' } | ({ type: 'result' } & WebhookDirectResult) | { type: 'error'; message: string };
@@ -44,8 +36,7 @@ export type WebhookDirectMessage = { type: 'ready' } | ({ type: 'result' } & Web
 const webhookIdOf = (tag: string, n: number) => `msg_${createHash('sha256').update(`${tag}\n${n}`).digest('hex').slice(0, 32)}`;
 
 async function main(options: WebhookDirectOptions): Promise<void> {
-  const send = (message: WebhookDirectMessage) =>
-    new Promise<void>((resolve, reject) => process.send!(message, (error: Error | null) => (error ? reject(error) : resolve())));
+  const send = (message: WebhookDirectMessage) => sendToParent(message);
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency });
   const url = new URL(options.url);
 
@@ -69,66 +60,23 @@ async function main(options: WebhookDirectOptions): Promise<void> {
       request.end(payload);
     });
 
-  const batch = async (tag: string, count: number) => {
-    const latencies: number[] = [];
-    const startedAt = new Array<number>(count).fill(0);
-    let next = 0;
-    let failed = 0;
-    let firstError: string | null = null;
-    const worker = async () => {
-      while (next < count) {
-        const n = next++;
-        const start = nowMs();
-        try {
-          const status = await post(tag, n);
-          if (status < 200 || status >= 300) throw new Error(`HTTP ${status}`);
-          startedAt[n] = start;
-          latencies.push(nowMs() - start);
-        } catch (error) {
-          failed++;
-          firstError ??= error instanceof Error ? error.message : String(error);
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(options.concurrency, count) }, worker));
-    return { latencies, startedAt, failed, firstError };
-  };
+  const batch = (tag: string, count: number) =>
+    runBatch(
+      count,
+      options.concurrency,
+      async (n) => {
+        const status = await post(tag, n);
+        if (status < 200 || status >= 300) throw new Error(`HTTP ${status}`);
+      },
+      nowMs,
+    );
 
   const warm = await batch(`${options.tag}-warmup`, options.warmup);
   if (warm.failed > 0) throw new Error(`${warm.failed} of ${options.warmup} warm-up webhooks failed: ${warm.firstError}`);
-  const go = new Promise<void>((resolve) => process.once('message', () => resolve()));
-  await send({ type: 'ready' });
-  await go;
-
-  const cpuBefore = process.cpuUsage();
-  const started = nowMs();
-  const run = await batch(options.tag, options.count);
-  const durationMs = nowMs() - started;
-  const cpu = process.cpuUsage(cpuBefore);
+  await readyThenGo();
+  const { batch: run, figures } = await measure(() => batch(options.tag, options.count), nowMs);
   agent.destroy();
-  await send({
-    type: 'result',
-    sent: run.latencies.length,
-    failed: run.failed,
-    firstError: run.firstError,
-    durationMs: Math.round(durationMs),
-    rate: perSecond(run.latencies.length, durationMs),
-    latencyMs: latencyOf(run.latencies),
-    startedAt: run.startedAt,
-    cpuMs: { user: Math.round(cpu.user / 1000), system: Math.round(cpu.system / 1000) },
-  });
+  await send({ type: 'result', ...figures, startedAt: run.startedAt });
 }
 
-if (require.main === module) {
-  if (!process.send) {
-    console.error('webhook-direct.js is forked by webhooks.bench.js (it needs an IPC channel)');
-    process.exit(2);
-  }
-  main(JSON.parse(process.argv[2] ?? '{}') as WebhookDirectOptions).then(
-    () => process.disconnect(),
-    (error: unknown) => {
-      const message = error instanceof Error ? error.message : String(error);
-      process.send!({ type: 'error', message } satisfies WebhookDirectMessage, () => process.exit(1));
-    },
-  );
-}
+if (require.main === module) runForked<WebhookDirectOptions>('webhook-direct.js', 'webhooks.bench.js', main);

@@ -11,7 +11,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { Bus, busOptions } from '@postbus/bus';
@@ -28,6 +28,7 @@ import {
   uniqueName,
 } from '@postbus/testing';
 import { forkChild, startPostbusService, type Child } from './children';
+import { BenchRun, runBench, saveResults } from './run';
 import { infraPids, measureCpu, type CpuUsage } from './cpu';
 import { DbCounters, type CommandCounts } from './db-counters';
 import { BusProbe, dropDatabases } from './infra';
@@ -405,26 +406,8 @@ async function main(): Promise<number> {
   const brokers = defaultKafkaBrokers();
   const mongoUrl = defaultMongoUrl();
 
-  const interrupted = new AbortController();
-  const interrupt = (sig: NodeJS.Signals) => {
-    progress(`${sig}: stopping`);
-    interrupted.abort(new Error(`interrupted by ${sig}`));
-  };
-  process.once('SIGINT', interrupt);
-  process.once('SIGTERM', interrupt);
-  const { signal } = interrupted;
-
-  const children: Child[] = [];
-  const watch: Record<string, number | undefined> = { bench: process.pid };
-  let stopping = false;
-  const started = (child: Child): Child => {
-    children.push(child);
-    watch[child.name] = child.pid;
-    void child.exited.then((how) => {
-      if (!stopping) interrupted.abort(new Error(`${child.name} ${how} while the benchmark ran (see ${child.log})`));
-    });
-    return child;
-  };
+  const run = new BenchRun(progress);
+  const { signal, children, watch, started } = run;
   const probe = new BusProbe(brokers.split(','), runId, undefined, ['postbus-webhooks', 'postbus-webhooks-projects']);
   let bus: Bus | undefined;
   let dbCounters: DbCounters | undefined;
@@ -598,17 +581,11 @@ async function main(): Promise<number> {
       ok: failures.length === 0,
     };
     console.log(`\n${formatReport(results)}\n`);
-    for (const file of save(results)) progress(`wrote ${file}`);
+    for (const file of saveResults('webhooks', results)) progress(`wrote ${file}`);
     return results.ok ? 0 : 1;
   } finally {
-    stopping = true;
-    process.off('SIGINT', interrupt);
-    process.off('SIGTERM', interrupt);
     await bus?.close().catch((error: unknown) => progress(`could not close the publisher: ${String(error)}`));
-    for (const child of children.reverse()) {
-      progress(`stopping ${child.name} (pid ${child.pid ?? '?'})`);
-      await child.stop().catch((error: unknown) => progress(`could not stop ${child.name}: ${String(error)}`));
-    }
+    await run.stopChildren();
     if (!keepData) {
       progress('removing the topics, consumer groups and database of this run (BENCH_KEEP_DATA=1 keeps them)');
       await probe.deleteNamespace().catch((error: unknown) => progress(`could not delete topics: ${String(error)}`));
@@ -623,22 +600,4 @@ async function main(): Promise<number> {
   }
 }
 
-/** bench/results/webhooks-<timestamp>.json (colons made dashes) and webhooks-latest.json. */
-function save(results: WebhookBenchResults): string[] {
-  const dir = join(repoRoot, 'bench', 'results');
-  mkdirSync(dir, { recursive: true });
-  const json = `${JSON.stringify(results, null, 2)}\n`;
-  const files = [join(dir, `webhooks-${results.timestamp.replace(/:/g, '-')}.json`), join(dir, 'webhooks-latest.json')];
-  for (const file of files) writeFileSync(file, json);
-  return files;
-}
-
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    console.error(`webhooks bench failed: ${error instanceof Error ? error.message : String(error)}`);
-    process.exitCode = 1;
-  },
-);
+runBench('webhooks bench', main);
