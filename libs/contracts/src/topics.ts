@@ -13,7 +13,11 @@ export const Topics = {
   PaymentEvents: 'postbus.payments.events.v1',
   /** Erase requests accepted by the gateway (key: the user's ordering key). */
   ErasureCommands: 'postbus.erasure.commands.v1',
-  /** erasure.execute from the erasure service and each service's erasure.confirmed (key: erasure id). */
+  /**
+   * The erasure service's announcements (user.erasure_scheduled, user.erased), its erasure.execute
+   * and each service's erasure.confirmed: a quiet topic, so that taking part in erasures never
+   * means reading the busy user events.
+   */
   ErasureEvents: 'postbus.erasure.events.v1',
 } as const;
 

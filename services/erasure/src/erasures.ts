@@ -74,7 +74,7 @@ export class Erasures {
     };
     await repository.open(erasure, keys);
     await publisher.publish(
-      Topics.UserEvents,
+      Topics.ErasureEvents,
       'user.erasure_scheduled',
       userOrderingKey(cmd.projectId, cmd.user),
       {
@@ -145,7 +145,7 @@ export class Erasures {
     // Announced before it is marked complete: a process dying in between leaves it incomplete, and
     // the redelivered confirmation announces it again (same event id) rather than never.
     await publisher.publish(
-      Topics.UserEvents,
+      Topics.ErasureEvents,
       'user.erased',
       `${erasure.projectId}:erasure:${erasure._id}`,
       {

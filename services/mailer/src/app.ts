@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import express from 'express';
-import { Bus, busOptions, erasureParticipant } from '@postbus/bus';
+import { Bus, busOptions } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
 import { SecretBox, TrackingTokens } from '@postbus/crypto';
 import { connectDb, pingDb } from '@postbus/db';
@@ -10,7 +10,7 @@ import type { MailerConfig } from './config';
 import { Deliverer } from './delivery/deliverer';
 import { SmtpRelay } from './delivery/smtp-relay';
 import { MailerErasure } from './erasure';
-import { catalogHandlers, trackingHandlers, userEventHandlers } from './handlers/projections';
+import { catalogHandlers, erasureHandlers, trackingHandlers, userEventHandlers } from './handlers/projections';
 import { triggerHandler } from './handlers/trigger';
 import { internalApi } from './http/internal-api';
 import { CatalogProjection } from './model/catalog';
@@ -69,12 +69,11 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     groupId: 'postbus-mailer-projections',
     handlers: [
       ...catalogHandlers(catalog),
-      ...userEventHandlers(suppressions, erasure),
+      ...userEventHandlers(suppressions),
+      ...erasureHandlers(erasure, bus.publisher),
       ...trackingHandlers({ store, timeline, suppressions, publisher: bus.publisher }),
     ],
   });
-  // Its own group: erasing scans and deletes, which must not hold back the catalog nor triggers.
-  await bus.consume({ groupId: 'postbus-mailer-erasure', handlers: [erasureParticipant('mailer', bus.publisher, erasure.erase)] });
   await bus.consume({
     groupId: 'postbus-mailer-triggers',
     handlers: [triggerHandler({ store, suppressions, retries, deliverer, timeline })],

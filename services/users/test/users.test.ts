@@ -350,7 +350,7 @@ describe('users service', () => {
         before: new Date(Date.now() + 3_600_000).toISOString(),
       };
       const eraseAt = new Date(Date.now() + 60_000).toISOString();
-      await bus.publisher.publish(Topics.UserEvents, 'user.erasure_scheduled', userOrderingKey(projectId, { email }), {
+      await bus.publisher.publish(Topics.ErasureEvents, 'user.erasure_scheduled', userOrderingKey(projectId, { email }), {
         ...subject,
         requestedAt: now(),
         eraseAt,

@@ -48,11 +48,12 @@ export async function start({ config, logger }: { config: DispatcherConfig; logg
     { topic: Topics.ErasureEvents },
   ]);
   await bus.publisher.connect();
-  await bus.consume({ groupId: 'postbus-webhooks-projects', handlers: projectHandlers(projects) });
-  // Its own group: an erasure scans every delivery, which must not hold back the project projection events wait on.
+  // Erasures share the projects' group (both quiet topics) rather than adding one: every consumer
+  // group costs the broker a fetch loop. An erasure's scan may delay a new project's first
+  // deliveries, which wait for their project anyway.
   await bus.consume({
-    groupId: 'postbus-webhooks-erasure',
-    handlers: [erasureParticipant('webhook-dispatcher', bus.publisher, eraseDeliveries(deliveries))],
+    groupId: 'postbus-webhooks-projects',
+    handlers: [...projectHandlers(projects), erasureParticipant('webhook-dispatcher', bus.publisher, eraseDeliveries(deliveries))],
   });
   await bus.consume({
     groupId: 'postbus-webhooks',

@@ -1,4 +1,4 @@
-import { defineHandler, type Handler } from '@postbus/bus';
+import { defineHandler, erasureParticipant, type Handler } from '@postbus/bus';
 import { Topics, userOrderingKey, type CatalogKind, type MessageType } from '@postbus/contracts';
 import type { Publisher } from '@postbus/bus';
 import type { MailerErasure } from '../erasure';
@@ -28,15 +28,22 @@ export function catalogHandlers(catalog: CatalogProjection): Handler[] {
   ] as Handler[];
 }
 
-/** Users who unsubscribed get no more mail (send_to_unsubscribed emails aside); users queued for erasure get none at all. */
-export function userEventHandlers(suppressions: Suppressions, erasure: MailerErasure): Handler[] {
+/** Users who unsubscribed get no more mail (send_to_unsubscribed emails aside). */
+export function userEventHandlers(suppressions: Suppressions): Handler[] {
   return [
     defineHandler({
       topic: Topics.UserEvents,
       type: 'user.unsubscribed',
       handle: (data) => suppressions.add(data.projectId, data.email, 'unsubscribed', new Date(data.unsubscribedAt)),
     }),
-    defineHandler({ topic: Topics.UserEvents, type: 'user.erasure_scheduled', handle: (data) => erasure.suppress(data) }),
+  ] as Handler[];
+}
+
+/** Users queued for erasure get no mail at all; when the erasure runs, what the mailer holds about them goes. */
+export function erasureHandlers(erasure: MailerErasure, publisher: Publisher): Handler[] {
+  return [
+    defineHandler({ topic: Topics.ErasureEvents, type: 'user.erasure_scheduled', handle: (data) => erasure.suppress(data) }),
+    erasureParticipant('mailer', publisher, erasure.erase),
   ] as Handler[];
 }
 

@@ -24,6 +24,6 @@ export const userHandlers = (commands: UserCommands) => [
 
 /** Its part in erasures: the profile shows a queued erasure; when it runs, the user goes. */
 export const erasureHandlers = (erasure: UserErasure, publisher: Publisher) => [
-  defineHandler({ topic: Topics.UserEvents, type: 'user.erasure_scheduled', handle: (event) => erasure.schedule(event) }),
+  defineHandler({ topic: Topics.ErasureEvents, type: 'user.erasure_scheduled', handle: (event) => erasure.schedule(event) }),
   erasureParticipant('users', publisher, (subject) => erasure.erase(subject)),
 ];

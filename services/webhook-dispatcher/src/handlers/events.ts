@@ -90,8 +90,10 @@ export function eventHandlers({ endpoints, deliveries, projects, logger, attempt
     handler(Topics.UserEvents, 'user.update_rejected', (data: Parameters<typeof userUpdateRejected>[0], ctx: MessageContext) =>
       userUpdateRejected(data, ctx.time),
     ),
-    handler(Topics.UserEvents, 'user.erasure_scheduled', (data: Parameters<typeof userErasureScheduled>[0]) => userErasureScheduled(data)),
-    handler(Topics.UserEvents, 'user.erased', (data: Parameters<typeof userErased>[0]) => userErased(data)),
+    handler(Topics.ErasureEvents, 'user.erasure_scheduled', (data: Parameters<typeof userErasureScheduled>[0]) =>
+      userErasureScheduled(data),
+    ),
+    handler(Topics.ErasureEvents, 'user.erased', (data: Parameters<typeof userErased>[0]) => userErased(data)),
   ];
 }
 
