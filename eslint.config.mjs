@@ -46,7 +46,13 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
     },
   },
-  { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
-  { files: ['jest.config.js'], languageOptions: { globals: { module: 'writable', __dirname: 'readonly', require: 'readonly' } } },
+  { files: ['**/*.js', '**/*.mjs', '**/*.cjs'], ...tseslint.configs.disableTypeChecked },
+  {
+    files: ['jest.config.js', 'scripts/*.cjs'],
+    languageOptions: { globals: { module: 'writable', __dirname: 'readonly', require: 'readonly', process: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' }, // CommonJS, as jest loads it
+  },
+  // Plain Node scripts that run before the dependencies are installed.
+  { files: ['scripts/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },
   prettier,
 );

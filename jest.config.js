@@ -14,6 +14,8 @@ const common = {
 module.exports = {
   // Integration and e2e tests wait on a real broker and database; unit tests finish in milliseconds anyway.
   testTimeout: 60_000,
+  // The plain closing line "N passed, N failed" that CI and people read.
+  reporters: ['default', '<rootDir>/scripts/jest-summary-reporter.cjs'],
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/libs/*/src/**/*.test.ts', '<rootDir>/services/*/src/**/*.test.ts'] },
     {

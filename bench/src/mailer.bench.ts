@@ -26,6 +26,7 @@ import {
   startDnsServer,
   startSmtpSink,
   stopInfrastructure,
+  type LocalComponent,
   uniqueName,
   type LocalDnsServer,
   type SinkClient,
@@ -180,7 +181,7 @@ async function main(): Promise<number> {
   const run = new BenchRun(progress);
   const { signal, children, watch, started } = run;
   const bus = new BusProbe(brokers.split(','), runId, undefined, ['postbus-mailer-projections', 'postbus-mailer-triggers']);
-  let infraStarted = false;
+  let infraStarted: LocalComponent[] = [];
   let dns: LocalDnsServer | undefined;
   let triggers: TriggerClient | undefined;
   let dbCounters: DbCounters | undefined;
@@ -398,9 +399,9 @@ async function main(): Promise<number> {
     }
     await bus.close().catch(() => undefined);
     await dbCounters?.close().catch(() => undefined);
-    if (infraStarted) {
+    if (infraStarted.length > 0) {
       progress('stopping the Kafka and MongoDB this run started');
-      stopInfrastructure();
+      stopInfrastructure(infraStarted);
     }
   }
 }

@@ -25,6 +25,7 @@ import {
   repoRoot,
   sleep,
   stopInfrastructure,
+  type LocalComponent,
   uniqueName,
 } from '@postbus/testing';
 import { forkChild, startPostbusService, type Child } from './children';
@@ -411,7 +412,7 @@ async function main(): Promise<number> {
   const probe = new BusProbe(brokers.split(','), runId, undefined, ['postbus-webhooks', 'postbus-webhooks-projects']);
   let bus: Bus | undefined;
   let dbCounters: DbCounters | undefined;
-  let infraStarted = false;
+  let infraStarted: LocalComponent[] = [];
   try {
     progress(`run ${runId}: ${count} webhooks each way; checking Kafka and MongoDB`);
     infraStarted = await ensureInfrastructure();
@@ -593,9 +594,9 @@ async function main(): Promise<number> {
     }
     await probe.close().catch(() => undefined);
     await dbCounters?.close().catch(() => undefined);
-    if (infraStarted) {
+    if (infraStarted.length > 0) {
       progress('stopping the Kafka and MongoDB this run started');
-      stopInfrastructure();
+      stopInfrastructure(infraStarted);
     }
   }
 }

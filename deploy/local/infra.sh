@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Local infrastructure without Docker: Apache Kafka 3.9 (KRaft, from Maven Central jars) and
 # FerretDB 1.24 (MongoDB wire protocol, SQLite backend, built from deploy/local/ferretdb).
-#   infra.sh up | down | status
+#   infra.sh up [kafka|ferretdb] | down [kafka|ferretdb] | status | prepare
+# With POSTBUS_OWNER_PID set, `up` also leaves a watcher that stops what it started once that
+# process is gone (npm start killed with SIGKILL, or its terminal closed).
 # Downloads and builds are cached in $POSTBUS_CACHE_DIR (default ~/.cache/postbus), keyed by the
 # hash of the files that define them; data and logs live in $POSTBUS_DATA_DIR (default ./.data).
 set -euo pipefail
+shopt -s inherit_errexit # a failed build inside $(…) stops the script instead of carrying on
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
@@ -25,27 +28,35 @@ hash_of() { cat "$@" | sha256sum | cut -c1-12; }
 
 need() { command -v "$1" >/dev/null 2>&1 || die "$1 is required ($2)"; }
 
+# Downloads and builds go to a temporary name of their own and are renamed into place when
+# complete, so two runs preparing at once (npm start beside npm test) never see half a result.
 kafka_libs() {
-  local dir="$CACHE/kafka-libs-$(hash_of "$HERE/kafka/pom.xml")"
+  local dir tmp
+  dir="$CACHE/kafka-libs-$(hash_of "$HERE/kafka/pom.xml")"
   if [ ! -f "$dir/.complete" ]; then
     need mvn "Maven fetches Kafka's jars from Maven Central"
     say "fetching Apache Kafka jars with Maven into $dir (first run only, ~50 MB)"
-    rm -rf "$dir"
+    mkdir -p "$CACHE"
+    tmp="$(mktemp -d "$CACHE/kafka-libs.XXXXXX")"
     mvn -B -q -f "$HERE/kafka/pom.xml" \
       org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies \
-      -DincludeScope=runtime -DoutputDirectory="$dir" >&2
-    touch "$dir/.complete"
+      -DincludeScope=runtime -DoutputDirectory="$tmp" >&2 || { rm -rf "$tmp"; die "fetching Kafka's jars failed"; }
+    touch "$tmp/.complete"
+    if [ -f "$dir/.complete" ]; then rm -rf "$tmp"; else rm -rf "$dir"; mv "$tmp" "$dir"; fi
   fi
   echo "$dir"
 }
 
 ferretdb_bin() {
-  local bin="$CACHE/ferretdb-$(hash_of "$HERE/ferretdb/main.go" "$HERE/ferretdb/go.mod" "$HERE/ferretdb/go.sum")"
+  local bin tmp
+  bin="$CACHE/ferretdb-$(hash_of "$HERE/ferretdb/main.go" "$HERE/ferretdb/go.mod" "$HERE/ferretdb/go.sum")"
   if [ ! -x "$bin" ]; then
     need go "Go builds the local FerretDB server"
-    say "building FerretDB (MongoDB wire, SQLite backend) into $bin (first run only, ~1 min)"
-    (cd "$HERE/ferretdb" && CGO_ENABLED=0 go build -o "$bin.tmp" . >&2)
-    mv "$bin.tmp" "$bin"
+    say "building FerretDB (MongoDB wire, SQLite backend) into $bin (first run only, ~2 min)"
+    mkdir -p "$CACHE"
+    tmp="$(mktemp "$CACHE/ferretdb-build.XXXXXX")"
+    (cd "$HERE/ferretdb" && CGO_ENABLED=0 go build -o "$tmp" . >&2) || { rm -f "$tmp"; die "building FerretDB failed"; }
+    mv -f "$tmp" "$bin"
   fi
   echo "$bin"
 }
@@ -115,10 +126,34 @@ status() {
   return $ok
 }
 
+# Stops what this `up` started once $POSTBUS_OWNER_PID is gone.
+watch_owner() { # names…
+  [ -n "${POSTBUS_OWNER_PID:-}" ] && [ $# -gt 0 ] || return 0
+  local owner="$POSTBUS_OWNER_PID" names="$*"
+  nohup bash -c "while kill -0 $owner 2>/dev/null; do sleep 1; done; for n in $names; do bash '$HERE/infra.sh' down \$n; done" \
+    >> "$RUN/watch-$owner.log" 2>&1 &
+}
+
+up() { # [kafka|ferretdb]: what is already listening is kept; what is not is started
+  local started=()
+  case "${1:-all}" in
+    ferretdb | all) port_open "$MONGO_PORT" || started+=(ferretdb); start_ferretdb ;;&
+    kafka | all) port_open "$KAFKA_PORT" || started+=(kafka); start_kafka ;;
+    ferretdb) ;;
+    *) die "up takes kafka, ferretdb or nothing" ;;
+  esac
+  watch_owner "${started[@]}"
+}
+
 case "${1:-}" in
-  up) start_ferretdb; start_kafka ;;
-  down) stop_one kafka; stop_one ferretdb ;;
+  up) up "${2:-all}" ;;
+  down)
+    case "${2:-all}" in
+      kafka | ferretdb) stop_one "$2" ;;
+      all) stop_one kafka; stop_one ferretdb ;;
+      *) die "down takes kafka, ferretdb or nothing" ;;
+    esac ;;
   status) status ;;
   prepare) kafka_libs >/dev/null; ferretdb_bin >/dev/null; say "downloads and builds are cached in $CACHE" ;;
-  *) echo "usage: $0 up|down|status|prepare" >&2; exit 2 ;;
+  *) echo "usage: $0 up [kafka|ferretdb] | down [kafka|ferretdb] | status | prepare" >&2; exit 2 ;;
 esac

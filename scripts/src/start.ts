@@ -2,9 +2,13 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseEnv } from 'node:util';
 import {
   basicAuth,
   call,
+  dataDir,
+  defaultKafkaBrokers,
+  defaultMongoUrl,
   ensureInfrastructure,
   portOpen,
   stopInfrastructure,
@@ -18,8 +22,23 @@ import {
 /**
  * `npm start`: the whole system on this machine — local infrastructure, a local DNS server, every
  * service, a demo client, project and verified sender domain — and a ready-to-paste curl command.
- * Ctrl-C stops what it started.
+ * Every setting comes from the environment (and from .env); the local parts stand in only for what
+ * is unset: no KAFKA_BROKERS / MONGO_URL → local Kafka / FerretDB, no SMTP_URL → the SMTP sink, no
+ * DNS_SERVERS → a local DNS server. Ctrl-C stops what it started.
  */
+
+/** .env in the repository root, for what the environment does not set already. */
+function loadDotEnv(): void {
+  const file = join(repoRoot, '.env');
+  if (!existsSync(file)) return;
+  for (const [name, value] of Object.entries(parseEnv(readFileSync(file, 'utf8')))) {
+    if (process.env[name] === undefined) process.env[name] = value;
+  }
+}
+loadDotEnv();
+
+/** The environment's value when set (and not empty), else the local default. */
+const setting = (name: string, localDefault: string): string => process.env[name] || localDefault;
 
 const GATEWAY_PORT = Number(process.env['PORT'] ?? 8080);
 const USERS_PORT = Number(process.env['USERS_PORT'] ?? 8081);
@@ -29,8 +48,8 @@ const PAYMENTS_PORT = Number(process.env['PAYMENTS_PORT'] ?? 8084);
 const ERASURE_PORT = Number(process.env['ERASURE_PORT'] ?? 8085);
 const SINK_HTTP_PORT = Number(process.env['SINK_HTTP_PORT'] ?? 8025);
 const SINK_SMTP_PORT = Number(process.env['SINK_SMTP_PORT'] ?? 1025);
-const demoFile = join(repoRoot, '.data', 'demo-client.json');
-const secretsFile = join(repoRoot, '.data', 'secrets.json');
+const demoFile = join(dataDir(), 'demo-client.json');
+const secretsFile = join(dataDir(), 'secrets.json');
 const DEMO_DOMAIN = 'demo.postbus.test';
 const SPF_INCLUDE = 'spf.postbus.test';
 
@@ -41,35 +60,50 @@ interface LocalSecrets {
   TRACKING_SECRET: string;
 }
 
-/** This installation's secrets, made on the first start and kept in .data/ (never in the repository). */
+/**
+ * This installation's secrets: the environment's where set, else made on the first start and kept
+ * in .data/ (never in the repository).
+ */
 function localSecrets(): LocalSecrets {
   const saved = existsSync(secretsFile) ? (JSON.parse(readFileSync(secretsFile, 'utf8')) as Partial<LocalSecrets>) : {};
-  const secrets: LocalSecrets = {
+  const made: LocalSecrets = {
     SECRETS_KEY: saved.SECRETS_KEY ?? randomBytes(32).toString('base64'),
     SESSION_SECRET: saved.SESSION_SECRET ?? randomBytes(48).toString('base64url'),
     TRACKING_SECRET: saved.TRACKING_SECRET ?? randomBytes(48).toString('base64url'),
     ERASURE_AUDIT_KEY: saved.ERASURE_AUDIT_KEY ?? randomBytes(48).toString('base64url'),
   };
-  mkdirSync(join(repoRoot, '.data'), { recursive: true });
-  writeFileSync(secretsFile, JSON.stringify(secrets, null, 2), { mode: 0o600 });
-  return secrets;
+  mkdirSync(dataDir(), { recursive: true });
+  writeFileSync(secretsFile, JSON.stringify(made, null, 2), { mode: 0o600 });
+  return {
+    SECRETS_KEY: setting('SECRETS_KEY', made.SECRETS_KEY),
+    SESSION_SECRET: setting('SESSION_SECRET', made.SESSION_SECRET),
+    TRACKING_SECRET: setting('TRACKING_SECRET', made.TRACKING_SECRET),
+    ERASURE_AUDIT_KEY: setting('ERASURE_AUDIT_KEY', made.ERASURE_AUDIT_KEY),
+  };
 }
 
-/** The demo sender domain, its records published in the local DNS server and verified. */
-async function demoSenderDomain(gatewayUrl: string, demo: Demo, dns: LocalDnsServer): Promise<{ id: string; status: string }> {
+interface DemoDomain {
+  id: string;
+  status: string;
+  records: { name: string; type: string; value: string }[];
+}
+
+/**
+ * The demo sender domain, verified: with the local DNS server its records are published there
+ * first; with the user's DNS_SERVERS they must be published there (until then it stays pending).
+ */
+async function demoSenderDomain(gatewayUrl: string, demo: Demo, dns: LocalDnsServer | undefined): Promise<DemoDomain> {
   const auth = basicAuth(demo.clientId, demo.apiKey);
   const list = await call(gatewayUrl, 'GET', '/v1/sender-domains', { auth });
-  let domain = (list.body?.data as { id: string; domain: string; records: { name: string; value: string }[] }[] | undefined)?.find(
-    (d) => d.domain === DEMO_DOMAIN,
-  );
+  let domain = (list.body?.data as (DemoDomain & { domain: string })[] | undefined)?.find((d) => d.domain === DEMO_DOMAIN);
   if (!domain) {
     const created = await call(gatewayUrl, 'POST', '/v1/sender-domains', { auth, json: { domain: DEMO_DOMAIN } });
     if (created.status !== 201) throw new Error(`creating the demo sender domain failed: ${created.status} ${created.text}`);
     domain = created.body;
   }
-  for (const record of domain!.records) dns.publish(record.name, 'TXT', [record.value]);
+  if (dns) for (const record of domain!.records) dns.publish(record.name, 'TXT', [record.value]);
   const verified = await call(gatewayUrl, 'POST', `/v1/sender-domains/${domain!.id}/verify`, { auth });
-  return { id: domain!.id, status: String(verified.body?.status) };
+  return { id: domain!.id, status: String(verified.body?.status ?? 'pending'), records: domain!.records };
 }
 
 /** The demo project sends from the demo domain; a `welcome` email and its template are ready to trigger. */
@@ -105,6 +139,17 @@ interface Demo {
 
 const say = (line: string) => console.log(`[postbus] ${line}`);
 
+/** A URL as it may be printed: without its password. */
+function redactUrl(value: string): string {
+  try {
+    const url = new URL(value);
+    if (url.password) url.password = '***';
+    return url.toString();
+  } catch {
+    return value;
+  }
+}
+
 async function demoClient(gatewayUrl: string): Promise<Demo> {
   if (existsSync(demoFile)) {
     const saved = JSON.parse(readFileSync(demoFile, 'utf8')) as Demo;
@@ -126,6 +171,8 @@ async function demoClient(gatewayUrl: string): Promise<Demo> {
 }
 
 async function main(): Promise<void> {
+  const smtpGiven = Boolean(process.env['SMTP_URL']);
+  const dnsGiven = Boolean(process.env['DNS_SERVERS']);
   for (const [name, port] of [
     ['gateway', GATEWAY_PORT],
     ['users', USERS_PORT],
@@ -133,8 +180,12 @@ async function main(): Promise<void> {
     ['webhook dispatcher', WEBHOOKS_PORT],
     ['payments', PAYMENTS_PORT],
     ['erasure', ERASURE_PORT],
-    ['SMTP sink (HTTP)', SINK_HTTP_PORT],
-    ['SMTP sink (SMTP)', SINK_SMTP_PORT],
+    ...(smtpGiven
+      ? []
+      : ([
+          ['SMTP sink (HTTP)', SINK_HTTP_PORT],
+          ['SMTP sink (SMTP)', SINK_SMTP_PORT],
+        ] as const)),
   ] as const) {
     if (await portOpen('127.0.0.1', port))
       throw new Error(
@@ -142,42 +193,52 @@ async function main(): Promise<void> {
       );
   }
   say(
-    'starting local infrastructure (Kafka 3.9 KRaft, FerretDB 1.24); the first run downloads and builds, later runs reuse ~/.cache/postbus',
+    `broker ${defaultKafkaBrokers()}${process.env['KAFKA_BROKERS'] ? '' : ' (local Kafka 3.9)'} · database ${defaultMongoUrl()}${process.env['MONGO_URL'] ? '' : ' (local FerretDB 1.24)'}`,
   );
-  const startedInfrastructure = await ensureInfrastructure();
+  if (!process.env['KAFKA_BROKERS'] || !process.env['MONGO_URL'])
+    say('starting what is missing of the local infrastructure; the first run downloads and builds, later runs reuse ~/.cache/postbus');
+  const startedInfrastructure = await ensureInfrastructure({ ownerPid: process.pid });
 
   const services: ServiceProcess[] = [];
+  let dns: LocalDnsServer | undefined;
   let stopping = false;
   const stopAll = async (code: number) => {
     if (stopping) return;
     stopping = true;
     say('stopping services');
     await Promise.all(services.map((s) => s.stop()));
-    if (startedInfrastructure) stopInfrastructure();
+    await dns?.close();
+    stopInfrastructure(startedInfrastructure);
     process.exit(code);
   };
   process.on('SIGINT', () => void stopAll(0));
   process.on('SIGTERM', () => void stopAll(0));
+  process.on('SIGHUP', () => void stopAll(0));
 
   try {
-    const dns = await startDnsServer();
-    say(`local DNS server on ${dns.address} (domain verification)`);
-    say('starting the SMTP sink (where mail goes in development)');
-    services.push(await startService('smtp-sink', SINK_HTTP_PORT, { SMTP_PORT: String(SINK_SMTP_PORT) }));
+    if (!dnsGiven) {
+      dns = await startDnsServer();
+      say(`DNS servers for domain verification: ${dns.address} (a local DNS server serving the demo domain's records)`);
+    } else say(`DNS servers for domain verification: ${process.env['DNS_SERVERS']}`);
+    if (!smtpGiven) {
+      say(`relay smtp://127.0.0.1:${SINK_SMTP_PORT} (the local SMTP sink: mail stays on this machine)`);
+      services.push(await startService('smtp-sink', SINK_HTTP_PORT, { SMTP_PORT: String(SINK_SMTP_PORT) }));
+    } else say(`relay ${redactUrl(process.env['SMTP_URL']!)}`);
     const env = {
-      USERS_URL: `http://127.0.0.1:${USERS_PORT}`,
-      MAILER_URL: `http://127.0.0.1:${MAILER_PORT}`,
-      WEBHOOKS_URL: `http://127.0.0.1:${WEBHOOKS_PORT}`,
-      PAYMENTS_URL: `http://127.0.0.1:${PAYMENTS_PORT}`,
-      ERASURE_URL: `http://127.0.0.1:${ERASURE_PORT}`,
+      USERS_URL: setting('USERS_URL', `http://127.0.0.1:${USERS_PORT}`),
+      MAILER_URL: setting('MAILER_URL', `http://127.0.0.1:${MAILER_PORT}`),
+      WEBHOOKS_URL: setting('WEBHOOKS_URL', `http://127.0.0.1:${WEBHOOKS_PORT}`),
+      PAYMENTS_URL: setting('PAYMENTS_URL', `http://127.0.0.1:${PAYMENTS_PORT}`),
+      ERASURE_URL: setting('ERASURE_URL', `http://127.0.0.1:${ERASURE_PORT}`),
       // Development: webhook receivers on this machine are allowed.
-      WEBHOOK_ALLOWED_HOSTS: '127.0.0.1,localhost',
-      SMTP_URL: `smtp://127.0.0.1:${SINK_SMTP_PORT}`,
-      PUBLIC_BASE_URL: `http://localhost:${GATEWAY_PORT}`,
-      DNS_SERVERS: dns.address,
-      SPF_INCLUDE,
+      WEBHOOK_ALLOWED_HOSTS: setting('WEBHOOK_ALLOWED_HOSTS', '127.0.0.1,localhost'),
+      SMTP_URL: setting('SMTP_URL', `smtp://127.0.0.1:${SINK_SMTP_PORT}`),
+      PUBLIC_BASE_URL: setting('PUBLIC_BASE_URL', `http://localhost:${GATEWAY_PORT}`),
+      DNS_SERVERS: setting('DNS_SERVERS', dns?.address ?? ''),
+      SPF_INCLUDE: setting('SPF_INCLUDE', SPF_INCLUDE),
       ...localSecrets(),
     };
+    say(`public URL ${env.PUBLIC_BASE_URL} (tracking and unsubscribe links)`);
     say('starting users service, mailer, webhook dispatcher, payments and erasure services');
     services.push(
       ...(await Promise.all([
@@ -194,7 +255,7 @@ async function main(): Promise<void> {
     for (const s of services) {
       s.child.once('exit', (code, signal) => {
         if (!stopping) {
-          say(`${s.name} exited (${code ?? signal}); see .data/logs/${s.name}.log`);
+          say(`${s.name} exited (${code ?? signal}); see ${join(dataDir(), 'logs', `${s.name}.log`)}`);
           void stopAll(1);
         }
       });
@@ -203,30 +264,38 @@ async function main(): Promise<void> {
     const senderDomain = await demoSenderDomain(gateway.url, demo, dns);
     await demoWelcomeEmail(gateway.url, demo, senderDomain.id);
     const url = `http://localhost:${GATEWAY_PORT}`;
+    const pending =
+      senderDomain.status === 'verified'
+        ? ''
+        : `\n  The demo domain is not verified by DNS_SERVERS (${env.DNS_SERVERS}) yet: publish these records there, then\n  curl -u ${demo.clientId}:${demo.apiKey} -X POST ${url}/v1/sender-domains/${senderDomain.id}/verify\n${senderDomain.records
+            .map((r) => `    ${r.type} ${r.name}  "${r.value}"`)
+            .join('\n')}\n  Until then its triggers are refused with 422 (sender domain not verified).\n`;
+    const sinkLine = smtpGiven
+      ? `  Relay        ${redactUrl(env.SMTP_URL)}   (SMTP_URL)`
+      : `  Mail sink    http://localhost:${SINK_HTTP_PORT}/api/v1/messages   (SMTP on 127.0.0.1:${SINK_SMTP_PORT}; Mailpit's API)`;
     console.log(`
 Postbus is running.
 
   Gateway      ${url}
   API docs     ${url}/docs   (OpenAPI: ${url}/v1/openapi.json)
   Health       ${url}/readyz · metrics ${url}/metrics
-  Mail sink    http://localhost:${SINK_HTTP_PORT}/api/v1/messages   (SMTP on 127.0.0.1:${SINK_SMTP_PORT}; Mailpit's API)
-  Logs         .data/logs/{gateway,users,mailer,webhook-dispatcher,payments,erasure,smtp-sink}.log
+${sinkLine}
+  Logs         ${dataDir()}/logs/{gateway,users,mailer,webhook-dispatcher,payments,erasure,smtp-sink}.log
 
 Demo client (kept in .data/demo-client.json):
   client id    ${demo.clientId}
   api key      ${demo.apiKey}
   project id   ${demo.projectId}
-  sender domain ${DEMO_DOMAIN} (${senderDomain.status}), its records served by the local DNS server
+  sender domain ${DEMO_DOMAIN} (${senderDomain.status})${dns ? ', its records served by the local DNS server' : ''}
   email        welcome (template "Welcome to Postbus, {{user.name}}")
-
+${pending}
 Try it:
   curl -u ${demo.clientId}:${demo.apiKey} -H 'Content-Type: application/json' \\
     -d '{"user":{"email":"ada@example.com","name":"Ada"},"data":{"code":"4711"}}' \\
     ${url}/v1/projects/${demo.projectId}/emails/welcome/send
 
   curl -u ${demo.clientId}:${demo.apiKey} '${url}/v1/projects/${demo.projectId}/messages?email=ada@example.com'
-  curl http://localhost:${SINK_HTTP_PORT}/api/v1/messages
-
+${smtpGiven ? '' : `  curl http://localhost:${SINK_HTTP_PORT}/api/v1/messages\n`}
   curl -u ${demo.clientId}:${demo.apiKey} -H 'Content-Type: application/json' \\
     -d '{"email":"ada@example.com","user_id":"ada-1","fields":{"name":"Ada","plan":"pro"}}' \\
     ${url}/v1/projects/${demo.projectId}/users

@@ -39,6 +39,10 @@ export const CommonConfig = {
     default: 'info',
     description: 'winston log level',
   }),
+  STOP_WITH_PARENT: Type.Boolean({
+    default: false,
+    description: 'stop gracefully once the process that started this one is gone (npm start and the tests set it)',
+  }),
   KAFKA_BROKERS: Type.String({
     default: '127.0.0.1:9092',
     pattern: '^[^,\\s]+:\\d+(,[^,\\s]+:\\d+)*$',

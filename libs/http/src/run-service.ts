@@ -1,7 +1,7 @@
 import type { Static, TObject } from '@sinclair/typebox';
 import { loadConfig } from '@postbus/config';
 import { createLogger, type Logger, type LogLevel } from '@postbus/logger';
-import { exitOnFatal, onShutdown } from './server';
+import { exitOnFatal, onShutdown, stopWithParent } from './server';
 
 export interface RunningService {
   stop(): Promise<void>;
@@ -24,6 +24,7 @@ export function runService<T extends TObject>(
     exitOnFatal(logger);
     const running = await start({ config, logger });
     onShutdown(['SIGTERM', 'SIGINT'], () => running.stop(), logger);
+    if ((config as { STOP_WITH_PARENT?: boolean }).STOP_WITH_PARENT) stopWithParent(logger);
   };
   main().catch((error: unknown) => {
     console.error(error instanceof Error ? error.message : error);

@@ -49,6 +49,24 @@ export function onShutdown(signals: NodeJS.Signals[], stop: () => Promise<void>,
   }
 }
 
+/**
+ * Sends this process SIGTERM (the graceful path of onShutdown) once the process that started it is
+ * gone, so services started by `npm start` do not outlive it when it is killed outright.
+ */
+export function stopWithParent(logger: Logger, intervalMs = 1000): void {
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    try {
+      process.kill(parent, 0);
+    } catch {
+      clearInterval(timer);
+      logger.warn('the process that started this one is gone, stopping', { parent });
+      process.kill(process.pid, 'SIGTERM');
+    }
+  }, intervalMs);
+  timer.unref();
+}
+
 /** Logs an uncaught failure and exits, so the supervisor restarts a process in a known state. */
 export function exitOnFatal(logger: Logger): void {
   const fatal = (error: unknown) => {

@@ -1,12 +1,12 @@
-import { ensureInfrastructure } from './infra';
+import { ensureInfrastructure, type LocalComponent } from './infra';
 
 declare global {
   // Set by globalSetup, read by globalTeardown: jest runs both in its parent process.
-  var postbusStartedInfrastructure: boolean | undefined;
+  var postbusStartedInfrastructure: LocalComponent[] | undefined;
 }
 
 /** Jest globalSetup of the integration and e2e projects (each project runs it; the first may start). */
 export default async function globalSetup(): Promise<void> {
   const started = await ensureInfrastructure();
-  globalThis.postbusStartedInfrastructure ||= started;
+  globalThis.postbusStartedInfrastructure = [...(globalThis.postbusStartedInfrastructure ?? []), ...started];
 }

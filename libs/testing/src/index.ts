@@ -1,4 +1,13 @@
-export { ensureInfrastructure, stopInfrastructure, portOpen, repoRoot, defaultKafkaBrokers, defaultMongoUrl } from './infra';
+export {
+  ensureInfrastructure,
+  stopInfrastructure,
+  type LocalComponent,
+  portOpen,
+  repoRoot,
+  dataDir,
+  defaultKafkaBrokers,
+  defaultMongoUrl,
+} from './infra';
 export { uniqueName, sleep, waitFor } from './wait';
 export { freePort, startService, type ServiceProcess } from './processes';
 export { TopicRecorder, type RecordedMessage } from './kafka';

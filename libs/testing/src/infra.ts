@@ -5,6 +5,9 @@ import { join, resolve } from 'node:path';
 /** The repository root (libs/testing/{src,dist}/ → ../../..). */
 export const repoRoot = resolve(__dirname, '..', '..', '..');
 
+/** Where local data and logs live: $POSTBUS_DATA_DIR, else .data/ in the repository (as deploy/local/infra.sh). */
+export const dataDir = () => process.env['POSTBUS_DATA_DIR'] || join(repoRoot, '.data');
+
 export const defaultKafkaBrokers = () => process.env['KAFKA_BROKERS'] ?? '127.0.0.1:9092';
 export const defaultMongoUrl = () => process.env['MONGO_URL'] ?? 'mongodb://127.0.0.1:27017';
 
@@ -31,23 +34,34 @@ const hostPort = (value: string): [string, number] => {
   return [host, Number(port || 27017)];
 };
 
+export type LocalComponent = 'kafka' | 'ferretdb';
+
 /**
- * Makes sure Kafka and the MongoDB-wire server answer: when they do not and they are the local
- * defaults, starts them with deploy/local/infra.sh. Resolves true when it started them: the caller
- * then owns them and stops them with stopInfrastructure().
+ * Makes sure Kafka and the MongoDB-wire server answer. One named by KAFKA_BROKERS / MONGO_URL must
+ * answer as it is (it is the user's own); a local default that does not answer is started with
+ * deploy/local/infra.sh, each on its own, so a half-running local infrastructure is completed.
+ * Resolves with what it started: the caller owns those and stops them with stopInfrastructure().
+ * With `ownerPid`, what it starts also stops by itself once that process is gone.
  */
-export async function ensureInfrastructure(): Promise<boolean> {
-  const kafka = hostPort(defaultKafkaBrokers());
-  const mongo = hostPort(defaultMongoUrl());
-  if ((await portOpen(...kafka)) && (await portOpen(...mongo))) return false;
-  if (process.env['KAFKA_BROKERS'] || process.env['MONGO_URL']) {
-    throw new Error(`KAFKA_BROKERS (${defaultKafkaBrokers()}) or MONGO_URL (${defaultMongoUrl()}) do not answer`);
+export async function ensureInfrastructure(options: { ownerPid?: number } = {}): Promise<LocalComponent[]> {
+  const wanted: Array<{ name: LocalComponent; variable: string; value: string; given: boolean }> = [
+    { name: 'ferretdb', variable: 'MONGO_URL', value: defaultMongoUrl(), given: Boolean(process.env['MONGO_URL']) },
+    { name: 'kafka', variable: 'KAFKA_BROKERS', value: defaultKafkaBrokers(), given: Boolean(process.env['KAFKA_BROKERS']) },
+  ];
+  const started: LocalComponent[] = [];
+  for (const component of wanted) {
+    if (await portOpen(...hostPort(component.value))) continue;
+    if (component.given) throw new Error(`${component.variable} (${component.value}) does not answer`);
+    const env = { ...process.env, ...(options.ownerPid ? { POSTBUS_OWNER_PID: String(options.ownerPid) } : {}) };
+    execFileSync('bash', [join(repoRoot, 'deploy/local/infra.sh'), 'up', component.name], { stdio: 'inherit', env });
+    started.push(component.name);
   }
-  execFileSync('bash', [join(repoRoot, 'deploy/local/infra.sh'), 'up'], { stdio: 'inherit' });
-  return true;
+  return started;
 }
 
-/** Stops the local infrastructure (that ensureInfrastructure() started). */
-export function stopInfrastructure(): void {
-  execFileSync('bash', [join(repoRoot, 'deploy/local/infra.sh'), 'down'], { stdio: 'inherit' });
+/** Stops the local components that ensureInfrastructure() started. */
+export function stopInfrastructure(components: LocalComponent[]): void {
+  for (const component of components) {
+    execFileSync('bash', [join(repoRoot, 'deploy/local/infra.sh'), 'down', component], { stdio: 'inherit' });
+  }
 }

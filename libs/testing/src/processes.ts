@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { repoRoot } from './infra';
+import { dataDir, repoRoot } from './infra';
 import { waitFor } from './wait';
 
 /** A port nobody listens on right now. */
@@ -51,19 +51,20 @@ function exited(child: ChildProcess): Promise<void> {
  * logging to .data/logs/<logName>.log, and waits until its /readyz answers 200.
  */
 export async function startService(name: string, port: number, env: Record<string, string>, logName = name): Promise<ServiceProcess> {
-  const logDir = join(repoRoot, '.data', 'logs');
+  const logDir = join(dataDir(), 'logs');
   mkdirSync(logDir, { recursive: true });
-  const log = createWriteStream(join(logDir, `${logName}.log`), { flags: 'a' });
+  // The service writes its log file itself: nothing of it depends on this process staying alive
+  // (when this one is killed, the service notices through STOP_WITH_PARENT and stops gracefully).
+  const log = openSync(join(logDir, `${logName}.log`), 'a');
   const child = spawn(process.execPath, [join(repoRoot, 'services', name, 'dist', 'main.js')], {
-    env: { ...process.env, ...env, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, STOP_WITH_PARENT: 'true', ...env, PORT: String(port) },
+    stdio: ['ignore', log, log],
   });
-  child.stdout?.pipe(log);
-  child.stderr?.pipe(log);
+  closeSync(log);
   const url = `http://127.0.0.1:${port}`;
   const died = new Promise<never>((_, reject) =>
     child.once('exit', (code, signal) =>
-      reject(new Error(`${name} exited with ${code ?? signal} during start-up (see .data/logs/${logName}.log)`)),
+      reject(new Error(`${name} exited with ${code ?? signal} during start-up (see ${join(logDir, `${logName}.log`)})`)),
     ),
   );
   died.catch(() => undefined); // only of interest while starting

@@ -3,9 +3,10 @@ import { CommonConfig } from '@postbus/config';
 
 const port = (fallback: number, description: string) => Type.Integer({ minimum: 0, maximum: 65535, default: fallback, description });
 
-// Only the log level of CommonConfig: the sink has no bus and no database.
+// Only the log level and parent watch of CommonConfig: the sink has no bus and no database.
 export const SmtpSinkConfig = Type.Object({
   LOG_LEVEL: CommonConfig.LOG_LEVEL,
+  STOP_WITH_PARENT: CommonConfig.STOP_WITH_PARENT,
   SMTP_HOST: Type.String({ minLength: 1, default: '127.0.0.1', description: 'address the SMTP server listens on' }),
   SMTP_PORT: port(1025, 'SMTP port (Mailpit uses 1025)'),
   HTTP_HOST: Type.String({ minLength: 1, default: '127.0.0.1', description: 'address the HTTP API listens on' }),

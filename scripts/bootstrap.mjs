@@ -1,0 +1,62 @@
+#!/usr/bin/env node
+// Runs before `npm start` and `npm test`, on a bare clone too, so it uses nothing but Node itself:
+//   1. stops at once, in one line, when a tool the local infrastructure needs is missing;
+//   2. installs the dependencies (`npm ci`) when node_modules is missing or older than the lockfile.
+// Usage: node scripts/bootstrap.mjs start|test
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const purpose = process.argv[2] === 'test' ? 'test' : 'start';
+
+const fail = (line) => {
+  console.error(`[postbus] ${line}`);
+  process.exit(1);
+};
+
+// `npm start` reads .env (the variables already set win); the check below must see the same values.
+if (purpose === 'start' && existsSync(join(root, '.env'))) process.loadEnvFile(join(root, '.env'));
+
+const [nodeMajor, nodeMinor] = process.versions.node.split('.').map(Number);
+if (nodeMajor < 20 || (nodeMajor === 20 && nodeMinor < 12))
+  fail(`Node ${process.versions.node} is too old: Postbus needs Node 20.12 or newer.`);
+
+/** The major version a `<tool> -version` style command prints, or undefined when it does not run. */
+function versionOf(command, args, pattern) {
+  const run = spawnSync(command, args, { encoding: 'utf8' });
+  if (run.error || run.status !== 0) return undefined;
+  const match = pattern.exec(`${run.stdout}\n${run.stderr}`);
+  return match ? Number(match[1]) : 0;
+}
+
+const install = {
+  java: 'Debian/Ubuntu: sudo apt-get install openjdk-17-jre-headless · macOS: brew install openjdk@17',
+  mvn: 'Debian/Ubuntu: sudo apt-get install maven · macOS: brew install maven',
+  go: 'Debian/Ubuntu: sudo apt-get install golang-go · macOS: brew install go',
+};
+
+// The local Kafka needs Java 17+ and Maven (to fetch its jars), the local FerretDB needs Go (to build
+// it); neither is needed when the environment points at a Kafka or a MongoDB of the user's own.
+if (!process.env.KAFKA_BROKERS) {
+  const java = versionOf('java', ['-version'], /version "(?:1\.)?(\d+)/);
+  if (java === undefined) fail(`Java 17+ is missing (the local Kafka runs on it): ${install.java} — or set KAFKA_BROKERS.`);
+  if (java < 17) fail(`Java ${java} is too old, the local Kafka needs 17+: ${install.java} — or set KAFKA_BROKERS.`);
+  if (versionOf('mvn', ['-v'], /Maven (\d+)/) === undefined)
+    fail(`Maven is missing (it fetches Kafka's jars): ${install.mvn} — or set KAFKA_BROKERS.`);
+}
+if (!process.env.MONGO_URL && versionOf('go', ['version'], /go(\d+)\./) === undefined)
+  fail(`Go is missing (it builds the local FerretDB): ${install.go} — or set MONGO_URL.`);
+
+// npm writes node_modules/.package-lock.json on every install: older than the lockfile means stale.
+const lockfile = join(root, 'package-lock.json');
+const installed = join(root, 'node_modules', '.package-lock.json');
+if (!existsSync(installed) || statSync(installed).mtimeMs < statSync(lockfile).mtimeMs) {
+  console.error('[postbus] installing dependencies (npm ci); the first time takes a minute or two');
+  try {
+    execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
+  } catch {
+    fail('npm ci failed (see above); nothing was started.');
+  }
+}
