@@ -126,7 +126,7 @@ describe('payments through the public API', () => {
     expect(backwards.status).toBe(400);
     expect(backwards.body.errors[0].pointer).toBe('/to');
     expect((await api('GET', '/analytics/revenue?from=2026-01-05')).status).toBe(400);
-    expect((await api('GET', '/payments')).status).toBe(400);
+    expect((await api('GET', '/payments')).status).toBe(422); // names neither email nor user_id
   });
 
   it('rejects a payment for a user that never appears', async () => {
@@ -225,6 +225,6 @@ describe('payments through the public API', () => {
       cursor = res.body.next_cursor as string | null;
     } while (cursor);
     expect(paged).toEqual(theirs);
-    expect((await api('GET', `/payments?user_id=${payer.userId}&cursor=bogus`)).status).toBe(400);
+    expect((await api('GET', `/payments?user_id=${payer.userId}&cursor=bogus`)).status).toBe(422); // well-formed, not one of ours
   }, 120_000);
 });

@@ -35,6 +35,7 @@ const install = {
   java: 'Debian/Ubuntu: sudo apt-get install openjdk-17-jre-headless · macOS: brew install openjdk@17',
   mvn: 'Debian/Ubuntu: sudo apt-get install maven · macOS: brew install maven',
   go: 'Debian/Ubuntu: sudo apt-get install golang-go · macOS: brew install go',
+  python: 'Debian/Ubuntu: sudo apt-get install python3-venv · macOS: brew install python',
 };
 
 // The local Kafka needs Java 17+ and Maven (to fetch its jars), the local FerretDB needs Go (to build
@@ -48,6 +49,10 @@ if (!process.env.KAFKA_BROKERS) {
 }
 if (!process.env.MONGO_URL && versionOf('go', ['version'], /go(\d+)\./) === undefined)
   fail(`Go is missing (it builds the local FerretDB): ${install.go} — or set MONGO_URL.`);
+
+// The contract test runs schemathesis (from PyPI) in a virtualenv of its own.
+if (purpose === 'test' && spawnSync('python3', ['-c', 'import ensurepip, venv']).status !== 0)
+  fail(`Python 3 with venv is missing (the contract test installs schemathesis into a virtualenv): ${install.python}.`);
 
 // npm writes node_modules/.package-lock.json on every install: older than the lockfile means stale.
 const lockfile = join(root, 'package-lock.json');

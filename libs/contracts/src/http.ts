@@ -33,8 +33,10 @@ export const CreateSenderDomainRequest = Type.Object(
     domain: Type.String({
       format: 'hostname',
       minLength: 3,
-      maxLength: 253,
-      pattern: '\\.',
+      // 253 less `<selector>._domainkey.` (20): the DKIM record's name must itself be a valid DNS name.
+      maxLength: 233,
+      // A name with at least one dot, stated as a pattern so that generators (schemathesis) find such names.
+      pattern: '^([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$',
       description: 'the domain mail is sent from, e.g. mail.example.com',
     }),
   },

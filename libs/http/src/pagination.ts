@@ -1,4 +1,4 @@
-import { ValidationError } from '@postbus/errors';
+import { UnprocessableError } from '@postbus/errors';
 
 /** A document listed newest first: ordered by creation time, then id. */
 export interface Positioned {
@@ -19,7 +19,8 @@ export function decodeCursor(cursor: string): Position {
   const [at, id] = Buffer.from(cursor, 'base64url').toString().split('|');
   const createdAt = new Date(at ?? '');
   if (!id || Number.isNaN(createdAt.getTime()))
-    throw new ValidationError('The cursor is not one this API gave out.', [{ pointer: '/cursor', message: 'is invalid' }]);
+    // Well-formed (the schema checked its characters) but not one of ours: a 422, not a 400.
+    throw new UnprocessableError('invalid-cursor', 'The cursor is not one this API gave out; use next_cursor of a previous page.');
   return { createdAt, id };
 }
 

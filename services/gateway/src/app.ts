@@ -34,6 +34,7 @@ import { DnsLookup } from './dns-lookup';
 import { SecretBox } from '@postbus/crypto';
 import { Sessions } from './domain/sessions';
 import { mountRoutes } from './http/route';
+import { methodNotAllowed } from './http/method-not-allowed';
 import { projectRoutes } from './http/routes/projects.routes';
 import { userRoutes } from './http/routes/users.routes';
 import { ClientRepository } from './model/client.repository';
@@ -140,6 +141,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   v1.use(rateLimit(config.RATE_LIMIT_PER_SECOND));
   v1.use(jsonBody(config.BODY_LIMIT));
   mountRoutes(v1, routes, { idempotency, idempotencyRetentionMs: IDEMPOTENCY_RETENTION_MS }, '/v1');
+  v1.use(methodNotAllowed(routes, '/v1'));
   app.use('/v1', v1);
   // The public edge (/t/*): no credentials, no JSON body parser; the signed token is the only authority.
   app.use(edgeRouter({ tokens: trackingTokens(config.TRACKING_SECRET, logger), publisher: bus.publisher, logger }));

@@ -1,13 +1,21 @@
 import { Resolver } from 'node:dns/promises';
+import { ServiceUnavailableError } from '@postbus/errors';
 
-/** A name without such records answers ENOTFOUND or ENODATA: that is an empty answer, not a failure. */
+/**
+ * A name without such records answers ENOTFOUND or ENODATA: that is an empty answer, not a failure.
+ * Resolvers that cannot be reached or fail (ECONNREFUSED, ETIMEOUT, SERVFAIL…) tell nothing about
+ * the records: the verification cannot be made now, a 503 the client may retry.
+ */
 async function orNone(lookup: () => Promise<string[]>): Promise<string[]> {
   try {
     return await lookup();
   } catch (error) {
     const code = (error as { code?: string }).code;
     if (code === 'ENOTFOUND' || code === 'ENODATA') return [];
-    throw error;
+    throw new ServiceUnavailableError(
+      `The DNS servers did not answer (${code ?? 'no answer'}); the records could not be checked, try again later.`,
+      30,
+    );
   }
 }
 

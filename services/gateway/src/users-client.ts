@@ -35,7 +35,7 @@ export abstract class InternalApiClient {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
   }
 
-  /** The JSON answer, or null when the service answers 404. */
+  /** The JSON answer, or null when the service answers 404; its 400 and 422 are the gateway's own. */
   protected async get<T>(path: string, query: QueryValues = {}): Promise<T | null> {
     const response = await this.fetch('GET', path, query);
     if (response.status === 404) {
@@ -43,6 +43,7 @@ export abstract class InternalApiClient {
       return null;
     }
     if (response.status === 400) throw await refused(response);
+    if (response.status === 422) throw await passedOn(response);
     if (!response.ok) {
       await response.body?.cancel();
       throw this.unavailable('could not answer');

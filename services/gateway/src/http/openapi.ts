@@ -9,12 +9,13 @@ const PROBLEMS: Record<number, string> = {
   401: 'No or bad credentials',
   403: 'The key scope does not allow this operation',
   404: "Unknown, or another client's, resource",
+  405: 'The path exists, but not with this method (see Allow)',
   409: 'A request with this Idempotency-Key is in flight',
   413: 'Body over the limit',
   415: 'Body is not JSON',
-  422: 'Idempotency-Key reused with another body, or an unmet prerequisite',
+  422: 'Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id',
   429: 'Over the rate limit (see Retry-After and RateLimit)',
-  503: 'The bus could not durably store the request (see Retry-After)',
+  503: 'A service this request needs (the bus, the owning service, DNS) is unavailable; retry after Retry-After',
 };
 
 function parameters(route: RouteSpec): unknown[] {
@@ -34,7 +35,8 @@ function parameters(route: RouteSpec): unknown[] {
       name: 'Idempotency-Key',
       in: 'header',
       required: false,
-      schema: { type: 'string', maxLength: 255 },
+      // The same rule route.ts enforces: 1 to 255 printable ASCII characters.
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[!-~]{1,255}$' },
       description: 'Replays the first answer for 24 h',
     });
   }
@@ -52,15 +54,18 @@ export function openApiDocument(routes: RouteSpec[], version: string): Record<st
         ? { description: r.description, content: { 'application/json': { schema: json(r.schema) } } }
         : { description: r.description };
     }
+    // Every route can meet a business rule (422) and an unavailable dependency (503): reads are
+    // answered by the owning service, writes need the bus, verification needs DNS.
     const problemStatuses = [
       429,
       400,
       401,
       404,
+      422,
+      503,
       ...(route.scope === 'full' ? [403] : []),
       ...(route.body ? [413, 415] : []),
-      ...(route.method === 'post' ? [409, 422] : []),
-      ...(route.scope === 'sdk' && route.method !== 'get' ? [503] : []),
+      ...(route.method === 'post' ? [409] : []),
     ];
     for (const status of problemStatuses) {
       responses[String(status)] = {

@@ -72,6 +72,15 @@ function check(validator: Validator | undefined, value: unknown, where: string):
   // An id that cannot exist names no resource: the same answer as an unknown one.
   if (where === 'path') throw new NotFoundError();
   const errors = toFieldErrors(validator.errors);
+  // A query can state no "one of these parameters" rule in OpenAPI: each parameter is valid alone,
+  // so a query naming none of the alternatives (e.g. neither email nor user_id) is a 422, not a 400.
+  const failures = validator.errors ?? [];
+  const onlyAlternativesMissing =
+    failures.some((e) => e.keyword === 'anyOf' && e.instancePath === '') &&
+    failures.every((e) => e.instancePath === '' && (e.keyword === 'anyOf' || e.schemaPath.includes('/anyOf/')));
+  if (where === 'query' && onlyAlternativesMissing) {
+    throw new UnprocessableError('query-names-nothing', `The query ${errors.map((e) => e.message).join('; ')}.`);
+  }
   const detail =
     where === 'body' ? `The body has ${errors.length} invalid field${errors.length === 1 ? '' : 's'}.` : `The ${where} is invalid.`;
   throw new ValidationError(detail, where === 'body' ? errors : errors.map((e) => ({ ...e, message: `${where}: ${e.message}` })));
