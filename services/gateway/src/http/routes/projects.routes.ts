@@ -72,6 +72,8 @@ export function projectRoutes(
       body: UpdateProjectRequest,
       responses: { 200: { description: 'The changed project', schema: Project } },
       handle: async ({ params, body, client }) => {
+        // Another client's project is a 404 before anything about the body is said.
+        if (!(await projects.get(client.clientId, params.projectId))) throw new NotFoundError(PROJECT_NOT_FOUND);
         await assertDomains(client.clientId, body);
         const project = await projects.update(client.clientId, params.projectId, body);
         if (!project) throw new NotFoundError(PROJECT_NOT_FOUND);
