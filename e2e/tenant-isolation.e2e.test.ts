@@ -138,7 +138,7 @@ describe("tenant isolation: client B can reach nothing of client A's, on every r
       const query = new URLSearchParams(
         (op.parameters ?? [])
           .filter((p) => p.in === 'query' && (p.required || (p.name === 'email' && /users$|payments$/.test(op.path))))
-          .map((p) => [p.name, queryValues[p.name] ?? 'x']),
+          .map((p): [string, string] => [p.name, queryValues[p.name] ?? 'x']),
       ).toString();
       const res = await call(system.gatewayUrl, op.method.toUpperCase(), `${path}${query ? `?${query}` : ''}`, {
         auth: b.auth,
