@@ -61,6 +61,7 @@ describe('npm start on one host, configured by its environment', () => {
       'WEBHOOKS_PORT',
       'PAYMENTS_PORT',
       'ERASURE_PORT',
+      'INTERNAL_PORT',
       'SINK_HTTP_PORT',
       'SINK_SMTP_PORT',
     ])

@@ -72,6 +72,9 @@ export async function startSystem(extraEnv: Record<string, string> = {}): Promis
     SECRETS_KEY: randomBytes(32).toString('base64'),
     TRACKING_SECRET: randomBytes(32).toString('hex'),
     SESSION_SECRET: randomBytes(32).toString('hex'),
+    INTERNAL_API_SECRET: randomBytes(32).toString('hex'),
+    // The gateway's internal listener (/metrics): a free port for each instance.
+    INTERNAL_PORT: '0',
     MAILER_RETRY_BASE_MS: '300',
     LOG_LEVEL: 'info',
     ...extraEnv,

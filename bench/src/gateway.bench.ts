@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 /**
  * Peak throughput and latency of the gateway's POST /v1/projects/{id}/users (validated, authenticated,
  * durably written to Kafka) against two baselines in processes of their own: express with the same
@@ -69,7 +70,13 @@ async function main(): Promise<number> {
     await ensureInfrastructure();
     Object.assign(watch, infraPids());
 
-    const common = { KAFKA_BROKERS: brokers, MONGO_URL: mongoUrl, KAFKA_NAMESPACE: runId };
+    const common = {
+      KAFKA_BROKERS: brokers,
+      MONGO_URL: mongoUrl,
+      KAFKA_NAMESPACE: runId,
+      INTERNAL_API_SECRET: randomBytes(32).toString('hex'),
+      INTERNAL_PORT: '0',
+    };
     // Without the users service (the default) the gateway still accepts: the commands wait on the topic.
     let usersUrl = 'http://127.0.0.1:9';
     if (withUsers) {

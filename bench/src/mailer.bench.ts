@@ -214,6 +214,8 @@ async function main(): Promise<number> {
       SECRETS_KEY: randomBytes(32).toString('base64'),
       TRACKING_SECRET: randomBytes(32).toString('hex'),
       SESSION_SECRET: randomBytes(32).toString('hex'),
+      INTERNAL_API_SECRET: randomBytes(32).toString('hex'),
+      INTERNAL_PORT: '0',
       LOG_LEVEL: 'warn',
       RATE_LIMIT_PER_SECOND: '0',
     };

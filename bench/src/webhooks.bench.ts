@@ -22,6 +22,7 @@ import {
   defaultMongoUrl,
   ensureInfrastructure,
   freePort,
+  internalAuthorization,
   repoRoot,
   sleep,
   stopInfrastructure,
@@ -39,6 +40,8 @@ import { latencyOf, perSecond, type Latency } from './stats';
 import type { WebhookDirectMessage, WebhookDirectOptions, WebhookDirectResult } from './webhook-direct';
 import { messageIdOf, nowMs, sentEvent } from './webhook-events';
 import type { ReceivedSample, ReceiverAnswer, ReceiverReport, ReceiverRequest } from './webhook-receiver';
+
+const INTERNAL_API_SECRET = randomBytes(32).toString('hex');
 
 /** The dispatcher's WEBHOOK_CONCURRENCY (its default), and the direct sender's requests in flight. */
 const CONCURRENCY = 32;
@@ -270,11 +273,11 @@ async function runDirect(
   }
 }
 
+/** The dispatcher's internal API, called as the gateway calls it: with a token signed with the run's secret. */
 async function api<T>(method: string, url: string, json?: unknown, expected = [200, 201]): Promise<T> {
-  const res = await fetch(url, {
-    method,
-    ...(json !== undefined ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(json) } : {}),
-  });
+  const headers: Record<string, string> = { authorization: await internalAuthorization('webhook-dispatcher', INTERNAL_API_SECRET) };
+  if (json !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(url, { method, headers, ...(json !== undefined ? { body: JSON.stringify(json) } : {}) });
   const text = await res.text();
   if (!expected.includes(res.status)) throw new Error(`${method} ${url} answered ${res.status}: ${text}`);
   return JSON.parse(text) as T;
@@ -456,6 +459,7 @@ async function main(): Promise<number> {
       WEBHOOKS_DB_NAME: dbName,
       SECRETS_KEY: randomBytes(32).toString('base64'),
       WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+      INTERNAL_API_SECRET,
       WEBHOOK_CONCURRENCY: String(CONCURRENCY),
       LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn',
     };

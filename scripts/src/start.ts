@@ -10,6 +10,7 @@ import {
   defaultKafkaBrokers,
   defaultMongoUrl,
   ensureInfrastructure,
+  LOCAL_WEBHOOK_ALLOWED_HOSTS,
   portOpen,
   stopInfrastructure,
   repoRoot,
@@ -46,6 +47,7 @@ const MAILER_PORT = Number(process.env['MAILER_PORT'] ?? 8082);
 const WEBHOOKS_PORT = Number(process.env['WEBHOOKS_PORT'] ?? 8083);
 const PAYMENTS_PORT = Number(process.env['PAYMENTS_PORT'] ?? 8084);
 const ERASURE_PORT = Number(process.env['ERASURE_PORT'] ?? 8085);
+const GATEWAY_INTERNAL_PORT = Number(process.env['INTERNAL_PORT'] ?? 8090);
 const SINK_HTTP_PORT = Number(process.env['SINK_HTTP_PORT'] ?? 8025);
 const SINK_SMTP_PORT = Number(process.env['SINK_SMTP_PORT'] ?? 1025);
 const demoFile = join(dataDir(), 'demo-client.json');
@@ -58,6 +60,7 @@ interface LocalSecrets {
   SESSION_SECRET: string;
   ERASURE_AUDIT_KEY: string;
   TRACKING_SECRET: string;
+  INTERNAL_API_SECRET: string;
 }
 
 /**
@@ -71,6 +74,7 @@ function localSecrets(): LocalSecrets {
     SESSION_SECRET: saved.SESSION_SECRET ?? randomBytes(48).toString('base64url'),
     TRACKING_SECRET: saved.TRACKING_SECRET ?? randomBytes(48).toString('base64url'),
     ERASURE_AUDIT_KEY: saved.ERASURE_AUDIT_KEY ?? randomBytes(48).toString('base64url'),
+    INTERNAL_API_SECRET: saved.INTERNAL_API_SECRET ?? randomBytes(48).toString('base64url'),
   };
   mkdirSync(dataDir(), { recursive: true });
   writeFileSync(secretsFile, JSON.stringify(made, null, 2), { mode: 0o600 });
@@ -79,6 +83,8 @@ function localSecrets(): LocalSecrets {
     SESSION_SECRET: setting('SESSION_SECRET', made.SESSION_SECRET),
     TRACKING_SECRET: setting('TRACKING_SECRET', made.TRACKING_SECRET),
     ERASURE_AUDIT_KEY: setting('ERASURE_AUDIT_KEY', made.ERASURE_AUDIT_KEY),
+    // One secret for every service: the gateway's tokens must be accepted by the others.
+    INTERNAL_API_SECRET: setting('INTERNAL_API_SECRET', made.INTERNAL_API_SECRET),
   };
 }
 
@@ -230,8 +236,8 @@ async function main(): Promise<void> {
       WEBHOOKS_URL: setting('WEBHOOKS_URL', `http://127.0.0.1:${WEBHOOKS_PORT}`),
       PAYMENTS_URL: setting('PAYMENTS_URL', `http://127.0.0.1:${PAYMENTS_PORT}`),
       ERASURE_URL: setting('ERASURE_URL', `http://127.0.0.1:${ERASURE_PORT}`),
-      // Development: webhook receivers on this machine are allowed.
-      WEBHOOK_ALLOWED_HOSTS: setting('WEBHOOK_ALLOWED_HOSTS', '127.0.0.1,localhost'),
+      // Development: webhook receivers on this machine on ports 9000-9099, never the services' own ports.
+      WEBHOOK_ALLOWED_HOSTS: setting('WEBHOOK_ALLOWED_HOSTS', LOCAL_WEBHOOK_ALLOWED_HOSTS),
       SMTP_URL: setting('SMTP_URL', `smtp://127.0.0.1:${SINK_SMTP_PORT}`),
       PUBLIC_BASE_URL: setting('PUBLIC_BASE_URL', `http://localhost:${GATEWAY_PORT}`),
       DNS_SERVERS: setting('DNS_SERVERS', dns?.address ?? ''),
@@ -250,7 +256,7 @@ async function main(): Promise<void> {
       ])),
     );
     say('starting gateway');
-    const gateway = await startService('gateway', GATEWAY_PORT, env);
+    const gateway = await startService('gateway', GATEWAY_PORT, { ...env, INTERNAL_PORT: String(GATEWAY_INTERNAL_PORT) });
     services.push(gateway);
     for (const s of services) {
       s.child.once('exit', (code, signal) => {
@@ -278,7 +284,7 @@ Postbus is running.
 
   Gateway      ${url}
   API docs     ${url}/docs   (OpenAPI: ${url}/v1/openapi.json)
-  Health       ${url}/readyz · metrics ${url}/metrics
+  Health       ${url}/readyz · metrics http://127.0.0.1:${GATEWAY_INTERNAL_PORT}/metrics (internal listener)
 ${sinkLine}
   Logs         ${dataDir()}/logs/{gateway,users,mailer,webhook-dispatcher,payments,erasure,smtp-sink}.log
 

@@ -9,11 +9,27 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * Raised when NODE_ENV=production and a secret the service needs is unset. Its message is one line
+ * naming the variables, because the random per-process stand-in used in development would let the
+ * service start and then fail every send (or sign what no other instance can check).
+ */
+export class MissingSecretError extends Error {
+  constructor(readonly names: string[]) {
+    super(`${names.join(', ')} must be set when NODE_ENV=production`);
+    this.name = 'MissingSecretError';
+  }
+}
+
+/** Marks a setting (a secret that falls back to a random development value) as required in production. */
+export const RequiredInProduction = 'requiredInProduction';
+
 const ajv = new Ajv({ coerceTypes: true, useDefaults: true, allErrors: true, strict: false });
 
 /**
  * Reads the environment variables a schema names, applies defaults, coerces strings into the
- * declared types and returns a frozen, typed object. Every bad variable is reported at once.
+ * declared types and returns a frozen, typed object. Every bad variable is reported at once. With
+ * NODE_ENV=production, a setting marked RequiredInProduction that is empty is an error too.
  */
 export function loadConfig<T extends TObject>(schema: T, env: Record<string, string | undefined> = process.env): Readonly<Static<T>> {
   const raw: Record<string, unknown> = {};
@@ -29,6 +45,12 @@ export function loadConfig<T extends TObject>(schema: T, env: Record<string, str
       return `${name}: ${e.message ?? 'is invalid'}${description ? ` (${description})` : ''}`;
     });
     throw new ConfigError(problems);
+  }
+  if (env['NODE_ENV'] === 'production') {
+    const missing = Object.entries(schema.properties)
+      .filter(([name, property]) => (property as Record<string, unknown>)[RequiredInProduction] === true && !raw[name])
+      .map(([name]) => name);
+    if (missing.length > 0) throw new MissingSecretError(missing);
   }
   return Object.freeze(raw as Static<T>);
 }
@@ -75,5 +97,25 @@ export const CommonConfig = {
     default: 'mongodb://127.0.0.1:27017',
     pattern: '^mongodb(\\+srv)?://',
     description: 'MongoDB connection string (the database name is per service)',
+  }),
+} satisfies TProperties;
+
+/**
+ * The internal HTTP API every backend service serves to the gateway: where it listens and the
+ * secret its callers' tokens are signed with.
+ */
+export const InternalApiConfig = {
+  INTERNAL_HOST: Type.String({
+    default: '127.0.0.1',
+    minLength: 1,
+    description:
+      'address the internal HTTP server (internal API, /metrics) listens on; 0.0.0.0 where other hosts must reach it (containers), behind a network policy',
+  }),
+  INTERNAL_API_SECRET: Type.String({
+    default: '',
+    pattern: '^(|.{32,})$',
+    [RequiredInProduction]: true,
+    description:
+      'HS256 secret (32+ characters) shared by the gateway and every service: signs the short-lived tokens of internal API calls; empty: a random one per process (development only: calls between processes are then refused)',
   }),
 } satisfies TProperties;

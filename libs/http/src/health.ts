@@ -3,8 +3,8 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 
 export type ReadinessCheck = () => Promise<boolean> | boolean;
 
-/** /healthz (the process answers), /readyz (its dependencies answer) and /metrics (Prometheus). */
-export function healthRouter(service: string, checks: Record<string, ReadinessCheck>, registry: Registry): Router {
+/** /healthz (the process answers) and /readyz (its dependencies answer): open, for probes. */
+export function healthRouter(service: string, checks: Record<string, ReadinessCheck>): Router {
   const router = express.Router();
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok', service });
@@ -21,6 +21,12 @@ export function healthRouter(service: string, checks: Record<string, ReadinessCh
     const ready = Object.values(results).every(Boolean);
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', service, checks: results });
   });
+  return router;
+}
+
+/** /metrics (Prometheus), served on the internal listener only (INTERNAL_HOST). */
+export function metricsRouter(registry: Registry): Router {
+  const router = express.Router();
   router.get('/metrics', async (_req, res) => {
     res.type(registry.contentType).send(await registry.metrics());
   });

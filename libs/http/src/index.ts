@@ -1,6 +1,7 @@
 export { problemHandler, notFoundHandler } from './problems';
 export { requestId, requestIdWithoutLogContext } from './request-id';
-export { healthRouter, createMetricsRegistry, type ReadinessCheck } from './health';
+export { healthRouter, metricsRouter, createMetricsRegistry, type ReadinessCheck } from './health';
+export { InternalTokens, internalApiSecret, requireInternalToken, INTERNAL_TOKEN_TTL_SECONDS } from './internal-auth';
 export { listen, closeServer, onShutdown, exitOnFatal } from './server';
 export { runService, type RunningService } from './run-service';
 export { decodeCursor, encodeCursor, filteredPage, queryLimit, queryText, type Position, type Positioned } from './pagination';

@@ -2,8 +2,8 @@ import type { Server } from 'node:http';
 import type { Express } from 'express';
 import type { Logger } from '@postbus/logger';
 
-/** Listens on a port (0 picks a free one) and resolves with the server and the port it got. */
-export function listen(app: Express, port: number, host = '0.0.0.0'): Promise<{ server: Server; port: number }> {
+/** Listens on a host and port (0 picks a free one) and resolves with the server and the port it got. */
+export function listen(app: Express, port: number, host: string): Promise<{ server: Server; port: number }> {
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host, (error?: Error) => {
       if (error) return reject(error);

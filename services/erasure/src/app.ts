@@ -5,7 +5,18 @@ import cron from 'node-cron';
 import { Bus, busOptions, knownUserHandlers } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
 import { connectDb, pingDb } from '@postbus/db';
-import { closeServer, createMetricsRegistry, healthRouter, listen, notFoundHandler, problemHandler, requestId } from '@postbus/http';
+import {
+  closeServer,
+  createMetricsRegistry,
+  healthRouter,
+  internalApiSecret,
+  listen,
+  metricsRouter,
+  notFoundHandler,
+  problemHandler,
+  requestId,
+  requireInternalToken,
+} from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import type { ErasureConfig } from './config';
 import { Erasures } from './erasures';
@@ -67,12 +78,20 @@ export async function start({ config, logger }: { config: ErasureConfig; logger:
   const app = express();
   app.disable('x-powered-by');
   app.use(requestId);
-  app.use(healthRouter('erasure', { database: () => pingDb(db), bus: () => bus.publisher.healthy() }, registry));
+  app.use(healthRouter('erasure', { database: () => pingDb(db), bus: () => bus.publisher.healthy() }));
+  app.use(metricsRouter(registry));
+  // Every internal route trusts the ids in its path: only a caller holding the shared secret may use them.
+  app.use('/internal', requireInternalToken({ secret: internalApiSecret(config.INTERNAL_API_SECRET, logger), audience: 'erasure' }));
   app.use(internalApi({ repository, participants, eraseAtFrom: (acceptedAt) => end(delay, acceptedAt) }));
   app.use(notFoundHandler);
   app.use(problemHandler(logger));
-  const { server, port } = await listen(app, config.PORT);
-  logger.info('erasure service started', { port, delay: config.ERASURE_DELAY, schedule: config.ERASURE_SCHEDULE });
+  const { server, port } = await listen(app, config.PORT, config.INTERNAL_HOST);
+  logger.info('erasure service started', {
+    port,
+    host: config.INTERNAL_HOST,
+    delay: config.ERASURE_DELAY,
+    schedule: config.ERASURE_SCHEDULE,
+  });
 
   return {
     port,

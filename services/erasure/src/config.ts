@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { CommonConfig } from '@postbus/config';
+import { CommonConfig, InternalApiConfig, RequiredInProduction } from '@postbus/config';
 import { ERASURE_PARTICIPANTS } from '@postbus/contracts';
 
 export const ErasureConfig = Type.Object({
   ...CommonConfig,
+  ...InternalApiConfig,
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8085, description: 'internal API port' }),
   ERASURE_DB_NAME: Type.String({
     default: 'postbus_erasure',
@@ -44,6 +45,7 @@ export const ErasureConfig = Type.Object({
   }),
   ERASURE_AUDIT_KEY: Type.String({
     default: '',
+    [RequiredInProduction]: true,
     pattern: '^(.{32,})?$',
     description: 'HMAC key (32+ characters) of the email hash kept in the audit record; empty: a random one per process (development only)',
   }),

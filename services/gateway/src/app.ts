@@ -6,7 +6,10 @@ import {
   closeServer,
   createMetricsRegistry,
   healthRouter,
+  internalApiSecret,
+  InternalTokens,
   listen,
+  metricsRouter,
   notFoundHandler,
   problemHandler,
   requestIdWithoutLogContext,
@@ -53,6 +56,8 @@ import { erasureRoutes } from './http/routes/erasure.routes';
 
 export interface Gateway {
   port: number;
+  /** The internal listener's port (/metrics), on INTERNAL_HOST. */
+  internalPort: number;
   stop(): Promise<void>;
 }
 
@@ -93,6 +98,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
 
   const access = new ProjectAccess(projects, config.AUTH_CACHE_TTL_MS);
   const commands = new CommandSender(bus.publisher);
+  const internalTokens = new InternalTokens(internalApiSecret(config.INTERNAL_API_SECRET, logger), 'gateway');
   const sessions = new Sessions(config.SESSION_SECRET || undefined, config.SESSION_TTL_SECONDS);
   if (!config.SESSION_SECRET)
     logger.warn('SESSION_SECRET is not set: admin sessions are signed with a random key and end with this process');
@@ -111,15 +117,15 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
     ...emailRoutes({ emails, templates, catalog: triggerCatalog, commands, assertProject: access.assert }),
     ...userRoutes({
       commands,
-      usersApi: new UsersClient(config.USERS_URL),
+      usersApi: new UsersClient(config.USERS_URL, internalTokens),
       assertProject: access.assert,
     }),
-    ...messageRoutes({ mailerApi: new MailerClient(config.MAILER_URL), assertProject: access.assert }),
-    ...webhookRoutes({ webhooksApi: new WebhooksClient(config.WEBHOOKS_URL), assertProject: access.assert }),
-    ...paymentRoutes({ commands, paymentsApi: new PaymentsClient(config.PAYMENTS_URL), assertProject: access.assert }),
+    ...messageRoutes({ mailerApi: new MailerClient(config.MAILER_URL, internalTokens), assertProject: access.assert }),
+    ...webhookRoutes({ webhooksApi: new WebhooksClient(config.WEBHOOKS_URL, internalTokens), assertProject: access.assert }),
+    ...paymentRoutes({ commands, paymentsApi: new PaymentsClient(config.PAYMENTS_URL, internalTokens), assertProject: access.assert }),
     ...erasureRoutes({
       commands,
-      erasureApi: new ErasureClient(config.ERASURE_URL),
+      erasureApi: new ErasureClient(config.ERASURE_URL, internalTokens),
       assertProject: access.assert,
       projectIdsOf: async (clientId) => (await projects.list(clientId, 10_000)).map((p) => p.id),
     }),
@@ -145,7 +151,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   app.use('/v1', v1);
   // The public edge (/t/*): no credentials, no JSON body parser; the signed token is the only authority.
   app.use(edgeRouter({ tokens: trackingTokens(config.TRACKING_SECRET, logger), publisher: bus.publisher, logger }));
-  app.use(healthRouter('gateway', { database: () => pingDb(db), bus: () => bus.publisher.healthy() }, registry));
+  app.use(healthRouter('gateway', { database: () => pingDb(db), bus: () => bus.publisher.healthy() }));
   app.use(docsRouter());
   app.use(notFoundHandler);
   app.use(problemHandler(logger, config.BODY_LIMIT));
@@ -157,14 +163,26 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   }, IDEMPOTENCY_PURGE_INTERVAL_MS);
   purge.unref();
 
-  const { server, port } = await listen(app, config.PORT);
-  logger.info('gateway started', { port });
+  // The public API on every interface; what only the operator's side may see (/metrics) on a
+  // second listener on INTERNAL_HOST.
+  const internalApp = express();
+  internalApp.disable('x-powered-by');
+  internalApp.use(metricsRouter(registry));
+  internalApp.use(notFoundHandler);
+  internalApp.use(problemHandler(logger));
+  const internal = await listen(internalApp, config.INTERNAL_PORT, config.INTERNAL_HOST);
+  const { server, port } = await listen(app, config.PORT, '0.0.0.0').catch(async (error: unknown) => {
+    await closeServer(internal.server);
+    throw error;
+  });
+  logger.info('gateway started', { port, internalPort: internal.port, internalHost: config.INTERNAL_HOST });
   return {
     port,
+    internalPort: internal.port,
     async stop() {
       clearInterval(purge);
       catalogFeed.stop();
-      await closeServer(server);
+      await Promise.all([closeServer(server), closeServer(internal.server)]);
       await bus.close();
       await db.close();
     },

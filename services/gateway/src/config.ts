@@ -1,9 +1,16 @@
 import { Type } from '@sinclair/typebox';
-import { CommonConfig } from '@postbus/config';
+import { CommonConfig, InternalApiConfig, RequiredInProduction } from '@postbus/config';
 
 export const GatewayConfig = Type.Object({
   ...CommonConfig,
+  ...InternalApiConfig,
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080, description: 'public HTTP port' }),
+  INTERNAL_PORT: Type.Integer({
+    minimum: 0,
+    maximum: 65535,
+    default: 8090,
+    description: "the gateway's internal listener on INTERNAL_HOST: /metrics (never on the public port)",
+  }),
   GATEWAY_DB_NAME: Type.String({ default: 'postbus_gateway', pattern: '^[A-Za-z0-9_-]+$', description: "the gateway's own database" }),
   USERS_URL: Type.String({
     default: 'http://127.0.0.1:8081',
@@ -58,16 +65,19 @@ export const GatewayConfig = Type.Object({
   }),
   SECRETS_KEY: Type.String({
     default: '',
+    [RequiredInProduction]: true,
     pattern: '^([A-Za-z0-9+/]{43}=)?$',
     description: 'AES-256-GCM key (32 bytes, base64) sealing DKIM private keys; empty: a random one per process (development only)',
   }),
   SESSION_SECRET: Type.String({
     default: '',
+    [RequiredInProduction]: true,
     description: 'HS256 secret of admin sessions (32+ characters), shared by every gateway instance; empty: a random one per process',
     pattern: '^(|.{32,})$',
   }),
   TRACKING_SECRET: Type.String({
     default: '',
+    [RequiredInProduction]: true,
     description:
       'HS256 secret (32+ characters) shared with the mailer: signs tracking and unsubscribe links; empty: a random one per process (development only)',
     pattern: '^(|.{32,})$',

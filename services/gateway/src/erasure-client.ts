@@ -1,5 +1,6 @@
 import type { Erasure, ErasureList, ErasureStatus, UserRef } from '@postbus/contracts';
 import { NotFoundError } from '@postbus/errors';
+import type { InternalTokens } from '@postbus/http';
 import { InternalApiClient, projectPath } from './users-client';
 
 export interface OpenErasure {
@@ -11,8 +12,8 @@ export interface OpenErasure {
 
 /** The erasure queue, owned by the erasure service, through its internal API. */
 export class ErasureClient extends InternalApiClient {
-  constructor(baseUrl: string, timeoutMs?: number) {
-    super('erasure', baseUrl, timeoutMs);
+  constructor(baseUrl: string, tokens: InternalTokens, timeoutMs?: number) {
+    super('erasure', 'erasure', baseUrl, tokens, timeoutMs);
   }
 
   async open(projectId: string, user: UserRef): Promise<OpenErasure> {

@@ -1,10 +1,11 @@
 import type { Message, MessageList, MessageListQuery } from '@postbus/contracts';
+import type { InternalTokens } from '@postbus/http';
 import { InternalApiClient, projectPath } from './users-client';
 
 /** Reads the message log (statuses and timelines) from the mailer service's internal API. */
 export class MailerClient extends InternalApiClient {
-  constructor(baseUrl: string, timeoutMs?: number) {
-    super('mailer', baseUrl, timeoutMs);
+  constructor(baseUrl: string, tokens: InternalTokens, timeoutMs?: number) {
+    super('mailer', 'mailer', baseUrl, tokens, timeoutMs);
   }
 
   /** One page of the project's messages, newest first; the query is forwarded as it is. */

@@ -1,10 +1,11 @@
 import type { PaymentList, Revenue, UserRef } from '@postbus/contracts';
+import type { InternalTokens } from '@postbus/http';
 import { InternalApiClient, projectPath } from './users-client';
 
 /** Reads payments and revenue from the payments service's internal API. */
 export class PaymentsClient extends InternalApiClient {
-  constructor(baseUrl: string, timeoutMs?: number) {
-    super('payments', baseUrl, timeoutMs);
+  constructor(baseUrl: string, tokens: InternalTokens, timeoutMs?: number) {
+    super('payments', 'payments', baseUrl, tokens, timeoutMs);
   }
 
   /** A page of a user's payments, newest first (none for a user or project the service has not seen). */

@@ -8,6 +8,7 @@ import {
   type AppError,
   type FieldError,
 } from '@postbus/errors';
+import type { InternalTokens } from '@postbus/http';
 
 export type QueryValues = Record<string, string | number | boolean | undefined>;
 
@@ -19,7 +20,8 @@ export interface InternalReply<T> {
 
 /**
  * A client for another service's internal API (the owner of that data). The gateway has already
- * authenticated the client and checked the project; the service answers JSON, 404 for nothing
+ * authenticated the client and checked the project; each call carries a short-lived internal token
+ * addressed to that service (the service trusts nothing else). The service answers JSON, 404 for nothing
  * there, 400 (problem+json) for a query it refuses. An unreachable or failing service is a 503 with
  * Retry-After for the caller, never a 500.
  */
@@ -29,7 +31,10 @@ export abstract class InternalApiClient {
   protected constructor(
     /** Named in the 503 detail, e.g. "users". */
     private readonly service: string,
+    /** The service's name in its internal tokens' audience (what its requireInternalToken checks). */
+    private readonly audience: string,
     baseUrl: string,
+    private readonly tokens: InternalTokens,
     private readonly timeoutMs = 5000,
   ) {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
@@ -79,11 +84,14 @@ export abstract class InternalApiClient {
     const search = new URLSearchParams();
     for (const [name, value] of Object.entries(query)) if (value !== undefined) search.set(name, String(value));
     const qs = search.toString();
+    const headers: Record<string, string> = { authorization: await this.tokens.authorization(this.audience) };
+    if (body !== undefined) headers['content-type'] = 'application/json';
     try {
       return await fetch(`${this.baseUrl}${path}${qs ? `?${qs}` : ''}`, {
         method,
         signal: AbortSignal.timeout(this.timeoutMs),
-        ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+        headers,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
     } catch {
       throw this.unavailable('did not answer');
@@ -138,8 +146,8 @@ export const projectPath = (projectId: string): string => `/internal/projects/${
 
 /** Reads profiles from the users service's internal API. */
 export class UsersClient extends InternalApiClient {
-  constructor(baseUrl: string, timeoutMs?: number) {
-    super('users', baseUrl, timeoutMs);
+  constructor(baseUrl: string, tokens: InternalTokens, timeoutMs?: number) {
+    super('users', 'users', baseUrl, tokens, timeoutMs);
   }
 
   byEmail(projectId: string, email: string): Promise<UserProfile | null> {

@@ -10,6 +10,7 @@ import type {
   WebhookWithSecret,
 } from '@postbus/contracts';
 import { ServiceUnavailableError } from '@postbus/errors';
+import type { InternalTokens } from '@postbus/http';
 import { InternalApiClient, type InternalReply } from './users-client';
 
 const clientPath = (clientId: string): string => `/internal/clients/${encodeURIComponent(clientId)}/webhooks`;
@@ -20,8 +21,8 @@ const webhookPath = (clientId: string, webhookId: string): string => `${clientPa
  * that data) through its internal API. Its 404, 409 and 422 problems reach the client as they are.
  */
 export class WebhooksClient extends InternalApiClient {
-  constructor(baseUrl: string, timeoutMs?: number) {
-    super('webhooks', baseUrl, timeoutMs);
+  constructor(baseUrl: string, tokens: InternalTokens, timeoutMs?: number) {
+    super('webhooks', 'webhook-dispatcher', baseUrl, tokens, timeoutMs);
   }
 
   async create(clientId: string, body: CreateWebhookRequest): Promise<WebhookWithSecret> {

@@ -305,7 +305,7 @@ describe('gateway', () => {
     it('serve health, readiness, metrics, the OpenAPI document and its docs page', async () => {
       expect((await call(gw.url, 'GET', '/healthz')).status).toBe(200);
       expect((await call(gw.url, 'GET', '/readyz')).body).toMatchObject({ status: 'ready', checks: { database: true, bus: true } });
-      const metrics = await call(gw.url, 'GET', '/metrics');
+      const metrics = await call(gw.internalUrl, 'GET', '/metrics');
       expect(metrics.text).toContain('http_request_duration_seconds');
       const openapi = await call(gw.url, 'GET', '/v1/openapi.json');
       expect(openapi.body.openapi).toBe('3.1.0');

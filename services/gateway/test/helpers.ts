@@ -1,7 +1,7 @@
 import { loadConfig } from '@postbus/config';
 import { connectDb } from '@postbus/db';
 import { createLogger } from '@postbus/logger';
-import { basicAuth, uniqueName } from '@postbus/testing';
+import { basicAuth, testInternalApiSecret, uniqueName } from '@postbus/testing';
 import { start, type Gateway } from '../src/app';
 import { GatewayConfig } from '../src/config';
 import { hashApiKey, newApiKey, newClientId, type KeyScope } from '../src/domain/credentials';
@@ -10,6 +10,8 @@ import { ClientRepository } from '../src/model/client.repository';
 export interface TestGateway {
   gateway: Gateway;
   url: string;
+  /** The internal listener (/metrics). */
+  internalUrl: string;
   dbName: string;
   namespace: string;
   config: GatewayConfig;
@@ -23,6 +25,8 @@ export async function startTestGateway(env: Record<string, string> = {}): Promis
   const config = loadConfig(GatewayConfig, {
     ...process.env,
     PORT: '0',
+    INTERNAL_PORT: '0',
+    INTERNAL_API_SECRET: testInternalApiSecret,
     GATEWAY_DB_NAME: dbName,
     KAFKA_NAMESPACE: namespace,
     KAFKA_TOPIC_PARTITIONS: '3',
@@ -30,7 +34,15 @@ export async function startTestGateway(env: Record<string, string> = {}): Promis
     ...env,
   });
   const gateway = await start({ config, logger: createLogger({ service: 'gateway-test', level: 'error' }) });
-  return { gateway, url: `http://127.0.0.1:${gateway.port}`, dbName, namespace, config, stop: () => gateway.stop() };
+  return {
+    gateway,
+    url: `http://127.0.0.1:${gateway.port}`,
+    internalUrl: `http://127.0.0.1:${gateway.internalPort}`,
+    dbName,
+    namespace,
+    config,
+    stop: () => gateway.stop(),
+  };
 }
 
 export interface TestClient {

@@ -3,9 +3,9 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { SecretBox } from '@postbus/crypto';
 import { connectDb, type Connection } from '@postbus/db';
-import { problemHandler } from '@postbus/http';
+import { problemHandler, requireInternalToken } from '@postbus/http';
 import { createLogger } from '@postbus/logger';
-import { call, defaultMongoUrl, uniqueName } from '@postbus/testing';
+import { call, defaultMongoUrl, testInternalApiSecret, uniqueName } from '@postbus/testing';
 import { internalApi } from '../../webhook-dispatcher/src/http/internal-api';
 import { DeliveryStore } from '../../webhook-dispatcher/src/model/deliveries';
 import { EndpointStore } from '../../webhook-dispatcher/src/model/endpoints';
@@ -19,6 +19,7 @@ async function startDispatcherApi(): Promise<{ url: string; db: Connection; deli
   const deliveries = new DeliveryStore(db);
   await Promise.all([endpoints.init(), deliveries.init()]);
   const app = express();
+  app.use('/internal', requireInternalToken({ secret: testInternalApiSecret, audience: 'webhook-dispatcher' }));
   app.use(internalApi({ endpoints, deliveries, policy: new AddressPolicy(['127.0.0.1', 'localhost']), secretOverlapMs: 60_000 }));
   app.use(problemHandler(createLogger({ service: 'dispatcher-test', level: 'error' })));
   const server: Server = await new Promise((resolve) => {

@@ -4,7 +4,18 @@ import { Bus, busOptions } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
 import { SecretBox, TrackingTokens } from '@postbus/crypto';
 import { connectDb, pingDb } from '@postbus/db';
-import { closeServer, createMetricsRegistry, healthRouter, listen, notFoundHandler, problemHandler, requestId } from '@postbus/http';
+import {
+  closeServer,
+  createMetricsRegistry,
+  healthRouter,
+  internalApiSecret,
+  listen,
+  metricsRouter,
+  notFoundHandler,
+  problemHandler,
+  requestId,
+  requireInternalToken,
+} from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import type { MailerConfig } from './config';
 import { Deliverer } from './delivery/deliverer';
@@ -97,12 +108,15 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
   const app = express();
   app.disable('x-powered-by');
   app.use(requestId);
-  app.use(healthRouter('mailer', { database: () => pingDb(db), bus: () => bus.publisher.healthy() }, registry));
+  app.use(healthRouter('mailer', { database: () => pingDb(db), bus: () => bus.publisher.healthy() }));
+  app.use(metricsRouter(registry));
+  // Every internal route trusts the ids in its path: only a caller holding the shared secret may use them.
+  app.use('/internal', requireInternalToken({ secret: internalApiSecret(config.INTERNAL_API_SECRET, logger), audience: 'mailer' }));
   app.use(internalApi(store));
   app.use(notFoundHandler);
   app.use(problemHandler(logger));
-  const { server, port } = await listen(app, config.PORT);
-  logger.info('mailer started', { port });
+  const { server, port } = await listen(app, config.PORT, config.INTERNAL_HOST);
+  logger.info('mailer started', { port, host: config.INTERNAL_HOST });
 
   return {
     port,

@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { CommonConfig } from '@postbus/config';
+import { CommonConfig, InternalApiConfig, RequiredInProduction } from '@postbus/config';
 
 export const MailerConfig = Type.Object({
   ...CommonConfig,
+  ...InternalApiConfig,
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8082, description: 'internal read API port' }),
   MAILER_DB_NAME: Type.String({ default: 'postbus_mailer', pattern: '^[A-Za-z0-9_-]+$', description: "the mailer's own database" }),
   SMTP_URL: Type.String({
@@ -13,11 +14,13 @@ export const MailerConfig = Type.Object({
   SMTP_POOL_CONNECTIONS: Type.Integer({ minimum: 1, maximum: 100, default: 8, description: 'pooled SMTP connections to the relay' }),
   SECRETS_KEY: Type.String({
     default: '',
+    [RequiredInProduction]: true,
     pattern: '^([A-Za-z0-9+/]{43}=)?$',
     description: "AES-256-GCM key (32 bytes, base64), the gateway's: opens the DKIM keys inside catalog events",
   }),
   TRACKING_SECRET: Type.String({
     default: '',
+    [RequiredInProduction]: true,
     pattern: '^(|.{32,})$',
     description: "signs tracking and unsubscribe links (32+ characters), the gateway's; empty: a random one (development only)",
   }),

@@ -2,7 +2,18 @@ import express from 'express';
 import { Bus, busOptions, knownUserHandlers } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
 import { connectDb, KnownUsers, pingDb } from '@postbus/db';
-import { closeServer, createMetricsRegistry, healthRouter, listen, notFoundHandler, problemHandler, requestId } from '@postbus/http';
+import {
+  closeServer,
+  createMetricsRegistry,
+  healthRouter,
+  internalApiSecret,
+  listen,
+  metricsRouter,
+  notFoundHandler,
+  problemHandler,
+  requestId,
+  requireInternalToken,
+} from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import type { PaymentsConfig } from './config';
 import { erasureHandlers, paymentHandlers } from './handlers';
@@ -48,12 +59,15 @@ export async function start({ config, logger }: { config: PaymentsConfig; logger
   const app = express();
   app.disable('x-powered-by');
   app.use(requestId);
-  app.use(healthRouter('payments', { database: () => pingDb(db), bus: () => bus.publisher.healthy() }, registry));
+  app.use(healthRouter('payments', { database: () => pingDb(db), bus: () => bus.publisher.healthy() }));
+  app.use(metricsRouter(registry));
+  // Every internal route trusts the ids in its path: only a caller holding the shared secret may use them.
+  app.use('/internal', requireInternalToken({ secret: internalApiSecret(config.INTERNAL_API_SECRET, logger), audience: 'payments' }));
   app.use(internalApi(payments));
   app.use(notFoundHandler);
   app.use(problemHandler(logger));
-  const { server, port } = await listen(app, config.PORT);
-  logger.info('payments service started', { port });
+  const { server, port } = await listen(app, config.PORT, config.INTERNAL_HOST);
+  logger.info('payments service started', { port, host: config.INTERNAL_HOST });
 
   return {
     port,

@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { CommonConfig } from '@postbus/config';
+import { CommonConfig, InternalApiConfig } from '@postbus/config';
 
 export const PaymentsConfig = Type.Object({
   ...CommonConfig,
+  ...InternalApiConfig,
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8084, description: 'internal read API port' }),
   PAYMENTS_DB_NAME: Type.String({
     default: 'postbus_payments',

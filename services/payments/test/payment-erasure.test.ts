@@ -3,7 +3,15 @@ import { Bus } from '@postbus/bus';
 import { loadConfig } from '@postbus/config';
 import { Topics, userOrderingKey } from '@postbus/contracts';
 import { createLogger } from '@postbus/logger';
-import { call, defaultKafkaBrokers, TopicRecorder, uniqueName, waitFor } from '@postbus/testing';
+import {
+  call,
+  defaultKafkaBrokers,
+  internalAuthorization,
+  testInternalApiSecret,
+  TopicRecorder,
+  uniqueName,
+  waitFor,
+} from '@postbus/testing';
 import { start, type PaymentsService } from '../src/app';
 import { PaymentsConfig } from '../src/config';
 
@@ -23,6 +31,7 @@ describe('payments service: erasure', () => {
       PAYMENTS_DB_NAME: uniqueName('payments').replace(/-/g, '_'),
       KAFKA_NAMESPACE: namespace,
       KAFKA_TOPIC_PARTITIONS: '3',
+      INTERNAL_API_SECRET: testInternalApiSecret,
       LOG_LEVEL: 'error',
     });
     service = await start({ config, logger });
@@ -55,8 +64,16 @@ describe('payments service: erasure', () => {
       acceptedAt: now(),
     });
   const list = async (query: string) =>
-    (await call(url, 'GET', `/internal/projects/${projectId}/payments?${query}`)).body as { data: unknown[] };
-  const revenue = async () => (await call(url, 'GET', `/internal/projects/${projectId}/revenue?from=${day}&to=${day}`)).body;
+    (await call(url, 'GET', `/internal/projects/${projectId}/payments?${query}`, { auth: await internalAuthorization('payments') }))
+      .body as {
+      data: unknown[];
+    };
+  const revenue = async () =>
+    (
+      await call(url, 'GET', `/internal/projects/${projectId}/revenue?from=${day}&to=${day}`, {
+        auth: await internalAuthorization('payments'),
+      })
+    ).body;
 
   it('when an erasure runs, then the payments lose everything personal but stay in the revenue, and it is confirmed', async () => {
     const email = 'ada@example.com';

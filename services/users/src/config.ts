@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { CommonConfig } from '@postbus/config';
+import { CommonConfig, InternalApiConfig } from '@postbus/config';
 
 export const UsersConfig = Type.Object({
   ...CommonConfig,
+  ...InternalApiConfig,
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8081, description: 'internal read API port' }),
   USERS_DB_NAME: Type.String({ default: 'postbus_users', pattern: '^[A-Za-z0-9_-]+$', description: "the users service's own database" }),
   USER_UPDATE_RETRY_WINDOW_MS: Type.Integer({

@@ -4,7 +4,16 @@ import { loadConfig } from '@postbus/config';
 import { dlqOf, Topics, userOrderingKey } from '@postbus/contracts';
 import { createLogger } from '@postbus/logger';
 import { connectDb } from '@postbus/db';
-import { call, defaultKafkaBrokers, defaultMongoUrl, TopicRecorder, uniqueName, waitFor } from '@postbus/testing';
+import {
+  call,
+  defaultKafkaBrokers,
+  defaultMongoUrl,
+  internalAuthorization,
+  testInternalApiSecret,
+  TopicRecorder,
+  uniqueName,
+  waitFor,
+} from '@postbus/testing';
 import { start, type UsersService } from '../src/app';
 import { UsersConfig } from '../src/config';
 
@@ -28,6 +37,7 @@ describe('users service', () => {
       KAFKA_NAMESPACE: namespace,
       KAFKA_TOPIC_PARTITIONS: '3',
       USER_UPDATE_RETRY_WINDOW_MS: String(RETRY_WINDOW_MS),
+      INTERNAL_API_SECRET: testInternalApiSecret,
       LOG_LEVEL: 'error',
     });
     service = await start({ config, logger });
@@ -47,7 +57,9 @@ describe('users service', () => {
   });
 
   const profile = async (email: string) => {
-    const res = await call(url, 'GET', `/internal/projects/${projectId}/users?email=${encodeURIComponent(email)}`);
+    const res = await call(url, 'GET', `/internal/projects/${projectId}/users?email=${encodeURIComponent(email)}`, {
+      auth: await internalAuthorization('users'),
+    });
     return res.status === 200 ? res.body : undefined;
   };
   const now = () => new Date().toISOString();
@@ -102,7 +114,9 @@ describe('users service', () => {
     await bus.publisher.publish(Topics.UserCommands, 'user.create', key, data, { id: 'same-command-id' });
     await waitFor(() => profile('twice@example.com'));
     await waitFor(() => events.messages.filter((m) => m.headers['ce_id'] === 'same-command-id.created').length >= 1);
-    const byUserId = await call(url, 'GET', `/internal/projects/${projectId}/users?email=twice@example.com`);
+    const byUserId = await call(url, 'GET', `/internal/projects/${projectId}/users?email=twice@example.com`, {
+      auth: await internalAuthorization('users'),
+    });
     expect(byUserId.status).toBe(200);
   });
 

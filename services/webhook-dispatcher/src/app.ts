@@ -3,7 +3,18 @@ import { Bus, busOptions, erasureParticipant } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
 import { SecretBox } from '@postbus/crypto';
 import { connectDb, pingDb } from '@postbus/db';
-import { closeServer, createMetricsRegistry, healthRouter, listen, notFoundHandler, problemHandler, requestId } from '@postbus/http';
+import {
+  closeServer,
+  createMetricsRegistry,
+  healthRouter,
+  internalApiSecret,
+  listen,
+  metricsRouter,
+  notFoundHandler,
+  problemHandler,
+  requestId,
+  requireInternalToken,
+} from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import { retrySchedule, type DispatcherConfig } from './config';
 import { DeliveryWorker } from './delivery/worker';
@@ -72,13 +83,19 @@ export async function start({ config, logger }: { config: DispatcherConfig; logg
   const app = express();
   app.disable('x-powered-by');
   app.use(requestId);
-  app.use(healthRouter('webhook-dispatcher', { database: () => pingDb(db), bus: () => bus.publisher.healthy() }, registry));
+  app.use(healthRouter('webhook-dispatcher', { database: () => pingDb(db), bus: () => bus.publisher.healthy() }));
+  app.use(metricsRouter(registry));
+  // Every internal route trusts the ids in its path: only a caller holding the shared secret may use them.
+  app.use(
+    '/internal',
+    requireInternalToken({ secret: internalApiSecret(config.INTERNAL_API_SECRET, logger), audience: 'webhook-dispatcher' }),
+  );
   app.use(express.json({ limit: '64kb' }));
   app.use(internalApi({ endpoints, deliveries, policy, secretOverlapMs: config.WEBHOOK_SECRET_OVERLAP_MS }));
   app.use(notFoundHandler);
   app.use(problemHandler(logger));
-  const { server, port } = await listen(app, config.PORT);
-  logger.info('webhook dispatcher started', { port });
+  const { server, port } = await listen(app, config.PORT, config.INTERNAL_HOST);
+  logger.info('webhook dispatcher started', { port, host: config.INTERNAL_HOST });
 
   return {
     port,

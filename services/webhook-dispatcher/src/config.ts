@@ -1,11 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import { CommonConfig } from '@postbus/config';
+import { CommonConfig, InternalApiConfig, RequiredInProduction } from '@postbus/config';
 
 /** The Standard Webhooks schedule: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h. */
 export const DEFAULT_RETRY_SCHEDULE = '0,5,300,1800,7200,18000,36000,50400,72000,86400';
 
 export const DispatcherConfig = Type.Object({
   ...CommonConfig,
+  ...InternalApiConfig,
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8083, description: 'internal API port' }),
   WEBHOOKS_DB_NAME: Type.String({
     default: 'postbus_webhooks',
@@ -14,6 +15,7 @@ export const DispatcherConfig = Type.Object({
   }),
   SECRETS_KEY: Type.String({
     default: '',
+    [RequiredInProduction]: true,
     pattern: '^([A-Za-z0-9+/]{43}=)?$',
     description: 'AES-256-GCM key (32 bytes, base64) sealing endpoint secrets at rest; empty: a random one per process (development only)',
   }),

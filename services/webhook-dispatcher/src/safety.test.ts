@@ -1,4 +1,5 @@
 import type { lookup as dnsLookup } from 'node:dns';
+import { LOCAL_WEBHOOK_ALLOWED_HOSTS } from '@postbus/testing';
 import { AddressPolicy, UnsafeAddressError, unsafeKind } from './safety';
 
 type Lookup = (hostname: string, options: object, callback: (...args: unknown[]) => void) => void;
@@ -104,6 +105,43 @@ describe('AddressPolicy', () => {
       expect(await refusal(admitting, 'http://hooks.internal/hook')).toBeUndefined();
       expect(await refusal(admitting, 'http://other.internal/hook')).toBe('other.internal resolves to 10.9.9.9, a private address');
       expect(await refusal(admitting, 'http://10.0.0.1/hook')).toBe('10.0.0.1 is a private address');
+    });
+  });
+
+  describe('when the operator admits hosts on some ports only', () => {
+    // npm start's default: receivers on this machine on 9000-9099, nothing else.
+    const local = new AddressPolicy(
+      LOCAL_WEBHOOK_ALLOWED_HOSTS.split(','),
+      fakeDns({ localhost: [{ address: '127.0.0.1', family: 4 }], 'sneaky.example': [{ address: '127.0.0.1', family: 4 }] }),
+    );
+
+    it('13.1 a webhook endpoint on an internal service port is refused', async () => {
+      // the services' internal APIs (8081-8085), the gateway's internal listener (8090), the SMTP sink's API (8025)
+      for (const port of [8081, 8082, 8083, 8084, 8085, 8090, 8025])
+        expect(await refusal(local, `http://127.0.0.1:${port}/internal/clients/cl_a/webhooks`)).toBe('127.0.0.1 is a loopback address');
+      expect(await refusal(local, 'http://localhost:8083/internal/clients/cl_a/webhooks')).toBe(
+        'localhost resolves to 127.0.0.1, a loopback address',
+      );
+      expect(await refusal(local, 'http://sneaky.example:8081/internal/projects/x/users')).toBe(
+        'sneaky.example resolves to 127.0.0.1, a loopback address',
+      );
+      expect(await refusal(local, 'http://127.0.0.1/hook')).toBe('127.0.0.1 is a loopback address');
+      expect(await refusal(local, 'http://[::1]:8082/hook')).toBe('::1 is a loopback address');
+    });
+
+    it('then the admitted ports are allowed', async () => {
+      expect(await refusal(local, 'http://127.0.0.1:9000/hook')).toBeUndefined();
+      expect(await refusal(local, 'http://localhost:9099/hook')).toBeUndefined();
+      expect(await refusal(local, 'http://sneaky.example:9050/hook')).toBeUndefined();
+      expect(await refusal(local, 'http://[::1]:9000/hook')).toBeUndefined();
+      expect(await refusal(new AddressPolicy(['[::1]:9100', 'hooks.internal:8443']), 'http://[::1]:9100/hook')).toBeUndefined();
+    });
+
+    it('then an entry with an impossible port range is refused at start', () => {
+      expect(() => new AddressPolicy(['localhost:9099-9000'])).toThrow(
+        'WEBHOOK_ALLOWED_HOSTS: localhost:9099-9000 names no valid port range',
+      );
+      expect(() => new AddressPolicy(['localhost:70000'])).toThrow(/no valid port range/);
     });
   });
 

@@ -60,32 +60,59 @@ export function unsafeKind(address: string): string | undefined {
   return `${RANGE_NAMES[range] ?? `a special-purpose (${range})`} address`;
 }
 
+/** The ports an allowed-hosts entry admits its host on: every port, or the ranges listed. */
+type AdmittedPorts = 'any' | Array<[number, number]>;
+
+const PORT_SUFFIX = /^(.*):(\d{1,5})(?:-(\d{1,5}))?$/;
+
+/**
+ * One WEBHOOK_ALLOWED_HOSTS entry: `host` (every port), `host:port` or `host:first-last`; an IPv6
+ * address takes a port in brackets (`[::1]:9000`).
+ */
+export function parseAllowedHost(entry: string): { host: string; ports: AdmittedPorts } {
+  const text = entry.trim();
+  if (canonicalIp(text) !== undefined && !text.startsWith('[')) return { host: normaliseHost(text), ports: 'any' };
+  const match = PORT_SUFFIX.exec(text);
+  if (!match) return { host: normaliseHost(text), ports: 'any' };
+  const first = Number(match[2]);
+  const last = match[3] === undefined ? first : Number(match[3]);
+  if (first < 1 || last > 65_535 || last < first) throw new Error(`WEBHOOK_ALLOWED_HOSTS: ${text} names no valid port range`);
+  return { host: normaliseHost(match[1]!), ports: [[first, last]] };
+}
+
+/** The port a URL connects to (its explicit one, else the scheme's). */
+const portOf = (url: URL): number => (url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80);
+
 type LookupCallback = (error: NodeJS.ErrnoException | null, address?: string | LookupAddress[], family?: number) => void;
 
 /**
- * Where webhooks may be sent: public unicast addresses only, unless the host is one the operator
- * admits (WEBHOOK_ALLOWED_HOSTS). `check` is asked before an endpoint is saved; `lookup` is given to
- * the HTTP client so that the same rule holds at connect time, whatever the name resolves to then.
+ * Where webhooks may be sent: public unicast addresses only, unless the host (and port) is one the
+ * operator admits (WEBHOOK_ALLOWED_HOSTS: `host`, `host:port` or `host:first-last`). `check` is asked
+ * before an endpoint is saved, with the URL's port; `lookup` is given to the HTTP client so that the
+ * same rule holds at connect time, whatever the name resolves to then. The lookup is not told the
+ * port: there a host admitted on some port passes, the port having been checked when the URL was saved.
  */
 export class AddressPolicy {
-  private readonly allowed: Set<string>;
+  private readonly allowed = new Map<string, AdmittedPorts>();
 
   constructor(
     allowedHosts: string[],
     /** dns.lookup; tests pass a table. */
     private readonly resolver: typeof dnsLookup = dnsLookup,
   ) {
-    this.allowed = new Set(
-      allowedHosts
-        .map((h) => h.trim())
-        .filter((h) => h !== '')
-        .map(normaliseHost),
-    );
+    for (const entry of allowedHosts) {
+      if (entry.trim() === '') continue;
+      const { host, ports } = parseAllowedHost(entry);
+      const known = this.allowed.get(host);
+      this.allowed.set(host, known === 'any' || ports === 'any' ? 'any' : [...(known ?? []), ...ports]);
+    }
   }
 
-  /** Whether the operator admitted this host name or IP address. */
-  private admits(host: string): boolean {
-    return this.allowed.has(normaliseHost(host));
+  /** Whether the operator admitted this host name or IP address (on this port; any port when not given). */
+  private admits(host: string, port?: number): boolean {
+    const ports = this.allowed.get(normaliseHost(host));
+    if (ports === undefined) return false;
+    return ports === 'any' || port === undefined || ports.some(([first, last]) => port >= first && port <= last);
   }
 
   /** Refuses what a webhook may not be sent to, resolving a host name (all its addresses) first. */
@@ -95,7 +122,8 @@ export class AddressPolicy {
     }
     const host = url.hostname;
     if (host === '') throw new UnsafeAddressError('the URL has no host');
-    if (this.admits(host)) return;
+    const port = portOf(url);
+    if (this.admits(host, port)) return;
     const literal = canonicalIp(host);
     if (literal !== undefined) {
       const kind = unsafeKind(literal);
@@ -103,7 +131,7 @@ export class AddressPolicy {
       return;
     }
     const addresses = await this.resolve(host);
-    this.refuseUnsafe(host, addresses);
+    this.refuseUnsafe(host, addresses, port);
   }
 
   /**
@@ -142,10 +170,10 @@ export class AddressPolicy {
     });
   }
 
-  private refuseUnsafe(host: string, addresses: LookupAddress[]): void {
+  private refuseUnsafe(host: string, addresses: LookupAddress[], port?: number): void {
     if (addresses.length === 0) throw new UnsafeAddressError(`${host} does not resolve`);
     for (const { address } of addresses) {
-      if (this.allowed.has(normaliseHost(address))) continue;
+      if (this.admits(address, port)) continue;
       const kind = unsafeKind(address);
       if (kind) throw new UnsafeAddressError(`${host} resolves to ${address}, ${kind}`);
     }

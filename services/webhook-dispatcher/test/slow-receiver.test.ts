@@ -6,7 +6,7 @@ import { loadConfig } from '@postbus/config';
 import { Topics } from '@postbus/contracts';
 import { connectDb } from '@postbus/db';
 import { createLogger } from '@postbus/logger';
-import { call, uniqueName, waitFor } from '@postbus/testing';
+import { call, internalAuthorization, testInternalApiSecret, uniqueName, waitFor } from '@postbus/testing';
 import { start, type Dispatcher } from '../src/app';
 import { DispatcherConfig } from '../src/config';
 
@@ -30,6 +30,7 @@ describe('a slow receiver', () => {
     SECRETS_KEY: randomBytes(32).toString('base64'),
     WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
     WEBHOOK_TIMEOUT_MS: '9000',
+    INTERNAL_API_SECRET: testInternalApiSecret,
     LOG_LEVEL: 'error',
   });
 
@@ -49,7 +50,10 @@ describe('a slow receiver', () => {
   it('is attempted once, and the delivery ends succeeded', async () => {
     const url = `http://127.0.0.1:${dispatcher.port}`;
     const receiver = `http://127.0.0.1:${(server.address() as AddressInfo).port}/slow`;
-    const created = await call(url, 'POST', '/internal/clients/cl_test/webhooks', { json: { url: receiver, events: ['*'] } });
+    const created = await call(url, 'POST', '/internal/clients/cl_test/webhooks', {
+      json: { url: receiver, events: ['*'] },
+      auth: await internalAuthorization('webhook-dispatcher'),
+    });
     expect(created.status).toBe(201);
     const projectId = '0123456789abcdef01234567';
     await bus.publisher.publish(Topics.Catalog, 'catalog.project', `project:${projectId}`, {
@@ -76,7 +80,9 @@ describe('a slow receiver', () => {
     await bus.publisher.publish(Topics.EmailEvents, 'message.sent', event.messageId, event, { id: `${event.messageId}:2` });
     const delivery = await waitFor(
       async () => {
-        const res = await call(url, 'GET', `/internal/clients/cl_test/webhooks/${created.body.id}/deliveries?status=succeeded`);
+        const res = await call(url, 'GET', `/internal/clients/cl_test/webhooks/${created.body.id}/deliveries?status=succeeded`, {
+          auth: await internalAuthorization('webhook-dispatcher'),
+        });
         return res.body?.data?.[0] as { attempts: Array<{ attempt: number; status_code: number }> } | undefined;
       },
       { timeoutMs: 30_000, what: 'the slow delivery to succeed' },
