@@ -14,5 +14,5 @@ export { TopicRecorder, type RecordedMessage } from './kafka';
 export { call, basicAuth, type CallResult } from './http';
 export { startDnsServer, type LocalDnsServer, type RecordType } from './dns-server';
 export { SinkClient, startSmtpSink, type SmtpSink, type SinkFault, type SinkMessage, type SinkMessageSummary } from './smtp-sink';
-export { internalAuthorization, testInternalApiSecret } from './internal-api';
+export { internalAuthorization, otherLocalAddresses, testInternalApiSecret } from './internal-api';
 export { LOCAL_WEBHOOK_ALLOWED_HOSTS } from './local-settings';

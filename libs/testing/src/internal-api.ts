@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { networkInterfaces } from 'node:os';
 import { InternalTokens } from '@postbus/http';
 
 /**
@@ -17,4 +18,13 @@ export function internalAuthorization(audience: string, secret = testInternalApi
   let minter = tokens.get(secret);
   if (!minter) tokens.set(secret, (minter = new InternalTokens(secret, 'test')));
   return minter.authorization(audience);
+}
+
+/**
+ * Addresses of this machine other than 127.0.0.1 a server bound to every interface would answer
+ * on: 127.0.0.2 (on Linux all of 127/8 is this host) and the interfaces' IPv4 addresses.
+ */
+export function otherLocalAddresses(): string[] {
+  const interfaces = Object.values(networkInterfaces()).flatMap((list) => list ?? []);
+  return ['127.0.0.2', ...interfaces.filter((a) => !a.internal && a.family === 'IPv4').map((a) => a.address)];
 }

@@ -1,4 +1,4 @@
-import { call, defaultKafkaBrokers, TopicRecorder, waitFor } from '@postbus/testing';
+import { call, defaultKafkaBrokers, otherLocalAddresses, portOpen, TopicRecorder, waitFor } from '@postbus/testing';
 import { createTestClient, startTestGateway, type TestClient, type TestGateway } from './helpers';
 
 describe('gateway', () => {
@@ -302,6 +302,18 @@ describe('gateway', () => {
   });
 
   describe('operational endpoints', () => {
+    it('13.1 /metrics is served on the internal listener (INTERNAL_HOST) only, never on the public port', async () => {
+      const onPublic = await call(gw.url, 'GET', '/metrics');
+      expect(onPublic.status).toBe(404);
+      expect(onPublic.text).not.toContain('process_cpu_seconds_total');
+      expect((await call(gw.internalUrl, 'GET', '/metrics')).text).toContain('process_cpu_seconds_total');
+      for (const address of otherLocalAddresses()) {
+        expect([address, await portOpen(address, gw.gateway.internalPort)]).toEqual([address, false]);
+        // the public API stays on every interface
+        expect([address, await portOpen(address, gw.gateway.port)]).toEqual([address, true]);
+      }
+    });
+
     it('serve health, readiness, metrics, the OpenAPI document and its docs page', async () => {
       expect((await call(gw.url, 'GET', '/healthz')).status).toBe(200);
       expect((await call(gw.url, 'GET', '/readyz')).body).toMatchObject({ status: 'ready', checks: { database: true, bus: true } });

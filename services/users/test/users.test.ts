@@ -9,6 +9,8 @@ import {
   defaultKafkaBrokers,
   defaultMongoUrl,
   internalAuthorization,
+  otherLocalAddresses,
+  portOpen,
   testInternalApiSecret,
   TopicRecorder,
   uniqueName,
@@ -63,6 +65,33 @@ describe('users service', () => {
     return res.status === 200 ? res.body : undefined;
   };
   const now = () => new Date().toISOString();
+
+  describe('its internal API', () => {
+    const path = `/internal/projects/${projectId}/users?email=ann%40example.com`;
+
+    it('13.1 internal APIs: a call without a valid internal token is refused with 401', async () => {
+      const refusedWith = async (auth?: string) => {
+        const res = await call(url, 'GET', path, auth ? { auth } : {});
+        expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+        return [res.status, res.body?.type];
+      };
+      const unauthorized = [401, '/problems/unauthorized'];
+      expect(await refusedWith()).toEqual(unauthorized);
+      expect(await refusedWith('Bearer not-a-token')).toEqual(unauthorized);
+      expect(await refusedWith(await internalAuthorization('users', 'a-different-secret-of-thirty-two-characters'))).toEqual(unauthorized);
+      expect(await refusedWith(await internalAuthorization('mailer'))).toEqual(unauthorized);
+      // with the shared secret, addressed to this service: answered (404: nobody of that email yet, or the profile)
+      expect([200, 404]).toContain((await call(url, 'GET', path, { auth: await internalAuthorization('users') })).status);
+      // probes need no token
+      expect((await call(url, 'GET', '/readyz')).status).toBe(200);
+      expect((await call(url, 'GET', '/metrics')).text).toContain('process_cpu_seconds_total');
+    });
+
+    it('13.1 internal servers listen on INTERNAL_HOST only', async () => {
+      expect(await portOpen('127.0.0.1', service.port)).toBe(true);
+      for (const address of otherLocalAddresses()) expect([address, await portOpen(address, service.port)]).toEqual([address, false]);
+    });
+  });
 
   it('when a create arrives, then the user is stored and user.created is emitted with an id derived from the command', async () => {
     const id = await bus.publisher.publish(Topics.UserCommands, 'user.create', userOrderingKey(projectId, { email: 'ann@example.com' }), {
