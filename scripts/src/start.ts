@@ -186,6 +186,7 @@ async function main(): Promise<void> {
     ['webhook dispatcher', WEBHOOKS_PORT],
     ['payments', PAYMENTS_PORT],
     ['erasure', ERASURE_PORT],
+    ['gateway (internal: /metrics)', GATEWAY_INTERNAL_PORT],
     ...(smtpGiven
       ? []
       : ([
@@ -195,7 +196,7 @@ async function main(): Promise<void> {
   ] as const) {
     if (await portOpen('127.0.0.1', port))
       throw new Error(
-        `port ${port} (${name}) is taken: is Postbus already running? Set PORT / USERS_PORT / MAILER_PORT / WEBHOOKS_PORT / PAYMENTS_PORT / ERASURE_PORT / SINK_HTTP_PORT / SINK_SMTP_PORT to use others.`,
+        `port ${port} (${name}) is taken: is Postbus already running? Set PORT / USERS_PORT / MAILER_PORT / WEBHOOKS_PORT / PAYMENTS_PORT / ERASURE_PORT / INTERNAL_PORT / SINK_HTTP_PORT / SINK_SMTP_PORT to use others.`,
       );
   }
   say(
