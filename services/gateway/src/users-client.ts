@@ -84,9 +84,9 @@ export abstract class InternalApiClient {
     const search = new URLSearchParams();
     for (const [name, value] of Object.entries(query)) if (value !== undefined) search.set(name, String(value));
     const qs = search.toString();
-    const headers: Record<string, string> = { authorization: await this.tokens.authorization(this.audience) };
-    if (body !== undefined) headers['content-type'] = 'application/json';
     try {
+      const headers: Record<string, string> = { authorization: await this.tokens.authorization(this.audience) };
+      if (body !== undefined) headers['content-type'] = 'application/json';
       return await fetch(`${this.baseUrl}${path}${qs ? `?${qs}` : ''}`, {
         method,
         signal: AbortSignal.timeout(this.timeoutMs),
