@@ -8,7 +8,7 @@ export const GatewayConfig = Type.Object({
   INTERNAL_PORT: Type.Integer({
     minimum: 0,
     maximum: 65535,
-    default: 8090,
+    default: 8086,
     description: "the gateway's internal listener on INTERNAL_HOST: /metrics (never on the public port)",
   }),
   GATEWAY_DB_NAME: Type.String({ default: 'postbus_gateway', pattern: '^[A-Za-z0-9_-]+$', description: "the gateway's own database" }),
