@@ -66,6 +66,8 @@ export interface ConsumerOptions {
   retry?: Partial<RetryPolicy>;
   /** Partitions processed at once by one instance; order within a partition is kept. */
   partitionsConsumedConcurrently?: number;
+  /** A new group starts at the oldest message (default) or only reads what is published after it joined. */
+  fromBeginning?: boolean;
   /** The most messages one handleBatch() call gets: smaller runs commit (and free the partition) sooner. */
   maxRunSize?: number;
 }
@@ -117,7 +119,7 @@ export class MessageConsumer {
 
   async start(): Promise<void> {
     await this.consumer.connect();
-    await this.consumer.subscribe({ topics: [...this.byTopicAndType.keys()], fromBeginning: true });
+    await this.consumer.subscribe({ topics: [...this.byTopicAndType.keys()], fromBeginning: this.options.fromBeginning ?? true });
     await this.consumer.run({
       autoCommit: true,
       autoCommitInterval: 500,

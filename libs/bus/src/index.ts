@@ -30,6 +30,8 @@ export interface TopicSpec {
   topic: string;
   /** Log-compacted topics keep the latest value per key (e.g. the catalog). */
   compacted?: boolean;
+  /** How long messages are kept (retention.ms); the broker's default when absent. */
+  retentionMs?: number;
 }
 
 /** True when topic creation failed only because the topics exist now. */
@@ -76,8 +78,8 @@ export class Bus {
     try {
       const existing = new Set(await admin.listTopics());
       const wanted = specs.flatMap((s) => [
-        { name: this.resolveTopic(s.topic), compacted: s.compacted ?? false },
-        { name: dlqOf(this.resolveTopic(s.topic)), compacted: false },
+        { name: this.resolveTopic(s.topic), compacted: s.compacted ?? false, retentionMs: s.retentionMs },
+        { name: dlqOf(this.resolveTopic(s.topic)), compacted: false, retentionMs: undefined },
       ]);
       const missing = wanted.filter((t) => !existing.has(t.name));
       if (missing.length > 0) {
@@ -92,6 +94,7 @@ export class Bus {
               configEntries: [
                 { name: 'cleanup.policy', value: t.compacted ? 'compact' : 'delete' },
                 { name: 'min.insync.replicas', value: String(Math.min(2, this.options.replicationFactor)) },
+                ...(t.retentionMs ? [{ name: 'retention.ms', value: String(t.retentionMs) }] : []),
               ],
             })),
           });

@@ -5,3 +5,4 @@ export * from './messages';
 export * from './webhooks';
 export * from './payments';
 export * from './erasure';
+export * from './auth';

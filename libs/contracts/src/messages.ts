@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Nullable, Timestamp } from './common';
+import { GatewayUsageReport, KeyRevokedEvent } from './auth';
 import { ErasureConfirmedEvent, ErasureExecuteCommand, ErasureRequestCommand, UserErasedEvent, UserErasureScheduledEvent } from './erasure';
 import { PaymentRecordCommand, PaymentRecordedEvent, PaymentRejectedEvent } from './payments';
 
@@ -218,6 +219,8 @@ export const MessageSchemas = {
   'erasure.confirmed': ErasureConfirmedEvent,
   'user.erasure_scheduled': UserErasureScheduledEvent,
   'user.erased': UserErasedEvent,
+  'auth.key_revoked': KeyRevokedEvent,
+  'gateway.usage': GatewayUsageReport,
 } satisfies Record<string, TSchema>;
 
 export type MessageType = keyof typeof MessageSchemas;

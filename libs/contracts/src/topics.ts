@@ -19,6 +19,10 @@ export const Topics = {
    * means reading the busy user events.
    */
   ErasureEvents: 'postbus.erasure.events.v1',
+  /** Log-compacted, keyed by key id: API key revocations, read by every gateway instance (each its own group). */
+  Auth: 'postbus.auth.v1',
+  /** What each gateway instance counted towards the shared rate limits (key: instance id); read from the end, kept an hour. */
+  GatewayUsage: 'postbus.gateway.usage.v1',
 } as const;
 
 export type TopicName = (typeof Topics)[keyof typeof Topics];

@@ -1,5 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import express from 'express';
-import { Bus, busOptions } from '@postbus/bus';
+import { Bus, busOptions, defineHandler } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
 import { connectDb, pingDb } from '@postbus/db';
 import {
@@ -25,7 +26,11 @@ import { docsRouter } from './http/docs';
 import { requestMetrics } from './http/metrics';
 import { openApiDocument } from './http/openapi';
 import { ProjectAccess } from './http/project-access';
-import { rateLimit } from './http/rate-limit';
+import { AuthFailureLimit, edgeRateLimit, rateLimit, SharedCounters } from './http/rate-limit';
+import { KeyCheck } from './http/key-check';
+import { keyRoutes } from './http/routes/keys.routes';
+import { announceOnBus, KeyAdmin } from './key-admin';
+import { ApiKeyRepository } from './model/api-key.repository';
 import { sessionRoutes } from './http/routes/session.routes';
 import { domainRoutes } from './http/routes/domains.routes';
 import { DomainRepository } from './model/domain.repository';
@@ -64,6 +69,8 @@ export interface Gateway {
 const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 const IDEMPOTENCY_PURGE_INTERVAL_MS = 10 * 60 * 1000;
 const VERSION = '0.1.0';
+/** Usage reports only matter for a minute; an hour leaves room to look at them. */
+const USAGE_RETENTION_MS = 60 * 60 * 1000;
 
 /** Starts the gateway: its database, the bus publisher and the public HTTP API. */
 export async function start({ config, logger }: { config: GatewayConfig; logger: Logger }): Promise<Gateway> {
@@ -76,8 +83,11 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
     { topic: Topics.TrackingEvents },
     { topic: Topics.PaymentCommands },
     { topic: Topics.ErasureCommands },
+    { topic: Topics.Auth, compacted: true },
+    { topic: Topics.GatewayUsage, retentionMs: USAGE_RETENTION_MS },
   ]);
   await bus.publisher.connect();
+  const instance = `gw_${randomBytes(6).toString('hex')}`;
 
   const catalogFeed = new CatalogFeed({
     publisher: bus.publisher,
@@ -86,17 +96,48 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
     resyncIntervalMs: config.CATALOG_RESYNC_INTERVAL_MS,
   });
   const clients = new ClientRepository(db);
+  const apiKeys = new ApiKeyRepository(db);
   const projects = new ProjectRepository(db, catalogFeed);
   const idempotency = new IdempotencyRepository(db);
   const domains = new DomainRepository(db, catalogFeed);
   const templates = new TemplateRepository(db, catalogFeed);
   const emails = new EmailRepository(db, catalogFeed);
-  await Promise.all([clients.init(), projects.init(), idempotency.init(), domains.init(), templates.init(), emails.init()]);
+  await clients.init();
+  await Promise.all([apiKeys.init(), projects.init(), idempotency.init(), domains.init(), templates.init(), emails.init()]);
   await catalogFeed.start();
   const triggerCatalog = new TriggerCatalog({ projects, emails, domains, templates, ttlMs: config.CATALOG_CACHE_TTL_MS });
   catalogFeed.onChange(triggerCatalog.forget);
 
   const access = new ProjectAccess(projects, config.AUTH_CACHE_TTL_MS);
+  const keyCheck = new KeyCheck(apiKeys, config.AUTH_CACHE_TTL_MS, logger);
+  const keyAdmin = new KeyAdmin(apiKeys, async (revoked) => {
+    keyCheck.revoked(revoked.keyId);
+    await announceOnBus(bus.publisher)(revoked).catch((error: unknown) => {
+      // Stored already: the other instances' key caches expire within a second anyway.
+      logger.warn('announcing a key revocation failed', { keyId: revoked.keyId, error: (error as Error).message });
+    });
+  });
+  const counters = new SharedCounters({
+    instance,
+    publish: (report) => bus.publisher.publish(Topics.GatewayUsage, 'gateway.usage', instance, report).then(() => undefined),
+    shareEveryMs: config.RATE_LIMIT_SHARE_MS,
+    logger,
+  });
+  // Every instance hears every revocation and every other instance's counts: a group of its own, from now on.
+  await bus.consume({
+    groupId: `postbus-gateway-${instance}`,
+    fromBeginning: false,
+    partitionsConsumedConcurrently: config.KAFKA_TOPIC_PARTITIONS * 2,
+    handlers: [
+      defineHandler({
+        topic: Topics.Auth,
+        type: 'auth.key_revoked',
+        handle: ({ keyId }) => Promise.resolve(keyCheck.revoked(keyId)),
+      }),
+      defineHandler({ topic: Topics.GatewayUsage, type: 'gateway.usage', handle: (report) => Promise.resolve(counters.receive(report)) }),
+    ],
+  });
+  counters.start();
   const commands = new CommandSender(bus.publisher);
   const internalTokens = new InternalTokens(internalApiSecret(config.INTERNAL_API_SECRET, logger), 'gateway');
   const sessions = new Sessions(config.SESSION_SECRET || undefined, config.SESSION_TTL_SECONDS);
@@ -105,6 +146,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   if (!config.SECRETS_KEY) logger.warn('SECRETS_KEY is not set: DKIM keys are sealed with a random key that ends with this process');
   const routes = [
     ...sessionRoutes(sessions),
+    ...keyRoutes(keyAdmin),
     ...domainRoutes({
       domains,
       trackingHost: config.TRACKING_HOST,
@@ -135,6 +177,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   const registry = createMetricsRegistry('gateway');
   const app = express();
   app.disable('x-powered-by');
+  if (config.TRUST_PROXY) app.set('trust proxy', /^\d+$/.test(config.TRUST_PROXY) ? Number(config.TRUST_PROXY) : config.TRUST_PROXY);
   app.set('etag', false);
   app.use(requestIdWithoutLogContext);
   app.get('/v1/openapi.json', (_req, res) => {
@@ -143,13 +186,14 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   // The API first, under its prefix: the hot path passes no other router.
   const v1 = express.Router();
   v1.use(requestMetrics(registry));
-  v1.use(authenticate(clients, sessions, config.AUTH_CACHE_TTL_MS));
-  v1.use(rateLimit(config.RATE_LIMIT_PER_SECOND));
+  v1.use(authenticate(keyCheck, sessions, new AuthFailureLimit(counters, config.AUTH_FAILURE_LIMIT_PER_MINUTE)));
+  v1.use(rateLimit(counters, config.RATE_LIMIT_PER_SECOND));
   v1.use(jsonBody(config.BODY_LIMIT));
   mountRoutes(v1, routes, { idempotency, idempotencyRetentionMs: IDEMPOTENCY_RETENTION_MS }, '/v1');
   v1.use(methodNotAllowed(routes, '/v1'));
   app.use('/v1', v1);
   // The public edge (/t/*): no credentials, no JSON body parser; the signed token is the only authority.
+  app.use('/t', edgeRateLimit(counters, config.EDGE_RATE_LIMIT_PER_MINUTE));
   app.use(edgeRouter({ tokens: trackingTokens(config.TRACKING_SECRET, logger), publisher: bus.publisher, logger }));
   app.use(healthRouter('gateway', { database: () => pingDb(db), bus: () => bus.publisher.healthy() }));
   app.use(docsRouter());
@@ -181,6 +225,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
     internalPort: internal.port,
     async stop() {
       clearInterval(purge);
+      counters.stop();
       catalogFeed.stop();
       await Promise.all([closeServer(server), closeServer(internal.server)]);
       await bus.close();

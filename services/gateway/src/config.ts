@@ -46,7 +46,32 @@ export const GatewayConfig = Type.Object({
   RATE_LIMIT_PER_SECOND: Type.Integer({
     minimum: 0,
     default: 5000,
-    description: 'requests a second per client on each gateway instance (bursts of twice that); 0 turns the limit off',
+    description: 'requests a second per client, counted by all gateway instances together (sliding window); 0 turns the limit off',
+  }),
+  RATE_LIMIT_SHARE_MS: Type.Integer({
+    minimum: 10,
+    maximum: 5_000,
+    default: 100,
+    description:
+      'how often each gateway instance shares its rate-limit counts on the bus (a limit can overshoot by what others admit meanwhile)',
+  }),
+  AUTH_FAILURE_LIMIT_PER_MINUTE: Type.Integer({
+    minimum: 0,
+    default: 20,
+    description:
+      'failed authentications (wrong key or session) per client address a minute; past it, that address is refused with 429; 0: no limit',
+  }),
+  EDGE_RATE_LIMIT_PER_MINUTE: Type.Integer({
+    minimum: 0,
+    default: 1200,
+    description:
+      "requests to /t/* (opens, clicks, unsubscribes) per client address a minute (mail providers' image proxies share addresses); 0: no limit",
+  }),
+  TRUST_PROXY: Type.String({
+    default: '',
+    pattern: '^[A-Za-z0-9.:/, _-]*$',
+    description:
+      "which proxies' X-Forwarded-For names the client address (express 'trust proxy': a hop count, loopback, or addresses/CIDRs); empty: none",
   }),
   DNS_SERVERS: Type.String({
     default: '',
@@ -86,7 +111,7 @@ export const GatewayConfig = Type.Object({
   AUTH_CACHE_TTL_MS: Type.Integer({
     minimum: 0,
     default: 10_000,
-    description: 'how long verified credentials and project ownership are cached',
+    description: 'how long project ownership is cached; verified API keys are cached for at most 1 s, whatever this says',
   }),
   CATALOG_CACHE_TTL_MS: Type.Integer({
     minimum: 0,

@@ -261,10 +261,10 @@ describe('gateway', () => {
       expect((await call(gw.url, 'GET', `/v1/projects/${others.body.id}`, { auth: bearer })).status).toBe(404);
     });
 
-    it('a session opened with an sdk key reads but does not manage', async () => {
+    it('an sdk key cannot open a session', async () => {
       const opened = await call(gw.url, 'POST', '/v1/auth/session', { auth: sdk.auth });
-      expect(opened.body.scope).toBe('sdk');
-      expect((await call(gw.url, 'GET', '/v1/projects', { auth: `Bearer ${opened.body.token}` })).status).toBe(403);
+      expect(opened.status).toBe(403);
+      expect(opened.body.detail).toMatch(/scope "full"/);
     });
 
     it('a forged or garbled token is a 401', async () => {
@@ -285,9 +285,10 @@ describe('gateway', () => {
     it('when a client sends more than its rate, then the surplus gets 429 with Retry-After and RateLimit headers', async () => {
       const limited = await startTestGateway({ RATE_LIMIT_PER_SECOND: '2', GATEWAY_DB_NAME: gw.dbName, KAFKA_NAMESPACE: gw.namespace });
       try {
-        const answers = await Promise.all(Array.from({ length: 8 }, () => call(limited.url, 'GET', '/v1/projects', { auth: acme.auth })));
+        const fresh = await createTestClient(gw.config);
+        const answers = await Promise.all(Array.from({ length: 8 }, () => call(limited.url, 'GET', '/v1/projects', { auth: fresh.auth })));
         const statuses = answers.map((a) => a.status);
-        expect(statuses.filter((s) => s === 200)).toHaveLength(4);
+        expect(statuses.filter((s) => s === 200)).toHaveLength(2);
         const refused = answers.find((a) => a.status === 429)!;
         expect(refused.headers.get('content-type')).toMatch(/problem\+json/);
         expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);

@@ -4,7 +4,9 @@ import { createLogger } from '@postbus/logger';
 import { basicAuth, testInternalApiSecret, uniqueName } from '@postbus/testing';
 import { start, type Gateway } from '../src/app';
 import { GatewayConfig } from '../src/config';
-import { hashApiKey, newApiKey, newClientId, type KeyScope } from '../src/domain/credentials';
+import { newClientId, type KeyScope } from '../src/domain/credentials';
+import { KeyAdmin } from '../src/key-admin';
+import { ApiKeyRepository } from '../src/model/api-key.repository';
 import { ClientRepository } from '../src/model/client.repository';
 
 export interface TestGateway {
@@ -47,6 +49,7 @@ export async function startTestGateway(env: Record<string, string> = {}): Promis
 
 export interface TestClient {
   clientId: string;
+  keyId: string;
   apiKey: string;
   auth: string;
 }
@@ -55,17 +58,10 @@ export interface TestClient {
 export async function createTestClient(config: GatewayConfig, scope: KeyScope = 'full'): Promise<TestClient> {
   const db = await connectDb({ url: config.MONGO_URL, dbName: config.GATEWAY_DB_NAME });
   try {
-    const clients = new ClientRepository(db);
     const clientId = newClientId();
-    const apiKey = newApiKey(scope);
-    const now = new Date();
-    await clients.create({
-      clientId,
-      name: 'test',
-      createdAt: now,
-      keys: [{ keyId: apiKey.slice(0, 12), hash: hashApiKey(apiKey).toString('hex'), scope, createdAt: now, revokedAt: null }],
-    });
-    return { clientId, apiKey, auth: basicAuth(clientId, apiKey) };
+    await new ClientRepository(db).create({ clientId, name: 'test', createdAt: new Date() });
+    const { key, apiKey } = await new KeyAdmin(new ApiKeyRepository(db), () => Promise.resolve()).create(clientId, 'default', scope);
+    return { clientId, keyId: key._id, apiKey, auth: basicAuth(clientId, apiKey) };
   } finally {
     await db.close();
   }

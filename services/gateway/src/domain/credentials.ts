@@ -6,6 +6,9 @@ export const KEY_SCOPES: readonly KeyScope[] = ['full', 'sdk'];
 /** A client id: public, appears in logs and URLs of the admin panel. */
 export const newClientId = (): string => `cl_${randomBytes(10).toString('hex')}`;
 
+/** The public id of an API key: names it in lists, logs and revocations; never authenticates. */
+export const newKeyId = (): string => `key_${randomBytes(10).toString('hex')}`;
+
 /** An API key: a random 256-bit secret, shown once. */
 export const newApiKey = (scope: KeyScope): string => `pb_${scope}_${randomBytes(32).toString('base64url')}`;
 

@@ -8,6 +8,8 @@ const AUDIENCE = 'postbus-admin';
 export interface SessionClaims {
   clientId: string;
   scope: KeyScope;
+  /** The key that opened the session: revoking it ends the session. */
+  keyId: string;
 }
 
 export interface IssuedSession {
@@ -16,8 +18,8 @@ export interface IssuedSession {
 }
 
 /**
- * Short-lived admin sessions: an HS256 JWT (jose) naming the client and the scope of the key that
- * opened it. Without a configured secret each process signs with a random one, so sessions end
+ * Short-lived admin sessions: an HS256 JWT (jose) naming the client, and the id and scope of the
+ * key that opened it. Without a configured secret each process signs with a random one, so sessions end
  * with the process and are not shared between gateway instances.
  */
 export class Sessions {
@@ -30,9 +32,9 @@ export class Sessions {
     this.secret = secret ? new TextEncoder().encode(secret) : randomBytes(32);
   }
 
-  async issue({ clientId, scope }: SessionClaims, now = new Date()): Promise<IssuedSession> {
+  async issue({ clientId, scope, keyId }: SessionClaims, now = new Date()): Promise<IssuedSession> {
     const expiresAt = new Date(now.getTime() + this.ttlSeconds * 1000);
-    const token = await new SignJWT({ scope })
+    const token = await new SignJWT({ scope, key_id: keyId })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setIssuer(ISSUER)
       .setAudience(AUDIENCE)
@@ -48,8 +50,9 @@ export class Sessions {
     try {
       const { payload } = await jwtVerify(token, this.secret, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
       const scope = payload['scope'];
-      if (!payload.sub || (scope !== 'full' && scope !== 'sdk')) return undefined;
-      return { clientId: payload.sub, scope };
+      const keyId = payload['key_id'];
+      if (!payload.sub || (scope !== 'full' && scope !== 'sdk') || typeof keyId !== 'string') return undefined;
+      return { clientId: payload.sub, scope, keyId };
     } catch {
       return undefined;
     }

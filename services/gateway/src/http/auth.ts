@@ -1,12 +1,15 @@
 import type { RequestHandler } from 'express';
 import { UnauthorizedError } from '@postbus/errors';
-import { hashApiKey, keyMatches, parseBasic, type KeyScope } from '../domain/credentials';
+import { hashApiKey, parseBasic, type KeyScope } from '../domain/credentials';
 import type { Sessions } from '../domain/sessions';
-import type { ClientRepository } from '../model/client.repository';
+import type { KeyCheck } from './key-check';
+import type { AuthFailureLimit } from './rate-limit';
 
 export interface AuthenticatedClient {
   clientId: string;
   scope: KeyScope;
+  /** The API key that proved it (for a session: the key that opened it). */
+  keyId: string;
   /** How the request proved it: an API key (Basic) or an admin session (Bearer). */
   via: 'key' | 'session';
 }
@@ -18,36 +21,34 @@ declare module 'express-serve-static-core' {
 }
 
 /**
- * HTTP Basic authentication against hashed client keys, or a Bearer admin session. A verified
- * (client, key digest) pair is cached briefly so that the hot path costs one SHA-256 and no
- * database read.
+ * HTTP Basic authentication against hashed API keys, or a Bearer admin session whose key is still
+ * valid. An address that keeps failing is refused for a while, whatever it sends.
  */
-export function authenticate(clients: ClientRepository, sessions: Sessions, cacheTtlMs: number): RequestHandler {
-  const cache = new Map<string, { client: AuthenticatedClient; expires: number }>();
+export function authenticate(keys: KeyCheck, sessions: Sessions, failures: AuthFailureLimit): RequestHandler {
   return async (req, _res, next) => {
     const header = req.get('authorization');
-    const bearer = header && /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+    if (!header) throw new UnauthorizedError();
+    failures.assertAllowed(req);
+    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
     if (bearer) {
       const claims = await sessions.verify(bearer);
-      if (!claims) throw new UnauthorizedError('The session is not valid or has expired; open a new one with POST /v1/auth/session.');
-      req.client = { ...claims, via: 'session' };
+      const key = claims && (await keys.active(claims.keyId));
+      if (!claims || !key || key.clientId !== claims.clientId) {
+        failures.failed(req);
+        throw new UnauthorizedError(
+          'The session is not valid, has expired or its key was revoked; open a new one with POST /v1/auth/session.',
+        );
+      }
+      req.client = { clientId: claims.clientId, scope: claims.scope, keyId: claims.keyId, via: 'session' };
       return next();
     }
     const credentials = parseBasic(header);
-    if (!credentials) throw new UnauthorizedError();
-    const digest = hashApiKey(credentials.key);
-    const cacheKey = `${credentials.clientId}:${digest.toString('hex')}`;
-    const hit = cache.get(cacheKey);
-    if (hit && hit.expires > Date.now()) {
-      req.client = hit.client;
-      return next();
+    const key = credentials && (await keys.verify(credentials.clientId, hashApiKey(credentials.key)));
+    if (!key) {
+      failures.failed(req);
+      throw new UnauthorizedError('The client id or API key is not valid.');
     }
-    const client = await clients.findByClientId(credentials.clientId);
-    const key = client?.keys.find((k) => !k.revokedAt && keyMatches(digest, k.hash));
-    if (!client || !key) throw new UnauthorizedError('The client id or API key is not valid.');
-    req.client = { clientId: client.clientId, scope: key.scope, via: 'key' };
-    if (cache.size > 10_000) cache.clear();
-    cache.set(cacheKey, { client: req.client, expires: Date.now() + cacheTtlMs });
+    req.client = { clientId: key.clientId, scope: key.scope, keyId: key.keyId, via: 'key' };
     next();
   };
 }

@@ -37,7 +37,9 @@ function parameters(route: RouteSpec): unknown[] {
       required: false,
       // The same rule route.ts enforces: 1 to 255 printable ASCII characters.
       schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[!-~]{1,255}$' },
-      description: 'Replays the first answer for 24 h',
+      description: route.answerHoldsSecret
+        ? 'A repeat within 24 h does not run the operation again; it answers 409, since the secret in the first answer is shown only once and never stored'
+        : 'Replays the first answer for 24 h',
     });
   }
   return out;
@@ -52,7 +54,9 @@ export function openApiDocument(routes: RouteSpec[], version: string): Record<st
     for (const [status, r] of Object.entries(route.responses)) {
       responses[status] = r.schema
         ? { description: r.description, content: { 'application/json': { schema: json(r.schema) } } }
-        : { description: r.description };
+        : Number(status) >= 400
+          ? { description: r.description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } }
+          : { description: r.description };
     }
     // Every route can meet a business rule (422) and an unavailable dependency (503): reads are
     // answered by the owning service, writes need the bus, verification needs DNS.

@@ -1,35 +1,68 @@
 import type { Request, Response } from 'express';
 import { TooManyRequestsError } from '@postbus/errors';
-import { rateLimit } from './rate-limit';
+import { createLogger } from '@postbus/logger';
+import { rateLimit, SharedCounters, type RatePolicy, type UsageReport } from './rate-limit';
+
+const logger = createLogger({ service: 'test', level: 'error' });
+
+/** Instances whose reports reach each other when share() is called, as the bus would carry them. */
+function cluster(size: number, clock: { now: number }): SharedCounters[] {
+  const instances: SharedCounters[] = [];
+  const publish = (report: UsageReport) => Promise.resolve(instances.forEach((i) => i.receive(report)));
+  for (let n = 0; n < size; n++)
+    instances.push(new SharedCounters({ instance: `gw_${n}`, publish, shareEveryMs: 100, logger, now: () => clock.now }));
+  return instances;
+}
+
+describe('SharedCounters', () => {
+  const policy: RatePolicy = { name: 'client', limit: 10, windowMs: 1000 };
+
+  it('13.10 rate limits are shared by all gateway instances: two instances together admit the limit, not twice it', async () => {
+    const clock = { now: 1_000_000 };
+    const [a, b] = cluster(2, clock);
+    expect(Array.from({ length: 6 }, () => a!.take(policy, 'cl_1').allowed).every(Boolean)).toBe(true);
+    a!.share();
+    await Promise.resolve();
+    // b knows of a's 6: 4 more pass there, then both refuse
+    expect(Array.from({ length: 6 }, () => b!.take(policy, 'cl_1').allowed).filter(Boolean)).toHaveLength(4);
+    b!.share();
+    await Promise.resolve();
+    expect(a!.take(policy, 'cl_1')).toMatchObject({ allowed: false, retryAfter: 1 });
+    expect(a!.take(policy, 'cl_2').allowed).toBe(true); // every subject has its own count
+    // two windows later the count is forgotten
+    clock.now += 2000;
+    a!.share();
+    expect(Array.from({ length: 12 }, () => a!.take(policy, 'cl_1').allowed).filter(Boolean)).toHaveLength(10);
+  });
+
+  it('weighs the previous window, so a burst at the edge of a window does not pass twice the limit', () => {
+    const clock = { now: 1_000_900 }; // 100 ms before a window ends
+    const [a] = cluster(1, clock);
+    expect(Array.from({ length: 12 }, () => a!.take(policy, 'x').allowed).filter(Boolean)).toHaveLength(10);
+    clock.now += 200; // 100 ms into the next window: 90 % of the last one still counts
+    expect(Array.from({ length: 12 }, () => a!.take(policy, 'x').allowed).filter(Boolean)).toHaveLength(1);
+  });
+
+  it('an older report of another instance never lowers what it counted', async () => {
+    const clock = { now: 5_000_000 };
+    const [a] = cluster(1, clock);
+    const key = `client|5001000|y|1000`;
+    a!.receive({ instance: 'other', counts: { [key]: 8 } });
+    a!.receive({ instance: 'other', counts: { [key]: 3 } });
+    expect(Array.from({ length: 5 }, () => a!.take(policy, 'y').allowed).filter(Boolean)).toHaveLength(2);
+    a!.receive({ instance: 'gw_0', counts: { [key]: 100 } }); // its own report, back from the bus
+    expect(a!.check(policy, 'y').allowed).toBe(false);
+    await Promise.resolve();
+  });
+});
 
 describe('rateLimit', () => {
   const request = (clientId: string) => ({ client: { clientId, scope: 'full' } }) as unknown as Request;
-  const pass = (limit: ReturnType<typeof rateLimit>, clientId: string): boolean => {
-    let passed = false;
-    try {
-      void limit(request(clientId), {} as Response, () => {
-        passed = true;
-      });
-    } catch (error) {
-      if (!(error instanceof TooManyRequestsError)) throw error;
-    }
-    return passed;
-  };
-
-  it('lets a burst of twice the rate through, then refuses with 429 until tokens come back', () => {
-    let clock = 0;
-    const limit = rateLimit(5, () => clock);
-    const results = Array.from({ length: 12 }, () => pass(limit, 'a'));
-    expect(results.filter(Boolean)).toHaveLength(10);
-    expect(pass(limit, 'b')).toBe(true); // every client has its own bucket
-    clock += 1000;
-    expect(Array.from({ length: 6 }, () => pass(limit, 'a')).filter(Boolean)).toHaveLength(5);
-  });
 
   it('says when to retry, in Retry-After and the RateLimit headers', () => {
-    const limit = rateLimit(1, () => 0);
-    pass(limit, 'a');
-    pass(limit, 'a');
+    const [counters] = cluster(1, { now: 7_000_000 });
+    const limit = rateLimit(counters!, 1);
+    limit(request('a'), {} as Response, () => undefined);
     try {
       void limit(request('a'), {} as Response, () => undefined);
       throw new Error('not limited');
@@ -42,7 +75,10 @@ describe('rateLimit', () => {
   });
 
   it('is off at 0', () => {
-    const limit = rateLimit(0, () => 0);
-    expect(Array.from({ length: 100 }, () => pass(limit, 'a')).every(Boolean)).toBe(true);
+    const [counters] = cluster(1, { now: 0 });
+    const limit = rateLimit(counters!, 0);
+    let passed = 0;
+    for (let i = 0; i < 100; i++) void limit(request('a'), {} as Response, () => passed++);
+    expect(passed).toBe(100);
   });
 });

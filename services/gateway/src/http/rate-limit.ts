@@ -1,41 +1,231 @@
-import type { RequestHandler } from 'express';
+import { createHash } from 'node:crypto';
+import type { Request, RequestHandler } from 'express';
 import { TooManyRequestsError } from '@postbus/errors';
+import type { Logger } from '@postbus/logger';
 
-interface Bucket {
-  tokens: number;
-  updatedAt: number;
+/** A limit: at most `limit` requests of one subject (a client, an address) in any `windowMs`, counted by every instance together. */
+export interface RatePolicy {
+  name: string;
+  limit: number;
+  windowMs: number;
+}
+
+/** One instance's counts, cumulative within each window: `<policy>|<window end ms>|<subject>` → requests. */
+export interface UsageReport {
+  instance: string;
+  counts: Record<string, number>;
+}
+
+export interface SharedCountersOptions {
+  instance: string;
+  /** Sends this instance's new counts to the others (on the bus). */
+  publish: (report: UsageReport) => Promise<void>;
+  /** How often counts are shared: a subject can overshoot by what the other instances admit meanwhile. */
+  shareEveryMs: number;
+  logger: Logger;
+  now?: () => number;
+}
+
+export interface Verdict {
+  allowed: boolean;
+  /** Requests left in the current window (an estimate across instances). */
+  remaining: number;
+  /** When to try again, in whole seconds. */
+  retryAfter: number;
 }
 
 /**
- * A token bucket per client on this gateway instance: `perSecond` requests a second on average,
- * bursts up to twice that. Over it, 429 with Retry-After and the IETF RateLimit headers. 0 turns
- * it off. With several gateway instances each enforces its own share.
+ * Rate counters shared by every gateway instance without a database round trip: each instance
+ * counts in memory in fixed windows and publishes the counts that changed every `shareEveryMs`;
+ * every instance adds the others' latest counts to its own. A request is judged by a sliding
+ * window estimate (this window's count plus the previous window's, weighted by how much of it
+ * still overlaps), so a burst at a window's edge cannot pass twice the limit.
+ *
+ * Why not the database: a counter document updated with $inc costs a scanning update and is not
+ * atomic across connections on FerretDB, and counting inserted documents costs a scan per request.
  */
-export function rateLimit(perSecond: number, now: () => number = Date.now): RequestHandler {
+export class SharedCounters {
+  private readonly local = new Map<string, number>();
+  /** key → instance → that instance's latest count. */
+  private readonly remote = new Map<string, Map<string, number>>();
+  private readonly remoteTotal = new Map<string, number>();
+  private readonly changed = new Set<string>();
+  private readonly now: () => number;
+  private timer: NodeJS.Timeout | undefined;
+  private publishing = false;
+  private warnedAt = 0;
+
+  constructor(private readonly options: SharedCountersOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  start(): void {
+    this.timer = setInterval(() => this.share(), this.options.shareEveryMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  /** Counts one request of the subject when it is within the limit (a refused one does not count). */
+  take(policy: RatePolicy, subject: string): Verdict {
+    const verdict = this.check(policy, subject);
+    if (verdict.allowed) this.add(policy, subject);
+    return verdict;
+  }
+
+  /** Whether one more request of the subject would be within the limit, without counting it. */
+  check(policy: RatePolicy, subject: string): Verdict {
+    const at = this.now();
+    const end = windowEnd(at, policy.windowMs);
+    const current = this.total(keyOf(policy, end, subject));
+    const previous = this.total(keyOf(policy, end - policy.windowMs, subject));
+    const overlap = (end - at) / policy.windowMs;
+    const used = current + previous * overlap;
+    if (used + 1 <= policy.limit) return { allowed: true, remaining: Math.floor(policy.limit - used - 1), retryAfter: 0 };
+    // The estimate falls as the previous window slides out, or the current one ends.
+    const retryAfterMs = previous > 0 && current < policy.limit ? ((used + 1 - policy.limit) / previous) * policy.windowMs : end - at;
+    return { allowed: false, remaining: 0, retryAfter: Math.max(1, Math.ceil(Math.min(retryAfterMs, end - at) / 1000)) };
+  }
+
+  /** Counts one event of the subject (e.g. a failed authentication). */
+  add(policy: RatePolicy, subject: string): void {
+    const key = keyOf(policy, windowEnd(this.now(), policy.windowMs), subject);
+    this.local.set(key, (this.local.get(key) ?? 0) + 1);
+    this.changed.add(key);
+  }
+
+  /** Another instance's counts; ours come back on the bus too and are ignored. */
+  receive(report: UsageReport): void {
+    if (report.instance === this.options.instance) return;
+    for (const [key, count] of Object.entries(report.counts)) {
+      let byInstance = this.remote.get(key);
+      if (!byInstance) this.remote.set(key, (byInstance = new Map<string, number>()));
+      const before = byInstance.get(report.instance) ?? 0;
+      if (count <= before) continue; // counts only grow within a window: an older report
+      byInstance.set(report.instance, count);
+      this.remoteTotal.set(key, (this.remoteTotal.get(key) ?? 0) + count - before);
+    }
+  }
+
+  /** Publishes the counts that changed, and forgets windows that ended. */
+  share(): void {
+    this.forgetEnded();
+    if (this.changed.size === 0 || this.publishing) return;
+    const counts: Record<string, number> = {};
+    for (const key of this.changed) counts[key] = this.local.get(key) ?? 0;
+    this.changed.clear();
+    this.publishing = true;
+    this.options
+      .publish({ instance: this.options.instance, counts })
+      .catch((error: unknown) => {
+        for (const key of Object.keys(counts)) this.changed.add(key);
+        if (this.now() - this.warnedAt > 60_000) {
+          this.warnedAt = this.now();
+          this.options.logger.warn('sharing rate-limit counts failed; limits are per instance until the bus is back', {
+            error: (error as Error).message,
+          });
+        }
+      })
+      .finally(() => (this.publishing = false));
+  }
+
+  private total(key: string): number {
+    return (this.local.get(key) ?? 0) + (this.remoteTotal.get(key) ?? 0);
+  }
+
+  private forgetEnded(): void {
+    const at = this.now();
+    // A window is needed until the one after it has ended too (it weighs in the sliding estimate).
+    const ended = (key: string) => {
+      const [, end, , windowMs] = /^[^|]*\|(\d+)\|(.*)\|(\d+)$/.exec(key) ?? [];
+      return end !== undefined && Number(end) + Number(windowMs) < at;
+    };
+    for (const key of this.local.keys()) if (ended(key)) this.local.delete(key);
+    for (const key of this.remote.keys()) {
+      if (!ended(key)) continue;
+      this.remote.delete(key);
+      this.remoteTotal.delete(key);
+    }
+  }
+}
+
+const windowEnd = (at: number, windowMs: number): number => Math.floor(at / windowMs) * windowMs + windowMs;
+const keyOf = (policy: RatePolicy, end: number, subject: string): string => `${policy.name}|${end}|${subject}|${policy.windowMs}`;
+
+/**
+ * The address a request came from, as a short digest: addresses are personal data and travel on
+ * the bus only this way. Which proxies' X-Forwarded-For is believed is TRUST_PROXY's business.
+ */
+export const addressOf = (req: Request): string =>
+  createHash('sha256')
+    .update(req.ip ?? req.socket.remoteAddress ?? '')
+    .digest('base64url')
+    .slice(0, 16);
+
+/**
+ * The per-client limit on the API: `perSecond` requests a second across all gateway instances.
+ * Over it, 429 with Retry-After and the IETF RateLimit headers. 0 turns it off.
+ */
+export function rateLimit(counters: SharedCounters, perSecond: number): RequestHandler {
   if (perSecond <= 0) return (_req, _res, next) => next();
-  const capacity = perSecond * 2;
-  const buckets = new Map<string, Bucket>();
-  const policy = `"client";q=${perSecond};w=1`;
+  const policy: RatePolicy = { name: 'client', limit: perSecond, windowMs: 1_000 };
+  const header = `"client";q=${perSecond};w=1`;
   return (req, _res, next) => {
     const clientId = req.client?.clientId;
     if (!clientId) return next();
-    const at = now();
-    let bucket = buckets.get(clientId);
-    if (!bucket) buckets.set(clientId, (bucket = { tokens: capacity, updatedAt: at }));
-    bucket.tokens = Math.min(capacity, bucket.tokens + ((at - bucket.updatedAt) / 1000) * perSecond);
-    bucket.updatedAt = at;
-    if (bucket.tokens < 1) {
-      const retryAfter = Math.max(1, Math.ceil((1 - bucket.tokens) / perSecond));
+    const verdict = counters.take(policy, clientId);
+    if (!verdict.allowed) {
       throw new TooManyRequestsError(
-        `This client may send ${perSecond} requests a second (bursts of ${capacity}); retry after ${retryAfter} s.`,
-        retryAfter,
-        {
-          'RateLimit-Policy': policy,
-          RateLimit: `"client";r=0;t=${retryAfter}`,
-        },
+        `This client may send ${perSecond} requests a second (all gateway instances together); retry after ${verdict.retryAfter} s.`,
+        verdict.retryAfter,
+        { 'RateLimit-Policy': header, RateLimit: `"client";r=0;t=${verdict.retryAfter}` },
       );
     }
-    bucket.tokens -= 1;
     next();
   };
+}
+
+/** The per-address limit on the public edge (/t/*): a plain-text 429, since browsers and mail clients call it. */
+export function edgeRateLimit(counters: SharedCounters, perMinute: number): RequestHandler {
+  if (perMinute <= 0) return (_req, _res, next) => next();
+  const policy: RatePolicy = { name: 'edge', limit: perMinute, windowMs: 60_000 };
+  return (req, res, next) => {
+    const verdict = counters.take(policy, addressOf(req));
+    if (verdict.allowed) return next();
+    res
+      .status(429)
+      .set({ 'Retry-After': String(verdict.retryAfter), 'Cache-Control': 'no-store', 'RateLimit-Policy': `"address";q=${perMinute};w=60` })
+      .type('text/plain')
+      .send('Too many requests; try again later.');
+  };
+}
+
+/** Failed authentications per address: past the limit, every attempt from that address is refused until it cools down. */
+export class AuthFailureLimit {
+  private readonly policy: RatePolicy;
+
+  constructor(
+    private readonly counters: SharedCounters,
+    perMinute: number,
+  ) {
+    this.policy = { name: 'auth-failures', limit: perMinute, windowMs: 60_000 };
+  }
+
+  /** Throws 429 when the address has failed too often; checked before the credentials are. */
+  assertAllowed(req: Request): void {
+    if (this.policy.limit <= 0) return;
+    const verdict = this.counters.check(this.policy, addressOf(req));
+    if (verdict.allowed) return;
+    throw new TooManyRequestsError(
+      `Too many failed authentications from this address; retry after ${verdict.retryAfter} s.`,
+      verdict.retryAfter,
+      { 'RateLimit-Policy': `"auth-failures";q=${this.policy.limit};w=60`, RateLimit: `"auth-failures";r=0;t=${verdict.retryAfter}` },
+    );
+  }
+
+  failed(req: Request): void {
+    if (this.policy.limit > 0) this.counters.add(this.policy, addressOf(req));
+  }
 }

@@ -35,8 +35,19 @@ export interface RouteSpec<
   operationId: string;
   summary: string;
   tag: string;
-  /** `sdk`: any key may call it; `full`: management, refused to sdk keys with 403. */
+  /**
+   * `sdk`: a data-plane operation any key may call (send, create/update a user, payments,
+   * unsubscribe, erase); `full`: everything else (management, reads, sessions), refused to sdk
+   * keys with 403.
+   */
   scope: KeyScope;
+  /** Only the API key itself may call it, never an admin session (opening sessions, creating keys). */
+  keyOnly?: true;
+  /**
+   * The answer carries a secret shown only once (an API key, a webhook secret, a session token):
+   * an Idempotency-Key replay never gets it, since it is never stored.
+   */
+  answerHoldsSecret?: true;
   body?: B;
   params?: P;
   query?: Q;
@@ -47,7 +58,8 @@ export interface RouteSpec<
 }
 
 /** Admin sessions (Bearer) may manage and read; data-plane writes and opening a session need the API key. */
-export const acceptsSession = (route: Pick<RouteSpec, 'scope' | 'method'>): boolean => route.scope === 'full' || route.method === 'get';
+export const acceptsSession = (route: Pick<RouteSpec, 'scope' | 'method' | 'keyOnly'>): boolean =>
+  !route.keyOnly && (route.scope === 'full' || route.method === 'get');
 
 export const defineRoute = <
   B extends TSchema | undefined = undefined,
@@ -103,7 +115,9 @@ export function mountRoutes(router: Router, routes: RouteSpec[], deps: RouteDeps
         throw new UnauthorizedError('Admin sessions may manage and read; send this operation with the API key (HTTP Basic).');
       }
       if (route.scope === 'full' && client.scope !== 'full') {
-        throw new ForbiddenError('This operation needs a key with scope "full"; SDK keys can only call the data-plane operations.');
+        throw new ForbiddenError(
+          `This operation needs a key with scope "full"; this key has scope "${client.scope}", which may only send, create and update users, record payments, unsubscribe and erase.`,
+        );
       }
       const params = { ...req.params };
       check(validateParams, params, 'path');
@@ -129,6 +143,7 @@ export function mountRoutes(router: Router, routes: RouteSpec[], deps: RouteDeps
               `${req.method} ${req.path} ${JSON.stringify(body ?? null)}`,
               () => route.handle(input),
               res,
+              route.answerHoldsSecret === true,
             );
       send(res, reply);
     });
@@ -142,7 +157,11 @@ function send(res: Response, reply: Reply): void {
   else res.json(reply.body);
 }
 
-/** IETF Idempotency-Key: the first answer is stored and replayed; another body with the key is a 422; a repeat in flight a 409. */
+/**
+ * IETF Idempotency-Key: the first answer is stored and replayed; another body with the key is a
+ * 422; a repeat in flight a 409. An answer holding a secret is not stored: its repeat is a 409
+ * saying so (the operation is not run twice, and no secret sits in the idempotency store).
+ */
 async function idempotent(
   deps: RouteDeps,
   clientId: string,
@@ -150,6 +169,7 @@ async function idempotent(
   request: string,
   run: () => Promise<Reply>,
   res: Response,
+  answerHoldsSecret: boolean,
 ): Promise<Reply> {
   if (!IDEMPOTENCY_KEY.test(key)) {
     throw new ValidationError('The Idempotency-Key header must be 1 to 255 printable ASCII characters.', [
@@ -158,8 +178,14 @@ async function idempotent(
   }
   const fingerprint = createHash('sha256').update(request).digest('hex');
   const notBefore = new Date(Date.now() - deps.idempotencyRetentionMs);
-  const replay = (stored: { fingerprint: string; status: number; body: unknown }): Reply => {
+  const replay = (stored: { fingerprint: string; status: number; body: unknown; withheld?: boolean }): Reply => {
     if (stored.fingerprint !== fingerprint) throw mismatch();
+    if (stored.withheld) {
+      throw new ConflictError(
+        'idempotency-secret-not-replayed',
+        `The first request with this Idempotency-Key succeeded (status ${stored.status}). Its answer held a secret, which is shown only once and never stored, so it cannot be replayed.`,
+      );
+    }
     res.set('Idempotent-Replayed', 'true');
     return { status: stored.status, body: stored.body };
   };
@@ -194,7 +220,15 @@ async function idempotent(
     await deps.idempotency.release(clientId, key);
     throw error;
   }
-  await deps.idempotency.storeResponse({ clientId, key, fingerprint, status: reply.status, body: reply.body ?? null });
+  const withheld = answerHoldsSecret && reply.status < 300;
+  await deps.idempotency.storeResponse({
+    clientId,
+    key,
+    fingerprint,
+    status: reply.status,
+    body: withheld ? null : (reply.body ?? null),
+    ...(withheld ? { withheld: true } : {}),
+  });
   return reply;
 }
 

@@ -14,7 +14,10 @@ export interface StoredResponse {
   key: string;
   fingerprint: string;
   status: number;
+  /** Null when withheld. */
   body: unknown;
+  /** The answer held a secret: it was not stored, and a replay is refused. */
+  withheld?: boolean;
   createdAt: Date;
 }
 
@@ -26,7 +29,7 @@ claimSchema.index({ clientId: 1, key: 1 }, { unique: true });
 claimSchema.index({ createdAt: 1 });
 
 const responseSchema = new Schema<StoredResponse>(
-  { clientId: String, key: String, fingerprint: String, status: Number, body: Schema.Types.Mixed, createdAt: Date },
+  { clientId: String, key: String, fingerprint: String, status: Number, body: Schema.Types.Mixed, withheld: Boolean, createdAt: Date },
   { collection: 'idempotency_responses', versionKey: false, minimize: false },
 );
 responseSchema.index({ clientId: 1, key: 1 }, { unique: true });

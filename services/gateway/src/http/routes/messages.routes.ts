@@ -20,7 +20,7 @@ export function messageRoutes({ mailerApi, assertProject }: MessageRouteDeps): R
       operationId: 'listMessages',
       summary: 'List the messages of a project, newest first, with their status and timeline',
       tag: 'Messages',
-      scope: 'sdk',
+      scope: 'full',
       params: ProjectIdParam,
       query: MessageListQuery,
       responses: {
@@ -39,7 +39,7 @@ export function messageRoutes({ mailerApi, assertProject }: MessageRouteDeps): R
       operationId: 'getMessage',
       summary: 'Read one message with its status and event timeline',
       tag: 'Messages',
-      scope: 'sdk',
+      scope: 'full',
       params: MessageParams,
       responses: { 200: { description: 'The message', schema: Message }, ...MAILER_DOWN },
       handle: async ({ params, client }) => {

@@ -70,7 +70,7 @@ export function paymentRoutes({ commands, paymentsApi, assertProject }: PaymentR
       operationId: 'listPayments',
       summary: "List a user's payments, newest first",
       tag: 'Payments',
-      scope: 'sdk',
+      scope: 'full',
       params: ProjectIdParam,
       query: PaymentListQuery,
       responses: {
@@ -89,7 +89,7 @@ export function paymentRoutes({ commands, paymentsApi, assertProject }: PaymentR
       operationId: 'getRevenue',
       summary: 'Revenue per currency and day, and paying users, over a range of days (UTC, inclusive)',
       tag: 'Payments',
-      scope: 'sdk',
+      scope: 'full',
       params: ProjectIdParam,
       query: RevenueQuery,
       responses: { 200: { description: 'The revenue figures', schema: Revenue }, ...PAYMENTS_DOWN },

@@ -11,7 +11,9 @@ export function sessionRoutes(sessions: Sessions): RouteSpec[] {
       operationId: 'createSession',
       summary: 'Open an admin session',
       tag: 'Authentication',
-      scope: 'sdk',
+      scope: 'full',
+      keyOnly: true,
+      answerHoldsSecret: true,
       responses: {
         201: { description: 'A Bearer token for management and read routes; it carries the scope of the key', schema: Session },
       },

@@ -131,7 +131,7 @@ export function userRoutes({ commands, usersApi, assertProject }: UserRouteDeps)
       operationId: 'getUserByEmail',
       summary: 'Read a user profile by email',
       tag: 'Users',
-      scope: 'sdk',
+      scope: 'full',
       params: ProjectIdParam,
       query: UserLookupQuery,
       responses: { 200: { description: 'The user profile', schema: UserProfile } },
@@ -148,7 +148,7 @@ export function userRoutes({ commands, usersApi, assertProject }: UserRouteDeps)
       operationId: 'getUserByUserId',
       summary: 'Read a user profile by user_id',
       tag: 'Users',
-      scope: 'sdk',
+      scope: 'full',
       params: ProjectUserParams,
       responses: { 200: { description: 'The user profile', schema: UserProfile } },
       handle: async ({ params, client }) => {

@@ -37,6 +37,7 @@ export function webhookRoutes({ webhooksApi, assertProject }: WebhookRouteDeps):
       summary: 'Create a webhook endpoint; its signing secret is shown only in this answer',
       tag: TAG,
       scope: 'full',
+      answerHoldsSecret: true,
       body: CreateWebhookRequest,
       responses: {
         201: { description: 'The webhook with its secret (whsec_…)', schema: WebhookWithSecret },
@@ -111,6 +112,7 @@ export function webhookRoutes({ webhooksApi, assertProject }: WebhookRouteDeps):
       summary: 'Give a webhook a new signing secret; the previous one keeps signing alongside it for a while',
       tag: TAG,
       scope: 'full',
+      answerHoldsSecret: true,
       params: WebhookIdParam,
       responses: { 200: { description: 'The webhook with its new secret', schema: WebhookWithSecret }, ...NOT_FOUND, ...DISPATCHER_DOWN },
       handle: async ({ params, client }) => ({ status: 200, body: await webhooksApi.rotateSecret(client.clientId, params.webhookId) }),

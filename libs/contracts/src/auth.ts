@@ -1,0 +1,47 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable, Timestamp } from './common';
+
+/** The scope of an API key: `full` manages and reads everything; `sdk` only calls the data-plane operations. */
+export const KeyScopeSchema = Type.Union([Type.Literal('full'), Type.Literal('sdk')]);
+
+export const ApiKey = Type.Object({
+  id: Type.String({ description: 'public key id, e.g. key_3f…' }),
+  name: Type.String(),
+  scope: KeyScopeSchema,
+  created_at: Timestamp,
+  /** Refreshed at most once a minute. */
+  last_used_at: Nullable(Timestamp),
+  revoked_at: Nullable(Timestamp),
+});
+export type ApiKey = Static<typeof ApiKey>;
+
+export const ApiKeyList = Type.Object({ data: Type.Array(ApiKey) });
+
+export const CreateApiKeyRequest = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'what the key is for, e.g. "checkout backend"' }),
+    scope: KeyScopeSchema,
+  },
+  { additionalProperties: false },
+);
+export type CreateApiKeyRequest = Static<typeof CreateApiKeyRequest>;
+
+export const CreatedApiKey = Type.Object({
+  ...ApiKey.properties,
+  api_key: Type.String({ description: 'the secret: shown only in this answer (only a digest is stored)' }),
+});
+export type CreatedApiKey = Static<typeof CreatedApiKey>;
+
+export const ApiKeyParams = Type.Object({ keyId: Type.String({ pattern: '^key_[0-9a-f]{20}$' }) });
+
+/** Bus: a key was revoked; every gateway instance forgets it (and the sessions it opened) at once. */
+export const KeyRevokedEvent = Type.Object({ clientId: Type.String(), keyId: Type.String(), revokedAt: Timestamp });
+
+/**
+ * Bus: what one gateway instance counted towards the shared rate limits since a window began:
+ * `<policy>|<window start ms>|<subject>` → requests, cumulative for that window.
+ */
+export const GatewayUsageReport = Type.Object({
+  instance: Type.String(),
+  counts: Type.Record(Type.String(), Type.Integer({ minimum: 0 })),
+});
