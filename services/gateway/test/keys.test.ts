@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { connectDb } from '@postbus/db';
 import { basicAuth, call, repoRoot, sleep, uniqueName } from '@postbus/testing';
+import { hashApiKey, newApiKey } from '../src/domain/credentials';
 import { createTestClient, startTestGateway, type TestClient, type TestGateway } from './helpers';
 
 const run = promisify(execFile);
@@ -152,6 +153,29 @@ describe('API keys', () => {
     expect(res.status).toBe(409);
     expect(res.body.type).toBe('/problems/last-full-key');
     expect((await call(a.url, 'GET', '/v1/keys', { auth: lonely.auth })).status).toBe(200);
+  });
+
+  it('keys stored the old way (an array on the client) still work and are listed with an id', async () => {
+    const dbName = uniqueName('gw').replace(/-/g, '_');
+    const db = await connectDb({ url: a.config.MONGO_URL, dbName });
+    const apiKey = newApiKey('full');
+    const hash = hashApiKey(apiKey).toString('hex');
+    await db.collection('clients').insertOne({
+      clientId: 'cl_legacy',
+      name: 'Legacy',
+      createdAt: new Date(),
+      keys: [{ keyId: apiKey.slice(0, 12), hash, scope: 'full', createdAt: new Date(), revokedAt: null }],
+    });
+    await db.close();
+    const old = await startTestGateway({ GATEWAY_DB_NAME: dbName });
+    try {
+      const auth = basicAuth('cl_legacy', apiKey);
+      expect((await call(old.url, 'GET', '/v1/projects', { auth })).status).toBe(200);
+      const listed = await call(old.url, 'GET', '/v1/keys', { auth });
+      expect(listed.body.data).toEqual([expect.objectContaining({ id: `key_${hash.slice(0, 20)}`, scope: 'full', revoked_at: null })]);
+    } finally {
+      await old.stop();
+    }
   });
 
   it('13.8 idempotent replays never store secrets (API keys, sessions)', async () => {

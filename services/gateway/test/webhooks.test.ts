@@ -272,6 +272,33 @@ describe('webhook endpoints (managed by the webhook dispatcher through the gatew
     });
   });
 
+  describe('when a webhook is created or its secret rotated with an Idempotency-Key', () => {
+    it('13.8 idempotent replays never store secrets (webhook create, rotate-secret)', async () => {
+      const gatewayDb = await connectDb({ url: gw.config.MONGO_URL, dbName: gw.dbName });
+      try {
+        const createKey = { 'Idempotency-Key': `wh-create-${Date.now()}` };
+        const created = await call(gw.url, 'POST', '/v1/webhooks', { auth: acme.auth, json: hook, headers: createKey });
+        expect(created.status).toBe(201);
+        const replayed = await call(gw.url, 'POST', '/v1/webhooks', { auth: acme.auth, json: hook, headers: createKey });
+        expect(replayed.status).toBe(409);
+        expect(replayed.body.type).toBe('/problems/idempotency-secret-not-replayed');
+        expect(replayed.text).not.toContain(created.body.secret);
+
+        const rotateKey = { 'Idempotency-Key': `wh-rotate-${Date.now()}` };
+        const rotate = () => call(gw.url, 'POST', `/v1/webhooks/${created.body.id}/rotate-secret`, { auth: acme.auth, headers: rotateKey });
+        const rotated = await rotate();
+        expect(rotated.status).toBe(200);
+        expect((await rotate()).status).toBe(409);
+
+        const stored = JSON.stringify(await gatewayDb.collection('idempotency_responses').find({}).toArray());
+        expect(stored).toContain(createKey['Idempotency-Key']);
+        expect(stored).not.toMatch(/whsec_/);
+      } finally {
+        await gatewayDb.close();
+      }
+    });
+  });
+
   describe('when a client reads the OpenAPI document', () => {
     it('then it lists the webhook operations', async () => {
       const res = await call(gw.url, 'GET', '/v1/openapi.json');
