@@ -50,6 +50,9 @@ export class SharedCounters {
   private readonly remote = new Map<string, Map<string, number>>();
   private readonly remoteTotal = new Map<string, number>();
   private readonly changed = new Set<string>();
+  /** key → when it no longer counts: its window has ended, and the one after it too (it weighs in the sliding estimate). */
+  private readonly expiry = new Map<string, number>();
+  private sweptAt = 0;
   private readonly now: () => number;
   private timer: NodeJS.Timeout | undefined;
   private publishing = false;
@@ -91,8 +94,11 @@ export class SharedCounters {
 
   /** Counts one event of the subject (e.g. a failed authentication). */
   add(policy: RatePolicy, subject: string): void {
-    const key = keyOf(policy, windowEnd(this.now(), policy.windowMs), subject);
-    this.local.set(key, (this.local.get(key) ?? 0) + 1);
+    const end = windowEnd(this.now(), policy.windowMs);
+    const key = keyOf(policy, end, subject);
+    const count = this.local.get(key);
+    if (count === undefined && !this.expiry.has(key)) this.expiry.set(key, end + policy.windowMs);
+    this.local.set(key, (count ?? 0) + 1);
     this.changed.add(key);
   }
 
@@ -101,7 +107,12 @@ export class SharedCounters {
     if (report.instance === this.options.instance) return;
     for (const [key, count] of Object.entries(report.counts)) {
       let byInstance = this.remote.get(key);
-      if (!byInstance) this.remote.set(key, (byInstance = new Map<string, number>()));
+      if (!byInstance) {
+        const expires = expiryOf(key);
+        if (expires === undefined || expires < this.now()) continue;
+        this.remote.set(key, (byInstance = new Map<string, number>()));
+        if (!this.expiry.has(key)) this.expiry.set(key, expires);
+      }
       const before = byInstance.get(report.instance) ?? 0;
       if (count <= before) continue; // counts only grow within a window: an older report
       byInstance.set(report.instance, count);
@@ -135,16 +146,16 @@ export class SharedCounters {
     return (this.local.get(key) ?? 0) + (this.remoteTotal.get(key) ?? 0);
   }
 
+  /** At most once a second: the shortest window is a second. */
   private forgetEnded(): void {
     const at = this.now();
-    // A window is needed until the one after it has ended too (it weighs in the sliding estimate).
-    const ended = (key: string) => {
-      const [, end, , windowMs] = /^[^|]*\|(\d+)\|(.*)\|(\d+)$/.exec(key) ?? [];
-      return end !== undefined && Number(end) + Number(windowMs) < at;
-    };
-    for (const key of this.local.keys()) if (ended(key)) this.local.delete(key);
-    for (const key of this.remote.keys()) {
-      if (!ended(key)) continue;
+    if (at - this.sweptAt < 1_000) return;
+    this.sweptAt = at;
+    for (const [key, expires] of this.expiry) {
+      if (expires >= at) continue;
+      this.expiry.delete(key);
+      this.local.delete(key);
+      this.changed.delete(key);
       this.remote.delete(key);
       this.remoteTotal.delete(key);
     }
@@ -153,6 +164,10 @@ export class SharedCounters {
 
 const windowEnd = (at: number, windowMs: number): number => Math.floor(at / windowMs) * windowMs + windowMs;
 const keyOf = (policy: RatePolicy, end: number, subject: string): string => `${policy.name}|${end}|${subject}|${policy.windowMs}`;
+const expiryOf = (key: string): number | undefined => {
+  const [, end, windowMs] = /^[^|]*\|(\d+)\|.*\|(\d+)$/.exec(key) ?? [];
+  return end === undefined ? undefined : Number(end) + Number(windowMs);
+};
 
 /**
  * The address a request came from, as a short digest: addresses are personal data and travel on
