@@ -45,6 +45,7 @@ const bodies = (a: Ids): Record<string, unknown> => ({
   updateWebhook: { description: 'B was here' },
   createPayment: { email: 'ann@a-side.example', payment_id: 'b-1', amount: 100, currency: 'EUR' },
   eraseUser: { email: 'ann@a-side.example' },
+  createApiKey: { name: 'B backend', scope: 'sdk' },
 });
 
 describe("tenant isolation: client B can reach nothing of client A's, on every route of the OpenAPI document", () => {
@@ -69,6 +70,7 @@ describe("tenant isolation: client B can reach nothing of client A's, on every r
     ids['emailKey'] = email.emailKey;
     ids['senderDomainId'] = (await asA('GET', '/v1/sender-domains')).data[0].id;
     ids['trackingDomainId'] = (await asA('GET', '/v1/tracking-domains')).data[0].id;
+    ids['keyId'] = (await asA('GET', '/v1/keys')).data[0].id;
     const webhook = await asA('POST', '/v1/webhooks', { url: receiver.url, events: ['*'] });
     ids['webhookId'] = webhook.id;
     await asA('POST', `/v1/projects/${a.projectId}/users`, { email: 'ann@a-side.example', user_id: 'ann-1' });
@@ -168,6 +170,7 @@ describe("tenant isolation: client B can reach nothing of client A's, on every r
     expect((await asA(`/v1/projects/${a.projectId}/emails/${ids['emailKey']!}`)).status).toBe(200);
     expect((await asA(`/v1/webhooks/${ids['webhookId']!}`)).body.description ?? null).toBeNull();
     expect((await asA(`/v1/sender-domains/${ids['senderDomainId']!}`)).body.status).toBe('verified');
+    expect((await asA('/v1/keys')).body.data[0].revoked_at ?? null).toBeNull();
     const user = await asA(`/v1/projects/${a.projectId}/users/ann-1`);
     expect(user.status).toBe(200);
     expect(JSON.stringify(user.body)).not.toContain('stolen');
