@@ -36,6 +36,77 @@ export const PageParams = {
 /** Keys that are safe as MongoDB document keys on every server (no dots, no leading $). */
 export const FIELD_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_-]{0,63}$';
 
+/**
+ * Keys allowed anywhere inside a free-form object (`data`, custom fields, payment `metadata`):
+ * what every MongoDB-wire server stores — no NUL byte (the driver refuses the whole batch), no
+ * `.` and no leading `$` (the server refuses the document) — 1 to 128 characters.
+ */
+export const DOCUMENT_KEY_PATTERN = '^(?!\\$)[^\\u0000.]{1,128}$';
+
+/**
+ * How big and deep one free-form object may be. Stated in the contract (as the `x-document`
+ * keyword, which the gateway enforces) so that a request never grows a bus record past the
+ * broker's 1 MB limit: a request carries at most two such objects (user and data) besides a few
+ * short strings, and events derived from it copy no more.
+ */
+export const DOCUMENT_LIMITS = { maxDepth: 16, maxBytes: 256 * 1024 } as const;
+export type DocumentLimits = { maxDepth: number; maxBytes: number };
+
+/** What is wrong with a free-form object: a key, its depth (400, with the pointer) or its size (413). */
+export type DocumentProblem = { kind: 'key' | 'depth'; pointer: string } | { kind: 'size'; bytes: number };
+
+const KEY = new RegExp(DOCUMENT_KEY_PATTERN);
+const pointerPart = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/**
+ * Checks a parsed JSON value against the key rule and the limits, without recursion (a hostile
+ * body may nest thousands of levels) and before anything serialises it. `checkTopKeys` is false
+ * where the schema checks the top-level keys itself (`propertyNames`).
+ */
+export function inspectDocument(
+  value: unknown,
+  limits: DocumentLimits = DOCUMENT_LIMITS,
+  checkTopKeys = true,
+): DocumentProblem | undefined {
+  let bytes = 0;
+  const stack: Array<{ value: unknown; pointer: string; depth: number }> = [{ value, pointer: '', depth: 0 }];
+  while (stack.length > 0) {
+    const { value: v, pointer, depth } = stack.pop()!;
+    if (v === null || typeof v !== 'object') {
+      bytes += typeof v === 'string' ? Buffer.byteLength(v) + 2 : String(v).length;
+    } else {
+      if (depth >= limits.maxDepth) return { kind: 'depth', pointer };
+      const entries: Array<[string, unknown]> = Array.isArray(v) ? v.map((item, i) => [String(i), item]) : Object.entries(v);
+      bytes += 2 + entries.length;
+      for (const [key, item] of entries) {
+        if (!Array.isArray(v)) {
+          if ((checkTopKeys || depth > 0) && !KEY.test(key)) return { kind: 'key', pointer: `${pointer}/${pointerPart(key)}` };
+          bytes += Buffer.byteLength(key) + 3;
+        }
+        stack.push({ value: item, pointer: `${pointer}/${pointerPart(key)}`, depth: depth + 1 });
+      }
+    }
+    if (bytes > limits.maxBytes) return { kind: 'size', bytes };
+  }
+  return undefined;
+}
+
+/**
+ * A free-form JSON object: any values, keys as `DOCUMENT_KEY_PATTERN` at every level, within
+ * `DOCUMENT_LIMITS` (the `x-document` keyword, checked by the gateway).
+ */
+export const FreeFormObject = (options: { description?: string; maxProperties?: number } = {}) =>
+  Type.Unsafe<Record<string, unknown>>({
+    type: 'object',
+    ...{
+      additionalProperties: true,
+      propertyNames: { pattern: DOCUMENT_KEY_PATTERN },
+      'x-document': DOCUMENT_LIMITS,
+      ...options,
+      description: `${options.description ? `${options.description}; ` : ''}keys at every level: 1 to 128 characters, no NUL, no '.', not starting with '$'; at most ${DOCUMENT_LIMITS.maxDepth} levels deep and ${DOCUMENT_LIMITS.maxBytes / 1024} KB as JSON`,
+    },
+  });
+
 /** The attributes every user has; any other key in `fields` is a custom field. */
 export const StandardAttributes = {
   name: Type.Optional(Nullable(Type.String({ maxLength: 256 }))),
@@ -57,7 +128,8 @@ export const UserFields = Type.Object(
     additionalProperties: Type.Unknown(),
     propertyNames: { pattern: FIELD_NAME_PATTERN },
     maxProperties: 100,
-    description: 'standard attributes (name, country, language, gender, age, user_id) and custom fields; null removes one',
+    'x-document': DOCUMENT_LIMITS,
+    description: `standard attributes (name, country, language, gender, age, user_id) and custom fields; null removes one; keys inside a field's value: 1 to 128 characters, no NUL, no '.', not starting with '$'; at most ${DOCUMENT_LIMITS.maxDepth} levels deep and ${DOCUMENT_LIMITS.maxBytes / 1024} KB as JSON`,
   },
 );
 

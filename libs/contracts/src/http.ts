@@ -2,7 +2,9 @@ import { Type, type Static } from '@sinclair/typebox';
 import { MESSAGE_STATUSES, type MessageStatus } from './messages';
 import {
   Email,
+  DOCUMENT_LIMITS,
   FIELD_NAME_PATTERN,
+  FreeFormObject,
   Nullable,
   ObjectIdString,
   pageOf,
@@ -146,8 +148,8 @@ export const TemplateVersionQuery = Type.Object(
 
 export const PreviewRequest = Type.Object(
   {
-    user: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-    data: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    user: Type.Optional(FreeFormObject()),
+    data: Type.Optional(FreeFormObject()),
     version: Type.Optional(Type.Integer({ minimum: 1 })),
   },
   { additionalProperties: false },
@@ -205,10 +207,11 @@ export const SendEmailRequest = Type.Object(
         additionalProperties: Type.Unknown(),
         propertyNames: { pattern: FIELD_NAME_PATTERN },
         maxProperties: 100,
-        description: 'the recipient: email, optional user_id, standard attributes and custom fields',
+        'x-document': DOCUMENT_LIMITS,
+        description: `the recipient: email, optional user_id, standard attributes and custom fields; keys inside a field's value: 1 to 128 characters, no NUL, no '.', not starting with '$'; at most ${DOCUMENT_LIMITS.maxDepth} levels deep and ${DOCUMENT_LIMITS.maxBytes / 1024} KB as JSON`,
       },
     ),
-    data: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'variables for the template' })),
+    data: Type.Optional(FreeFormObject({ description: 'variables for the template' })),
   },
   { additionalProperties: false },
 );

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Email, Nullable, pageOf, PageParams, Timestamp, UserId } from './common';
+import { Email, FreeFormObject, Nullable, pageOf, PageParams, Timestamp, UserId } from './common';
 
 /**
  * Active ISO 4217 currency codes (list one, current currencies and funds). Kept here rather than
@@ -193,7 +193,7 @@ export const Currency = Type.Unsafe<CurrencyCode>({
 /** A calendar day, `YYYY-MM-DD` (UTC). */
 export const Day = Type.String({ format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$' });
 
-const PaymentMetadata = Type.Record(Type.String(), Type.Unknown(), { maxProperties: 50 });
+const PaymentMetadata = FreeFormObject({ maxProperties: 50 });
 
 // ---- HTTP ----
 

@@ -1,12 +1,39 @@
 import type { TSchema } from '@sinclair/typebox';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { FieldError } from '@postbus/errors';
+import { DOCUMENT_KEY_PATTERN, FIELD_NAME_PATTERN, inspectDocument, type DocumentLimits } from '@postbus/contracts';
+import { PayloadTooLargeError, type FieldError } from '@postbus/errors';
 
 // verbose: errors carry their schema, so that an anyOf of required alternatives can name them.
-const bodyAjv = addFormats(new Ajv({ allErrors: true, strict: false, useDefaults: true, verbose: true }));
 // Query strings and path segments arrive as text: numbers and booleans are coerced.
 const textAjv = addFormats(new Ajv({ allErrors: true, strict: false, useDefaults: true, coerceTypes: true, verbose: true }));
+
+/**
+ * `x-document` (libs/contracts FreeFormObject): keys at every level, depth and size of a
+ * free-form object. Too large is 413, thrown from here; a bad key or too deep is a 400 naming the place.
+ */
+function addDocumentKeyword(ajv: Ajv): Ajv {
+  const check = (limits: DocumentLimits, data: unknown, parentSchema: { propertyNames?: unknown }, cxt?: { instancePath: string }) => {
+    const problem = inspectDocument(data, limits, parentSchema.propertyNames === undefined);
+    if (!problem) return true;
+    if (problem.kind === 'size') {
+      throw new PayloadTooLargeError(`${limits.maxBytes / 1024} KB of JSON in ${cxt?.instancePath || 'one object'}`);
+    }
+    const message =
+      problem.kind === 'key'
+        ? 'is not an allowed key (1 to 128 characters, no NUL, no ".", not starting with "$")'
+        : `nests deeper than ${limits.maxDepth} levels`;
+    check.errors = [
+      { keyword: 'x-document', instancePath: `${cxt?.instancePath ?? ''}${problem.pointer}`, params: { kind: problem.kind }, message },
+    ];
+    return false;
+  };
+  check.errors = [] as Array<Partial<ErrorObject>>;
+  ajv.addKeyword({ keyword: 'x-document', type: 'object', errors: true, validate: check as never });
+  return ajv;
+}
+
+const bodyAjv = addDocumentKeyword(addFormats(new Ajv({ allErrors: true, strict: false, useDefaults: true, verbose: true })));
 
 export type Validator = ValidateFunction;
 
@@ -16,6 +43,14 @@ export const compileText = (schema: TSchema): Validator => textAjv.compile(schem
 function alternativesOf(error: ErrorObject): string {
   const branches = (error.parentSchema as { anyOf?: { required?: string[] }[] } | undefined)?.anyOf ?? [];
   return branches.flatMap((b) => b.required ?? []).join(' or ');
+}
+
+function keyRule(propertyNames: unknown): string {
+  const pattern = (propertyNames as { pattern?: string } | undefined)?.pattern;
+  if (pattern === FIELD_NAME_PATTERN)
+    return 'is not a valid field name (letters, digits, _ and -, starting with a letter or _; at most 64)';
+  if (pattern === DOCUMENT_KEY_PATTERN) return 'is not an allowed key (1 to 128 characters, no NUL, no ".", not starting with "$")';
+  return 'is not an allowed key';
 }
 
 /** ajv's errors as RFC 9457 field errors, each located by a JSON pointer. */
@@ -35,10 +70,7 @@ export function toFieldErrors(errors: ErrorObject[] | null | undefined): FieldEr
         out.push({ pointer: e.instancePath, message: `must include ${alternativesOf(e) || 'one of the allowed shapes'}` });
         break;
       case 'propertyNames':
-        out.push({
-          pointer: `${e.instancePath}/${String(e.params['propertyName'])}`,
-          message: 'is not a valid field name (letters, digits, _ and -, starting with a letter or _; at most 64)',
-        });
+        out.push({ pointer: `${e.instancePath}/${String(e.params['propertyName'])}`, message: keyRule(e.schema) });
         break;
       case 'type':
         out.push({ pointer: e.instancePath, message: `must be ${String(e.params['type']).split(',').join(' or ')}` });
