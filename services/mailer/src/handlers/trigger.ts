@@ -49,17 +49,18 @@ export function triggerHandler({ store, suppressions, retries, deliverer, timeli
     await timeline.recordAttempt(message, attempt, outcome);
   };
   // Side by side; the stores group what concurrent triggers (of every partition) write and read.
-  const run = async (triggers: EmailTriggerCommand[]): Promise<void> => {
-    const messages = [...new Map(triggers.map((t) => [t.messageId, toMessage(t)])).values()];
-    await Promise.all(messages.map(one));
+  // Every trigger runs to its end, and only those that failed are left to the consumer to retry
+  // alone (and dead-letter): one poisoned trigger does not fail, nor resend, the others.
+  const run = async (triggers: EmailTriggerCommand[]): Promise<number[]> => {
+    const byId = new Map<string, Promise<void>>();
+    for (const t of triggers) if (!byId.has(t.messageId)) byId.set(t.messageId, one(toMessage(t)));
+    const outcomes = await Promise.allSettled(triggers.map((t) => byId.get(t.messageId)!));
+    return outcomes.flatMap((o, i) => (o.status === 'rejected' ? [i] : []));
   };
   return defineHandler({
     topic: Topics.EmailCommands,
     type: 'email.trigger',
-    handle: (data) => run([data]),
-    async handleBatch(items) {
-      await run(items.map((i) => i.data));
-      return [];
-    },
+    handle: (data) => one(toMessage(data)),
+    handleBatch: (items) => run(items.map((i) => i.data)),
   });
 }
