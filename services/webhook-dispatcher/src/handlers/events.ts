@@ -39,21 +39,38 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * id and the endpoint, so a redelivered event adds nothing.
  */
 export function eventHandlers({ endpoints, deliveries, projects, logger, attemptFirst, projectWaitMs = 30_000 }: EventDeps): Handler[] {
+  // A project not heard of yet may be on its way on the catalog topic: the first event waits
+  // for it once; when it still has not come, later events do not wait again (until it comes).
+  const givenUp = new Set<string>();
   const clientOf = async (projectId: string, sentAt: string): Promise<string | undefined> => {
     const deadline = Date.parse(sentAt) + projectWaitMs;
     for (;;) {
-      const clientId = await projects.clientOf(projectId);
-      if (clientId || Date.now() >= deadline) return clientId;
-      await sleep(200); // the project's catalog entry travels on another topic
+      const owner = await projects.ownerOf(projectId);
+      if (owner === 'deleted') return undefined;
+      if (owner) {
+        givenUp.delete(projectId);
+        return owner.clientId;
+      }
+      if (givenUp.has(projectId) || Date.now() >= deadline) {
+        givenUp.add(projectId);
+        return undefined;
+      }
+      await sleep(200);
     }
   };
   const store = async (events: Array<{ event: WebhookEvent; ctx: MessageContext }>): Promise<void> => {
     const now = new Date();
     const docs: DeliveryDoc[] = [];
+    // Each project of the batch looked up once, side by side: one unknown project waits once, not once per event.
+    const owners = new Map<string, Promise<string | undefined>>();
+    for (const { event, ctx } of events) if (!owners.has(event.projectId)) owners.set(event.projectId, clientOf(event.projectId, ctx.time));
     for (const { event, ctx } of events) {
-      const clientId = await clientOf(event.projectId, ctx.time);
+      const clientId = await owners.get(event.projectId)!;
       if (!clientId) {
-        logger.warn('event for a project this service does not know; no webhook', { eventType: event.type, eventId: ctx.id });
+        logger.warn('event for a project this service does not know (or that was deleted); no webhook', {
+          eventType: event.type,
+          eventId: ctx.id,
+        });
         continue;
       }
       for (const endpoint of await endpoints.matching(clientId, event.projectId, event.type)) {

@@ -3,14 +3,23 @@ import { Schema, type Connection } from 'mongoose';
 interface ProjectDoc {
   _id: string;
   clientId: string;
+  /** Kept after the project is deleted, so that its late events are skipped at once instead of awaited. */
+  deleted?: boolean;
 }
 
-const projectSchema = new Schema<ProjectDoc>({ _id: String, clientId: String }, { collection: 'projects', versionKey: false });
+const projectSchema = new Schema<ProjectDoc>(
+  { _id: String, clientId: String, deleted: { type: Boolean, default: undefined } },
+  { collection: 'projects', versionKey: false },
+);
+
+/** What the projection knows of a project: its owner, that it was deleted, or nothing yet. */
+export type ProjectOwner = { clientId: string } | 'deleted' | undefined;
 
 /** Which client owns each project, from the catalog topic: events name a project, endpoints belong to a client. */
 export class ProjectOwners {
   private readonly Project;
   private readonly known = new Map<string, string>();
+  private readonly deleted = new Set<string>();
 
   constructor(connection: Connection) {
     this.Project = connection.model<ProjectDoc>('Project', projectSchema);
@@ -26,16 +35,23 @@ export class ProjectOwners {
   }
 
   async remove(projectId: string): Promise<void> {
-    await this.Project.deleteOne({ _id: projectId }).exec();
+    await this.Project.replaceOne({ _id: projectId }, { clientId: '', deleted: true }, { upsert: true }).exec();
     this.known.delete(projectId);
+    this.deleted.add(projectId);
   }
 
-  /** A project's client; projects never change owner, so a known answer is kept. */
-  async clientOf(projectId: string): Promise<string | undefined> {
+  /** A project's owner; projects never change owner and ids are never reused, so a known answer is kept. */
+  async ownerOf(projectId: string): Promise<ProjectOwner> {
     const cached = this.known.get(projectId);
-    if (cached) return cached;
+    if (cached) return { clientId: cached };
+    if (this.deleted.has(projectId)) return 'deleted';
     const doc = await this.Project.findById(projectId).lean<ProjectDoc>().exec();
-    if (doc) this.known.set(projectId, doc.clientId);
-    return doc?.clientId;
+    if (!doc) return undefined;
+    if (doc.deleted) {
+      this.deleted.add(projectId);
+      return 'deleted';
+    }
+    this.known.set(projectId, doc.clientId);
+    return { clientId: doc.clientId };
   }
 }

@@ -1,0 +1,111 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { Bus, busOptions } from '@postbus/bus';
+import { loadConfig } from '@postbus/config';
+import { Topics } from '@postbus/contracts';
+import { connectDb, type Connection } from '@postbus/db';
+import { createLogger } from '@postbus/logger';
+import { call, uniqueName, waitFor } from '@postbus/testing';
+import { start, type Dispatcher } from '../src/app';
+import { DispatcherConfig } from '../src/config';
+
+/** Issue 13.6: events of a deleted project are skipped at once; they do not hold the events behind them. */
+describe('events for a deleted project', () => {
+  const received: Array<{ at: number; body: string }> = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      received.push({ at: Date.now(), body });
+      res.writeHead(200).end('ok');
+    });
+  });
+  let dispatcher: Dispatcher;
+  let bus: Bus;
+  let db: Connection;
+  const namespace = uniqueName('t');
+  const config = loadConfig(DispatcherConfig, {
+    ...process.env,
+    PORT: '0',
+    KAFKA_NAMESPACE: namespace,
+    KAFKA_TOPIC_PARTITIONS: '1',
+    WEBHOOKS_DB_NAME: namespace.replace(/-/g, '_'),
+    SECRETS_KEY: randomBytes(32).toString('base64'),
+    WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+    LOG_LEVEL: 'error',
+  });
+
+  beforeAll(async () => {
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    dispatcher = await start({ config, logger: createLogger({ service: 'dispatcher-test', level: 'error' }) });
+    bus = new Bus({ ...busOptions(config), service: 'postbus/test', logger: createLogger({ service: 'test', level: 'error' }) });
+    db = await connectDb({ url: config.MONGO_URL, dbName: config.WEBHOOKS_DB_NAME });
+  });
+
+  afterAll(async () => {
+    await db?.close();
+    await bus?.close();
+    await dispatcher?.stop();
+    server.closeAllConnections();
+    server.close();
+  });
+
+  const project = (id: string) => ({
+    id,
+    clientId: 'cl_test',
+    revision: Date.now(),
+    name: 'p',
+    fromEmail: null,
+    fromName: null,
+    replyTo: null,
+    senderDomainId: null,
+    trackingDomainId: null,
+  });
+  const sent = (projectId: string, n: number) => {
+    const event = {
+      messageId: `msg_${projectId}${String(n).padStart(8, '0')}`,
+      projectId,
+      emailKey: 'welcome',
+      email: 'someone@example.org',
+      userId: null,
+      event: 'sent',
+      sequence: 2,
+      at: new Date().toISOString(),
+    };
+    return bus.publisher.publish(Topics.EmailEvents, 'message.sent', event.messageId, event, { id: `${event.messageId}:2` });
+  };
+
+  it('13.6 an event for a deleted project is skipped at once: the live project behind it gets its webhook within seconds', async () => {
+    const url = `http://127.0.0.1:${dispatcher.port}`;
+    const receiver = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    const created = await call(url, 'POST', '/internal/clients/cl_test/webhooks', { json: { url: receiver, events: ['*'] } });
+    expect(created.status).toBe(201);
+    const [gone, live] = ['0123456789abcdef0000dead', '0123456789abcdef0000a11e'];
+    await bus.publisher.publish(Topics.Catalog, 'catalog.project', `project:${gone}`, project(gone));
+    await bus.publisher.publish(Topics.Catalog, 'catalog.project', `project:${live}`, project(live));
+    const projects = db.collection<{ _id: string; deleted?: boolean }>('projects');
+    await waitFor(async () => (await projects.countDocuments({ _id: { $in: [gone, live] } })) === 2 || undefined, {
+      timeoutMs: 30_000,
+      what: 'both projects in the projection',
+    });
+    await bus.publisher.publish(Topics.Catalog, 'catalog.deleted', `project:${gone}`, {
+      kind: 'project',
+      id: gone,
+      clientId: 'cl_test',
+      revision: Date.now(),
+    });
+    await waitFor(async () => ((await projects.findOne({ _id: gone }))?.deleted ?? true) === true || undefined, {
+      timeoutMs: 30_000,
+      what: 'the deletion in the projection',
+    });
+
+    const publishedAt = Date.now();
+    for (let n = 0; n < 3; n++) await sent(gone, n);
+    await sent(live, 0);
+    const arrival = await waitFor(async () => received.find((r) => r.body.includes(live)), { timeoutMs: 45_000, what: 'the live webhook' });
+    // Before: each event of the deleted project held the consumer up to 30 s.
+    expect(arrival.at - publishedAt).toBeLessThan(10_000);
+    expect(received.filter((r) => r.body.includes(gone))).toHaveLength(0);
+  }, 90_000);
+});
