@@ -103,7 +103,10 @@ describe('events for a deleted project', () => {
     const publishedAt = Date.now();
     for (let n = 0; n < 3; n++) await sent(gone, n);
     await sent(live, 0);
-    const arrival = await waitFor(async () => received.find((r) => r.body.includes(live)), { timeoutMs: 45_000, what: 'the live webhook' });
+    const arrival = await waitFor(() => Promise.resolve(received.find((r) => r.body.includes(live))), {
+      timeoutMs: 45_000,
+      what: 'the live webhook',
+    });
     // Before: each event of the deleted project held the consumer up to 30 s.
     expect(arrival.at - publishedAt).toBeLessThan(10_000);
     expect(received.filter((r) => r.body.includes(gone))).toHaveLength(0);
