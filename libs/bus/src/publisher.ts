@@ -26,6 +26,12 @@ export interface PublisherOptions {
   /** How long a publish may wait for the broker's acknowledgement before it fails. */
   ackTimeoutMs?: number;
   maxBatchSize?: number;
+  /**
+   * Bytes of keys, values and headers in one produce request. The broker refuses a record batch
+   * over its message.max.bytes (1 MB by default) and with it every message of the batch; under
+   * the cap, two large messages go in separate requests and both land.
+   */
+  maxBatchBytes?: number;
   /** Producers writing side by side; a key always uses the same one, so its order is kept. */
   lanes?: number;
 }
@@ -47,6 +53,7 @@ class Lane {
     private readonly logger: Logger,
     private readonly ackTimeoutMs: number,
     private readonly maxBatchSize: number,
+    private readonly maxBatchBytes: number,
     /** Told whether each write was acknowledged. */
     private readonly onWrite: (acknowledged: boolean) => void,
   ) {
@@ -86,7 +93,7 @@ class Lane {
   private async flush(): Promise<void> {
     if (this.flushing || this.queue.length === 0) return;
     this.flushing = true;
-    const batch = this.queue.splice(0, this.maxBatchSize);
+    const batch = this.queue.splice(0, this.batchLength());
     try {
       await this.withTimeout(this.send(batch));
       this.onWrite(true);
@@ -100,6 +107,19 @@ class Lane {
       this.flushing = false;
       if (this.queue.length > 0) this.schedule();
     }
+  }
+
+  /** How many queued messages fit in the next request: at least one, a message too large for the broker alone. */
+  private batchLength(): number {
+    let bytes = 0;
+    let count = 0;
+    for (const p of this.queue) {
+      if (count >= this.maxBatchSize) break;
+      bytes += sizeOf(p.message);
+      if (count > 0 && bytes > this.maxBatchBytes) break;
+      count++;
+    }
+    return count;
   }
 
   private async send(batch: Pending[]): Promise<void> {
@@ -136,6 +156,18 @@ class Lane {
   }
 }
 
+const RECORD_OVERHEAD_BYTES = 70;
+const bytesOf = (value: Message['value'] | Message['key']): number =>
+  value === null || value === undefined ? 0 : typeof value === 'string' ? Buffer.byteLength(value) : value.length;
+
+function sizeOf(message: Message): number {
+  let bytes = RECORD_OVERHEAD_BYTES + bytesOf(message.key) + bytesOf(message.value);
+  for (const [name, value] of Object.entries(message.headers ?? {})) {
+    bytes += Buffer.byteLength(name) + (Array.isArray(value) ? value.reduce((n, v) => n + bytesOf(v), 0) : bytesOf(value ?? null));
+  }
+  return bytes;
+}
+
 /** FNV-1a: a cheap, stable spread of keys over lanes. */
 function laneIndex(key: string, lanes: number): number {
   let hash = 0x811c9dc5;
@@ -163,7 +195,15 @@ export class Publisher {
     };
     this.lanes = Array.from(
       { length: count },
-      () => new Lane(kafka, options.logger, options.ackTimeoutMs ?? 5000, options.maxBatchSize ?? 1000, onWrite),
+      () =>
+        new Lane(
+          kafka,
+          options.logger,
+          options.ackTimeoutMs ?? 5000,
+          options.maxBatchSize ?? 1000,
+          options.maxBatchBytes ?? 800 * 1024,
+          onWrite,
+        ),
     );
   }
 
