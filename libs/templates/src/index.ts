@@ -1,1 +1,10 @@
-export { compile, render, syntaxErrors, type CompiledTemplate, type Rendered, type TemplateParts } from './templates';
+export {
+  compile,
+  render,
+  RENDER_LIMITS,
+  RenderLimitError,
+  syntaxErrors,
+  type CompiledTemplate,
+  type Rendered,
+  type TemplateParts,
+} from './templates';

@@ -17,3 +17,51 @@ describe('templates', () => {
     expect(out.text).toBe('Hi <b>Ann</b>, your code is A&1');
   });
 });
+
+describe('what one render may cost', () => {
+  const many = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `item ${i}` }));
+
+  it('loops, sections and nested each still render under the limits', () => {
+    const out = render(
+      {
+        subject: 'x',
+        html: '{{#each data.rows}}<tr>{{#each this.cells}}<td>{{this}}</td>{{/each}}</tr>{{/each}}{{#data.items}}<i>{{name}}</i>{{/data.items}}',
+      },
+      { data: { rows: [{ cells: [1, 2] }, { cells: [3] }], items: many(2) } },
+    );
+    expect(out.html).toBe('<tr><td>1</td><td>2</td></tr><tr><td>3</td></tr><i>item 0</i><i>item 1</i>');
+  });
+
+  it('13.6 a template looping over a large array stops with a clear reason instead of holding the event loop', () => {
+    const items = many(5_000);
+    const started = performance.now();
+    expect(() =>
+      render({ subject: 'x', html: '{{#each data.items}}{{#each ../data.items}}{{name}}{{/each}}{{/each}}' }, { data: { items } }),
+    ).toThrow(/loops more than 10000 times/);
+    expect(() => render({ subject: 'x', html: '{{#data.items}}{{name}}{{/data.items}}' }, { data: { items: many(20_000) } })).toThrow(
+      /loops more than 10000 times/,
+    );
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it('13.6 a render whose output passes 2 MB stops with a clear reason', () => {
+    const big = 'x'.repeat(200 * 1024);
+    expect(() =>
+      render({ subject: 'x', html: '{{#each data.items}}{{../data.big}}{{/each}}' }, { data: { big, items: many(20) } }),
+    ).toThrow(/renders more than 2 MB/);
+  });
+
+  it('13.6 the {{log}} helper is not available to templates', () => {
+    const consoles = (['log', 'info', 'warn', 'error', 'debug'] as const).map((m) =>
+      jest.spyOn(console, m).mockImplementation(() => undefined),
+    );
+    try {
+      expect(() => render({ subject: 'x', html: '{{log data.secret level="error"}}' }, { data: { secret: 's' } })).toThrow(
+        /the \{\{log\}\} helper is not available/,
+      );
+      for (const c of consoles) expect(c).not.toHaveBeenCalled();
+    } finally {
+      for (const c of consoles) c.mockRestore();
+    }
+  });
+});

@@ -21,6 +21,58 @@ const htmlToText = compileConverter({ wordwrap: 100 });
 // An environment of our own: helpers or partials registered elsewhere never leak into templates.
 const handlebars = Handlebars.create();
 
+/**
+ * What one render may cost. Handlebars runs synchronously on the mailer's event loop, so a
+ * template looping over a large array (or nesting loops) would hold every tenant's mail: loops
+ * are counted and their output measured as they run, and each part's result is measured too.
+ */
+export const RENDER_LIMITS = { maxIterations: 10_000, maxOutputChars: 2 * 1024 * 1024 } as const;
+
+/** A render stopped at a limit: the message fails with this reason; a preview answers 422. */
+export class RenderLimitError extends Error {
+  constructor(what: string) {
+    super(`the template ${what}`);
+    this.name = 'RenderLimitError';
+  }
+}
+
+interface Budget {
+  iterations: number;
+  chars: number;
+}
+
+function spend(budget: Budget, iterations: number, chars: number): void {
+  budget.iterations += iterations;
+  budget.chars += chars;
+  if (budget.iterations > RENDER_LIMITS.maxIterations) {
+    throw new RenderLimitError(`loops more than ${RENDER_LIMITS.maxIterations} times in one render`);
+  }
+  if (budget.chars > RENDER_LIMITS.maxOutputChars) {
+    throw new RenderLimitError(`renders more than ${RENDER_LIMITS.maxOutputChars / 1024 / 1024} MB`);
+  }
+}
+
+// {{log}} writes whatever a template names to the process's console: never in a tenant's template.
+handlebars.unregisterHelper('log');
+handlebars.registerHelper('log', () => {
+  throw new Error('the {{log}} helper is not available in templates');
+});
+
+// Every loop goes through `each` (a {{#list}}…{{/list}} section over an array too): each pass is
+// charged to the render's budget, carried in the data frame (@-variables are copied, the object shared).
+const builtinEach = handlebars.helpers['each'] as Handlebars.HelperDelegate;
+handlebars.registerHelper('each', function (this: unknown, context: unknown, options: Handlebars.HelperOptions) {
+  const budget = (options.data as { renderBudget?: Budget } | undefined)?.renderBudget;
+  if (!budget) return builtinEach.call(this, context, options) as unknown;
+  const pass = (item: unknown, passOptions?: Handlebars.RuntimeOptions): string => {
+    spend(budget, 1, 0);
+    const out = options.fn(item, passOptions);
+    spend(budget, 0, out.length);
+    return out;
+  };
+  return builtinEach.call(this, context, { ...options, fn: Object.assign(pass, options.fn) }) as unknown;
+});
+
 /** Where a Handlebars parse error is ("Parse error on line 3: … Expecting …, got …"). */
 function describeParseError(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
@@ -64,11 +116,17 @@ export function compile(parts: TemplateParts): CompiledTemplate {
   const text = parts.text ? handlebars.compile(parts.text, { noEscape: true }) : undefined;
   return (context) => {
     const values = { user: context.user ?? {}, data: context.data ?? {} };
-    const renderedHtml = html(values);
+    const options = { data: { renderBudget: { iterations: 0, chars: 0 } satisfies Budget } };
+    const part = (template: HandlebarsTemplateDelegate): string => {
+      const out = template(values, options);
+      spend(options.data.renderBudget, 0, out.length);
+      return out;
+    };
+    const renderedHtml = part(html);
     return {
-      subject: subject(values).replace(/\s+/g, ' ').trim(),
+      subject: part(subject).replace(/\s+/g, ' ').trim(),
       html: renderedHtml,
-      text: text ? text(values) : htmlToText(renderedHtml),
+      text: text ? part(text) : htmlToText(renderedHtml),
     };
   };
 }

@@ -8,7 +8,7 @@ import {
   TemplateParams,
   TemplateVersionQuery,
 } from '@postbus/contracts';
-import { NotFoundError, ValidationError } from '@postbus/errors';
+import { NotFoundError, UnprocessableError, ValidationError } from '@postbus/errors';
 import { render, syntaxErrors } from '@postbus/templates';
 import type { TemplateRepository, TemplateVersion } from '../../model/template.repository';
 import { defineRoute, type RouteSpec } from '../route';
@@ -130,7 +130,15 @@ export function templateRoutes(
       handle: async ({ params, body, client }) => {
         const found = await templates.get(client.clientId, params.projectId, params.templateId, body.version);
         if (!found) throw new NotFoundError(NOT_FOUND);
-        return { status: 200, body: render(found, { user: body.user, data: body.data }) };
+        try {
+          return { status: 200, body: render(found, { user: body.user, data: body.data }) };
+        } catch (error) {
+          // A template error or a render limit (libs/templates RENDER_LIMITS) is the client's to fix, never a 500.
+          throw new UnprocessableError(
+            'render-failed',
+            `The template cannot be rendered: ${(error as Error).message.split('\n')[0] ?? 'error'}`,
+          );
+        }
       },
     }),
   ];
