@@ -339,6 +339,13 @@ export const TimelineEntry = Type.Object({
   reason: Type.Optional(Type.String()),
   url: Type.Optional(Type.String()),
   attempt: Type.Optional(Type.Integer()),
+  count: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description:
+        'engagement: how many times it happened; only the first open, the first click of each link and the unsubscribe are entries',
+    }),
+  ),
 });
 
 /** One triggered email: where it stands and everything that happened to it. */
@@ -352,6 +359,8 @@ export const Message = Type.Object({
   subject: Nullable(Type.String()),
   opened: Type.Boolean(),
   clicked: Type.Boolean(),
+  opens: Type.Integer({ minimum: 0, description: 'times the open pixel was fetched' }),
+  clicks: Type.Integer({ minimum: 0, description: 'tracked link clicks, all links together' }),
   created_at: Timestamp,
   updated_at: Timestamp,
   timeline: Type.Array(TimelineEntry),

@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import type { Publisher } from '@postbus/bus';
 import { Topics, type MessageEvent, type TimelineEventName } from '@postbus/contracts';
-import { GroupCommit } from '@postbus/db';
+import { GroupCommit, KeyedSerializer } from '@postbus/db';
 import type { Outcome } from './delivery/deliverer';
 import type { EventDoc, MessageDoc, MessageStore } from './model/messages';
 import type { RetryQueue } from './model/retries';
@@ -23,6 +24,10 @@ export const retryDelayMs = (policy: RetryPolicy, attempt: number): number =>
  */
 export class Timeline {
   private readonly writer: GroupCommit<EventDoc>;
+  /** Engagement inserts, each answered with whether it was stored already. */
+  private readonly engagements: GroupCommit<EventDoc, boolean>;
+  /** One engagement of a message at a time here, so that two never take the same sequence number. */
+  private readonly perMessage = new KeyedSerializer();
 
   constructor(
     private readonly store: MessageStore,
@@ -31,6 +36,10 @@ export class Timeline {
     private readonly policy: RetryPolicy,
   ) {
     this.writer = new GroupCommit((events) => store.append(events));
+    this.engagements = new GroupCommit(async (events) => {
+      const existing = await store.appendNew(events);
+      return events.map((e) => existing.has(e._id));
+    });
   }
 
   /** Stores what attempt number `attempt` came to, schedules the next one if it was deferred, and emits it. */
@@ -56,21 +65,32 @@ export class Timeline {
     return doc;
   }
 
-  /** Adds an engagement event (open, click, unsubscribe) after the message's last entry. */
-  async recordEngagement(message: MessageDoc, event: TimelineEventName, sourceId: string, at: Date, url?: string): Promise<void> {
+  /**
+   * Adds an engagement event after the message's last entry: the first open, the first click of
+   * each link, the unsubscribe. Later ones (a replayed link, an image proxy fetching again) are
+   * only counted on that entry, so a timeline stays as short as the email's distinct links.
+   */
+  recordEngagement(message: MessageDoc, event: TimelineEventName, at: Date, url?: string): Promise<void> {
+    return this.perMessage.run(message._id, () => this.addEngagement(message, event, at, url));
+  }
+
+  private async addEngagement(message: MessageDoc, event: TimelineEventName, at: Date, url?: string): Promise<void> {
+    const id = engagementId(message._id, event, url);
     const timeline = (await this.store.timelines([message._id])).get(message._id) ?? [];
-    if (timeline.some((e) => e._id === `${message._id}:${sourceId}`)) return; // a redelivered tracking event
-    const sequence = Math.max(1, ...timeline.map((e) => e.sequence)) + 1;
+    if (timeline.some((e) => e._id === id)) return this.store.countAgain(id);
+    let last = 1;
+    for (const e of timeline) if (e.sequence > last) last = e.sequence;
     const doc: EventDoc = {
-      _id: `${message._id}:${sourceId}`,
+      _id: id,
       messageId: message._id,
       projectId: message.projectId,
       event,
-      sequence,
+      sequence: last + 1,
       at,
+      count: 1,
       ...(url ? { url } : {}),
     };
-    await this.writer.add(doc);
+    if (await this.engagements.add(doc)) return this.store.countAgain(id); // another instance stored it a moment ago
     await this.emit(message, [doc]);
   }
 
@@ -90,6 +110,15 @@ export class Timeline {
     );
   }
 }
+
+/** One entry per message for an open or an unsubscribe, one per distinct link for clicks. */
+export const engagementId = (messageId: string, event: TimelineEventName, url?: string): string =>
+  event === 'clicked'
+    ? `${messageId}:clicked:${createHash('sha256')
+        .update(url ?? '')
+        .digest('base64url')
+        .slice(0, 22)}`
+    : `${messageId}:${event}`;
 
 /** `queued` is the message itself: sequence 1, at acceptance. */
 export const queuedEntry = (message: MessageDoc): EventDoc => ({

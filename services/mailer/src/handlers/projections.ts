@@ -78,7 +78,7 @@ export function trackingHandlers({ store, timeline, suppressions, publisher }: T
             { id: `${ctx.id}:unsubscribe` },
           );
         }
-        await timeline.recordEngagement(message, event, ctx.id, at, data.url);
+        await timeline.recordEngagement(message, event, at, data.url);
       },
     });
   return [

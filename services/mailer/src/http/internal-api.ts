@@ -5,6 +5,9 @@ import { filteredPage, queryLimit, queryText } from '@postbus/http';
 import { statusOf, type EventDoc, type MessageDoc, type MessageStore } from '../model/messages';
 import { queuedEntry } from '../timeline';
 
+const countOf = (events: EventDoc[], event: 'opened' | 'clicked'): number =>
+  events.reduce((n, e) => (e.event === event ? n + (e.count ?? 1) : n), 0);
+
 export function toMessage(message: MessageDoc, events: EventDoc[]): Message {
   const timeline = [queuedEntry(message), ...events];
   const last = timeline[timeline.length - 1]!;
@@ -18,6 +21,8 @@ export function toMessage(message: MessageDoc, events: EventDoc[]): Message {
     subject: [...events].reverse().find((e) => e.subject)?.subject ?? null,
     opened: events.some((e) => e.event === 'opened'),
     clicked: events.some((e) => e.event === 'clicked'),
+    opens: countOf(events, 'opened'),
+    clicks: countOf(events, 'clicked'),
     created_at: message.createdAt.toISOString(),
     updated_at: last.at.toISOString(),
     timeline: timeline.map((e) => ({
@@ -28,6 +33,7 @@ export function toMessage(message: MessageDoc, events: EventDoc[]): Message {
       ...(e.reason ? { reason: e.reason } : {}),
       ...(e.url ? { url: e.url } : {}),
       ...(e.attempt ? { attempt: e.attempt } : {}),
+      ...(e.count ? { count: e.count } : {}),
     })),
   };
 }

@@ -32,6 +32,8 @@ export interface EventDoc {
   url?: string;
   attempt?: number;
   subject?: string;
+  /** Engagement: how many times it happened (the first open, one link, the unsubscribe); only the first is an event. */
+  count?: number;
 }
 
 const messageSchema = new Schema<MessageDoc>(
@@ -68,6 +70,7 @@ const eventSchema = new Schema<EventDoc>(
     url: { type: String, default: undefined },
     attempt: { type: Number, default: undefined },
     subject: { type: String, default: undefined },
+    count: { type: Number, default: undefined },
   },
   { collection: 'message_events', versionKey: false },
 );
@@ -123,6 +126,17 @@ export class MessageStore {
   /** Appends events; ones already stored (same id) are skipped. */
   async append(events: EventDoc[]): Promise<void> {
     await insertNew(this.Event, events);
+  }
+
+  /** Appends events; returns the ids that were stored already. */
+  async appendNew(events: EventDoc[]): Promise<Set<string>> {
+    const existing = await insertNew(this.Event, events);
+    return new Set(events.filter((_, i) => existing.has(i)).map((e) => e._id));
+  }
+
+  /** Counts one more occurrence of an engagement event (by its exact id: no scan). */
+  async countAgain(eventId: string): Promise<void> {
+    await this.Event.updateOne({ _id: eventId }, { $inc: { count: 1 } }).exec();
   }
 
   async message(projectId: string, id: string): Promise<MessageDoc | null> {
