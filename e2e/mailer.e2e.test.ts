@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { Resolver } from 'node:dns/promises';
 import { dkimVerify } from 'mailauth/lib/dkim/verify';
 import { call, sleep, waitFor, type CallResult } from '@postbus/testing';
@@ -191,20 +192,32 @@ describe('tracking through the public API', () => {
     expect(click).toBeDefined();
     expect(html).not.toContain('https://example.com/welcome');
 
-    // The tracking domain points at the gateway (CNAME); here the gateway is reached directly.
-    const open = await fetch(`${system.gatewayUrl}/t/o/${pixel!}`);
-    expect(open.headers.get('content-type')).toBe('image/gif');
-    const followed = await fetch(`${system.gatewayUrl}/t/c/${click!}`, { redirect: 'manual' });
+    // The tracking domain points at the gateway (CNAME); here the gateway is reached directly, with
+    // the Host a browser sends: a link answers on its own tracking domain only.
+    const onHost = (path: string, host: string) =>
+      new Promise<{ status: number; type?: string; location?: string }>((resolve, reject) => {
+        const gateway = new URL(system.gatewayUrl);
+        request({ host: gateway.hostname, port: gateway.port, path, headers: { host } }, (res) => {
+          res.resume();
+          resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], location: res.headers.location });
+        })
+          .on('error', reject)
+          .end();
+      });
+    const open = await onHost(`/t/o/${pixel!}`, 'links.track.example');
+    expect(open.type).toBe('image/gif');
+    expect((await onHost(`/t/o/${pixel!}`, new URL(system.gatewayUrl).host)).status).toBe(404);
+    const followed = await onHost(`/t/c/${click!}`, 'links.track.example');
     expect(followed.status).toBe(302);
-    expect(followed.headers.get('location')).toBe('https://example.com/welcome?a=1&b=2');
+    expect(followed.location).toBe('https://example.com/welcome?a=1&b=2');
 
     const [header, , signature] = click!.split('.');
     const forgedPayload = Buffer.from(JSON.stringify({ a: 'c', m: id, p: client.projectId, u: 'https://evil.example/' })).toString(
       'base64url',
     );
-    const forged = await fetch(`${system.gatewayUrl}/t/c/${header}.${forgedPayload}.${signature}`, { redirect: 'manual' });
+    const forged = await onHost(`/t/c/${header}.${forgedPayload}.${signature}`, 'links.track.example');
     expect(forged.status).toBe(404);
-    expect(forged.headers.get('location')).toBeNull();
+    expect(forged.location).toBeUndefined();
 
     const message = await waitFor(async () => {
       const m = await call(system.gatewayUrl, 'GET', `/v1/projects/${client.projectId}/messages/${id}`, { auth: client.auth });

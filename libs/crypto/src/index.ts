@@ -1,2 +1,8 @@
 export { SecretBox, type Sealed } from './secret-box';
-export { TrackingTokens, type TrackingAction, type TrackingClaim } from './tracking-tokens';
+export {
+  DEFAULT_TRACKING_TOKEN_TTL_DAYS,
+  TrackingTokens,
+  type TrackingAction,
+  type TrackingClaim,
+  type TrackingTokenOptions,
+} from './tracking-tokens';

@@ -9,6 +9,12 @@ export interface TrackingClaim {
   projectId: string;
   /** Clicks only: the one URL this token may redirect to. */
   url?: string;
+  /**
+   * The host name the link is served on (the message's tracking domain, or the public host for
+   * unsubscribe links): the edge answers the token on that host only. Absent in tokens signed
+   * before hosts were sealed.
+   */
+  host?: string;
 }
 
 interface Wire {
@@ -16,7 +22,19 @@ interface Wire {
   m: string;
   p: string;
   u?: string;
+  h?: string;
+  /** Expiry, seconds since the epoch (as JWT `exp`). */
+  exp?: number;
 }
+
+export interface TrackingTokenOptions {
+  /** How long a signed link answers; a link replayed forever would add work forever. */
+  ttlMs?: number;
+  now?: () => number;
+}
+
+export const DEFAULT_TRACKING_TOKEN_TTL_DAYS = 180;
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 const CODE: Record<TrackingAction, Wire['a']> = { open: 'o', click: 'c', unsubscribe: 'u' };
 const ACTION: Record<Wire['a'], TrackingAction> = { o: 'open', c: 'click', u: 'unsubscribe' };
@@ -30,18 +48,29 @@ const decoder = new TextDecoder();
  */
 export class TrackingTokens {
   private readonly key: Uint8Array;
+  private readonly ttlMs: number;
+  private readonly now: () => number;
 
-  constructor(secret: string) {
+  constructor(secret: string, options: TrackingTokenOptions = {}) {
     if (secret.length < 32) throw new Error('the tracking secret must be at least 32 characters');
     this.key = encoder.encode(secret);
+    this.ttlMs = options.ttlMs ?? DEFAULT_TRACKING_TOKEN_TTL_DAYS * DAY_MS;
+    this.now = options.now ?? Date.now;
   }
 
   async sign(claim: TrackingClaim): Promise<string> {
-    const wire: Wire = { a: CODE[claim.action], m: claim.messageId, p: claim.projectId, ...(claim.url ? { u: claim.url } : {}) };
+    const wire: Wire = {
+      a: CODE[claim.action],
+      m: claim.messageId,
+      p: claim.projectId,
+      ...(claim.url ? { u: claim.url } : {}),
+      ...(claim.host ? { h: claim.host.toLowerCase() } : {}),
+      exp: Math.floor((this.now() + this.ttlMs) / 1000),
+    };
     return new CompactSign(encoder.encode(JSON.stringify(wire))).setProtectedHeader({ alg: 'HS256' }).sign(this.key);
   }
 
-  /** The claim, or null for a token that was not signed with this secret or does not parse. */
+  /** The claim, or null for a token that was not signed with this secret, does not parse or has expired. */
   async verify(token: string, expected?: TrackingAction): Promise<TrackingClaim | null> {
     try {
       const { payload } = await compactVerify(token, this.key, { algorithms: ['HS256'] });
@@ -50,7 +79,14 @@ export class TrackingTokens {
       const action = ACTION[wire.a];
       if (expected && action !== expected) return null;
       if (action === 'click' && typeof wire.u !== 'string') return null;
-      return { action, messageId: wire.m, projectId: wire.p, ...(typeof wire.u === 'string' ? { url: wire.u } : {}) };
+      if (wire.exp !== undefined && (typeof wire.exp !== 'number' || wire.exp * 1000 <= this.now())) return null;
+      return {
+        action,
+        messageId: wire.m,
+        projectId: wire.p,
+        ...(typeof wire.u === 'string' ? { url: wire.u } : {}),
+        ...(typeof wire.h === 'string' ? { host: wire.h } : {}),
+      };
     } catch {
       return null;
     }

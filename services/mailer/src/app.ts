@@ -67,7 +67,9 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
   const deliverer = new Deliverer({
     catalog,
     secrets: new SecretBox(config.SECRETS_KEY || undefined),
-    tokens: new TrackingTokens(config.TRACKING_SECRET || randomBytes(32).toString('hex')),
+    tokens: new TrackingTokens(config.TRACKING_SECRET || randomBytes(32).toString('hex'), {
+      ttlMs: config.TRACKING_TOKEN_TTL_DAYS * 24 * 60 * 60 * 1000,
+    }),
     relay,
     publicBaseUrl: config.PUBLIC_BASE_URL,
     catalogWaitMs: config.MAILER_CATALOG_WAIT_MS,

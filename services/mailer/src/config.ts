@@ -24,6 +24,11 @@ export const MailerConfig = Type.Object({
     pattern: '^(|.{32,})$',
     description: "signs tracking and unsubscribe links (32+ characters), the gateway's; empty: a random one (development only)",
   }),
+  TRACKING_TOKEN_TTL_DAYS: Type.Integer({
+    minimum: 1,
+    default: 180,
+    description: 'how long the tracking and unsubscribe links of a sent email answer; after that the edge answers 404',
+  }),
   PUBLIC_BASE_URL: Type.String({
     default: 'http://127.0.0.1:8080',
     pattern: '^https?://[^/]+$',

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import express, { type ErrorRequestHandler, type Response, type Router } from 'express';
+import express, { type ErrorRequestHandler, type Request, type Response, type Router } from 'express';
 import type { Publisher } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
 import { TrackingTokens, type TrackingAction, type TrackingClaim } from '@postbus/crypto';
@@ -55,8 +55,15 @@ export function edgeRouter({ tokens, publisher, logger }: EdgeDeps): Router {
     next();
   });
 
-  const claimOf = (token: string, action: TrackingAction): Promise<TrackingClaim | null> =>
-    token.length > MAX_TOKEN_LENGTH ? Promise.resolve(null) : tokens.verify(token, action);
+  // A token answers only on the host its link was sent with (the message's tracking domain, or
+  // the public host for unsubscribe links): another tenant's domain pointing here is no alias.
+  const claimOf = async (req: Request, action: TrackingAction): Promise<TrackingClaim | null> => {
+    const token = String(req.params['token'] ?? '');
+    if (token.length > MAX_TOKEN_LENGTH) return null;
+    const claim = await tokens.verify(token, action);
+    if (claim?.host !== undefined && claim.host !== req.hostname.toLowerCase().replace(/\.$/, '')) return null;
+    return claim;
+  };
 
   const record = async (type: TrackingEventType, claim: TrackingClaim): Promise<void> => {
     const { messageId, projectId, url } = claim;
@@ -75,7 +82,7 @@ export function edgeRouter({ tokens, publisher, logger }: EdgeDeps): Router {
   };
 
   edge.get('/o/:token', async (req, res) => {
-    const claim = await claimOf(req.params.token, 'open');
+    const claim = await claimOf(req, 'open');
     if (!claim) {
       res.status(404).type('text/plain').send('Not found');
       return;
@@ -86,7 +93,7 @@ export function edgeRouter({ tokens, publisher, logger }: EdgeDeps): Router {
   });
 
   edge.get('/c/:token', async (req, res) => {
-    const claim = await claimOf(req.params.token, 'click');
+    const claim = await claimOf(req, 'click');
     const target = claim?.url === undefined ? undefined : redirectTarget(claim.url);
     if (!claim || target === undefined) {
       notFound(res);
@@ -97,7 +104,7 @@ export function edgeRouter({ tokens, publisher, logger }: EdgeDeps): Router {
   });
 
   edge.get('/u/:token', async (req, res) => {
-    if (!(await claimOf(req.params.token, 'unsubscribe'))) {
+    if (!(await claimOf(req, 'unsubscribe'))) {
       notFound(res);
       return;
     }
@@ -114,7 +121,7 @@ export function edgeRouter({ tokens, publisher, logger }: EdgeDeps): Router {
 
   // RFC 8058: the body is List-Unsubscribe=One-Click (urlencoded or multipart); it is read, never required.
   edge.post('/u/:token', express.urlencoded({ extended: false, limit: '1kb', parameterLimit: 10 }), async (req, res) => {
-    const claim = await claimOf(req.params.token, 'unsubscribe');
+    const claim = await claimOf(req, 'unsubscribe');
     if (!claim) {
       notFound(res);
       return;

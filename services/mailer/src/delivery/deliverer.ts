@@ -94,7 +94,12 @@ export class Deliverer {
           })
         : rendered.html;
     const fromAddress = email.fromEmail ?? project.fromEmail ?? `no-reply@${domain.domain}`;
-    const unsubscribeToken = await tokens.sign({ action: 'unsubscribe', messageId: message._id, projectId: message.projectId });
+    const unsubscribeToken = await tokens.sign({
+      action: 'unsubscribe',
+      messageId: message._id,
+      projectId: message.projectId,
+      host: new URL(publicBaseUrl).hostname,
+    });
     const raw = await compose({
       messageId: message._id,
       senderDomain: domain.domain,

@@ -50,10 +50,13 @@ const decodeAttribute = (value: string) =>
  */
 export async function addTracking(html: string, options: TrackingOptions): Promise<string> {
   const { tokens, messageId, projectId, baseUrl } = options;
+  const host = new URL(baseUrl).hostname; // the edge answers these links on the tracking domain only
   let out = html;
   if (options.clicks) {
     const hrefs = hrefsOf(html);
-    const links = await Promise.all(hrefs.map((h) => tokens.sign({ action: 'click', messageId, projectId, url: decodeAttribute(h.url) })));
+    const links = await Promise.all(
+      hrefs.map((h) => tokens.sign({ action: 'click', messageId, projectId, host, url: decodeAttribute(h.url) })),
+    );
     const parts: string[] = [];
     let at = 0;
     hrefs.forEach((h, i) => {
@@ -64,7 +67,7 @@ export async function addTracking(html: string, options: TrackingOptions): Promi
     out = parts.join('');
   }
   if (options.opens) {
-    const pixel = `<img src="${baseUrl}/t/o/${await tokens.sign({ action: 'open', messageId, projectId })}" width="1" height="1" alt="" style="display:none">`;
+    const pixel = `<img src="${baseUrl}/t/o/${await tokens.sign({ action: 'open', messageId, projectId, host })}" width="1" height="1" alt="" style="display:none">`;
     out = /<\/body>/i.test(out) ? out.replace(/<\/body>/i, `${pixel}</body>`) : `${out}${pixel}`;
   }
   return out;
