@@ -1,9 +1,9 @@
 import winston from 'winston';
 import { currentLogContext } from './context';
-import { maskEmails, redact } from './redact';
+import { redact, safeString } from './redact';
 
 export { withLogContext, currentLogContext, type LogContext } from './context';
-export { maskEmails, redact } from './redact';
+export { maskEmails, MAX_LOGGED_STRING, redact, safeString } from './redact';
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
 export type Logger = winston.Logger;
@@ -19,7 +19,7 @@ export interface LoggerOptions {
 const privacy = winston.format((info) => {
   const context = currentLogContext();
   const masked = redact({ ...context, ...info }) as winston.Logform.TransformableInfo;
-  masked.message = maskEmails(String(info.message));
+  masked.message = safeString(String(info.message));
   return Object.assign(info, masked);
 });
 
