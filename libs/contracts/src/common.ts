@@ -73,7 +73,8 @@ export function inspectDocument(
   while (stack.length > 0) {
     const { value: v, pointer, depth } = stack.pop()!;
     if (v === null || typeof v !== 'object') {
-      bytes += typeof v === 'string' ? Buffer.byteLength(v) + 2 : String(v).length;
+      // As serialised: escapes (a control character is six bytes) count, or a record could outgrow the estimate.
+      bytes += typeof v === 'string' ? Buffer.byteLength(JSON.stringify(v)) : String(v).length;
     } else {
       if (depth >= limits.maxDepth) return { kind: 'depth', pointer };
       const entries: Array<[string, unknown]> = Array.isArray(v) ? v.map((item, i) => [String(i), item]) : Object.entries(v);
@@ -81,7 +82,7 @@ export function inspectDocument(
       for (const [key, item] of entries) {
         if (!Array.isArray(v)) {
           if ((checkTopKeys || depth > 0) && !KEY.test(key)) return { kind: 'key', pointer: `${pointer}/${pointerPart(key)}` };
-          bytes += Buffer.byteLength(key) + 3;
+          bytes += Buffer.byteLength(JSON.stringify(key)) + 1;
         }
         stack.push({ value: item, pointer: `${pointer}/${pointerPart(key)}`, depth: depth + 1 });
       }

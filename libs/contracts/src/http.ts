@@ -120,7 +120,17 @@ const TemplateBody = {
   text: Type.Optional(Nullable(Type.String({ maxLength: 512_000, description: 'Handlebars; absent: derived from the HTML' }))),
 };
 
-export const SaveTemplateRequest = Type.Object(TemplateBody, { additionalProperties: false });
+/**
+ * A saved template travels whole on the catalog topic: its parts together stay well under the
+ * broker's 1 MB per record, counted as serialised (UTF-8, escapes included).
+ */
+export const TEMPLATE_LIMITS = { maxDepth: 1, maxBytes: 768 * 1024 } as const;
+
+export const SaveTemplateRequest = Type.Object(TemplateBody, {
+  additionalProperties: false,
+  'x-document': TEMPLATE_LIMITS,
+  description: `subject, html and text together at most ${TEMPLATE_LIMITS.maxBytes / 1024} KB as JSON`,
+});
 export type SaveTemplateRequest = Static<typeof SaveTemplateRequest>;
 
 export const Template = Type.Object({

@@ -80,6 +80,18 @@ describe('free-form objects (data, custom fields, payment metadata)', () => {
     expect(res.headers.get('content-type')).toMatch(/problem\+json/);
   });
 
+  it('13.6 per-request limits: 150 KB of control characters (900 KB as JSON) in data is a 413', async () => {
+    const res = await send({ user: { email: 'ann@example.com' }, data: { blob: '\u0001'.repeat(150 * 1024) } });
+    expect(res.status).toBe(413);
+  });
+
+  it('13.6 per-request limits: a template whose parts pass 768 KB together (its catalog record would pass 1 MB) is a 413', async () => {
+    const save = (html: string, text: string) =>
+      call(gw.url, 'POST', `/v1/projects/${projectId}/templates`, { auth: acme.auth, json: { name: 't', subject: 's', html, text } });
+    expect((await save('<p>é</p>'.repeat(40_000), 'plain')).status).toBe(201);
+    expect((await save('é'.repeat(250_000), 'ü'.repeat(150_000))).status).toBe(413);
+  });
+
   it('13.5 poisoned batches: the OpenAPI document states the key rule and the limits', async () => {
     const doc = await call(gw.url, 'GET', '/v1/openapi.json');
     const text = JSON.stringify(doc.body);

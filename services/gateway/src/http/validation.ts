@@ -17,7 +17,7 @@ function addDocumentKeyword(ajv: Ajv): Ajv {
     const problem = inspectDocument(data, limits, parentSchema.propertyNames === undefined);
     if (!problem) return true;
     if (problem.kind === 'size') {
-      throw new PayloadTooLargeError(`${limits.maxBytes / 1024} KB of JSON in ${cxt?.instancePath || 'one object'}`);
+      throw new PayloadTooLargeError(`${limits.maxBytes / 1024} KB of JSON in ${cxt?.instancePath || 'the body'}`);
     }
     const message =
       problem.kind === 'key'
