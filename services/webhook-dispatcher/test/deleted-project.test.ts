@@ -6,7 +6,7 @@ import { loadConfig } from '@postbus/config';
 import { Topics } from '@postbus/contracts';
 import { connectDb, type Connection } from '@postbus/db';
 import { createLogger } from '@postbus/logger';
-import { call, uniqueName, waitFor } from '@postbus/testing';
+import { call, internalAuthorization, testInternalApiSecret, uniqueName, waitFor } from '@postbus/testing';
 import { start, type Dispatcher } from '../src/app';
 import { DispatcherConfig } from '../src/config';
 
@@ -33,6 +33,7 @@ describe('events for a deleted project', () => {
     WEBHOOKS_DB_NAME: namespace.replace(/-/g, '_'),
     SECRETS_KEY: randomBytes(32).toString('base64'),
     WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+    INTERNAL_API_SECRET: testInternalApiSecret,
     LOG_LEVEL: 'error',
   });
 
@@ -79,7 +80,10 @@ describe('events for a deleted project', () => {
   it('13.6 an event for a deleted project is skipped at once: the live project behind it gets its webhook within seconds', async () => {
     const url = `http://127.0.0.1:${dispatcher.port}`;
     const receiver = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-    const created = await call(url, 'POST', '/internal/clients/cl_test/webhooks', { json: { url: receiver, events: ['*'] } });
+    const created = await call(url, 'POST', '/internal/clients/cl_test/webhooks', {
+      json: { url: receiver, events: ['*'] },
+      auth: await internalAuthorization('webhook-dispatcher'),
+    });
     expect(created.status).toBe(201);
     const [gone, live] = ['0123456789abcdef0000dead', '0123456789abcdef0000a11e'];
     await bus.publisher.publish(Topics.Catalog, 'catalog.project', `project:${gone}`, project(gone));
