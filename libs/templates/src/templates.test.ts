@@ -1,4 +1,4 @@
-import { render, syntaxErrors } from './templates';
+import { compile, render, syntaxErrors } from './templates';
 
 describe('templates', () => {
   it('locates a syntax error by part, line and column', () => {
@@ -49,6 +49,27 @@ describe('what one render may cost', () => {
     expect(() =>
       render({ subject: 'x', html: '{{#each data.items}}{{../data.big}}{{/each}}' }, { data: { big, items: many(20) } }),
     ).toThrow(/renders more than 2 MB/);
+  });
+
+  it('13.6 one large value written thousands of times (no loop) stops at the output limit', () => {
+    const big = '<b>'.repeat(20 * 1024); // 60 KB, 240 KB escaped
+    // Compiled once per template version (the mailer keeps it); the render is what each message costs.
+    const escaped = compile({ subject: 'x', html: '{{data.big}}'.repeat(20_000) });
+    const raw = compile({ subject: '{{{data.big}}}'.repeat(5_000), html: 'x' });
+    escaped({ data: { big: 'x' } }); // Handlebars compiles on the first render
+    raw({ data: { big: 'x' } });
+    const started = performance.now();
+    expect(() => escaped({ data: { big } })).toThrow(/renders more than 2 MB/);
+    expect(() => raw({ data: { big } })).toThrow(/renders more than 2 MB/);
+    expect(performance.now() - started).toBeLessThan(500);
+    // Written a few times, a large value renders as it is, escaped in the HTML part only.
+    const out = render(
+      { subject: '{{data.big}}', html: '<p>{{data.big}}</p>{{#if data.big}}!{{/if}}', text: '{{data.big}}' },
+      { data: { big } },
+    );
+    expect(out.html).toBe(`<p>${'&lt;b&gt;'.repeat(20 * 1024)}</p>!`);
+    expect(out.text).toBe(big);
+    expect(out.subject).toBe(big);
   });
 
   it('13.6 the {{log}} helper is not available to templates', () => {

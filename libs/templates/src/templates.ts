@@ -106,6 +106,42 @@ export interface RenderContext {
 /** A template parsed once, rendered many times. */
 export type CompiledTemplate = (context: RenderContext) => Rendered;
 
+/** Strings from this length on are charged to the budget each time a template writes them. */
+const CHARGED_STRING_LENGTH = 1024;
+
+/**
+ * A long string of the context, charged each time it is written: a template naming one large
+ * value thousands of times (no loop needed) stops at the output limit instead of building
+ * gigabytes. Handlebars writes an object through toHTML (escaped) or toString (not escaped).
+ */
+class ChargedString {
+  private escaped: string | undefined;
+
+  constructor(
+    private readonly value: string,
+    private readonly budget: Budget,
+  ) {}
+
+  toHTML(): string {
+    this.escaped ??= handlebars.Utils.escapeExpression(this.value);
+    spend(this.budget, 0, this.escaped.length);
+    return this.escaped;
+  }
+
+  toString(): string {
+    spend(this.budget, 0, this.value.length);
+    return this.value;
+  }
+}
+
+/** A copy of the context whose long strings are charged; nesting is bounded by the gateway (16 levels), and deeper is left alone. */
+function charged(value: unknown, budget: Budget, depth = 0): unknown {
+  if (typeof value === 'string') return value.length >= CHARGED_STRING_LENGTH ? new ChargedString(value, budget) : value;
+  if (value === null || typeof value !== 'object' || depth > 32) return value;
+  if (Array.isArray(value)) return value.map((v) => charged(v, budget, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, charged(v, budget, depth + 1)]));
+}
+
 /**
  * Compiles a template for `{ user, data }`. The HTML escapes every value; the subject and text
  * parts are plain text and do not. Rendering throws on a template error (e.g. a missing partial).
@@ -115,8 +151,9 @@ export function compile(parts: TemplateParts): CompiledTemplate {
   const html = handlebars.compile(parts.html);
   const text = parts.text ? handlebars.compile(parts.text, { noEscape: true }) : undefined;
   return (context) => {
-    const values = { user: context.user ?? {}, data: context.data ?? {} };
-    const options = { data: { renderBudget: { iterations: 0, chars: 0 } satisfies Budget } };
+    const budget: Budget = { iterations: 0, chars: 0 };
+    const values = { user: charged(context.user ?? {}, budget), data: charged(context.data ?? {}, budget) };
+    const options = { data: { renderBudget: budget } };
     const part = (template: HandlebarsTemplateDelegate): string => {
       const out = template(values, options);
       spend(options.data.renderBudget, 0, out.length);
