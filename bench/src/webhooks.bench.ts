@@ -438,6 +438,7 @@ async function main(): Promise<number> {
         KAFKA_TOPIC_PARTITIONS: 6,
         KAFKA_REPLICATION_FACTOR: 1,
         KAFKA_PRODUCER_LANES: 4,
+        PII_TOPIC_RETENTION: 'P7D',
       }),
       service: 'postbus/bench',
       logger: createLogger({ service: 'bench', level: 'warn' }),

@@ -1,5 +1,6 @@
-import type { Admin, Kafka } from 'kafkajs';
-import { dlqOf, topicName } from '@postbus/contracts';
+import { parse, toSeconds } from 'iso8601-duration';
+import { ConfigResourceTypes, type Admin, type Kafka } from 'kafkajs';
+import { dlqOf, PersonalDataTopics, topicName } from '@postbus/contracts';
 import type { Logger } from '@postbus/logger';
 import { MessageConsumer, type ConsumerOptions } from './consumer';
 import { createKafka, kafkaConnection, type KafkaConnection, type KafkaSettings } from './kafka';
@@ -24,6 +25,8 @@ export interface BusOptions extends KafkaConnection {
   ackTimeoutMs?: number;
   /** Idempotent producers writing side by side; see Publisher. */
   producerLanes?: number;
+  /** retention.ms of the topics that carry personal data and of their DLQs (contracts' PersonalDataTopics); the broker's default when absent. */
+  piiRetentionMs?: number;
 }
 
 export interface TopicSpec {
@@ -49,8 +52,22 @@ export function busOptions(config: KafkaSettings): Omit<BusOptions, 'service' | 
     partitions: config.KAFKA_TOPIC_PARTITIONS,
     replicationFactor: config.KAFKA_REPLICATION_FACTOR,
     producerLanes: config.KAFKA_PRODUCER_LANES,
+    piiRetentionMs: Math.round(toSeconds(parse(config.PII_TOPIC_RETENTION)) * 1000),
   };
 }
+
+interface WantedTopic {
+  name: string;
+  compacted: boolean;
+  retentionMs: number | undefined;
+}
+
+/** The configuration a topic is created with, and kept at. */
+const topicConfig = (t: WantedTopic, replicationFactor: number) => [
+  { name: 'cleanup.policy', value: t.compacted ? 'compact' : 'delete' },
+  { name: 'min.insync.replicas', value: String(Math.min(2, replicationFactor)) },
+  ...(t.retentionMs !== undefined ? [{ name: 'retention.ms', value: String(t.retentionMs) }] : []),
+];
 
 /** The bus of one process: topic administration, one batching publisher and its consumers. */
 export class Bus {
@@ -71,16 +88,20 @@ export class Bus {
 
   readonly resolveTopic = (topic: string): string => topicName(topic, this.options.namespace);
 
-  /** Creates the topics (and their DLQs) that do not exist yet, with the configured partitions. */
+  /** Creates the topics (and their DLQs) that do not exist yet, with the configured partitions; keeps the retention of those carrying personal data. */
   async ensureTopics(specs: TopicSpec[]): Promise<void> {
     const admin = this.kafka.admin();
     await admin.connect();
     try {
       const existing = new Set(await admin.listTopics());
-      const wanted = specs.flatMap((s) => [
-        { name: this.resolveTopic(s.topic), compacted: s.compacted ?? false, retentionMs: s.retentionMs },
-        { name: dlqOf(this.resolveTopic(s.topic)), compacted: false, retentionMs: undefined },
-      ]);
+      const wanted = specs.flatMap((s): WantedTopic[] => {
+        // Personal data is kept for PII_TOPIC_RETENTION, in the topic and its DLQ alike; a topic's own retention comes first.
+        const pii = PersonalDataTopics.has(s.topic) ? this.options.piiRetentionMs : undefined;
+        return [
+          { name: this.resolveTopic(s.topic), compacted: s.compacted ?? false, retentionMs: s.retentionMs ?? pii },
+          { name: dlqOf(this.resolveTopic(s.topic)), compacted: false, retentionMs: pii },
+        ];
+      });
       const missing = wanted.filter((t) => !existing.has(t.name));
       if (missing.length > 0) {
         try {
@@ -91,11 +112,7 @@ export class Bus {
               topic: t.name,
               numPartitions: this.options.partitions,
               replicationFactor: this.options.replicationFactor,
-              configEntries: [
-                { name: 'cleanup.policy', value: t.compacted ? 'compact' : 'delete' },
-                { name: 'min.insync.replicas', value: String(Math.min(2, this.options.replicationFactor)) },
-                ...(t.retentionMs ? [{ name: 'retention.ms', value: String(t.retentionMs) }] : []),
-              ],
+              configEntries: topicConfig(t, this.options.replicationFactor),
             })),
           });
           this.options.logger.info('created topics', { topics: missing.map((t) => t.name) });
@@ -108,9 +125,44 @@ export class Bus {
         admin,
         wanted.map((t) => t.name),
       );
+      await this.keepRetention(
+        admin,
+        wanted.filter((t) => existing.has(t.name)),
+      );
     } finally {
       await admin.disconnect();
     }
+  }
+
+  /**
+   * Topics created before their retention was configured (or under another PII_TOPIC_RETENTION)
+   * get it now; a topic that has it already is left alone, so services starting side by side
+   * write nothing. AlterConfigs sets a topic's whole configuration, hence all of topicConfig.
+   */
+  private async keepRetention(admin: Admin, topics: WantedTopic[]): Promise<void> {
+    const retained = topics.filter((t) => t.retentionMs !== undefined);
+    if (retained.length === 0) return;
+    const described = await admin.describeConfigs({
+      includeSynonyms: false,
+      resources: retained.map((t) => ({ type: ConfigResourceTypes.TOPIC, name: t.name, configNames: ['retention.ms'] })),
+    });
+    const current = new Map(
+      described.resources.map((r) => [r.resourceName, r.configEntries.find((e) => e.configName === 'retention.ms')?.configValue]),
+    );
+    const stale = retained.filter((t) => current.get(t.name) !== String(t.retentionMs));
+    if (stale.length === 0) return;
+    await admin.alterConfigs({
+      validateOnly: false,
+      resources: stale.map((t) => ({
+        type: ConfigResourceTypes.TOPIC,
+        name: t.name,
+        configEntries: topicConfig(t, this.options.replicationFactor),
+      })),
+    });
+    this.options.logger.info('set the retention of existing topics', {
+      topics: stale.map((t) => t.name),
+      retentionMs: stale[0]?.retentionMs,
+    });
   }
 
   /** Waits until every partition of the topics has a leader (a topic created a moment ago by another process may not yet). */

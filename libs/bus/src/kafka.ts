@@ -26,6 +26,8 @@ export interface KafkaSettings {
   KAFKA_TOPIC_PARTITIONS: number;
   KAFKA_REPLICATION_FACTOR: number;
   KAFKA_PRODUCER_LANES: number;
+  /** ISO 8601 duration: how long topics carrying personal data (and their DLQs) keep messages. */
+  PII_TOPIC_RETENTION: string;
 }
 
 /** The connection from the KAFKA_* settings every service's config has (see CommonConfig). */

@@ -78,6 +78,12 @@ export const CommonConfig = {
     default: 4,
     description: 'idempotent producers writing side by side (one request in flight each); a key always uses the same one',
   }),
+  PII_TOPIC_RETENTION: Type.String({
+    default: 'P7D',
+    // ISO 8601 duration of days, hours, minutes, seconds (a month or a year has no fixed length).
+    pattern: '^P(?!$)(\\d+W)?(\\d+D)?(T(?=\\d)(\\d+H)?(\\d+M)?(\\d+S)?)?$',
+    description: 'ISO 8601 duration the topics carrying personal data (and their DLQs) keep messages (P7D: seven days)',
+  }),
   KAFKA_SSL: Type.Boolean({ default: false, description: 'connect to the brokers over TLS (managed Kafka)' }),
   KAFKA_SASL_MECHANISM: Type.Union(
     [Type.Literal(''), Type.Literal('plain'), Type.Literal('scram-sha-256'), Type.Literal('scram-sha-512')],

@@ -27,6 +27,24 @@ export const Topics = {
 
 export type TopicName = (typeof Topics)[keyof typeof Topics];
 
+/**
+ * The topics whose messages name people (addresses, user ids, attributes, payments, engagement):
+ * they, and their DLQs, keep messages only for PII_TOPIC_RETENTION, so an erased person's data
+ * does not outlive the erasure on the bus by more than that. The catalog holds the clients' own
+ * setup (projects, domains, templates), never the people they write to.
+ */
+export const PersonalDataTopics: ReadonlySet<string> = new Set<TopicName>([
+  Topics.UserCommands,
+  Topics.UserEvents,
+  Topics.EmailCommands,
+  Topics.EmailEvents,
+  Topics.TrackingEvents,
+  Topics.PaymentCommands,
+  Topics.PaymentEvents,
+  Topics.ErasureCommands,
+  Topics.ErasureEvents,
+]);
+
 /** The topic name as it exists on the broker, with an optional namespace suffix. */
 export const topicName = (topic: string, namespace = ''): string => (namespace ? `${topic}.${namespace}` : topic);
 

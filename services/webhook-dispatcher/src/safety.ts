@@ -1,7 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import ipaddr from 'ipaddr.js';
 
-/** A webhook URL the dispatcher will not send to; the message says which address and why. */
+/** A webhook URL the dispatcher will not send to; the message says why (an address only when the URL itself holds it). */
 export class UnsafeAddressError extends Error {
   readonly code = 'EUNSAFEADDRESS';
   constructor(message: string) {
@@ -46,7 +46,7 @@ const NAT64 = ipaddr.parseCIDR('64:ff9b::/96');
  * special-purpose ones: documentation, benchmarking, 6to4, Teredo…), except NAT64 (64:ff9b::/96),
  * which is judged by the IPv4 address it embeds.
  */
-export function unsafeKind(address: string): string | undefined {
+export function unsafeKind(address: string, { revealEmbedded = true } = {}): string | undefined {
   if (!ipaddr.isValid(address)) return 'not an IP address';
   const ip = ipaddr.process(address);
   if (METADATA.has(ip.toString())) return 'a cloud metadata address';
@@ -55,7 +55,8 @@ export function unsafeKind(address: string): string | undefined {
   if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).match(NAT64)) {
     const embedded = ip.toByteArray().slice(-4).join('.');
     const inner = unsafeKind(embedded);
-    return inner ? `a NAT64 address of ${embedded}, ${inner}` : undefined;
+    if (!inner) return undefined;
+    return revealEmbedded ? `a NAT64 address of ${embedded}, ${inner}` : `a NAT64 address of ${inner}`;
   }
   return `${RANGE_NAMES[range] ?? `a special-purpose (${range})`} address`;
 }
@@ -170,12 +171,16 @@ export class AddressPolicy {
     });
   }
 
+  /**
+   * The refusal says what kind of address the name resolves to, never the address: DNS answers from
+   * inside the network are none of the caller's business (a probe could map it with them).
+   */
   private refuseUnsafe(host: string, addresses: LookupAddress[], port?: number): void {
     if (addresses.length === 0) throw new UnsafeAddressError(`${host} does not resolve`);
     for (const { address } of addresses) {
       if (this.admits(address, port)) continue;
-      const kind = unsafeKind(address);
-      if (kind) throw new UnsafeAddressError(`${host} resolves to ${address}, ${kind}`);
+      const kind = unsafeKind(address, { revealEmbedded: false });
+      if (kind) throw new UnsafeAddressError(`${host} resolves to ${kind}`);
     }
   }
 }

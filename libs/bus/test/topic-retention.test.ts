@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
+import { Topics } from '@postbus/contracts';
+import { createLogger } from '@postbus/logger';
+import { defaultKafkaBrokers } from '@postbus/testing';
+import { Bus } from '@postbus/bus';
+
+const SEVEN_DAYS_MS = 7 * 24 * 3600 * 1000;
+const brokers = defaultKafkaBrokers().split(',');
+const logger = createLogger({ service: 'bus-test', level: 'error' });
+
+const busIn = (namespace: string, piiRetentionMs?: number) =>
+  new Bus({
+    brokers,
+    service: 'postbus/bus-test',
+    logger,
+    namespace,
+    partitions: 1,
+    replicationFactor: 1,
+    ...(piiRetentionMs !== undefined ? { piiRetentionMs } : {}),
+  });
+
+/** retention.ms as the broker reports it for each topic, and whether it is the topic's own setting. */
+async function retentionOf(topics: string[]): Promise<Record<string, { value: string | undefined; own: boolean }>> {
+  const admin = new Kafka({ brokers, logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    const { resources } = await admin.describeConfigs({
+      includeSynonyms: false,
+      resources: topics.map((name) => ({ type: ConfigResourceTypes.TOPIC, name, configNames: ['retention.ms'] })),
+    });
+    return Object.fromEntries(
+      resources.map((r) => {
+        const entry = r.configEntries.find((e) => e.configName === 'retention.ms');
+        return [r.resourceName, { value: entry?.configValue, own: entry?.isDefault === false }];
+      }),
+    );
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+describe('topics carrying personal data', () => {
+  it('13.9 are created with PII_TOPIC_RETENTION as retention.ms, their DLQs too; the compacted catalog is not', async () => {
+    const ns = `ret${randomUUID().slice(0, 8)}`;
+    const bus = busIn(ns, SEVEN_DAYS_MS);
+    await bus.ensureTopics([{ topic: Topics.EmailCommands }, { topic: Topics.UserEvents }, { topic: Topics.Catalog, compacted: true }]);
+    const found = await retentionOf([
+      `${Topics.EmailCommands}.${ns}`,
+      `${Topics.EmailCommands}.${ns}.dlq`,
+      `${Topics.UserEvents}.${ns}.dlq`,
+      `${Topics.Catalog}.${ns}`,
+    ]);
+    expect(found[`${Topics.EmailCommands}.${ns}`]).toEqual({ value: String(SEVEN_DAYS_MS), own: true });
+    expect(found[`${Topics.EmailCommands}.${ns}.dlq`]).toEqual({ value: String(SEVEN_DAYS_MS), own: true });
+    expect(found[`${Topics.UserEvents}.${ns}.dlq`]).toEqual({ value: String(SEVEN_DAYS_MS), own: true });
+    expect(found[`${Topics.Catalog}.${ns}`]?.own).toBe(false);
+  });
+
+  it('13.9 created before the retention existed get it at the next start, and keep their other settings', async () => {
+    const ns = `ret${randomUUID().slice(0, 8)}`;
+    await busIn(ns).ensureTopics([{ topic: Topics.PaymentEvents }]);
+    const topic = `${Topics.PaymentEvents}.${ns}`;
+    expect((await retentionOf([topic]))[topic]?.own).toBe(false);
+
+    await busIn(ns, 3_600_000).ensureTopics([{ topic: Topics.PaymentEvents }]);
+    expect(await retentionOf([topic, `${topic}.dlq`])).toEqual({
+      [topic]: { value: '3600000', own: true },
+      [`${topic}.dlq`]: { value: '3600000', own: true },
+    });
+    // A second start with the same setting changes nothing; another setting replaces it.
+    await busIn(ns, 3_600_000).ensureTopics([{ topic: Topics.PaymentEvents }]);
+    await busIn(ns, 60_000).ensureTopics([{ topic: Topics.PaymentEvents }]);
+    expect((await retentionOf([topic]))[topic]).toEqual({ value: '60000', own: true });
+  });
+});
