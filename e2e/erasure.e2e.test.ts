@@ -196,6 +196,27 @@ describe('GDPR erasure through the public API', () => {
     }
   });
 
+  it("13.11 a trigger sent right after an erase's 200 ends suppressed (20 people, by address and by user_id)", async () => {
+    const people = Array.from({ length: 20 }, (_, i) => ({ email: `right.after.${i}@erase.example`, userId: `erase-after-${i}` }));
+    // The last five are erased by user_id only: the gateway finds their address through the users service.
+    await Promise.all(people.slice(15).map((p) => createUser(p.email, p.userId, { name: 'Right After' })));
+    const messageIds = await Promise.all(
+      people.map(async (person, i) => {
+        const erase = await inProject('POST', '/users/erase', i < 15 ? { email: person.email } : { user_id: person.userId });
+        expect(erase.status).toBe(200);
+        return trigger(person.email, i < 15 ? {} : { user_id: person.userId });
+      }),
+    );
+    const outcome = (id: string) =>
+      recorder.ofType('message.suppressed').some((m) => dataOf(m)['messageId'] === id)
+        ? 'suppressed'
+        : recorder.ofType('message.sent').some((m) => dataOf(m)['messageId'] === id)
+          ? 'sent'
+          : undefined;
+    await waitFor(() => messageIds.every((id) => outcome(id) !== undefined), { timeoutMs: 30_000, what: 'an outcome for every trigger' });
+    expect(messageIds.map(outcome)).toEqual(messageIds.map(() => 'suppressed'));
+  });
+
   it('two erases racing for one person are one erasure: both answers lead to it', async () => {
     const email = 'race.person@erase.example';
     await createUser(email, 'erase-race-1', { name: 'Race Person' });

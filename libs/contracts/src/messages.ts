@@ -80,6 +80,21 @@ export const EmailTriggerCommand = Type.Object({
 export type EmailTriggerCommand = Static<typeof EmailTriggerCommand>;
 
 /**
+ * An erase request accepted by the gateway, put on the email commands under the person's ordering
+ * key(s) before the erase is answered: the mailer suppresses the person before it handles any
+ * trigger accepted after the erase (the erasure service's announcement comes by a longer road).
+ */
+export const EmailErasureRequestedCommand = Type.Object({
+  erasureId: Type.String(),
+  projectId: Type.String(),
+  /** Normalised; null when the erase named only a user_id the gateway could not resolve. */
+  email: Nullable(Type.String()),
+  userId: Nullable(Type.String()),
+  requestedAt: Timestamp,
+});
+export type EmailErasureRequestedCommand = Static<typeof EmailErasureRequestedCommand>;
+
+/**
  * The catalog as the gateway publishes it: each change carries the entity's whole current state
  * and a `revision` (its last change, epoch ms) so that a projection keeps the newest copy whatever
  * order copies arrive in (a periodic full republish repairs any publish that failed).
@@ -194,6 +209,7 @@ export const MessageSchemas = {
   'user.unsubscribed': UserUnsubscribedEvent,
   'user.update_rejected': UserUpdateRejectedEvent,
   'email.trigger': EmailTriggerCommand,
+  'email.erasure_requested': EmailErasureRequestedCommand,
   'catalog.project': CatalogProject,
   'catalog.domain': CatalogDomain,
   'catalog.template': CatalogTemplate,

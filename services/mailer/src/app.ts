@@ -21,7 +21,7 @@ import type { MailerConfig } from './config';
 import { Deliverer } from './delivery/deliverer';
 import { SmtpRelay } from './delivery/smtp-relay';
 import { MailerErasure } from './erasure';
-import { catalogHandlers, erasureHandlers, trackingHandlers, userEventHandlers } from './handlers/projections';
+import { catalogHandlers, erasureHandlers, erasureRequestHandler, trackingHandlers, userEventHandlers } from './handlers/projections';
 import { triggerHandler } from './handlers/trigger';
 import { internalApi } from './http/internal-api';
 import { CatalogProjection } from './model/catalog';
@@ -89,7 +89,7 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
   });
   await bus.consume({
     groupId: 'postbus-mailer-triggers',
-    handlers: [triggerHandler({ store, suppressions, retries, deliverer, timeline })],
+    handlers: [triggerHandler({ store, suppressions, retries, deliverer, timeline }), erasureRequestHandler(erasure)],
     partitionsConsumedConcurrently: config.KAFKA_TOPIC_PARTITIONS,
     // A run is delivered side by side and committed as a whole: a few times the SMTP pool keeps
     // the relay busy without letting one run's slowest mail hold back hundreds of others.

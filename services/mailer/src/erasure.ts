@@ -18,8 +18,14 @@ export interface ErasureDeps {
 export class MailerErasure {
   constructor(private readonly deps: ErasureDeps) {}
 
-  /** Suppresses the person by address and by user id until the erasure is carried out. */
-  readonly suppress = async (event: UserErasureScheduledEvent): Promise<void> => {
+  /**
+   * Suppresses the person by address and by user id until the erasure is carried out: told first by
+   * the gateway (email.erasure_requested, in order with the person's triggers), then by the erasure
+   * service's announcement, which may name an address the gateway did not know.
+   */
+  readonly suppress = async (
+    event: Pick<UserErasureScheduledEvent, 'erasureId' | 'projectId' | 'email' | 'userId' | 'requestedAt'>,
+  ): Promise<void> => {
     const { suppressions, done } = this.deps;
     const target = { projectId: event.projectId, email: event.email, userId: event.userId };
     await suppressions.addErasure(target, new Date(event.requestedAt));

@@ -47,6 +47,18 @@ export function erasureHandlers(erasure: MailerErasure, publisher: Publisher): H
   ] as Handler[];
 }
 
+/**
+ * The erase as the gateway put it among the person's email commands: consumed with the triggers, so
+ * the suppression is stored before any trigger accepted after the erase is handled.
+ */
+export function erasureRequestHandler(erasure: MailerErasure): Handler {
+  return defineHandler({
+    topic: Topics.EmailCommands,
+    type: 'email.erasure_requested',
+    handle: (data) => erasure.suppress(data),
+  }) as Handler;
+}
+
 export interface TrackingDeps {
   store: MessageStore;
   timeline: Timeline;

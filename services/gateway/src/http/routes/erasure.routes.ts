@@ -24,12 +24,25 @@ export interface ErasureRouteDeps {
   assertProject: (clientId: string, projectId: string) => Promise<void>;
   /** The ids of the client's projects: the erasures it may see. */
   projectIdsOf: (clientId: string) => Promise<string[]>;
+  /** The address of a user known by user_id, or null (an erase by user_id is also ordered before that address's triggers). */
+  emailOfUser: (projectId: string, userId: string) => Promise<string | null>;
 }
 
 const ERASURE_DOWN = { 503: { description: 'The erasure service or the bus did not answer (see Retry-After)' } };
 
 /** Erase (data plane, any key) and the erasure queue and audit (full keys). */
-export function erasureRoutes({ commands, erasureApi, assertProject, projectIdsOf }: ErasureRouteDeps): RouteSpec[] {
+export function erasureRoutes({ commands, erasureApi, assertProject, projectIdsOf, emailOfUser }: ErasureRouteDeps): RouteSpec[] {
+  /**
+   * Puts the erase on the email commands under every ordering key the person's triggers may have
+   * (triggers are keyed by address): the mailer suppresses them before any later trigger of theirs.
+   */
+  const orderBeforeLaterTriggers = async (projectId: string, user: UserRef, erasureId: string, requestId: string) => {
+    const email = user.email ?? (user.userId !== undefined ? await emailOfUser(projectId, user.userId) : null);
+    const data = { erasureId, projectId, email, userId: user.userId ?? null, requestedAt: new Date().toISOString() };
+    const keys = new Set([userOrderingKey(projectId, user), ...(email !== null ? [userOrderingKey(projectId, { email })] : [])]);
+    await Promise.all([...keys].map((key) => commands.send(Topics.EmailCommands, 'email.erasure_requested', key, data, requestId)));
+  };
+
   return [
     defineRoute({
       method: 'post',
@@ -58,13 +71,16 @@ export function erasureRoutes({ commands, erasureApi, assertProject, projectIdsO
           };
         }
         const erasureId = `era_${randomBytes(16).toString('hex')}`;
-        await commands.send(
-          Topics.ErasureCommands,
-          'erasure.request',
-          userOrderingKey(params.projectId, user),
-          { erasureId, projectId: params.projectId, user, acceptedAt: new Date().toISOString(), eraseAt: open.erase_at_if_new },
-          requestId,
-        );
+        await Promise.all([
+          commands.send(
+            Topics.ErasureCommands,
+            'erasure.request',
+            userOrderingKey(params.projectId, user),
+            { erasureId, projectId: params.projectId, user, acceptedAt: new Date().toISOString(), eraseAt: open.erase_at_if_new },
+            requestId,
+          ),
+          orderBeforeLaterTriggers(params.projectId, user, erasureId, requestId),
+        ]);
         return { status: 200, body: { status: 'accepted', request_id: requestId, erasure_id: erasureId, erase_at: open.erase_at_if_new } };
       },
     }),
