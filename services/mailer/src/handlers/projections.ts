@@ -51,12 +51,12 @@ export function erasureHandlers(erasure: MailerErasure, publisher: Publisher): H
  * The erase as the gateway put it among the person's email commands: consumed with the triggers, so
  * the suppression is stored before any trigger accepted after the erase is handled.
  */
-export function erasureRequestHandler(erasure: MailerErasure): Handler {
+export function erasureRequestHandler(erasure: MailerErasure): Handler<'email.erasure_requested'> {
   return defineHandler({
     topic: Topics.EmailCommands,
     type: 'email.erasure_requested',
     handle: (data) => erasure.suppress(data),
-  }) as Handler;
+  });
 }
 
 export interface TrackingDeps {
