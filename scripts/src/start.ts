@@ -113,12 +113,14 @@ async function demoSenderDomain(gatewayUrl: string, demo: Demo, dns: LocalDnsSer
 }
 
 /** The demo project sends from the demo domain; a `welcome` email and its template are ready to trigger. */
-async function demoWelcomeEmail(gatewayUrl: string, demo: Demo, senderDomainId: string): Promise<void> {
+async function demoWelcomeEmail(gatewayUrl: string, demo: Demo, senderDomain: DemoDomain): Promise<void> {
   const auth = basicAuth(demo.clientId, demo.apiKey);
   const p = `/v1/projects/${demo.projectId}`;
+  // A from_email is accepted only on a verified sender domain; until then the mailer uses no-reply@ the domain.
+  const verified = senderDomain.status === 'verified';
   await call(gatewayUrl, 'PATCH', p, {
     auth,
-    json: { sender_domain_id: senderDomainId, from_email: `hello@${DEMO_DOMAIN}`, from_name: 'Postbus Demo' },
+    json: { sender_domain_id: senderDomain.id, ...(verified ? { from_email: `hello@${DEMO_DOMAIN}` } : {}), from_name: 'Postbus Demo' },
   });
   if ((await call(gatewayUrl, 'GET', `${p}/emails/welcome`, { auth })).status === 200) return;
   const template = await call(gatewayUrl, 'POST', `${p}/templates`, {
@@ -269,7 +271,7 @@ async function main(): Promise<void> {
     }
     const demo = await demoClient(gateway.url);
     const senderDomain = await demoSenderDomain(gateway.url, demo, dns);
-    await demoWelcomeEmail(gateway.url, demo, senderDomain.id);
+    await demoWelcomeEmail(gateway.url, demo, senderDomain);
     const url = `http://localhost:${GATEWAY_PORT}`;
     const pending =
       senderDomain.status === 'verified'

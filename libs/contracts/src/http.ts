@@ -48,7 +48,22 @@ export type CreateSenderDomainRequest = Static<typeof CreateSenderDomainRequest>
 
 export const SenderDomainIdParam = Type.Object({ senderDomainId: ObjectIdString });
 
-const RecordPurpose = Type.Union([Type.Literal('spf'), Type.Literal('dkim'), Type.Literal('dmarc'), Type.Literal('tracking')]);
+const RecordPurpose = Type.Union([
+  Type.Literal('spf'),
+  Type.Literal('dkim'),
+  Type.Literal('dmarc'),
+  Type.Literal('tracking'),
+  Type.Literal('ownership'),
+]);
+
+/** `postbus-verification=<token>` at `_postbus.<domain>`: required when another client added the domain first. */
+const OwnershipRecord = Type.Object({
+  purpose: Type.Literal('ownership'),
+  type: Type.Literal('TXT'),
+  name: Type.String(),
+  value: Type.String(),
+  required: Type.Boolean(),
+});
 
 export const SenderDomain = Type.Object({
   id: Type.String(),
@@ -96,14 +111,17 @@ export const TrackingDomain = Type.Object({
   domain: Type.String(),
   status: Type.Union([Type.Literal('pending'), Type.Literal('verified'), Type.Literal('failed')]),
   records: Type.Array(
-    Type.Object({
-      purpose: Type.Literal('tracking'),
-      type: Type.Literal('CNAME'),
-      name: Type.String(),
-      value: Type.String(),
-      required: Type.Boolean(),
-    }),
-    { description: 'publish this CNAME, then call verify' },
+    Type.Union([
+      Type.Object({
+        purpose: Type.Literal('tracking'),
+        type: Type.Literal('CNAME'),
+        name: Type.String(),
+        value: Type.String(),
+        required: Type.Boolean(),
+      }),
+      OwnershipRecord,
+    ]),
+    { description: 'publish the CNAME (and the ownership TXT when required), then call verify' },
   ),
   verification: SenderDomain.properties.verification,
   verified_at: Nullable(Timestamp),

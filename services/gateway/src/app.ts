@@ -33,7 +33,7 @@ import { announceOnBus, KeyAdmin } from './key-admin';
 import { ApiKeyRepository } from './model/api-key.repository';
 import { sessionRoutes } from './http/routes/session.routes';
 import { domainRoutes } from './http/routes/domains.routes';
-import { DomainRepository } from './model/domain.repository';
+import { DomainRepository, type DomainKind } from './model/domain.repository';
 import { TemplateRepository } from './model/template.repository';
 import { templateRoutes } from './http/routes/templates.routes';
 import { emailRoutes } from './http/routes/emails.routes';
@@ -44,6 +44,7 @@ import { Sessions } from './domain/sessions';
 import { mountRoutes } from './http/route';
 import { methodNotAllowed } from './http/method-not-allowed';
 import { projectRoutes } from './http/routes/projects.routes';
+import type { SenderDomainState } from './domain/sender-address';
 import { userRoutes } from './http/routes/users.routes';
 import { ClientRepository } from './model/client.repository';
 import { IdempotencyRepository } from './model/idempotency.repository';
@@ -144,6 +145,11 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   if (!config.SESSION_SECRET)
     logger.warn('SESSION_SECRET is not set: admin sessions are signed with a random key and end with this process');
   if (!config.SECRETS_KEY) logger.warn('SECRETS_KEY is not set: DKIM keys are sealed with a random key that ends with this process');
+  const usersApi = new UsersClient(config.USERS_URL, internalTokens);
+  const senderDomainState = async (clientId: string, kind: DomainKind, id: string): Promise<SenderDomainState | null> => {
+    const found = await domains.get(clientId, kind, id);
+    return found ? { id: String(found._id), domain: found.domain, status: found.status } : null;
+  };
   const routes = [
     ...sessionRoutes(sessions),
     ...keyRoutes(keyAdmin),
@@ -154,12 +160,22 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
       secrets: new SecretBox(config.SECRETS_KEY || undefined),
       spfInclude: config.SPF_INCLUDE,
     }),
-    ...projectRoutes(projects, access.forget, async (clientId, kind, id) => (await domains.get(clientId, kind, id)) !== null),
+    ...projectRoutes(projects, access.forget, senderDomainState),
     ...templateRoutes(templates, access.assert),
-    ...emailRoutes({ emails, templates, catalog: triggerCatalog, commands, assertProject: access.assert }),
+    ...emailRoutes({
+      emails,
+      templates,
+      catalog: triggerCatalog,
+      commands,
+      assertProject: access.assert,
+      senderDomainOf: async (clientId, projectId) => {
+        const project = await projects.get(clientId, projectId);
+        return project?.sender_domain_id ? senderDomainState(clientId, 'sender', project.sender_domain_id) : null;
+      },
+    }),
     ...userRoutes({
       commands,
-      usersApi: new UsersClient(config.USERS_URL, internalTokens),
+      usersApi,
       assertProject: access.assert,
     }),
     ...messageRoutes({ mailerApi: new MailerClient(config.MAILER_URL, internalTokens), assertProject: access.assert }),
@@ -170,6 +186,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
       erasureApi: new ErasureClient(config.ERASURE_URL, internalTokens),
       assertProject: access.assert,
       projectIdsOf: async (clientId) => (await projects.list(clientId, 10_000)).map((p) => p.id),
+      emailOfUser: async (projectId, userId) => (await usersApi.byUserId(projectId, userId))?.email ?? null,
     }),
   ];
   const openApi = openApiDocument(routes, VERSION);

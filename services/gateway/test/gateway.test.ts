@@ -15,7 +15,7 @@ describe('gateway', () => {
     sdk = await createTestClient(gw.config, 'sdk');
     const created = await call(gw.url, 'POST', '/v1/projects', {
       auth: acme.auth,
-      json: { name: 'Shop', from_email: 'hello@shop.example' },
+      json: { name: 'Shop', from_name: 'Shop' },
     });
     expect(created.status).toBe(201);
     projectId = created.body.id;

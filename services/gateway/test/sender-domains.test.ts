@@ -37,7 +37,7 @@ describe('sender domains, verified through a real DNS server', () => {
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ domain: 'mail.shop.example', status: 'pending', verification: null });
     const records = created.body.records as { purpose: string; name: string; value: string }[];
-    expect(records.map((r) => r.purpose)).toEqual(['spf', 'dkim', 'dmarc']);
+    expect(records.map((r) => r.purpose)).toEqual(['spf', 'dkim', 'dmarc', 'ownership']);
     expect(records[0]!.value).toBe(`v=spf1 include:${SPF_INCLUDE} ~all`);
     expect(records[1]!.name).toBe(`${created.body.dkim_selector}._domainkey.mail.shop.example`);
     expect(JSON.stringify(created.body)).not.toMatch(/PRIVATE KEY/);
@@ -105,6 +105,14 @@ describe('sender domains, verified through a real DNS server', () => {
     expect(created.status).toBe(201);
     expect(created.body.records).toEqual([
       { purpose: 'tracking', type: 'CNAME', name: 'links.shop.example', value: 'track.postbus.test', required: true },
+      // Not required: no other client has this domain.
+      {
+        purpose: 'ownership',
+        type: 'TXT',
+        name: '_postbus.links.shop.example',
+        value: expect.stringMatching(/^postbus-verification=[a-f0-9]{32}$/),
+        required: false,
+      },
     ]);
     const id = created.body.id as string;
     const verifyTracking = () => call(gw.url, 'POST', `/v1/tracking-domains/${id}/verify`, { auth: acme.auth });

@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 
 const generateRsa = promisify(generateKeyPair);
 
-export type RecordPurpose = 'spf' | 'dkim' | 'dmarc' | 'tracking';
+export type RecordPurpose = 'spf' | 'dkim' | 'dmarc' | 'tracking' | 'ownership';
 
 /** A DNS record the client must publish for a sender or tracking domain. */
 export interface DnsRecord {
@@ -11,7 +11,7 @@ export interface DnsRecord {
   type: 'TXT' | 'CNAME';
   name: string;
   value: string;
-  /** SPF and DKIM must verify; DMARC is recommended. */
+  /** SPF and DKIM must verify; DMARC is recommended; ownership is required when another client has the domain too. */
   required: boolean;
 }
 
@@ -58,6 +58,19 @@ export const trackingRecords = (domain: string, trackingHost: string): DnsRecord
   { purpose: 'tracking', type: 'CNAME', name: domain, value: trackingHost, required: true },
 ];
 
+/**
+ * The proof that a client controls a domain another client added before it: a TXT record with the
+ * client's own token, under a name of its own (the SPF record stays alone at the domain's name).
+ * Required only while the domain is contested (see the verify route); the first client needs none.
+ */
+export const ownershipRecord = (domain: string, token: string, required: boolean): DnsRecord => ({
+  purpose: 'ownership',
+  type: 'TXT',
+  name: `_postbus.${domain}`,
+  value: `postbus-verification=${token}`,
+  required,
+});
+
 const hostname = (value: string) => value.toLowerCase().replace(/\.$/, '');
 
 const compact = (value: string) => value.replace(/\s+/g, '');
@@ -99,6 +112,16 @@ export function checkRecords(records: DnsRecord[], spfInclude: string, answers: 
           ok,
           detail: ok ? 'The CNAME points to the tracking host.' : `The CNAME points elsewhere, not to ${record.value}.`,
         };
+      }
+      case 'ownership': {
+        const found = all.filter((v) => v.trim().startsWith('postbus-verification='));
+        const ok = found.some((v) => v.trim() === record.value);
+        const detail = ok
+          ? 'The verification token proves this client controls the domain.'
+          : record.required
+            ? 'Another client added this domain first: publish this TXT record with your token to prove you control it.'
+            : 'Not needed while no other client has this domain.';
+        return { ...base, found, ok, detail };
       }
       case 'dmarc': {
         const found = all.filter((v) => /^v=DMARC1/i.test(v.trim()));

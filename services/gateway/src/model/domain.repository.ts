@@ -94,6 +94,23 @@ export class DomainRepository implements CatalogSource {
     }
   }
 
+  /**
+   * Whether another client added this domain (of this kind) before this one: then this client must
+   * prove with its ownership token that it controls the domain. The earlier one keeps its domain.
+   */
+  async claimedEarlierByAnother(
+    doc: Pick<DomainDoc, 'clientId' | 'kind' | 'domain' | 'createdAt'> & { _id?: Types.ObjectId },
+  ): Promise<boolean> {
+    const others = await this.Domain.find({ kind: doc.kind, domain: doc.domain, clientId: { $ne: doc.clientId } }, { createdAt: 1 })
+      .lean<Array<Pick<DomainDoc, '_id' | 'createdAt'>>>()
+      .exec();
+    const mine = doc._id ? String(doc._id) : undefined;
+    return others.some(
+      (o) =>
+        o.createdAt < doc.createdAt || (o.createdAt.getTime() === doc.createdAt.getTime() && mine !== undefined && String(o._id) < mine),
+    );
+  }
+
   list(clientId: string, kind: DomainKind): Promise<DomainDoc[]> {
     return this.Domain.find({ clientId, kind }).sort({ createdAt: 1 }).lean<DomainDoc[]>().exec();
   }
@@ -103,9 +120,17 @@ export class DomainRepository implements CatalogSource {
     return this.Domain.findOne({ _id: id, clientId, kind }).lean<DomainDoc>().exec();
   }
 
-  async recordCheck(clientId: string, kind: DomainKind, id: string, checks: RecordCheck[], at: Date): Promise<DomainDoc | null> {
+  /** `records`: the domain's records as they were checked (whether ownership is required may have changed). */
+  async recordCheck(
+    clientId: string,
+    kind: DomainKind,
+    id: string,
+    records: DnsRecord[],
+    checks: RecordCheck[],
+    at: Date,
+  ): Promise<DomainDoc | null> {
     const verified = checks.every((c) => c.ok || !c.required);
-    const set = { checks, checkedAt: at, status: verified ? 'verified' : 'failed', ...(verified ? { verifiedAt: at } : {}) };
+    const set = { records, checks, checkedAt: at, status: verified ? 'verified' : 'failed', ...(verified ? { verifiedAt: at } : {}) };
     const updated = await this.perDomain.run(id, () =>
       this.Domain.findOneAndUpdate({ _id: id, clientId, kind }, { $set: set }, { returnDocument: 'after' }).lean<DomainDoc>().exec(),
     );

@@ -36,6 +36,9 @@ interface Resolved {
   trackingDomain: CatalogDomain | undefined;
 }
 
+/** The envelope sender of a message: `bounces+<message id>@<sender domain>` (VERP). */
+export const bounceAddress = (messageId: string, senderDomain: string): string => `bounces+${messageId}@${senderDomain}`;
+
 const CATALOG_POLL_MS = 200;
 const CACHE_LIMIT = 1_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -72,6 +75,15 @@ export class Deliverer {
     // An email sent to the unsubscribed too (a receipt, a password reset) still never reaches
     // someone whose erasure is pending: from the request on, the person gets no mail (DESIGN §5).
     if (suppression && (suppression === ERASURE || !email.sendToUnsubscribed)) return { event: 'suppressed', reason: suppression };
+    const fromAddress = email.fromEmail ?? project.fromEmail ?? `no-reply@${domain.domain}`;
+    // Checked again here, whatever the gateway let through: a client sends only as its own verified domain.
+    const fromDomain = fromAddress.slice(fromAddress.lastIndexOf('@') + 1).toLowerCase();
+    if (fromDomain !== domain.domain) {
+      return {
+        event: 'failed',
+        reason: `sender: the from address is on ${fromDomain}, not on the project's sender domain ${domain.domain}`,
+      };
+    }
 
     let rendered;
     try {
@@ -93,7 +105,6 @@ export class Deliverer {
             clicks: email.trackClicks,
           })
         : rendered.html;
-    const fromAddress = email.fromEmail ?? project.fromEmail ?? `no-reply@${domain.domain}`;
     const unsubscribeToken = await tokens.sign({
       action: 'unsubscribe',
       messageId: message._id,
@@ -118,7 +129,9 @@ export class Deliverer {
       dkimKey(domain.domain, domain.dkim!.selector, this.options.secrets.open(domain.dkim!.privateKey)),
     );
     const signed = await dkimSign(raw, key);
-    const result = await this.options.relay.send(fromAddress, message.email, signed);
+    // The envelope sender (Return-Path) is a bounce address on the sender domain, one per message
+    // (VERP): bounces come back to the domain whose SPF vouches for the mail, naming the message.
+    const result = await this.options.relay.send(bounceAddress(message._id, domain.domain), message.email, signed);
     return { event: result.status, smtp: { code: result.code, response: result.response }, subject: rendered.subject };
   }
 

@@ -11,7 +11,8 @@ import {
 } from '@postbus/contracts';
 import { ConflictError, NotFoundError } from '@postbus/errors';
 import type { DnsLookup } from '../../dns-lookup';
-import { checkRecords, generateDkimKey, requiredRecords, trackingRecords } from '../../domain/dns-records';
+import { randomBytes } from 'node:crypto';
+import { checkRecords, generateDkimKey, ownershipRecord, requiredRecords, trackingRecords } from '../../domain/dns-records';
 import type { SecretBox } from '@postbus/crypto';
 import type { DomainDoc, DomainKind, DomainRepository } from '../../model/domain.repository';
 import { defineRoute, type RouteSpec } from '../route';
@@ -84,16 +85,21 @@ function routesFor(spec: KindSpec, { domains, dns, spfInclude }: DomainRouteDeps
       responses: { 201: { description: `The ${spec.noun}, with the DNS records to publish`, schema: spec.schema } },
       handle: async ({ body, client }) => {
         const domain = (body as { domain: string }).domain.toLowerCase().replace(/\.$/, '');
+        const createdAt = new Date();
+        // Every domain gets its client's token; it is required while another client had the domain first.
+        const contested = await domains.claimedEarlierByAnother({ clientId: client.clientId, kind: spec.kind, domain, createdAt });
+        const prepared = await spec.prepare(domain);
         const created = await domains.create({
           clientId: client.clientId,
           kind: spec.kind,
           domain,
-          ...(await spec.prepare(domain)),
+          ...prepared,
+          records: [...prepared.records, ownershipRecord(domain, randomBytes(16).toString('hex'), contested)],
           status: 'pending',
           checks: null,
           checkedAt: null,
           verifiedAt: null,
-          createdAt: new Date(),
+          createdAt,
         });
         if (created === 'exists')
           throw new ConflictError(`${spec.kind}-domain-exists`, `${domain} is already one of this client's ${spec.noun}s.`);
@@ -132,8 +138,14 @@ function routesFor(spec: KindSpec, { domains, dns, spfInclude }: DomainRouteDeps
       responses: { 200: { description: `The ${spec.noun} with what DNS answered for each record`, schema: spec.schema } },
       handle: async ({ params, client }) => {
         const found = await owned(client, idOf(params));
-        const checks = checkRecords(found.records, spfInclude, await dns.answersFor(found.records));
-        const checked = await domains.recordCheck(client.clientId, spec.kind, idOf(params), checks, new Date());
+        // Asked at every check, not only at creation: of two clients adding a domain at once, the later must prove it.
+        const contested = await domains.claimedEarlierByAnother(found);
+        const records = found.records.map((r) => (r.purpose === 'ownership' ? { ...r, required: contested } : r));
+        // A domain added before tokens existed gets one now, when it needs it.
+        if (contested && !records.some((r) => r.purpose === 'ownership'))
+          records.push(ownershipRecord(found.domain, randomBytes(16).toString('hex'), true));
+        const checks = checkRecords(records, spfInclude, await dns.answersFor(records));
+        const checked = await domains.recordCheck(client.clientId, spec.kind, idOf(params), records, checks, new Date());
         if (!checked) throw new NotFoundError(notFound);
         return { status: 200, body: spec.present(checked) };
       },

@@ -14,6 +14,7 @@ import {
 } from '@postbus/contracts';
 import { ConflictError, NotFoundError, UnprocessableError } from '@postbus/errors';
 import type { CommandSender } from '../../command-sender';
+import { fromEmailProblem, type SenderDomainState } from '../../domain/sender-address';
 import type { EmailRepository } from '../../model/email.repository';
 import { EMAIL_NOT_FOUND, type TriggerCatalog } from '../../catalog/trigger-catalog';
 import type { TemplateRepository } from '../../model/template.repository';
@@ -25,10 +26,18 @@ export interface EmailRouteDeps {
   catalog: TriggerCatalog;
   commands: CommandSender;
   assertProject: (clientId: string, projectId: string) => Promise<void>;
+  /** The sender domain of the client's project, or null. */
+  senderDomainOf: (clientId: string, projectId: string) => Promise<SenderDomainState | null>;
 }
 
 /** Transactional emails (the seed's fifth prerequisite) and the trigger that sends one. */
-export function emailRoutes({ emails, templates, catalog, commands, assertProject }: EmailRouteDeps): RouteSpec[] {
+export function emailRoutes({ emails, templates, catalog, commands, assertProject, senderDomainOf }: EmailRouteDeps): RouteSpec[] {
+  /** An email's own sender address is held to the same rule as the project's. */
+  const assertFromEmail = async (clientId: string, projectId: string, fromEmail: string | null | undefined) => {
+    if (fromEmail === undefined || fromEmail === null) return;
+    const problem = fromEmailProblem(fromEmail, await senderDomainOf(clientId, projectId));
+    if (problem) throw new UnprocessableError('from-email-not-on-sender-domain', problem);
+  };
   const assertTemplate = async (clientId: string, projectId: string, templateId: string | undefined) => {
     if (templateId !== undefined && !(await templates.get(clientId, projectId, templateId))) {
       throw new UnprocessableError('template-missing', 'template_id names no template of this project: create the template first.');
@@ -54,6 +63,7 @@ export function emailRoutes({ emails, templates, catalog, commands, assertProjec
       handle: async ({ params, body, client }) => {
         await assertProject(client.clientId, params.projectId);
         await assertTemplate(client.clientId, params.projectId, body.template_id);
+        await assertFromEmail(client.clientId, params.projectId, body.from_email);
         const created = await emails.create(client.clientId, params.projectId, body);
         if (created === 'exists') throw new ConflictError('email-key-taken', `This project already has an email with the key ${body.key}.`);
         return { status: 201, body: created };
@@ -97,6 +107,7 @@ export function emailRoutes({ emails, templates, catalog, commands, assertProjec
       handle: async ({ params, body, client }) => {
         const found = await existing(client.clientId, params.projectId, params.emailKey);
         await assertTemplate(client.clientId, params.projectId, body.template_id);
+        await assertFromEmail(client.clientId, params.projectId, body.from_email);
         const updated = await emails.update(client.clientId, params.projectId, found.id, body);
         if (updated === 'exists')
           throw new ConflictError('email-key-taken', `This project already has an email with the key ${body.key ?? ''}.`);

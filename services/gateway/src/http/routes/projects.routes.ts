@@ -1,5 +1,6 @@
 import { CreateProjectRequest, ListQuery, Project, ProjectIdParam, ProjectList, UpdateProjectRequest } from '@postbus/contracts';
 import { NotFoundError, UnprocessableError } from '@postbus/errors';
+import { fromEmailProblem, type SenderDomainState } from '../../domain/sender-address';
 import type { ProjectRepository } from '../../model/project.repository';
 import { defineRoute, type RouteSpec } from '../route';
 
@@ -9,16 +10,25 @@ const PROJECT_NOT_FOUND = 'No such project for this client.';
 export function projectRoutes(
   projects: ProjectRepository,
   onChange: (projectId: string) => void,
-  /** Whether an id names one of the client's domains of that kind. */
-  ownsDomain: (clientId: string, kind: 'sender' | 'tracking', id: string) => Promise<boolean>,
+  /** The client's domain of that kind with this id, or null. */
+  domainOf: (clientId: string, kind: 'sender' | 'tracking', id: string) => Promise<SenderDomainState | null>,
 ): RouteSpec[] {
-  const assertDomains = async (clientId: string, body: { sender_domain_id?: string | null; tracking_domain_id?: string | null }) => {
-    if (body.sender_domain_id && !(await ownsDomain(clientId, 'sender', body.sender_domain_id))) {
+  /** `current`: the project as it is (PATCH); what the body leaves out keeps its value. */
+  const assertDomains = async (clientId: string, body: UpdateProjectRequest, current: Project | null = null) => {
+    const sender = body.sender_domain_id ? await domainOf(clientId, 'sender', body.sender_domain_id) : null;
+    if (body.sender_domain_id && !sender) {
       throw new UnprocessableError('sender-domain-missing', "sender_domain_id names none of this client's sender domains.");
     }
-    if (body.tracking_domain_id && !(await ownsDomain(clientId, 'tracking', body.tracking_domain_id))) {
+    if (body.tracking_domain_id && !(await domainOf(clientId, 'tracking', body.tracking_domain_id))) {
       throw new UnprocessableError('tracking-domain-missing', "tracking_domain_id names none of this client's tracking domains.");
     }
+    // The sender address is checked whenever it or the sender domain changes.
+    if (body.from_email === undefined && body.sender_domain_id === undefined) return;
+    const fromEmail = body.from_email !== undefined ? body.from_email : (current?.from_email ?? null);
+    if (fromEmail === null) return;
+    const senderId = body.sender_domain_id !== undefined ? body.sender_domain_id : (current?.sender_domain_id ?? null);
+    const problem = fromEmailProblem(fromEmail, sender ?? (senderId ? await domainOf(clientId, 'sender', senderId) : null));
+    if (problem) throw new UnprocessableError('from-email-not-on-sender-domain', problem);
   };
   return [
     defineRoute({
@@ -73,8 +83,9 @@ export function projectRoutes(
       responses: { 200: { description: 'The changed project', schema: Project } },
       handle: async ({ params, body, client }) => {
         // Another client's project is a 404 before anything about the body is said.
-        if (!(await projects.get(client.clientId, params.projectId))) throw new NotFoundError(PROJECT_NOT_FOUND);
-        await assertDomains(client.clientId, body);
+        const current = await projects.get(client.clientId, params.projectId);
+        if (!current) throw new NotFoundError(PROJECT_NOT_FOUND);
+        await assertDomains(client.clientId, body, current);
         const project = await projects.update(client.clientId, params.projectId, body);
         if (!project) throw new NotFoundError(PROJECT_NOT_FOUND);
         onChange(params.projectId);
