@@ -141,9 +141,7 @@ describe('AddressPolicy', () => {
       // the services' internal APIs (8081-8085), the gateway's internal listener (8086), the SMTP sink's API (8025)
       for (const port of [8081, 8082, 8083, 8084, 8085, 8086, 8025])
         expect(await refusal(local, `http://127.0.0.1:${port}/internal/clients/cl_a/webhooks`)).toBe('127.0.0.1 is a loopback address');
-      expect(await refusal(local, 'http://localhost:8083/internal/clients/cl_a/webhooks')).toBe(
-        'localhost resolves to a loopback address',
-      );
+      expect(await refusal(local, 'http://localhost:8083/internal/clients/cl_a/webhooks')).toBe('localhost resolves to a loopback address');
       expect(await refusal(local, 'http://sneaky.example:8081/internal/projects/x/users')).toBe(
         'sneaky.example resolves to a loopback address',
       );
