@@ -100,7 +100,7 @@ describe("tenant isolation: client B can reach nothing of client A's, on every r
     await system?.stop();
   });
 
-  it("13 two clients: every route tried with B's key on A's ids answers 404, B's lists show none of A's ids, and A's resources are unchanged", async () => {
+  it("13 two clients: every route tried with B's key on A's ids answers 404, B's lists show none of A's ids, B cannot send as A, and A's resources are unchanged", async () => {
     const doc = (await call(system.gatewayUrl, 'GET', '/v1/openapi.json')).body as {
       paths: Record<string, Record<Method, Omit<Operation, 'method' | 'path'>>>;
     };
@@ -163,6 +163,21 @@ describe("tenant isolation: client B can reach nothing of client A's, on every r
 
     expect(problems).toEqual([]);
     expect(tried).toBeGreaterThanOrEqual(operations.length - 1);
+
+    // B cannot send as A: not from A's address on its own project, nor by adding A's domain, whose
+    // records (A's) are all published: verifying it needs B's own ownership token.
+    const asB = (method: string, path: string, json?: unknown) =>
+      call(system.gatewayUrl, method, path, { auth: b.auth, ...(json !== undefined ? { json } : {}) });
+    expect((await asB('PATCH', `/v1/projects/${b.projectId}`, { from_email: 'ceo@mail.a-side.example' })).status).toBe(422);
+    const taken = await asB('POST', '/v1/sender-domains', { domain: 'mail.a-side.example' });
+    expect(taken.status).toBe(201);
+    const verified = await asB('POST', `/v1/sender-domains/${taken.body.id as string}/verify`);
+    expect(verified.status).toBe(200);
+    expect(verified.body.status).not.toBe('verified');
+    expect(
+      (await asB('PATCH', `/v1/projects/${b.projectId}`, { sender_domain_id: taken.body.id, from_email: 'ceo@mail.a-side.example' }))
+        .status,
+    ).toBe(422);
 
     // A still has everything, untouched.
     const asA = (path: string) => call(system.gatewayUrl, 'GET', path, { auth: a.auth });

@@ -1,4 +1,4 @@
-import { compile, render, syntaxErrors } from './templates';
+import { compile, render, RENDER_LIMITS, RenderLimitError, syntaxErrors } from './templates';
 
 describe('templates', () => {
   it('locates a syntax error by part, line and column', () => {
@@ -54,8 +54,8 @@ describe('what one render may cost', () => {
   it('13.6 one large value written thousands of times (no loop) stops at the output limit', () => {
     const big = '<b>'.repeat(20 * 1024); // 60 KB, 240 KB escaped
     // Compiled once per template version (the mailer keeps it); the render is what each message costs.
-    const escaped = compile({ subject: 'x', html: '{{data.big}}'.repeat(20_000) });
-    const raw = compile({ subject: '{{{data.big}}}'.repeat(5_000), html: 'x' });
+    const escaped = compile({ subject: 'x', html: '{{data.big}}'.repeat(100) });
+    const raw = compile({ subject: '{{{data.big}}}'.repeat(100), html: 'x' });
     escaped({ data: { big: 'x' } }); // Handlebars compiles on the first render
     raw({ data: { big: 'x' } });
     const started = performance.now();
@@ -84,5 +84,19 @@ describe('what one render may cost', () => {
     } finally {
       for (const c of consoles) c.mockRestore();
     }
+  });
+
+  it('13.6 what no count bounds is bounded in time: a hostile template is refused at save and stopped at render within the limit', () => {
+    // 20,000 expressions: Handlebars takes seconds to compile it (its lazy compile runs at the first render).
+    const hostile = { subject: 'x', html: '{{data.big}}'.repeat(20_000) };
+    let started = Date.now();
+    const errors = syntaxErrors(hostile);
+    expect(errors).toEqual([{ pointer: '/html', message: `the template takes more than ${RENDER_LIMITS.maxMilliseconds} ms to compile` }]);
+    expect(Date.now() - started).toBeLessThan(RENDER_LIMITS.maxMilliseconds * 8);
+    started = Date.now();
+    expect(() => compile(hostile)({ data: { big: 'b' } })).toThrow(RenderLimitError);
+    expect(Date.now() - started).toBeLessThan(RENDER_LIMITS.maxMilliseconds * 8);
+    // The watchdog leaves the next, ordinary render alone.
+    expect(render({ subject: 'Hi {{user.name}}', html: '<p>ok</p>' }, { user: { name: 'Ann' } }).subject).toBe('Hi Ann');
   });
 });

@@ -1,3 +1,4 @@
+import { Script, createContext } from 'node:vm';
 import Handlebars from 'handlebars';
 import { compile as compileConverter } from 'html-to-text';
 import type { FieldError } from '@postbus/errors';
@@ -26,7 +27,7 @@ const handlebars = Handlebars.create();
  * template looping over a large array (or nesting loops) would hold every tenant's mail: loops
  * are counted and their output measured as they run, and each part's result is measured too.
  */
-export const RENDER_LIMITS = { maxIterations: 10_000, maxOutputChars: 2 * 1024 * 1024 } as const;
+export const RENDER_LIMITS = { maxIterations: 10_000, maxOutputChars: 2 * 1024 * 1024, maxMilliseconds: 250 } as const;
 
 /** A render stopped at a limit: the message fails with this reason; a preview answers 422. */
 export class RenderLimitError extends Error {
@@ -49,6 +50,27 @@ function spend(budget: Budget, iterations: number, chars: number): void {
   }
   if (budget.chars > RENDER_LIMITS.maxOutputChars) {
     throw new RenderLimitError(`renders more than ${RENDER_LIMITS.maxOutputChars / 1024 / 1024} MB`);
+  }
+}
+
+// What no count can bound (compiling a hostile template, many expressions in every pass) is
+// bounded in time. Handlebars runs synchronously, so only V8 can stop it: node:vm's timeout starts
+// a watchdog that terminates whatever still runs when it fires, the functions the script calls included.
+const watched: { job: () => unknown } = { job: () => undefined };
+const watchedContext = createContext(watched);
+const runWatched = new Script('job()');
+
+function withinTime<T>(job: () => T, what: string): T {
+  watched.job = job;
+  try {
+    return runWatched.runInContext(watchedContext, { timeout: RENDER_LIMITS.maxMilliseconds }) as T;
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') {
+      throw new RenderLimitError(`takes more than ${RENDER_LIMITS.maxMilliseconds} ms to ${what}`);
+    }
+    throw error;
+  } finally {
+    watched.job = () => undefined;
   }
 }
 
@@ -90,9 +112,10 @@ export function syntaxErrors(parts: TemplateParts): FieldError[] {
   for (const [name, source] of Object.entries(parts)) {
     if (typeof source !== 'string') continue;
     try {
-      handlebars.precompile(source);
+      withinTime(() => handlebars.precompile(source), 'compile');
     } catch (error) {
-      errors.push({ pointer: `/${name}`, message: `template syntax error: ${describeParseError(error)}` });
+      const message = error instanceof RenderLimitError ? error.message : `template syntax error: ${describeParseError(error)}`;
+      errors.push({ pointer: `/${name}`, message });
     }
   }
   return errors;
@@ -150,7 +173,8 @@ export function compile(parts: TemplateParts): CompiledTemplate {
   const subject = handlebars.compile(parts.subject, { noEscape: true });
   const html = handlebars.compile(parts.html);
   const text = parts.text ? handlebars.compile(parts.text, { noEscape: true }) : undefined;
-  return (context) => {
+  return (context) => withinTime(() => renderParts(context), 'render');
+  function renderParts(context: RenderContext): Rendered {
     const budget: Budget = { iterations: 0, chars: 0 };
     const values = { user: charged(context.user ?? {}, budget), data: charged(context.data ?? {}, budget) };
     const options = { data: { renderBudget: budget } };
@@ -165,7 +189,7 @@ export function compile(parts: TemplateParts): CompiledTemplate {
       html: renderedHtml,
       text: text ? part(text) : htmlToText(renderedHtml),
     };
-  };
+  }
 }
 
 /** Compiles and renders once (previews). */
