@@ -27,7 +27,7 @@ const handlebars = Handlebars.create();
  * template looping over a large array (or nesting loops) would hold every tenant's mail: loops
  * are counted and their output measured as they run, and each part's result is measured too.
  */
-export const RENDER_LIMITS = { maxIterations: 10_000, maxOutputChars: 2 * 1024 * 1024, maxMilliseconds: 250 } as const;
+export const RENDER_LIMITS = { maxIterations: 10_000, maxOutputChars: 2 * 1024 * 1024, maxMilliseconds: 1000 } as const;
 
 /** A render stopped at a limit: the message fails with this reason; a preview answers 422. */
 export class RenderLimitError extends Error {
@@ -54,7 +54,8 @@ function spend(budget: Budget, iterations: number, chars: number): void {
 }
 
 // What no count can bound (compiling a hostile template, many expressions in every pass) is
-// bounded in time. Handlebars runs synchronously, so only V8 can stop it: node:vm's timeout starts
+// bounded in wall-clock time, generously so that a process starved of CPU does not fail an
+// ordinary render. Handlebars runs synchronously, so only V8 can stop it: node:vm's timeout starts
 // a watchdog that terminates whatever still runs when it fires, the functions the script calls included.
 const watched: { job: () => unknown } = { job: () => undefined };
 const watchedContext = createContext(watched);
