@@ -88,7 +88,7 @@ start_kafka() {
   java "${jopts[@]}" -cp "$libs/*" kafka.tools.StorageTool format -c "$props" -t "$KAFKA_CLUSTER_ID" --ignore-formatted > "$RUN/kafka-format.log" 2>&1 \
     || { cat "$RUN/kafka-format.log" >&2; die "formatting Kafka storage failed"; }
   say "starting Kafka 3.9 (KRaft) on 127.0.0.1:$KAFKA_PORT"
-  nohup java "${jopts[@]}" -cp "$libs/*" kafka.Kafka "$props" > "$RUN/kafka.log" 2>&1 &
+  nohup java "${jopts[@]}" -cp "$libs/*" kafka.Kafka "$props" > "$RUN/kafka.log" 2>&1 8>&- &
   echo $! > "$RUN/kafka.pid"
   wait_port Kafka "$KAFKA_PORT" "$RUN/kafka.pid" 90 "$RUN/kafka.log"
   say "Kafka is up"
@@ -100,7 +100,7 @@ start_ferretdb() {
   bin="$(ferretdb_bin)"
   mkdir -p "$DATA/ferretdb" "$RUN"
   say "starting FerretDB 1.24 (SQLite) on 127.0.0.1:$MONGO_PORT"
-  nohup "$bin" -listen "127.0.0.1:$MONGO_PORT" -dir "$DATA/ferretdb" > "$RUN/ferretdb.log" 2>&1 &
+  nohup "$bin" -listen "127.0.0.1:$MONGO_PORT" -dir "$DATA/ferretdb" > "$RUN/ferretdb.log" 2>&1 8>&- &
   echo $! > "$RUN/ferretdb.pid"
   wait_port FerretDB "$MONGO_PORT" "$RUN/ferretdb.pid" 30 "$RUN/ferretdb.log"
   say "FerretDB is up"
@@ -131,11 +131,17 @@ watch_owner() { # names…
   [ -n "${POSTBUS_OWNER_PID:-}" ] && [ $# -gt 0 ] || return 0
   local owner="$POSTBUS_OWNER_PID" names="$*"
   nohup bash -c "while kill -0 $owner 2>/dev/null; do sleep 1; done; for n in $names; do bash '$HERE/infra.sh' down \$n; done" \
-    >> "$RUN/watch-$owner.log" 2>&1 &
+    >> "$RUN/watch-$owner.log" 2>&1 8>&- &
 }
 
 up() { # [kafka|ferretdb]: what is already listening is kept; what is not is started
   local started=()
+  # Two runs starting at once (npm test beside npm start, two checkouts) would both start a server
+  # on the same ports and one would fail: the second waits for the first and then finds it running.
+  if command -v flock >/dev/null; then
+    exec 8>"${TMPDIR:-/tmp}/postbus-infra-$KAFKA_PORT-$MONGO_PORT.lock"
+    flock 8
+  fi
   case "${1:-all}" in
     ferretdb | all) port_open "$MONGO_PORT" || started+=(ferretdb); start_ferretdb ;;&
     kafka | all) port_open "$KAFKA_PORT" || started+=(kafka); start_kafka ;;
@@ -143,6 +149,7 @@ up() { # [kafka|ferretdb]: what is already listening is kept; what is not is sta
     *) die "up takes kafka, ferretdb or nothing" ;;
   esac
   watch_owner "${started[@]}"
+  if command -v flock >/dev/null; then flock -u 8; fi
 }
 
 case "${1:-}" in

@@ -3,5 +3,6 @@ export { requestId, requestIdWithoutLogContext } from './request-id';
 export { healthRouter, metricsRouter, createMetricsRegistry, type ReadinessCheck } from './health';
 export { InternalTokens, internalApiSecret, requireInternalToken, INTERNAL_TOKEN_TTL_SECONDS } from './internal-auth';
 export { listen, closeServer, onShutdown, exitOnFatal } from './server';
+export { startInternalServer } from './internal-server';
 export { runService, type RunningService } from './run-service';
 export { decodeCursor, encodeCursor, filteredPage, queryLimit, queryText, type Position, type Positioned } from './pagination';

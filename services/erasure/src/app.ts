@@ -1,22 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import express from 'express';
 import { end, parse } from 'iso8601-duration';
 import cron from 'node-cron';
 import { Bus, busOptions, knownUserHandlers } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
 import { connectDb, pingDb } from '@postbus/db';
-import {
-  closeServer,
-  createMetricsRegistry,
-  healthRouter,
-  internalApiSecret,
-  listen,
-  metricsRouter,
-  notFoundHandler,
-  problemHandler,
-  requestId,
-  requireInternalToken,
-} from '@postbus/http';
+import { closeServer, startInternalServer } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import type { ErasureConfig } from './config';
 import { Erasures } from './erasures';
@@ -74,18 +62,13 @@ export async function start({ config, logger }: { config: ErasureConfig; logger:
   const job = cron.schedule(config.ERASURE_SCHEDULE, runDue, { name: 'due-erasures', noOverlap: true });
   await runDue();
 
-  const registry = createMetricsRegistry('erasure');
-  const app = express();
-  app.disable('x-powered-by');
-  app.use(requestId);
-  app.use(healthRouter('erasure', { database: () => pingDb(db), bus: () => bus.publisher.healthy() }));
-  app.use(metricsRouter(registry));
-  // Every internal route trusts the ids in its path: only a caller holding the shared secret may use them.
-  app.use('/internal', requireInternalToken({ secret: internalApiSecret(config.INTERNAL_API_SECRET, logger), audience: 'erasure' }));
-  app.use(internalApi({ repository, participants, eraseAtFrom: (acceptedAt) => end(delay, acceptedAt) }));
-  app.use(notFoundHandler);
-  app.use(problemHandler(logger));
-  const { server, port } = await listen(app, config.PORT, config.INTERNAL_HOST);
+  const { server, port } = await startInternalServer({
+    service: 'erasure',
+    config,
+    checks: { database: () => pingDb(db), bus: () => bus.publisher.healthy() },
+    handlers: [internalApi({ repository, participants, eraseAtFrom: (acceptedAt) => end(delay, acceptedAt) })],
+    logger,
+  });
   logger.info('erasure service started', {
     port,
     host: config.INTERNAL_HOST,

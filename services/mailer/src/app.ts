@@ -1,21 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import express from 'express';
 import { Bus, busOptions } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
 import { SecretBox, TrackingTokens } from '@postbus/crypto';
 import { connectDb, pingDb } from '@postbus/db';
-import {
-  closeServer,
-  createMetricsRegistry,
-  healthRouter,
-  internalApiSecret,
-  listen,
-  metricsRouter,
-  notFoundHandler,
-  problemHandler,
-  requestId,
-  requireInternalToken,
-} from '@postbus/http';
+import { closeServer, startInternalServer } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import type { MailerConfig } from './config';
 import { Deliverer } from './delivery/deliverer';
@@ -106,18 +94,13 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
   });
   retryWorker.start();
 
-  const registry = createMetricsRegistry('mailer');
-  const app = express();
-  app.disable('x-powered-by');
-  app.use(requestId);
-  app.use(healthRouter('mailer', { database: () => pingDb(db), bus: () => bus.publisher.healthy() }));
-  app.use(metricsRouter(registry));
-  // Every internal route trusts the ids in its path: only a caller holding the shared secret may use them.
-  app.use('/internal', requireInternalToken({ secret: internalApiSecret(config.INTERNAL_API_SECRET, logger), audience: 'mailer' }));
-  app.use(internalApi(store));
-  app.use(notFoundHandler);
-  app.use(problemHandler(logger));
-  const { server, port } = await listen(app, config.PORT, config.INTERNAL_HOST);
+  const { server, port } = await startInternalServer({
+    service: 'mailer',
+    config,
+    checks: { database: () => pingDb(db), bus: () => bus.publisher.healthy() },
+    handlers: [internalApi(store)],
+    logger,
+  });
   logger.info('mailer started', { port, host: config.INTERNAL_HOST });
 
   return {

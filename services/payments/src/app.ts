@@ -1,19 +1,7 @@
-import express from 'express';
 import { Bus, busOptions, knownUserHandlers } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
 import { connectDb, KnownUsers, pingDb } from '@postbus/db';
-import {
-  closeServer,
-  createMetricsRegistry,
-  healthRouter,
-  internalApiSecret,
-  listen,
-  metricsRouter,
-  notFoundHandler,
-  problemHandler,
-  requestId,
-  requireInternalToken,
-} from '@postbus/http';
+import { closeServer, startInternalServer } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import type { PaymentsConfig } from './config';
 import { erasureHandlers, paymentHandlers } from './handlers';
@@ -55,18 +43,13 @@ export async function start({ config, logger }: { config: PaymentsConfig; logger
     bus.consume({ groupId: 'postbus-payments', handlers: paymentHandlers(commands) }),
   ]);
 
-  const registry = createMetricsRegistry('payments');
-  const app = express();
-  app.disable('x-powered-by');
-  app.use(requestId);
-  app.use(healthRouter('payments', { database: () => pingDb(db), bus: () => bus.publisher.healthy() }));
-  app.use(metricsRouter(registry));
-  // Every internal route trusts the ids in its path: only a caller holding the shared secret may use them.
-  app.use('/internal', requireInternalToken({ secret: internalApiSecret(config.INTERNAL_API_SECRET, logger), audience: 'payments' }));
-  app.use(internalApi(payments));
-  app.use(notFoundHandler);
-  app.use(problemHandler(logger));
-  const { server, port } = await listen(app, config.PORT, config.INTERNAL_HOST);
+  const { server, port } = await startInternalServer({
+    service: 'payments',
+    config,
+    checks: { database: () => pingDb(db), bus: () => bus.publisher.healthy() },
+    handlers: [internalApi(payments)],
+    logger,
+  });
   logger.info('payments service started', { port, host: config.INTERNAL_HOST });
 
   return {

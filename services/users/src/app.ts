@@ -1,19 +1,7 @@
-import express from 'express';
 import { Bus, busOptions } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
 import { connectDb, pingDb } from '@postbus/db';
-import {
-  closeServer,
-  createMetricsRegistry,
-  healthRouter,
-  internalApiSecret,
-  listen,
-  metricsRouter,
-  notFoundHandler,
-  problemHandler,
-  requestId,
-  requireInternalToken,
-} from '@postbus/http';
+import { closeServer, startInternalServer } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import type { UsersConfig } from './config';
 import { erasureHandlers, userHandlers } from './handlers';
@@ -71,18 +59,13 @@ export async function start({ config, logger }: { config: UsersConfig; logger: L
   };
   scheduleSweep();
 
-  const registry = createMetricsRegistry('users');
-  const app = express();
-  app.disable('x-powered-by');
-  app.use(requestId);
-  app.use(healthRouter('users', { database: () => pingDb(db), bus: () => bus.publisher.healthy() }));
-  app.use(metricsRouter(registry));
-  // Every internal route trusts the ids in its path: only a caller holding the shared secret may use them.
-  app.use('/internal', requireInternalToken({ secret: internalApiSecret(config.INTERNAL_API_SECRET, logger), audience: 'users' }));
-  app.use(internalApi(users));
-  app.use(notFoundHandler);
-  app.use(problemHandler(logger));
-  const { server, port } = await listen(app, config.PORT, config.INTERNAL_HOST);
+  const { server, port } = await startInternalServer({
+    service: 'users',
+    config,
+    checks: { database: () => pingDb(db), bus: () => bus.publisher.healthy() },
+    handlers: [internalApi(users)],
+    logger,
+  });
   logger.info('users service started', { port, host: config.INTERNAL_HOST });
 
   return {

@@ -3,18 +3,7 @@ import { Bus, busOptions, erasureParticipant } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
 import { SecretBox } from '@postbus/crypto';
 import { connectDb, pingDb } from '@postbus/db';
-import {
-  closeServer,
-  createMetricsRegistry,
-  healthRouter,
-  internalApiSecret,
-  listen,
-  metricsRouter,
-  notFoundHandler,
-  problemHandler,
-  requestId,
-  requireInternalToken,
-} from '@postbus/http';
+import { closeServer, startInternalServer } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import { retrySchedule, type DispatcherConfig } from './config';
 import { DeliveryWorker } from './delivery/worker';
@@ -79,22 +68,16 @@ export async function start({ config, logger }: { config: DispatcherConfig; logg
   });
   worker.start();
 
-  const registry = createMetricsRegistry('webhook_dispatcher');
-  const app = express();
-  app.disable('x-powered-by');
-  app.use(requestId);
-  app.use(healthRouter('webhook-dispatcher', { database: () => pingDb(db), bus: () => bus.publisher.healthy() }));
-  app.use(metricsRouter(registry));
-  // Every internal route trusts the ids in its path: only a caller holding the shared secret may use them.
-  app.use(
-    '/internal',
-    requireInternalToken({ secret: internalApiSecret(config.INTERNAL_API_SECRET, logger), audience: 'webhook-dispatcher' }),
-  );
-  app.use(express.json({ limit: '64kb' }));
-  app.use(internalApi({ endpoints, deliveries, policy, secretOverlapMs: config.WEBHOOK_SECRET_OVERLAP_MS }));
-  app.use(notFoundHandler);
-  app.use(problemHandler(logger));
-  const { server, port } = await listen(app, config.PORT, config.INTERNAL_HOST);
+  const { server, port } = await startInternalServer({
+    service: 'webhook-dispatcher',
+    config,
+    checks: { database: () => pingDb(db), bus: () => bus.publisher.healthy() },
+    handlers: [
+      express.json({ limit: '64kb' }),
+      internalApi({ endpoints, deliveries, policy, secretOverlapMs: config.WEBHOOK_SECRET_OVERLAP_MS }),
+    ],
+    logger,
+  });
   logger.info('webhook dispatcher started', { port, host: config.INTERNAL_HOST });
 
   return {

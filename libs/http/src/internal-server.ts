@@ -1,0 +1,36 @@
+import type { Server } from 'node:http';
+import express, { type RequestHandler } from 'express';
+import type { Logger } from '@postbus/logger';
+import { createMetricsRegistry, healthRouter, metricsRouter, type ReadinessCheck } from './health';
+import { internalApiSecret, requireInternalToken } from './internal-auth';
+import { notFoundHandler, problemHandler } from './problems';
+import { requestId } from './request-id';
+import { listen } from './server';
+
+/**
+ * The HTTP server of a service behind the gateway, listening on INTERNAL_HOST only: /healthz,
+ * /readyz and /metrics open to probes and scrapers; every /internal route behind the shared-secret
+ * token (it trusts the ids in its path, so only a caller holding the secret may use it), then the
+ * service's own handlers; problem+json for everything else.
+ */
+export function startInternalServer(options: {
+  /** The service's name: its health answers and the token's audience. */
+  service: string;
+  config: { PORT: number; INTERNAL_HOST: string; INTERNAL_API_SECRET: string };
+  checks: Record<string, ReadinessCheck>;
+  /** Mounted after the token check, in order. */
+  handlers: RequestHandler[];
+  logger: Logger;
+}): Promise<{ server: Server; port: number }> {
+  const { service, config, logger } = options;
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(requestId);
+  app.use(healthRouter(service, options.checks));
+  app.use(metricsRouter(createMetricsRegistry(service.replace(/-/g, '_'))));
+  app.use('/internal', requireInternalToken({ secret: internalApiSecret(config.INTERNAL_API_SECRET, logger), audience: service }));
+  for (const handler of options.handlers) app.use(handler);
+  app.use(notFoundHandler);
+  app.use(problemHandler(logger));
+  return listen(app, config.PORT, config.INTERNAL_HOST);
+}
