@@ -48,6 +48,10 @@ describe('the OpenAPI document says exactly what the server does (schemathesis)'
         `${client.clientId}:${client.apiKey}`,
         '--checks',
         'all',
+        // Revoking keys is left to its own tests: a generated DELETE /v1/keys/{id} would revoke the
+        // key this run authenticates with, and every later request would be a 401.
+        '--exclude-operation-id',
+        'revokeApiKey',
         '--max-examples',
         process.env['SCHEMATHESIS_MAX_EXAMPLES'] ?? '10',
         '--seed',

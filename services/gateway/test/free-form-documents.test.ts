@@ -12,7 +12,7 @@ describe('free-form objects (data, custom fields, payment metadata)', () => {
     acme = await createTestClient(gw.config);
     const created = await call(gw.url, 'POST', '/v1/projects', {
       auth: acme.auth,
-      json: { name: 'Shop', from_email: 'hello@shop.example' },
+      json: { name: 'Shop' },
     });
     expect(created.status).toBe(201);
     projectId = created.body.id;

@@ -1,8 +1,34 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
-import { ProblemBody } from '@postbus/contracts';
+import { DOCUMENT_KEY_PATTERN, ProblemBody } from '@postbus/contracts';
 import { acceptsSession, type RouteSpec } from './route';
 
-const json = (schema: TSchema) => JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+const DOCUMENT_VALUE_REF = { $ref: '#/components/schemas/DocumentValue' };
+
+/**
+ * Any JSON value whose objects, at every level, have keys as DOCUMENT_KEY_PATTERN: the rule the
+ * gateway checks with its `x-document` keyword, stated as a schema every OpenAPI tool understands.
+ */
+const DocumentValue = {
+  anyOf: [
+    { type: ['string', 'number', 'boolean', 'null'] },
+    { type: 'array', items: DOCUMENT_VALUE_REF },
+    { type: 'object', propertyNames: { pattern: DOCUMENT_KEY_PATTERN }, additionalProperties: DOCUMENT_VALUE_REF },
+  ],
+};
+
+/** Free-form objects (`x-document`) say what their values may hold. */
+function withDocumentValues(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withDocumentValues);
+  if (!node || typeof node !== 'object') return node;
+  const out = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, withDocumentValues(value)]));
+  const open =
+    out['additionalProperties'] === true ||
+    (typeof out['additionalProperties'] === 'object' && Object.keys(out['additionalProperties'] as object).length === 0);
+  if ('x-document' in out && open) out['additionalProperties'] = DOCUMENT_VALUE_REF;
+  return out;
+}
+
+const json = (schema: TSchema) => withDocumentValues(JSON.parse(JSON.stringify(schema))) as Record<string, unknown>;
 
 const PROBLEMS: Record<number, string> = {
   400: 'Malformed or invalid request',
@@ -103,7 +129,7 @@ export function openApiDocument(routes: RouteSpec[], version: string): Record<st
         basic: { type: 'http', scheme: 'basic', description: 'client id and API key' },
         bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'admin session from POST /v1/auth/session' },
       },
-      schemas: { Problem: json(ProblemBody) },
+      schemas: { Problem: json(ProblemBody), DocumentValue },
     },
     paths,
   };
