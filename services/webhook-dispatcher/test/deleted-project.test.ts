@@ -1,14 +1,11 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomBytes } from 'node:crypto';
-import { Bus, busOptions } from '@postbus/bus';
-import { loadConfig } from '@postbus/config';
+import type { Bus } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
 import { connectDb, type Connection } from '@postbus/db';
-import { createLogger } from '@postbus/logger';
-import { call, internalAuthorization, testInternalApiSecret, uniqueName, waitFor } from '@postbus/testing';
-import { start, type Dispatcher } from '../src/app';
-import { DispatcherConfig } from '../src/config';
+import { call, internalAuthorization, waitFor } from '@postbus/testing';
+import type { Dispatcher } from '../src/app';
+import { startTestDispatcher, testDispatcherConfig } from './helpers';
 
 /** Issue 13.6: events of a deleted project are skipped at once; they do not hold the events behind them. */
 describe('events for a deleted project', () => {
@@ -24,23 +21,11 @@ describe('events for a deleted project', () => {
   let dispatcher: Dispatcher;
   let bus: Bus;
   let db: Connection;
-  const namespace = uniqueName('t');
-  const config = loadConfig(DispatcherConfig, {
-    ...process.env,
-    PORT: '0',
-    KAFKA_NAMESPACE: namespace,
-    KAFKA_TOPIC_PARTITIONS: '1',
-    WEBHOOKS_DB_NAME: namespace.replace(/-/g, '_'),
-    SECRETS_KEY: randomBytes(32).toString('base64'),
-    WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
-    INTERNAL_API_SECRET: testInternalApiSecret,
-    LOG_LEVEL: 'error',
-  });
+  const config = testDispatcherConfig();
 
   beforeAll(async () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    dispatcher = await start({ config, logger: createLogger({ service: 'dispatcher-test', level: 'error' }) });
-    bus = new Bus({ ...busOptions(config), service: 'postbus/test', logger: createLogger({ service: 'test', level: 'error' }) });
+    ({ dispatcher, bus } = await startTestDispatcher(config));
     db = await connectDb({ url: config.MONGO_URL, dbName: config.WEBHOOKS_DB_NAME });
   });
 

@@ -1,14 +1,11 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomBytes } from 'node:crypto';
-import { Bus, busOptions } from '@postbus/bus';
-import { loadConfig } from '@postbus/config';
+import type { Bus } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
 import { connectDb } from '@postbus/db';
-import { createLogger } from '@postbus/logger';
-import { call, internalAuthorization, testInternalApiSecret, uniqueName, waitFor } from '@postbus/testing';
-import { start, type Dispatcher } from '../src/app';
-import { DispatcherConfig } from '../src/config';
+import { call, internalAuthorization, waitFor } from '@postbus/testing';
+import type { Dispatcher } from '../src/app';
+import { startTestDispatcher, testDispatcherConfig } from './helpers';
 
 /** A receiver slower than the event handler's wait: the offset commits, the attempt still ends once. */
 describe('a slow receiver', () => {
@@ -20,24 +17,11 @@ describe('a slow receiver', () => {
   });
   let dispatcher: Dispatcher;
   let bus: Bus;
-  const namespace = uniqueName('t');
-  const config = loadConfig(DispatcherConfig, {
-    ...process.env,
-    PORT: '0',
-    KAFKA_NAMESPACE: namespace,
-    KAFKA_TOPIC_PARTITIONS: '1',
-    WEBHOOKS_DB_NAME: namespace.replace(/-/g, '_'),
-    SECRETS_KEY: randomBytes(32).toString('base64'),
-    WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
-    WEBHOOK_TIMEOUT_MS: '9000',
-    INTERNAL_API_SECRET: testInternalApiSecret,
-    LOG_LEVEL: 'error',
-  });
+  const config = testDispatcherConfig({ WEBHOOK_TIMEOUT_MS: '9000' });
 
   beforeAll(async () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    dispatcher = await start({ config, logger: createLogger({ service: 'dispatcher-test', level: 'error' }) });
-    bus = new Bus({ ...busOptions(config), service: 'postbus/test', logger: createLogger({ service: 'test', level: 'error' }) });
+    ({ dispatcher, bus } = await startTestDispatcher(config));
   });
 
   afterAll(async () => {
