@@ -49,13 +49,16 @@ kafka_libs() {
 
 ferretdb_bin() {
   local bin tmp
-  bin="$CACHE/ferretdb-$(hash_of "$HERE/ferretdb/main.go" "$HERE/ferretdb/go.mod" "$HERE/ferretdb/go.sum")"
+  bin="$CACHE/ferretdb-$(hash_of "$HERE/ferretdb/main.go" "$HERE/ferretdb/go.mod" "$HERE/ferretdb/go.sum" "$HERE/ferretdb/patch-id-lookup.sh")"
   if [ ! -x "$bin" ]; then
     need go "Go builds the local FerretDB server"
     say "building FerretDB (MongoDB wire, SQLite backend) into $bin (first run only, ~2 min)"
     mkdir -p "$CACHE"
     tmp="$(mktemp "$CACHE/ferretdb-build.XXXXXX")"
-    (cd "$HERE/ferretdb" && CGO_ENABLED=0 go build -o "$tmp" . >&2) || { rm -f "$tmp"; die "building FerretDB failed"; }
+    src="$(mktemp -d "$CACHE/ferretdb-src.XXXXXX")"
+    (cd "$HERE/ferretdb" && bash patch-id-lookup.sh "$src" >&2 && CGO_ENABLED=0 go build -modfile "$src/go.mod" -o "$tmp" . >&2) ||
+      { rm -rf "$tmp" "$src"; die "building FerretDB failed"; }
+    rm -rf "$src"
     mv -f "$tmp" "$bin"
   fi
   echo "$bin"
