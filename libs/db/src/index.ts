@@ -5,6 +5,7 @@ export { GroupCommit } from './group-commit';
 export { insertNew, isDuplicateKeyError } from './duplicate-key';
 export { DueQueue, type DueItem } from './due-queue';
 export { KeyedSerializer } from './keyed-serializer';
+export { SequenceLists, type ListAppend, type ListEntry, type ListPage, type PageOptions } from './sequence-lists';
 export { KnownUsers, knownUserKeys, type KnownUser, type UserName } from './known-users';
 
 export interface DbOptions {

@@ -1,0 +1,298 @@
+import { Schema, type Connection, type Model } from 'mongoose';
+import { insertNew } from './duplicate-key';
+
+/**
+ * An entry is `<list>~<seq>`; a list's first live sequence number is kept in `<list>~tail`; an
+ * append done once per key leaves `~once~<key>`. One collection holds all three kinds.
+ */
+interface SlotDoc {
+  _id: string;
+  /** Entry: when it happened (the order lists are read in). */
+  t?: Date;
+  /** Entry: what it points at (a message id, a delivery id). */
+  v?: string;
+  /** Tail mark: the list's first live sequence number. */
+  s?: number;
+}
+
+export interface ListEntry {
+  seq: number;
+  at: Date;
+  value: string;
+}
+
+export interface ListAppend {
+  list: string;
+  at: Date;
+  value: string;
+}
+
+export interface ListPage {
+  entries: ListEntry[];
+  /** Pass as `beforeSeq` for the next (older) page; null when the list is exhausted. */
+  next: number | null;
+}
+
+export interface PageOptions {
+  limit: number;
+  /** Only entries with a smaller sequence number (the previous page's `next`). */
+  beforeSeq?: number;
+  /** Only entries at or after this time. */
+  from?: Date;
+  /** Only entries at or before this time. */
+  to?: Date;
+}
+
+/** Lists kept in the registry, for retention to find them all. */
+const REGISTRY = '~lists';
+/** How long a cached head is trusted before the list's tail is read again (retention may have moved it). */
+const HEAD_TTL_MS = 60 * 60 * 1000;
+const MAX_CACHED_HEADS = 50_000;
+/** Point reads or deletes in flight at once for one call. */
+const PARALLEL = 16;
+
+/**
+ * Many append-only lists (a project's messages, one recipient's messages, an endpoint's
+ * deliveries), each entry addressable by `_id` alone, so that every read and write is a point
+ * operation. On the embedded store (FerretDB on SQLite) only an exact `{_id}` filter is served
+ * by an index; anything else reads the whole collection. On MongoDB the same point operations
+ * use the `_id` index: no other index is needed.
+ *
+ * A list's entries are numbered densely from its tail; a new entry's number is claimed by its
+ * unique insert, so instances appending to one list at once never share a number. The newest
+ * number is found by probing (exponentially, then by bisection) from what this process knew, so
+ * a page of the newest entries costs a few point reads beyond the entries themselves.
+ */
+export class SequenceLists {
+  private readonly Slot;
+  private readonly heads = new Map<string, { seq: number; at: number }>();
+
+  constructor(connection: Connection, collection: string) {
+    const schema = new Schema<SlotDoc>({ _id: String, t: Date, v: String, s: Number }, { collection, versionKey: false });
+    const name = `SequenceLists:${collection}`;
+    // One model per collection and connection, however many views of it a process holds.
+    this.Slot = (connection.models[name] as Model<SlotDoc> | undefined) ?? connection.model<SlotDoc>(name, schema);
+  }
+
+  async init(): Promise<void> {
+    await this.Slot.init();
+  }
+
+  /** Appends entries (to any number of lists) in one insert; returns their sequence numbers, in order. */
+  async append(items: ListAppend[]): Promise<number[]> {
+    const seqs = new Array<number>(items.length);
+    let pending = items.map((_, i) => i);
+    for (let round = 0; pending.length > 0; round++) {
+      if (round === 20) throw new Error('sequence lists: could not claim a number after 20 rounds');
+      const lists = [...new Set(pending.map((i) => items[i]!.list))];
+      const next = new Map<string, number>();
+      const tails = new Map<string, number>();
+      await this.inParallel(lists, async (list) => {
+        const [head, tail] = await Promise.all([this.head(list), this.tail(list)]);
+        next.set(list, head + 1);
+        tails.set(list, tail);
+      });
+      const docs = pending.map((i) => {
+        const item = items[i]!;
+        const seq = next.get(item.list)!;
+        next.set(item.list, seq + 1);
+        seqs[i] = seq;
+        return { _id: entryId(item.list, seq), t: item.at, v: item.value };
+      });
+      const taken = await insertNew(this.Slot, docs);
+      for (let k = 0; k < pending.length; k++) {
+        const item = items[pending[k]!]!;
+        if (taken.has(k))
+          this.heads.delete(item.list); // another instance got there first: find the head again
+        else this.remember(item.list, seqs[pending[k]!]!);
+      }
+      // A list whose first live entry this was is new (or emptied by retention): retention must find it.
+      const fresh = pending.filter((i, k) => !taken.has(k) && seqs[i] === tails.get(items[i]!.list) && items[i]!.list !== REGISTRY);
+      if (fresh.length > 0) await this.append(fresh.map((i) => ({ list: REGISTRY, at: items[i]!.at, value: items[i]!.list })));
+      pending = pending.filter((_, k) => taken.has(k));
+    }
+    return seqs;
+  }
+
+  /**
+   * Appends each group's entries unless that group's key was appended before (a redelivered
+   * message). Groups known to be new skip the check; the others cost one point read each.
+   */
+  async appendOnce(groups: Array<{ key: string; items: ListAppend[]; known: 'new' | 'maybe-seen' }>): Promise<void> {
+    const seen = new Set<string>();
+    await this.inParallel(
+      groups.filter((g) => g.known === 'maybe-seen'),
+      async (g) => {
+        if (await this.Slot.findById(onceId(g.key), { _id: 1 }).lean().exec()) seen.add(g.key);
+      },
+    );
+    const todo = groups.filter((g) => !seen.has(g.key));
+    if (todo.length === 0) return;
+    await this.append(todo.flatMap((g) => g.items));
+    // The mark goes in after the entries: a crash in between appends them again, never loses them.
+    await insertNew(
+      this.Slot,
+      todo.map((g) => ({ _id: onceId(g.key) })),
+    );
+  }
+
+  /** The newest entries first, `limit` at most, skipping numbers whose entry is gone. */
+  async page(list: string, options: PageOptions): Promise<ListPage> {
+    const tail = await this.tail(list);
+    let hi = options.beforeSeq !== undefined ? options.beforeSeq - 1 : await this.head(list);
+    if (options.to && hi >= tail) hi = await this.lastAtOrBefore(list, options.to, tail, hi);
+    const entries: ListEntry[] = [];
+    while (hi >= tail && entries.length < options.limit) {
+      const want = Math.min(options.limit - entries.length, hi - tail + 1);
+      const seqs = Array.from({ length: want }, (_, k) => hi - k);
+      const found = await this.inParallel(seqs, (seq) => this.entry(list, seq));
+      for (const entry of found) {
+        if (!entry) continue;
+        if (options.from && entry.at < options.from) return { entries, next: null };
+        entries.push(entry);
+      }
+      hi -= want;
+    }
+    return { entries, next: hi >= tail ? hi + 1 : null };
+  }
+
+  /** The entry at one number, or null. */
+  async entry(list: string, seq: number): Promise<ListEntry | null> {
+    const doc = await this.Slot.findById(entryId(list, seq)).lean<SlotDoc>().exec();
+    return doc?.t && doc.v !== undefined ? { seq, at: doc.t, value: doc.v } : null;
+  }
+
+  /** The highest number taken in the list (tail - 1 when it has no live entry). */
+  async head(list: string): Promise<number> {
+    const cached = this.heads.get(list);
+    let known = cached && Date.now() - cached.at < HEAD_TTL_MS ? cached.seq : (await this.tail(list)) - 1;
+    if (cached && known < cached.seq) known = cached.seq;
+    if (!(await this.exists(list, known + 1))) return this.remember(list, known);
+    // Exponential steps forward from the first number found, then bisection between present and missing.
+    let present = known + 1;
+    let step = 1;
+    let missing: number;
+    for (;;) {
+      step *= 2;
+      if (await this.exists(list, present + step)) present += step;
+      else {
+        missing = present + step;
+        break;
+      }
+    }
+    while (missing - present > 1) {
+      const mid = Math.floor((present + missing) / 2);
+      if (await this.exists(list, mid)) present = mid;
+      else missing = mid;
+    }
+    return this.remember(list, present);
+  }
+
+  /** The first live number of the list (1 for a list never trimmed). */
+  async tail(list: string): Promise<number> {
+    const mark = await this.Slot.findById(tailId(list)).lean<SlotDoc>().exec();
+    return mark?.s ?? 1;
+  }
+
+  /**
+   * Deletes the list's entries older than `cutoff` (all of them without one), oldest first, in
+   * chunks of point deletes; the tail moves after each chunk, so an interrupted trim resumes
+   * where it stopped. Returns the values of the entries removed (the caller may delete what
+   * they point at).
+   */
+  async trim(list: string, cutoff?: Date, onChunk?: (values: string[]) => Promise<void>): Promise<number> {
+    const tail = await this.tail(list);
+    const head = await this.head(list);
+    const end = cutoff ? (await this.lastAtOrBefore(list, new Date(cutoff.getTime() - 1), tail, head)) + 1 : head + 1;
+    let removed = 0;
+    for (let from = tail; from < end; from += 200) {
+      const seqs = Array.from({ length: Math.min(200, end - from) }, (_, k) => from + k);
+      const entries = await this.inParallel(seqs, (seq) => this.entry(list, seq));
+      const values = entries.filter((e): e is ListEntry => e !== null).map((e) => e.value);
+      if (onChunk && values.length > 0) await onChunk(values);
+      await this.deleteIds(seqs.map((seq) => entryId(list, seq)));
+      await this.Slot.replaceOne({ _id: tailId(list) }, { s: from + seqs.length }, { upsert: true }).exec();
+      removed += values.length;
+    }
+    return removed;
+  }
+
+  /**
+   * Retention: trims every list registered (each list registers itself with its first entry)
+   * to `cutoff`. A list with entries left is registered again at the registry's head, so the
+   * registry is walked oldest first and stays as long as the number of live lists.
+   */
+  async trimAll(cutoff: Date, onChunk?: (list: string, values: string[]) => Promise<void>): Promise<{ lists: number; removed: number }> {
+    const stop = await this.head(REGISTRY);
+    let lists = 0;
+    let removed = 0;
+    for (let seq = await this.tail(REGISTRY); seq <= stop; seq++) {
+      const entry = await this.entry(REGISTRY, seq);
+      if (entry) {
+        removed += await this.trim(entry.value, cutoff, onChunk && ((values) => onChunk(entry.value, values)));
+        lists++;
+        if ((await this.head(entry.value)) >= (await this.tail(entry.value)))
+          await this.append([{ list: REGISTRY, at: new Date(), value: entry.value }]);
+      }
+      await this.deleteIds([entryId(REGISTRY, seq)]);
+      await this.Slot.replaceOne({ _id: tailId(REGISTRY) }, { s: seq + 1 }, { upsert: true }).exec();
+    }
+    return { lists, removed };
+  }
+
+  /** Deletes documents by exact `_id`, a bounded number at a time (never one statement naming them all). */
+  async deleteIds(ids: string[]): Promise<void> {
+    await this.inParallel(ids, (id) => this.Slot.deleteOne({ _id: id }).exec());
+  }
+
+  /** The largest number in [lo, hi] whose entry is at or before `time` (lo - 1 when none is); entries are in time order. */
+  private async lastAtOrBefore(list: string, time: Date, lo: number, hi: number): Promise<number> {
+    let below = lo - 1; // every entry up to here is at or before `time`
+    let above = hi + 1; // every entry from here on is after it
+    while (above - below > 1) {
+      const mid = Math.floor((below + above) / 2);
+      const entry = await this.nearest(list, mid, below);
+      if (!entry || entry.at <= time)
+        below = mid; // the numbers between the entry and mid are gone
+      else above = entry.seq;
+    }
+    return below;
+  }
+
+  /** The entry at `seq`, or the closest one below it (down to `floor`, exclusive) when that number is gone. */
+  private async nearest(list: string, seq: number, floor: number): Promise<ListEntry | null> {
+    for (let s = seq; s > floor; s--) {
+      const entry = await this.entry(list, s);
+      if (entry) return entry;
+    }
+    return null;
+  }
+
+  private async exists(list: string, seq: number): Promise<boolean> {
+    return (await this.Slot.findById(entryId(list, seq), { _id: 1 }).lean().exec()) !== null;
+  }
+
+  private remember(list: string, seq: number): number {
+    if (this.heads.size >= MAX_CACHED_HEADS) this.heads.delete(this.heads.keys().next().value!);
+    this.heads.delete(list);
+    this.heads.set(list, { seq, at: Date.now() });
+    return seq;
+  }
+
+  private async inParallel<T, R>(items: T[], work: (item: T) => Promise<R>): Promise<R[]> {
+    const results = new Array<R>(items.length);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < items.length) {
+        const i = next++;
+        results[i] = await work(items[i]!);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(PARALLEL, items.length) }, worker));
+    return results;
+  }
+}
+
+const entryId = (list: string, seq: number): string => `${list}~${seq}`;
+const tailId = (list: string): string => `${list}~tail`;
+const onceId = (key: string): string => `~once~${key}`;

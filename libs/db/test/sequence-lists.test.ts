@@ -1,0 +1,87 @@
+import { connectDb, SequenceLists, type Connection } from '@postbus/db';
+import { defaultMongoUrl, uniqueName } from '@postbus/testing';
+
+const at = (minute: number): Date => new Date(Date.UTC(2026, 10, 1, 0, minute));
+
+describe('SequenceLists against the MongoDB-wire server', () => {
+  const dbName = uniqueName('seqlists');
+  let a: Connection;
+  let b: Connection;
+  let listsA: SequenceLists;
+  let listsB: SequenceLists;
+
+  beforeAll(async () => {
+    a = await connectDb({ url: defaultMongoUrl(), dbName });
+    b = await connectDb({ url: defaultMongoUrl(), dbName });
+    listsA = new SequenceLists(a, 'lists');
+    listsB = new SequenceLists(b, 'lists');
+    await listsA.init();
+  });
+
+  afterAll(async () => {
+    await a.dropDatabase();
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it('numbers entries densely when two connections append to one list at once', async () => {
+    const rounds = Array.from({ length: 10 }, (_, r) => [
+      listsA.append(Array.from({ length: 5 }, (_, k) => ({ list: 'p1', at: at(r), value: `a${r}-${k}` }))),
+      listsB.append(Array.from({ length: 5 }, (_, k) => ({ list: 'p1', at: at(r), value: `b${r}-${k}` }))),
+    ]);
+    const seqs = (await Promise.all(rounds.flat())).flat();
+    expect(new Set(seqs).size).toBe(100);
+    expect(Math.min(...seqs)).toBe(1);
+    expect(Math.max(...seqs)).toBe(100);
+    // A third instance, knowing nothing, finds the head by probing.
+    expect(await new SequenceLists(a, 'lists').head('p1')).toBe(100);
+  });
+
+  it('pages newest first with a cursor, and by time range', async () => {
+    const values = Array.from({ length: 30 }, (_, i) => ({ list: 'p2', at: at(i), value: `m${i}` }));
+    for (const v of values) await listsA.append([v]);
+    const first = await listsB.page('p2', { limit: 12 });
+    expect(first.entries.map((e) => e.value)).toEqual(
+      values
+        .slice(18)
+        .reverse()
+        .map((v) => v.value),
+    );
+    const second = await listsB.page('p2', { limit: 12, beforeSeq: first.next! });
+    expect(second.entries.map((e) => e.value)).toEqual(
+      values
+        .slice(6, 18)
+        .reverse()
+        .map((v) => v.value),
+    );
+    const last = await listsB.page('p2', { limit: 12, beforeSeq: second.next! });
+    expect(last.entries).toHaveLength(6);
+    expect(last.next).toBeNull();
+    const window = await listsB.page('p2', { limit: 100, from: at(10), to: at(14) });
+    expect(window.entries.map((e) => e.value)).toEqual(['m14', 'm13', 'm12', 'm11', 'm10']);
+  });
+
+  it('trims to a cutoff in resumable chunks, then every registered list at once', async () => {
+    await listsA.append(Array.from({ length: 450 }, (_, i) => ({ list: 'p3', at: at(i), value: `x${i}` })));
+    const removed: string[] = [];
+    expect(await listsA.trim('p3', at(300), (chunk) => Promise.resolve(void removed.push(...chunk)))).toBe(300);
+    expect(removed).toHaveLength(300);
+    expect(await listsA.tail('p3')).toBe(301);
+    expect((await listsB.page('p3', { limit: 1000 })).entries).toHaveLength(150);
+    // Appending after a trim keeps numbering where it was.
+    expect(await listsB.append([{ list: 'p3', at: at(500), value: 'late' }])).toEqual([451]);
+
+    const result = await listsA.trimAll(at(100_000));
+    expect(result.lists).toBeGreaterThanOrEqual(3);
+    for (const list of ['p1', 'p2', 'p3']) expect((await listsB.page(list, { limit: 10 })).entries).toEqual([]);
+    // An emptied list registers again with its next entry, and the next sweep finds it.
+    await listsB.append([{ list: 'p2', at: at(200_000), value: 'again' }]);
+    expect(await listsA.trimAll(at(300_000))).toEqual({ lists: 1, removed: 1 });
+  });
+
+  it('appends a group once per key, checking only groups that may have been seen', async () => {
+    const group = { key: 'msg-1', items: [{ list: 'p4', at: at(1), value: 'msg-1' }] };
+    await listsA.appendOnce([{ ...group, known: 'new' }]);
+    await listsA.appendOnce([{ ...group, known: 'maybe-seen' }]);
+    expect((await listsA.page('p4', { limit: 10 })).entries.map((e) => e.value)).toEqual(['msg-1']);
+  });
+});
