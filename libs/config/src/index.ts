@@ -65,6 +65,11 @@ export const CommonConfig = {
     default: false,
     description: 'stop gracefully once the process that started this one is gone (npm start and the tests set it)',
   }),
+  QUERY_AUDIT: Type.Union([Type.Literal('off'), Type.Literal('strict')], {
+    default: 'off',
+    description:
+      'strict: a request whose query on a growing collection is not by exact _id fails (the tests set it, so a read that would scan the embedded store cannot slip in)',
+  }),
   KAFKA_BROKERS: Type.String({
     default: '127.0.0.1:9092',
     pattern: '^[^,\\s]+:\\d+(,[^,\\s]+:\\d+)*$',

@@ -39,3 +39,4 @@ export async function pingDb(connection: Connection): Promise<boolean> {
     return false;
   }
 }
+export { growing, isPointFilter, offRequestPath, onRequestPath, UnboundedQueryError, type QueryAuditMode } from './query-audit';

@@ -6,3 +6,4 @@ export { listen, closeServer, onShutdown, exitOnFatal } from './server';
 export { startInternalServer } from './internal-server';
 export { runService, type RunningService } from './run-service';
 export { decodeCursor, encodeCursor, filteredPage, queryLimit, queryText, type Position, type Positioned } from './pagination';
+export { auditQueries } from './query-audit';

@@ -1,6 +1,8 @@
 import type { Server } from 'node:http';
 import express, { type RequestHandler } from 'express';
+import type { QueryAuditMode } from '@postbus/db';
 import type { Logger } from '@postbus/logger';
+import { auditQueries } from './query-audit';
 import { createMetricsRegistry, healthRouter, metricsRouter, type ReadinessCheck } from './health';
 import { internalApiSecret, requireInternalToken } from './internal-auth';
 import { notFoundHandler, problemHandler } from './problems';
@@ -16,7 +18,7 @@ import { listen } from './server';
 export function startInternalServer(options: {
   /** The service's name: its health answers and the token's audience. */
   service: string;
-  config: { PORT: number; INTERNAL_HOST: string; INTERNAL_API_SECRET: string };
+  config: { PORT: number; INTERNAL_HOST: string; INTERNAL_API_SECRET: string; QUERY_AUDIT: QueryAuditMode };
   checks: Record<string, ReadinessCheck>;
   /** Mounted after the token check, in order. */
   handlers: RequestHandler[];
@@ -26,6 +28,7 @@ export function startInternalServer(options: {
   const app = express();
   app.disable('x-powered-by');
   app.use(requestId);
+  app.use(auditQueries(config.QUERY_AUDIT));
   app.use(healthRouter(service, options.checks));
   app.use(metricsRouter(createMetricsRegistry(service.replace(/-/g, '_'))));
   app.use('/internal', requireInternalToken({ secret: internalApiSecret(config.INTERNAL_API_SECRET, logger), audience: service }));

@@ -14,6 +14,7 @@ import {
   notFoundHandler,
   problemHandler,
   requestIdWithoutLogContext,
+  auditQueries,
 } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import { CatalogFeed, type CatalogSource } from './catalog/catalog-feed';
@@ -203,6 +204,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   // The API first, under its prefix: the hot path passes no other router.
   const v1 = express.Router();
   v1.use(requestMetrics(registry));
+  v1.use(auditQueries(config.QUERY_AUDIT));
   v1.use(authenticate(keyCheck, sessions, new AuthFailureLimit(counters, config.AUTH_FAILURE_LIMIT_PER_MINUTE)));
   v1.use(rateLimit(counters, config.RATE_LIMIT_PER_SECOND));
   v1.use(jsonBody(config.BODY_LIMIT));
