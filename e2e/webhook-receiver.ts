@@ -4,6 +4,8 @@ import { freePort } from '@postbus/testing';
 export interface Received {
   id: string;
   attempt: number;
+  /** When the request arrived (Date.now()). */
+  at: number;
   status?: number;
   headers: Record<string, string>;
   body: string;
@@ -21,6 +23,7 @@ export async function startReceiver(answer: (r: Received) => number = () => 200,
       const r: Received = {
         id: headers['webhook-id'] ?? '',
         attempt: Number(headers['postbus-attempt']),
+        at: Date.now(),
         headers,
         body: Buffer.concat(chunks).toString(),
       };

@@ -145,8 +145,11 @@ describe('webhooks through the public API', () => {
       for (let i = 0; i < 30; i++) ids.push(await trigger(`kill-${i}@example.org`));
       await waitFor(() => receiver.received.length >= 5, { timeoutMs: 20_000 });
       await system.services['webhook-dispatcher'].kill();
+      const killedAt = Date.now();
       await sleep(300);
       await system.restart('webhook-dispatcher');
+      // Redelivering the killed instance's events waits for its Kafka session to time out (15 s); an
+      // attempt it had claimed waits for its lease (3 × WEBHOOK_TIMEOUT_MS + 5 s = 11 s): well within a minute.
       const delivered = await waitFor(
         () => {
           const ok = new Set(receiver.received.filter((r) => r.status === 200).map((r) => r.id));
@@ -154,19 +157,41 @@ describe('webhooks through the public API', () => {
         },
         { timeoutMs: 60_000, intervalMs: 200, what: 'every delivery to succeed' },
       ).catch(async (error: unknown) => {
+        // Times in ms after the SIGKILL: a next attempt long overdue is stuck (lost), one merely late is slowness.
+        const since = (at: string | number) => `${new Date(at).getTime() - killedAt}ms`;
         const log = await api('GET', `/v1/webhooks/${created.body.id}/deliveries?limit=100`);
-        const summary = (
-          log.body.data as Array<{ status: string; attempts: Array<{ attempt: number; status_code: number | null; error: string | null }> }>
-        ).map((d) => `${d.status}:${d.attempts.map((a) => `${a.attempt}/${a.status_code ?? a.error}`).join(',')}`);
+        const unfinished = (
+          log.body.data as Array<{
+            id: string;
+            status: string;
+            attempts: Array<{ attempt: number; at: string; status_code: number | null; error: string | null; outcome: string }>;
+          }>
+        )
+          .filter((d) => d.status !== 'succeeded')
+          .map(
+            (d) =>
+              `${d.id} ${d.status}: ${d.attempts.map((a) => `#${a.attempt} ${a.status_code ?? a.error} ${a.outcome} at ${since(a.at)}`).join(', ')}` +
+              `; received: ${
+                receiver.received
+                  .filter((r) => r.id === d.id)
+                  .map((r) => `#${r.attempt} ${r.status} at ${since(r.at)}`)
+                  .join(', ') || 'nothing'
+              }`,
+          );
         console.log(
-          `received ${receiver.received.length}: ${receiver.received.map((r) => `${r.id.slice(4, 10)}#${r.attempt}`).join(' ')}\nlog: ${summary.join(' | ')}`,
+          `${receiver.received.length} requests (${receiver.received.map((r) => `${r.id.slice(4, 10)}#${r.attempt}@${since(r.at)}`).join(' ')})\n` +
+            `${log.body.data.length} deliveries, unfinished:\n${unfinished.join('\n')}\nnow ${since(Date.now())}; ` +
+            `dispatcher logs: .data/logs/${system.env['KAFKA_NAMESPACE']}-webhook-dispatcher*.log`,
         );
         throw error;
       });
       expect(delivered.size).toBe(ids.length);
       const pairs = receiver.received.map((r) => `${r.id}#${r.attempt}`);
       const repeated = pairs.length - new Set(pairs).size;
-      console.log(`30 deliveries, 2 dispatcher instances, one SIGKILLed: ${pairs.length} requests, ${repeated} repeated attempts`);
+      const lastAt = Math.max(...receiver.received.map((r) => r.at));
+      console.log(
+        `30 deliveries, 2 dispatcher instances, one SIGKILLed: ${pairs.length} requests, ${repeated} repeated attempts, the last ${lastAt - killedAt} ms after the kill`,
+      );
       // A repeat can only come from the killed instance's attempts in flight (sent again once their
       // lease ran out); the live instances claim each attempt exactly once.
       expect(repeated).toBeLessThanOrEqual(5);
