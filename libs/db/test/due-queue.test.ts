@@ -1,8 +1,7 @@
 import { connectDb, DueQueue, type Connection } from '@postbus/db';
-import { sleep, uniqueName } from '@postbus/testing';
+import { defaultMongoUrl, sleep, uniqueName } from '@postbus/testing';
 
-const LEASE_MS = 400;
-const mongoUrl = process.env['MONGO_URL'] ?? 'mongodb://127.0.0.1:27017';
+const LEASE_MS = 2_000;
 
 describe('DueQueue claims with several instances', () => {
   const dbName = uniqueName('due_queue').replace(/-/g, '_');
@@ -10,7 +9,7 @@ describe('DueQueue claims with several instances', () => {
   const connections: Connection[] = [];
   /** One queue per "instance", each on its own connection, as separate processes would be. */
   const instance = async () => {
-    const connection = await connectDb({ url: mongoUrl, dbName });
+    const connection = await connectDb({ url: defaultMongoUrl(), dbName });
     connections.push(connection);
     const queue = new DueQueue<{ n: number }>(connection, collection);
     await queue.init();
