@@ -26,7 +26,7 @@ export async function start({ config, logger }: { config: ErasureConfig; logger:
   const participants = config.ERASURE_PARTICIPANTS.split(',');
 
   const db = await connectDb({ url: config.MONGO_URL, dbName: config.ERASURE_DB_NAME });
-  const repository = new ErasureRepository(db);
+  const repository = new ErasureRepository(db, participants);
   await repository.init();
 
   const bus = new Bus({ ...busOptions(config), service: 'postbus/erasure', logger });

@@ -47,7 +47,7 @@ export async function start({ config, logger }: { config: PaymentsConfig; logger
     service: 'payments',
     config,
     checks: { database: () => pingDb(db), bus: () => bus.publisher.healthy() },
-    handlers: [internalApi(payments)],
+    handlers: [internalApi(payments, users)],
     logger,
   });
   logger.info('payments service started', { port, host: config.INTERNAL_HOST });

@@ -45,6 +45,7 @@ export class PaymentCommands {
         paymentId: cmd.paymentId,
         email: user.email,
         userId: user.userId,
+        uid: user.id,
         amount: cmd.amount,
         currency: cmd.currency,
         paidAt: new Date(cmd.paidAt),
@@ -58,6 +59,8 @@ export class PaymentCommands {
     // if it is redelivered after a crash: consumers dedupe on the event id).
     const stored = result === 'duplicate' ? await this.deps.payments.byId(cmd.projectId, cmd.paymentId) : result;
     if (!stored || stored.commandId !== ctx.id) return;
+    // On the user's list and in the revenue before it is announced (and before the offset is committed).
+    await this.deps.payments.recorded(stored, result === 'duplicate' ? 'maybe-seen' : 'new');
     await this.deps.publisher.publish(
       Topics.PaymentEvents,
       'payment.recorded',

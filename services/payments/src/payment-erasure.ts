@@ -1,7 +1,7 @@
 import type { ErasureExecuteCommand } from '@postbus/contracts';
 import type { KnownUsers, UserName } from '@postbus/db';
 import type { Logger } from '@postbus/logger';
-import type { PaymentRepository } from './model/payment.repository';
+import { userList, type PaymentRepository } from './model/payment.repository';
 
 /**
  * What stands for an erased person in their payments: derived from the erasure's id alone, so it
@@ -11,23 +11,60 @@ export const erasedPseudonym = (erasureId: string): string => `erased:${erasureI
 
 /**
  * The payments service's part in an erasure (DESIGN §5). Payments stay in the revenue, so they are
- * anonymised rather than deleted; the known-user entries go. Idempotent: the execute command comes
- * again until every service has confirmed. Logs name the erasure, never the person.
+ * anonymised rather than deleted (through the person's payment list, in chunks of point updates);
+ * the known-user entries go. Idempotent and resumable: the execute command comes again until every
+ * service has confirmed. Logs name the erasure, never the person.
  */
 export class PaymentErasure {
   constructor(private readonly deps: { payments: PaymentRepository; users: KnownUsers; logger: Logger }) {}
 
   async erase(subject: ErasureExecuteCommand): Promise<Record<string, number>> {
     const { projectId, erasureId } = subject;
-    // Every name of the person: the subject's, and those this service learnt for the users service's id.
-    const names: UserName[] = [
-      { email: subject.email, userId: subject.userId },
-      ...(subject.id !== null ? await this.deps.users.byId(projectId, subject.id) : []),
-    ];
+    const { uids, names } = await this.person(subject);
     // Payments recorded after the erasure ran belong to someone new with the same address.
-    const anonymised = await this.deps.payments.anonymise(projectId, names, erasedPseudonym(erasureId), new Date(subject.before));
-    const forgotten = await this.deps.users.forget(projectId, names, subject.id);
+    const anonymised = await this.deps.payments.anonymise(
+      projectId,
+      [...uids],
+      erasureId,
+      erasedPseudonym(erasureId),
+      new Date(subject.before),
+    );
+    // Only the entries that still name this person (another user may have the address by now).
+    let forgotten = 0;
+    for (const name of names) {
+      const known = await this.deps.users.find(projectId, name);
+      if (known && uids.has(known.id)) forgotten += await this.deps.users.forget(projectId, [name], null);
+    }
     this.deps.logger.info('payments anonymised for an erasure', { erasureId, payments: anonymised, knownUsers: forgotten });
     return { payments_anonymised: anonymised, known_users: forgotten };
+  }
+
+  /**
+   * The person's ids (the users service's) and every name of them: the subject's, those this
+   * service learnt (point reads by name), and those on their latest payment. Only a subject named
+   * by id alone, with no payment, costs a read of the known users by id.
+   */
+  private async person(subject: ErasureExecuteCommand): Promise<{ uids: Set<string>; names: UserName[] }> {
+    const { projectId } = subject;
+    const names = new Map<string, UserName>();
+    const add = (name: UserName) => {
+      if (name.email) names.set(`email:${name.email}`, { email: name.email });
+      if (name.userId) names.set(`uid:${name.userId}`, { userId: name.userId });
+    };
+    add(subject);
+    const uids = new Set<string>(subject.id !== null ? [subject.id] : []);
+    for (const name of [...names.values()]) {
+      const known = await this.deps.users.find(projectId, name);
+      if (known) {
+        uids.add(known.id);
+        add(known);
+      }
+    }
+    for (const uid of uids) {
+      const [latest] = await this.deps.payments.page(projectId, userList(projectId, uid), 1);
+      if (latest?.payment) add(latest.payment);
+      if (names.size === 0) for (const known of await this.deps.users.byId(projectId, uid)) add(known);
+    }
+    return { uids, names: [...names.values()] };
   }
 }

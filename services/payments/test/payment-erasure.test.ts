@@ -33,6 +33,7 @@ describe('payments service: erasure', () => {
       KAFKA_TOPIC_PARTITIONS: '3',
       INTERNAL_API_SECRET: testInternalApiSecret,
       LOG_LEVEL: 'error',
+      QUERY_AUDIT: 'strict',
     });
     service = await start({ config, logger });
     url = `http://127.0.0.1:${service.port}`;

@@ -51,28 +51,32 @@ export class UserCommands {
   async create(cmd: UserCreateCommand, ctx: MessageContext): Promise<void> {
     const origin = { commandId: ctx.id, requestId: ctx.requestId };
     const user = newUser(cmd, ctx.id);
-    let result = await this.deps.users.insert(user);
-    if (result === 'user_id_taken') {
-      await this.reject(cmd.projectId, { email: cmd.email }, 'user.create', origin, 'user_id_taken');
-      result = await this.deps.users.insert({ ...user, userId: null });
-    }
-    if (result === 'exists') {
-      const existing = await this.deps.users.findByRef(cmd.projectId, { email: cmd.email });
-      if (!existing) return;
-      // This very command created the user before a crash: only its event may be missing.
-      if (existing.createdBy === ctx.id) return this.emitCreated(existing, origin);
-      await this.drainParked(existing); // commands accepted before this create go first
-      // Creating a user that exists merges what the create carries, like an update.
-      const merge = {
-        ...(cmd.fields ?? {}),
-        ...(cmd.userId !== undefined && existing.userId !== cmd.userId ? { user_id: cmd.userId } : {}),
-      };
-      if (Object.keys(merge).length > 0) await this.applyUpdate(existing, { user: { email: cmd.email }, fields: merge }, origin);
-    } else if (result !== 'user_id_taken') {
+    // A known user (every trigger after the first) costs two point reads here, no write.
+    let existing = await this.deps.users.findByRef(cmd.projectId, { email: cmd.email });
+    if (!existing) {
+      let result = await this.deps.users.insert(user);
+      if (result === 'user_id_taken') {
+        await this.reject(cmd.projectId, { email: cmd.email }, 'user.create', origin, 'user_id_taken');
+        result = await this.deps.users.insert({ ...user, userId: null });
+      }
       // Commands parked for a new user are applied by the sweep within a second (or first, by the
-      // user's next command): looking for them here would cost every create a query.
-      await this.emitCreated(result, origin);
+      // user's next command): looking for them here would cost every create more reads.
+      if (result !== 'exists' && result !== 'user_id_taken') return this.emitCreated(result, origin);
+      if (result === 'exists') existing = await this.deps.users.findByRef(cmd.projectId, { email: cmd.email });
+      if (!existing) return;
     }
+    if (existing.createdBy === ctx.id) {
+      // This very command created the user before a crash: its user_id key or its event may be missing.
+      await this.deps.users.claimKeys(existing);
+      return this.emitCreated(existing, origin);
+    }
+    await this.drainParked(existing); // commands accepted before this create go first
+    // Creating a user that exists merges what the create carries, like an update.
+    const merge = {
+      ...(cmd.fields ?? {}),
+      ...(cmd.userId !== undefined && existing.userId !== cmd.userId ? { user_id: cmd.userId } : {}),
+    };
+    if (Object.keys(merge).length > 0) await this.applyUpdate(existing, { user: { email: cmd.email }, fields: merge }, origin);
   }
 
   /**
@@ -102,6 +106,8 @@ export class UserCommands {
       const user = await this.deps.users.findByRef(parked.projectId, waiting.data.user);
       if (user) {
         await this.drainParked(user);
+        // Parked under a ref whose list lost it (a trim raced the park): applied on its own.
+        if (await this.deps.users.parkedById(parked.commandId)) await this.applyParked(user, parked);
         handled++;
       } else if (this.expired(waiting.data.acceptedAt)) {
         await this.reject(
@@ -147,13 +153,18 @@ export class UserCommands {
 
   private async drainParked(user: UserDoc): Promise<void> {
     const refs = [refKey({ email: user.email }), ...(user.userId ? [refKey({ userId: user.userId })] : [])];
-    for (const parked of await this.deps.users.parkedFor(user.projectId, refs)) {
-      const origin = { commandId: parked.commandId, requestId: parked.requestId ?? undefined };
-      const current = (await this.deps.users.findById(String(user._id))) ?? user;
-      if (parked.type === 'user.update') await this.applyUpdate(current, parked.data as UserUpdateCommand, origin);
-      else await this.applyUnsubscribe(current, parked.data as UserUnsubscribeCommand, origin);
-      await this.deps.users.unpark(parked.commandId);
-    }
+    const startedAt = new Date();
+    const parked = await this.deps.users.parkedFor(user.projectId, refs);
+    for (const command of parked) await this.applyParked(user, command);
+    if (parked.length > 0) await this.deps.users.forgetParkedRefs(user.projectId, refs, startedAt);
+  }
+
+  private async applyParked(user: UserDoc, parked: ParkedCommandDoc): Promise<void> {
+    const origin = { commandId: parked.commandId, requestId: parked.requestId ?? undefined };
+    const current = (await this.deps.users.findById(String(user._id))) ?? user;
+    if (parked.type === 'user.update') await this.applyUpdate(current, parked.data as UserUpdateCommand, origin);
+    else await this.applyUnsubscribe(current, parked.data as UserUnsubscribeCommand, origin);
+    await this.deps.users.unpark(parked.commandId);
   }
 
   private async applyUpdate(user: UserDoc, cmd: Pick<UserUpdateCommand, 'user' | 'fields'>, origin: Origin): Promise<void> {

@@ -1,8 +1,13 @@
-import { connectDb, type Connection } from '@postbus/db';
+import type { MessageContext, Publisher } from '@postbus/bus';
+import { connectDb, onRequestPath, type Connection } from '@postbus/db';
+import { createLogger } from '@postbus/logger';
 import { defaultMongoUrl, uniqueName } from '@postbus/testing';
 import { planFieldChanges } from '../src/domain/fields';
 import { UserRepository } from '../src/model/user.repository';
 import { userModels } from '../src/model/user.schema';
+import { seedUsers } from '../src/seed';
+import { UserCommands } from '../src/user-commands';
+import { UserErasure } from '../src/user-erasure';
 
 describe('UserRepository on the real MongoDB-wire server', () => {
   let db: Connection;
@@ -10,9 +15,8 @@ describe('UserRepository on the real MongoDB-wire server', () => {
 
   beforeAll(async () => {
     db = await connectDb({ url: defaultMongoUrl(), dbName: uniqueName('repo').replace(/-/g, '_') });
-    const models = userModels(db);
-    await models.User.init();
-    users = new UserRepository(models);
+    users = new UserRepository(userModels(db));
+    await users.init();
   });
 
   afterAll(async () => {
@@ -33,4 +37,72 @@ describe('UserRepository on the real MongoDB-wire server', () => {
     const stored = await users.findByRef('p1', { email: 'many@example.com' });
     expect(Object.keys(stored?.fields ?? {}).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `f${i}`).sort());
   });
+
+  it('14.1 users: registration, triggers of known users, parked commands, updates, unsubscribe and erasure issue only point queries (QUERY_AUDIT strict)', async () => {
+    const published: string[] = [];
+    const publisher = {
+      publish: (_topic: string, type: string) => {
+        published.push(type);
+        return Promise.resolve('id');
+      },
+    } as unknown as Publisher;
+    const logger = createLogger({ service: 'users-test', level: 'error' });
+    const commands = new UserCommands({ users, publisher, logger, retryWindowMs: 60_000 });
+    const ctx = (id: string): MessageContext => ({ id, type: 't', source: 's', time: '', key: '', topic: '', partition: 0, offset: '0' });
+    const acceptedAt = new Date().toISOString();
+    await onRequestPath('strict', async () => {
+      // a burst of implicit registrations: new users, the same email twice, then the same users again (known)
+      const burst = (round: string) =>
+        Array.from({ length: 30 }, (_, i) => ({
+          data: { projectId: 'p2', email: `hot-${i % 25}@example.com`, userId: `hot-${i % 25}`, fields: { round } },
+          ctx: ctx(`${round}-${i}`),
+        }));
+      for (const round of ['first', 'again']) {
+        const items = burst(round);
+        for (const i of await commands.createMany(items)) await commands.create(items[i]!.data, items[i]!.ctx);
+      }
+      // an update and an unsubscribe for a user not created yet are parked, then applied after the create
+      await commands.update({ projectId: 'p2', user: { userId: 'late' }, fields: { plan: 'gold' }, acceptedAt }, ctx('u1'));
+      await commands.unsubscribe({ projectId: 'p2', user: { email: 'late@example.com' }, acceptedAt }, ctx('u2'));
+      await commands.create({ projectId: 'p2', email: 'late@example.com', userId: 'late' }, ctx('c-late'));
+      await commands.update({ projectId: 'p2', user: { email: 'late@example.com' }, fields: { user_id: 'late-2' }, acceptedAt }, ctx('u3'));
+    });
+    const late = await users.findByRef('p2', { userId: 'late-2' });
+    expect(late).toMatchObject({ email: 'late@example.com', fields: { plan: 'gold' } });
+    expect(late?.unsubscribedAt).not.toBeNull();
+    expect(await users.findByRef('p2', { userId: 'late' })).toBeNull();
+    expect((await users.findByRef('p2', { email: 'hot-3@example.com' }))?.fields).toEqual({ round: 'again' });
+    expect(await db.collection('users').countDocuments({ projectId: 'p2' })).toBe(26);
+    expect(published.filter((t) => t === 'user.created')).toHaveLength(26);
+
+    const erasure = new UserErasure({ users, logger });
+    await onRequestPath('strict', () =>
+      erasure.erase({
+        erasureId: 'era_1',
+        projectId: 'p2',
+        id: String(late!._id),
+        email: 'late@example.com',
+        userId: 'late-2',
+        before: new Date(Date.now() + 1000).toISOString(),
+      }),
+    );
+    expect(await users.findByRef('p2', { email: 'late@example.com' })).toBeNull();
+    expect(await db.collection('user_keys').countDocuments({ user: String(late!._id) })).toBe(0);
+  });
+
+  it('14.1 users: at 20,000 users a profile read by email or user_id stays under 100 ms', async () => {
+    await seedUsers(db, { projectId: 'p3', count: 20_000, prefix: 'big' });
+    const times: number[] = [];
+    for (let n = 0; n < 20; n++) {
+      const started = performance.now();
+      const user = await onRequestPath('strict', () =>
+        n % 2 ? users.findByRef('p3', { email: `big-${n * 997}@example.com` }) : users.findByRef('p3', { userId: `big-${n * 997}` }),
+      );
+      times.push(performance.now() - started);
+      expect(user?.email).toBe(`big-${n * 997}@example.com`);
+    }
+    times.sort((a, b) => a - b);
+    expect(times[Math.floor(times.length / 2)]).toBeLessThan(100);
+    expect(times[times.length - 1]).toBeLessThan(250);
+  }, 120_000);
 });

@@ -17,6 +17,8 @@ import {
   waitFor,
 } from '@postbus/testing';
 import { start, type UsersService } from '../src/app';
+import { UserRepository } from '../src/model/user.repository';
+import { userModels } from '../src/model/user.schema';
 import { UsersConfig } from '../src/config';
 
 const RETRY_WINDOW_MS = 1500;
@@ -41,6 +43,7 @@ describe('users service', () => {
       USER_UPDATE_RETRY_WINDOW_MS: String(RETRY_WINDOW_MS),
       INTERNAL_API_SECRET: testInternalApiSecret,
       LOG_LEVEL: 'error',
+      QUERY_AUDIT: 'strict',
     });
     service = await start({ config, logger });
     url = `http://127.0.0.1:${service.port}`;
@@ -91,6 +94,24 @@ describe('users service', () => {
       expect(await portOpen('127.0.0.1', service.port)).toBe(true);
       for (const address of otherLocalAddresses()) expect([address, await portOpen(address, service.port)]).toEqual([address, false]);
     });
+  });
+
+  it('14.1 users: the profile by email and by user_id is read by point reads (QUERY_AUDIT strict refuses any scan)', async () => {
+    await bus.publisher.publish(Topics.UserCommands, 'user.create', userOrderingKey(projectId, { email: 'point@example.com' }), {
+      projectId,
+      email: 'point@example.com',
+      userId: 'u-point',
+    });
+    const byEmail = await waitFor(() => profile('Point@Example.com'), { what: 'the profile by email' });
+    const byUserId = await call(url, 'GET', `/internal/projects/${projectId}/users/u-point`, {
+      auth: await internalAuthorization('users'),
+    });
+    expect(byUserId.status).toBe(200);
+    expect(byUserId.body).toEqual(byEmail);
+    const unknown = await call(url, 'GET', `/internal/projects/${projectId}/users/u-nobody`, {
+      auth: await internalAuthorization('users'),
+    });
+    expect(unknown.status).toBe(404);
   });
 
   it('when a create arrives, then the user is stored and user.created is emitted with an id derived from the command', async () => {
@@ -366,9 +387,9 @@ describe('users service', () => {
     expect(before.erasure).toBeNull();
     // A command waiting for the user under the user_id the erase request named (acceptedAt ahead, so the sweep keeps it).
     const db = await connectDb({ url: defaultMongoUrl(), dbName });
-    const parked = db.collection('parked_commands');
+    const parked = db.collection<{ _id: string }>('parked_commands');
     try {
-      await parked.insertOne({
+      await new UserRepository(userModels(db)).park({
         commandId: 'parked-for-erased',
         projectId,
         ref: 'uid:u-erase-me',
@@ -412,7 +433,7 @@ describe('users service', () => {
         erased: { users: 1, parked_commands: 1 },
       });
       expect(await profile(email)).toBeUndefined();
-      expect(await parked.countDocuments({ commandId: 'parked-for-erased' })).toBe(0);
+      expect(await parked.countDocuments({ _id: 'parked-for-erased' })).toBe(0);
 
       // The command comes again until every service has confirmed: nothing is left to erase.
       await bus.publisher.publish(Topics.ErasureEvents, 'erasure.execute', subject.erasureId, subject);

@@ -1,8 +1,8 @@
 import express, { type Router } from 'express';
 import { ERASURE_STATUSES, normaliseEmail, type Erasure, type ErasureStatus } from '@postbus/contracts';
-import { NotFoundError, ValidationError } from '@postbus/errors';
+import { NotFoundError, UnprocessableError, ValidationError } from '@postbus/errors';
 import { filteredPage, queryLimit, queryText } from '@postbus/http';
-import { keysOf, type ErasureRepository } from '../model/erasure.repository';
+import { keysOf, type ErasureRepository, type ListPosition } from '../model/erasure.repository';
 import type { ConfirmationDoc, ErasureDoc } from '../model/erasure.schema';
 
 export interface InternalApiDeps {
@@ -13,6 +13,21 @@ export interface InternalApiDeps {
 }
 
 const projectIdsOf = (value: unknown): string[] => (queryText(value) ?? '').split(',').filter(Boolean);
+
+/** A list position inside the cursor: `<projectId>:<number>` per project, comma-separated. */
+const encodePosition = (position: ListPosition): string => [...position].map(([p, seq]) => `${p}:${seq}`).join(',');
+
+function decodePosition(text: string): ListPosition {
+  const position: ListPosition = new Map();
+  for (const part of text.split(',')) {
+    const at = part.lastIndexOf(':');
+    const seq = Number(part.slice(at + 1));
+    if (at < 1 || !Number.isSafeInteger(seq) || seq < 1)
+      throw new UnprocessableError('invalid-cursor', 'The cursor is not one this API gave out; use next_cursor of a previous page.');
+    position.set(part.slice(0, at), seq);
+  }
+  return position;
+}
 
 /**
  * The read API the gateway calls. It is internal: the gateway has already authenticated the
@@ -57,13 +72,24 @@ export function internalApi({ repository, participants, eraseAtFrom }: InternalA
     const status = queryText(req.query['status']);
     if (status !== undefined && !(ERASURE_STATUSES as readonly string[]).includes(status))
       throw new ValidationError('Unknown status.', [{ pointer: '/status', message: `must be one of ${ERASURE_STATUSES.join(', ')}` }]);
-    const filter = { projectIds: projectIdsOf(req.query['project_ids']), ...(status ? { status: status as ErasureStatus } : {}) };
+    const projectIds = projectIdsOf(req.query['project_ids']);
     res.json(
       await filteredPage({
         limit: queryLimit(req.query['limit']),
         cursor: queryText(req.query['cursor']),
-        fetch: (limit, after) => repository.page(filter, limit, after),
-        view: views,
+        fetch: async (limit, after) =>
+          (await repository.page(projectIds, limit, after && decodePosition(after.id))).map((listed) => ({
+            _id: encodePosition(listed.after),
+            createdAt: listed.at,
+            erasure: listed.erasure,
+          })),
+        view: async (docs) => {
+          const present = docs.flatMap((d) => (d.erasure ? [d.erasure] : []));
+          const viewed = new Map((await views(present)).map((v) => [v.id, v]));
+          return docs.map((d) => (d.erasure ? viewed.get(d.erasure._id)! : null));
+        },
+        // The status moves on after the erasure is listed: a filter on what is read.
+        keep: (view) => view !== null && (status === undefined || view.status === (status as ErasureStatus)),
       }),
     );
   });

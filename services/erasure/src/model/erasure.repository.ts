@@ -1,7 +1,6 @@
 import type { Connection } from 'mongoose';
 import type { ErasureStatus } from '@postbus/contracts';
-import { DueQueue, insertNew, KnownUsers, knownUserKeys, type DueItem } from '@postbus/db';
-import type { Position } from '@postbus/http';
+import { DueQueue, insertNew, KnownUsers, knownUserKeys, SequenceLists, type DueItem, type ListEntry } from '@postbus/db';
 import { erasureModels, type ConfirmationDoc, type ErasureDoc, type ErasureModels, type OpenRequestDoc } from './erasure.schema';
 
 /** Every way a person is named in a project, as open-request keys (the same as the known users'). */
@@ -12,7 +11,40 @@ export interface ErasureFilter {
   status?: ErasureStatus;
 }
 
-/** Every read and write of the erasure service's own collections. */
+/** Where a page of the merged lists of several projects stopped: per project, the number to continue below. */
+export type ListPosition = Map<string, number>;
+
+/** One erasure of a merged page, with the position after it. */
+export interface ListedErasure {
+  at: Date;
+  erasure: ErasureDoc | null;
+  after: ListPosition;
+}
+
+/** A project's erasures, in the order they were recorded. */
+const projectList = (projectId: string): string => `erasures:${projectId}`;
+/** Point reads in flight at once for one call. */
+const PARALLEL = 16;
+
+async function inParallel<T, R>(items: T[], work: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await work(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL, items.length) }, worker));
+  return results;
+}
+
+/**
+ * Every read and write of the erasure service's own collections, each a point operation by `_id`
+ * or an insert: a project's erasures through its list (SequenceLists), confirmations by
+ * `<erasure id>:<service>`, open requests by the person's keys. No index but `_id` is needed on
+ * MongoDB either.
+ */
 export class ErasureRepository {
   private readonly models: ErasureModels;
   /** Erasures waiting for their time, then for their confirmations (see DueQueue: claims are safe with several instances). */
@@ -20,22 +52,27 @@ export class ErasureRepository {
   /** The users the users service announced: an erase names a user by email or by user_id, and is about both. */
   readonly users: KnownUsers;
 
-  constructor(connection: Connection) {
+  private readonly lists: SequenceLists;
+
+  /** `participants`: the services that confirm (their confirmations are read by `_id`). */
+  constructor(
+    connection: Connection,
+    private readonly participants: string[],
+  ) {
     this.models = erasureModels(connection);
+    this.lists = new SequenceLists(connection, 'erasure_lists');
     this.due = new DueQueue(connection, 'due_erasures');
     this.users = new KnownUsers(connection);
   }
 
   async init(): Promise<void> {
-    await Promise.all([...Object.values(this.models).map((m) => m.init()), this.due.init(), this.users.init()]);
+    await Promise.all([...Object.values(this.models).map((m) => m.init()), this.lists.init(), this.due.init(), this.users.init()]);
   }
 
   /** The open request of a person named by any of these keys. */
   async openRequest(keys: string[]): Promise<OpenRequestDoc | null> {
-    if (keys.length === 0) return null;
-    return this.models.OpenRequest.findOne({ _id: { $in: keys } })
-      .lean<OpenRequestDoc>()
-      .exec();
+    const found = await Promise.all(keys.map((_id) => this.models.OpenRequest.findById(_id).lean<OpenRequestDoc>().exec()));
+    return found.find((r) => r !== null) ?? null;
   }
 
   /** Records a request, its open keys and its due entry; every step is idempotent (a redelivered command repeats them). */
@@ -45,6 +82,13 @@ export class ErasureRepository {
       keys.map((key) => ({ _id: key, erasureId: erasure._id, eraseAt: erasure.eraseAt })),
     );
     await insertNew(this.models.Erasure, [erasure]);
+    await this.lists.appendOnce([
+      {
+        key: `erasure:${erasure._id}`,
+        items: [{ list: projectList(erasure.projectId), at: erasure.createdAt, value: erasure._id }],
+        known: 'maybe-seen',
+      },
+    ]);
     await this.due.scheduleMany([{ id: erasure._id, dueAt: erasure.eraseAt, payload: {} }]);
   }
 
@@ -65,12 +109,28 @@ export class ErasureRepository {
     await insertNew(this.models.Alias, [{ _id: id, erasureId }]);
   }
 
-  /** Newest first, strictly older than the cursor position. */
-  async page(filter: ErasureFilter, limit: number, after?: Position): Promise<ErasureDoc[]> {
-    const query: Record<string, unknown> = { projectId: { $in: filter.projectIds } };
-    if (filter.status) query['status'] = filter.status;
-    if (after) query['$or'] = [{ createdAt: { $lt: after.createdAt } }, { createdAt: after.createdAt, _id: { $lt: after.id } }];
-    return this.models.Erasure.find(query).sort({ createdAt: -1, _id: -1 }).limit(limit).lean<ErasureDoc[]>().exec();
+  /**
+   * Newest first over the projects' lists, `limit` at most, continuing below `from` (a project
+   * missing from it starts at its newest): `limit` point reads per project, then one per erasure.
+   */
+  async page(projectIds: string[], limit: number, from?: ListPosition): Promise<ListedErasure[]> {
+    const pages = await inParallel(projectIds, async (projectId) => {
+      const beforeSeq = from?.get(projectId);
+      if (beforeSeq !== undefined && beforeSeq <= 1) return [];
+      const { entries } = await this.lists.page(projectList(projectId), { limit, ...(beforeSeq !== undefined ? { beforeSeq } : {}) });
+      return entries.map((entry) => ({ projectId, entry }));
+    });
+    const merged = pages
+      .flat()
+      .sort((a, b) => b.entry.at.getTime() - a.entry.at.getTime() || b.entry.value.localeCompare(a.entry.value))
+      .slice(0, limit);
+    const position: ListPosition = new Map(projectIds.map((p) => [p, from?.get(p) ?? Number.MAX_SAFE_INTEGER]));
+    const taken: Array<{ entry: ListEntry; after: ListPosition }> = [];
+    for (const { projectId, entry } of merged) {
+      position.set(projectId, entry.seq);
+      taken.push({ entry, after: new Map(position) });
+    }
+    return inParallel(taken, async ({ entry, after }) => ({ at: entry.at, erasure: await this.byId(entry.value), after }));
   }
 
   claimDue(limit: number, leaseMs: number): Promise<Array<DueItem<Record<string, never>>>> {
@@ -78,7 +138,9 @@ export class ErasureRepository {
   }
 
   async markExecuting(id: string, at: Date): Promise<void> {
-    await this.models.Erasure.updateOne({ _id: id, status: 'queued' }, { $set: { status: 'executing', executedAt: at } }).exec();
+    const erasure = await this.byId(id);
+    if (erasure?.status === 'queued')
+      await this.models.Erasure.updateOne({ _id: id }, { $set: { status: 'executing', executedAt: at } }).exec();
   }
 
   /** Stores a confirmation (a repeat adds nothing) and returns all of the erasure's. */
@@ -87,13 +149,12 @@ export class ErasureRepository {
     return this.confirmations([confirmation.erasureId]).then((all) => all.get(confirmation.erasureId) ?? []);
   }
 
+  /** The participants' confirmations of each erasure: one point read per erasure and participant. */
   async confirmations(erasureIds: string[]): Promise<Map<string, ConfirmationDoc[]>> {
+    const ids = erasureIds.flatMap((erasureId) => this.participants.map((service) => `${erasureId}:${service}`));
+    const docs = await inParallel(ids, (_id) => this.models.Confirmation.findById(_id).lean<ConfirmationDoc>().exec());
     const byErasure = new Map<string, ConfirmationDoc[]>(erasureIds.map((id) => [id, []]));
-    if (erasureIds.length === 0) return byErasure;
-    const docs = await this.models.Confirmation.find({ erasureId: { $in: erasureIds } })
-      .lean<ConfirmationDoc[]>()
-      .exec();
-    for (const d of docs) byErasure.get(d.erasureId)?.push(d);
+    for (const d of docs) if (d) byErasure.get(d.erasureId)?.push(d);
     return byErasure;
   }
 
@@ -106,8 +167,16 @@ export class ErasureRepository {
       { _id: erasure._id },
       { $set: { status: 'completed', completedAt, executedAt: erasure.executedAt ?? completedAt } },
     ).exec();
-    await this.models.OpenRequest.deleteMany({ erasureId: erasure._id }).exec();
-    await this.users.forget(erasure.projectId, [erasure], erasure.subjectId);
+    // The keys it was opened under (the same names it records), each if it is still this erasure's.
+    for (const _id of keysOf(erasure.projectId, erasure)) {
+      const open = await this.models.OpenRequest.findById(_id).lean<OpenRequestDoc>().exec();
+      if (open?.erasureId === erasure._id) await this.models.OpenRequest.deleteOne({ _id }).exec();
+    }
+    // The known user, by each name that still names this person (another user may have it by now).
+    for (const name of [{ email: erasure.email }, { userId: erasure.userId }]) {
+      const known = name.email || name.userId ? await this.users.find(erasure.projectId, name) : null;
+      if (known && (erasure.subjectId === null || known.id === erasure.subjectId)) await this.users.forget(erasure.projectId, [name], null);
+    }
     await this.due.schedule(erasure._id, sweepAt, {});
   }
 

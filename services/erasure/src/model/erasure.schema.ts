@@ -1,3 +1,4 @@
+import { growing } from '@postbus/db';
 import { Schema, type Connection } from 'mongoose';
 import type { ErasureStatus } from '@postbus/contracts';
 
@@ -26,24 +27,26 @@ export interface ErasureDoc {
   createdAt: Date;
 }
 
-const erasureSchema = new Schema<ErasureDoc>(
-  {
-    _id: String,
-    projectId: String,
-    status: String,
-    subjectId: { type: String, default: null },
-    email: { type: String, default: null },
-    userId: { type: String, default: null },
-    emailHmac: { type: String, default: null },
-    requestedAt: Date,
-    eraseAt: Date,
-    executedAt: { type: Date, default: null },
-    completedAt: { type: Date, default: null },
-    createdAt: Date,
-  },
-  { collection: 'erasures', versionKey: false },
+const erasureSchema = growing(
+  new Schema<ErasureDoc>(
+    {
+      _id: String,
+      projectId: String,
+      status: String,
+      subjectId: { type: String, default: null },
+      email: { type: String, default: null },
+      userId: { type: String, default: null },
+      emailHmac: { type: String, default: null },
+      requestedAt: Date,
+      eraseAt: Date,
+      executedAt: { type: Date, default: null },
+      completedAt: { type: Date, default: null },
+      createdAt: Date,
+    },
+    // Read by `_id` only (a project's erasures through its list): no other index, on MongoDB either.
+    { collection: 'erasures', versionKey: false },
+  ),
 );
-erasureSchema.index({ projectId: 1, createdAt: -1 });
 
 /** A participant's confirmation: `_id` is `<erasure id>:<service>`, so a repeat adds nothing. */
 export interface ConfirmationDoc {
@@ -54,11 +57,12 @@ export interface ConfirmationDoc {
   at: Date;
 }
 
-const confirmationSchema = new Schema<ConfirmationDoc>(
-  { _id: String, erasureId: String, service: String, erased: Schema.Types.Mixed, at: Date },
-  { collection: 'confirmations', versionKey: false, minimize: false },
+const confirmationSchema = growing(
+  new Schema<ConfirmationDoc>(
+    { _id: String, erasureId: String, service: String, erased: Schema.Types.Mixed, at: Date },
+    { collection: 'confirmations', versionKey: false, minimize: false },
+  ),
 );
-confirmationSchema.index({ erasureId: 1 });
 
 /**
  * The open request of a person, under each way of naming them (`<projectId>:email:<email>`,
@@ -70,11 +74,9 @@ export interface OpenRequestDoc {
   eraseAt: Date;
 }
 
-const openRequestSchema = new Schema<OpenRequestDoc>(
-  { _id: String, erasureId: String, eraseAt: Date },
-  { collection: 'open_requests', versionKey: false },
+const openRequestSchema = growing(
+  new Schema<OpenRequestDoc>({ _id: String, erasureId: String, eraseAt: Date }, { collection: 'open_requests', versionKey: false }),
 );
-openRequestSchema.index({ erasureId: 1 });
 
 /**
  * An erase that raced another for the same person (both asked before either was recorded) is the
@@ -85,7 +87,7 @@ export interface AliasDoc {
   erasureId: string;
 }
 
-const aliasSchema = new Schema<AliasDoc>({ _id: String, erasureId: String }, { collection: 'aliases', versionKey: false });
+const aliasSchema = growing(new Schema<AliasDoc>({ _id: String, erasureId: String }, { collection: 'aliases', versionKey: false }));
 
 export function erasureModels(connection: Connection) {
   return {

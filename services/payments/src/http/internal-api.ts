@@ -1,9 +1,14 @@
 import express, { type Router } from 'express';
 import { normaliseEmail, type Payment, type Revenue, type UserRef } from '@postbus/contracts';
-import { ValidationError } from '@postbus/errors';
+import type { KnownUsers } from '@postbus/db';
+import { UnprocessableError, ValidationError } from '@postbus/errors';
 import { filteredPage, queryLimit, queryText } from '@postbus/http';
-import type { PaymentRepository } from '../model/payment.repository';
+import { erasedList, userList, type PaymentRepository } from '../model/payment.repository';
+import { erasedPseudonym } from '../payment-erasure';
 import type { PaymentDoc } from '../model/payment.schema';
+
+/** The email of anonymised payments: `erased:<erasure id>`. */
+const ERASED = erasedPseudonym('');
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const isDay = (value: unknown): value is string =>
@@ -25,26 +30,37 @@ const toPayment = (p: PaymentDoc): Payment => ({
  * The read API the gateway proxies to. It is internal: the gateway has already authenticated the
  * client and checked that the project is theirs.
  */
-export function internalApi(payments: PaymentRepository): Router {
+export function internalApi(payments: PaymentRepository, users: KnownUsers): Router {
   const router = express.Router();
   router.get('/internal/projects/:projectId/payments', async (req, res) => {
+    const { projectId } = req.params;
     const { email, user_id: userId } = req.query;
     let ref: UserRef;
     if (typeof email === 'string' && email) ref = { email: normaliseEmail(email) };
     else if (typeof userId === 'string' && userId) ref = { userId };
     else throw new ValidationError('Pass the email or the user_id of the user.', [{ pointer: '/email', message: 'is required' }]);
-    // The list's position is the payment time: the cursor carries it where others carry a creation time.
+    // The user's list (by the users service's id, a point read away), or the one of an erasure's pseudonym.
+    const pseudonym = ref.email?.startsWith(ERASED) ? ref.email.slice(ERASED.length) : undefined;
+    const known = pseudonym === undefined ? await users.find(projectId, ref) : null;
+    const list = pseudonym !== undefined ? erasedList(projectId, pseudonym) : known ? userList(projectId, known.id) : null;
+    // The cursor's position is the list's number (in the place of an id): newest recorded first.
     const page = await filteredPage({
       limit: queryLimit(req.query['limit']),
       cursor: queryText(req.query['cursor']),
-      fetch: async (limit, after) =>
-        (await payments.list(req.params.projectId, ref, limit, after && { paidAt: after.createdAt, id: after.id })).map((p) => ({
-          ...p,
-          createdAt: p.paidAt,
-        })),
-      view: (docs) => Promise.resolve(docs.map(toPayment)),
+      fetch: async (limit, after) => {
+        if (after && !/^[1-9]\d{0,15}$/.test(after.id))
+          throw new UnprocessableError('invalid-cursor', 'The cursor is not one this API gave out; use next_cursor of a previous page.');
+        if (!list) return [];
+        const entries = await payments.page(projectId, list, limit, after ? Number(after.id) : undefined);
+        return entries.map((e) => ({ _id: String(e.seq), createdAt: e.at, payment: e.payment }));
+      },
+      view: (docs) =>
+        Promise.resolve(
+          docs.map((d) => (d.payment && (pseudonym !== undefined || !d.payment.email.startsWith(ERASED)) ? toPayment(d.payment) : null)),
+        ),
+      keep: (view) => view !== null,
     });
-    res.json(page);
+    res.json({ ...page, data: page.data.filter((p): p is Payment => p !== null) });
   });
   router.get('/internal/projects/:projectId/revenue', async (req, res) => {
     const { from, to } = req.query;

@@ -1,3 +1,4 @@
+import { growing, SequenceLists } from '@postbus/db';
 import { Schema, type Connection } from 'mongoose';
 
 export interface PaymentDoc {
@@ -5,44 +6,89 @@ export interface PaymentDoc {
   _id: string;
   projectId: string;
   paymentId: string;
-  /** The user's email (normalised) as the users service knows it: the key of "paying users". */
+  /** The user's email (normalised) as the users service knows it; `erased:<erasure id>` once anonymised. */
   email: string;
   userId: string | null;
+  /** The users service's id of the user: the key of the user's payment list and of "paying users". */
+  uid: string | null;
   amount: number;
   currency: string;
   paidAt: Date;
-  /** UTC `YYYY-MM-DD` of paidAt: revenue groups by it (FerretDB has no $dateToString). */
+  /** UTC `YYYY-MM-DD` of paidAt: the revenue rollup's day. */
   day: string;
   description: string | null;
   metadata: Record<string, unknown>;
   commandId: string;
   recordedAt: Date;
+  /** Counted in the revenue rollup (a redelivery after a crash counts a payment that was not). */
+  rolledUp: boolean;
 }
 
-const paymentSchema = new Schema<PaymentDoc>(
-  {
-    _id: { type: String, required: true },
-    projectId: { type: String, required: true },
-    paymentId: { type: String, required: true },
-    email: { type: String, required: true },
-    userId: { type: String, default: null },
-    amount: { type: Number, required: true },
-    currency: { type: String, required: true },
-    paidAt: { type: Date, required: true },
-    day: { type: String, required: true },
-    description: { type: String, default: null },
-    metadata: { type: Schema.Types.Mixed, default: () => ({}) },
-    commandId: { type: String, required: true },
-    recordedAt: { type: Date, required: true },
-  },
-  { collection: 'payments', minimize: false, versionKey: false },
+const paymentSchema = growing(
+  new Schema<PaymentDoc>(
+    {
+      _id: { type: String, required: true },
+      projectId: { type: String, required: true },
+      paymentId: { type: String, required: true },
+      email: { type: String, required: true },
+      userId: { type: String, default: null },
+      uid: { type: String, default: null },
+      amount: { type: Number, required: true },
+      currency: { type: String, required: true },
+      paidAt: { type: Date, required: true },
+      day: { type: String, required: true },
+      description: { type: String, default: null },
+      metadata: { type: Schema.Types.Mixed, default: () => ({}) },
+      commandId: { type: String, required: true },
+      recordedAt: { type: Date, required: true },
+      rolledUp: { type: Boolean, default: false },
+    },
+    // Every read is by `_id` (the lists below say which): no other index, on MongoDB either.
+    { collection: 'payments', minimize: false, versionKey: false },
+  ),
 );
-paymentSchema.index({ projectId: 1, email: 1, paidAt: -1 });
-paymentSchema.index({ projectId: 1, day: 1 });
+
+/**
+ * One instance's share of a project's revenue on one day in one currency:
+ * `_id` `<projectId>:<day>:<currency>:<instance>`, incremented by `_id` by that instance alone
+ * (FerretDB updates are not atomic across connections), summed at read.
+ */
+export interface RevenueShardDoc {
+  _id: string;
+  projectId: string;
+  day: string;
+  currency: string;
+  total: number;
+  payments: number;
+  /** Hashes of the users who paid that day in that currency, each in one shard only (see RevenuePayerDoc). */
+  payers: string[];
+}
+
+const revenueShardSchema = growing(
+  new Schema<RevenueShardDoc>(
+    { _id: String, projectId: String, day: String, currency: String, total: Number, payments: Number, payers: [String] },
+    { collection: 'revenue_shards', versionKey: false },
+  ),
+);
+
+/** `<projectId>:<day>:<currency>:<payer hash>`: its unique insert decides which shard counts the payer for that day. */
+export interface RevenuePayerDoc {
+  _id: string;
+}
+
+const revenuePayerSchema = growing(new Schema<RevenuePayerDoc>({ _id: String }, { collection: 'revenue_payers', versionKey: false }));
 
 export function paymentModels(connection: Connection) {
   return {
     Payment: connection.model<PaymentDoc>('Payment', paymentSchema),
+    RevenueShard: connection.model<RevenueShardDoc>('RevenueShard', revenueShardSchema),
+    RevenuePayer: connection.model<RevenuePayerDoc>('RevenuePayer', revenuePayerSchema),
+    /**
+     * `<projectId>:user:<uid>`: a user's payments in the order they were recorded;
+     * `<projectId>:erased:<erasure id>`: the payments an erasure anonymised;
+     * `<projectId>:shards:<YYYY-MM>`: the revenue shards of a month (`<day>|<currency>|<instance>`).
+     */
+    lists: new SequenceLists(connection, 'payment_lists'),
   };
 }
 export type PaymentModels = ReturnType<typeof paymentModels>;

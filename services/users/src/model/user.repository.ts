@@ -1,7 +1,8 @@
-import { isDuplicateKeyError, KeyedSerializer } from '@postbus/db';
+import { insertNew, KeyedSerializer } from '@postbus/db';
 import type { UserRef } from '@postbus/contracts';
+import { Types } from 'mongoose';
 import { uidKeyOf, type FieldChanges } from '../domain/fields';
-import type { ParkedCommandDoc, UserDoc, UserErasureMark, UserModels } from './user.schema';
+import type { ParkedCommandDoc, UserDoc, UserErasureMark, UserKeyDoc, UserModels } from './user.schema';
 
 export type NewUser = Pick<UserDoc, 'projectId' | 'email' | 'userId' | 'createdBy'> & { changes: FieldChanges };
 
@@ -14,9 +15,18 @@ export interface ErasureTarget {
 }
 
 const OBJECT_ID = /^[a-f0-9]{24}$/i;
+/** Point reads or writes in flight at once for one batch. */
+const PARALLEL = 16;
 
 /** `email:<email>` or `uid:<user_id>`: how parked commands name the user they wait for. */
 export const refKey = (ref: UserRef): string => (ref.email !== undefined ? `email:${ref.email}` : `uid:${ref.userId ?? ''}`);
+
+/** The `_id` of the key document naming a user: `<projectId>:email:<email>` or `<projectId>:uid:<user_id>`. */
+export const userKeyId = (projectId: string, ref: UserRef): string => `${projectId}:${refKey(ref)}`;
+
+/** Whether the user is the one the ref names (a key may outlive a change it missed, e.g. after a crash). */
+const isNamedBy = (user: UserDoc, projectId: string, ref: UserRef): boolean =>
+  user.projectId === projectId && (ref.email !== undefined ? user.email === ref.email : user.userId === ref.userId);
 
 function toDocument(user: NewUser): Partial<UserDoc> {
   const custom: Record<string, unknown> = {};
@@ -36,83 +46,144 @@ function toDocument(user: NewUser): Partial<UserDoc> {
   };
 }
 
-/** Every read and write of the users service's own collections. */
+async function inParallel<T, R>(items: T[], work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await work(items[i]!, i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL, items.length) }, worker));
+  return results;
+}
+
+/**
+ * Every read and write of the users service's own collections. Each is a point operation by `_id`
+ * or an insert: a user is found by email or user_id through its key documents (`user_keys`), and
+ * the commands parked for a ref through that ref's list; both hold on MongoDB with the `_id` index
+ * alone and on the embedded store at any size.
+ */
 export class UserRepository {
   /** Updates of one user one at a time (see KeyedSerializer). */
   private readonly perUser = new KeyedSerializer();
 
   constructor(private readonly models: UserModels) {}
 
+  async init(): Promise<void> {
+    await Promise.all([
+      this.models.User.init(),
+      this.models.UserKey.init(),
+      this.models.ParkedCommand.init(),
+      this.models.parkedLists.init(),
+    ]);
+  }
+
+  /** The user a ref names: two point reads (the key, then the user). */
   async findByRef(projectId: string, ref: UserRef): Promise<UserDoc | null> {
-    const filter = ref.email !== undefined ? { projectId, email: ref.email } : { projectId, uidKey: `uid:${ref.userId ?? ''}` };
-    return this.models.User.findOne(filter).lean<UserDoc>().exec();
+    const key = await this.models.UserKey.findById(userKeyId(projectId, ref)).lean<UserKeyDoc>().exec();
+    if (!key || !OBJECT_ID.test(key.user)) return null;
+    const user = await this.findById(key.user);
+    return user && isNamedBy(user, projectId, ref) ? user : null;
   }
 
   async findById(id: string): Promise<UserDoc | null> {
     return this.models.User.findById(id).lean<UserDoc>().exec();
   }
 
-  /** Inserts the user; 'exists' when the email is taken, 'user_id_taken' when the user_id is. */
+  /**
+   * Inserts the user, then its keys; 'exists' when the email is taken, 'user_id_taken' when the
+   * user_id is (the user document goes again). A crash between the two leaves a user document no
+   * key names: never read, and the redelivered create inserts the user anew.
+   */
   async insert(user: NewUser): Promise<UserDoc | 'exists' | 'user_id_taken'> {
-    try {
-      const doc = await this.models.User.create(toDocument(user));
-      return doc.toObject();
-    } catch (error) {
-      if (!isDuplicateKeyError(error)) throw error;
-      return (await this.findByRef(user.projectId, { email: user.email })) ? 'exists' : 'user_id_taken';
+    const doc = (await this.models.User.create(toDocument(user))).toObject();
+    const result = await this.claimKeys(doc);
+    if (result === 'claimed') return doc;
+    await this.models.User.deleteOne({ _id: doc._id }).exec();
+    if (result === 'email_taken') {
+      // The same create stored this user before a crash, perhaps before its user_id key: complete it.
+      const existing = await this.findByRef(user.projectId, { email: user.email });
+      if (existing && existing.createdBy === user.createdBy && existing.userId) await this.claimKeys(existing);
+      return 'exists';
     }
+    return 'user_id_taken';
   }
 
   /**
-   * Inserts many users in one write (a fraction of the cost of one insert each on the local
-   * MongoDB-wire server); returns the users inserted and the positions that were not (taken email
-   * or user_id), for the caller to handle one by one.
+   * Inserts many users (one insertMany, one insert of their keys): the hot path of implicit
+   * registration. A known email costs one point read and is returned among `notInserted`, with
+   * the users whose email or user_id another insert took first, for the caller to handle one by one.
    */
   async insertMany(users: NewUser[]): Promise<{ inserted: UserDoc[]; notInserted: number[] }> {
-    try {
-      const docs = await this.models.User.insertMany(users.map(toDocument), { ordered: false });
-      return { inserted: docs.map((d) => d.toObject()), notInserted: [] };
-    } catch (error) {
-      const { insertedDocs, writeErrors } = error as {
-        insertedDocs?: { toObject(): UserDoc }[];
-        writeErrors?: { index: number; code?: number }[];
-      };
-      if (!isDuplicateKeyError(error) || !insertedDocs || !writeErrors || writeErrors.some((w) => w.code !== 11000)) throw error;
-      return { inserted: insertedDocs.map((d) => d.toObject()), notInserted: writeErrors.map((w) => w.index).sort((a, b) => a - b) };
-    }
+    const notInserted = new Set<number>();
+    const seen = new Set<string>();
+    const known = await inParallel(users, (u) =>
+      this.models.UserKey.findById(userKeyId(u.projectId, { email: u.email }), { _id: 1 })
+        .lean()
+        .exec(),
+    );
+    users.forEach((u, i) => {
+      const key = userKeyId(u.projectId, { email: u.email });
+      if (known[i] || seen.has(key)) notInserted.add(i);
+      seen.add(key);
+    });
+    const fresh = users.map((_, i) => i).filter((i) => !notInserted.has(i));
+    if (fresh.length === 0) return { inserted: [], notInserted: [...notInserted] };
+    const docs = fresh.map((i) => ({ ...toDocument(users[i]!), _id: new Types.ObjectId() }));
+    const stored = (await this.models.User.insertMany(docs, { ordered: false })).map((d) => d.toObject() as UserDoc);
+    const emailTaken = await insertNew(
+      this.models.UserKey,
+      stored.map((u) => ({ _id: userKeyId(u.projectId, { email: u.email }), user: String(u._id) })),
+    );
+    const withUid = stored.map((u, k) => ({ u, k })).filter(({ u, k }) => u.userId && !emailTaken.has(k));
+    const uidTaken = await insertNew(
+      this.models.UserKey,
+      withUid.map(({ u }) => ({ _id: userKeyId(u.projectId, { userId: u.userId! }), user: String(u._id) })),
+    );
+    const failed = new Set<number>([...emailTaken, ...[...uidTaken].map((j) => withUid[j]!.k)]);
+    await inParallel([...failed], async (k) => {
+      const u = stored[k]!;
+      if (!emailTaken.has(k)) await this.models.UserKey.deleteOne({ _id: userKeyId(u.projectId, { email: u.email }) }).exec();
+      await this.models.User.deleteOne({ _id: u._id }).exec();
+      notInserted.add(fresh[k]!);
+    });
+    return { inserted: stored.filter((_, k) => !failed.has(k)), notInserted: [...notInserted].sort((a, b) => a - b) };
   }
 
   /** Applies field changes; 'user_id_taken' when the new user_id belongs to someone else. */
   async applyChanges(user: UserDoc, changes: FieldChanges): Promise<'applied' | 'user_id_taken'> {
-    const set: Record<string, unknown> = { ...changes.set };
-    if (changes.userId !== undefined) {
-      set['userId'] = changes.userId;
-      set['uidKey'] = uidKeyOf(user.email, changes.userId);
-    }
-    const update: Record<string, unknown> = { $set: set };
-    if (changes.unset.length) update['$unset'] = Object.fromEntries(changes.unset.map((p) => [p, '']));
-    try {
-      await this.perUser.run(String(user._id), () => this.models.User.updateOne({ _id: user._id }, update).exec());
+    const id = String(user._id);
+    return this.perUser.run(id, async () => {
+      const set: Record<string, unknown> = { ...changes.set };
+      let oldUserId: string | null = null;
+      if (changes.userId !== undefined) {
+        const current = (await this.findById(id)) ?? user;
+        if (changes.userId !== current.userId) {
+          if (changes.userId !== null && !(await this.claimKey(current, { userId: changes.userId }))) return 'user_id_taken';
+          oldUserId = current.userId;
+        }
+        set['userId'] = changes.userId;
+        set['uidKey'] = uidKeyOf(user.email, changes.userId);
+      }
+      const update: Record<string, unknown> = { $set: set };
+      if (changes.unset.length) update['$unset'] = Object.fromEntries(changes.unset.map((p) => [p, '']));
+      await this.models.User.updateOne({ _id: user._id }, update).exec();
+      // The old user_id names them no more (after the update: a crash in between leaves a key isNamedBy refuses).
+      if (oldUserId) await this.dropKey(user.projectId, { userId: oldUserId }, id);
       return 'applied';
-    } catch (error) {
-      if (isDuplicateKeyError(error)) return 'user_id_taken';
-      throw error;
-    }
+    });
   }
 
+  /** The caller has checked that the user is subscribed. */
   async markUnsubscribed(user: UserDoc, reason: string | null, at: Date): Promise<void> {
     await this.perUser.run(String(user._id), () =>
-      this.models.User.updateOne(
-        { _id: user._id, unsubscribedAt: null },
-        { $set: { unsubscribedAt: at, unsubscribeReason: reason } },
-      ).exec(),
+      this.models.User.updateOne({ _id: user._id }, { $set: { unsubscribedAt: at, unsubscribeReason: reason } }).exec(),
     );
   }
 
-  /**
-   * The users an erasure names, each once: one indexed lookup per way of naming them (the same ones
-   * as every other read here); normally they all find the same user.
-   */
+  /** The users an erasure names, each once: one point lookup per way of naming them; normally they all find the same user. */
   async findErasureTargets(target: ErasureTarget): Promise<UserDoc[]> {
     const { projectId, id, email, userId } = target;
     const found = await Promise.all([
@@ -130,43 +201,101 @@ export class UserRepository {
     await this.perUser.run(String(user._id), () => this.models.User.updateOne({ _id: user._id }, { $set: { erasure } }).exec());
   }
 
-  /** Deletes the user (after any write to them in progress); false when they were gone already. */
+  /** Deletes the user and its keys (after any write to them in progress); false when they were gone already. */
   async delete(user: UserDoc): Promise<boolean> {
-    const { deletedCount } = await this.perUser.run(String(user._id), () => this.models.User.deleteOne({ _id: user._id }).exec());
-    return deletedCount > 0;
+    const id = String(user._id);
+    return this.perUser.run(id, async () => {
+      // Keys first: a crash in between leaves a user no key names, never a key naming no one.
+      await this.dropKey(user.projectId, { email: user.email }, id);
+      if (user.userId) await this.dropKey(user.projectId, { userId: user.userId }, id);
+      const { deletedCount } = await this.models.User.deleteOne({ _id: user._id }).exec();
+      return deletedCount > 0;
+    });
   }
 
   /** Drops the commands parked for these refs (`email:<email>` / `uid:<user_id>`) accepted up to `before`; returns how many. */
   async unparkAll(projectId: string, refs: string[], before: Date): Promise<number> {
-    if (refs.length === 0) return 0;
-    const { deletedCount } = await this.models.ParkedCommand.deleteMany({
-      projectId,
-      ref: { $in: refs },
-      acceptedAt: { $lte: before },
-    }).exec();
-    return deletedCount;
+    const due = (await this.parkedFor(projectId, refs)).filter((p) => new Date(p.acceptedAt) <= before);
+    const deleted = await inParallel(due, (p) => this.models.ParkedCommand.deleteOne({ _id: p.commandId }).exec());
+    return deleted.reduce((sum, r) => sum + r.deletedCount, 0);
   }
 
+  /**
+   * Parks a command: its id goes on its ref's list first, then the command; a crash in between
+   * leaves an id that names nothing (skipped), and the redelivery parks it again.
+   */
   async park(command: ParkedCommandDoc): Promise<void> {
-    try {
-      await this.models.ParkedCommand.create(command);
-    } catch (error) {
-      if (!isDuplicateKeyError(error)) throw error; // parked already: a redelivery
-    }
+    await this.models.parkedLists.append([{ list: `${command.projectId}:${command.ref}`, at: new Date(), value: command.commandId }]);
+    await insertNew(this.models.ParkedCommand, [{ ...command, _id: command.commandId }]); // parked already: a redelivery
   }
 
+  /** The commands parked for these refs, oldest first: per ref, its list's entries and each command by `_id`. */
   async parkedFor(projectId: string, refs: string[]): Promise<ParkedCommandDoc[]> {
-    return this.models.ParkedCommand.find({ projectId, ref: { $in: refs } })
-      .sort({ acceptedAt: 1 })
-      .lean<ParkedCommandDoc[]>()
-      .exec();
+    const ids = new Set<string>();
+    for (const ref of refs) {
+      for (let before: number | undefined; ;) {
+        const page = await this.models.parkedLists.page(`${projectId}:${ref}`, { limit: 100, ...(before ? { beforeSeq: before } : {}) });
+        for (const entry of page.entries) ids.add(entry.value);
+        if (page.next === null) break;
+        before = page.next;
+      }
+    }
+    const docs = await inParallel([...ids], (id) => this.parkedById(id));
+    return docs
+      .filter((d): d is ParkedCommandDoc => d !== null)
+      .sort((a, b) => new Date(a.acceptedAt).getTime() - new Date(b.acceptedAt).getTime());
   }
 
+  async parkedById(commandId: string): Promise<ParkedCommandDoc | null> {
+    return this.models.ParkedCommand.findById(commandId).lean<ParkedCommandDoc>().exec();
+  }
+
+  /** Empties the lists of these refs up to now (their commands were handled). */
+  async forgetParkedRefs(projectId: string, refs: string[], upTo: Date): Promise<void> {
+    for (const ref of refs) await this.models.parkedLists.trim(`${projectId}:${ref}`, upTo);
+  }
+
+  /**
+   * The oldest parked commands, for the sweep (a timer, not a request). The collection stays small
+   * (a command leaves it within the retry window), so reading it whole is cheap on either store.
+   */
   async oldestParked(limit: number): Promise<ParkedCommandDoc[]> {
     return this.models.ParkedCommand.find().sort({ acceptedAt: 1 }).limit(limit).lean<ParkedCommandDoc[]>().exec();
   }
 
   async unpark(commandId: string): Promise<void> {
-    await this.models.ParkedCommand.deleteOne({ commandId }).exec();
+    await this.models.ParkedCommand.deleteOne({ _id: commandId }).exec();
+  }
+
+  /** Claims the user's email key and, with a user_id, its uid key; a key left by a user who is gone or renamed is taken over. */
+  async claimKeys(user: UserDoc): Promise<'claimed' | 'email_taken' | 'user_id_taken'> {
+    if (!(await this.claimKey(user, { email: user.email }))) return 'email_taken';
+    if (user.userId && !(await this.claimKey(user, { userId: user.userId }))) {
+      await this.dropKey(user.projectId, { email: user.email }, String(user._id));
+      return 'user_id_taken';
+    }
+    return 'claimed';
+  }
+
+  /** True when the key now names this user. */
+  private async claimKey(user: UserDoc, ref: UserRef): Promise<boolean> {
+    const _id = userKeyId(user.projectId, ref);
+    const id = String(user._id);
+    const taken = await insertNew(this.models.UserKey, [{ _id, user: id }]);
+    if (taken.size === 0) return true;
+    const holder = await this.models.UserKey.findById(_id).lean<UserKeyDoc>().exec();
+    if (!holder || holder.user === id) return holder !== null;
+    const other = OBJECT_ID.test(holder.user) ? await this.findById(holder.user) : null;
+    if (other && isNamedBy(other, user.projectId, ref)) return false;
+    // A key naming no one (its user was deleted or renamed before it went): it is free.
+    await this.models.UserKey.replaceOne({ _id }, { user: id }).exec();
+    return true;
+  }
+
+  /** Removes a key if it still names this user (another may hold it by now). */
+  private async dropKey(projectId: string, ref: UserRef, id: string): Promise<void> {
+    const _id = userKeyId(projectId, ref);
+    const key = await this.models.UserKey.findById(_id).lean<UserKeyDoc>().exec();
+    if (key?.user === id) await this.models.UserKey.deleteOne({ _id }).exec();
   }
 }
