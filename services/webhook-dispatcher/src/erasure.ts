@@ -38,9 +38,16 @@ export function eraseDeliveries(
       ...(subject.email !== null ? [personList(subject.projectId, { kind: 'email', value: subject.email })] : []),
       ...(subject.userId !== null ? [personList(subject.projectId, { kind: 'user_id', value: subject.userId })] : []),
     ];
+    const erased = new Set<string>();
     for (const list of lists) {
       // The broker hears from this consumer after each chunk, however long the erasure takes.
-      const gone = await deliveries.erasePerson(list, new Date(subject.before), (payload) => concerns(payload, subject), ctx?.heartbeat);
+      const gone = await deliveries.erasePerson(
+        list,
+        new Date(subject.before),
+        (payload) => concerns(payload, subject),
+        ctx?.heartbeat,
+        erased,
+      );
       total.deliveries += gone.deliveries;
       total.attempts += gone.attempts;
     }

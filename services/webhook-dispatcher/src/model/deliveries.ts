@@ -363,19 +363,24 @@ export class DeliveryStore {
     before: Date,
     concerns: (payload: string) => boolean,
     afterChunk?: () => Promise<void>,
+    /** Deliveries this erasure deleted already (through the person's other list): skipped. */
+    erased = new Set<string>(),
   ): Promise<{ deliveries: number; attempts: number }> {
     const total = { deliveries: 0, attempts: 0 };
-    const add = (gone: { deliveries: number; attempts: number }) => {
+    const erase = async (ids: string[]) => {
+      const todo = ids.filter((id) => !erased.has(id));
+      const gone = await this.delete(todo);
+      for (const id of todo) erased.add(id);
       total.deliveries += gone.deliveries;
       total.attempts += gone.attempts;
     };
     await this.people.trim(list, new Date(before.getTime() + 1), async (ids) => {
-      add(await this.delete(ids));
+      await erase(ids);
       await afterChunk?.();
     });
     for (let page = await this.people.page(list, { limit: CHUNK }); page.entries.length > 0;) {
       const found = await this.deliveriesById(page.entries.map((e) => e.value));
-      add(await this.delete([...found.values()].filter((d) => concerns(d.payload)).map((d) => d._id)));
+      await erase([...found.values()].filter((d) => concerns(d.payload)).map((d) => d._id));
       await afterChunk?.();
       if (page.next === null) break;
       page = await this.people.page(list, { limit: CHUNK, beforeSeq: page.next });
