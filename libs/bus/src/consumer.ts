@@ -18,6 +18,8 @@ export interface MessageContext {
   topic: string;
   partition: number;
   offset: string;
+  /** Tells the broker this consumer is alive: a long handler (an erasure in chunks) calls it between chunks. */
+  heartbeat?: () => Promise<void>;
 }
 
 export interface Handler<T extends MessageType = MessageType> {
@@ -233,7 +235,7 @@ export class MessageConsumer {
     await withLogContext({ requestId: envelope.requestId, eventId: envelope.id, eventType: envelope.type }, async () => {
       for (let attempt = 1; ; attempt++) {
         try {
-          await handler.handle(envelope.data as never, ctx);
+          await handler.handle(envelope.data as never, { ...ctx, heartbeat });
           return;
         } catch (error) {
           const transient = isTransientError(error);

@@ -13,6 +13,7 @@ import { internalApi } from './http/internal-api';
 import { DeliveryStore } from './model/deliveries';
 import { EndpointStore } from './model/endpoints';
 import { ProjectOwners } from './model/projects';
+import { DeliveryRetention } from './retention';
 import { AddressPolicy } from './safety';
 
 export interface Dispatcher {
@@ -27,7 +28,14 @@ export async function start({ config, logger }: { config: DispatcherConfig; logg
   const endpoints = new EndpointStore(db, new SecretBox(config.SECRETS_KEY || undefined));
   const deliveries = new DeliveryStore(db);
   const projects = new ProjectOwners(db);
-  await Promise.all([endpoints.init(), deliveries.init(), projects.init()]);
+  const retention = new DeliveryRetention({
+    deliveries,
+    connection: db,
+    logger,
+    retentionDays: config.WEBHOOK_DELIVERY_RETENTION_DAYS,
+    intervalMs: config.WEBHOOK_RETENTION_INTERVAL_MS,
+  });
+  await Promise.all([endpoints.init(), deliveries.init(), projects.init(), retention.init()]);
   const policy = new AddressPolicy(config.WEBHOOK_ALLOWED_HOSTS ? config.WEBHOOK_ALLOWED_HOSTS.split(',') : []);
 
   const worker = new DeliveryWorker({
@@ -67,6 +75,7 @@ export async function start({ config, logger }: { config: DispatcherConfig; logg
     partitionsConsumedConcurrently: config.KAFKA_TOPIC_PARTITIONS,
   });
   worker.start();
+  retention.start();
 
   const { server, port } = await startInternalServer({
     service: 'webhook-dispatcher',
@@ -84,6 +93,7 @@ export async function start({ config, logger }: { config: DispatcherConfig; logg
     port,
     async stop() {
       await worker.stop();
+      await retention.stop();
       await closeServer(server);
       await bus.close();
       await db.close();

@@ -36,6 +36,17 @@ export const DispatcherConfig = Type.Object({
     default: 86_400_000,
     description: 'after a rotation, how long the previous secret still signs alongside the new one',
   }),
+  WEBHOOK_DELIVERY_RETENTION_DAYS: Type.Integer({
+    minimum: 1,
+    default: 30,
+    description:
+      'days a delivery and its attempts are kept; longer than the retry schedule (30, as Stripe keeps events: well past the last automatic retry, about 3 days after the event, to look into failures and retry by hand)',
+  }),
+  WEBHOOK_RETENTION_INTERVAL_MS: Type.Integer({
+    minimum: 1000,
+    default: 3_600_000,
+    description: 'how often an instance looks for deliveries past their retention (one instance purges per interval)',
+  }),
 });
 
 export type DispatcherConfig = typeof DispatcherConfig.static;

@@ -1,22 +1,12 @@
+import type { MessageContext } from '@postbus/bus';
 import type { ErasureExecuteCommand } from '@postbus/contracts';
-import type { DeliveryStore } from './model/deliveries';
+import { personList, type DeliveryStore } from './model/deliveries';
 
 type Subject = Pick<ErasureExecuteCommand, 'projectId' | 'email' | 'userId' | 'before'>;
 
-const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-/**
- * A regular expression for bodies holding any of these values as a JSON string (quotes included,
- * as `JSON.stringify` writes them), or undefined when there is none to look for.
- */
-export function jsonStringPattern(values: Array<string | null>): string | undefined {
-  const present = values.filter((v): v is string => v !== null);
-  return present.length > 0 ? present.map((v) => escapeRegex(JSON.stringify(v))).join('|') : undefined;
-}
-
 /**
  * Whether a webhook body is about this person in this project, from before the erasure ran (a
- * later event is about someone new with the same address); the pattern only finds candidates.
+ * later event is about someone new with the same address); the person's lists only find candidates.
  */
 export function concerns(payload: string, { projectId, email, userId, before }: Subject): boolean {
   let body: { timestamp?: string; data?: Record<string, unknown> };
@@ -33,14 +23,34 @@ export function concerns(payload: string, { projectId, email, userId, before }: 
 
 /**
  * The dispatcher's part in a GDPR erasure (DESIGN §5): every delivery whose body names the person,
- * with its attempts (whose responses may echo the body) and its due attempts. Idempotent.
+ * with its attempts (whose responses may echo the body) and its due attempts. The deliveries are
+ * found through the person's lists (by address, by user_id; appended as each delivery was stored),
+ * and deleted in chunks of point deletes as each list is trimmed, so an erasure of a person with
+ * tens of thousands of deliveries neither scans nor names them all in one statement, and resumes
+ * where it stopped when redelivered. Idempotent.
  */
-export function eraseDeliveries(deliveries: DeliveryStore): (subject: ErasureExecuteCommand) => Promise<Record<string, number>> {
-  return async (subject) => {
-    const pattern = jsonStringPattern([subject.email, subject.userId]);
-    if (pattern === undefined) return { deliveries: 0, attempts: 0 };
-    // A scan of the bodies; erasures are rare, and on FerretDB every find scans anyway.
-    const ids = await deliveries.idsMatching(pattern, (payload) => concerns(payload, subject));
-    return deliveries.delete(ids);
+export function eraseDeliveries(
+  deliveries: DeliveryStore,
+): (subject: ErasureExecuteCommand, ctx?: Pick<MessageContext, 'heartbeat'>) => Promise<Record<string, number>> {
+  return async (subject, ctx) => {
+    const total = { deliveries: 0, attempts: 0 };
+    const lists = [
+      ...(subject.email !== null ? [personList(subject.projectId, { kind: 'email', value: subject.email })] : []),
+      ...(subject.userId !== null ? [personList(subject.projectId, { kind: 'user_id', value: subject.userId })] : []),
+    ];
+    const erased = new Set<string>();
+    for (const list of lists) {
+      // The broker hears from this consumer after each chunk, however long the erasure takes.
+      const gone = await deliveries.erasePerson(
+        list,
+        new Date(subject.before),
+        (payload) => concerns(payload, subject),
+        ctx?.heartbeat,
+        erased,
+      );
+      total.deliveries += gone.deliveries;
+      total.attempts += gone.attempts;
+    }
+    return total;
   };
 }

@@ -192,7 +192,7 @@ async function idempotent(
   const earlier = await deps.idempotency.findResponse(clientId, key, notBefore);
   if (earlier) return replay(earlier);
 
-  let claim = await deps.idempotency.claim(clientId, key, fingerprint);
+  let claim = await deps.idempotency.claim(clientId, key, fingerprint, notBefore);
   if (!claim.claimed) {
     const answered = await deps.idempotency.findResponse(clientId, key, notBefore);
     if (answered) return replay(answered);
@@ -205,7 +205,7 @@ async function idempotent(
       );
     }
     await deps.idempotency.release(clientId, key);
-    claim = await deps.idempotency.claim(clientId, key, fingerprint);
+    claim = await deps.idempotency.claim(clientId, key, fingerprint, notBefore);
     if (!claim.claimed)
       throw new ConflictError(
         'idempotency-in-flight',

@@ -1,8 +1,14 @@
+import { createHash } from 'node:crypto';
 import { Schema, type Connection } from 'mongoose';
-import { isDuplicateKeyError } from '@postbus/db';
+import { GroupCommit, growing, insertNew, isDuplicateKeyError, SequenceLists } from '@postbus/db';
 
-/** The first request with a key claims it; its answer is stored beside it (both append-only). */
+/**
+ * The first request with a key claims it; its answer is stored beside it (both append-only).
+ * Both are addressed by `_id` alone (a hash of client and key), so each request with an
+ * Idempotency-Key costs point reads and inserts at any size of the collections.
+ */
 interface ClaimDoc {
+  _id: string;
   clientId: string;
   key: string;
   fingerprint: string;
@@ -21,75 +27,137 @@ export interface StoredResponse {
   createdAt: Date;
 }
 
-const claimSchema = new Schema<ClaimDoc>(
-  { clientId: String, key: String, fingerprint: String, createdAt: Date },
-  { collection: 'idempotency_claims', versionKey: false },
+// No index beyond `_id`: every read, insert and delete names one `_id`. Both grow with traffic.
+const claimSchema = growing(
+  new Schema<ClaimDoc>(
+    { _id: String, clientId: String, key: String, fingerprint: String, createdAt: Date },
+    { collection: 'idempotency_claims', versionKey: false },
+  ),
 );
-claimSchema.index({ clientId: 1, key: 1 }, { unique: true });
-claimSchema.index({ createdAt: 1 });
 
-const responseSchema = new Schema<StoredResponse>(
-  { clientId: String, key: String, fingerprint: String, status: Number, body: Schema.Types.Mixed, withheld: Boolean, createdAt: Date },
-  { collection: 'idempotency_responses', versionKey: false, minimize: false },
+const responseSchema = growing(
+  new Schema<StoredResponse & { _id: string }>(
+    {
+      _id: String,
+      clientId: String,
+      key: String,
+      fingerprint: String,
+      status: Number,
+      body: Schema.Types.Mixed,
+      withheld: Boolean,
+      createdAt: Date,
+    },
+    { collection: 'idempotency_responses', versionKey: false, minimize: false },
+  ),
 );
-responseSchema.index({ clientId: 1, key: 1 }, { unique: true });
-responseSchema.index({ createdAt: 1 });
 
 export type ClaimResult = { claimed: true } | { claimed: false; fingerprint: string; createdAt: Date };
 
+/** The records of one client's key: a hash, so that the id has a bounded length and says nothing of the key. */
+export const idempotencyIdOf = (clientId: string, key: string): string => createHash('sha256').update(`${clientId}\n${key}`).digest('hex');
+
+/** The list of claims in the order they were made, which retention trims (SequenceLists: entries by `_id`). */
+const CLAIMS_LIST = 'claims';
+const PURGE_PARALLEL = 16;
+
 /**
- * Idempotency records, kept for a retention window. The local MongoDB-wire server has no TTL
- * indexes, so expired records are removed by purgeOlderThan() on a schedule, and ignored on read.
+ * Idempotency records, kept for a retention window (expired ones are ignored on read and
+ * replaced by a new claim). The local MongoDB-wire server has no TTL indexes, and a deleteMany
+ * by date scans it and may name more documents than one statement holds: each claim is listed
+ * as it is made, and purgeOlderThan() trims that list in resumable chunks of point deletes.
  */
 export class IdempotencyRepository {
   private readonly Claim;
   private readonly Response;
+  private readonly lists: SequenceLists;
+  /** Concurrent requests' entries go in one append at a time: appends racing for one list's next number would retry each other. */
+  private readonly listed: GroupCommit<string>;
 
   constructor(connection: Connection) {
     this.Claim = connection.model<ClaimDoc>('IdempotencyClaim', claimSchema);
-    this.Response = connection.model<StoredResponse>('IdempotencyResponse', responseSchema);
+    this.Response = connection.model<StoredResponse & { _id: string }>('IdempotencyResponse', responseSchema);
+    this.lists = new SequenceLists(connection, 'idempotency_lists');
+    this.listed = new GroupCommit(async (ids) => {
+      const at = new Date();
+      await this.lists.append(ids.map((value) => ({ list: CLAIMS_LIST, at, value })));
+    });
   }
 
   async init(): Promise<void> {
-    await Promise.all([this.Claim.init(), this.Response.init()]);
+    await Promise.all([this.Claim.init(), this.Response.init(), this.lists.init()]);
   }
 
-  findResponse(clientId: string, key: string, notBefore: Date): Promise<StoredResponse | null> {
-    return this.Response.findOne({ clientId, key, createdAt: { $gte: notBefore } })
-      .lean<StoredResponse>()
-      .exec();
+  /** The stored answer to this key, unless it is older than `notBefore`. */
+  async findResponse(clientId: string, key: string, notBefore: Date): Promise<StoredResponse | null> {
+    const found = await this.Response.findById(idempotencyIdOf(clientId, key)).lean<StoredResponse>().exec();
+    return found && found.createdAt >= notBefore ? found : null;
   }
 
-  async claim(clientId: string, key: string, fingerprint: string): Promise<ClaimResult> {
-    try {
-      await this.Claim.create({ clientId, key, fingerprint, createdAt: new Date() });
-      return { claimed: true };
-    } catch (error) {
-      if (!isDuplicateKeyError(error)) throw error;
-      const existing = await this.Claim.findOne({ clientId, key }).lean<ClaimDoc>().exec();
-      if (!existing) return this.claim(clientId, key, fingerprint); // released meanwhile
-      return { claimed: false, fingerprint: existing.fingerprint, createdAt: existing.createdAt };
+  /**
+   * Claims the key, or says who has it. A claim older than `notBefore` has expired (retention
+   * has not removed it yet): it and its answer are removed and the key claimed anew.
+   */
+  async claim(clientId: string, key: string, fingerprint: string, notBefore = new Date(0)): Promise<ClaimResult> {
+    const _id = idempotencyIdOf(clientId, key);
+    // Listed first: a crash after the claim never leaves it out of retention's reach. An entry
+    // whose claim was not made (the key was taken) is harmless: the purge checks each claim's age.
+    await this.listed.add(_id);
+    const createdAt = new Date();
+    for (let tries = 0; ; tries++) {
+      if ((await insertNew(this.Claim, [{ _id, clientId, key, fingerprint, createdAt }])).size === 0) return { claimed: true };
+      const existing = await this.Claim.findById(_id).lean<ClaimDoc>().exec();
+      if (existing && (existing.createdAt >= notBefore || tries >= 3))
+        return { claimed: false, fingerprint: existing.fingerprint, createdAt: existing.createdAt };
+      if (existing) await this.forget(_id); // expired; otherwise released meanwhile
     }
   }
 
   /** Gives a key back (the request failed on our side), so that a retry can run. */
   async release(clientId: string, key: string): Promise<void> {
-    await this.Claim.deleteOne({ clientId, key }).exec();
+    await this.Claim.deleteOne({ _id: idempotencyIdOf(clientId, key) }).exec();
   }
 
   async storeResponse(response: Omit<StoredResponse, 'createdAt'>): Promise<void> {
     try {
-      await this.Response.create({ ...response, createdAt: new Date() });
+      await this.Response.create({ ...response, _id: idempotencyIdOf(response.clientId, response.key), createdAt: new Date() });
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
     }
   }
 
+  /**
+   * Removes the records of claims made before `cutoff`, oldest first, in chunks of point deletes
+   * (resumable: the list's tail moves after each chunk). A key claimed again since keeps its new records.
+   */
   async purgeOlderThan(cutoff: Date): Promise<number> {
-    const [claims, responses] = await Promise.all([
-      this.Claim.deleteMany({ createdAt: { $lt: cutoff } }).exec(),
-      this.Response.deleteMany({ createdAt: { $lt: cutoff } }).exec(),
+    let removed = 0;
+    await this.lists.trim(CLAIMS_LIST, cutoff, async (ids) => {
+      const pending = [...new Set(ids)];
+      const workers = Array.from({ length: Math.min(PURGE_PARALLEL, pending.length) }, async () => {
+        for (let id = pending.pop(); id !== undefined; id = pending.pop()) {
+          const gone = await this.forgetIfOlder(id, cutoff);
+          removed += gone;
+        }
+      });
+      await Promise.all(workers);
+    });
+    return removed;
+  }
+
+  private async forgetIfOlder(_id: string, cutoff: Date): Promise<number> {
+    const [claim, response] = await Promise.all([
+      this.Claim.findById(_id, { createdAt: 1 }).lean<Pick<ClaimDoc, 'createdAt'>>().exec(),
+      this.Response.findById(_id, { createdAt: 1 }).lean<Pick<StoredResponse, 'createdAt'>>().exec(),
     ]);
-    return claims.deletedCount + responses.deletedCount;
+    let removed = 0;
+    // The answer first: a claim without its answer is only an expired claim, never a wrong replay.
+    if (response && response.createdAt < cutoff) removed += (await this.Response.deleteOne({ _id }).exec()).deletedCount;
+    if (claim && claim.createdAt < cutoff) removed += (await this.Claim.deleteOne({ _id }).exec()).deletedCount;
+    return removed;
+  }
+
+  private async forget(_id: string): Promise<void> {
+    await this.Response.deleteOne({ _id }).exec();
+    await this.Claim.deleteOne({ _id }).exec();
   }
 }

@@ -9,12 +9,38 @@ import {
   type Webhook,
 } from '@postbus/contracts';
 import { ConflictError, NotFoundError, UnprocessableError, ValidationError } from '@postbus/errors';
-import { filteredPage, queryLimit, queryText } from '@postbus/http';
+import { queryLimit, queryText } from '@postbus/http';
 import { deliveryIdOf, statusOf, type AttemptDoc, type DeliveryDoc, type DeliveryStore } from '../model/deliveries';
 import type { EndpointDoc, EndpointInput, EndpointStore } from '../model/endpoints';
 import { UnsafeAddressError, type AddressPolicy } from '../safety';
 
 const NO_WEBHOOK = 'No such webhook for this client.';
+
+interface DeliveryFilters {
+  status?: DeliveryStatus;
+  eventType?: string;
+}
+
+/**
+ * A delivery-log cursor: the position in the list the page was read from, and the filters that
+ * chose that list (a position means nothing in another list). Opaque to clients.
+ */
+const filterKey = (f: DeliveryFilters): string => `${f.status ?? ''}|${f.eventType ?? ''}`;
+
+export const encodeDeliveryCursor = (seq: number, filters: DeliveryFilters): string =>
+  Buffer.from(`d1|${seq}|${filterKey(filters)}`).toString('base64url');
+
+export function decodeDeliveryCursor(cursor: string, filters: DeliveryFilters): number {
+  const text = Buffer.from(cursor, 'base64url').toString();
+  const [version, seq, ...rest] = text.split('|');
+  if (version !== 'd1' || !/^[1-9]\d{0,15}$/.test(seq ?? '') || rest.join('|') !== filterKey(filters))
+    // Well-formed (the schema checked its length) but not one of ours, or of another filter: a 422, not a 400.
+    throw new UnprocessableError(
+      'invalid-cursor',
+      'The cursor is not one this API gave out for these filters; use next_cursor of a previous page with the same filters.',
+    );
+  return Number(seq);
+}
 
 export interface InternalApiDeps {
   endpoints: EndpointStore;
@@ -155,18 +181,18 @@ export function internalApi({ endpoints, deliveries, policy, secretOverlapMs }: 
       ]);
     }
     const eventType = queryText(req.query['event_type']);
-    res.json(
-      await filteredPage({
-        limit: queryLimit(req.query['limit']),
-        cursor: queryText(req.query['cursor']),
-        fetch: (limit, after) => deliveries.page(endpoint._id, limit, after, eventType),
-        view: async (page) => {
-          const attempts = await deliveries.attempts(page.map((d) => d._id));
-          return page.map((d) => toDelivery(d, attempts.get(d._id) ?? []));
-        },
-        ...(status ? { keep: (d: Delivery) => d.status === (status as DeliveryStatus) } : {}),
-      }),
-    );
+    const filters = { ...(status ? { status: status as DeliveryStatus } : {}), ...(eventType ? { eventType } : {}) };
+    const cursor = queryText(req.query['cursor']);
+    const beforeSeq = cursor === undefined ? undefined : decodeDeliveryCursor(cursor, filters);
+    const page = await deliveries.page(endpoint._id, {
+      limit: queryLimit(req.query['limit']),
+      ...filters,
+      ...(beforeSeq !== undefined ? { beforeSeq } : {}),
+    });
+    res.json({
+      data: page.items.map(({ delivery, attempts }) => toDelivery(delivery, attempts)),
+      next_cursor: page.next === null ? null : encodeDeliveryCursor(page.next, filters),
+    });
   });
 
   router.post(
@@ -177,7 +203,7 @@ export function internalApi({ endpoints, deliveries, policy, secretOverlapMs }: 
       if (!delivery || delivery.endpointId !== endpoint._id || delivery.clientId !== endpoint.clientId) {
         throw new NotFoundError('No such delivery for this webhook.');
       }
-      const attempts = (await deliveries.attempts([delivery._id])).get(delivery._id) ?? [];
+      const attempts = await deliveries.attemptsOf(delivery._id);
       const status = statusOf(attempts);
       if (status === 'succeeded') throw new ConflictError('delivery-succeeded', 'This delivery succeeded; there is nothing to retry.');
       // Pending: still being tried, or a retry by hand is already scheduled.

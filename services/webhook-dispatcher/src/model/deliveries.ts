@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Schema, type Connection } from 'mongoose';
-import { DueQueue, GroupCommit, insertNew } from '@postbus/db';
+import { DueQueue, GroupCommit, growing, insertNew, SequenceLists, type ListAppend, type ListEntry } from '@postbus/db';
 
 /** One event for one endpoint: written once, never updated; its `_id` is the `webhook-id`. */
 export interface DeliveryDoc {
@@ -16,7 +16,7 @@ export interface DeliveryDoc {
 
 export type AttemptOutcome = 'succeeded' | 'retrying' | 'failed';
 
-/** One attempt at a delivery, append-only: the delivery log. */
+/** One attempt at a delivery, append-only: the delivery log. Its `_id` is `<deliveryId>:<attempt>`. */
 export interface AttemptDoc {
   _id: string;
   deliveryId: string;
@@ -40,76 +40,212 @@ export interface DuePayload extends Record<string, unknown> {
   manual?: boolean;
 }
 
-const deliverySchema = new Schema<DeliveryDoc>(
-  { _id: String, endpointId: String, clientId: String, eventId: String, eventType: String, payload: String, createdAt: Date },
-  { collection: 'deliveries', versionKey: false },
-);
-deliverySchema.index({ endpointId: 1, createdAt: -1 });
+/** A delivery with its attempts, in attempt order. */
+export interface DeliveryWithAttempts {
+  delivery: DeliveryDoc;
+  attempts: AttemptDoc[];
+}
 
-const attemptSchema = new Schema<AttemptDoc>(
-  {
-    _id: String,
-    deliveryId: String,
-    endpointId: String,
-    attempt: Number,
-    at: Date,
-    statusCode: { type: Number, default: null },
-    latencyMs: Number,
-    response: { type: String, default: null },
-    error: { type: String, default: null },
-    outcome: String,
-  },
-  { collection: 'attempts', versionKey: false },
+export interface DeliveryPageQuery {
+  limit: number;
+  /** The current status the deliveries must have (checked at read). */
+  status?: DeliveryStatus;
+  eventType?: string;
+  /** Only entries older than this position of the list read (the previous page's `next`). */
+  beforeSeq?: number;
+}
+
+export interface DeliveryPage {
+  items: DeliveryWithAttempts[];
+  /** The position to pass as `beforeSeq` for the next (older) page; null on the last one. */
+  next: number | null;
+}
+
+// Every read and delete of these two collections is by `_id` (a delivery's id; `<deliveryId>:<attempt>`):
+// no other index is needed, on MongoDB or on the embedded store. Both grow with traffic.
+const deliverySchema = growing(
+  new Schema<DeliveryDoc>(
+    { _id: String, endpointId: String, clientId: String, eventId: String, eventType: String, payload: String, createdAt: Date },
+    { collection: 'deliveries', versionKey: false },
+  ),
 );
-attemptSchema.index({ deliveryId: 1 });
+
+const attemptSchema = growing(
+  new Schema<AttemptDoc>(
+    {
+      _id: String,
+      deliveryId: String,
+      endpointId: String,
+      attempt: Number,
+      at: Date,
+      statusCode: { type: Number, default: null },
+      latencyMs: Number,
+      response: { type: String, default: null },
+      error: { type: String, default: null },
+      outcome: String,
+    },
+    { collection: 'attempts', versionKey: false },
+  ),
+);
 
 /** The delivery of one event to one endpoint always has the same id, so a redelivered event adds nothing. */
 export const deliveryIdOf = (eventId: string, endpointId: string): string =>
   `msg_${createHash('sha256').update(`${eventId}\n${endpointId}`).digest('hex').slice(0, 32)}`;
 
+export const attemptIdOf = (deliveryId: string, attempt: number): string => `${deliveryId}:${attempt}`;
+
 /** The status an attempt log adds up to: the last attempt's outcome, pending before any. */
 export function statusOf(attempts: AttemptDoc[]): DeliveryStatus {
-  const last = attempts.reduce<AttemptDoc | undefined>((a, b) => (!a || b.attempt >= a.attempt ? b : a), undefined);
+  const last = lastOf(attempts);
   return !last || last.outcome === 'retrying' ? 'pending' : last.outcome;
 }
 
-/** Deliveries, their attempts, and the queue of due attempts. */
+const lastOf = (attempts: AttemptDoc[]): AttemptDoc | undefined =>
+  attempts.reduce<AttemptDoc | undefined>((a, b) => (!a || b.attempt >= a.attempt ? b : a), undefined);
+
+/*
+ * The read models, lists of delivery ids in the order they were written (SequenceLists, every
+ * entry addressed by `_id`):
+ * - `ep:<endpoint>`: an endpoint's delivery log; retention deletes the deliveries through it;
+ * - `ep:<endpoint>:type:<event type>`: the same, one event type;
+ * - `ep:<endpoint>:status:<status>`: where a delivery went `failed` or `succeeded` (its last
+ *   attempt), or `pending` (its first attempt failed and it is being retried). A delivery moves
+ *   on (a failed one retried by hand succeeds), so a page keeps an entry only while its delivery
+ *   still has that status and that entry is the latest reason for it (its `at` is the attempt's);
+ * - `person:<hash>`: every delivery whose body names one person of one project (by address, and
+ *   by user_id), for an erasure. The name holds a hash of project and address, never the address.
+ */
+const endpointList = (endpointId: string): string => `ep:${endpointId}`;
+const typeList = (endpointId: string, eventType: string): string => `ep:${endpointId}:type:${eventType}`;
+const statusList = (endpointId: string, status: DeliveryStatus): string => `ep:${endpointId}:status:${status}`;
+const ENDPOINT_LIST = /^ep:[^:]+$/;
+
+export type PersonKey = { kind: 'email'; value: string } | { kind: 'user_id'; value: string };
+
+export const personList = (projectId: string, key: PersonKey): string =>
+  `person:${createHash('sha256').update(`${projectId}\n${key.kind}\n${key.value}`).digest('hex').slice(0, 40)}`;
+
+/** The people a webhook body names (its project's address and user_id), as list names. */
+export function personListsOf(payload: string): string[] {
+  let data: Record<string, unknown> | undefined;
+  try {
+    data = (JSON.parse(payload) as { data?: Record<string, unknown> }).data;
+  } catch {
+    return []; // every body is written by JSON.stringify; this is not one of ours
+  }
+  const projectId = data?.['project_id'];
+  if (!data || typeof projectId !== 'string') return [];
+  const lists: string[] = [];
+  if (typeof data['email'] === 'string') lists.push(personList(projectId, { kind: 'email', value: data['email'] }));
+  if (typeof data['user_id'] === 'string') lists.push(personList(projectId, { kind: 'user_id', value: data['user_id'] }));
+  return lists;
+}
+
+/** The endpoint list entries a new delivery adds. */
+const entriesOf = (d: DeliveryDoc): ListAppend[] =>
+  [endpointList(d.endpointId), typeList(d.endpointId, d.eventType)].map((list) => ({ list, at: d.createdAt, value: d._id }));
+
+/** The person list entries a new delivery adds. */
+const personEntriesOf = (d: DeliveryDoc): ListAppend[] => personListsOf(d.payload).map((list) => ({ list, at: d.createdAt, value: d._id }));
+
+/** The status list entry a recorded attempt adds: where its delivery ended, or started being retried. */
+function statusEntryOf(a: AttemptDoc): ListAppend | undefined {
+  const status: DeliveryStatus | undefined =
+    a.outcome === 'retrying' ? (a.attempt === 1 ? 'pending' : undefined) : a.outcome === 'succeeded' ? 'succeeded' : 'failed';
+  return status && { list: statusList(a.endpointId, status), at: a.at, value: a.deliveryId };
+}
+
+/** List pages read for one page of filtered deliveries before an incomplete page is answered (with a cursor). */
+const MAX_LIST_PAGES = 20;
+/** Point reads or deletes in flight at once. */
+const PARALLEL = 16;
+/** Deliveries deleted per chunk (erasure, retention). */
+const CHUNK = 200;
+
+/** Runs `work` on every item, `PARALLEL` at a time; results in order. */
+async function inParallel<T, R>(items: T[], work: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await work(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL, items.length) }, worker));
+  return results;
+}
+
+/** Deliveries, their attempts, the lists they are read through, and the queue of due attempts. */
 export class DeliveryStore {
   private readonly Delivery;
   private readonly Attempt;
   readonly due: DueQueue<DuePayload>;
+  readonly lists: SequenceLists;
+  /**
+   * The person lists, in a collection of their own: retention walks every list of `lists` (a
+   * few per endpoint) each run, while there is one person list per address; those are trimmed
+   * when retention deletes their deliveries instead.
+   */
+  readonly people: SequenceLists;
   private readonly attemptWriter: GroupCommit<AttemptDoc>;
+  /**
+   * Entries of concurrent callers (event batches of several partitions, attempts) go in one
+   * append at a time: appends racing for one list's next number would only retry each other.
+   */
+  private readonly listWriter: GroupCommit<ListAppend>;
+  private readonly peopleWriter: GroupCommit<ListAppend>;
 
   constructor(connection: Connection) {
     this.Delivery = connection.model<DeliveryDoc>('Delivery', deliverySchema);
     this.Attempt = connection.model<AttemptDoc>('Attempt', attemptSchema);
     this.due = new DueQueue<DuePayload>(connection, 'due_attempts');
+    this.lists = new SequenceLists(connection, 'delivery_lists');
+    this.people = new SequenceLists(connection, 'delivery_people');
+    this.listWriter = new GroupCommit(async (entries) => {
+      await this.lists.append(entries);
+    }, 5_000);
+    this.peopleWriter = new GroupCommit(async (entries) => {
+      await this.people.append(entries);
+    }, 5_000);
     this.attemptWriter = new GroupCommit(async (attempts) => {
       // An attempt recorded already (same id) is the same attempt.
       await insertNew(this.Attempt, attempts);
+      // After the attempts: a crash in between leaves a delivery out of a status filter (the
+      // unfiltered log still shows it with its status), never in one it does not have. A repeat
+      // adds a second entry, which reads skip (its time is not the stored attempt's).
+      await this.list(attempts.map(statusEntryOf).filter((e): e is ListAppend => e !== undefined));
     });
   }
 
   async init(): Promise<void> {
-    await Promise.all([this.Delivery.init(), this.Attempt.init(), this.due.init()]);
+    await Promise.all([this.Delivery.init(), this.Attempt.init(), this.due.init(), this.lists.init(), this.people.init()]);
   }
 
   /**
-   * Stores new deliveries; returns those that need a first attempt: the new ones, and ones stored
-   * by an earlier try at this event that were never attempted nor scheduled (the process died
-   * before attempting them). A delivery attempted already is left alone: sending it again would
-   * repeat a finished delivery.
+   * Stores new deliveries and adds them to their lists; returns those that need a first attempt:
+   * the new ones, and ones stored by an earlier try at this event that were never attempted nor
+   * scheduled (the process died before attempting them, perhaps before listing them: they are
+   * listed again, and a page shows a delivery listed twice once). A delivery attempted already is
+   * left alone: sending it again would repeat a finished delivery.
    */
   async add(deliveries: DeliveryDoc[]): Promise<DeliveryDoc[]> {
     if (deliveries.length === 0) return [];
     const existing = await insertNew(this.Delivery, deliveries);
     const firstAttempts = deliveries.filter((_, i) => !existing.has(i));
     const seen = deliveries.filter((_, i) => existing.has(i));
-    if (seen.length > 0) {
-      const attempts = await this.attempts(seen.map((d) => d._id));
-      for (const d of seen) if (attempts.get(d._id)?.length === 0 && !(await this.due.pending(d._id))) firstAttempts.push(d);
-    }
+    await inParallel(seen, async (d) => {
+      if (!(await this.attemptExists(d._id, 1)) && !(await this.due.pending(d._id))) firstAttempts.push(d);
+    });
+    await Promise.all([
+      this.list(firstAttempts.flatMap(entriesOf)),
+      ...firstAttempts.flatMap(personEntriesOf).map((e) => this.peopleWriter.add(e)),
+    ]);
     return firstAttempts;
+  }
+
+  private async list(entries: ListAppend[]): Promise<void> {
+    await Promise.all(entries.map((e) => this.listWriter.add(e)));
   }
 
   recordAttempt(attempt: AttemptDoc): Promise<void> {
@@ -120,54 +256,165 @@ export class DeliveryStore {
     return this.Delivery.findById(id).lean<DeliveryDoc>().exec();
   }
 
+  /** Some deliveries by id (point reads side by side); the missing ones are left out. */
   async deliveriesById(ids: string[]): Promise<Map<string, DeliveryDoc>> {
-    if (ids.length === 0) return new Map();
-    const docs = await this.Delivery.find({ _id: { $in: ids } })
-      .lean<DeliveryDoc[]>()
-      .exec();
-    return new Map(docs.map((d) => [d._id, d]));
+    const found = await inParallel(ids, (id) => this.delivery(id));
+    return new Map(found.filter((d): d is DeliveryDoc => d !== null).map((d) => [d._id, d]));
+  }
+
+  /**
+   * A delivery's attempts in attempt order, by point reads of `<id>:1`, `<id>:2`, … (numbers are
+   * dense from 1), one after the other: a succeeded attempt is the last one (nothing retries a
+   * success), so the usual delivery costs one read; a failed one may have been retried by hand,
+   * so the next number is read too.
+   */
+  async attemptsOf(id: string): Promise<AttemptDoc[]> {
+    const attempts: AttemptDoc[] = [];
+    for (let n = 1; ; n++) {
+      const attempt = await this.Attempt.findById(attemptIdOf(id, n)).lean<AttemptDoc>().exec();
+      if (!attempt) return attempts;
+      attempts.push(attempt);
+      if (attempt.outcome === 'succeeded') return attempts;
+    }
   }
 
   /** The attempts of some deliveries, each list in attempt order. */
   async attempts(ids: string[]): Promise<Map<string, AttemptDoc[]>> {
-    const byDelivery = new Map<string, AttemptDoc[]>(ids.map((id) => [id, []]));
-    if (ids.length === 0) return byDelivery;
-    const docs = await this.Attempt.find({ deliveryId: { $in: ids } })
-      .lean<AttemptDoc[]>()
-      .exec();
-    for (const d of docs) byDelivery.get(d.deliveryId)?.push(d);
-    for (const list of byDelivery.values()) list.sort((a, b) => a.attempt - b.attempt);
-    return byDelivery;
+    const lists = await inParallel(ids, (id) => this.attemptsOf(id));
+    return new Map(ids.map((id, i) => [id, lists[i]!]));
+  }
+
+  private async attemptExists(id: string, attempt: number): Promise<boolean> {
+    return (await this.Attempt.findById(attemptIdOf(id, attempt), { _id: 1 }).lean().exec()) !== null;
   }
 
   /**
-   * The ids of the deliveries whose body matches `pattern` (a regular expression) and passes `keep`:
-   * a scan, streamed, for the rare search by content (an erasure).
+   * One page of an endpoint's deliveries, newest first, read from the list that fits the filters
+   * (status, else event type, else all); what the list cannot tell (the current status, the event
+   * type beside a status) is checked on each delivery. At most MAX_LIST_PAGES list pages are read:
+   * a sparse match answers a short page with a cursor.
    */
-  async idsMatching(pattern: string, keep: (payload: string) => boolean): Promise<string[]> {
-    const ids: string[] = [];
-    const cursor = this.Delivery.find({ payload: { $regex: pattern } }, { _id: 1, payload: 1 })
-      .lean<Pick<DeliveryDoc, '_id' | 'payload'>>()
-      .cursor();
-    for await (const d of cursor) if (keep(d.payload)) ids.push(d._id);
-    return ids;
+  async page(endpointId: string, query: DeliveryPageQuery): Promise<DeliveryPage> {
+    const { limit, status, eventType } = query;
+    const list = status ? statusList(endpointId, status) : eventType ? typeList(endpointId, eventType) : endpointList(endpointId);
+    const items: DeliveryWithAttempts[] = [];
+    const shown = new Set<string>();
+    let beforeSeq = query.beforeSeq;
+    for (let pages = 0; pages < MAX_LIST_PAGES; pages++) {
+      const { entries, next } = await this.lists.page(list, {
+        limit: limit - items.length,
+        ...(beforeSeq !== undefined ? { beforeSeq } : {}),
+      });
+      const read = await inParallel(entries, (entry) => this.readEntry(entry));
+      for (const [i, item] of read.entries()) {
+        const entry = entries[i]!;
+        if (!item || shown.has(item.delivery._id)) continue;
+        if (eventType && item.delivery.eventType !== eventType) continue;
+        if (status && !(statusOf(item.attempts) === status && isLatestReason(entry, item.attempts, status))) continue;
+        shown.add(item.delivery._id);
+        items.push(item);
+      }
+      if (next === null) return { items, next: null };
+      beforeSeq = next;
+      if (items.length >= limit) break;
+    }
+    return { items, next: beforeSeq ?? null };
   }
 
-  /** Deletes deliveries, their attempts and their due attempts (erasure: the exception to append-only); counts what went. */
+  private async readEntry(entry: ListEntry): Promise<DeliveryWithAttempts | null> {
+    const [delivery, attempts] = await Promise.all([this.delivery(entry.value), this.attemptsOf(entry.value)]);
+    return delivery && { delivery, attempts };
+  }
+
+  /**
+   * Deletes deliveries with their attempts and due attempts (erasure and retention: the
+   * exceptions to append-only), by point deletes; counts what went. Each delivery's attempts go
+   * newest first and the delivery last, so a repeat after a crash still finds what is left.
+   */
   async delete(ids: string[]): Promise<{ deliveries: number; attempts: number }> {
-    if (ids.length === 0) return { deliveries: 0, attempts: 0 };
-    await Promise.all(ids.map((id) => this.due.done(id)));
-    const attempts = await this.Attempt.deleteMany({ deliveryId: { $in: ids } }).exec();
-    // The deliveries last: a repeat after a crash in between still finds them, and finishes.
-    const deliveries = await this.Delivery.deleteMany({ _id: { $in: ids } }).exec();
-    return { deliveries: deliveries.deletedCount, attempts: attempts.deletedCount };
+    let deliveries = 0;
+    let attempts = 0;
+    for (let i = 0; i < ids.length; i += CHUNK) {
+      const chunk = ids.slice(i, i + CHUNK);
+      await Promise.all(chunk.map((id) => this.due.done(id)));
+      const counts = await inParallel(chunk, async (id) => {
+        let gone = 0;
+        for (const a of (await this.attemptsOf(id)).reverse()) gone += (await this.Attempt.deleteOne({ _id: a._id }).exec()).deletedCount;
+        const delivery = (await this.Delivery.deleteOne({ _id: id }).exec()).deletedCount;
+        return { gone, delivery };
+      });
+      for (const c of counts) {
+        attempts += c.gone;
+        deliveries += c.delivery;
+      }
+    }
+    return { deliveries, attempts };
   }
 
-  /** An endpoint's deliveries, newest first, strictly older than the cursor position. */
-  page(endpointId: string, limit: number, after?: { createdAt: Date; id: string }, eventType?: string): Promise<DeliveryDoc[]> {
-    const query: Record<string, unknown> = { endpointId };
-    if (eventType) query['eventType'] = eventType;
-    if (after) query['$or'] = [{ createdAt: { $lt: after.createdAt } }, { createdAt: after.createdAt, _id: { $lt: after.id } }];
-    return this.Delivery.find(query).sort({ createdAt: -1, _id: -1 }).limit(limit).lean<DeliveryDoc[]>().exec();
+  /**
+   * Erases a person's deliveries through their list. Those written up to `before` (when the
+   * erasure ran) are theirs: deleted without being read, as the list is trimmed in resumable
+   * chunks. Later ones are read and deleted only when `concerns` says they are about events from
+   * before (an event of theirs that reached this service late); the rest belong to someone new
+   * with the same address and stay listed. Counts what went.
+   */
+  async erasePerson(
+    list: string,
+    before: Date,
+    concerns: (payload: string) => boolean,
+    afterChunk?: () => Promise<void>,
+    /** Deliveries this erasure deleted already (through the person's other list): skipped. */
+    erased = new Set<string>(),
+  ): Promise<{ deliveries: number; attempts: number }> {
+    const total = { deliveries: 0, attempts: 0 };
+    const erase = async (ids: string[]) => {
+      const todo = ids.filter((id) => !erased.has(id));
+      const gone = await this.delete(todo);
+      for (const id of todo) erased.add(id);
+      total.deliveries += gone.deliveries;
+      total.attempts += gone.attempts;
+    };
+    await this.people.trim(list, new Date(before.getTime() + 1), async (ids) => {
+      await erase(ids);
+      await afterChunk?.();
+    });
+    for (let page = await this.people.page(list, { limit: CHUNK }); page.entries.length > 0;) {
+      const found = await this.deliveriesById(page.entries.map((e) => e.value));
+      await erase([...found.values()].filter((d) => concerns(d.payload)).map((d) => d._id));
+      await afterChunk?.();
+      if (page.next === null) break;
+      page = await this.people.page(list, { limit: CHUNK, beforeSeq: page.next });
+    }
+    return total;
   }
+
+  /**
+   * Retention: deletes every delivery created before `cutoff`, with its attempts, through the
+   * endpoints' lists (their type and status lists are trimmed alongside), in resumable chunks;
+   * the person lists of the deliveries deleted are trimmed to the cutoff too.
+   */
+  async purgeOlderThan(cutoff: Date): Promise<{ deliveries: number; attempts: number }> {
+    const total = { deliveries: 0, attempts: 0 };
+    await this.lists.trimAll(cutoff, async (list, ids) => {
+      if (!ENDPOINT_LIST.test(list)) return;
+      const found = await this.deliveriesById(ids);
+      const people = new Set([...found.values()].flatMap((d) => personListsOf(d.payload)));
+      const gone = await this.delete(ids);
+      total.deliveries += gone.deliveries;
+      total.attempts += gone.attempts;
+      // After the deliveries: a crash in between leaves entries that point at nothing, which
+      // an erasure skips, and the next run's trim of another chunk of that person removes.
+      for (const person of people) await this.people.trim(person, cutoff);
+    });
+    return total;
+  }
+}
+
+/**
+ * Whether a status list entry is the latest reason for its delivery's status: the entry was
+ * written with the time of the attempt that put it there (the last one; for pending, the first).
+ */
+function isLatestReason(entry: ListEntry, attempts: AttemptDoc[], status: DeliveryStatus): boolean {
+  const reason = status === 'pending' ? attempts.find((a) => a.attempt === 1) : lastOf(attempts);
+  return reason !== undefined && reason.at.getTime() === entry.at.getTime();
 }

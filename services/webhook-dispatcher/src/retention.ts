@@ -1,0 +1,74 @@
+import { Schema, type Connection } from 'mongoose';
+import { isDuplicateKeyError } from '@postbus/db';
+import type { Logger } from '@postbus/logger';
+import type { DeliveryStore } from './model/deliveries';
+
+/** Which instance purges in one interval: `_id` is `deliveries@<interval number>`, unique, so one insert wins. */
+interface RunDoc {
+  _id: string;
+  at: Date;
+}
+
+const runSchema = new Schema<RunDoc>({ _id: String, at: Date }, { collection: 'retention_runs', versionKey: false });
+
+export interface RetentionOptions {
+  deliveries: DeliveryStore;
+  connection: Connection;
+  logger: Logger;
+  retentionDays: number;
+  intervalMs: number;
+}
+
+/**
+ * Webhook delivery retention: every interval one instance (the one whose claim of that interval
+ * is inserted first) deletes the deliveries older than the retention, in resumable chunks of
+ * point deletes through the endpoints' lists. An instance that dies midway leaves the lists'
+ * tails where it stopped; the next interval's run goes on from there.
+ */
+export class DeliveryRetention {
+  private readonly Run;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+
+  constructor(private readonly options: RetentionOptions) {
+    this.Run = options.connection.model<RunDoc>('RetentionRun', runSchema);
+  }
+
+  async init(): Promise<void> {
+    await this.Run.init();
+  }
+
+  start(): void {
+    this.timer = setInterval(() => {
+      this.running ??= this.runOnce()
+        .then(
+          () => undefined,
+          (error: unknown) => void this.options.logger.warn('purging old webhook deliveries failed; the next run goes on', { error }),
+        )
+        .finally(() => (this.running = undefined));
+    }, this.options.intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** Purges when no other instance has this interval; returns what went, or undefined when another instance has it. */
+  async runOnce(now = new Date()): Promise<{ deliveries: number; attempts: number } | undefined> {
+    const slot = Math.floor(now.getTime() / this.options.intervalMs);
+    try {
+      await this.Run.create({ _id: `deliveries@${slot}`, at: now });
+    } catch (error) {
+      if (isDuplicateKeyError(error)) return undefined;
+      throw error;
+    }
+    // The collection stays at two claims: the one before the previous is no longer contended.
+    await this.Run.deleteOne({ _id: `deliveries@${slot - 2}` }).exec();
+    const cutoff = new Date(now.getTime() - this.options.retentionDays * 86_400_000);
+    const purged = await this.options.deliveries.purgeOlderThan(cutoff);
+    if (purged.deliveries > 0) this.options.logger.info('purged old webhook deliveries', { ...purged, cutoff: cutoff.toISOString() });
+    return purged;
+  }
+}
