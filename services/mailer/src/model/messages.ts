@@ -93,6 +93,42 @@ export function statusOf(events: EventDoc[]): MessageStatus {
 
 export const isFinished = (events: EventDoc[]): boolean => TERMINAL.has(statusOf(events));
 
+/**
+ * A bounded map whose entries expire: a hot window of what never changes (a message as accepted,
+ * a finished delivery history), so that a page read again costs fewer reads. A restart starts it
+ * empty; the expiry bounds how long another instance's erasure may leave a copy here.
+ */
+class HotWindow<V> {
+  private readonly entries = new Map<string, { value: V; until: number }>();
+
+  constructor(
+    private readonly max: number,
+    private readonly ttlMs: number,
+  ) {}
+
+  get(key: string): V | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.until < Date.now()) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry.value;
+  }
+
+  set(key: string, value: V): void {
+    if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, { value, until: Date.now() + this.ttlMs });
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+}
+
+const HOT_ENTRIES = 20_000;
+const HOT_TTL_MS = 30_000;
+
 /** Point reads or deletes in flight at once for one call (many calls may run side by side). */
 const PARALLEL = 16;
 
@@ -126,6 +162,9 @@ export const engagementEventId = (messageId: string, n: number): string => `${me
 export class MessageStore {
   private readonly Message;
   private readonly Event;
+  private readonly hotMessages = new HotWindow<MessageDoc>(HOT_ENTRIES, HOT_TTL_MS);
+  /** Delivery events of messages whose delivery is over (nothing is added after a terminal event). */
+  private readonly hotDeliveries = new HotWindow<EventDoc[]>(HOT_ENTRIES, HOT_TTL_MS);
 
   constructor(connection: Connection) {
     this.Message = connection.model<MessageDoc>('Message', messageSchema);
@@ -167,27 +206,32 @@ export class MessageStore {
   }
 
   async message(projectId: string, id: string): Promise<MessageDoc | null> {
-    // By _id alone, the project checked here: a filter with a second field is not a point read.
-    const doc = await this.Message.findById(id).lean<MessageDoc>().exec();
+    const doc = await this.byId(id);
     return doc?.projectId === projectId ? doc : null;
   }
 
+  /** By _id alone (a filter with a second field, such as the project, is not a point read). */
+  private async byId(id: string): Promise<MessageDoc | null> {
+    const hot = this.hotMessages.get(id);
+    if (hot) return hot;
+    const doc = await this.Message.findById(id).lean<MessageDoc>().exec();
+    if (doc) this.hotMessages.set(id, doc);
+    return doc;
+  }
+
   async messagesById(ids: string[]): Promise<Map<string, MessageDoc>> {
-    const docs = await inParallel(ids, (id) => this.Message.findById(id).lean<MessageDoc>().exec());
+    const docs = await inParallel(ids, (id) => this.byId(id));
     return new Map(docs.filter((d): d is MessageDoc => d !== null).map((d) => [d._id, d]));
   }
 
   /** A message's timeline after `queued`, in sequence order: a few point reads. */
   async timeline(id: string): Promise<EventDoc[]> {
     const [delivery, engagement] = await Promise.all([
-      // No delivery event follows a terminal one: a sent message costs one read here.
-      this.probe(
-        (n) => deliveryEventId(id, n),
-        (e) => !TERMINAL.has(e.event),
-      ),
+      this.deliveries(id),
       this.probe(
         (n) => engagementEventId(id, n),
         () => true,
+        1,
       ),
     ]);
     return [...delivery, ...engagement].sort((a, b) => a.sequence - b.sequence || a.at.getTime() - b.at.getTime());
@@ -199,13 +243,26 @@ export class MessageStore {
     return new Map(ids.map((id, i) => [id, found[i]!]));
   }
 
+  /** The delivery events (one per attempt): no delivery event follows a terminal one, so a sent message costs one read. */
+  private async deliveries(id: string): Promise<EventDoc[]> {
+    const hot = this.hotDeliveries.get(id);
+    if (hot) return hot;
+    const events = await this.probe(
+      (n) => deliveryEventId(id, n),
+      (e) => !TERMINAL.has(e.event),
+      2,
+    );
+    if (events.some((e) => TERMINAL.has(e.event))) this.hotDeliveries.set(id, events);
+    return events;
+  }
+
   /**
    * Reads ids number 1, 2, … until one is missing (or `more` says none can follow): the first
-   * alone (most chains are that short), then three at a time.
+   * alone (most chains are that short), then `width` at a time.
    */
-  private async probe(idOf: (n: number) => string, more: (e: EventDoc) => boolean): Promise<EventDoc[]> {
+  private async probe(idOf: (n: number) => string, more: (e: EventDoc) => boolean, then: number): Promise<EventDoc[]> {
     const found: EventDoc[] = [];
-    for (let n = 1, width = 1; ; n += width, width = 3) {
+    for (let n = 1, width = 1; ; n += width, width = then) {
       const docs = await Promise.all(
         Array.from({ length: width }, (_, k) =>
           this.Event.findById(idOf(n + k))
@@ -228,6 +285,8 @@ export class MessageStore {
    */
   async delete(ids: string[]): Promise<{ messages: number; events: number }> {
     const counts = await inParallel(ids, async (id) => {
+      this.hotMessages.delete(id);
+      this.hotDeliveries.delete(id);
       const events = await this.timeline(id);
       await Promise.all(events.map((e) => this.Event.deleteOne({ _id: e._id }).exec()));
       const gone = await this.Message.deleteOne({ _id: id }).exec();
