@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { MESSAGE_STATUSES, type MessageStatus } from './messages';
+import { Day } from './payments';
 import {
   Email,
   DOCUMENT_LIMITS,
@@ -403,10 +404,42 @@ export const MessageListQuery = Type.Object(
     email: Type.Optional(Email),
     user_id: Type.Optional(UserId),
     status: Type.Optional(MessageStatusSchema),
+    email_key: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: "only messages of the transactional email with this key (the message's email_key)",
+      }),
+    ),
+    from: Type.Optional(Type.String({ format: 'date-time', description: 'only messages accepted at or after this time' })),
+    to: Type.Optional(Type.String({ format: 'date-time', description: 'only messages accepted at or before this time' })),
     ...PageParams,
   },
   { additionalProperties: false },
 );
 export type MessageListQuery = Static<typeof MessageListQuery>;
+
+export const MessageStatsQuery = Type.Object(
+  {
+    from: Type.String({ ...Day, description: 'the first UTC day included, YYYY-MM-DD' }),
+    to: Type.String({ ...Day, description: 'the last UTC day included (at most 400 days after from)' }),
+  },
+  { additionalProperties: false },
+);
+export type MessageStatsQuery = Static<typeof MessageStatsQuery>;
+
+export const MessageStats = Type.Object({
+  data: Type.Array(
+    Type.Object({
+      day: Type.String({ format: 'date' }),
+      counts: Type.Record(Type.String(), Type.Integer({ minimum: 0 }), {
+        description:
+          'messages that reached each status that day (queued: accepted that day; deferred: first deferral), every status present',
+      }),
+    }),
+    { description: 'every day from `from` to `to`, oldest first' },
+  ),
+});
+export type MessageStats = Static<typeof MessageStats>;
 
 export const MessageParams = Type.Object({ projectId: ObjectIdString, messageId: Type.String({ pattern: '^msg_[a-f0-9]{32}$' }) });

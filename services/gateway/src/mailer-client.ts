@@ -1,4 +1,5 @@
-import type { Message, MessageList, MessageListQuery } from '@postbus/contracts';
+import type { Message, MessageList, MessageListQuery, MessageStats, MessageStatsQuery } from '@postbus/contracts';
+import { ServiceUnavailableError } from '@postbus/errors';
 import type { InternalTokens } from '@postbus/http';
 import { InternalApiClient, projectPath } from './users-client';
 
@@ -10,10 +11,26 @@ export class MailerClient extends InternalApiClient {
 
   /** One page of the project's messages, newest first; the query is forwarded as it is. */
   async listMessages(projectId: string, query: MessageListQuery): Promise<MessageList> {
-    const { email, user_id, status, limit, cursor } = query;
-    const page = await this.get<MessageList>(`${projectPath(projectId)}/messages`, { email, user_id, status, limit, cursor });
+    const { email, user_id, status, email_key, from, to, limit, cursor } = query;
+    const page = await this.get<MessageList>(`${projectPath(projectId)}/messages`, {
+      email,
+      user_id,
+      status,
+      email_key,
+      from,
+      to,
+      limit,
+      cursor,
+    });
     // The gateway has checked the project: one the mailer has never seen simply has no messages yet.
     return page ?? { data: [], next_cursor: null };
+  }
+
+  /** Counts by status per day, every day of the range (zeros for a project the mailer has not seen). */
+  async stats(projectId: string, query: MessageStatsQuery): Promise<MessageStats> {
+    const stats = await this.get<MessageStats>(`${projectPath(projectId)}/messages/stats`, { from: query.from, to: query.to });
+    if (!stats) throw new ServiceUnavailableError('The mailer service could not answer.', 5);
+    return stats;
   }
 
   message(projectId: string, messageId: string): Promise<Message | null> {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Bus, busOptions } from '@postbus/bus';
-import { Topics } from '@postbus/contracts';
+import { Topics, type MessageStatus } from '@postbus/contracts';
 import { SecretBox, TrackingTokens } from '@postbus/crypto';
 import { connectDb, pingDb } from '@postbus/db';
 import { closeServer, startInternalServer } from '@postbus/http';
@@ -12,11 +12,15 @@ import { MailerErasure } from './erasure';
 import { catalogHandlers, erasureHandlers, erasureRequestHandler, trackingHandlers, userEventHandlers } from './handlers/projections';
 import { triggerHandler } from './handlers/trigger';
 import { internalApi } from './http/internal-api';
+import { MessageLog } from './message-log';
 import { CatalogProjection } from './model/catalog';
 import { ErasuresDone } from './model/erasures';
+import { MessageLists } from './model/message-lists';
 import { MessageStore } from './model/messages';
 import { RetryQueue } from './model/retries';
+import { StatusRollups } from './model/rollups';
 import { Suppressions } from './model/suppressions';
+import { MessageRetention } from './retention';
 import { RetryWorker } from './retry-worker';
 import { Timeline } from './timeline';
 
@@ -36,8 +40,11 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
   const suppressions = new Suppressions(db);
   const retries = new RetryQueue(db);
   const erasuresDone = new ErasuresDone(db);
-  await Promise.all([catalog.init(), store.init(), suppressions.init(), retries.init(), erasuresDone.init()]);
-  const erasure = new MailerErasure({ store, suppressions, retries, done: erasuresDone });
+  const lists = new MessageLists(db);
+  const rollups = new StatusRollups(db);
+  await Promise.all([catalog.init(), store.init(), suppressions.init(), retries.init(), erasuresDone.init(), lists.init(), rollups.init()]);
+  rollups.start();
+  const erasure = new MailerErasure({ store, lists, suppressions, retries, done: erasuresDone });
 
   const bus = new Bus({ ...busOptions(config), service: 'postbus/mailer', logger });
   await bus.ensureTopics([
@@ -63,7 +70,13 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     catalogWaitMs: config.MAILER_CATALOG_WAIT_MS,
   });
   const policy = { maxAttempts: config.MAILER_MAX_ATTEMPTS, baseMs: config.MAILER_RETRY_BASE_MS, maxMs: config.MAILER_RETRY_MAX_MS };
-  const timeline = new Timeline(store, bus.publisher, retries, policy);
+  const timeline = new Timeline(store, bus.publisher, retries, policy, async (message, event) => {
+    // A message counts (and is listed) under a status once: deferred on its first deferral only.
+    if (event.event === 'deferred' && event.attempt !== 1) return;
+    const status = event.event as MessageStatus;
+    rollups.count(message.projectId, status, event.at);
+    await lists.reached(message, status, event.at);
+  });
 
   // Projections first, so triggers find the catalog; they are separate groups so a burst of triggers never delays them.
   await bus.consume({
@@ -77,7 +90,7 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
   });
   await bus.consume({
     groupId: 'postbus-mailer-triggers',
-    handlers: [triggerHandler({ store, suppressions, retries, deliverer, timeline }), erasureRequestHandler(erasure)],
+    handlers: [triggerHandler({ store, suppressions, retries, deliverer, timeline, lists, rollups }), erasureRequestHandler(erasure)],
     partitionsConsumedConcurrently: config.KAFKA_TOPIC_PARTITIONS,
     // A run is delivered side by side and committed as a whole: a few times the SMTP pool keeps
     // the relay busy without letting one run's slowest mail hold back hundreds of others.
@@ -93,12 +106,20 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     intervalMs: Math.max(50, Math.min(1_000, Math.floor(config.MAILER_RETRY_BASE_MS / 4))),
   });
   retryWorker.start();
+  const retention = new MessageRetention({
+    store,
+    lists,
+    logger,
+    retentionDays: config.MESSAGE_RETENTION_DAYS,
+    intervalMs: config.MESSAGE_RETENTION_INTERVAL_MS,
+  });
+  retention.start();
 
   const { server, port } = await startInternalServer({
     service: 'mailer',
     config,
     checks: { database: () => pingDb(db), bus: () => bus.publisher.healthy() },
-    handlers: [internalApi(store)],
+    handlers: [internalApi(new MessageLog(store, lists), rollups)],
     logger,
   });
   logger.info('mailer started', { port, host: config.INTERNAL_HOST });
@@ -107,8 +128,10 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     port,
     async stop() {
       await retryWorker.stop();
+      await retention.stop();
       await closeServer(server);
       await bus.close();
+      await rollups.stop();
       relay.close();
       await db.close();
     },

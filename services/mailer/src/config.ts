@@ -50,6 +50,16 @@ export const MailerConfig = Type.Object({
     default: 30_000,
     description: 'how long a trigger waits for the catalog entities it names to reach this service before it fails',
   }),
+  MESSAGE_RETENTION_DAYS: Type.Integer({
+    minimum: 1,
+    default: 45,
+    description: 'days messages and their timelines are kept; older ones are purged (hourly, in chunks)',
+  }),
+  MESSAGE_RETENTION_INTERVAL_MS: Type.Integer({
+    minimum: 1_000,
+    default: 3_600_000,
+    description: 'how often the purge of messages past MESSAGE_RETENTION_DAYS runs',
+  }),
 });
 
 export type MailerConfig = typeof MailerConfig.static;

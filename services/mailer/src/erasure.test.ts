@@ -11,6 +11,7 @@ const subject: ErasureExecuteCommand = {
 };
 
 function fakes(messages: Array<{ _id: string; email: string }>) {
+  const docs = new Map(messages.map((m) => [m._id, { ...m, projectId: 'p1', acceptedAt: new Date('2026-01-01T00:00:00Z') }]));
   const calls: string[] = [];
   const done = new Set<string>();
   /** A recording stub resolving to what `result` returns. */
@@ -21,8 +22,19 @@ function fakes(messages: Array<{ _id: string; email: string }>) {
     });
   const deps = {
     store: {
-      addressedTo: step(undefined, () => messages),
-      delete: step('delete', (ids: string[]) => ({ messages: ids.length, events: ids.length * 2 })),
+      messagesById: step(undefined, (ids: string[]) => new Map(ids.flatMap((id) => (docs.has(id) ? [[id, docs.get(id)!]] : [])))),
+      delete: step('delete', (ids: string[]) => {
+        ids.forEach((id) => docs.delete(id));
+        return { messages: ids.length, events: ids.length * 2 };
+      }),
+    },
+    // The recipient's list holds the first message, the user id's list both.
+    lists: {
+      trim: jest.fn(async (list: string, _cutoff: Date, onChunk: (ids: string[]) => Promise<void>) => {
+        await onChunk(list.includes(':r:') ? messages.slice(0, 1).map((m) => m._id) : messages.map((m) => m._id));
+        return 0;
+      }),
+      forget: step('forget', () => undefined),
     },
     retries: { cancel: step('cancel', () => undefined) },
     suppressions: {
@@ -45,9 +57,12 @@ describe('MailerErasure', () => {
       { _id: 'msg_2', email: 'ada.old@example.org' },
     ]);
     expect(await erasure.erase(subject)).toEqual({ messages: 2, events: 4, suppressions: 3 });
-    expect(calls).toEqual(['record', 'cancel', 'delete', 'suppressions']);
-    expect(deps.store.addressedTo).toHaveBeenCalledWith('p1', 'ada@example.org', 'u-1', new Date(subject.before));
-    expect(deps.retries.cancel).toHaveBeenCalledWith(['msg_1', 'msg_2']);
+    expect(calls).toEqual(['record', 'cancel', 'delete', 'forget', 'cancel', 'delete', 'forget', 'suppressions']);
+    expect(deps.lists.trim.mock.calls.map(([list, cutoff]) => [list.split(':')[2], cutoff])).toEqual([
+      ['r', new Date(Date.parse(subject.before) + 1)],
+      ['u', new Date(Date.parse(subject.before) + 1)],
+    ]);
+    expect(deps.retries.cancel.mock.calls).toEqual([[['msg_1']], [['msg_2']]]);
     expect(deps.suppressions.removeAll).toHaveBeenCalledWith(
       'p1',
       ['ada@example.org', 'ada.old@example.org'],

@@ -1,11 +1,13 @@
 import type { ErasureExecuteCommand, UserErasureScheduledEvent } from '@postbus/contracts';
 import type { ErasuresDone } from './model/erasures';
+import { listNames, type MessageLists } from './model/message-lists';
 import type { MessageStore } from './model/messages';
 import type { RetryQueue } from './model/retries';
 import type { Suppressions } from './model/suppressions';
 
 export interface ErasureDeps {
   store: MessageStore;
+  lists: MessageLists;
   suppressions: Suppressions;
   retries: RetryQueue;
   done: ErasuresDone;
@@ -34,22 +36,36 @@ export class MailerErasure {
     if (await done.has(event.erasureId)) await suppressions.removeErasure(target);
   };
 
-  /** Deletes what the mailer holds about the person; idempotent (a repeat finds nothing left). */
+  /**
+   * Deletes what the mailer holds about the person: the messages of their recipient list and of
+   * their user id's list, chunk by chunk in point deletes (each chunk's list entries go last, so
+   * an interrupted erasure resumes where it stopped); idempotent (a repeat finds nothing left).
+   */
   readonly erase = async (subject: ErasureExecuteCommand): Promise<Record<string, number>> => {
-    const { store, suppressions, retries, done } = this.deps;
+    const { store, lists, suppressions, retries, done } = this.deps;
     const { projectId, email, userId } = subject;
     await done.record(subject.erasureId, projectId, new Date());
     // Triggers accepted after the erasure ran are for someone new with the same address.
     const before = new Date(subject.before);
-    const messages = await store.addressedTo(projectId, email, userId, before);
-    const ids = messages.map((m) => m._id);
-    // Retries first, so the worker claims nothing about to vanish.
-    await retries.cancel(ids);
-    const deleted = await store.delete(ids);
-    // The addresses the user's messages went to are theirs too, and so are their suppressions;
-    // both kinds go, so that a later trigger for the address reaches whoever has it now.
-    const emails = [...new Set([...(email !== null ? [email] : []), ...messages.map((m) => m.email)])];
-    const removed = await suppressions.removeAll(projectId, emails, userId, before);
+    const cutoff = new Date(before.getTime() + 1);
+    const emails = new Set(email !== null ? [email] : []);
+    const deleted = { messages: 0, events: 0 };
+    const eraseChunk = async (ids: string[]): Promise<void> => {
+      const messages = [...(await store.messagesById(ids)).values()].filter((m) => m.projectId === projectId && m.acceptedAt <= before);
+      // The addresses the user's messages went to are theirs too: their suppressions go below.
+      for (const m of messages) emails.add(m.email);
+      const mine = messages.map((m) => m._id);
+      // Retries first, so the worker claims nothing about to vanish.
+      await retries.cancel(mine);
+      const counts = await store.delete(mine);
+      await lists.forget(mine);
+      deleted.messages += counts.messages;
+      deleted.events += counts.events;
+    };
+    if (email !== null) await lists.trim(listNames.recipient(projectId, email), cutoff, eraseChunk);
+    if (userId !== null) await lists.trim(listNames.user(projectId, userId), cutoff, eraseChunk);
+    // Both kinds of suppression go, so that a later trigger for the address reaches whoever has it now.
+    const removed = await suppressions.removeAll(projectId, [...emails], userId, before);
     return { ...deleted, suppressions: removed };
   };
 }

@@ -3,7 +3,7 @@ import type { Publisher } from '@postbus/bus';
 import { Topics, type MessageEvent, type TimelineEventName } from '@postbus/contracts';
 import { GroupCommit, KeyedSerializer } from '@postbus/db';
 import type { Outcome } from './delivery/deliverer';
-import type { EventDoc, MessageDoc, MessageStore } from './model/messages';
+import { deliveryEventId, engagementEventId, type EventDoc, type MessageDoc, type MessageStore } from './model/messages';
 import type { RetryQueue } from './model/retries';
 
 export interface RetryPolicy {
@@ -23,7 +23,8 @@ export const retryDelayMs = (policy: RetryPolicy, attempt: number): number =>
  * `<messageId>:<sequence>`, so a re-emitted entry is recognisably the same.
  */
 export class Timeline {
-  private readonly writer: GroupCommit<EventDoc>;
+  /** Delivery events, each answered with whether it was stored already. */
+  private readonly writer: GroupCommit<EventDoc, boolean>;
   /** Engagement inserts, each answered with whether it was stored already. */
   private readonly engagements: GroupCommit<EventDoc, boolean>;
   /** One engagement of a message at a time here, so that two never take the same sequence number. */
@@ -34,12 +35,15 @@ export class Timeline {
     private readonly publisher: Publisher,
     private readonly retries: RetryQueue,
     private readonly policy: RetryPolicy,
+    /** Told of each delivery event the moment it is first stored (not of a replay): the read models and rollups. */
+    private readonly onStored: (message: MessageDoc, event: EventDoc) => Promise<void> = () => Promise.resolve(),
   ) {
-    this.writer = new GroupCommit((events) => store.append(events));
-    this.engagements = new GroupCommit(async (events) => {
+    const appendNew = async (events: EventDoc[]): Promise<boolean[]> => {
       const existing = await store.appendNew(events);
       return events.map((e) => existing.has(e._id));
-    });
+    };
+    this.writer = new GroupCommit(appendNew);
+    this.engagements = new GroupCommit(appendNew);
   }
 
   /** Stores what attempt number `attempt` came to, schedules the next one if it was deferred, and emits it. */
@@ -47,7 +51,7 @@ export class Timeline {
     const exhausted = outcome.event === 'deferred' && attempt >= this.policy.maxAttempts;
     const event = exhausted ? 'failed' : outcome.event;
     const doc: EventDoc = {
-      _id: `${message._id}:${attempt + 1}`,
+      _id: deliveryEventId(message._id, attempt),
       messageId: message._id,
       projectId: message.projectId,
       event,
@@ -60,7 +64,7 @@ export class Timeline {
     };
     if (event === 'deferred')
       await this.retries.schedule(message._id, attempt + 1, new Date(Date.now() + retryDelayMs(this.policy, attempt)));
-    await this.writer.add(doc);
+    if (!(await this.writer.add(doc))) await this.onStored(message, doc);
     await this.emit(message, attempt === 1 ? [queuedEntry(message), doc] : [doc]);
     return doc;
   }
@@ -75,23 +79,34 @@ export class Timeline {
   }
 
   private async addEngagement(message: MessageDoc, event: TimelineEventName, at: Date, url?: string): Promise<void> {
-    const id = engagementId(message._id, event, url);
-    const timeline = (await this.store.timelines([message._id])).get(message._id) ?? [];
-    if (timeline.some((e) => e._id === id)) return this.store.countAgain(id);
+    const key = engagementKey(event, url);
+    const timeline = await this.store.timeline(message._id);
+    const same = timeline.find((e) => e.key === key);
+    if (same) return this.store.countAgain(same._id);
     let last = 1;
-    for (const e of timeline) if (e.sequence > last) last = e.sequence;
-    const doc: EventDoc = {
-      _id: id,
-      messageId: message._id,
-      projectId: message.projectId,
-      event,
-      sequence: last + 1,
-      at,
-      count: 1,
-      ...(url ? { url } : {}),
-    };
-    if (await this.engagements.add(doc)) return this.store.countAgain(id); // another instance stored it a moment ago
-    await this.emit(message, [doc]);
+    let n = 1;
+    for (const e of timeline) {
+      if (e.sequence > last) last = e.sequence;
+      if (e.key !== undefined) n++;
+    }
+    // Entries are claimed in order by unique insert; a number another instance took is read, and
+    // counted instead when it is this very engagement (so each kind or link is one entry).
+    for (; ; n++, last++) {
+      const doc: EventDoc = {
+        _id: engagementEventId(message._id, n),
+        messageId: message._id,
+        projectId: message.projectId,
+        event,
+        key,
+        sequence: last + 1,
+        at,
+        count: 1,
+        ...(url ? { url } : {}),
+      };
+      if (!(await this.engagements.add(doc))) return this.emit(message, [doc]);
+      const taken = (await this.store.timeline(message._id)).find((e) => e._id === doc._id);
+      if (taken?.key === key) return this.store.countAgain(taken._id);
+    }
   }
 
   /** Emits a finished message's whole timeline again (its first emission may have been cut short). */
@@ -111,14 +126,14 @@ export class Timeline {
   }
 }
 
-/** One entry per message for an open or an unsubscribe, one per distinct link for clicks. */
-export const engagementId = (messageId: string, event: TimelineEventName, url?: string): string =>
+/** What is counted once: an open, an unsubscribe, a click of one link. */
+export const engagementKey = (event: TimelineEventName, url?: string): string =>
   event === 'clicked'
-    ? `${messageId}:clicked:${createHash('sha256')
+    ? `clicked:${createHash('sha256')
         .update(url ?? '')
         .digest('base64url')
         .slice(0, 22)}`
-    : `${messageId}:${event}`;
+    : event;
 
 /** `queued` is the message itself: sequence 1, at acceptance. */
 export const queuedEntry = (message: MessageDoc): EventDoc => ({

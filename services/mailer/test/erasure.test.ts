@@ -2,6 +2,7 @@ import { connectDb, type Connection } from '@postbus/db';
 import { defaultMongoUrl, uniqueName } from '@postbus/testing';
 import { MailerErasure } from '../src/erasure';
 import { ErasuresDone } from '../src/model/erasures';
+import { MessageLists } from '../src/model/message-lists';
 import { MessageStore, type MessageDoc } from '../src/model/messages';
 import { RetryQueue } from '../src/model/retries';
 import { ERASURE, Suppressions } from '../src/model/suppressions';
@@ -10,6 +11,7 @@ import { ERASURE, Suppressions } from '../src/model/suppressions';
 describe('erasing a person from the mailer', () => {
   let db: Connection;
   let store: MessageStore;
+  let lists: MessageLists;
   let suppressions: Suppressions;
   let retries: RetryQueue;
   let erasure: MailerErasure;
@@ -30,22 +32,23 @@ describe('erasing a person from the mailer', () => {
     createdAt: new Date(),
   });
   const event = (messageId: string, sequence: number) => ({
-    _id: `${messageId}:${sequence}`,
+    _id: `${messageId}:${sequence + 1}`, // the outcome of attempt `sequence`
     messageId,
     projectId,
     event: 'deferred' as const,
-    sequence,
+    sequence: sequence + 1,
     at: new Date(),
   });
 
   beforeAll(async () => {
     db = await connectDb({ url: defaultMongoUrl(), dbName: uniqueName('t').replace(/-/g, '_') });
     store = new MessageStore(db);
+    lists = new MessageLists(db);
     suppressions = new Suppressions(db);
     retries = new RetryQueue(db);
     const done = new ErasuresDone(db);
-    await Promise.all([store.init(), suppressions.init(), retries.init(), done.init()]);
-    erasure = new MailerErasure({ store, suppressions, retries, done });
+    await Promise.all([store.init(), lists.init(), suppressions.init(), retries.init(), done.init()]);
+    erasure = new MailerErasure({ store, lists, suppressions, retries, done });
   });
 
   afterAll(async () => {
@@ -59,6 +62,7 @@ describe('erasing a person from the mailer', () => {
     const other = message('msg_bob', 'bob@example.org', 'u-2');
     const elsewhere = message('msg_ada3', 'ada@example.org', 'u-1', 'p-other');
     await store.insertNew([ada, adaByUid, other, elsewhere]);
+    await Promise.all([ada, adaByUid, other, elsewhere].map((m) => lists.accepted(m, 'new')));
     await store.append([event(ada._id, 1), event(ada._id, 2), event(adaByUid._id, 1), event(other._id, 1)]);
     await retries.schedule(adaByUid._id, 2, new Date(Date.now() + 60_000));
     await suppressions.add(projectId, 'ada@example.org', 'unsubscribed', new Date());

@@ -3,8 +3,10 @@ import { connectDb, type Connection } from '@postbus/db';
 import { defaultMongoUrl, uniqueName } from '@postbus/testing';
 import type { Deliverer, Outcome } from '../src/delivery/deliverer';
 import { triggerHandler } from '../src/handlers/trigger';
+import { MessageLists } from '../src/model/message-lists';
 import { MessageStore, type MessageDoc } from '../src/model/messages';
 import { RetryQueue } from '../src/model/retries';
+import { StatusRollups } from '../src/model/rollups';
 import { Suppressions } from '../src/model/suppressions';
 import type { Timeline } from '../src/timeline';
 
@@ -23,7 +25,9 @@ describe('a poisoned trigger among others', () => {
     store = new MessageStore(db);
     const suppressions = new Suppressions(db);
     const retries = new RetryQueue(db);
-    await Promise.all([store.init(), suppressions.init(), retries.init()]);
+    const lists = new MessageLists(db);
+    const rollups = new StatusRollups(db);
+    await Promise.all([store.init(), suppressions.init(), retries.init(), lists.init(), rollups.init()]);
     // The relay and the bus are not what this is about: a deliverer that records, a timeline that accepts.
     const deliverer = {
       deliver: (message: MessageDoc): Promise<Outcome> => {
@@ -32,7 +36,7 @@ describe('a poisoned trigger among others', () => {
       },
     } as unknown as Deliverer;
     const timeline = { recordAttempt: () => Promise.resolve(), republish: () => Promise.resolve() } as unknown as Timeline;
-    handler = triggerHandler({ store, suppressions, retries, deliverer, timeline });
+    handler = triggerHandler({ store, suppressions, retries, deliverer, timeline, lists, rollups });
   });
 
   afterAll(async () => {

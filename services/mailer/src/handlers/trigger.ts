@@ -1,8 +1,10 @@
 import { defineHandler, type Handler } from '@postbus/bus';
 import { Topics, type EmailTriggerCommand } from '@postbus/contracts';
 import type { Deliverer } from '../delivery/deliverer';
+import type { MessageLists } from '../model/message-lists';
 import { isFinished, type MessageDoc, type MessageStore } from '../model/messages';
 import type { RetryQueue } from '../model/retries';
+import type { StatusRollups } from '../model/rollups';
 import type { Suppressions } from '../model/suppressions';
 import type { Timeline } from '../timeline';
 
@@ -12,6 +14,8 @@ export interface TriggerDeps {
   retries: RetryQueue;
   deliverer: Deliverer;
   timeline: Timeline;
+  lists: MessageLists;
+  rollups: StatusRollups;
 }
 
 const toMessage = (t: EmailTriggerCommand): MessageDoc => ({
@@ -35,18 +39,40 @@ const toMessage = (t: EmailTriggerCommand): MessageDoc => ({
  * the relay answers. A redelivered trigger whose message
  * has an outcome only re-emits its events; one with a retry scheduled is left to the retry worker.
  */
-export function triggerHandler({ store, suppressions, retries, deliverer, timeline }: TriggerDeps): Handler<'email.trigger'> {
-  /** One trigger: its message stored (or found, when redelivered), then delivered unless it has an outcome already. */
+export function triggerHandler({
+  store,
+  suppressions,
+  retries,
+  deliverer,
+  timeline,
+  lists,
+  rollups,
+}: TriggerDeps): Handler<'email.trigger'> {
+  /** One trigger: its message stored (or found, when redelivered) and listed, then delivered unless it has an outcome already. */
   const one = async (message: MessageDoc): Promise<void> => {
     let attempt = 1;
     if (await store.insertOne(message)) {
-      const events = (await store.timelines([message._id])).get(message._id) ?? [];
+      // The first delivery may have stopped before the message was listed: once per message id.
+      await lists.accepted(message, 'maybe-seen');
+      const events = await store.timeline(message._id);
       if (isFinished(events)) return timeline.republish(message, events);
       if (await retries.pending(message._id)) return; // the retry worker has it
       attempt = events.filter((e) => e.event === 'deferred').length + 1;
+      const outcome = await deliverer.deliver(message, await suppressions.reasonFor(message));
+      await timeline.recordAttempt(message, attempt, outcome);
+      return;
     }
+    rollups.count(message.projectId, 'queued', message.acceptedAt);
+    // Listed while it is delivered (off the trigger → relay path); a failure to list fails the
+    // trigger only once the outcome is stored, so the redelivery lists it and sends nothing again.
+    const listed = lists.accepted(message, 'new').then(
+      () => null,
+      (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+    );
     const outcome = await deliverer.deliver(message, await suppressions.reasonFor(message));
     await timeline.recordAttempt(message, attempt, outcome);
+    const failed = await listed;
+    if (failed) throw failed;
   };
   // Side by side; the stores group what concurrent triggers (of every partition) write and read.
   // Every trigger runs to its end, and only those that failed are left to the consumer to retry

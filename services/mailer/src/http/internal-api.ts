@@ -1,8 +1,10 @@
 import express, { type Router } from 'express';
-import { normaliseEmail, type Message, type MessageStatus } from '@postbus/contracts';
-import { NotFoundError } from '@postbus/errors';
-import { filteredPage, queryLimit, queryText } from '@postbus/http';
-import { statusOf, type EventDoc, type MessageDoc, type MessageStore } from '../model/messages';
+import { MESSAGE_STATUSES, normaliseEmail, type Message, type MessageStatus } from '@postbus/contracts';
+import { NotFoundError, ValidationError } from '@postbus/errors';
+import { queryLimit, queryText } from '@postbus/http';
+import type { MessageLog } from '../message-log';
+import { statusOf, type EventDoc, type MessageDoc } from '../model/messages';
+import type { StatusRollups } from '../model/rollups';
 import { queuedEntry } from '../timeline';
 
 const countOf = (events: EventDoc[], event: 'opened' | 'clicked'): number =>
@@ -38,32 +40,65 @@ export function toMessage(message: MessageDoc, events: EventDoc[]): Message {
   };
 }
 
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+/** The longest range of days one stats read covers. */
+export const MAX_STATS_DAYS = 400;
+
+function queryTime(value: unknown, name: string): Date | undefined {
+  const text = queryText(value);
+  if (text === undefined) return undefined;
+  const time = new Date(text);
+  if (Number.isNaN(time.getTime())) throw new ValidationError(`${name} must be a date-time (RFC 3339).`);
+  return time;
+}
+
+function queryDay(value: unknown, name: string): string {
+  const text = queryText(value);
+  if (text === undefined || !DAY.test(text) || Number.isNaN(Date.parse(`${text}T00:00:00Z`)))
+    throw new ValidationError(`${name} must be a day (YYYY-MM-DD).`);
+  return text;
+}
+
 /** The message log the gateway proxies to; the gateway has authenticated the client and checked the project. */
-export function internalApi(store: MessageStore): Router {
+export function internalApi(log: MessageLog, rollups: StatusRollups): Router {
   const router = express.Router();
   router.get('/internal/projects/:projectId/messages', async (req, res) => {
     const email = queryText(req.query['email']);
     const userId = queryText(req.query['user_id']);
-    const status = queryText(req.query['status']) as MessageStatus | undefined;
-    const filter = { projectId: req.params.projectId, ...(email ? { email: normaliseEmail(email) } : {}), ...(userId ? { userId } : {}) };
+    const emailKey = queryText(req.query['email_key']);
+    const status = queryText(req.query['status']);
+    if (status !== undefined && !(MESSAGE_STATUSES as readonly string[]).includes(status))
+      throw new ValidationError(`status must be one of ${MESSAGE_STATUSES.join(', ')}.`);
+    const from = queryTime(req.query['from'], 'from');
+    const to = queryTime(req.query['to'], 'to');
+    const cursor = queryText(req.query['cursor']);
     res.json(
-      await filteredPage({
+      await log.page({
+        projectId: req.params.projectId,
+        ...(email ? { email: normaliseEmail(email) } : {}),
+        ...(userId ? { userId } : {}),
+        ...(emailKey ? { emailKey } : {}),
+        ...(status ? { status: status as MessageStatus } : {}),
+        ...(from ? { from } : {}),
+        ...(to ? { to } : {}),
         limit: queryLimit(req.query['limit']),
-        cursor: queryText(req.query['cursor']),
-        fetch: (limit, after) => store.page(filter, limit, after),
-        view: async (page) => {
-          const timelines = await store.timelines(page.map((m) => m._id));
-          return page.map((m) => toMessage(m, timelines.get(m._id) ?? []));
-        },
-        ...(status ? { keep: (m: Message) => m.status === status } : {}),
+        ...(cursor ? { cursor } : {}),
       }),
     );
   });
+  // Before /:messageId, which would take "stats" for a message id.
+  router.get('/internal/projects/:projectId/messages/stats', async (req, res) => {
+    const from = queryDay(req.query['from'], 'from');
+    const to = queryDay(req.query['to'], 'to');
+    const days = (Date.parse(to) - Date.parse(from)) / 86_400_000 + 1;
+    if (days < 1) throw new ValidationError('to must not be before from.');
+    if (days > MAX_STATS_DAYS) throw new ValidationError(`At most ${MAX_STATS_DAYS} days at once.`);
+    res.json({ data: await rollups.days(req.params.projectId, from, to) });
+  });
   router.get('/internal/projects/:projectId/messages/:messageId', async (req, res) => {
-    const message = await store.message(req.params.projectId, req.params.messageId);
+    const message = await log.message(req.params.projectId, req.params.messageId);
     if (!message) throw new NotFoundError('No such message in this project.');
-    const timelines = await store.timelines([message._id]);
-    res.json(toMessage(message, timelines.get(message._id) ?? []));
+    res.json(message);
   });
   return router;
 }

@@ -1,6 +1,6 @@
 import { Schema, type Connection } from 'mongoose';
 import { MESSAGE_STATUSES, type MessageStatus, type TimelineEventName } from '@postbus/contracts';
-import { GroupCommit, insertNew } from '@postbus/db';
+import { GroupCommit, growing, insertNew } from '@postbus/db';
 
 /** One triggered email as accepted: written once, never updated (updates scan on FerretDB). */
 export interface MessageDoc {
@@ -20,7 +20,7 @@ export interface MessageDoc {
 
 /** One entry of a message's timeline after `queued` (which the message itself stands for). */
 export interface EventDoc {
-  /** `<messageId>:<sequence>`, or `<messageId>:<source event id>` for engagement: a replay inserts nothing. */
+  /** `<messageId>:<attempt + 1>` for delivery (a replay inserts nothing), `<messageId>:e<n>` for engagement. */
   _id: string;
   messageId: string;
   projectId: string;
@@ -32,49 +32,53 @@ export interface EventDoc {
   url?: string;
   attempt?: number;
   subject?: string;
+  /** Engagement: what is counted once (`opened`, `unsubscribed`, `clicked:<hash of the link>`). */
+  key?: string;
   /** Engagement: how many times it happened (the first open, one link, the unsubscribe); only the first is an event. */
   count?: number;
 }
 
-const messageSchema = new Schema<MessageDoc>(
-  {
-    _id: String,
-    projectId: String,
-    emailId: String,
-    emailKey: String,
-    templateId: String,
-    templateVersion: Number,
-    email: String,
-    userId: { type: String, default: null },
-    user: Schema.Types.Mixed,
-    data: Schema.Types.Mixed,
-    acceptedAt: Date,
-    createdAt: Date,
-  },
-  { collection: 'messages', versionKey: false, minimize: false },
+// Both grow with traffic: on a request path only exact-_id queries are allowed (see MessageStore).
+const messageSchema = growing(
+  new Schema<MessageDoc>(
+    {
+      _id: String,
+      projectId: String,
+      emailId: String,
+      emailKey: String,
+      templateId: String,
+      templateVersion: Number,
+      email: String,
+      userId: { type: String, default: null },
+      user: Schema.Types.Mixed,
+      data: Schema.Types.Mixed,
+      acceptedAt: Date,
+      createdAt: Date,
+    },
+    { collection: 'messages', versionKey: false, minimize: false },
+  ),
 );
-messageSchema.index({ projectId: 1, createdAt: -1, _id: -1 });
-messageSchema.index({ projectId: 1, email: 1, createdAt: -1 });
-messageSchema.index({ projectId: 1, userId: 1, createdAt: -1 });
 
-const eventSchema = new Schema<EventDoc>(
-  {
-    _id: String,
-    messageId: String,
-    projectId: String,
-    event: String,
-    sequence: Number,
-    at: Date,
-    smtp: { type: Schema.Types.Mixed, default: undefined },
-    reason: { type: String, default: undefined },
-    url: { type: String, default: undefined },
-    attempt: { type: Number, default: undefined },
-    subject: { type: String, default: undefined },
-    count: { type: Number, default: undefined },
-  },
-  { collection: 'message_events', versionKey: false },
+const eventSchema = growing(
+  new Schema<EventDoc>(
+    {
+      _id: String,
+      messageId: String,
+      projectId: String,
+      event: String,
+      sequence: Number,
+      at: Date,
+      smtp: { type: Schema.Types.Mixed, default: undefined },
+      reason: { type: String, default: undefined },
+      url: { type: String, default: undefined },
+      attempt: { type: Number, default: undefined },
+      subject: { type: String, default: undefined },
+      key: { type: String, default: undefined },
+      count: { type: Number, default: undefined },
+    },
+    { collection: 'message_events', versionKey: false },
+  ),
 );
-eventSchema.index({ messageId: 1, sequence: 1 });
 
 const TERMINAL = new Set<string>(['sent', 'bounced', 'failed', 'suppressed']);
 const RANK = new Map<string, number>(MESSAGE_STATUSES.map((s, i) => [s, i]));
@@ -89,16 +93,78 @@ export function statusOf(events: EventDoc[]): MessageStatus {
 
 export const isFinished = (events: EventDoc[]): boolean => TERMINAL.has(statusOf(events));
 
-export interface MessageFilter {
-  projectId: string;
-  email?: string;
-  userId?: string;
+/**
+ * A bounded map whose entries expire: a hot window of what never changes (a message as accepted,
+ * a finished delivery history), so that a page read again costs fewer reads. A restart starts it
+ * empty; the expiry bounds how long another instance's erasure may leave a copy here.
+ */
+class HotWindow<V> {
+  private readonly entries = new Map<string, { value: V; until: number }>();
+
+  constructor(
+    private readonly max: number,
+    private readonly ttlMs: number,
+  ) {}
+
+  get(key: string): V | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.until < Date.now()) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry.value;
+  }
+
+  set(key: string, value: V): void {
+    if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, { value, until: Date.now() + this.ttlMs });
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
 }
 
-/** Messages and their timelines: both append-only, read by index. */
+const HOT_ENTRIES = 20_000;
+const HOT_TTL_MS = 30_000;
+
+/** Point reads or deletes in flight at once for one call (many calls may run side by side). */
+const PARALLEL = 16;
+
+/** Runs `work` over the items, a bounded number at a time; results in order. */
+export async function inParallel<T, R>(items: T[], work: (item: T) => Promise<R>, parallel = PARALLEL): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await work(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(parallel, items.length) }, worker));
+  return results;
+}
+
+/** The id of a message's delivery event: the outcome of attempt `attempt` (sequence attempt + 1). */
+export const deliveryEventId = (messageId: string, attempt: number): string => `${messageId}:${attempt + 1}`;
+/** The id of a message's n-th engagement entry (n from 1), claimed by unique insert. */
+export const engagementEventId = (messageId: string, n: number): string => `${messageId}:e${n}`;
+
+/**
+ * Messages and their timelines: both append-only, every read and delete by exact `_id`. A
+ * message's timeline is found by probing ids it can have, never by a find on `messageId`:
+ * delivery events are `<id>:2`, `<id>:3`… (one per attempt, none after a terminal one) and
+ * engagement entries `<id>:e1`, `<id>:e2`… (dense: each claimed by unique insert). On FerretDB
+ * only these are served by an index; on MongoDB the `_id` index serves them all, so neither
+ * collection needs another index.
+ */
 export class MessageStore {
   private readonly Message;
   private readonly Event;
+  private readonly hotMessages = new HotWindow<MessageDoc>(HOT_ENTRIES, HOT_TTL_MS);
+  /** Delivery events of messages whose delivery is over (nothing is added after a terminal event). */
+  private readonly hotDeliveries = new HotWindow<EventDoc[]>(HOT_ENTRIES, HOT_TTL_MS);
 
   constructor(connection: Connection) {
     this.Message = connection.model<MessageDoc>('Message', messageSchema);
@@ -140,63 +206,92 @@ export class MessageStore {
   }
 
   async message(projectId: string, id: string): Promise<MessageDoc | null> {
-    // By _id alone, the project checked here: FerretDB scans ten times longer when the filter adds a field.
-    const doc = await this.Message.findById(id).lean<MessageDoc>().exec();
+    const doc = await this.byId(id);
     return doc?.projectId === projectId ? doc : null;
   }
 
+  /** By _id alone (a filter with a second field, such as the project, is not a point read). */
+  private async byId(id: string): Promise<MessageDoc | null> {
+    const hot = this.hotMessages.get(id);
+    if (hot) return hot;
+    const doc = await this.Message.findById(id).lean<MessageDoc>().exec();
+    if (doc) this.hotMessages.set(id, doc);
+    return doc;
+  }
+
   async messagesById(ids: string[]): Promise<Map<string, MessageDoc>> {
-    if (ids.length === 0) return new Map();
-    const docs = await this.Message.find({ _id: { $in: ids } })
-      .lean<MessageDoc[]>()
-      .exec();
-    return new Map(docs.map((d) => [d._id, d]));
+    const docs = await inParallel(ids, (id) => this.byId(id));
+    return new Map(docs.filter((d): d is MessageDoc => d !== null).map((d) => [d._id, d]));
+  }
+
+  /** A message's timeline after `queued`, in sequence order: a few point reads. */
+  async timeline(id: string): Promise<EventDoc[]> {
+    const [delivery, engagement] = await Promise.all([
+      this.deliveries(id),
+      this.probe(
+        (n) => engagementEventId(id, n),
+        () => true,
+        1,
+      ),
+    ]);
+    return [...delivery, ...engagement].sort((a, b) => a.sequence - b.sequence || a.at.getTime() - b.at.getTime());
   }
 
   /** The timelines of some messages, each in sequence order. */
   async timelines(ids: string[]): Promise<Map<string, EventDoc[]>> {
-    const byMessage = new Map<string, EventDoc[]>(ids.map((id) => [id, []]));
-    if (ids.length === 0) return byMessage;
-    const docs = await this.Event.find({ messageId: { $in: ids } })
-      .lean<EventDoc[]>()
-      .exec();
-    for (const d of docs) byMessage.get(d.messageId)?.push(d);
-    for (const list of byMessage.values()) list.sort((a, b) => a.sequence - b.sequence || a.at.getTime() - b.at.getTime());
-    return byMessage;
+    const found = await inParallel(ids, (id) => this.timeline(id), 8);
+    return new Map(ids.map((id, i) => [id, found[i]!]));
   }
 
-  /** A project's messages to this address or this user id (either may be unknown) accepted up to `before`: id and address only. */
-  async addressedTo(
-    projectId: string,
-    email: string | null,
-    userId: string | null,
-    before: Date,
-  ): Promise<Array<{ _id: string; email: string }>> {
-    // One indexed find per identifier rather than an $or, which FerretDB cannot serve from an index.
-    const finds = [...(email !== null ? [{ projectId, email }] : []), ...(userId !== null ? [{ projectId, userId }] : [])].map((filter) =>
-      this.Message.find({ ...filter, acceptedAt: { $lte: before } }, { _id: 1, email: 1 })
-        .lean<Array<{ _id: string; email: string }>>()
-        .exec(),
+  /** The delivery events (one per attempt): no delivery event follows a terminal one, so a sent message costs one read. */
+  private async deliveries(id: string): Promise<EventDoc[]> {
+    const hot = this.hotDeliveries.get(id);
+    if (hot) return hot;
+    const events = await this.probe(
+      (n) => deliveryEventId(id, n),
+      (e) => !TERMINAL.has(e.event),
+      2,
     );
-    const found = (await Promise.all(finds)).flat();
-    return [...new Map(found.map((m) => [m._id, m])).values()];
+    if (events.some((e) => TERMINAL.has(e.event))) this.hotDeliveries.set(id, events);
+    return events;
   }
 
-  /** Deletes messages and their timelines (erasure: the one exception to append-only); counts what went. */
+  /**
+   * Reads ids number 1, 2, … until one is missing (or `more` says none can follow): the first
+   * alone (most chains are that short), then `width` at a time.
+   */
+  private async probe(idOf: (n: number) => string, more: (e: EventDoc) => boolean, then: number): Promise<EventDoc[]> {
+    const found: EventDoc[] = [];
+    for (let n = 1, width = 1; ; n += width, width = then) {
+      const docs = await Promise.all(
+        Array.from({ length: width }, (_, k) =>
+          this.Event.findById(idOf(n + k))
+            .lean<EventDoc>()
+            .exec(),
+        ),
+      );
+      for (const doc of docs) {
+        if (!doc) return found;
+        found.push(doc);
+        if (!more(doc)) return found;
+      }
+    }
+  }
+
+  /**
+   * Deletes messages and their timelines (erasure, retention), each by exact id, a bounded number
+   * at a time; counts what went. The timeline first: a message left without one is still found
+   * (and deleted) by a repeat.
+   */
   async delete(ids: string[]): Promise<{ messages: number; events: number }> {
-    if (ids.length === 0) return { messages: 0, events: 0 };
-    // The timeline first: a message left without one is still found (and erased) by a repeat.
-    const events = await this.Event.deleteMany({ messageId: { $in: ids } }).exec();
-    const messages = await this.Message.deleteMany({ _id: { $in: ids } }).exec();
-    return { messages: messages.deletedCount, events: events.deletedCount };
-  }
-
-  /** Newest first, strictly older than the cursor position. */
-  async page(filter: MessageFilter, limit: number, after?: { createdAt: Date; id: string }): Promise<MessageDoc[]> {
-    const query: Record<string, unknown> = { projectId: filter.projectId };
-    if (filter.email !== undefined) query['email'] = filter.email;
-    if (filter.userId !== undefined) query['userId'] = filter.userId;
-    if (after) query['$or'] = [{ createdAt: { $lt: after.createdAt } }, { createdAt: after.createdAt, _id: { $lt: after.id } }];
-    return this.Message.find(query).sort({ createdAt: -1, _id: -1 }).limit(limit).lean<MessageDoc[]>().exec();
+    const counts = await inParallel(ids, async (id) => {
+      this.hotMessages.delete(id);
+      this.hotDeliveries.delete(id);
+      const events = await this.timeline(id);
+      await Promise.all(events.map((e) => this.Event.deleteOne({ _id: e._id }).exec()));
+      const gone = await this.Message.deleteOne({ _id: id }).exec();
+      return { messages: gone.deletedCount, events: events.length };
+    });
+    return counts.reduce((a, c) => ({ messages: a.messages + c.messages, events: a.events + c.events }), { messages: 0, events: 0 });
   }
 }

@@ -1,5 +1,14 @@
-import { Message, MessageList, MessageListQuery, MessageParams, normaliseEmail, ProjectIdParam } from '@postbus/contracts';
-import { NotFoundError } from '@postbus/errors';
+import {
+  Message,
+  MessageList,
+  MessageListQuery,
+  MessageParams,
+  MessageStats,
+  MessageStatsQuery,
+  normaliseEmail,
+  ProjectIdParam,
+} from '@postbus/contracts';
+import { NotFoundError, ValidationError } from '@postbus/errors';
 import type { MailerClient } from '../../mailer-client';
 import { defineRoute, type RouteSpec } from '../route';
 
@@ -8,6 +17,9 @@ export interface MessageRouteDeps {
   /** Resolves when the project exists and belongs to the client; throws NotFoundError otherwise. */
   assertProject: (clientId: string, projectId: string) => Promise<void>;
 }
+
+/** The longest range one stats read covers (the mailer's limit too). */
+const MAX_STATS_DAYS = 400;
 
 const MAILER_DOWN = { 503: { description: 'The mailer service did not answer (see Retry-After)' } };
 
@@ -18,7 +30,8 @@ export function messageRoutes({ mailerApi, assertProject }: MessageRouteDeps): R
       method: 'get',
       path: '/v1/projects/:projectId/messages',
       operationId: 'listMessages',
-      summary: 'List the messages of a project, newest first, with their status and timeline',
+      summary:
+        'List the messages of a project, newest first, with their status and timeline; filter by recipient, user_id, email_key, status and acceptance time (a page may hold fewer than limit with a next_cursor: read on)',
       tag: 'Messages',
       scope: 'full',
       params: ProjectIdParam,
@@ -30,7 +43,28 @@ export function messageRoutes({ mailerApi, assertProject }: MessageRouteDeps): R
       handle: async ({ params, query, client }) => {
         await assertProject(client.clientId, params.projectId);
         const filter = query.email === undefined ? query : { ...query, email: normaliseEmail(query.email) };
+        if (filter.from !== undefined && filter.to !== undefined && Date.parse(filter.from) > Date.parse(filter.to))
+          throw new ValidationError('to must not be before from.');
         return { status: 200, body: await mailerApi.listMessages(params.projectId, filter) };
+      },
+    }),
+    // Before getMessage, whose :messageId would take "stats".
+    defineRoute({
+      method: 'get',
+      path: '/v1/projects/:projectId/messages/stats',
+      operationId: 'getMessageStats',
+      summary: 'Message counts by status per UTC day (from rollups kept as messages change status)',
+      tag: 'Messages',
+      scope: 'full',
+      params: ProjectIdParam,
+      query: MessageStatsQuery,
+      responses: { 200: { description: 'Every day of the range, oldest first, with its counts', schema: MessageStats }, ...MAILER_DOWN },
+      handle: async ({ params, query, client }) => {
+        const days = (Date.parse(query.to) - Date.parse(query.from)) / 86_400_000 + 1;
+        if (!(days >= 1)) throw new ValidationError('to must not be before from.');
+        if (days > MAX_STATS_DAYS) throw new ValidationError(`At most ${MAX_STATS_DAYS} days at once.`);
+        await assertProject(client.clientId, params.projectId);
+        return { status: 200, body: await mailerApi.stats(params.projectId, query) };
       },
     }),
     defineRoute({

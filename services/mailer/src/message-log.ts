@@ -1,0 +1,118 @@
+import type { Message, MessageStatus } from '@postbus/contracts';
+import { UnprocessableError } from '@postbus/errors';
+import { toMessage } from './http/internal-api';
+import { listNames, type MessageLists } from './model/message-lists';
+import type { MessageStore } from './model/messages';
+
+export interface MessageQuery {
+  projectId: string;
+  /** Normalised already. */
+  email?: string;
+  userId?: string;
+  emailKey?: string;
+  status?: MessageStatus;
+  /** Accepted at or after. */
+  from?: Date;
+  /** Accepted at or before. */
+  to?: Date;
+  limit: number;
+  cursor?: string;
+}
+
+/**
+ * Entries one page may look at beyond what it returns: with several filters, or a status that
+ * many listed messages have left, a page can come back short with a cursor to read on.
+ */
+const SCAN_BUDGET = 200;
+const CURSOR_PREFIX = 'm1.';
+
+const encodeCursor = (seq: number): string => Buffer.from(`${CURSOR_PREFIX}${seq}`).toString('base64url');
+
+function decodeCursor(cursor: string): number {
+  const text = Buffer.from(cursor, 'base64url').toString();
+  const seq = Number(text.slice(CURSOR_PREFIX.length));
+  if (!text.startsWith(CURSOR_PREFIX) || !Number.isSafeInteger(seq) || seq < 1)
+    // Well-formed (the schema checked its characters) but not one of ours: a 422, not a 400.
+    throw new UnprocessableError('invalid-cursor', 'The cursor is not one this API gave out; use next_cursor of a previous page.');
+  return seq;
+}
+
+/**
+ * The message log as clients read it: one message by id, and pages of a project's messages
+ * newest first. Every read is a point read by `_id`: the message, its timeline (probed ids) and
+ * the entries of the list that serves the filter (see MessageLists).
+ */
+export class MessageLog {
+  constructor(
+    private readonly store: MessageStore,
+    private readonly lists: MessageLists,
+  ) {}
+
+  async message(projectId: string, id: string): Promise<Message | null> {
+    const [message, timeline] = await Promise.all([this.store.message(projectId, id), this.store.timeline(id)]);
+    return message ? toMessage(message, timeline) : null;
+  }
+
+  async page(query: MessageQuery): Promise<{ data: Message[]; next_cursor: string | null }> {
+    const { list, byTime } = this.listFor(query);
+    let before = query.cursor !== undefined ? decodeCursor(query.cursor) : undefined;
+    const data: Message[] = [];
+    const seen = new Set<string>();
+    let scanned = 0;
+    for (;;) {
+      const want = Math.min(query.limit - data.length, SCAN_BUDGET - scanned);
+      const page = await this.lists.page(list, {
+        limit: want,
+        ...(before !== undefined ? { beforeSeq: before } : {}),
+        ...(query.from ? { from: query.from } : {}),
+        ...(query.to && byTime ? { to: query.to } : {}),
+      });
+      const views = await Promise.all(page.entries.map((e) => this.message(query.projectId, e.value)));
+      for (const [i, entry] of page.entries.entries()) {
+        const view = views[i];
+        scanned++;
+        if (!view || seen.has(view.id) || !matches(view, query)) continue;
+        seen.add(view.id);
+        data.push(view);
+        if (data.length === query.limit) {
+          const last = i === page.entries.length - 1 && page.next === null;
+          return { data, next_cursor: last ? null : encodeCursor(entry.seq) };
+        }
+      }
+      if (page.next === null) return { data, next_cursor: null };
+      before = page.next;
+      if (scanned >= SCAN_BUDGET) return { data, next_cursor: encodeCursor(before) };
+    }
+  }
+
+  /**
+   * The smallest list that holds every message the query can match: the recipient's, the user's,
+   * the transactional email's, the status's (what reached it: checked against the current status
+   * on read), or the project's. `byTime`: the list is in acceptance order (a status list is in the
+   * order messages reached it, at or after their acceptance: only `from` bounds it).
+   */
+  private listFor(query: MessageQuery): { list: string; byTime: boolean } {
+    const { projectId } = query;
+    if (query.email !== undefined) return { list: listNames.recipient(projectId, query.email), byTime: true };
+    if (query.userId !== undefined) return { list: listNames.user(projectId, query.userId), byTime: true };
+    if (query.emailKey !== undefined) return { list: listNames.emailKey(projectId, query.emailKey), byTime: true };
+    if (query.status !== undefined && query.status !== 'queued') return { list: listNames.status(projectId, query.status), byTime: false };
+    // Queued is where every message starts and few stay: the newest of the project's list.
+    return { list: listNames.project(projectId), byTime: true };
+  }
+}
+
+/** Whether a message passes every filter of the query (the list chosen serves one of them). */
+function matches(view: Message, query: MessageQuery): boolean {
+  const created = Date.parse(view.created_at);
+  return (
+    (query.email === undefined || view.email === query.email) &&
+    (query.userId === undefined || view.user_id === query.userId) &&
+    (query.emailKey === undefined || view.email_key === query.emailKey) &&
+    (query.status === undefined || view.status === query.status) &&
+    (query.to === undefined || created <= query.to.getTime() + CLOCK_SLACK_MS)
+  );
+}
+
+/** created_at is the mailer's time, the lists' the gateway's acceptance: `to` allows for the gap. */
+const CLOCK_SLACK_MS = 60_000;

@@ -1,0 +1,64 @@
+import type { Logger } from '@postbus/logger';
+import { isProjectList, type MessageLists } from './model/message-lists';
+import type { MessageStore } from './model/messages';
+
+export interface RetentionDeps {
+  store: MessageStore;
+  lists: MessageLists;
+  logger: Logger;
+  /** Messages (and their timelines) older than this are deleted (MESSAGE_RETENTION_DAYS). */
+  retentionDays: number;
+  /** How often the purge runs. */
+  intervalMs: number;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Keeps the message log to its retention window: every list is trimmed to the cutoff, and the
+ * messages leaving their project's list (every message is in one) are deleted with their
+ * timelines, chunk by chunk in point deletes. A purge cut short (a crash, a stop) resumes where it
+ * stopped; two instances purging at once only repeat deletes.
+ */
+export class MessageRetention {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> = Promise.resolve();
+  private stopped = false;
+
+  constructor(private readonly deps: RetentionDeps) {}
+
+  start(): void {
+    const tick = (delayMs: number) => {
+      if (this.stopped) return;
+      this.timer = setTimeout(() => {
+        this.running = this.purge()
+          .catch((error: unknown) => this.deps.logger.warn('purging old messages failed', { error }))
+          .finally(() => tick(this.deps.intervalMs));
+      }, delayMs);
+      this.timer.unref();
+    };
+    // Not at start-up itself: a restart loop should not purge in a loop.
+    tick(Math.min(this.deps.intervalMs, 60_000));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  async purge(now = new Date()): Promise<{ lists: number; entries: number; messages: number; events: number }> {
+    const { store, lists, retentionDays, logger } = this.deps;
+    const cutoff = new Date(now.getTime() - retentionDays * DAY_MS);
+    const deleted = { messages: 0, events: 0 };
+    const result = await lists.trimAll(cutoff, async (list, ids) => {
+      if (!isProjectList(list)) return;
+      const counts = await store.delete(ids);
+      await lists.forget(ids);
+      deleted.messages += counts.messages;
+      deleted.events += counts.events;
+    });
+    if (result.removed > 0) logger.info('purged old messages', { cutoff: cutoff.toISOString(), ...deleted, lists: result.lists });
+    return { lists: result.lists, entries: result.removed, ...deleted };
+  }
+}
