@@ -22,6 +22,8 @@ export interface Phase {
   reads: ReadResult[];
   skipped: SkippedRead[];
   triggerToSink: SinkRun;
+  /** The machine's 1-minute load average when the phase began and ended: what else ran beside it. */
+  loadAverage: { start: number; end: number };
 }
 
 export interface ErasureRun {
@@ -200,6 +202,12 @@ export function formatMarkdown(results: DataBenchResults): string {
         : `A person with ${er.personMessages} messages: **missed**: still "${er.lastStatus}" after ${er.timeoutSec} s.`,
       '',
     );
+  const load = (phase: Phase) => `${phase.loadAverage.start} → ${phase.loadAverage.end}`;
+  lines.push(
+    `Load average (1 min) on ${results.environment.cpus} cores: empty phase ${load(results.empty)}` +
+      `${results.seeded ? `, seeded phase ${load(results.seeded)}` : ''} (anything above the core count queues every request behind other work).`,
+    '',
+  );
   lines.push('## Goals', '', ...results.goals.map((g) => `- ${g}`), '');
   if (results.failures.length > 0) lines.push('## Missed', '', ...results.failures.map((f) => `- ${f}`), '');
   return `${lines.join('\n')}\n`;

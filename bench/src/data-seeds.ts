@@ -47,7 +47,9 @@ export interface SeedOutcome {
   log: string;
 }
 
-export const seedScript = (service: SeededService): string => join(repoRoot, 'services', service, 'dist', 'seed.js');
+/** BENCH_SEED_ROOT: run the seeds of another (built) checkout, e.g. a branch whose seeds are not merged yet. */
+export const seedScript = (service: SeededService): string =>
+  join(process.env['BENCH_SEED_ROOT'] || repoRoot, 'services', service, 'dist', 'seed.js');
 
 export const seedAvailable = (service: SeededService): boolean => existsSync(seedScript(service));
 

@@ -14,11 +14,13 @@
  *   --erasure-timeout 900     seconds to wait for the person's erasure to complete
  *   --no-seed                 only the empty phase
  *   BENCH_KEEP_DATA=1         keep the run's topics, consumer groups and databases
+ *   BENCH_SEED_ROOT=<dir>     run the seed CLIs of another built checkout (services/<svc>/dist/seed.js there)
  *   QUERY_AUDIT=strict        run the services with the query audit on (a scanning read then fails, as a 500)
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
@@ -184,84 +186,94 @@ function readsOf(ctx: ReadContext, withClientWide: boolean): { reads: ReadSpec[]
   const reads: ReadSpec[] = [];
   const unready: SkippedRead[] = [];
   const order: string[] = [];
-  const add = (name: string, needs: Array<string | undefined>, spec: () => Omit<ReadSpec, 'name'>) => {
+  const add = (name: string, needs: Partial<Record<keyof ReadContext, string | undefined>>, spec: () => Omit<ReadSpec, 'name'>) => {
     order.push(name);
-    if (needs.every((n) => n !== undefined)) reads.push({ name, ...spec() });
-    else unready.push({ name, request: '', reason: 'the run has no id for it (see the set-up lines)' });
+    const lacking = Object.keys(needs).filter((key) => needs[key as keyof ReadContext] === undefined);
+    if (lacking.length === 0) reads.push({ name, ...spec() });
+    else unready.push({ name, request: '', reason: `the run has no ${lacking.join(' or ')} for it (its seed gave none)` });
   };
   const list = { limit: '20' };
-  add('message by id', [ctx.messageId], () => ({ route: `${P}/messages/{messageId}`, path: `${p}/messages/${ctx.messageId}` }));
-  add('message list', [], () => ({ route: `${P}/messages`, path: `${p}/messages`, query: list }));
-  add('message list, next page', [ctx.messageCursor], () => ({
+  add('message by id', { messageId: ctx.messageId }, () => ({
+    route: `${P}/messages/{messageId}`,
+    path: `${p}/messages/${ctx.messageId}`,
+  }));
+  add('message list', {}, () => ({ route: `${P}/messages`, path: `${p}/messages`, query: list }));
+  add('message list, next page', { messageCursor: ctx.messageCursor }, () => ({
     route: `${P}/messages`,
     path: `${p}/messages`,
     query: { limit: '10', cursor: ctx.messageCursor! },
   }));
-  add('message list, status=sent', [], () => ({ route: `${P}/messages`, path: `${p}/messages`, query: { ...list, status: 'sent' } }));
-  add("a user's messages (email=)", [ctx.email], () => ({
+  add('message list, status=sent', {}, () => ({ route: `${P}/messages`, path: `${p}/messages`, query: { ...list, status: 'sent' } }));
+  add("a user's messages (email=)", { email: ctx.email }, () => ({
     route: `${P}/messages`,
     path: `${p}/messages`,
     query: { ...list, email: ctx.email! },
   }));
-  add("a user's messages (user_id=)", [ctx.userId], () => ({
+  add("a user's messages (user_id=)", { userId: ctx.userId }, () => ({
     route: `${P}/messages`,
     path: `${p}/messages`,
     query: { ...list, user_id: ctx.userId! },
   }));
-  add('message list, email_key=', [ctx.emailKey], () => ({
+  add('message list, email_key=', { emailKey: ctx.emailKey }, () => ({
     route: `${P}/messages`,
     path: `${p}/messages`,
     query: { ...list, email_key: ctx.emailKey! },
   }));
-  add('message list, time range', [], () => ({
+  add('message list, time range', {}, () => ({
     route: `${P}/messages`,
     path: `${p}/messages`,
     query: { ...list, from: ctx.from, to: ctx.to },
   }));
-  add('message stats', [], () => ({
+  add('message stats', {}, () => ({
     route: `${P}/messages/stats`,
     path: `${p}/messages/stats`,
     query: { from: day(Date.parse(ctx.from)), to: day(Date.parse(ctx.to)) },
   }));
-  add('user by email', [ctx.email], () => ({ route: `${P}/users`, path: `${p}/users`, query: { email: ctx.email! } }));
-  add('user by user_id', [ctx.userId], () => ({ route: `${P}/users/{userId}`, path: `${p}/users/${encodeURIComponent(ctx.userId!)}` }));
-  add('webhook deliveries', [ctx.webhookId], () => ({
+  add('user by email', { email: ctx.email }, () => ({ route: `${P}/users`, path: `${p}/users`, query: { email: ctx.email! } }));
+  add('user by user_id', { userId: ctx.userId }, () => ({
+    route: `${P}/users/{userId}`,
+    path: `${p}/users/${encodeURIComponent(ctx.userId!)}`,
+  }));
+  add('webhook deliveries', { webhookId: ctx.webhookId }, () => ({
     route: '/v1/webhooks/{webhookId}/deliveries',
     path: `/v1/webhooks/${ctx.webhookId}/deliveries`,
     query: list,
   }));
-  add('webhook deliveries, status=succeeded (with attempts)', [ctx.webhookId], () => ({
+  add('webhook deliveries, status=succeeded (with attempts)', { webhookId: ctx.webhookId }, () => ({
     route: '/v1/webhooks/{webhookId}/deliveries',
     path: `/v1/webhooks/${ctx.webhookId}/deliveries`,
     query: { ...list, status: 'succeeded' },
   }));
-  add("a delivery's attempts", [ctx.webhookId, ctx.deliveryId], () => ({
+  add("a delivery's attempts", { webhookId: ctx.webhookId, deliveryId: ctx.deliveryId }, () => ({
     route: '/v1/webhooks/{webhookId}/deliveries/{deliveryId}',
     path: `/v1/webhooks/${ctx.webhookId}/deliveries/${ctx.deliveryId}`,
   }));
-  add('payments (email=)', [ctx.paymentEmail], () => ({
+  add('payments (email=)', { paymentEmail: ctx.paymentEmail }, () => ({
     route: `${P}/payments`,
     path: `${p}/payments`,
     query: { ...list, email: ctx.paymentEmail! },
   }));
-  add('payments (user_id=)', [ctx.paymentUserId], () => ({
+  add('payments (user_id=)', { paymentUserId: ctx.paymentUserId }, () => ({
     route: `${P}/payments`,
     path: `${p}/payments`,
     query: { ...list, user_id: ctx.paymentUserId! },
   }));
-  add('revenue analytics (30 days)', [], () => ({
+  add('revenue analytics (30 days)', {}, () => ({
     route: `${P}/analytics/revenue`,
     path: `${p}/analytics/revenue`,
     query: { from: day(Date.now() - 29 * 86_400_000), to: day(Date.now()) },
   }));
   if (withClientWide) {
-    add('erasure list (project_id=)', [], () => ({
+    add('erasure list (project_id=)', {}, () => ({
       route: '/v1/erasures',
       path: '/v1/erasures',
       query: { ...list, project_id: ctx.projectId },
     }));
-    add('erasure list (all projects)', [], () => ({ route: '/v1/erasures', path: '/v1/erasures', query: list }));
-    add('erasure by id', [ctx.erasureId], () => ({ route: '/v1/erasures/{erasureId}', path: `/v1/erasures/${ctx.erasureId}` }));
+    add('erasure list (all projects)', {}, () => ({ route: '/v1/erasures', path: '/v1/erasures', query: list }));
+    add('erasure by id', { erasureId: ctx.erasureId }, () => ({
+      route: '/v1/erasures/{erasureId}',
+      path: `/v1/erasures/${ctx.erasureId}`,
+    }));
   }
   return { reads, unready, order };
 }
@@ -543,8 +555,10 @@ async function main(): Promise<number> {
 
     // Phase 1: the store holds only the measured project's few documents.
     progress(`empty store: ${options.requests} requests of each read`);
+    const load = () => Math.round(loadavg()[0]! * 100) / 100;
+    const emptyLoad = load();
     const emptyReads = await readPhase(ctx, true);
-    const empty: Phase = { ...emptyReads, triggerToSink: await sinkRun('empty') };
+    const empty: Phase = { ...emptyReads, triggerToSink: await sinkRun('empty'), loadAverage: { start: emptyLoad, end: load() } };
 
     // Phase 2: the seeds fill the same databases with another project.
     const person = `person-${runId}@rcpt.bench.example`;
@@ -567,8 +581,9 @@ async function main(): Promise<number> {
     let erasure: ErasureRun | null = null;
     if (seeds.length > 0) {
       progress(`seeded store: ${options.requests} requests of each read of the measured project`);
+      const seededLoad = load();
       const seededReads = await readPhase(ctx, true);
-      seeded = { ...seededReads, triggerToSink: await sinkRun('seeded') };
+      seeded = { ...seededReads, triggerToSink: await sinkRun('seeded'), loadAverage: { start: seededLoad, end: load() } };
 
       const idsOf = (service: string) => seeds.find((o) => o.service === service)?.ids;
       const mailerIds = idsOf('mailer');
