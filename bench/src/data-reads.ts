@@ -28,6 +28,8 @@ export interface ReadResult {
   /** Status codes of the answers that were not 200 (0: no answer), with the first such body. */
   failures: Record<string, number>;
   firstFailure: string | null;
+  /** Requests not made because the read had used up its time budget (a read that scans a big store). */
+  abandoned: number;
 }
 
 export interface SkippedRead {
@@ -125,7 +127,11 @@ export class ReadClient {
   }
 }
 
-/** `requests` sequential GETs of each read (after `warmup` untimed ones); skipped reads say why. */
+/**
+ * `requests` sequential GETs of each read (after `warmup` untimed ones); skipped reads say why. A read stops once
+ * it has taken `budgetMs` (with at least 5 timed requests): one that scans a big store takes seconds a request,
+ * and its figures are clear long before 40 of them.
+ */
 export async function measureReads(
   client: ReadClient,
   surface: ApiSurface,
@@ -133,9 +139,10 @@ export async function measureReads(
   {
     requests,
     warmup,
+    budgetMs = 30_000,
     signal,
     onRead,
-  }: { requests: number; warmup: number; signal: AbortSignal; onRead: (result: ReadResult | SkippedRead) => void },
+  }: { requests: number; warmup: number; budgetMs?: number; signal: AbortSignal; onRead: (result: ReadResult | SkippedRead) => void },
 ): Promise<{ measured: ReadResult[]; skipped: SkippedRead[] }> {
   const measured: ReadResult[] = [];
   const skipped: SkippedRead[] = [];
@@ -149,12 +156,15 @@ export async function measureReads(
       onRead(skip);
       continue;
     }
-    for (let i = 0; i < warmup; i++) await client.get(path);
+    const began = performance.now();
+    for (let i = 0; i < warmup && performance.now() - began < budgetMs / 2; i++) await client.get(path);
     const times: number[] = [];
     const failures: Record<string, number> = {};
     let firstFailure: string | null = null;
-    for (let i = 0; i < requests; i++) {
+    let made = 0;
+    for (; made < requests; made++) {
       signal.throwIfAborted();
+      if (made >= 5 && performance.now() - began > budgetMs) break;
       const res = await client.get(path);
       if (res.status === 200) times.push(res.ms);
       else {
@@ -170,6 +180,7 @@ export async function measureReads(
       ok: times.length,
       failures,
       firstFailure,
+      abandoned: requests - made,
     };
     measured.push(result);
     onRead(result);

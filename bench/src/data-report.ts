@@ -106,6 +106,7 @@ export function compareReads(order: readonly string[], empty: Phase, seeded: Pha
           ? false
           : null;
     const failure = [before, after].find((r) => r && r.firstFailure)?.firstFailure ?? null;
+    const abandoned = [before, after].find((r) => r && r.abandoned > 0);
     return {
       name,
       request: (before ?? after ?? skipped)?.request ?? '',
@@ -114,7 +115,14 @@ export function compareReads(order: readonly string[], empty: Phase, seeded: Pha
       ratio,
       allAnswered,
       met,
-      note: skipped ? `skipped: ${skipped.reason}` : failure ? `not every request answered 200: ${failure}` : null,
+      note: skipped
+        ? `skipped: ${skipped.reason}`
+        : [
+            ...(failure ? [`not every request answered 200: ${failure}`] : []),
+            ...(abandoned
+              ? [`${abandoned.latencyMs.count + Object.values(abandoned.failures).reduce((a, b) => a + b, 0)} requests only: out of time`]
+              : []),
+          ].join('; ') || null,
     };
   });
 }
