@@ -71,6 +71,8 @@ export interface DataBenchResults {
   seeds: SeedOutcome[];
   /** Services whose seed CLI does not exist (yet). */
   missingSeeds: string[];
+  /** Seeds that failed (the run goes on with the others). */
+  seedFailures: string[];
   seeded: Phase | null;
   /** Reads of the big seeded project itself (no empty figure to compare with: the goal is the absolute p95). */
   seededProjectReads: ReadResult[];
@@ -155,6 +157,7 @@ export function formatMarkdown(results: DataBenchResults): string {
       );
     lines.push('');
   }
+  for (const failure of results.seedFailures) lines.push(`Seed failed: ${escape(failure)}`, '');
   if (results.missingSeeds.length > 0) lines.push(`No seed CLI yet for: ${results.missingSeeds.join(', ')} (their stores stay small).`, '');
   lines.push(
     `## Reads of the measured project (goal: p95 ≤ ${GOALS.readP95Ms} ms and ≤ ${GOALS.readRatio}× empty)`,

@@ -517,7 +517,8 @@ async function main(): Promise<number> {
         ? progress(`  ${r.name}: skipped, ${r.reason}`)
         : progress(
             `  ${r.name}: p50 ${r.latencyMs.p50} ms, p95 ${r.latencyMs.p95} ms, max ${r.latencyMs.max} ms` +
-              (r.firstFailure ? `; not every answer 200: ${r.firstFailure}` : ''),
+              (r.firstFailure ? `; not every answer 200: ${r.firstFailure}` : '') +
+              (r.abandoned > 0 ? `; ${r.abandoned} requests not made (out of time)` : ''),
           );
     const readOrder = readsOf(ctx, true).order;
     const readPhase = async (context: ReadContext, withClientWide: boolean) => {
@@ -566,13 +567,21 @@ async function main(): Promise<number> {
     const missingSeeds = plans.filter((plan) => !seedAvailable(plan.service)).map((plan) => plan.service);
     if (missingSeeds.length > 0) progress(`no seed CLI yet for ${missingSeeds.join(', ')}: their stores stay small`);
     const seeds: SeedOutcome[] = [];
+    const seedFailures: string[] = [];
     for (const plan of plans.filter((pl) => seedAvailable(pl.service))) {
       progress(`seeding ${plan.service}: ${plan.count} ${plan.unit} into project ${seededProject} (${plan.args.join(' ')})`);
-      const outcome = await runSeed(plan, env, `${runId}-seed-${plan.service}`, progress, signal);
-      seeds.push(outcome);
-      progress(
-        `  ${plan.service}: ${JSON.stringify(outcome.seeded)} in ${(outcome.ms / 1000).toFixed(1)} s (${outcome.rate} ${plan.unit}/s)`,
-      );
+      try {
+        const outcome = await runSeed(plan, env, `${runId}-seed-${plan.service}`, progress, signal);
+        seeds.push(outcome);
+        progress(
+          `  ${plan.service}: ${JSON.stringify(outcome.seeded)} in ${(outcome.ms / 1000).toFixed(1)} s (${outcome.rate} ${plan.unit}/s)`,
+        );
+      } catch (error) {
+        // One seed failing leaves the others' growth worth measuring; the report names it.
+        if (signal.aborted) throw error;
+        seedFailures.push(error instanceof Error ? error.message : String(error));
+        progress(`  ${seedFailures.at(-1)}`);
+      }
     }
 
     let seeded: Phase | null = null;
@@ -633,7 +642,7 @@ async function main(): Promise<number> {
       seeded === null
         ? null
         : sinkRatio !== null && sinkRatio <= GOALS.sinkRatio && seeded.triggerToSink.matched === seeded.triggerToSink.triggers;
-    const failures: string[] = [];
+    const failures: string[] = [...seedFailures];
     for (const c of comparison) {
       if (c.met === false)
         failures.push(
@@ -675,6 +684,7 @@ async function main(): Promise<number> {
       empty,
       seeds,
       missingSeeds,
+      seedFailures,
       seeded,
       seededProjectReads,
       seededProjectSkipped,
