@@ -65,7 +65,8 @@ export function seedPlans(sizes: SeedSizes, target: { projectId: string; clientI
       service: 'mailer',
       count: sizes.messages,
       unit: 'messages',
-      args: [...base(sizes.messages), ...person(Math.min(sizes.personMessages, sizes.messages))],
+      // The person's messages come on top of --count.
+      args: [...base(sizes.messages), ...person(sizes.personMessages)],
     },
     { service: 'users', count: sizes.users, unit: 'users', args: [...base(sizes.users), '--person', target.person] },
     {

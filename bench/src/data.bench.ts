@@ -166,6 +166,8 @@ interface ReadContext {
   messageId?: string;
   email?: string;
   userId?: string;
+  /** The user_id the message list is filtered by (the mailer's seed names its users apart from the users seed's). */
+  messagesUserId?: string;
   emailKey?: string;
   /** Time range of the project's messages, ISO timestamps. */
   from: string;
@@ -209,10 +211,10 @@ function readsOf(ctx: ReadContext, withClientWide: boolean): { reads: ReadSpec[]
     path: `${p}/messages`,
     query: { ...list, email: ctx.email! },
   }));
-  add("a user's messages (user_id=)", { userId: ctx.userId }, () => ({
+  add("a user's messages (user_id=)", { messagesUserId: ctx.messagesUserId }, () => ({
     route: `${P}/messages`,
     path: `${p}/messages`,
-    query: { ...list, user_id: ctx.userId! },
+    query: { ...list, user_id: ctx.messagesUserId! },
   }));
   add('message list, email_key=', { emailKey: ctx.emailKey }, () => ({
     route: `${P}/messages`,
@@ -500,6 +502,7 @@ async function main(): Promise<number> {
       messageId,
       email: known.email,
       userId: known.user_id,
+      messagesUserId: known.user_id,
       emailKey: email.emailKey,
       from: rangeFrom,
       to: new Date(Date.now() + 3_600_000).toISOString(),
@@ -613,8 +616,11 @@ async function main(): Promise<number> {
         if (value !== undefined) big[key] = value;
       };
       assign('messageId', idOf(mailerIds, 'messageId', 'message_id'));
-      assign('emailKey', idOf(mailerIds, 'emailKey', 'email_key'));
+      // The mailer's seed sends its messages as the emails welcome, receipt and reset-password.
+      assign('emailKey', idOf(mailerIds, 'emailKey', 'email_key') ?? (mailerIds ? 'welcome' : undefined));
+      assign('messagesUserId', idOf(mailerIds, 'userId', 'user_id'));
       assign('userId', idOf(userIds, 'user_id', 'userId'));
+      assign('paymentUserId', idOf(paymentIds, 'user_id', 'userId'));
       assign('webhookId', idOf(dispatcherIds, 'webhookId', 'webhook_id'));
       assign('deliveryId', idOf(dispatcherIds, 'deliveryId', 'delivery_id'));
       assign('paymentEmail', paymentIds ? person : undefined);
@@ -624,7 +630,7 @@ async function main(): Promise<number> {
       seededProjectReads = bigReads.reads;
       seededProjectSkipped = bigReads.skipped;
 
-      const personMessages = seeds.some((o) => o.service === 'mailer') ? Math.min(options.sizes.personMessages, options.sizes.messages) : 0;
+      const personMessages = seeds.some((o) => o.service === 'mailer') ? options.sizes.personMessages : 0;
       progress(`erasing the person with ${personMessages} messages through the public API (waiting up to ${options.erasureTimeoutSec} s)`);
       erasure = await awaitErasure(await erase(seededProject, person), personMessages, options.erasureTimeoutSec);
       progress(
