@@ -134,7 +134,9 @@ const mark = (met: boolean | null) => (met === null ? 'not measured' : met ? 'me
 const escape = (text: string) => text.replace(/\|/g, '\\|');
 /** A request as the tables show it: the project as {p}, a cursor as …. */
 const shown = (request: string) =>
-  escape(request.replace(/^\/v1\/projects\/[a-f0-9]{24}/, '/v1/projects/{p}').replace(/cursor=[^&]+/, 'cursor=…'));
+  request === ''
+    ? '–'
+    : `\`${escape(request.replace(/^\/v1\/projects\/[a-f0-9]{24}/, '/v1/projects/{p}').replace(/cursor=[^&]+/, 'cursor=…'))}\``;
 
 export function formatMarkdown(results: DataBenchResults): string {
   const { settings, sizes } = { settings: results.settings, sizes: results.settings.sizes };
@@ -167,7 +169,7 @@ export function formatMarkdown(results: DataBenchResults): string {
   );
   for (const c of results.comparison) {
     lines.push(
-      `| ${c.name} | \`${shown(c.request)}\` | ${c.empty ? `${c.empty.p50} / ${c.empty.p95}` : '–'} | ` +
+      `| ${c.name} | ${shown(c.request)} | ${c.empty ? `${c.empty.p50} / ${c.empty.p95}` : '–'} | ` +
         `${c.seeded ? `${c.seeded.p50} / ${c.seeded.p95}` : '–'} | ${ms(c.ratio)} | ${mark(c.met)}${c.note ? ` (${escape(c.note)})` : ''} |`,
     );
   }
@@ -182,11 +184,11 @@ export function formatMarkdown(results: DataBenchResults): string {
     for (const r of results.seededProjectReads) {
       const failed = Object.keys(r.failures).length > 0;
       lines.push(
-        `| ${r.name} | \`${shown(r.request)}\` | ${r.ok > 0 ? `${r.latencyMs.p50} / ${r.latencyMs.p95}` : '–'} | ` +
+        `| ${r.name} | ${shown(r.request)} | ${r.ok > 0 ? `${r.latencyMs.p50} / ${r.latencyMs.p95}` : '–'} | ` +
           `${mark(!failed && r.ok > 0 && r.latencyMs.p95 <= GOALS.readP95Ms)}${failed ? ` (${escape(r.firstFailure ?? '')})` : ''} |`,
       );
     }
-    for (const r of results.seededProjectSkipped) lines.push(`| ${r.name} | \`${shown(r.request)}\` | – | skipped: ${escape(r.reason)} |`);
+    for (const r of results.seededProjectSkipped) lines.push(`| ${r.name} | ${shown(r.request)} | – | skipped: ${escape(r.reason)} |`);
     lines.push('');
   }
   const e = results.empty.triggerToSink;

@@ -11,7 +11,7 @@
  *   --person-payments 100     payments of that person
  *   --requests 40  --warmup 3 sequential requests per read (timed, untimed)
  *   --rate 5  --duration 10   triggers a second, and seconds, of each trigger → sink run
- *   --erasure-timeout 900     seconds to wait for the person's erasure to complete
+ *   --erasure-timeout 1800    seconds to wait for the person's erasure to complete
  *   --no-seed                 only the empty phase
  *   BENCH_KEEP_DATA=1         keep the run's topics, consumer groups and databases
  *   BENCH_SEED_ROOT=<dir>     run the seed CLIs of another built checkout (services/<svc>/dist/seed.js there)
@@ -96,7 +96,7 @@ function optionsOf(argv: string[]): Options {
       warmup: { type: 'string', default: '3' },
       rate: { type: 'string', default: '5' },
       duration: { type: 'string', default: '10' },
-      'erasure-timeout': { type: 'string', default: '900' },
+      'erasure-timeout': { type: 'string', default: '1800' },
       'no-seed': { type: 'boolean', default: false },
     },
   });
