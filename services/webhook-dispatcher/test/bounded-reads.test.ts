@@ -4,9 +4,11 @@ import { call, internalAuthorization } from '@postbus/testing';
 import type { Dispatcher } from '../src/app';
 import { eraseDeliveries } from '../src/erasure';
 import { DeliveryStore } from '../src/model/deliveries';
+import { DeliveryRetention } from '../src/retention';
 import { EndpointStore } from '../src/model/endpoints';
 import { seedDeliveries } from '../src/seed-data';
 import { SecretBox } from '@postbus/crypto';
+import { createLogger } from '@postbus/logger';
 import { isPointFilter, recordQueries, startTestDispatcher, testDispatcherConfig } from './helpers';
 
 /**
@@ -207,8 +209,7 @@ describe('webhook deliveries at size', () => {
       since: new Date(now - 29 * 86_400_000),
       until: new Date(now - 86_400_000),
     });
-    const { DeliveryRetention } = await import('../src/retention');
-    const logger = (await import('@postbus/logger')).createLogger({ service: 'test', level: 'error' });
+    const logger = createLogger({ service: 'test', level: 'error' });
     const retention = (deliveriesStore: DeliveryStore) =>
       new DeliveryRetention({ deliveries: deliveriesStore, connection: db, logger, retentionDays: 30, intervalMs: 3_600_000 });
     const first = retention(old);
