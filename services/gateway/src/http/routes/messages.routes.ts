@@ -8,7 +8,7 @@ import {
   normaliseEmail,
   ProjectIdParam,
 } from '@postbus/contracts';
-import { NotFoundError, ValidationError } from '@postbus/errors';
+import { NotFoundError, UnprocessableError } from '@postbus/errors';
 import type { MailerClient } from '../../mailer-client';
 import { defineRoute, type RouteSpec } from '../route';
 
@@ -44,7 +44,7 @@ export function messageRoutes({ mailerApi, assertProject }: MessageRouteDeps): R
         await assertProject(client.clientId, params.projectId);
         const filter = query.email === undefined ? query : { ...query, email: normaliseEmail(query.email) };
         if (filter.from !== undefined && filter.to !== undefined && Date.parse(filter.from) > Date.parse(filter.to))
-          throw new ValidationError('to must not be before from.');
+          throw new UnprocessableError('invalid-range', 'to must not be before from.');
         return { status: 200, body: await mailerApi.listMessages(params.projectId, filter) };
       },
     }),
@@ -61,8 +61,8 @@ export function messageRoutes({ mailerApi, assertProject }: MessageRouteDeps): R
       responses: { 200: { description: 'Every day of the range, oldest first, with its counts', schema: MessageStats }, ...MAILER_DOWN },
       handle: async ({ params, query, client }) => {
         const days = (Date.parse(query.to) - Date.parse(query.from)) / 86_400_000 + 1;
-        if (!(days >= 1)) throw new ValidationError('to must not be before from.');
-        if (days > MAX_STATS_DAYS) throw new ValidationError(`At most ${MAX_STATS_DAYS} days at once.`);
+        if (!(days >= 1)) throw new UnprocessableError('invalid-range', 'to must not be before from.');
+        if (days > MAX_STATS_DAYS) throw new UnprocessableError('invalid-range', `At most ${MAX_STATS_DAYS} days at once.`);
         await assertProject(client.clientId, params.projectId);
         return { status: 200, body: await mailerApi.stats(params.projectId, query) };
       },

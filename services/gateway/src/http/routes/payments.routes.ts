@@ -11,7 +11,7 @@ import {
   userOrderingKey,
   type UserRef,
 } from '@postbus/contracts';
-import { ValidationError } from '@postbus/errors';
+import { UnprocessableError } from '@postbus/errors';
 import type { CommandSender } from '../../command-sender';
 import type { PaymentsClient } from '../../payments-client';
 import { defineRoute, type RouteSpec } from '../route';
@@ -68,7 +68,7 @@ export function paymentRoutes({ commands, paymentsApi, assertProject }: PaymentR
       method: 'get',
       path: '/v1/projects/:projectId/payments',
       operationId: 'listPayments',
-      summary: "List a user's payments, newest first",
+      summary: "List a user's payments, newest recorded first",
       tag: 'Payments',
       scope: 'full',
       params: ProjectIdParam,
@@ -96,7 +96,7 @@ export function paymentRoutes({ commands, paymentsApi, assertProject }: PaymentR
       handle: async ({ params, query, client }) => {
         await assertProject(client.clientId, params.projectId);
         if (query.to < query.from)
-          throw new ValidationError('The range ends before it starts.', [{ pointer: '/to', message: 'must not be before from' }]);
+          throw new UnprocessableError('invalid-range', 'The range ends before it starts: to must not be before from.');
         return { status: 200, body: await paymentsApi.revenue(params.projectId, query.from, query.to) };
       },
     }),
