@@ -39,4 +39,13 @@ export async function pingDb(connection: Connection): Promise<boolean> {
     return false;
   }
 }
-export { growing, isPointFilter, offRequestPath, onRequestPath, UnboundedQueryError, type QueryAuditMode } from './query-audit';
+export {
+  growing,
+  isPointFilter,
+  offRequestPath,
+  onRequestPath,
+  recordQueries,
+  UnboundedQueryError,
+  type QueryAuditMode,
+  type RecordedQuery,
+} from './query-audit';

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { Types, type Schema } from 'mongoose';
+import mongoose, { Types, type Schema } from 'mongoose';
 
 /**
  * Whether queries made while answering a request are checked: `strict` refuses (throws) a query
@@ -58,6 +58,28 @@ const FILTERED = [
   'findOneAndReplace',
   'distinct',
 ] as const;
+
+/** One operation mongoose sent: its collection, method and filter. */
+export interface RecordedQuery {
+  collection: string;
+  method: string;
+  filter: Record<string, unknown> | undefined;
+}
+
+/**
+ * Records the filtered operations (and aggregations) every mongoose connection of this process
+ * sends to some collections, through mongoose's debug hook: for tests that check a read or a purge
+ * addresses documents by `_id` alone, and how many it takes.
+ */
+export function recordQueries(collections: string[]): { queries: RecordedQuery[]; stop(): void } {
+  const queries: RecordedQuery[] = [];
+  const filtered = new Set<string>([...FILTERED, 'aggregate']);
+  mongoose.set('debug', (collection: string, method: string, filter: unknown) => {
+    if (collections.includes(collection) && filtered.has(method))
+      queries.push({ collection, method, filter: method === 'aggregate' ? { $aggregate: filter } : (filter as Record<string, unknown>) });
+  });
+  return { queries, stop: () => void mongoose.set('debug', false) };
+}
 
 /**
  * Marks a schema's collection as one that grows with traffic (messages, deliveries, users,

@@ -3,6 +3,7 @@ import type { ListAppend } from '@postbus/db';
 import { listNames, type MessageLists } from './model/message-lists';
 import { deliveryEventId, engagementEventId, type EventDoc, type MessageDoc, type MessageStore } from './model/messages';
 import type { StatusRollups } from './model/rollups';
+import { engagementKey } from './timeline';
 
 export interface SeedOptions {
   projectId: string;
@@ -25,12 +26,13 @@ export interface SeedResult {
 
 const CHUNK = 1_000;
 const EMAIL_KEYS = ['welcome', 'receipt', 'reset-password'];
+const SEED_LINK = 'https://shop.seed.example/offers';
 
 /** A message id of the gateway's shape (`msg_` and 32 hex digits), new for each run. */
 const messageIdOf = (run: string, n: number): string => `msg_${createHash('sha256').update(`${run}:${n}`).digest('hex').slice(0, 32)}`;
 
 /**
- * Writes what the mailer's write paths write for `count` sent messages (half of them opened): the
+ * Writes what the mailer's write paths write for `count` sent messages (each sent, opened and clicked): the
  * message, its delivery event and engagement entry, its list entries, its `sent` status entry and
  * the rollups, in bulk inserts through the service's own classes. Messages are in acceptance
  * order, so the lists are too; each recipient's and user's list is appended in one go (a list's
@@ -94,17 +96,33 @@ export async function seedMessages(
         smtp: { code: 250, response: '250 OK queued' },
         subject: `Hello Seed ${r}`,
       });
-      if (n % 2 === 0)
-        events.push({
+      // Opened and clicked, as the engagement path stores them: the issue's three events a message
+      // (sent, opened, clicked; queued is the message itself).
+      const openedAt = new Date(acceptedAt.getTime() + 60_000);
+      const clickedAt = new Date(acceptedAt.getTime() + 90_000);
+      events.push(
+        {
           _id: engagementEventId(message._id, 1),
           messageId: message._id,
           projectId,
           event: 'opened',
-          key: 'opened',
+          key: engagementKey('opened'),
           sequence: 3,
-          at: new Date(acceptedAt.getTime() + 60_000),
+          at: openedAt,
           count: 1,
-        });
+        },
+        {
+          _id: engagementEventId(message._id, 2),
+          messageId: message._id,
+          projectId,
+          event: 'clicked',
+          key: engagementKey('clicked', SEED_LINK),
+          url: SEED_LINK,
+          sequence: 4,
+          at: clickedAt,
+          count: 1,
+        },
+      );
       ordered.push(
         { list: listNames.project(projectId), at: acceptedAt, value: message._id },
         { list: listNames.emailKey(projectId, emailKey), at: acceptedAt, value: message._id },

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { Publisher } from '@postbus/bus';
-import { connectDb, onRequestPath, UnboundedQueryError, type Connection } from '@postbus/db';
+import { connectDb, isPointFilter, onRequestPath, recordQueries, UnboundedQueryError, type Connection } from '@postbus/db';
 import { closeServer, startInternalServer } from '@postbus/http';
 import { createLogger } from '@postbus/logger';
 import { call, defaultMongoUrl, internalAuthorization, testInternalApiSecret, uniqueName } from '@postbus/testing';
@@ -155,27 +155,43 @@ describe('message reads as the data grows', () => {
     ).rejects.toThrow(UnboundedQueryError);
   });
 
-  it(`14.1 next to ${BIG.toLocaleString('en')} messages of another project, a message read and a list page stay fast`, async () => {
-    const timed = async (path: string) => {
-      const times: number[] = [];
-      for (let i = 0; i < 5; i++) {
+  it(`14.1 next to ${BIG.toLocaleString('en')} messages of another project, a message read and a list page cost the same few point reads`, async () => {
+    // What a read costs is counted in queries, not timed (a shared machine's timings are the bench's
+    // business): every query a point read or an insert, and as many for the busy project as for a small one.
+    const cost = async (path: string) => {
+      const recorded = recordQueries(['messages', 'message_events', 'message_lists', 'message_rollups']);
+      const started = performance.now();
+      try {
         const res = await get(path);
         expect(res.status).toBe(200);
-        times.push(res.ms);
+      } finally {
+        recorded.stop();
       }
-      return times.sort((a, b) => a - b)[2]!;
+      const scans = recorded.queries.filter((q) => !isPointFilter(q.filter));
+      expect(scans).toEqual([]);
+      return { queries: recorded.queries.length, ms: performance.now() - started };
     };
-    const own = await timed(`${project}/messages/${(await get(`${project}/messages?limit=1`)).body.data[0].id}`);
-    const busyOne = await timed(`${busy}/messages/${busyMessageId}`);
-    const busyPage = await timed(`${busy}/messages?limit=20`);
-    const busyRecipient = await timed(`${busy}/messages?limit=20&email=user7@seed.example`);
-    const busyStatus = await timed(`${busy}/messages?limit=20&status=sent`);
-    const stats = await timed(`${busy}/messages/stats?from=2026-01-01&to=2026-12-31`);
+    const ownId = (await get(`${project}/messages?limit=1`)).body.data[0].id as string;
+    const reads = {
+      'own message': await cost(`${project}/messages/${ownId}`),
+      'busy message': await cost(`${busy}/messages/${busyMessageId}`),
+      'page of 20': await cost(`${busy}/messages?limit=20`),
+      'by recipient': await cost(`${busy}/messages?limit=20&email=user7@seed.example`),
+      'by status': await cost(`${busy}/messages?limit=20&status=sent`),
+      'stats of a year': await cost(`${busy}/messages/stats?from=2026-01-01&to=2026-12-31`),
+    };
     console.log(
-      `median of 5 at ${BIG} messages: own message ${own.toFixed(1)} ms, busy message ${busyOne.toFixed(1)} ms, page of 20 ${busyPage.toFixed(1)} ms, ` +
-        `by recipient ${busyRecipient.toFixed(1)} ms, by status ${busyStatus.toFixed(1)} ms, stats of a year ${stats.toFixed(1)} ms`,
+      `at ${BIG} messages: ${Object.entries(reads)
+        .map(([name, r]) => `${name} ${r.queries} queries, ${r.ms.toFixed(1)} ms`)
+        .join('; ')}`,
     );
-    for (const ms of [own, busyOne, busyPage, busyRecipient, busyStatus, stats]) expect(ms).toBeLessThan(200);
+    // One message: itself, its delivery events and engagement entries probed by _id (a handful).
+    expect(reads['busy message'].queries).toBeLessThanOrEqual(reads['own message'].queries + 2);
+    expect(reads['busy message'].queries).toBeLessThanOrEqual(12);
+    // A page of 20: the list's head probed, 20 entries, then each message's own handful (the hot window may save some).
+    for (const name of ['page of 20', 'by recipient', 'by status'] as const) expect(reads[name].queries).toBeLessThanOrEqual(20 * 10 + 20);
+    // A year of stats: a few shard probes a month.
+    expect(reads['stats of a year'].queries).toBeLessThanOrEqual(12 * 6);
   }, 120_000);
 
   it('14.3 message counts by status per UTC day come from rollups, summed over every instance that counted', async () => {
@@ -217,7 +233,7 @@ describe('message reads as the data grows', () => {
     const retention = new MessageRetention({ store, lists, logger, retentionDays: 45, intervalMs: 3_600_000 });
     const purged = await retention.purge();
     expect(purged).toMatchObject({ messages: 450 });
-    expect(purged.events).toBe(450 + 225);
+    expect(purged.events).toBe(450 * 3); // sent, opened, clicked
     expect((await get(`${aged}/messages/${old.ids.messageId}`)).status).toBe(404);
     expect((await get(`${aged}/messages/${fresh.ids.messageId}`)).status).toBe(200);
     const page = await get(`${aged}/messages?limit=100`);

@@ -1,4 +1,4 @@
-import { connectDb, type Connection } from '@postbus/db';
+import { connectDb, isPointFilter, recordQueries, type Connection } from '@postbus/db';
 import type { Bus } from '@postbus/bus';
 import { call, internalAuthorization } from '@postbus/testing';
 import type { Dispatcher } from '../src/app';
@@ -9,7 +9,7 @@ import { EndpointStore } from '../src/model/endpoints';
 import { seedDeliveries } from '../src/seed-data';
 import { SecretBox } from '@postbus/crypto';
 import { createLogger } from '@postbus/logger';
-import { isPointFilter, recordQueries, startTestDispatcher, testDispatcherConfig } from './helpers';
+import { startTestDispatcher, testDispatcherConfig } from './helpers';
 
 /**
  * Issue 14: the delivery log, an erasure and retention at size, against the real MongoDB-wire

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import mongoose from 'mongoose';
 import { Bus, busOptions } from '@postbus/bus';
 import { loadConfig } from '@postbus/config';
 import { createLogger } from '@postbus/logger';
@@ -30,45 +29,3 @@ export async function startTestDispatcher(config: DispatcherConfig): Promise<{ d
   const bus = new Bus({ ...busOptions(config), service: 'postbus/test', logger: createLogger({ service: 'test', level: 'error' }) });
   return { dispatcher, bus };
 }
-
-/** One operation mongoose sent: its collection, method and first argument (the filter, or the documents). */
-export interface RecordedQuery {
-  collection: string;
-  method: string;
-  filter: unknown;
-}
-
-/** The operations that take a filter (inserts take none). */
-const FILTERED = new Set([
-  'find',
-  'findOne',
-  'countDocuments',
-  'updateOne',
-  'updateMany',
-  'replaceOne',
-  'deleteOne',
-  'deleteMany',
-  'findOneAndUpdate',
-  'findOneAndDelete',
-  'distinct',
-  'aggregate',
-]);
-
-/**
- * Records the operations every mongoose connection of this process sends to some collections
- * (mongoose's debug hook), to check that a read or a purge addresses documents by `_id` alone.
- */
-export function recordQueries(collections: string[]): { queries: RecordedQuery[]; stop(): void } {
-  const queries: RecordedQuery[] = [];
-  mongoose.set('debug', (collection: string, method: string, filter: unknown) => {
-    if (collections.includes(collection) && FILTERED.has(method)) queries.push({ collection, method, filter });
-  });
-  return { queries, stop: () => void mongoose.set('debug', false) };
-}
-
-/** True for `{_id: <string>}` and nothing else: what the embedded store serves from its index. */
-export const isPointFilter = (filter: unknown): boolean =>
-  typeof filter === 'object' &&
-  filter !== null &&
-  Object.keys(filter).length === 1 &&
-  typeof (filter as Record<string, unknown>)['_id'] === 'string';
