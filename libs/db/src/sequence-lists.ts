@@ -1,5 +1,6 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 import { insertNew } from './duplicate-key';
+import { inParallel } from './in-parallel';
 
 /**
  * An entry is `<list>~<seq>`; a list's first live sequence number is kept in `<list>~tail`; an
@@ -48,8 +49,6 @@ const REGISTRY = '~lists';
 /** How long a cached head is trusted before the list's tail is read again (retention may have moved it). */
 const HEAD_TTL_MS = 60 * 60 * 1000;
 const MAX_CACHED_HEADS = 50_000;
-/** Point reads or deletes in flight at once for one call. */
-const PARALLEL = 16;
 
 /**
  * Many append-only lists (a project's messages, one recipient's messages, an endpoint's
@@ -87,7 +86,7 @@ export class SequenceLists {
       const lists = [...new Set(pending.map((i) => items[i]!.list))];
       const next = new Map<string, number>();
       const tails = new Map<string, number>();
-      await this.inParallel(lists, async (list) => {
+      await inParallel(lists, async (list) => {
         const [head, tail] = await Promise.all([this.head(list), this.tail(list)]);
         next.set(list, head + 1);
         tails.set(list, tail);
@@ -120,7 +119,7 @@ export class SequenceLists {
    */
   async appendOnce(groups: Array<{ key: string; items: ListAppend[]; known: 'new' | 'maybe-seen' }>): Promise<void> {
     const seen = new Set<string>();
-    await this.inParallel(
+    await inParallel(
       groups.filter((g) => g.known === 'maybe-seen'),
       async (g) => {
         if (await this.Slot.findById(onceId(g.key), { _id: 1 }).lean().exec()) seen.add(g.key);
@@ -145,7 +144,7 @@ export class SequenceLists {
     while (hi >= tail && entries.length < options.limit) {
       const want = Math.min(options.limit - entries.length, hi - tail + 1);
       const seqs = Array.from({ length: want }, (_, k) => hi - k);
-      const found = await this.inParallel(seqs, (seq) => this.entry(list, seq));
+      const found = await inParallel(seqs, (seq) => this.entry(list, seq));
       for (const entry of found) {
         if (!entry) continue;
         if (options.from && entry.at < options.from) return { entries, next: null };
@@ -207,7 +206,7 @@ export class SequenceLists {
     let removed = 0;
     for (let from = tail; from < end; from += 200) {
       const seqs = Array.from({ length: Math.min(200, end - from) }, (_, k) => from + k);
-      const entries = await this.inParallel(seqs, (seq) => this.entry(list, seq));
+      const entries = await inParallel(seqs, (seq) => this.entry(list, seq));
       const values = entries.filter((e): e is ListEntry => e !== null).map((e) => e.value);
       if (onChunk && values.length > 0) await onChunk(values);
       await this.deleteIds(seqs.map((seq) => entryId(list, seq)));
@@ -242,7 +241,7 @@ export class SequenceLists {
 
   /** Deletes documents by exact `_id`, a bounded number at a time (never one statement naming them all). */
   async deleteIds(ids: string[]): Promise<void> {
-    await this.inParallel(ids, (id) => this.Slot.deleteOne({ _id: id }).exec());
+    await inParallel(ids, (id) => this.Slot.deleteOne({ _id: id }).exec());
   }
 
   /** The largest number in [lo, hi] whose entry is at or before `time` (lo - 1 when none is); entries are in time order. */
@@ -277,19 +276,6 @@ export class SequenceLists {
     this.heads.delete(list);
     this.heads.set(list, { seq, at: Date.now() });
     return seq;
-  }
-
-  private async inParallel<T, R>(items: T[], work: (item: T) => Promise<R>): Promise<R[]> {
-    const results = new Array<R>(items.length);
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < items.length) {
-        const i = next++;
-        results[i] = await work(items[i]!);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(PARALLEL, items.length) }, worker));
-    return results;
   }
 }
 

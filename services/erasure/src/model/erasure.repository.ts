@@ -1,6 +1,6 @@
 import type { Connection } from 'mongoose';
 import type { ErasureStatus } from '@postbus/contracts';
-import { DueQueue, insertNew, KnownUsers, knownUserKeys, SequenceLists, type DueItem, type ListEntry } from '@postbus/db';
+import { DueQueue, inParallel, insertNew, KnownUsers, knownUserKeys, SequenceLists, type DueItem, type ListEntry } from '@postbus/db';
 import { erasureModels, type ConfirmationDoc, type ErasureDoc, type ErasureModels, type OpenRequestDoc } from './erasure.schema';
 
 /** Every way a person is named in a project, as open-request keys (the same as the known users'). */
@@ -23,21 +23,6 @@ export interface ListedErasure {
 
 /** A project's erasures, in the order they were recorded. */
 const projectList = (projectId: string): string => `erasures:${projectId}`;
-/** Point reads in flight at once for one call. */
-const PARALLEL = 16;
-
-async function inParallel<T, R>(items: T[], work: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await work(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(PARALLEL, items.length) }, worker));
-  return results;
-}
 
 /**
  * Every read and write of the erasure service's own collections, each a point operation by `_id`

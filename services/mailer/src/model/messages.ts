@@ -1,6 +1,6 @@
 import { Schema, type Connection } from 'mongoose';
 import { MESSAGE_STATUSES, type MessageStatus, type TimelineEventName } from '@postbus/contracts';
-import { GroupCommit, growing, insertNew } from '@postbus/db';
+import { GroupCommit, growing, inParallel, insertNew } from '@postbus/db';
 
 /** One triggered email as accepted: written once, never updated (updates scan on FerretDB). */
 export interface MessageDoc {
@@ -128,23 +128,6 @@ class HotWindow<V> {
 
 const HOT_ENTRIES = 20_000;
 const HOT_TTL_MS = 30_000;
-
-/** Point reads or deletes in flight at once for one call (many calls may run side by side). */
-const PARALLEL = 16;
-
-/** Runs `work` over the items, a bounded number at a time; results in order. */
-export async function inParallel<T, R>(items: T[], work: (item: T) => Promise<R>, parallel = PARALLEL): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await work(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(parallel, items.length) }, worker));
-  return results;
-}
 
 /** The id of a message's delivery event: the outcome of attempt `attempt` (sequence attempt + 1). */
 export const deliveryEventId = (messageId: string, attempt: number): string => `${messageId}:${attempt + 1}`;

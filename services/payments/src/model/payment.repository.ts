@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { GroupCommit, insertNew, isDuplicateKeyError, type ListEntry } from '@postbus/db';
+import { GroupCommit, inParallel, insertNew, isDuplicateKeyError, type ListEntry } from '@postbus/db';
 import type { PaymentDoc, PaymentModels, RevenueShardDoc } from './payment.schema';
 
 export type NewPayment = Omit<PaymentDoc, '_id' | 'day' | 'recordedAt' | 'rolledUp'>;
@@ -35,23 +35,8 @@ const shardsList = (projectId: string, month: string): string => `${projectId}:s
 export const payerHash = (projectId: string, uid: string): string =>
   createHash('sha256').update(`${projectId}:${uid}`).digest('base64url').slice(0, 12);
 
-/** Point reads or writes in flight at once for one call. */
-const PARALLEL = 16;
 /** Entries read per page when walking a whole list. */
 const PAGE = 200;
-
-async function inParallel<T, R>(items: T[], work: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await work(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(PARALLEL, items.length) }, worker));
-  return results;
-}
 
 /**
  * Every read and write of the payments service's own collections, each a point operation by

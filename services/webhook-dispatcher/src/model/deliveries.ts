@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Schema, type Connection } from 'mongoose';
-import { DueQueue, GroupCommit, growing, insertNew, SequenceLists, type ListAppend, type ListEntry } from '@postbus/db';
+import { DueQueue, GroupCommit, growing, inParallel, insertNew, SequenceLists, type ListAppend, type ListEntry } from '@postbus/db';
 
 /** One event for one endpoint: written once, never updated; its `_id` is the `webhook-id`. */
 export interface DeliveryDoc {
@@ -157,24 +157,8 @@ function statusEntryOf(a: AttemptDoc): ListAppend | undefined {
 
 /** List pages read for one page of filtered deliveries before an incomplete page is answered (with a cursor). */
 const MAX_LIST_PAGES = 20;
-/** Point reads or deletes in flight at once. */
-const PARALLEL = 16;
 /** Deliveries deleted per chunk (erasure, retention). */
 const CHUNK = 200;
-
-/** Runs `work` on every item, `PARALLEL` at a time; results in order. */
-async function inParallel<T, R>(items: T[], work: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await work(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(PARALLEL, items.length) }, worker));
-  return results;
-}
 
 /** Deliveries, their attempts, the lists they are read through, and the queue of due attempts. */
 export class DeliveryStore {
