@@ -374,10 +374,18 @@ async function main(): Promise<number> {
     // The measured project, made as a client would make it, with a little real traffic of every kind.
     const credentials = await createClient({ MONGO_URL: mongoUrl, GATEWAY_DB_NAME: databases.gateway });
     const authorization = authorizationOf(credentials);
+    /** A set-up or erase call as a client makes it: a 503 or 429 ("retry later") is retried with backoff. */
     const api = async (method: string, path: string, json?: unknown, expected = [200, 201, 202]) => {
-      const res = await call(gatewayUrl, method, path, { auth: authorization, ...(json !== undefined ? { json } : {}) });
-      if (!expected.includes(res.status)) throw new Error(`${method} ${path} answered ${res.status}: ${res.text.slice(0, 300)}`);
-      return res.body as Record<string, unknown>;
+      for (let attempt = 1; ; attempt++) {
+        const res = await call(gatewayUrl, method, path, { auth: authorization, ...(json !== undefined ? { json } : {}) });
+        if (expected.includes(res.status)) return res.body as Record<string, unknown>;
+        if ((res.status === 503 || res.status === 429) && attempt < 6) {
+          progress(`${method} ${path} answered ${res.status}; retrying (attempt ${attempt + 1} of 6)`);
+          await sleep(Math.min(30_000, 1_000 * 2 ** attempt));
+          continue;
+        }
+        throw new Error(`${method} ${path} answered ${res.status}: ${res.text.slice(0, 300)}`);
+      }
     };
     const measured = await createProject(gatewayUrl, authorization, 'bench measured');
     const seededProject = await createProject(gatewayUrl, authorization, 'bench seeded');
