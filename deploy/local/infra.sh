@@ -87,7 +87,7 @@ start_kafka() {
   props="$RUN/server.properties"
   sed -e "s#DATA_DIR#$DATA#g" -e "s#KAFKA_CONTROLLER_PORT#$KAFKA_CONTROLLER_PORT#g" -e "s#KAFKA_PORT#$KAFKA_PORT#g" \
     "$HERE/kafka/server.properties.template" > "$props"
-  local jopts=(-Xms512m -Xmx512m -XX:+UseG1GC -Djava.awt.headless=true "-Dlog4j.configuration=file:$HERE/kafka/log4j.properties")
+  local jopts=(-Xms512m -Xmx1g -XX:+UseG1GC -Djava.awt.headless=true "-Dlog4j.configuration=file:$HERE/kafka/log4j.properties")
   java "${jopts[@]}" -cp "$libs/*" kafka.tools.StorageTool format -c "$props" -t "$KAFKA_CLUSTER_ID" --ignore-formatted > "$RUN/kafka-format.log" 2>&1 \
     || { cat "$RUN/kafka-format.log" >&2; die "formatting Kafka storage failed"; }
   say "starting Kafka 3.9 (KRaft) on 127.0.0.1:$KAFKA_PORT"

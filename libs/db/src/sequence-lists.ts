@@ -88,7 +88,8 @@ export class SequenceLists {
       const tails = new Map<string, number>();
       await inParallel(lists, async (list) => {
         const [head, tail] = await Promise.all([this.head(list), this.tail(list)]);
-        next.set(list, head + 1);
+        // Another instance's retention may have emptied the list past a head cached here: never number below its tail.
+        next.set(list, Math.max(head + 1, tail));
         tails.set(list, tail);
       });
       const docs = pending.map((i) => {

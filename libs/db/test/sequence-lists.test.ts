@@ -78,6 +78,17 @@ describe('SequenceLists against the MongoDB-wire server', () => {
     expect(await listsA.trimAll(at(300_000))).toEqual({ lists: 1, removed: 1 });
   });
 
+  it("an instance whose cached head is older than another instance's trim appends above the new tail, visible and registered", async () => {
+    await listsB.append(Array.from({ length: 5 }, (_, i) => ({ list: 'p4', at: at(400_000 + i), value: `y${i}` })));
+    expect(await listsB.head('p4')).toBe(5); // B caches the head
+    await listsA.append(Array.from({ length: 3 }, (_, i) => ({ list: 'p4', at: at(400_005 + i), value: `z${i}` }))); // 6-8
+    await listsA.trim('p4'); // A empties the list: its tail moves to 9, entries 1-8 are gone
+    expect(await listsB.append([{ list: 'p4', at: at(400_010), value: 'after' }])).toEqual([9]);
+    expect((await listsA.page('p4', { limit: 10 })).entries.map((e) => e.value)).toEqual(['after']);
+    expect(await listsA.trimAll(at(500_000))).toMatchObject({ removed: expect.any(Number) as number });
+    expect((await listsB.page('p4', { limit: 10 })).entries).toEqual([]);
+  });
+
   it('appends a group once per key, checking only groups that may have been seen', async () => {
     const group = { key: 'msg-1', items: [{ list: 'p4', at: at(1), value: 'msg-1' }] };
     await listsA.appendOnce([{ ...group, known: 'new' }]);
