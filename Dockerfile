@@ -49,7 +49,8 @@ RUN npm prune --omit=dev
 # libs/ and services/), and for every workspace package its package.json, dist/, bin/ and any
 # nested node_modules/ (npm nests a dependency there when versions conflict). Declarations and
 # source maps are dropped (useless without the TypeScript sources), links to workspaces that are
-# not shipped (e2e) would dangle and are removed, and every service must have its entry point.
+# not shipped (e2e) would dangle and are removed, and every service must have its entry point
+# (services/admin is the panel's static bundle, which the gateway serves from services/admin/dist).
 RUN set -eu; \
     mkdir -p /out; \
     cp package.json /out/; \
@@ -65,7 +66,8 @@ RUN set -eu; \
     done; \
     find /out/libs /out/services -path '*/dist/*' \( -name '*.d.ts' -o -name '*.map' \) -delete; \
     find /out/node_modules -xtype l -delete; \
-    for svc in /out/services/*; do test -f "$svc/dist/main.js"; done
+    for svc in /out/services/*; do test -f "$svc/dist/main.js" || test -f "$svc/dist/index.html"; done; \
+    test -f /out/services/admin/dist/index.html
 
 # ---------------------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime

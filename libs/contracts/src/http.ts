@@ -256,6 +256,23 @@ export const Session = Type.Object({
 });
 export type Session = Static<typeof Session>;
 
+export const CookieSession = Type.Object({
+  token_type: Type.Literal('Cookie', {
+    description: 'the session is in the HttpOnly postbus_session cookie this answer sets; it is never in the body',
+  }),
+  expires_at: Timestamp,
+  scope: Type.Union([Type.Literal('full'), Type.Literal('sdk')]),
+});
+export type CookieSession = Static<typeof CookieSession>;
+
+/** Who the credentials of a request are: what the admin panel shows and how it knows it is signed in. */
+export const AdminSession = Type.Object({
+  client_id: Type.String(),
+  scope: Type.Union([Type.Literal('full'), Type.Literal('sdk')]),
+  via: Type.Union([Type.Literal('key'), Type.Literal('session')], { description: 'an API key, or an admin session (Bearer or cookie)' }),
+});
+export type AdminSession = Static<typeof AdminSession>;
+
 export const ProblemBody = Type.Object({
   type: Type.String(),
   title: Type.String(),

@@ -21,7 +21,9 @@ import { CatalogFeed, type CatalogSource } from './catalog/catalog-feed';
 import { TriggerCatalog } from './catalog/trigger-catalog';
 import { CommandSender } from './command-sender';
 import type { GatewayConfig } from './config';
+import { adminPanelRouter } from './http/admin-panel';
 import { authenticate } from './http/auth';
+import { challengeScriptsWithBearer } from './http/session-cookie';
 import { jsonBody } from './http/body';
 import { docsRouter } from './http/docs';
 import { requestMetrics } from './http/metrics';
@@ -210,7 +212,10 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   v1.use(jsonBody(config.BODY_LIMIT));
   mountRoutes(v1, routes, { idempotency, idempotencyRetentionMs: IDEMPOTENCY_RETENTION_MS }, '/v1');
   v1.use(methodNotAllowed(routes, '/v1'));
+  v1.use(challengeScriptsWithBearer);
   app.use('/v1', v1);
+  // The admin panel: a static bundle on this origin, calling /v1 like any client.
+  app.use(adminPanelRouter(logger));
   // The public edge (/t/*): no credentials, no JSON body parser; the signed token is the only authority.
   app.use('/t', edgeRateLimit(counters, config.EDGE_RATE_LIMIT_PER_MINUTE));
   app.use(edgeRouter({ tokens: trackingTokens(config.TRACKING_SECRET, logger), publisher: bus.publisher, logger }));

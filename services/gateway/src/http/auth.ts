@@ -4,13 +4,14 @@ import { hashApiKey, parseBasic, type KeyScope } from '../domain/credentials';
 import type { Sessions } from '../domain/sessions';
 import type { KeyCheck } from './key-check';
 import type { AuthFailureLimit } from './rate-limit';
+import { assertSameOrigin, clearedSessionCookie, sessionCookieOf } from './session-cookie';
 
 export interface AuthenticatedClient {
   clientId: string;
   scope: KeyScope;
   /** The API key that proved it (for a session: the key that opened it). */
   keyId: string;
-  /** How the request proved it: an API key (Basic) or an admin session (Bearer). */
+  /** How the request proved it: an API key (Basic) or an admin session (Bearer, or the panel's cookie). */
   via: 'key' | 'session';
 }
 
@@ -21,22 +22,30 @@ declare module 'express-serve-static-core' {
 }
 
 /**
- * HTTP Basic authentication against hashed API keys, or a Bearer admin session whose key is still
- * valid. An address that keeps failing is refused for a while, whatever it sends.
+ * HTTP Basic authentication against hashed API keys, or an admin session whose key is still valid:
+ * Bearer, or the admin panel's session cookie (only when no Authorization header is sent; a
+ * cookie-authenticated write must come from the panel's own origin). An address that keeps
+ * failing is refused for a while, whatever it sends.
  */
 export function authenticate(keys: KeyCheck, sessions: Sessions, failures: AuthFailureLimit): RequestHandler {
-  return async (req, _res, next) => {
+  return async (req, res, next) => {
     const header = req.get('authorization');
-    if (!header) throw new UnauthorizedError();
+    const cookie = header ? undefined : sessionCookieOf(req.get('cookie'));
+    if (!header && !cookie) throw new UnauthorizedError();
     failures.assertAllowed(req);
-    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+    const bearer = header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : cookie;
     if (bearer) {
+      if (cookie) assertSameOrigin(req);
       const claims = await sessions.verify(bearer);
       const key = claims && (await keys.active(claims.keyId));
       if (!claims || !key || key.clientId !== claims.clientId) {
         failures.failed(req);
+        // A dead cookie is dropped, so the browser stops sending it.
+        if (cookie) res.set('Set-Cookie', clearedSessionCookie(req.secure));
         throw new UnauthorizedError(
-          'The session is not valid, has expired or its key was revoked; open a new one with POST /v1/auth/session.',
+          cookie
+            ? 'The session has expired or its key was revoked; sign in again.'
+            : 'The session is not valid, has expired or its key was revoked; open a new one with POST /v1/auth/session.',
         );
       }
       req.client = { clientId: claims.clientId, scope: claims.scope, keyId: claims.keyId, via: 'session' };

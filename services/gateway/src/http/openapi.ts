@@ -108,7 +108,7 @@ export function openApiDocument(routes: RouteSpec[], version: string): Record<st
       summary: route.summary,
       tags: [route.tag],
       ...(route.scope === 'full' ? { description: 'Needs a key with scope "full".' } : {}),
-      security: acceptsSession(route) ? [{ basic: [] }, { bearer: [] }] : [{ basic: [] }],
+      security: acceptsSession(route) ? [{ basic: [] }, { bearer: [] }, { sessionCookie: [] }] : [{ basic: [] }],
       parameters: parameters(route),
       ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: json(route.body) } } } } : {}),
       responses,
@@ -128,6 +128,13 @@ export function openApiDocument(routes: RouteSpec[], version: string): Record<st
       securitySchemes: {
         basic: { type: 'http', scheme: 'basic', description: 'client id and API key' },
         bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'admin session from POST /v1/auth/session' },
+        sessionCookie: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'postbus_session',
+          description:
+            "the admin panel's session from POST /v1/auth/session/cookie; a write with it needs an Origin of this host or Sec-Fetch-Site: same-origin",
+        },
       },
       schemas: { Problem: json(ProblemBody), DocumentValue },
     },

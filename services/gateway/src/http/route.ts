@@ -19,6 +19,8 @@ export interface RouteInput<B, P, Q> {
   query: Q;
   client: AuthenticatedClient;
   requestId: string;
+  /** The request came over https (behind a proxy: as TRUST_PROXY lets X-Forwarded-Proto say). */
+  secure: boolean;
 }
 
 type StaticOr<T, Fallback> = T extends TSchema ? Static<T> : Fallback;
@@ -44,6 +46,11 @@ export interface RouteSpec<
   /** Only the API key itself may call it, never an admin session (opening sessions, creating keys). */
   keyOnly?: true;
   /**
+   * A data-plane write that admin sessions of scope full may call as well: the panel's actions a
+   * support team takes for one person (unsubscribe, erase). Other data-plane writes need the key.
+   */
+  sessionsMayCall?: true;
+  /**
    * The answer carries a secret shown only once (an API key, a webhook secret, a session token):
    * an Idempotency-Key replay never gets it, since it is never stored.
    */
@@ -57,9 +64,15 @@ export interface RouteSpec<
   ): Promise<Reply>;
 }
 
-/** Admin sessions (Bearer) may manage and read; data-plane writes and opening a session need the API key. */
-export const acceptsSession = (route: Pick<RouteSpec, 'scope' | 'method' | 'keyOnly'>): boolean =>
-  !route.keyOnly && (route.scope === 'full' || route.method === 'get');
+/**
+ * Admin sessions (Bearer or the panel's cookie) may manage and read, and, with scope full, make the
+ * writes marked `sessionsMayCall`; other data-plane writes and opening a session need the API key.
+ */
+export const acceptsSession = (
+  route: Pick<RouteSpec, 'scope' | 'method' | 'keyOnly' | 'sessionsMayCall'>,
+  sessionScope: KeyScope = 'full',
+): boolean =>
+  !route.keyOnly && (route.scope === 'full' || route.method === 'get' || (route.sessionsMayCall === true && sessionScope === 'full'));
 
 export const defineRoute = <
   B extends TSchema | undefined = undefined,
@@ -111,7 +124,7 @@ export function mountRoutes(router: Router, routes: RouteSpec[], deps: RouteDeps
     router[route.method](route.path.slice(mountPath.length), async (req: Request, res: Response) => {
       const client = req.client;
       if (!client) throw new UnauthorizedError();
-      if (client.via === 'session' && !acceptsSession(route)) {
+      if (client.via === 'session' && !acceptsSession(route, client.scope)) {
         throw new UnauthorizedError('Admin sessions may manage and read; send this operation with the API key (HTTP Basic).');
       }
       if (route.scope === 'full' && client.scope !== 'full') {
@@ -131,7 +144,7 @@ export function mountRoutes(router: Router, routes: RouteSpec[], deps: RouteDeps
         }
         check(validateBody, body, 'body');
       }
-      const input = { body, params, query, client, requestId: req.requestId } as Parameters<RouteSpec['handle']>[0];
+      const input = { body, params, query, client, requestId: req.requestId, secure: req.secure } as Parameters<RouteSpec['handle']>[0];
       const key = route.method === 'post' ? req.get('idempotency-key') : undefined;
       const reply =
         key === undefined

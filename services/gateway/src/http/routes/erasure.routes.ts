@@ -48,9 +48,10 @@ export function erasureRoutes({ commands, erasureApi, assertProject, projectIdsO
       method: 'post',
       path: '/v1/projects/:projectId/users/erase',
       operationId: 'eraseUser',
-      summary: 'Erase user',
+      summary: 'Erase user (also from an admin session of scope full: the panel acts for a support team)',
       tag: 'Users',
       scope: 'sdk',
+      sessionsMayCall: true,
       params: ProjectIdParam,
       body: EraseRequest,
       responses: {

@@ -1,6 +1,7 @@
-import { Session } from '@postbus/contracts';
+import { AdminSession, CookieSession, Session } from '@postbus/contracts';
 import type { Sessions } from '../../domain/sessions';
 import { defineRoute, type RouteSpec } from '../route';
+import { clearedSessionCookie, sessionCookie } from '../session-cookie';
 
 /** Exchanges API-key credentials for a short-lived admin session (the admin panel's login). */
 export function sessionRoutes(sessions: Sessions): RouteSpec[] {
@@ -24,6 +25,51 @@ export function sessionRoutes(sessions: Sessions): RouteSpec[] {
           body: { token, token_type: 'Bearer', expires_at: expiresAt.toISOString(), scope: client.scope } satisfies Session,
         };
       },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/auth/session/cookie',
+      operationId: 'createCookieSession',
+      summary:
+        "Open an admin session held in a cookie (the admin panel's sign-in): an HttpOnly, SameSite=Strict postbus_session cookie, Secure over https; writes with it must come from this origin (Origin or Sec-Fetch-Site), so another site cannot act with it",
+      tag: 'Authentication',
+      scope: 'full',
+      keyOnly: true,
+      answerHoldsSecret: true,
+      responses: {
+        201: { description: 'The session is in the Set-Cookie header; the body says until when', schema: CookieSession },
+      },
+      handle: async ({ client, secure }) => {
+        const { token, expiresAt } = await sessions.issue(client);
+        const maxAge = Math.max(0, Math.floor((expiresAt.getTime() - Date.now()) / 1000));
+        return {
+          status: 201,
+          headers: { 'Set-Cookie': sessionCookie(token, maxAge, secure), 'Cache-Control': 'no-store' },
+          body: { token_type: 'Cookie', expires_at: expiresAt.toISOString(), scope: client.scope } satisfies CookieSession,
+        };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/auth/session',
+      operationId: 'getSession',
+      summary: 'Who the credentials are: the client, the scope, and whether an API key or an admin session was used',
+      tag: 'Authentication',
+      scope: 'full',
+      responses: { 200: { description: 'The caller', schema: AdminSession } },
+      handle: ({ client }) =>
+        Promise.resolve({ status: 200, body: { client_id: client.clientId, scope: client.scope, via: client.via } satisfies AdminSession }),
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/v1/auth/session',
+      operationId: 'deleteSession',
+      summary:
+        'Sign out: clears the session cookie. (A session token is signed, not stored: a Bearer token copied elsewhere stays valid until it expires or its key is revoked.)',
+      tag: 'Authentication',
+      scope: 'full',
+      responses: { 204: { description: 'The cookie is cleared' } },
+      handle: ({ secure }) => Promise.resolve({ status: 204, headers: { 'Set-Cookie': clearedSessionCookie(secure) } }),
     }),
   ];
 }

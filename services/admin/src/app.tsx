@@ -1,0 +1,54 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { createBrowserRouter, Navigate, RouterProvider } from 'react-router';
+import { ApiError } from './api/client';
+import { Layout } from './layout/layout';
+import { Home } from './screens/home';
+import { SignIn } from './screens/sign-in';
+import { UserProfileScreen } from './screens/user-profile';
+import { UserSearchScreen } from './screens/user-search';
+import { WebhookDetailScreen } from './screens/webhook-detail';
+import { WebhooksScreen } from './screens/webhooks';
+
+export function createQueryClient(): QueryClient {
+  return new QueryClient({
+    defaultOptions: {
+      queries: {
+        // A 4xx will not change by asking again; a network error or a 503 may.
+        retry: (failures, error) => failures < 2 && !(error instanceof ApiError && error.status >= 400 && error.status < 500),
+        staleTime: 5_000,
+      },
+    },
+  });
+}
+
+/**
+ * Every screen lives under the layout (navigation, project picker, session). A new section is one
+ * more child route here and one more entry in layout/navigation.ts.
+ */
+const router = createBrowserRouter(
+  [
+    { path: '/sign-in', element: <SignIn /> },
+    {
+      element: <Layout />,
+      children: [
+        { index: true, element: <Home /> },
+        { path: 'projects/:projectId/users', element: <UserSearchScreen /> },
+        { path: 'projects/:projectId/users/:ref', element: <UserProfileScreen /> },
+        { path: 'webhooks', element: <WebhooksScreen /> },
+        { path: 'webhooks/:webhookId', element: <WebhookDetailScreen /> },
+        { path: '*', element: <Navigate to="/" replace /> },
+      ],
+    },
+  ],
+  { basename: '/admin' },
+);
+
+const queryClient = createQueryClient();
+
+export function App() {
+  return (
+    <QueryClientProvider client={queryClient}>
+      <RouterProvider router={router} />
+    </QueryClientProvider>
+  );
+}

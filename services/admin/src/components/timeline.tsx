@@ -1,0 +1,78 @@
+import type { Message, TimelineEntry } from '../api/types';
+import { TERMINAL_STATUSES } from '../api/types';
+import { Badge, Time, type BadgeTone } from './ui';
+
+const TONES: Record<string, BadgeTone> = {
+  queued: 'blue',
+  sent: 'green',
+  opened: 'green',
+  clicked: 'green',
+  deferred: 'amber',
+  unsubscribed: 'amber',
+  bounced: 'red',
+  failed: 'red',
+  suppressed: 'gray',
+};
+
+export const toneOf = (event: string): BadgeTone => TONES[event] ?? 'gray';
+
+/** A message's status has settled when no further delivery step can come (engagement may still). */
+export const isSettled = (message: Pick<Message, 'status'>): boolean => (TERMINAL_STATUSES as readonly string[]).includes(message.status);
+
+function Details({ entry }: { entry: TimelineEntry }) {
+  const parts: string[] = [];
+  if (entry.attempt !== undefined) parts.push(`attempt ${entry.attempt}`);
+  if (entry.count !== undefined && entry.count > 1) parts.push(`${entry.count} times`);
+  return (
+    <div className="min-w-0 text-sm">
+      {parts.length > 0 && <span className="text-slate-500 dark:text-slate-400">{parts.join(' · ')}</span>}
+      {entry.smtp && (
+        <p className="font-mono text-xs break-words text-slate-700 dark:text-slate-300">
+          SMTP {entry.smtp.code} {entry.smtp.response}
+        </p>
+      )}
+      {entry.reason && <p className="text-slate-700 dark:text-slate-300">Reason: {entry.reason}</p>}
+      {entry.url && <p className="truncate text-slate-700 dark:text-slate-300">Link: {entry.url}</p>}
+    </div>
+  );
+}
+
+/** Everything that happened to one message, in order: queued → sent → opened → clicked, with SMTP answers. */
+export function Timeline({ entries }: { entries: TimelineEntry[] }) {
+  const ordered = [...entries].sort((a, b) => a.sequence - b.sequence);
+  return (
+    <ol aria-label="Timeline" className="relative space-y-3 border-l border-slate-200 pl-4 dark:border-slate-700">
+      {ordered.map((entry) => (
+        <li key={entry.sequence} className="relative">
+          <span className="absolute top-1.5 -left-[21px] h-2.5 w-2.5 rounded-full bg-slate-300 ring-2 ring-white dark:bg-slate-600 dark:ring-slate-900" />
+          <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1">
+            <Badge tone={toneOf(entry.event)}>{entry.event}</Badge>
+            <span className="text-xs text-slate-500 dark:text-slate-400">
+              <Time at={entry.at} />
+            </span>
+            <Details entry={entry} />
+          </div>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+export function MessageItem({ message }: { message: Message }) {
+  return (
+    <article
+      aria-label={`Message ${message.subject ?? message.email_key}`}
+      className="rounded-md border border-slate-200 p-3 dark:border-slate-700"
+    >
+      <header className="mb-3 flex flex-wrap items-center gap-2">
+        <Badge tone={toneOf(message.status)}>{message.status}</Badge>
+        <h3 className="min-w-0 flex-1 truncate font-medium">{message.subject ?? <em className="text-slate-500">(no subject yet)</em>}</h3>
+        <span className="text-xs text-slate-500 dark:text-slate-400">
+          {message.email_key} · <Time at={message.created_at} />
+        </span>
+      </header>
+      <Timeline entries={message.timeline} />
+      <p className="mt-2 font-mono text-xs text-slate-400">{message.id}</p>
+    </article>
+  );
+}

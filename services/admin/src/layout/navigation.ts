@@ -1,0 +1,20 @@
+/**
+ * The sections of the panel, in the order the navigation shows them. A section scoped to a project
+ * builds its path from the chosen project; a new screen (setup, messages, payments, API keys) is
+ * one entry here and one route in app.tsx.
+ */
+export interface Section {
+  label: string;
+  path: (projectId: string | undefined) => string | undefined;
+}
+
+export const SECTIONS: Section[] = [
+  { label: 'User profile', path: (projectId) => (projectId ? `/projects/${projectId}/users` : undefined) },
+  { label: 'Webhooks', path: () => '/webhooks' },
+];
+
+const LAST_PROJECT = 'postbus.admin.project';
+
+/** The project last chosen in this browser (a convenience only; the URL is the truth). */
+export const rememberedProject = (): string | undefined => localStorage.getItem(LAST_PROJECT) ?? undefined;
+export const rememberProject = (projectId: string): void => localStorage.setItem(LAST_PROJECT, projectId);

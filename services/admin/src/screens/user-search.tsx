@@ -1,0 +1,51 @@
+import { useState, type FormEvent } from 'react';
+import { useNavigate, useParams } from 'react-router';
+import { Button, Card } from '../components/ui';
+
+/** Finds a user by email or user_id; the profile's URL names the user, so it can be shared. */
+export function UserSearchForm({ initial = '' }: { initial?: string }) {
+  const { projectId = '' } = useParams();
+  const navigate = useNavigate();
+  const [ref, setRef] = useState(initial);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const value = ref.trim();
+    if (value) void navigate(`/projects/${projectId}/users/${encodeURIComponent(value)}`);
+  };
+  return (
+    <form role="search" onSubmit={submit} className="flex flex-wrap items-end gap-2">
+      <div className="flex min-w-[16rem] flex-1 flex-col gap-1">
+        <label htmlFor="user-search" className="text-sm font-medium">
+          Email or user_id
+        </label>
+        <input
+          id="user-search"
+          type="search"
+          required
+          value={ref}
+          onChange={(e) => setRef(e.target.value)}
+          placeholder="ada@example.com or u_123"
+          className="w-full rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm dark:border-slate-600 dark:bg-slate-900"
+        />
+      </div>
+      <Button tone="primary" type="submit">
+        Find user
+      </Button>
+    </form>
+  );
+}
+
+export function UserSearchScreen() {
+  return (
+    <div className="space-y-4">
+      <h1 className="text-2xl font-semibold">User profile</h1>
+      <Card>
+        <p className="mb-3 text-sm text-slate-600 dark:text-slate-300">
+          Look up a user of this project to see their attributes, subscription, payments and every email sent to them with its delivery
+          status.
+        </p>
+        <UserSearchForm />
+      </Card>
+    </div>
+  );
+}

@@ -1,0 +1,282 @@
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { api } from '../api/client';
+import { queryKeys } from '../api/query-keys';
+import type { CreateWebhookRequest, Delivery, DeliveryList, UpdateWebhookRequest, Webhook, WebhookWithSecret } from '../api/types';
+import { DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from '../api/types';
+import { ConfirmDialog } from '../components/confirm-dialog';
+import { Badge, Button, Card, Empty, ErrorState, Loading, SelectField, Time, type BadgeTone } from '../components/ui';
+import { SecretOnce, WebhookForm } from '../components/webhook-form';
+import { useProjects } from '../layout/layout';
+
+const POLL_MS = 2_000;
+const DELIVERY_TONES: Record<Delivery['status'], BadgeTone> = { pending: 'blue', succeeded: 'green', failed: 'red' };
+const OUTCOME_TONES: Record<string, BadgeTone> = { succeeded: 'green', retrying: 'amber', failed: 'red' };
+
+function Attempts({ delivery }: { delivery: Delivery }) {
+  if (delivery.attempts.length === 0)
+    return <p className="text-sm text-slate-500 dark:text-slate-400">No attempt yet: the first one is on its way.</p>;
+  const last = delivery.attempts[delivery.attempts.length - 1];
+  return (
+    <div className="overflow-x-auto">
+      <table className="w-full text-left text-sm" aria-label={`Attempts of ${delivery.id}`}>
+        <thead className="text-xs text-slate-500 dark:text-slate-400">
+          <tr>
+            <th className="py-1 pr-3 font-medium">#</th>
+            <th className="py-1 pr-3 font-medium">At</th>
+            <th className="py-1 pr-3 font-medium">Status code</th>
+            <th className="py-1 pr-3 font-medium">Duration</th>
+            <th className="py-1 pr-3 font-medium">Outcome</th>
+            <th className="py-1 font-medium">Response</th>
+          </tr>
+        </thead>
+        <tbody>
+          {delivery.attempts.map((a) => (
+            <tr key={a.attempt} className="border-t border-slate-100 align-top dark:border-slate-800">
+              <td className="py-1 pr-3">{a.attempt}</td>
+              <td className="py-1 pr-3 whitespace-nowrap">
+                <Time at={a.at} />
+              </td>
+              <td className="py-1 pr-3 font-mono">{a.status_code ?? '—'}</td>
+              <td className="py-1 pr-3 whitespace-nowrap">{a.latency_ms} ms</td>
+              <td className="py-1 pr-3">
+                <Badge tone={OUTCOME_TONES[a.outcome] ?? 'gray'}>{a.outcome}</Badge>
+              </td>
+              <td className="max-w-[20rem] py-1 font-mono text-xs break-words">{a.error ?? a.response ?? ''}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {delivery.status === 'pending' && last?.outcome === 'retrying' && (
+        <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">
+          Next retry: scheduled by the dispatcher on the Standard Webhooks schedule (the API does not say when).
+        </p>
+      )}
+    </div>
+  );
+}
+
+function DeliveryLog({ webhookId }: { webhookId: string }) {
+  const queryClient = useQueryClient();
+  const [status, setStatus] = useState('');
+  const [eventType, setEventType] = useState('');
+  const filters = { ...(status ? { status } : {}), ...(eventType ? { event_type: eventType } : {}) };
+  const deliveries = useInfiniteQuery({
+    queryKey: queryKeys.webhooks.deliveries(webhookId, filters),
+    queryFn: ({ pageParam }) =>
+      api<DeliveryList>(`/webhooks/${webhookId}/deliveries`, { query: { ...filters, limit: 20, cursor: pageParam } }),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.next_cursor ?? undefined,
+    refetchInterval: (query) => (query.state.data?.pages.some((p) => p.data.some((d) => d.status === 'pending')) ? POLL_MS : false),
+  });
+  const retry = useMutation({
+    mutationFn: (deliveryId: string) => api(`/webhooks/${webhookId}/deliveries/${deliveryId}/retry`, { method: 'POST' }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['webhooks', webhookId, 'deliveries'] }),
+  });
+  const list = deliveries.data?.pages.flatMap((p) => p.data) ?? [];
+  return (
+    <Card title="Deliveries">
+      <div className="mb-4 grid gap-3 sm:grid-cols-2 md:max-w-xl">
+        <SelectField label="Status" value={status} onChange={(e) => setStatus(e.target.value)}>
+          <option value="">All statuses</option>
+          {DELIVERY_STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
+        </SelectField>
+        <SelectField label="Event type" value={eventType} onChange={(e) => setEventType(e.target.value)}>
+          <option value="">All event types</option>
+          {[...WEBHOOK_EVENT_TYPES, 'webhook.test'].map((t) => (
+            <option key={t} value={t}>
+              {t}
+            </option>
+          ))}
+        </SelectField>
+      </div>
+      {retry.isError && <ErrorState error={retry.error} />}
+      {deliveries.isPending ? (
+        <Loading what="deliveries" />
+      ) : deliveries.isError ? (
+        <ErrorState error={deliveries.error} retry={() => void deliveries.refetch()} />
+      ) : list.length === 0 ? (
+        <Empty>{status || eventType ? 'No delivery matches these filters.' : 'No deliveries yet. Send a test event to see one.'}</Empty>
+      ) : (
+        <ul className="space-y-3">
+          {list.map((d) => (
+            <li
+              key={d.id}
+              aria-label={`Delivery ${d.event_type} ${d.status}`}
+              className="rounded-md border border-slate-200 p-3 dark:border-slate-700"
+            >
+              <div className="mb-2 flex flex-wrap items-center gap-2">
+                <Badge tone={DELIVERY_TONES[d.status]}>{d.status}</Badge>
+                <span className="font-mono text-sm">{d.event_type}</span>
+                <span className="text-xs text-slate-500 dark:text-slate-400">
+                  <Time at={d.created_at} /> · {d.attempts.length} attempt{d.attempts.length === 1 ? '' : 's'}
+                </span>
+                {d.status === 'failed' && (
+                  <Button className="ml-auto" onClick={() => retry.mutate(d.id)} disabled={retry.isPending && retry.variables === d.id}>
+                    Retry
+                  </Button>
+                )}
+              </div>
+              <Attempts delivery={d} />
+              <details className="mt-2 text-xs">
+                <summary className="cursor-pointer text-slate-500 dark:text-slate-400">Payload · {d.id}</summary>
+                <pre className="mt-1 overflow-x-auto rounded bg-slate-100 p-2 dark:bg-slate-800">{JSON.stringify(d.payload, null, 2)}</pre>
+              </details>
+            </li>
+          ))}
+        </ul>
+      )}
+      {deliveries.hasNextPage && (
+        <Button className="mt-3" onClick={() => void deliveries.fetchNextPage()} disabled={deliveries.isFetchingNextPage}>
+          Load older deliveries
+        </Button>
+      )}
+    </Card>
+  );
+}
+
+export function WebhookDetailScreen() {
+  const { webhookId = '' } = useParams();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const projects = useProjects();
+  const webhook = useQuery({ queryKey: queryKeys.webhooks.one(webhookId), queryFn: () => api<Webhook>(`/webhooks/${webhookId}`) });
+  const [editing, setEditing] = useState(false);
+  const [secret, setSecret] = useState<string | null>(null);
+  const [confirm, setConfirm] = useState<'rotate' | 'delete' | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const changed = (w: Webhook) => {
+    queryClient.setQueryData(queryKeys.webhooks.one(webhookId), w);
+    void queryClient.invalidateQueries({ queryKey: queryKeys.webhooks.all, exact: true });
+  };
+  const update = useMutation({
+    mutationFn: (patch: UpdateWebhookRequest) => api<Webhook>(`/webhooks/${webhookId}`, { method: 'PATCH', body: patch }),
+    onSuccess: (w) => {
+      changed(w);
+      setEditing(false);
+    },
+  });
+  const rotate = useMutation({
+    mutationFn: () => api<WebhookWithSecret>(`/webhooks/${webhookId}/rotate-secret`, { method: 'POST' }),
+    onSuccess: (w) => {
+      setConfirm(null);
+      setSecret(w.secret);
+    },
+  });
+  const remove = useMutation({
+    mutationFn: () => api(`/webhooks/${webhookId}`, { method: 'DELETE' }),
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: queryKeys.webhooks.all });
+      void navigate('/webhooks');
+    },
+  });
+  const test = useMutation({
+    mutationFn: () => api<{ delivery_id: string }>(`/webhooks/${webhookId}/test`, { method: 'POST' }),
+    onSuccess: () => {
+      setNotice('Test event scheduled: it shows in the deliveries below.');
+      void queryClient.invalidateQueries({ queryKey: ['webhooks', webhookId, 'deliveries'] });
+    },
+  });
+
+  if (webhook.isPending) return <Loading what="the webhook" />;
+  if (webhook.isError) return <ErrorState error={webhook.error} retry={() => void webhook.refetch()} />;
+  const w = webhook.data;
+  const error = update.error ?? test.error;
+  return (
+    <div className="space-y-4">
+      <nav aria-label="Breadcrumb" className="text-sm">
+        <Link to="/webhooks" className="text-indigo-600 hover:underline dark:text-indigo-400">
+          Webhooks
+        </Link>{' '}
+        / endpoint
+      </nav>
+      <div className="flex flex-wrap items-center gap-3">
+        <h1 className="min-w-0 text-2xl font-semibold break-all">{w.url}</h1>
+        <Badge tone={w.enabled ? 'green' : 'gray'}>{w.enabled ? 'enabled' : 'disabled'}</Badge>
+      </div>
+      {w.disabled_reason && <p className="text-sm text-amber-700 dark:text-amber-300">Disabled by the service: {w.disabled_reason}</p>}
+      <Card
+        title="Endpoint"
+        actions={
+          <>
+            <Button onClick={() => setEditing((e) => !e)}>{editing ? 'Cancel edit' : 'Edit'}</Button>
+            <Button onClick={() => update.mutate({ enabled: !w.enabled })} disabled={update.isPending}>
+              {w.enabled ? 'Disable' : 'Enable'}
+            </Button>
+            <Button onClick={() => test.mutate()} disabled={test.isPending}>
+              Send test event
+            </Button>
+            <Button onClick={() => setConfirm('rotate')}>Rotate secret</Button>
+            <Button tone="danger" onClick={() => setConfirm('delete')}>
+              Delete
+            </Button>
+          </>
+        }
+      >
+        {secret && <SecretOnce secret={secret} onDismiss={() => setSecret(null)} />}
+        {notice && (
+          <p role="status" className="mb-2 text-sm text-emerald-700 dark:text-emerald-300">
+            {notice}
+          </p>
+        )}
+        {error && <ErrorState error={error} />}
+        {editing ? (
+          <WebhookForm
+            initial={w}
+            projects={projects.data?.data ?? []}
+            submitLabel="Save changes"
+            pending={update.isPending}
+            onSubmit={(settings: CreateWebhookRequest) => update.mutate(settings)}
+          />
+        ) : (
+          <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-sm">
+            <dt className="text-slate-500 dark:text-slate-400">Events</dt>
+            <dd className="font-mono text-xs break-words">{w.events.join(', ')}</dd>
+            <dt className="text-slate-500 dark:text-slate-400">Project</dt>
+            <dd>{w.project_id ? (projects.data?.data.find((p) => p.id === w.project_id)?.name ?? w.project_id) : 'All projects'}</dd>
+            <dt className="text-slate-500 dark:text-slate-400">Description</dt>
+            <dd>{w.description ?? '—'}</dd>
+            <dt className="text-slate-500 dark:text-slate-400">Created</dt>
+            <dd>
+              <Time at={w.created_at} />
+            </dd>
+            <dt className="text-slate-500 dark:text-slate-400">Id</dt>
+            <dd className="font-mono text-xs">{w.id}</dd>
+          </dl>
+        )}
+      </Card>
+      <DeliveryLog webhookId={webhookId} />
+      <ConfirmDialog
+        open={confirm === 'rotate'}
+        onOpenChange={(open) => setConfirm(open ? 'rotate' : null)}
+        title="Rotate the signing secret?"
+        confirmLabel="Rotate secret"
+        tone="primary"
+        onConfirm={() => rotate.mutate()}
+        pending={rotate.isPending}
+        error={rotate.error}
+      >
+        <p>
+          A new secret is made and shown once. The previous one keeps signing alongside it for a while, so your receiver can switch without
+          losing events.
+        </p>
+      </ConfirmDialog>
+      <ConfirmDialog
+        open={confirm === 'delete'}
+        onOpenChange={(open) => setConfirm(open ? 'delete' : null)}
+        title="Delete this endpoint?"
+        confirmLabel="Delete endpoint"
+        onConfirm={() => remove.mutate()}
+        pending={remove.isPending}
+        error={remove.error}
+      >
+        <p>No more events go to {w.url}, and its delivery log is no longer shown.</p>
+      </ConfirmDialog>
+    </div>
+  );
+}

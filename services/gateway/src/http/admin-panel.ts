@@ -1,0 +1,92 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import express, { type RequestHandler, type Router } from 'express';
+import { AppError, NotFoundError } from '@postbus/errors';
+import type { Logger } from '@postbus/logger';
+
+/**
+ * Where `npm run build` puts the panel (services/admin/dist), found from this file's own place:
+ * services/gateway/{src,dist}/http → services/admin/dist, in a clone and in the Docker image alike.
+ */
+export const DEFAULT_ADMIN_DIST = resolve(__dirname, '../../../admin/dist');
+
+/**
+ * What the panel's pages may do. Everything comes from this origin; no inline script or style
+ * (the bundle has none), no plugins, no framing of the panel by other sites. A rendered email
+ * shown in the panel lives in a `sandbox=""` srcdoc iframe, which inherits this policy: its
+ * scripts never run and it loads nothing from elsewhere (remote images stay blank).
+ */
+export const ADMIN_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "frame-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+class PanelNotBuiltError extends AppError {
+  constructor() {
+    super(
+      503,
+      'admin-panel-not-built',
+      'The admin panel is not built',
+      'Run `npm run build` (it builds services/admin) and restart the gateway.',
+    );
+  }
+}
+
+const securityHeaders: RequestHandler = (_req, res, next) => {
+  res.set({
+    'Content-Security-Policy': ADMIN_CSP,
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'same-origin',
+  });
+  next();
+};
+
+/**
+ * The admin panel at /admin/: hashed assets cached for a year (a new build has new names), every
+ * other path under /admin/ answered with index.html (not cached, so a deploy shows at once), for
+ * the client-side router's deep links.
+ */
+export function adminPanelRouter(logger: Logger, distDir = DEFAULT_ADMIN_DIST): Router {
+  const router = express.Router();
+  const index = join(distDir, 'index.html');
+  const built = existsSync(index);
+  if (!built) logger.warn('the admin panel is not built: /admin answers 503 until `npm run build` built services/admin', { distDir });
+  router.get('/admin', (req, res) => {
+    const query = req.originalUrl.slice(req.path.length);
+    res.redirect(301, `/admin/${query}`);
+  });
+  router.use('/admin', securityHeaders);
+  if (!built) {
+    router.use('/admin', () => {
+      throw new PanelNotBuiltError();
+    });
+    return router;
+  }
+  router.use(
+    '/admin/assets',
+    express.static(join(distDir, 'assets'), { index: false, immutable: true, maxAge: '365d' }),
+    // A missing asset is a 404, never index.html: a stale page asking for an old bundle must fail visibly.
+    () => {
+      throw new NotFoundError('No such asset of the admin panel.');
+    },
+  );
+  const sendIndex: RequestHandler = (_req, res) => {
+    res.sendFile(index, { cacheControl: false, headers: { 'Cache-Control': 'no-cache' } });
+  };
+  router.get('/admin/', sendIndex);
+  router.use(
+    '/admin',
+    express.static(distDir, { index: false, cacheControl: false, setHeaders: (res) => res.set('Cache-Control', 'no-cache') }),
+  );
+  router.get('/admin/{*rest}', sendIndex);
+  return router;
+}
