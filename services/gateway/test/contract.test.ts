@@ -28,7 +28,7 @@ describe('the gateway answers what its OpenAPI document says (issue 13, item 12)
     const byEmail = await call(gw.url, 'OPTIONS', '/v1/projects/000000000000000000000000/users/by-email', { auth: client.auth });
     expect(byEmail.status).toBe(405);
     expect(byEmail.headers.get('allow')).toBe('PATCH');
-    const session = await call(gw.url, 'DELETE', '/v1/auth/session', { auth: client.auth });
+    const session = await call(gw.url, 'DELETE', '/v1/auth/session/cookie', { auth: client.auth });
     expect(session.status).toBe(405);
     expect(session.headers.get('allow')).toBe('POST');
     const sendPage = await call(gw.url, 'GET', '/v1/projects/000000000000000000000000/emails/welcome/send', { auth: client.auth });

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import express, { type RequestHandler, type Router } from 'express';
-import { AppError, NotFoundError } from '@postbus/errors';
+import { NotFoundError } from '@postbus/errors';
 import type { Logger } from '@postbus/logger';
 
 /**
@@ -30,16 +30,13 @@ export const ADMIN_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-class PanelNotBuiltError extends AppError {
-  constructor() {
-    super(
-      503,
-      'admin-panel-not-built',
-      'The admin panel is not built',
-      'Run `npm run build` (it builds services/admin) and restart the gateway.',
-    );
-  }
-}
+// Answered here rather than thrown: the problem handler would log every such request as a failure.
+const PANEL_NOT_BUILT = JSON.stringify({
+  type: '/problems/admin-panel-not-built',
+  title: 'The admin panel is not built',
+  status: 503,
+  detail: 'Run `npm run build` (it builds services/admin) and restart the gateway.',
+});
 
 const securityHeaders: RequestHandler = (_req, res, next) => {
   res.set({
@@ -60,14 +57,16 @@ export function adminPanelRouter(logger: Logger, distDir = DEFAULT_ADMIN_DIST): 
   const index = join(distDir, 'index.html');
   const built = existsSync(index);
   if (!built) logger.warn('the admin panel is not built: /admin answers 503 until `npm run build` built services/admin', { distDir });
-  router.get('/admin', (req, res) => {
-    const query = req.originalUrl.slice(req.path.length);
-    res.redirect(301, `/admin/${query}`);
+  // Relative asset and router paths need the trailing slash. (Express matches /admin/ here too.)
+  router.get('/admin', (req, res, next) => {
+    const [path = '', ...query] = req.originalUrl.split('?');
+    if (path !== '/admin') return next();
+    res.redirect(301, `/admin/${query.length ? `?${query.join('?')}` : ''}`);
   });
   router.use('/admin', securityHeaders);
   if (!built) {
-    router.use('/admin', () => {
-      throw new PanelNotBuiltError();
+    router.use('/admin', (_req, res) => {
+      res.status(503).type('application/problem+json').send(PANEL_NOT_BUILT);
     });
     return router;
   }
