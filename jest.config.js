@@ -11,6 +11,25 @@ const common = {
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
 };
 
+/** The admin panel's components: TSX with React's automatic runtime, in a browser-like DOM (jsdom). */
+const adminPanel = {
+  displayName: 'admin',
+  rootDir: __dirname,
+  testEnvironment: 'jsdom',
+  testMatch: ['<rootDir>/services/admin/src/**/*.test.tsx'],
+  setupFilesAfterEnv: ['<rootDir>/services/admin/src/test-setup.ts'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  transform: {
+    '^.+\\.tsx?$': [
+      '@swc/jest',
+      {
+        jsc: { parser: { syntax: 'typescript', tsx: true }, transform: { react: { runtime: 'automatic' } }, target: 'es2022' },
+        module: { type: 'commonjs' },
+      },
+    ],
+  },
+};
+
 module.exports = {
   // Integration and e2e tests wait on a real broker and database; unit tests finish in milliseconds anyway.
   testTimeout: 60_000,
@@ -18,6 +37,7 @@ module.exports = {
   reporters: ['default', '<rootDir>/scripts/jest-summary-reporter.cjs'],
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/libs/*/src/**/*.test.ts', '<rootDir>/services/*/src/**/*.test.ts'] },
+    adminPanel,
     {
       ...common,
       displayName: 'integration',

@@ -44,7 +44,10 @@ export function Timeline({ entries }: { entries: TimelineEntry[] }) {
     <ol aria-label="Timeline" className="relative space-y-3 border-l border-slate-200 pl-4 dark:border-slate-700">
       {ordered.map((entry) => (
         <li key={entry.sequence} className="relative">
-          <span className="absolute top-1.5 -left-[21px] h-2.5 w-2.5 rounded-full bg-slate-300 ring-2 ring-white dark:bg-slate-600 dark:ring-slate-900" />
+          <span
+            aria-hidden="true"
+            className="absolute top-1.5 -left-[21px] h-2.5 w-2.5 rounded-full bg-slate-300 ring-2 ring-white dark:bg-slate-600 dark:ring-slate-900"
+          />
           <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1">
             <Badge tone={toneOf(entry.event)}>{entry.event}</Badge>
             <span className="text-xs text-slate-500 dark:text-slate-400">

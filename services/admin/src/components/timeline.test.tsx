@@ -1,0 +1,55 @@
+import { render, screen, within } from '@testing-library/react';
+import type { Message } from '../api/types';
+import { isSettled, MessageItem } from './timeline';
+
+const message: Message = {
+  id: 'msg_0123',
+  project_id: 'p1',
+  email_key: 'welcome',
+  email: 'ada@example.com',
+  user_id: null,
+  status: 'sent',
+  subject: 'Hello Ada',
+  opened: true,
+  clicked: true,
+  opens: 2,
+  clicks: 1,
+  created_at: '2026-11-23T10:00:00.000Z',
+  updated_at: '2026-11-23T10:05:00.000Z',
+  // Out of order on purpose: the timeline orders by sequence.
+  timeline: [
+    { sequence: 4, event: 'opened', at: '2026-11-23T10:03:00.000Z', count: 2 },
+    { sequence: 1, event: 'queued', at: '2026-11-23T10:00:00.000Z' },
+    { sequence: 3, event: 'sent', at: '2026-11-23T10:01:30.000Z', smtp: { code: 250, response: '2.0.0 Ok: queued as 4711' }, attempt: 2 },
+    { sequence: 2, event: 'deferred', at: '2026-11-23T10:00:01.000Z', smtp: { code: 451, response: '4.7.1 Try again later' }, attempt: 1 },
+    { sequence: 5, event: 'clicked', at: '2026-11-23T10:04:00.000Z', url: 'https://example.com/start' },
+  ],
+};
+
+describe('a message with its timeline', () => {
+  it('shows its status and every step in order, with the SMTP answers and the clicked link', () => {
+    render(<MessageItem message={message} />);
+    const article = screen.getByRole('article', { name: 'Message Hello Ada' });
+    expect(within(article).getAllByText('sent')[0]).toBeInTheDocument();
+    const steps = within(screen.getByRole('list', { name: 'Timeline' })).getAllByRole('listitem');
+    expect(steps.map((li) => li.querySelector('span:not([aria-hidden])')?.textContent)).toEqual([
+      'queued',
+      'deferred',
+      'sent',
+      'opened',
+      'clicked',
+    ]);
+    expect(steps[1]).toHaveTextContent('SMTP 451 4.7.1 Try again later');
+    expect(steps[1]).toHaveTextContent('attempt 1');
+    expect(steps[2]).toHaveTextContent('SMTP 250 2.0.0 Ok: queued as 4711');
+    expect(steps[3]).toHaveTextContent('2 times');
+    expect(steps[4]).toHaveTextContent('Link: https://example.com/start');
+  });
+
+  it('is settled (no more polling) once sent, bounced, failed or suppressed, not while queued or deferred', () => {
+    expect(isSettled({ status: 'sent' })).toBe(true);
+    expect(isSettled({ status: 'bounced' })).toBe(true);
+    expect(isSettled({ status: 'queued' })).toBe(false);
+    expect(isSettled({ status: 'deferred' })).toBe(false);
+  });
+});
