@@ -28,7 +28,7 @@ function Details({ entry }: { entry: TimelineEntry }) {
       {parts.length > 0 && <span className="text-slate-500 dark:text-slate-400">{parts.join(' · ')}</span>}
       {entry.smtp && (
         <p className="font-mono text-xs break-words text-slate-700 dark:text-slate-300">
-          SMTP {entry.smtp.code} {entry.smtp.response}
+          SMTP {entry.smtp.response.startsWith(String(entry.smtp.code)) ? entry.smtp.response : `${entry.smtp.code} ${entry.smtp.response}`}
         </p>
       )}
       {entry.reason && <p className="text-slate-700 dark:text-slate-300">Reason: {entry.reason}</p>}
@@ -69,7 +69,9 @@ export function MessageItem({ message }: { message: Message }) {
     >
       <header className="mb-3 flex flex-wrap items-center gap-2">
         <Badge tone={toneOf(message.status)}>{message.status}</Badge>
-        <h3 className="min-w-0 flex-1 truncate font-medium">{message.subject ?? <em className="text-slate-500">(no subject yet)</em>}</h3>
+        <h3 className="min-w-0 flex-1 truncate font-medium" title={message.subject ?? undefined}>
+          {message.subject ?? <em className="text-slate-500">(no subject yet)</em>}
+        </h3>
         <span className="text-xs text-slate-500 dark:text-slate-400">
           {message.email_key} · <Time at={message.created_at} />
         </span>

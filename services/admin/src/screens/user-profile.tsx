@@ -197,6 +197,7 @@ function Payments({ projectId, email }: { projectId: string; email: string }) {
       </Card>
     );
   const list = payments.data.pages.flatMap((p) => p.data);
+  const described = list.some((p) => p.description);
   const totals = new Map<string, number>();
   for (const p of list) totals.set(p.currency, (totals.get(p.currency) ?? 0) + p.amount);
   return (
@@ -217,8 +218,8 @@ function Payments({ projectId, email }: { projectId: string; email: string }) {
                 <tr>
                   <th className="py-1 pr-3 font-medium">Paid</th>
                   <th className="py-1 pr-3 font-medium">Amount</th>
-                  <th className="py-1 pr-3 font-medium">Payment id</th>
-                  <th className="py-1 font-medium">Description</th>
+                  <th className="py-1 pr-3 font-medium whitespace-nowrap">Payment id</th>
+                  {described && <th className="py-1 font-medium">Description</th>}
                 </tr>
               </thead>
               <tbody>
@@ -229,7 +230,7 @@ function Payments({ projectId, email }: { projectId: string; email: string }) {
                     </td>
                     <td className="py-1 pr-3 whitespace-nowrap">{formatAmount(p.amount, p.currency)}</td>
                     <td className="py-1 pr-3 font-mono text-xs">{p.payment_id}</td>
-                    <td className="py-1">{p.description ?? ''}</td>
+                    {described && <td className="py-1">{p.description ?? ''}</td>}
                   </tr>
                 ))}
               </tbody>
@@ -316,7 +317,7 @@ export function UserProfileScreen() {
           <ErrorState error={profile.error} retry={() => void profile.refetch()} />
         )
       ) : (
-        <div className="grid gap-4 lg:grid-cols-[minmax(0,1fr)_minmax(0,2fr)]">
+        <div className="grid grid-cols-[minmax(0,1fr)] gap-4 lg:grid-cols-[minmax(0,1fr)_minmax(0,2fr)]">
           <div className="space-y-4">
             <Attributes profile={profile.data} />
             <Status

@@ -11,6 +11,16 @@ import { SecretOnce, WebhookForm } from '../components/webhook-form';
 import { useProjects } from '../layout/layout';
 
 const POLL_MS = 2_000;
+/** How long the log keeps asking for a delivery just scheduled (a test event, a retry) to show its attempt. */
+const WATCH_MS = 60_000;
+
+/** A delivery the panel just scheduled: the log polls until it has more than `attempts` attempts. */
+export interface WatchedDelivery {
+  id: string;
+  attempts: number;
+  until: number;
+}
+
 const DELIVERY_TONES: Record<Delivery['status'], BadgeTone> = { pending: 'blue', succeeded: 'green', failed: 'red' };
 const OUTCOME_TONES: Record<string, BadgeTone> = { succeeded: 'green', retrying: 'amber', failed: 'red' };
 
@@ -57,7 +67,15 @@ function Attempts({ delivery }: { delivery: Delivery }) {
   );
 }
 
-function DeliveryLog({ webhookId }: { webhookId: string }) {
+function DeliveryLog({
+  webhookId,
+  watched,
+  watch,
+}: {
+  webhookId: string;
+  watched: WatchedDelivery | null;
+  watch: (delivery: WatchedDelivery) => void;
+}) {
   const queryClient = useQueryClient();
   const [status, setStatus] = useState('');
   const [eventType, setEventType] = useState('');
@@ -68,11 +86,20 @@ function DeliveryLog({ webhookId }: { webhookId: string }) {
       api<DeliveryList>(`/webhooks/${webhookId}/deliveries`, { query: { ...filters, limit: 20, cursor: pageParam } }),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.next_cursor ?? undefined,
-    refetchInterval: (query) => (query.state.data?.pages.some((p) => p.data.some((d) => d.status === 'pending')) ? POLL_MS : false),
+    // Poll only while a delivery is being tried, or one just scheduled has not shown its attempt yet.
+    refetchInterval: (query) => {
+      const shown = query.state.data?.pages.flatMap((p) => p.data) ?? [];
+      if (shown.some((d) => d.status === 'pending')) return POLL_MS;
+      const awaited = watched && Date.now() < watched.until ? shown.find((d) => d.id === watched.id) : undefined;
+      return watched && Date.now() < watched.until && (!awaited || awaited.attempts.length <= watched.attempts) ? POLL_MS : false;
+    },
   });
   const retry = useMutation({
-    mutationFn: (deliveryId: string) => api(`/webhooks/${webhookId}/deliveries/${deliveryId}/retry`, { method: 'POST' }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['webhooks', webhookId, 'deliveries'] }),
+    mutationFn: (delivery: Delivery) => api(`/webhooks/${webhookId}/deliveries/${delivery.id}/retry`, { method: 'POST' }),
+    onSuccess: (_answer, delivery) => {
+      watch({ id: delivery.id, attempts: delivery.attempts.length, until: Date.now() + WATCH_MS });
+      void queryClient.invalidateQueries({ queryKey: ['webhooks', webhookId, 'deliveries'] });
+    },
   });
   const list = deliveries.data?.pages.flatMap((p) => p.data) ?? [];
   return (
@@ -117,7 +144,7 @@ function DeliveryLog({ webhookId }: { webhookId: string }) {
                   <Time at={d.created_at} /> · {d.attempts.length} attempt{d.attempts.length === 1 ? '' : 's'}
                 </span>
                 {d.status === 'failed' && (
-                  <Button className="ml-auto" onClick={() => retry.mutate(d.id)} disabled={retry.isPending && retry.variables === d.id}>
+                  <Button className="ml-auto" onClick={() => retry.mutate(d)} disabled={retry.isPending && retry.variables?.id === d.id}>
                     Retry
                   </Button>
                 )}
@@ -150,6 +177,7 @@ export function WebhookDetailScreen() {
   const [secret, setSecret] = useState<string | null>(null);
   const [confirm, setConfirm] = useState<'rotate' | 'delete' | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  const [watched, setWatched] = useState<WatchedDelivery | null>(null);
   const changed = (w: Webhook) => {
     queryClient.setQueryData(queryKeys.webhooks.one(webhookId), w);
     void queryClient.invalidateQueries({ queryKey: queryKeys.webhooks.all, exact: true });
@@ -177,8 +205,9 @@ export function WebhookDetailScreen() {
   });
   const test = useMutation({
     mutationFn: () => api<{ delivery_id: string }>(`/webhooks/${webhookId}/test`, { method: 'POST' }),
-    onSuccess: () => {
+    onSuccess: ({ delivery_id }) => {
       setNotice('Test event scheduled: it shows in the deliveries below.');
+      setWatched({ id: delivery_id, attempts: 0, until: Date.now() + WATCH_MS });
       void queryClient.invalidateQueries({ queryKey: ['webhooks', webhookId, 'deliveries'] });
     },
   });
@@ -250,7 +279,7 @@ export function WebhookDetailScreen() {
           </dl>
         )}
       </Card>
-      <DeliveryLog webhookId={webhookId} />
+      <DeliveryLog webhookId={webhookId} watched={watched} watch={setWatched} />
       <ConfirmDialog
         open={confirm === 'rotate'}
         onOpenChange={(open) => setConfirm(open ? 'rotate' : null)}

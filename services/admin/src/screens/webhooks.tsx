@@ -19,6 +19,8 @@ export function WebhooksScreen() {
     onSuccess: (webhook) => {
       setCreated(webhook);
       setCreating(false);
+      const { secret: _secret, ...shown } = webhook;
+      queryClient.setQueryData<WebhookList>(queryKeys.webhooks.all, (list) => (list ? { data: [...list.data, shown] } : list));
       void queryClient.invalidateQueries({ queryKey: queryKeys.webhooks.all });
     },
   });

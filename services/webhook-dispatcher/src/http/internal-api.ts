@@ -229,7 +229,9 @@ export function internalApi({ endpoints, deliveries, policy, secretOverlapMs }: 
       payload: JSON.stringify({ type: 'webhook.test', timestamp: now.toISOString(), data: { webhook_id: endpoint._id } }),
       createdAt: now,
     };
-    await deliveries.add([delivery]);
+    // add() only records and lists it; the first attempt is due now (the worker's poll takes it).
+    const firstAttempts = await deliveries.add([delivery]);
+    if (firstAttempts.length > 0) await deliveries.due.schedule(delivery._id, now, { attempt: 1, endpointId: endpoint._id });
     res.status(202).json({ delivery_id: delivery._id });
   });
 

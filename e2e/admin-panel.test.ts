@@ -1,0 +1,185 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { call, repoRoot, waitFor } from '@postbus/testing';
+import { createClientAndProject, createSendableEmail, startSystem, type DemoClient, type RunningSystem } from './system';
+import { startReceiver } from './webhook-receiver';
+
+const SCREENSHOTS = join(repoRoot, '.data', 'screenshots');
+
+/** Debian's Chromium: the browser the tests drive (playwright-core downloads none). */
+function chromiumPath(): string {
+  try {
+    return execFileSync('sh', ['-c', 'command -v chromium || command -v chromium-browser'], { encoding: 'utf8' }).trim();
+  } catch {
+    throw new Error('Chromium is not installed: the admin panel tests drive it. Install it with `apt-get install chromium` (Debian).');
+  }
+}
+
+describe('the admin panel in a real browser, against the running system (issue 15)', () => {
+  let system: RunningSystem;
+  let client: DemoClient;
+  let browser: Browser;
+  let page: Page;
+  const cspViolations: string[] = [];
+  let panel: string;
+
+  beforeAll(async () => {
+    const executablePath = chromiumPath();
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    // Two quick retries, then a delivery is failed (and can be retried by hand).
+    system = await startSystem({ WEBHOOK_RETRY_SCHEDULE: '0,0.2,0.2' });
+    client = await createClientAndProject(system);
+    await createSendableEmail(system, client, { subject: 'Welcome, {{user.name}}' });
+    panel = `${system.gatewayUrl}/admin/`;
+    // As root (CI containers) Chromium needs --no-sandbox.
+    browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.on('console', (message) => {
+      if (message.type() === 'error' && /Content[- ]Security[- ]Policy/i.test(message.text())) cspViolations.push(message.text());
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await system?.stop();
+  });
+
+  const api = (method: string, path: string, json?: unknown) =>
+    call(system.gatewayUrl, method, path, { auth: client.auth, ...(json !== undefined ? { json } : {}) });
+  const shot = (name: string, fullPage = true) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage });
+
+  it('a wrong key shows an error in the sign-in form; the right one signs in', async () => {
+    await page.goto(panel);
+    await page.waitForURL('**/admin/sign-in');
+    await page.getByLabel('Client ID').fill(client.clientId);
+    await page.getByLabel('API key').fill('pb_full_not-the-key');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'The client ID or API key is not correct' }).waitFor();
+    await shot('sign-in-wrong-key');
+
+    await page.getByLabel('API key').fill(client.apiKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`**/admin/projects/${client.projectId}/users`);
+    await page.getByRole('heading', { name: 'User profile' }).waitFor();
+    // The session is an HttpOnly cookie: the page's scripts cannot read it.
+    const cookies = await page.context().cookies();
+    expect(cookies.find((c) => c.name === 'postbus_session')).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/' });
+    expect(await page.evaluate('document.cookie')).not.toContain('postbus_session');
+  }, 60_000);
+
+  it('an email triggered through the API shows in the user profile, reaching sent with its timeline', async () => {
+    const email = 'ada@example.com';
+    const sent = await api('POST', `/v1/projects/${client.projectId}/emails/welcome/send`, {
+      user: { email, user_id: 'u_ada', name: 'Ada Lovelace', country: 'GB', language: 'en', plan: 'pro' },
+      data: { code: '4711' },
+    });
+    expect(sent.status).toBe(200);
+    const paid = await api('POST', `/v1/projects/${client.projectId}/payments`, {
+      email,
+      payment_id: 'pay_1',
+      amount: 1999,
+      currency: 'EUR',
+    });
+    expect(paid.status).toBe(200);
+    await waitFor(async () => (await api('GET', `/v1/projects/${client.projectId}/users?email=${email}`)).status === 200, {
+      what: 'the implicit registration',
+    });
+    await waitFor(async () => (await api('GET', `/v1/projects/${client.projectId}/payments?email=${email}`)).body?.data?.length === 1, {
+      what: 'the payment',
+    });
+
+    await page.getByLabel('Email or user_id').fill(email);
+    await page.getByRole('button', { name: 'Find user' }).click();
+    await page.waitForURL(`**/users/${encodeURIComponent(email)}`);
+    await page.getByRole('heading', { name: 'Ada Lovelace' }).waitFor();
+    const message = page.getByRole('article', { name: 'Message Welcome, Ada Lovelace' });
+    // The list refreshes by itself while the message is in flight.
+    const timeline = message.getByRole('list', { name: 'Timeline' });
+    await timeline.getByText('sent', { exact: true }).waitFor({ timeout: 30_000 });
+    await expect(timeline.getByRole('listitem').allTextContents()).resolves.toEqual([
+      expect.stringContaining('queued'),
+      expect.stringMatching(/sent.*SMTP 250/),
+    ]);
+    await expect(page.getByLabel('Totals').textContent()).resolves.toContain('19.99');
+    await expect(page.getByText('"pro"').count()).resolves.toBe(1);
+    await shot('user-profile');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await shot('user-profile-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await shot('user-profile-phone');
+    await page.setViewportSize({ width: 1280, height: 800 });
+  }, 90_000);
+
+  it('unsubscribe and erase from the profile, the erase confirmed after naming the 2-day delay', async () => {
+    await page.getByRole('button', { name: 'Unsubscribe' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Unsubscribe' }).click();
+    await page.getByText('unsubscribed', { exact: true }).waitFor({ timeout: 20_000 });
+
+    await page.getByRole('button', { name: 'Erase' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Erase this user?' });
+    await expect(dialog.textContent()).resolves.toContain('2-day delay');
+    await shot('erase-confirmation', false);
+    await dialog.getByRole('button', { name: 'Erase user' }).click();
+    await page.getByText('queued for erasure').waitFor({ timeout: 20_000 });
+  }, 60_000);
+
+  it('a webhook endpoint to a local receiver: created, its deliveries shown, a failed one retried from the panel', async () => {
+    let answer = 200;
+    const receiver = await startReceiver(() => answer);
+    try {
+      await page.getByRole('link', { name: 'Webhooks' }).click();
+      await page.getByRole('heading', { name: 'Webhooks' }).waitFor();
+      await page.getByRole('button', { name: 'Add endpoint' }).click();
+      await page.getByLabel('Endpoint URL').fill(receiver.url);
+      await page.getByLabel('Description').fill('Local receiver');
+      await page.getByRole('button', { name: 'Create endpoint' }).click();
+      await expect(page.getByLabel('Signing secret').textContent()).resolves.toMatch(/^whsec_/);
+      await shot('webhooks');
+
+      await page.getByRole('link', { name: receiver.url }).first().click();
+      await page.getByRole('heading', { name: 'Deliveries' }).waitFor();
+      await page.getByRole('button', { name: 'Send test event' }).click();
+      await page
+        .getByRole('listitem', { name: 'Delivery webhook.test succeeded' })
+        .waitFor({ timeout: 20_000 })
+        .catch(async (error: unknown) => {
+          await shot('failure-webhook-detail');
+          throw error;
+        });
+
+      answer = 500;
+      await page.getByRole('button', { name: 'Send test event' }).click();
+      const failed = page.getByRole('listitem', { name: 'Delivery webhook.test failed' });
+      await failed.waitFor({ timeout: 30_000 });
+      await expect(failed.getByRole('row').count()).resolves.toBe(4); // header + 3 attempts, each a 500
+      await expect(failed.textContent()).resolves.toContain('500');
+      await shot('webhook-deliveries-failed');
+
+      answer = 200;
+      await failed.getByRole('button', { name: 'Retry' }).click();
+      // The same delivery, now succeeded with a fourth attempt answered 200.
+      const retried = page.getByRole('listitem', { name: 'Delivery webhook.test succeeded' }).filter({ has: page.getByRole('row').nth(4) });
+      await retried.waitFor({ timeout: 20_000 });
+      await expect(retried.getByRole('row').last().textContent()).resolves.toMatch(/^4.*200.*succeeded/);
+      await page.getByLabel('Status').selectOption('failed');
+      await page.getByText('No delivery matches these filters.').waitFor();
+      await page.getByLabel('Status').selectOption('');
+      await shot('webhook-detail');
+      // One test event that got through, and one tried three times, then once more by hand.
+      expect(receiver.received.filter((r) => r.body.includes('"webhook.test"')).map((r) => r.status)).toEqual([200, 500, 500, 500, 200]);
+    } finally {
+      await receiver.close();
+    }
+  }, 90_000);
+
+  it('signing out ends the session, and the panel loaded without a Content-Security-Policy violation', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL('**/admin/sign-in');
+    await page.goto(`${panel}webhooks`);
+    await page.waitForURL('**/admin/sign-in');
+    expect(cspViolations).toEqual([]);
+  }, 30_000);
+});
