@@ -53,6 +53,9 @@ describe('the admin panel in a real browser, against the running system (issue 1
   it('a wrong key shows an error in the sign-in form; the right one signs in', async () => {
     await page.goto(panel);
     await page.waitForURL('**/admin/sign-in');
+    // A first visit is no ended session.
+    await page.getByLabel('Client ID').waitFor();
+    expect(await page.getByText('Your session has ended').count()).toBe(0);
     await page.getByLabel('Client ID').fill(client.clientId);
     await page.getByLabel('API key').fill('pb_full_not-the-key');
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -175,9 +178,21 @@ describe('the admin panel in a real browser, against the running system (issue 1
     }
   }, 90_000);
 
-  it('signing out ends the session, and the panel loaded without a Content-Security-Policy violation', async () => {
+  it('an expired session sends the user back to sign in; signing out ends the session; no Content-Security-Policy violation', async () => {
+    // A session the gateway no longer accepts (expired, or its key revoked), met by the next action.
+    await page.context().addCookies([{ name: 'postbus_session', value: 'ey.expired.session', url: system.gatewayUrl }]);
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await page.waitForURL('**/admin/sign-in');
+    await page.getByText('Your session has ended. Sign in again to continue.').waitFor();
+    await page.getByLabel('Client ID').fill(client.clientId);
+    await page.getByLabel('API key').fill(client.apiKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    // Back where the session ended.
+    await page.getByRole('heading', { name: 'Deliveries' }).waitFor();
+
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL('**/admin/sign-in');
+    expect((await page.context().cookies()).find((c) => c.name === 'postbus_session')).toBeUndefined();
     await page.goto(`${panel}webhooks`);
     await page.waitForURL('**/admin/sign-in');
     expect(cspViolations).toEqual([]);

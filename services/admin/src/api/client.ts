@@ -24,13 +24,21 @@ export interface ApiRequest {
   body?: unknown;
   query?: Record<string, string | number | undefined>;
   headers?: Record<string, string>;
+  /**
+   * Whether a 401 means a session the panel had has ended (the default), which sends the user to
+   * sign in with a notice. Off for calls that find out whether there is a session at all.
+   */
+  reportSessionEnd?: boolean;
 }
 
 /**
  * The one way the panel talks to Postbus: a relative /v1 path on the page's own origin, the
  * session cookie sent by the browser. Throws ApiError with the problem body for any non-2xx.
  */
-export async function api<T>(path: string, { method = 'GET', body, query, headers = {} }: ApiRequest = {}): Promise<T> {
+export async function api<T>(
+  path: string,
+  { method = 'GET', body, query, headers = {}, reportSessionEnd = true }: ApiRequest = {},
+): Promise<T> {
   const search = new URLSearchParams();
   for (const [name, value] of Object.entries(query ?? {})) if (value !== undefined && value !== '') search.set(name, String(value));
   const url = `/v1${path}${search.size ? `?${search.toString()}` : ''}`;
@@ -51,7 +59,7 @@ export async function api<T>(path: string, { method = 'GET', body, query, header
   if (!res.ok) {
     const problem: Problem = parsed && typeof parsed === 'object' ? parsed : { title: res.statusText };
     // A call with its own credentials (signing in) reports its 401 itself.
-    if (res.status === 401 && !headers['Authorization']) window.dispatchEvent(new Event(SESSION_ENDED));
+    if (res.status === 401 && reportSessionEnd && !headers['Authorization']) window.dispatchEvent(new Event(SESSION_ENDED));
     throw new ApiError(res.status, problem);
   }
   return parsed as T;

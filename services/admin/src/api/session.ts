@@ -16,7 +16,7 @@ export async function signIn(clientId: string, apiKey: string): Promise<void> {
 
 export const signOut = (): Promise<void> => api('/auth/session', { method: 'DELETE' });
 
-export const currentSession = (): Promise<AdminSession> => api<AdminSession>('/auth/session');
+export const currentSession = (): Promise<AdminSession> => api<AdminSession>('/auth/session', { reportSessionEnd: false });
 
 /** What the sign-in form says when the credentials were not accepted. */
 export function signInErrorMessage(error: unknown): string {

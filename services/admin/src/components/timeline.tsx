@@ -72,7 +72,7 @@ export function MessageItem({ message }: { message: Message }) {
         <h3 className="min-w-0 flex-1 truncate font-medium" title={message.subject ?? undefined}>
           {message.subject ?? <em className="text-slate-500">(no subject yet)</em>}
         </h3>
-        <span className="text-xs text-slate-500 dark:text-slate-400">
+        <span className="w-full text-xs text-slate-500 sm:w-auto dark:text-slate-400">
           {message.email_key} · <Time at={message.created_at} />
         </span>
       </header>

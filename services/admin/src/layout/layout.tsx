@@ -9,8 +9,18 @@ import { Button, ErrorState, Loading } from '../components/ui';
 import type { SignInState } from '../screens/sign-in';
 import { rememberedProject, rememberProject, SECTIONS } from './navigation';
 
-export const useProjects = () =>
-  useQuery({ queryKey: queryKeys.projects, queryFn: () => api<{ data: Project[] }>('/projects', { query: { limit: 100 } }) });
+/** Whether someone is signed in, and who: asked once a minute at most. */
+export const useSession = () => useQuery({ queryKey: queryKeys.session, queryFn: currentSession, staleTime: 60_000, retry: false });
+
+export function useProjects() {
+  // Not before the session is known: without one, the 401 would read as a session that ended.
+  const session = useSession();
+  return useQuery({
+    queryKey: queryKeys.projects,
+    queryFn: () => api<{ data: Project[] }>('/projects', { query: { limit: 100 } }),
+    enabled: session.isSuccess,
+  });
+}
 
 /** The project the screens work in: the URL's, else the one last chosen, else the first. */
 export function useCurrentProjectId(): string | undefined {
@@ -54,7 +64,7 @@ export function Layout() {
   const navigate = useNavigate();
   const location = useLocation();
   const queryClient = useQueryClient();
-  const session = useQuery({ queryKey: queryKeys.session, queryFn: currentSession, staleTime: 60_000, retry: false });
+  const session = useSession();
   const projectId = useCurrentProjectId();
 
   useEffect(

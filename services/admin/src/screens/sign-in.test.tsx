@@ -47,7 +47,7 @@ describe('the sign-in form', () => {
   });
 
   it('when the gateway cannot be reached, then the form says so rather than going blank', async () => {
-    globalThis.fetch = jest.fn(() => Promise.reject(new TypeError('Failed to fetch'))) as unknown as typeof fetch;
+    globalThis.fetch = jest.fn(() => Promise.reject(new TypeError('Failed to fetch')));
     renderForm();
     expect(await screen.findByRole('alert')).toHaveTextContent('could not be reached');
   });
