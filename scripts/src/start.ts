@@ -286,6 +286,7 @@ async function main(): Promise<void> {
 Postbus is running.
 
   Gateway      ${url}
+  Admin panel  ${url}/admin/   (sign in with the demo client id and api key below)
   API docs     ${url}/docs   (OpenAPI: ${url}/v1/openapi.json)
   Health       ${url}/readyz · metrics http://127.0.0.1:${GATEWAY_INTERNAL_PORT}/metrics (internal listener)
 ${sinkLine}

@@ -40,13 +40,19 @@ describe("the admin panel's cookie session (issue 15)", () => {
 
   it('a write with the cookie from another site (or no Origin at all) is refused with 403; from this origin it passes', async () => {
     const project = { json: { name: 'From the panel' } };
-    for (const headers of [{}, { origin: 'https://evil.example' }, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { origin: 'https://evil.example' },
+      { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+    ]) {
       const refused = await call(gw.url, 'POST', '/v1/projects', { ...project, headers: { cookie, ...headers } });
       expect(refused.status).toBe(403);
       expect(refused.body.detail).toMatch(/cross-site/);
     }
     expect((await call(gw.url, 'POST', '/v1/projects', { ...project, headers: { cookie, origin: `http://${host}` } })).status).toBe(201);
-    expect((await call(gw.url, 'POST', '/v1/projects', { ...project, headers: { cookie, 'sec-fetch-site': 'same-origin' } })).status).toBe(201);
+    expect((await call(gw.url, 'POST', '/v1/projects', { ...project, headers: { cookie, 'sec-fetch-site': 'same-origin' } })).status).toBe(
+      201,
+    );
   });
 
   it('a session may unsubscribe a user (the panel acts for support), but not make other data-plane writes', async () => {

@@ -24,7 +24,7 @@ describe('the session cookie', () => {
     expect(() => assertSameOrigin(request('POST', { origin: 'http://postbus.example:8080' }))).not.toThrow();
     expect(() => assertSameOrigin(request('DELETE', { 'sec-fetch-site': 'same-origin' }))).not.toThrow();
     for (const headers of [
-      {},
+      {} as Record<string, string>,
       { origin: 'https://evil.example' },
       { origin: 'http://postbus.example:9999' },
       { origin: 'null' },
