@@ -334,7 +334,7 @@ describe('gateway', () => {
         ]),
       );
       expect(openapi.body.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
-      expect(openapi.body.paths['/v1/projects'].get.security).toEqual([{ basic: [] }, { bearer: [] }]);
+      expect(openapi.body.paths['/v1/projects'].get.security).toEqual([{ basic: [] }, { bearer: [] }, { sessionCookie: [] }]);
       expect(openapi.body.paths['/v1/projects/{projectId}/users'].post.security).toEqual([{ basic: [] }]);
       expect(openapi.body.paths['/v1/projects/{projectId}/users'].post.requestBody.content['application/json'].schema.required).toEqual([
         'email',
