@@ -4,7 +4,7 @@ import { hashApiKey, parseBasic, type KeyScope } from '../domain/credentials';
 import type { Sessions } from '../domain/sessions';
 import type { KeyCheck } from './key-check';
 import type { AuthFailureLimit } from './rate-limit';
-import { assertSameOrigin, clearedSessionCookie, sessionCookieOf } from './session-cookie';
+import { clearedSessionCookie, crossSiteCookie, sessionCookieOf, siteOfCookieRequest } from './session-cookie';
 
 export interface AuthenticatedClient {
   clientId: string;
@@ -23,19 +23,21 @@ declare module 'express-serve-static-core' {
 
 /**
  * HTTP Basic authentication against hashed API keys, or an admin session whose key is still valid:
- * Bearer, or the admin panel's session cookie (only when no Authorization header is sent; a
- * cookie-authenticated write must come from the panel's own origin). An address that keeps
+ * Bearer, or the admin panel's session cookie (only when no Authorization header is sent, and only
+ * from the panel's own origin: see siteOfCookieRequest). An address that keeps
  * failing is refused for a while, whatever it sends.
  */
 export function authenticate(keys: KeyCheck, sessions: Sessions, failures: AuthFailureLimit): RequestHandler {
   return async (req, res, next) => {
     const header = req.get('authorization');
-    const cookie = header ? undefined : sessionCookieOf(req.get('cookie'));
+    const sent = header ? undefined : sessionCookieOf(req.get('cookie'));
+    const site = sent ? siteOfCookieRequest(req) : undefined;
+    if (site === 'cross-site') throw crossSiteCookie();
+    const cookie = site === 'same-origin' ? sent : undefined;
     if (!header && !cookie) throw new UnauthorizedError();
     failures.assertAllowed(req);
     const bearer = header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : cookie;
     if (bearer) {
-      if (cookie) assertSameOrigin(req);
       const claims = await sessions.verify(bearer);
       const key = claims && (await keys.active(claims.keyId));
       if (!claims || !key || key.clientId !== claims.clientId) {

@@ -133,7 +133,7 @@ export function openApiDocument(routes: RouteSpec[], version: string): Record<st
           in: 'cookie',
           name: 'postbus_session',
           description:
-            "the admin panel's session from POST /v1/auth/session/cookie; a write with it needs an Origin of this host or Sec-Fetch-Site: same-origin",
+            "the admin panel's session from POST /v1/auth/session/cookie; it counts only with Sec-Fetch-Site: same-origin or an Origin of this host (from another origin: 403)",
         },
       },
       schemas: { Problem: json(ProblemBody), DocumentValue },

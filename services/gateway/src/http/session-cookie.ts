@@ -4,8 +4,6 @@ import { ForbiddenError, UnauthorizedError } from '@postbus/errors';
 /** The admin panel's session: the same JWT as a Bearer session, held by the browser where scripts cannot read it. */
 export const SESSION_COOKIE = 'postbus_session';
 
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
 /** The session token in a Cookie header, if there is one. */
 export function sessionCookieOf(cookieHeader: string | undefined): string | undefined {
   if (!cookieHeader) return undefined;
@@ -28,29 +26,34 @@ export function sessionCookie(token: string, maxAgeSeconds: number, secure: bool
 export const clearedSessionCookie = (secure: boolean): string => sessionCookie('', 0, secure);
 
 /**
- * Refuses a cookie-authenticated write that another site may have started. SameSite=Strict already
- * keeps the cookie off requests from other sites, but "site" is the registrable domain: a page on a
- * sibling subdomain (another app on the same company domain) counts as the same site, and old
- * browsers ignore SameSite. So a write must also prove it comes from the panel's own origin: the
- * browser's `Sec-Fetch-Site: same-origin`, or an `Origin` whose host is the host addressed. Both are
- * set by the browser and cannot be forged by a page. Reads change nothing and their answers cannot
- * be read across origins (no CORS), so they need no such proof.
+ * Where a request carrying the session cookie comes from, by the headers the browser sets and a
+ * page cannot forge: `Sec-Fetch-Site`, else an `Origin` whose host is the host addressed.
+ * - `same-origin`: the panel itself; the cookie is the session.
+ * - `cross-site`: another origin, refused with 403. SameSite=Strict already keeps the cookie off
+ *   requests other sites start, but "site" is the registrable domain: a page on a sibling subdomain
+ *   (another app on the same company domain) counts as the same site, and old browsers ignore
+ *   SameSite. Reads are refused too: the answer would not be readable across origins (no CORS),
+ *   but a read still tells timing and existence to a page that should learn nothing.
+ * - `unknown`: no such header, so no browser's script (curl or an SDK that kept the cookie, a typed
+ *   URL): the cookie is ignored and the request needs credentials like any other.
  */
-export function assertSameOrigin(req: Request): void {
-  if (SAFE_METHODS.has(req.method)) return;
-  if (req.get('sec-fetch-site') === 'same-origin') return;
+export function siteOfCookieRequest(req: Request): 'same-origin' | 'cross-site' | 'unknown' {
+  const fetchSite = req.get('sec-fetch-site');
+  if (fetchSite === 'same-origin') return 'same-origin';
+  if (fetchSite && fetchSite !== 'none') return 'cross-site';
   const origin = req.get('origin');
-  if (origin && origin !== 'null') {
-    try {
-      if (new URL(origin).host === req.host) return;
-    } catch {
-      // Not a URL: refused below.
-    }
+  if (!origin) return 'unknown';
+  try {
+    return origin !== 'null' && new URL(origin).host === req.host ? 'same-origin' : 'cross-site';
+  } catch {
+    return 'cross-site';
   }
-  throw new ForbiddenError(
+}
+
+export const crossSiteCookie = () =>
+  new ForbiddenError(
     'A request authenticated by the session cookie must come from the admin panel itself: this one is cross-site (its Origin is not this host).',
   );
-}
 
 /**
  * A browser answers a 401 carrying `WWW-Authenticate: Basic` with its own login dialog, even for a
