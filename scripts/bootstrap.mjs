@@ -20,8 +20,9 @@ const fail = (line) => {
 if (purpose === 'start' && existsSync(join(root, '.env'))) process.loadEnvFile(join(root, '.env'));
 
 const [nodeMajor, nodeMinor] = process.versions.node.split('.').map(Number);
-if (nodeMajor < 20 || (nodeMajor === 20 && nodeMinor < 12))
-  fail(`Node ${process.versions.node} is too old: Postbus needs Node 20.12 or newer.`);
+// 20.19: the admin panel's build (Vite 7) needs it.
+if (nodeMajor < 20 || (nodeMajor === 20 && nodeMinor < 19))
+  fail(`Node ${process.versions.node} is too old: Postbus needs Node 20.19 or newer.`);
 
 /** The major version a `<tool> -version` style command prints, or undefined when it does not run. */
 function versionOf(command, args, pattern) {

@@ -265,7 +265,7 @@ export function WebhookDetailScreen() {
         ) : (
           <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-sm">
             <dt className="text-slate-500 dark:text-slate-400">Events</dt>
-            <dd className="font-mono text-xs break-words">{w.events.join(', ')}</dd>
+            <dd className="font-mono text-xs break-words">{w.events.includes('*') ? 'all events (*)' : w.events.join(', ')}</dd>
             <dt className="text-slate-500 dark:text-slate-400">Project</dt>
             <dd>{w.project_id ? (projects.data?.data.find((p) => p.id === w.project_id)?.name ?? w.project_id) : 'All projects'}</dd>
             <dt className="text-slate-500 dark:text-slate-400">Description</dt>
