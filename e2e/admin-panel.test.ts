@@ -139,7 +139,7 @@ describe('the admin panel in a real browser, against the running system (issue 1
       await page.getByLabel('Endpoint URL').fill(receiver.url);
       await page.getByLabel('Description').fill('Local receiver');
       await page.getByRole('button', { name: 'Create endpoint' }).click();
-      await expect(page.getByLabel('Signing secret').textContent()).resolves.toMatch(/^whsec_/);
+      await expect(page.getByLabel('Signing secret', { exact: true }).textContent()).resolves.toMatch(/^whsec_/);
       await shot('webhooks');
 
       await page.getByRole('link', { name: receiver.url }).first().click();
@@ -171,6 +171,21 @@ describe('the admin panel in a real browser, against the running system (issue 1
       await page.getByText('No delivery matches these filters.').waitFor();
       await page.getByLabel('Status').selectOption('');
       await shot('webhook-detail');
+
+      // Edit, disable and enable, rotate the secret (shown once).
+      await page.getByRole('button', { name: 'Edit', exact: true }).click();
+      await page.getByLabel('Description').fill('Local receiver, edited');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByText('Local receiver, edited').waitFor();
+      await page.getByRole('button', { name: 'Disable' }).click();
+      await page.getByText('disabled', { exact: true }).waitFor();
+      await page.getByRole('button', { name: 'Enable' }).click();
+      await page.getByText('enabled', { exact: true }).waitFor();
+      await page.getByRole('button', { name: 'Rotate secret' }).click();
+      await page.getByRole('dialog', { name: 'Rotate the signing secret?' }).getByRole('button', { name: 'Rotate secret' }).click();
+      await expect(page.getByLabel('Signing secret', { exact: true }).textContent()).resolves.toMatch(/^whsec_/);
+      const stored = await api('GET', '/v1/webhooks');
+      expect(stored.body.data[0]).toMatchObject({ description: 'Local receiver, edited', enabled: true });
       // One test event that got through, and one tried three times, then once more by hand.
       expect(receiver.received.filter((r) => r.body.includes('"webhook.test"')).map((r) => r.status)).toEqual([200, 500, 500, 500, 200]);
     } finally {
