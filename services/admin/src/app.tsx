@@ -2,7 +2,8 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { createBrowserRouter, Navigate, RouterProvider } from 'react-router';
 import { ApiError } from './api/client';
 import { Layout } from './layout/layout';
-import { Home } from './screens/home';
+import { HomeScreen } from './screens/home-setup';
+import { SetupScreen } from './screens/setup';
 import { SignIn } from './screens/sign-in';
 import { UserProfileScreen } from './screens/user-profile';
 import { UserSearchScreen } from './screens/user-search';
@@ -31,11 +32,17 @@ const router = createBrowserRouter(
     {
       element: <Layout />,
       children: [
-        { index: true, element: <Home /> },
+        { index: true, element: <HomeScreen /> },
         { path: 'projects/:projectId/users', element: <UserSearchScreen /> },
         { path: 'projects/:projectId/users/:ref', element: <UserProfileScreen /> },
         { path: 'webhooks', element: <WebhooksScreen /> },
         { path: 'webhooks/:webhookId', element: <WebhookDetailScreen /> },
+        { path: 'setup', element: <SetupScreen /> },
+        // The code editor and the charts are large: loaded when their screen is first opened.
+        {
+          path: 'projects/:projectId/templates/:templateId',
+          lazy: async () => ({ Component: (await import('./screens/template-editor')).TemplateEditorScreen }),
+        },
         { path: '*', element: <Navigate to="/" replace /> },
       ],
     },

@@ -8,6 +8,17 @@ export const queryKeys = {
   user: (projectId: string, ref: string) => ['projects', projectId, 'users', ref] as const,
   userMessages: (projectId: string, email: string) => ['projects', projectId, 'messages', { email }] as const,
   userPayments: (projectId: string, email: string) => ['projects', projectId, 'payments', { email }] as const,
+  senderDomains: ['sender-domains'] as const,
+  trackingDomains: ['tracking-domains'] as const,
+  templates: (projectId: string) => ['projects', projectId, 'templates'] as const,
+  template: (projectId: string, templateId: string, version?: number) =>
+    ['projects', projectId, 'templates', templateId, { version }] as const,
+  emails: (projectId: string) => ['projects', projectId, 'emails'] as const,
+  messageLog: (projectId: string, query: Record<string, string | undefined>) => ['projects', projectId, 'messages', 'log', query] as const,
+  messageStats: (projectId: string, from: string, to: string) => ['projects', projectId, 'messages', 'stats', { from, to }] as const,
+  revenue: (projectId: string, from: string, to: string) => ['projects', projectId, 'revenue', { from, to }] as const,
+  erasures: (filters: { status?: string; project_id?: string; cursor?: string }) => ['erasures', filters] as const,
+  apiKeys: ['keys'] as const,
   webhooks: {
     all: ['webhooks'] as const,
     one: (webhookId: string) => ['webhooks', webhookId] as const,

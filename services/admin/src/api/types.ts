@@ -20,6 +20,23 @@ export type {
   CreateWebhookRequest,
   UpdateWebhookRequest,
   AdminSession,
+  SenderDomain,
+  TrackingDomain,
+  CreateProjectRequest,
+  UpdateProjectRequest,
+  Template,
+  SaveTemplateRequest,
+  PreviewRequest,
+  TransactionalEmail,
+  CreateEmailRequest,
+  MessageStats,
+  Revenue,
+  Erasure,
+  ErasureList,
+  ErasureStatus,
+  ApiKey,
+  CreatedApiKey,
+  CreateApiKeyRequest,
 } from '@postbus/contracts';
 
 /** An RFC 9457 problem body, as every /v1 error is answered. */
@@ -52,3 +69,17 @@ export const WEBHOOK_EVENT_TYPES = [
   'user.erased',
   'user.update_rejected',
 ] as const;
+export const MESSAGE_STATUSES = ['queued', 'deferred', 'sent', 'bounced', 'failed', 'suppressed'] as const;
+export const ERASURE_STATUSES = ['queued', 'executing', 'completed'] as const;
+
+/** A list answer of the catalog routes (sender domains, templates, emails, keys): every item at once. */
+export interface ListOf<T> {
+  data: T[];
+}
+
+/** The rendered email of the template preview route (the API's RenderedEmail). */
+export interface RenderedEmail {
+  subject: string;
+  html: string;
+  text: string;
+}

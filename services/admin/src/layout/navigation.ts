@@ -11,6 +11,11 @@ export interface Section {
 export const SECTIONS: Section[] = [
   { label: 'User profile', path: (projectId) => (projectId ? `/projects/${projectId}/users` : undefined) },
   { label: 'Webhooks', path: () => '/webhooks' },
+  { label: 'Setup', path: () => '/setup' },
+  { label: 'Messages', path: (projectId) => (projectId ? `/projects/${projectId}/messages` : undefined) },
+  { label: 'Revenue', path: (projectId) => (projectId ? `/projects/${projectId}/revenue` : undefined) },
+  { label: 'Erasures', path: () => '/erasures' },
+  { label: 'API keys', path: () => '/keys' },
 ];
 
 const LAST_PROJECT = 'postbus.admin.project';
