@@ -1,0 +1,184 @@
+import { useQuery } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { Link, useParams, useSearchParams } from 'react-router';
+import { api } from '../api/client';
+import { queryKeys } from '../api/query-keys';
+import { MESSAGE_STATUSES, type MessageList, type MessageStats } from '../api/types';
+import { MessageStatsChart } from '../components/message-stats-chart';
+import { isSettled } from '../components/timeline';
+import { Badge, Button, Card, Empty, ErrorState, Loading, SelectField, TextField, Time, type BadgeTone } from '../components/ui';
+import { chartRange, filtersFromSearch, filtersToSearch, messageLogQuery, type MessageFilters } from '../lib/message-filters';
+
+/** How often the log asks again while a message on the page is still in flight (only while the tab is visible). */
+const POLL_MS = 3_000;
+
+export const STATUS_TONES: Record<string, BadgeTone> = {
+  queued: 'blue',
+  deferred: 'amber',
+  sent: 'green',
+  bounced: 'red',
+  failed: 'red',
+  suppressed: 'gray',
+};
+
+function FilterForm({ filters, onApply }: { filters: MessageFilters; onApply: (filters: MessageFilters) => void }) {
+  const [draft, setDraft] = useState(filters);
+  const set = (name: keyof MessageFilters) => (e: { target: { value: string } }) => setDraft((d) => ({ ...d, [name]: e.target.value }));
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    onApply(draft);
+  };
+  return (
+    <form role="search" aria-label="Filter messages" onSubmit={submit} className="grid gap-3 sm:grid-cols-2 lg:grid-cols-6">
+      <SelectField label="Status" value={draft.status ?? ''} onChange={set('status')}>
+        <option value="">Any status</option>
+        {MESSAGE_STATUSES.map((s) => (
+          <option key={s} value={s}>
+            {s}
+          </option>
+        ))}
+      </SelectField>
+      <TextField label="Recipient" type="email" value={draft.email ?? ''} onChange={set('email')} placeholder="ada@example.com" />
+      <TextField label="Email key" value={draft.email_key ?? ''} onChange={set('email_key')} placeholder="welcome" />
+      <TextField label="From (UTC)" type="datetime-local" value={draft.from ?? ''} onChange={set('from')} />
+      <TextField label="To (UTC)" type="datetime-local" value={draft.to ?? ''} onChange={set('to')} />
+      <div className="flex items-end gap-2">
+        <Button tone="primary" type="submit">
+          Apply
+        </Button>
+        <Button
+          onClick={() => {
+            setDraft({});
+            onApply({});
+          }}
+        >
+          Clear
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+/** The message log of a project: filters in the URL, cursor paging, and the messages by status per UTC day. */
+export function MessagesScreen() {
+  const { projectId = '' } = useParams();
+  const [search, setSearch] = useSearchParams();
+  const filters = filtersFromSearch(search);
+  const filterKey = filtersToSearch(filters).toString();
+  // The cursors of the pages before this one, so Previous can go back (the API pages forward only).
+  const [paging, setPaging] = useState<{ filterKey: string; cursors: string[] }>({ filterKey, cursors: [] });
+  const cursors = paging.filterKey === filterKey ? paging.cursors : [];
+  const cursor = cursors.at(-1);
+  const query = messageLogQuery(filters, cursor);
+  const log = useQuery({
+    queryKey: queryKeys.messageLog(projectId, query),
+    queryFn: () => api<MessageList>(`/projects/${projectId}/messages`, { query }),
+    refetchInterval: (q) => (q.state.data?.data.some((m) => !isSettled(m)) ? POLL_MS : false),
+    placeholderData: (previous) => previous,
+  });
+  const range = chartRange(filters, new Date());
+  const stats = useQuery({
+    queryKey: queryKeys.messageStats(projectId, range.from, range.to),
+    queryFn: () => api<MessageStats>(`/projects/${projectId}/messages/stats`, { query: range }),
+    refetchInterval: () => (log.data?.data.some((m) => !isSettled(m)) ? POLL_MS : false),
+  });
+  const apply = (next: MessageFilters) => setSearch(filtersToSearch(next));
+
+  return (
+    <div className="space-y-4">
+      <h1 className="text-2xl font-semibold">Messages</h1>
+      <Card>
+        <FilterForm key={filterKey} filters={filters} onApply={apply} />
+      </Card>
+      <Card title="Messages by status per day">
+        {stats.isPending ? (
+          <Loading what="the message counts" />
+        ) : stats.isError ? (
+          <ErrorState error={stats.error} retry={() => void stats.refetch()} />
+        ) : (
+          <MessageStatsChart stats={stats.data} />
+        )}
+      </Card>
+      <Card title="Log">
+        {log.isPending ? (
+          <Loading what="messages" />
+        ) : log.isError ? (
+          <ErrorState error={log.error} retry={() => void log.refetch()} />
+        ) : (
+          <>
+            {log.data.data.length === 0 ? (
+              <Empty>{filterKey || cursor ? 'No message matches these filters.' : 'No message yet: send one through the API.'}</Empty>
+            ) : (
+              <div className="overflow-x-auto">
+                <table className="w-full min-w-[44rem] text-left text-sm">
+                  <caption className="sr-only">Messages, newest first</caption>
+                  <thead className="text-xs text-slate-500 uppercase dark:text-slate-400">
+                    <tr>
+                      <th scope="col" className="py-2 pr-3">
+                        Accepted
+                      </th>
+                      <th scope="col" className="py-2 pr-3">
+                        Recipient
+                      </th>
+                      <th scope="col" className="py-2 pr-3">
+                        Email
+                      </th>
+                      <th scope="col" className="py-2 pr-3">
+                        Subject
+                      </th>
+                      <th scope="col" className="py-2 pr-3">
+                        Status
+                      </th>
+                      <th scope="col" className="py-2">
+                        Opens / clicks
+                      </th>
+                    </tr>
+                  </thead>
+                  <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
+                    {log.data.data.map((m) => (
+                      <tr key={m.id}>
+                        <td className="py-2 pr-3 whitespace-nowrap">
+                          <Time at={m.created_at} />
+                        </td>
+                        <td className="py-2 pr-3">
+                          <Link
+                            to={`/projects/${projectId}/users/${encodeURIComponent(m.email)}`}
+                            className="text-indigo-600 hover:underline dark:text-indigo-400"
+                          >
+                            {m.email}
+                          </Link>
+                        </td>
+                        <td className="py-2 pr-3 font-mono text-xs">{m.email_key}</td>
+                        <td className="max-w-[16rem] truncate py-2 pr-3" title={m.subject ?? undefined}>
+                          {m.subject ?? <span className="text-slate-400">—</span>}
+                        </td>
+                        <td className="py-2 pr-3">
+                          <Badge tone={STATUS_TONES[m.status] ?? 'gray'}>{m.status}</Badge>
+                        </td>
+                        <td className="py-2 text-xs">
+                          {m.opens} / {m.clicks}
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+            <nav aria-label="Pages" className="mt-3 flex items-center justify-between gap-2">
+              <Button disabled={cursors.length === 0} onClick={() => setPaging({ filterKey, cursors: cursors.slice(0, -1) })}>
+                Previous
+              </Button>
+              <span className="text-xs text-slate-500 dark:text-slate-400">Page {cursors.length + 1}</span>
+              <Button
+                disabled={!log.data.next_cursor}
+                onClick={() => log.data.next_cursor && setPaging({ filterKey, cursors: [...cursors, log.data.next_cursor] })}
+              >
+                Next
+              </Button>
+            </nav>
+          </>
+        )}
+      </Card>
+    </div>
+  );
+}
