@@ -81,62 +81,49 @@ function DomainRecords({ domain, kind }: { domain: Domain; kind: DomainKind }) {
           <Button onClick={() => setConfirmDelete(true)}>Delete</Button>
         </div>
       </div>
-      <div className="mt-3 overflow-x-auto">
-        <table className="w-full min-w-[36rem] text-left text-sm">
-          <caption className="sr-only">DNS records to publish for {domain.domain}</caption>
-          <thead className="text-xs text-slate-500 uppercase dark:text-slate-400">
-            <tr>
-              <th scope="col" className="py-1 pr-2">
-                Record
-              </th>
-              <th scope="col" className="py-1 pr-2">
-                Name
-              </th>
-              <th scope="col" className="py-1 pr-2">
-                Value
-              </th>
-              <th scope="col" className="py-1">
-                Check
-              </th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-100 align-top dark:divide-slate-800">
-            {records.map((record) => {
-              const check = checks.find((c) => c.purpose === record.purpose && c.name === record.name);
-              const label = `${PURPOSE_LABELS[record.purpose] ?? record.purpose} ${record.type}`;
-              return (
-                <tr key={`${record.purpose}-${record.name}`} aria-label={`${PURPOSE_LABELS[record.purpose] ?? record.purpose} record`}>
-                  <td className="py-2 pr-2 whitespace-nowrap">{label}</td>
-                  <td className="py-2 pr-2">
-                    <div className="flex items-start gap-2">
-                      <code className="font-mono text-xs break-all">{record.name}</code>
-                      <CopyButton value={record.name} label={`Copy ${label} name`} />
-                    </div>
-                  </td>
-                  <td className="py-2 pr-2">
-                    <div className="flex items-start gap-2">
-                      <code className="line-clamp-3 font-mono text-xs break-all" title={record.value}>
-                        {record.value}
-                      </code>
-                      <CopyButton value={record.value} label={`Copy ${label} value`} />
-                    </div>
-                  </td>
-                  <td className="py-2 text-xs">
-                    {!check ? (
-                      <span className="text-slate-500 dark:text-slate-400">not checked</span>
-                    ) : (
-                      <span className="flex flex-col gap-1">
-                        <Badge tone={check.ok ? 'green' : check.required ? 'red' : 'amber'}>{check.ok ? 'found' : 'not found'}</Badge>
-                        {!check.ok && <span>{check.detail}</span>}
-                      </span>
-                    )}
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+      <ul aria-label={`DNS records to publish for ${domain.domain}`} className="mt-3 divide-y divide-slate-100 dark:divide-slate-800">
+        {records.map((record) => {
+          const check = checks.find((c) => c.purpose === record.purpose && c.name === record.name);
+          const label = `${PURPOSE_LABELS[record.purpose] ?? record.purpose} ${record.type}`;
+          return (
+            <li
+              key={`${record.purpose}-${record.name}`}
+              aria-label={`${PURPOSE_LABELS[record.purpose] ?? record.purpose} record`}
+              className="grid gap-2 py-2 text-sm md:grid-cols-[7rem_minmax(0,1fr)_10rem]"
+            >
+              <span className="font-medium">{label}</span>
+              <dl className="grid min-w-0 grid-cols-[3rem_minmax(0,1fr)_max-content] items-start gap-x-2 gap-y-1">
+                <dt className="text-xs text-slate-500 dark:text-slate-400">Name</dt>
+                <dd>
+                  <code className="font-mono text-xs break-all">{record.name}</code>
+                </dd>
+                <dd>
+                  <CopyButton value={record.name} label={`Copy ${label} name`} />
+                </dd>
+                <dt className="text-xs text-slate-500 dark:text-slate-400">Value</dt>
+                <dd>
+                  <code className="line-clamp-3 font-mono text-xs break-all" title={record.value}>
+                    {record.value}
+                  </code>
+                </dd>
+                <dd>
+                  <CopyButton value={record.value} label={`Copy ${label} value`} />
+                </dd>
+              </dl>
+              <div className="flex flex-col items-start gap-1 text-xs">
+                {!check ? (
+                  <span className="text-slate-500 dark:text-slate-400">not checked yet</span>
+                ) : (
+                  <>
+                    <Badge tone={check.ok ? 'green' : check.required ? 'red' : 'amber'}>{check.ok ? 'found' : 'not found'}</Badge>
+                    {!check.ok && <span>{check.detail}</span>}
+                  </>
+                )}
+              </div>
+            </li>
+          );
+        })}
+      </ul>
       {domain.verification && (
         <p className="mt-2 text-xs text-slate-500 dark:text-slate-400">
           Last checked <Time at={domain.verification.checked_at} />. DNS changes can take a while to be seen: verify again later if a record

@@ -72,7 +72,7 @@ export function ErasuresScreen() {
                   <Badge tone={STATUS_TONES[e.status] ?? 'gray'}>{e.status}</Badge>
                   <span className="text-xs text-slate-500 dark:text-slate-400">{projectName(e.project_id)}</span>
                 </div>
-                <dl className="grid grid-cols-[max-content_1fr] gap-x-3 gap-y-0.5 text-xs sm:grid-cols-[max-content_1fr_max-content_1fr]">
+                <dl className="grid max-w-2xl grid-cols-[max-content_1fr] gap-x-3 gap-y-0.5 text-xs sm:grid-cols-[max-content_1fr_max-content_1fr]">
                   <dt className="text-slate-500 dark:text-slate-400">Requested</dt>
                   <dd>
                     <Time at={e.requested_at} />

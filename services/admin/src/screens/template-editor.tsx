@@ -1,7 +1,8 @@
 import { html } from '@codemirror/lang-html';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import CodeMirror, { EditorView } from '@uiw/react-codemirror';
-import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { createPortal } from 'react-dom';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { api } from '../api/client';
 import { queryKeys } from '../api/query-keys';
@@ -40,20 +41,36 @@ function useSettled<T>(value: T, delayMs: number): T {
   return settled;
 }
 
+/**
+ * Renders its children inside an open shadow root. CodeMirror styles itself at run time; in a
+ * document it does so with a <style> element, which the panel's Content-Security-Policy
+ * (style-src 'self') blocks, leaving the editor unstyled. Within a shadow root it uses a
+ * constructed stylesheet (adoptedStyleSheets), which that policy does not govern.
+ */
+function ShadowRootHost({ children, className }: { children: ReactNode; className: string }) {
+  const hostRef = useRef<HTMLDivElement>(null);
+  const [root, setRoot] = useState<ShadowRoot | null>(null);
+  useLayoutEffect(() => {
+    const host = hostRef.current;
+    if (host) setRoot(host.shadowRoot ?? host.attachShadow({ mode: 'open' }));
+  }, []);
+  return (
+    <div ref={hostRef} className={className}>
+      {root && createPortal(children, root)}
+    </div>
+  );
+}
+
 function HtmlEditor({ value, onChange }: { value: string; onChange: (value: string) => void }) {
   const dark = usePrefersDark();
-  const labelId = useId();
-  // The editable element is CodeMirror's own: it gets its accessible name from the visible label.
-  const extensions = useMemo(
-    () => [html(), EditorView.lineWrapping, EditorView.contentAttributes.of({ 'aria-labelledby': labelId })],
-    [labelId],
-  );
+  // The editable element is CodeMirror's own, inside the shadow root (ids do not reach across it): it is named here.
+  const extensions = useMemo(() => [html(), EditorView.lineWrapping, EditorView.contentAttributes.of({ 'aria-label': 'HTML' })], []);
   return (
     <div className="flex flex-col gap-1">
-      <span id={labelId} className="text-sm font-medium">
+      <span aria-hidden="true" className="text-sm font-medium">
         HTML
       </span>
-      <div className="overflow-hidden rounded-md border border-slate-300 text-sm dark:border-slate-600">
+      <ShadowRootHost className="overflow-hidden rounded-md border border-slate-300 text-sm dark:border-slate-600">
         <CodeMirror
           value={value}
           onChange={onChange}
@@ -62,7 +79,7 @@ function HtmlEditor({ value, onChange }: { value: string; onChange: (value: stri
           minHeight="16rem"
           maxHeight="32rem"
         />
-      </div>
+      </ShadowRootHost>
     </div>
   );
 }
