@@ -21,6 +21,13 @@ export const statusTotals = (stats: MessageStats): Record<string, number> => {
   return totals;
 };
 
+/** Accepted in the range and not yet settled in it: sent, bounced, failed or suppressed. */
+export const inFlight = (stats: MessageStats): number => {
+  const totals = statusTotals(stats);
+  const settled = ['sent', 'bounced', 'failed', 'suppressed'].reduce((sum, status) => sum + (totals[status] ?? 0), 0);
+  return (totals['queued'] ?? 0) - settled;
+};
+
 export function MessageStatsChart({ stats }: { stats: MessageStats }) {
   const dark = usePrefersDark();
   const axis = dark ? '#94a3b8' : '#475569';
@@ -43,7 +50,7 @@ export function MessageStatsChart({ stats }: { stats: MessageStats }) {
               contentStyle={{ background: dark ? '#0f172a' : '#fff', borderColor: dark ? '#334155' : '#cbd5e1' }}
               labelFormatter={(day) => `${typeof day === 'string' ? day : ''} (UTC)`}
             />
-            <Legend verticalAlign="top" height={28} />
+            <Legend verticalAlign="top" height={28} wrapperStyle={{ fontSize: 12 }} />
             {OUTCOMES.map(({ status, color }) => (
               <Bar key={status} dataKey={status} stackId="outcome" fill={color} name={status} isAnimationActive={false} />
             ))}

@@ -95,7 +95,7 @@ export function Layout() {
           <NavLink to="/" className="font-semibold text-indigo-600 dark:text-indigo-400">
             Postbus
           </NavLink>
-          <nav aria-label="Sections" className="flex gap-1">
+          <nav aria-label="Sections" className="flex flex-wrap gap-1">
             {SECTIONS.map((section) => {
               const to = section.path(projectId);
               return to ? (

@@ -140,7 +140,8 @@ export function ApiKeysScreen() {
         ) : keys.data.data.length === 0 ? (
           <Empty>No API key.</Empty>
         ) : (
-          <div className="overflow-x-auto">
+          // relative: the containing block of the visually hidden "Actions" heading, which would otherwise widen the page on a phone.
+          <div className="relative overflow-x-auto">
             <table className="w-full min-w-[40rem] text-left text-sm">
               <caption className="sr-only">API keys of this client, oldest first</caption>
               <thead className="text-xs text-slate-500 uppercase dark:text-slate-400">

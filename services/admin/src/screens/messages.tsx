@@ -4,9 +4,10 @@ import { Link, useParams, useSearchParams } from 'react-router';
 import { api } from '../api/client';
 import { queryKeys } from '../api/query-keys';
 import { MESSAGE_STATUSES, type MessageList, type MessageStats } from '../api/types';
-import { MessageStatsChart } from '../components/message-stats-chart';
+import { inFlight, MessageStatsChart } from '../components/message-stats-chart';
 import { isSettled } from '../components/timeline';
 import { Badge, Button, Card, Empty, ErrorState, Loading, SelectField, TextField, Time, type BadgeTone } from '../components/ui';
+import { utcDay } from '../lib/days';
 import { chartRange, filtersFromSearch, filtersToSearch, messageLogQuery, type MessageFilters } from '../lib/message-filters';
 
 /** How often the log asks again while a message on the page is still in flight (only while the tab is visible). */
@@ -80,7 +81,12 @@ export function MessagesScreen() {
   const stats = useQuery({
     queryKey: queryKeys.messageStats(projectId, range.from, range.to),
     queryFn: () => api<MessageStats>(`/projects/${projectId}/messages/stats`, { query: range }),
-    refetchInterval: () => (log.data?.data.some((m) => !isSettled(m)) ? POLL_MS : false),
+    // The day counts are rollups kept a moment after a message changes: ask again while the log or the
+    // chart itself still shows messages in flight (accepted today, not yet settled), the tab visible.
+    refetchInterval: (q) =>
+      log.data?.data.some((m) => !isSettled(m)) || (q.state.data && range.to >= utcDay(new Date()) && inFlight(q.state.data) > 0)
+        ? POLL_MS
+        : false,
   });
   const apply = (next: MessageFilters) => setSearch(filtersToSearch(next));
 
@@ -109,7 +115,7 @@ export function MessagesScreen() {
             {log.data.data.length === 0 ? (
               <Empty>{filterKey || cursor ? 'No message matches these filters.' : 'No message yet: send one through the API.'}</Empty>
             ) : (
-              <div className="overflow-x-auto">
+              <div className="relative overflow-x-auto">
                 <table className="w-full min-w-[44rem] text-left text-sm">
                   <caption className="sr-only">Messages, newest first</caption>
                   <thead className="text-xs text-slate-500 uppercase dark:text-slate-400">

@@ -198,6 +198,8 @@ export function TemplateEditorScreen() {
     queryKey: queryKeys.template(projectId, templateId ?? '', version),
     queryFn: () => api<Template>(`/projects/${projectId}/templates/${templateId}`, { query: { version } }),
     enabled: !isNew,
+    // Switching versions keeps the editor (and the preview's sample JSON) on screen until the other version arrives.
+    placeholderData: (previous) => previous,
   });
   const loaded = template.data;
   const [draft, setDraft] = useState<SaveTemplateRequest | null>(null);
