@@ -105,7 +105,21 @@ export function MessagesScreen() {
           <MessageStatsChart stats={stats.data} />
         )}
       </Card>
-      <Card title="Log">
+      <Card
+        title="Log"
+        actions={
+          // New messages are not pushed to the panel: the log polls only while one on the page is in flight.
+          <Button
+            onClick={() => {
+              void log.refetch();
+              void stats.refetch();
+            }}
+            disabled={log.isFetching}
+          >
+            {log.isFetching ? 'Refreshing…' : 'Refresh'}
+          </Button>
+        }
+      >
         {log.isPending ? (
           <Loading what="messages" />
         ) : log.isError ? (
