@@ -44,17 +44,16 @@ describe('the admin panel setup, messages, revenue, erasures and API keys in a r
     await page.setViewportSize({ width: 390, height: 844 });
     await panel.shot(name);
     // What sticks out, for the failure message: elements past the right edge that no scrolling box clips.
-    const overflowing = await page.evaluate(() => {
-      const clipped = (el: Element): boolean =>
-        el.parentElement !== null &&
-        el.parentElement !== document.body &&
+    // (Browser code as a string: the e2e project is type-checked without the DOM library.)
+    const overflowing = await page.evaluate<string[]>(`(() => {
+      const clipped = (el) => el.parentElement !== null && el.parentElement !== document.body &&
         (getComputedStyle(el.parentElement).overflowX !== 'visible' || clipped(el.parentElement));
       return [...document.querySelectorAll('body *')]
         .filter((el) => el.getBoundingClientRect().right > document.documentElement.clientWidth + 1 && !clipped(el))
-        .map((el) => `${el.tagName.toLowerCase()}.${String(el.getAttribute('class'))}`)
+        .map((el) => el.tagName.toLowerCase() + '.' + el.getAttribute('class'))
         .slice(0, 5);
-    });
-    expect({ width: await page.evaluate(() => document.documentElement.scrollWidth), overflowing }).toEqual({
+    })()`);
+    expect({ width: await page.evaluate<number>('document.documentElement.scrollWidth'), overflowing }).toEqual({
       width: 390,
       overflowing: [],
     });
@@ -115,11 +114,14 @@ describe('the admin panel setup, messages, revenue, erasures and API keys in a r
     // styles applied despite the panel's CSP), and the editor named for screen readers.
     const editor = page.getByRole('textbox', { name: 'HTML' });
     await editor.waitFor();
-    const colours = await editor.evaluate((content) => {
-      const line = content.querySelector('.cm-line');
-      const tokens = [...content.querySelectorAll('.cm-line span[class]')].map((span) => getComputedStyle(span).color);
-      return { line: line && getComputedStyle(line).color, tokens };
-    });
+    // The editor lives in a shadow root (see template-editor.tsx): found from its host.
+    const colours = await page.evaluate<{ line: string; tokens: string[] }>(`(() => {
+      const content = [...document.querySelectorAll('*')].find((el) => el.shadowRoot)?.shadowRoot.querySelector('.cm-content');
+      return {
+        line: getComputedStyle(content.querySelector('.cm-line')).color,
+        tokens: [...content.querySelectorAll('.cm-line span[class]')].map((span) => getComputedStyle(span).color),
+      };
+    })()`);
     expect(colours.tokens.filter((colour) => colour !== colours.line).length).toBeGreaterThan(0);
     await page.getByRole('button', { name: 'Create template' }).click();
     await page.waitForURL(/\/templates\/[0-9a-f]{24}$/);
