@@ -49,7 +49,6 @@ function EmailForm({ projectId, onCreated }: { projectId: string; onCreated: () 
       ...(fromEmail.trim() ? { from_email: fromEmail.trim() } : {}),
     });
   };
-  if (templates.data?.data.length === 0) return <Empty>Create a template first: an email sends one.</Empty>;
   return (
     <form onSubmit={submit} className="grid gap-3 md:grid-cols-2">
       <TextField
@@ -113,12 +112,14 @@ export function EmailSection({ id, projectId, ready }: { id: string; projectId: 
   const emails = useEmails(projectId);
   const templates = useTemplates(projectId);
   const [creating, setCreating] = useState(false);
-  const showForm = creating || emails.data?.data.length === 0;
+  // An email sends a template: without one, the section says so instead of offering an empty form.
+  const noTemplate = templates.data?.data.length === 0;
+  const showForm = !noTemplate && (creating || emails.data?.data.length === 0);
   return (
     <Card
       title={<span id={id}>5. Transactional emails</span>}
       className="scroll-mt-4"
-      actions={projectId && !showForm && <Button onClick={() => setCreating(true)}>New email</Button>}
+      actions={projectId && !showForm && !noTemplate && <Button onClick={() => setCreating(true)}>New email</Button>}
     >
       {!projectId ? (
         <Empty>Create a project first.</Empty>
@@ -129,7 +130,7 @@ export function EmailSection({ id, projectId, ready }: { id: string; projectId: 
       ) : (
         <>
           {emails.data.data.length === 0 ? (
-            <Empty>No email yet.</Empty>
+            <Empty>{noTemplate ? 'No email yet. Create a template first: an email sends one.' : 'No email yet.'}</Empty>
           ) : (
             <ul aria-label="Transactional emails" className="divide-y divide-slate-100 dark:divide-slate-800">
               {emails.data.data.map((email) => {
