@@ -1,33 +1,9 @@
-import mongoose from 'mongoose';
-import { connectDb, onRequestPath, type Connection } from '@postbus/db';
+import { connectDb, isPointFilter, onRequestPath, recordQueries, type Connection, type RecordedQuery } from '@postbus/db';
 import { call, defaultMongoUrl, uniqueName } from '@postbus/testing';
 import { IdempotencyRepository } from '../src/model/idempotency.repository';
 import { createTestClient, startTestGateway, type TestClient, type TestGateway } from './helpers';
 
-const FILTERED = new Set([
-  'find',
-  'findOne',
-  'countDocuments',
-  'updateOne',
-  'updateMany',
-  'replaceOne',
-  'deleteOne',
-  'deleteMany',
-  'findOneAndUpdate',
-  'aggregate',
-]);
-
-/** Records the filters mongoose sends to some collections (its debug hook), to check that each names one `_id` alone. */
-function recordFilters(collections: string[]): { filters: unknown[]; stop(): void } {
-  const filters: unknown[] = [];
-  mongoose.set('debug', (collection: string, method: string, filter: unknown) => {
-    if (collections.includes(collection) && FILTERED.has(method)) filters.push({ method, filter });
-  });
-  return { filters, stop: () => void mongoose.set('debug', false) };
-}
-
-const notByIdAlone = (recorded: unknown[]) =>
-  recorded.filter(({ filter }: any) => !(filter && Object.keys(filter).length === 1 && typeof filter._id === 'string'));
+const notByIdAlone = (recorded: RecordedQuery[]) => recorded.filter((q) => !isPointFilter(q.filter));
 
 const COLLECTIONS = ['idempotency_claims', 'idempotency_responses'];
 
@@ -48,7 +24,7 @@ describe('idempotency records', () => {
   });
 
   it('14.3 a claim, its answer, a replay, a mismatch and a release read and write by _id only (QUERY_AUDIT strict)', async () => {
-    const recorder = recordFilters(COLLECTIONS);
+    const recorder = recordQueries(COLLECTIONS);
     try {
       await onRequestPath('strict', async () => {
         const notBefore = new Date(Date.now() - 86_400_000);
@@ -74,8 +50,8 @@ describe('idempotency records', () => {
     } finally {
       recorder.stop();
     }
-    expect(recorder.filters.length).toBeGreaterThan(5);
-    expect(notByIdAlone(recorder.filters)).toEqual([]);
+    expect(recorder.queries.length).toBeGreaterThan(5);
+    expect(notByIdAlone(recorder.queries)).toEqual([]);
   });
 
   it('14.3 records older than the retention are purged in chunks of point deletes; younger ones and re-claimed keys stay', async () => {
@@ -97,7 +73,7 @@ describe('idempotency records', () => {
     // Expired and claimed again after the cutoff: its new records stay.
     await repo.claim('cl_p', 'old-0', 'g', new Date(Date.now() + 1));
 
-    const recorder = recordFilters(COLLECTIONS);
+    const recorder = recordQueries(COLLECTIONS);
     let removed: number;
     try {
       removed = await repo.purgeOlderThan(cutoff);
@@ -105,8 +81,8 @@ describe('idempotency records', () => {
       recorder.stop();
     }
     expect(removed).toBe(449 * 2);
-    expect(notByIdAlone(recorder.filters)).toEqual([]);
-    expect(recorder.filters.filter((f: any) => f.method === 'deleteMany')).toEqual([]);
+    expect(notByIdAlone(recorder.queries)).toEqual([]);
+    expect(recorder.queries.filter((q) => q.method === 'deleteMany')).toEqual([]);
     expect(await repo.findResponse('cl_p', 'old-1', new Date(0))).toBeNull();
     expect(await repo.findResponse('cl_p', 'young', new Date(0))).not.toBeNull();
     expect(await repo.claim('cl_p', 'old-0', 'x')).toEqual({ claimed: false, fingerprint: 'g', createdAt: expect.any(Date) });
