@@ -12,7 +12,7 @@ describe('PHP SDK unit suite (PHPUnit)', () => {
   }, 300_000);
 
   if (!listing.ok) {
-    test('PHP and PHPUnit are installed', () => {
+    test('PHP and PHPUnit are installed and list the suite', () => {
       throw new Error(listing.error);
     });
     return;

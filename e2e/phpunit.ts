@@ -25,8 +25,8 @@ export function listPhpunitTests(suite: 'unit' | 'integration'): Listing {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
   } catch (error) {
-    const detail = (error as { code?: string }).code === 'ENOENT' ? 'phpunit is not installed' : String((error as Error).message);
-    return { ok: false, error: `${detail}. ${PHP_INSTALL_HINT}` };
+    if ((error as { code?: string }).code === 'ENOENT') return { ok: false, error: `phpunit is not installed. ${PHP_INSTALL_HINT}` };
+    return { ok: false, error: `phpunit could not list the ${suite} suite:\n${(error as Error).message}` };
   }
   const names = out
     .split('\n')

@@ -345,7 +345,7 @@ final class StackTest extends TestCase
         self::assertSame(0, $exit, $out . $err);
         self::assertMatchesRegularExpression('/message_id: (msg_\w+)/', $out);
         preg_match('/message_id: (msg_\w+)/', $out, $m);
-        $message = self::eventually('the example's message', static fn (): ?array => self::full()->messages->get(self::project(), $m[1]));
+        $message = self::eventually('the message of the example', static fn (): ?array => self::full()->messages->get(self::project(), $m[1]));
         self::assertSame($email, $message['email']);
     }
 }
