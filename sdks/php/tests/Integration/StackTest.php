@@ -325,6 +325,60 @@ final class StackTest extends TestCase
         self::assertSame(2, $sleeps);
     }
 
+    /**
+     * A management call with the full key (the SDK covers the data plane and the reads only).
+     *
+     * @param array<string, mixed>|null $json
+     * @return array<string, mixed>
+     */
+    private static function manage(string $method, string $path, ?array $json = null): array
+    {
+        $context = stream_context_create(['http' => [
+            'method' => $method,
+            'header' => "Content-Type: application/json\r\nAuthorization: Basic " . base64_encode(self::$env['POSTBUS_CLIENT_ID'] . ':' . self::$env['POSTBUS_FULL_API_KEY']) . "\r\n",
+            'content' => $json === null ? '' : json_encode($json, JSON_THROW_ON_ERROR),
+            'ignore_errors' => true,
+        ]]);
+        $body = (string) file_get_contents(self::$env['POSTBUS_BASE_URL'] . $path, false, $context);
+        $status = (int) explode(' ', $http_response_header[0] ?? 'HTTP/1.1 0')[1];
+        if ($status >= 300) {
+            throw new \RuntimeException("$method $path answered $status: $body");
+        }
+        return $body === '' ? [] : json_decode($body, true, 512, JSON_THROW_ON_ERROR);
+    }
+
+    public function testTheWebhookReceiverExampleVerifiesRealDeliveriesAlsoAfterASecretRotation(): void
+    {
+        $log = tempnam(sys_get_temp_dir(), 'postbus-webhook-receiver-');
+        $router = __DIR__ . '/../../examples/webhook-receiver.php';
+        $port = LocalServer::freePort();
+        $webhook = self::manage('POST', '/v1/webhooks', ['url' => "http://127.0.0.1:$port/", 'events' => ['message.sent'], 'project_id' => self::project()]);
+        $sendAndSeeVerified = static function () use ($log): void {
+            $accepted = self::sdk()->emails->send(self::project(), self::$env['POSTBUS_EMAIL_KEY'], ['email' => self::recipient('webhook')]);
+            // The receiver logs the event only after Webhook::verify() accepted it.
+            self::eventually('the verified message.sent webhook', static fn (): ?bool => str_contains((string) file_get_contents($log), "Postbus message.sent for message {$accepted['message_id']}") ? true : null);
+        };
+
+        try {
+            $receiver = new LocalServer($router, ['POSTBUS_WEBHOOK_SECRET' => $webhook['secret']], $log, $port);
+            $sendAndSeeVerified();
+            $receiver->stop();
+
+            // After a rotation Postbus signs with the old and the new secret: a receiver that holds only the new one verifies.
+            $rotated = self::manage('POST', "/v1/webhooks/{$webhook['id']}/rotate-secret");
+            self::assertNotSame($webhook['secret'], $rotated['secret']);
+            $receiver = new LocalServer($router, ['POSTBUS_WEBHOOK_SECRET' => $rotated['secret']], $log, $port);
+            $sendAndSeeVerified();
+            self::assertStringNotContainsString('Refused a webhook', (string) file_get_contents($log));
+        } finally {
+            if (isset($receiver)) {
+                $receiver->stop();
+            }
+            self::manage('DELETE', "/v1/webhooks/{$webhook['id']}");
+            @unlink($log);
+        }
+    }
+
     public function testTheSendExampleRunsAgainstTheStack(): void
     {
         $email = self::recipient('example');

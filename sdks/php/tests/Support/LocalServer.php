@@ -12,12 +12,17 @@ final class LocalServer
 
     public readonly string $url;
 
-    public function __construct(string $router)
+    /**
+     * @param array<string, string> $env    added to this process's environment
+     * @param string                $stderr where the server's log (and the router's error_log()) goes
+     * @param int|null              $port   a port known in advance (e.g. already registered as a webhook URL)
+     */
+    public function __construct(string $router, array $env = [], string $stderr = '/dev/null', ?int $port = null)
     {
-        $port = self::freePort();
+        $port ??= self::freePort();
         $this->url = 'http://127.0.0.1:' . $port;
         $command = [PHP_BINARY, '-S', '127.0.0.1:' . $port, $router];
-        $process = proc_open($command, [0 => ['pipe', 'r'], 1 => ['file', '/dev/null', 'w'], 2 => ['file', '/dev/null', 'w']], $pipes);
+        $process = proc_open($command, [0 => ['pipe', 'r'], 1 => ['file', '/dev/null', 'w'], 2 => ['file', $stderr, 'a']], $pipes, null, $env + getenv());
         if (!is_resource($process)) {
             throw new \RuntimeException('could not start php -S');
         }
