@@ -52,7 +52,10 @@ describe('PHP SDK against the running system (PHPUnit integration suite)', () =>
   test.each(listing.names.map((name) => [name]))('%s', (name) => expectPhpunitPassed(run, name));
 
   test('the send the gateway answered 503 twice (after processing it) reached the SMTP sink exactly once', async () => {
-    expectPhpunitPassed(run, 'Postbus\\Tests\\Integration\\StackTest::testASendAnswered503TwiceAfterTheGatewayProcessedItIsRetriedAndMailsOnce');
+    expectPhpunitPassed(
+      run,
+      'Postbus\\Tests\\Integration\\StackTest::testASendAnswered503TwiceAfterTheGatewayProcessedItIsRetriedAndMailsOnce',
+    );
     const found = await system!.sink.client.search(`to:${retryRecipient}`);
     expect(found.messages.map((m) => m.To.map((to) => to.Address))).toEqual([[retryRecipient]]);
     const tries = proxy!.requests.filter((r) => r.path.endsWith('/send') && r.forwarded && r.idempotencyKey !== null);

@@ -63,8 +63,8 @@ if (purpose === 'test' && spawnSync('python3', ['-c', 'import ensurepip, venv'])
 // installed here; anyone else gets the one line saying how.
 if (purpose === 'test') {
   const phpReady = () =>
-    spawnSync('php', ['-r', 'exit(extension_loaded("curl") && extension_loaded("mbstring") && extension_loaded("dom") ? 0 : 1);']).status === 0 &&
-    versionOf('phpunit', ['--version'], /PHPUnit (\d+)/) !== undefined;
+    spawnSync('php', ['-r', 'exit(extension_loaded("curl") && extension_loaded("mbstring") && extension_loaded("dom") ? 0 : 1);'])
+      .status === 0 && versionOf('phpunit', ['--version'], /PHPUnit (\d+)/) !== undefined;
   if (!phpReady()) {
     const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
     const hasApt = spawnSync('apt-get', ['--version']).status === 0;
