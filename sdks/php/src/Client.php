@@ -31,6 +31,11 @@ final class Client
 {
     public const VERSION = '0.1.0';
 
+    private const OPTIONS = [
+        'base_url', 'timeout', 'connect_timeout', 'max_retries', 'retry_base_delay', 'retry_max_delay',
+        'max_retry_after', 'transport', 'sleep', 'clock', 'random',
+    ];
+
     public readonly Emails $emails;
     public readonly Users $users;
     public readonly Payments $payments;
@@ -42,8 +47,7 @@ final class Client
         if ($clientId === '' || $apiKey === '') {
             throw new \InvalidArgumentException('Postbus\Client needs a client id and an API key.');
         }
-        $known = ['base_url', 'timeout', 'connect_timeout', 'max_retries', 'retry_base_delay', 'retry_max_delay', 'max_retry_after', 'transport', 'sleep', 'clock', 'random'];
-        $unknown = array_diff(array_keys($options), $known);
+        $unknown = array_diff(array_keys($options), self::OPTIONS);
         if ($unknown !== []) {
             // A misspelt option would otherwise be ignored silently.
             throw new \InvalidArgumentException('Unknown Postbus\Client option(s): ' . implode(', ', $unknown));

@@ -15,22 +15,32 @@ final class Webhook
     /**
      * Verifies a webhook request and returns its decoded JSON payload.
      *
-     * @param string                               $rawBody          the request body exactly as received (php://input), not re-encoded JSON
-     * @param array<string, string|list<string>>   $headers          the request headers in any case, or $_SERVER (HTTP_WEBHOOK_ID, …)
-     * @param string|list<string>                  $secretOrSecrets  whsec_… secret(s); several while a rotation is under way
-     * @param int|null                             $now              unix time, default time()
-     * @param int                                  $toleranceSeconds how far the timestamp may be from now, either way
+     * @param string                             $rawBody          the body exactly as received (php://input),
+     *                                                              never re-encoded JSON
+     * @param array<string, string|list<string>> $headers          the request headers in any case, or $_SERVER
+     *                                                              (HTTP_WEBHOOK_ID, …)
+     * @param string|list<string>                $secretOrSecrets  whsec_… secret(s); several during a rotation
+     * @param int|null                           $now              unix time, default time()
+     * @param int                                $toleranceSeconds how far the timestamp may be from now, either way
      * @return array<mixed> the payload: type, timestamp, data
      * @throws WebhookVerificationException when the request must not be trusted
      */
-    public static function verify(string $rawBody, array $headers, string|array $secretOrSecrets, ?int $now = null, int $toleranceSeconds = 300): array
-    {
+    public static function verify(
+        string $rawBody,
+        array $headers,
+        string|array $secretOrSecrets,
+        ?int $now = null,
+        int $toleranceSeconds = 300,
+    ): array {
         $normalised = self::normaliseHeaders($headers);
         $id = $normalised['webhook-id'] ?? null;
         $timestamp = $normalised['webhook-timestamp'] ?? null;
         $signatures = $normalised['webhook-signature'] ?? null;
         if ($id === null || $timestamp === null || $signatures === null) {
-            throw new WebhookVerificationException('The webhook-id, webhook-timestamp and webhook-signature headers are required.', 'headers');
+            throw new WebhookVerificationException(
+                'The webhook-id, webhook-timestamp and webhook-signature headers are required.',
+                'headers',
+            );
         }
 
         $timestamp = trim($timestamp);
@@ -40,7 +50,10 @@ final class Webhook
         $now ??= time();
         // Both ways: an old timestamp is a replay, one far ahead means it cannot be checked either.
         if (abs($now - (int) $timestamp) > $toleranceSeconds) {
-            throw new WebhookVerificationException('The webhook-timestamp is outside the tolerance: a replayed or delayed request, or a wrong clock.', 'timestamp');
+            throw new WebhookVerificationException(
+                'The webhook-timestamp is outside the tolerance: a replayed or delayed request, or a wrong clock.',
+                'timestamp',
+            );
         }
 
         $signed = $id . '.' . $timestamp . '.' . $rawBody;
@@ -117,7 +130,10 @@ final class Webhook
         $encoded = str_starts_with($secret, 'whsec_') ? substr($secret, 6) : $secret;
         $key = base64_decode($encoded, true);
         if ($key === false || $key === '') {
-            throw new WebhookVerificationException('A webhook secret must be whsec_ followed by base64, as Postbus shows it.', 'secret');
+            throw new WebhookVerificationException(
+                'A webhook secret must be whsec_ followed by base64, as Postbus shows it.',
+                'secret',
+            );
         }
         return $key;
     }

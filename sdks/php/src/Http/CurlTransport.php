@@ -60,11 +60,12 @@ final class CurlTransport implements Transport
         $status = (int) curl_getinfo($handle, CURLINFO_RESPONSE_CODE);
         curl_close($handle);
 
+        $where = $request->method . ' ' . self::where($request->url);
         if ($errno === CURLE_OPERATION_TIMEDOUT) {
-            throw new TimeoutException(sprintf('%s %s timed out after %.1f s.', $request->method, self::where($request->url), $request->timeout));
+            throw new TimeoutException(sprintf('%s timed out after %.1f s.', $where, $request->timeout));
         }
         if ($errno !== 0 || !is_string($body)) {
-            throw new ConnectionException(sprintf('%s %s failed: %s (curl error %d).', $request->method, self::where($request->url), $error, $errno));
+            throw new ConnectionException(sprintf('%s failed: %s (curl error %d).', $where, $error, $errno));
         }
         return new Response($status, $headers, $body);
     }

@@ -69,8 +69,13 @@ final class Requester
      * @param array<string, mixed>      $options idempotency_key, timeout
      * @return array<string, mixed> the decoded JSON answer
      */
-    public function request(string $method, array $path, array $query = [], ?array $body = null, array $options = []): array
-    {
+    public function request(
+        string $method,
+        array $path,
+        array $query = [],
+        ?array $body = null,
+        array $options = [],
+    ): array {
         $url = $this->baseUrl . '/v1/' . implode('/', array_map('rawurlencode', $path));
         $query = array_filter($query, static fn ($value): bool => $value !== null);
         if ($query !== []) {
@@ -84,7 +89,15 @@ final class Requester
         $encoded = null;
         if ($body !== null) {
             $headers['Content-Type'] = 'application/json';
-            $encoded = json_encode($body, JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE | JSON_PRESERVE_ZERO_FRACTION);
+            try {
+                $encoded = json_encode(
+                    $body,
+                    JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE | JSON_PRESERVE_ZERO_FRACTION,
+                );
+            } catch (\JsonException $e) {
+                // Nothing was sent: a caller's mistake (e.g. a string that is not UTF-8), like a wrong argument.
+                throw new \InvalidArgumentException('The request body cannot be encoded as JSON: ' . $e->getMessage(), 0, $e);
+            }
         }
         if ($method === 'POST') {
             // Chosen once per call, before the first try: every retry carries the same key, so the
@@ -93,7 +106,8 @@ final class Requester
             $headers['Idempotency-Key'] = is_string($key) && $key !== '' ? $key : bin2hex(random_bytes(16));
         }
         $timeout = isset($options['timeout']) ? (float) $options['timeout'] : $this->timeout;
-        $request = new Request($method, $url, $headers, $encoded, $timeout, min($this->connectTimeout, $timeout));
+        $connectTimeout = min($this->connectTimeout, $timeout);
+        $request = new Request($method, $url, $headers, $encoded, $timeout, $connectTimeout);
 
         $maxRetries = isset($options['max_retries']) ? max(0, (int) $options['max_retries']) : $this->maxRetries;
         for ($attempt = 0;; $attempt++) {
@@ -127,10 +141,12 @@ final class Requester
         try {
             $decoded = json_decode($response->body, true, 512, JSON_THROW_ON_ERROR);
         } catch (\JsonException $e) {
-            throw new ServerException($response->status, self::madeUpProblem($response->status, 'The API answered with a body that is not JSON.'), $response->headers, $e);
+            $problem = self::madeUpProblem($response->status, 'The API answered with a body that is not JSON.');
+            throw new ServerException($response->status, $problem, $response->headers, $e);
         }
         if (!is_array($decoded)) {
-            throw new ServerException($response->status, self::madeUpProblem($response->status, 'The API answered with JSON that is not an object.'), $response->headers);
+            $problem = self::madeUpProblem($response->status, 'The API answered with JSON that is not an object.');
+            throw new ServerException($response->status, $problem, $response->headers);
         }
         return $decoded;
     }
@@ -148,8 +164,10 @@ final class Requester
             $status === 403 => new PermissionException($status, $problem, $headers),
             $status === 404 => new NotFoundException($status, $problem, $headers),
             $status === 409 => new ConflictException($status, $problem, $headers),
-            $status === 422 && $slug === 'idempotency-key-reused' => new IdempotencyKeyReusedException($status, $problem, $headers),
-            $status === 422 && ($problem['errors'] ?? null) !== null => new ValidationException($status, $problem, $headers),
+            $status === 422 && $slug === 'idempotency-key-reused'
+                => new IdempotencyKeyReusedException($status, $problem, $headers),
+            $status === 422 && ($problem['errors'] ?? null) !== null
+                => new ValidationException($status, $problem, $headers),
             $status === 422 => new PrerequisiteException($status, $problem, $headers),
             $status === 429 => new RateLimitException($status, $problem, $headers, $this->retryAfter($response)),
             $status >= 500 => new ServerException($status, $problem, $headers),

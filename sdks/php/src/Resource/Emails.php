@@ -19,7 +19,8 @@ final class Emails
      * An unknown email address registers the user. Asynchronous: the answer means durably queued.
      *
      * @param string               $emailKey the email's key (e.g. "welcome") or id
-     * @param array<string, mixed> $user     email (required), user_id, name, country, language, gender, age, custom attributes
+     * @param array<string, mixed> $user     email (required), user_id, name, country, language, gender, age,
+     *                                       and custom attributes
      * @param array<string, mixed> $data     template data, {{data.*}}
      * @param array<string, mixed> $options  idempotency_key, timeout, max_retries
      * @return array{status: string, request_id: string, message_id: string}&array<string, mixed>
@@ -30,6 +31,7 @@ final class Emails
         if ($data !== []) {
             $body['data'] = $data;
         }
-        return $this->requester->request('POST', ['projects', $projectId, 'emails', $emailKey, 'send'], [], $body, $options);
+        $path = ['projects', $projectId, 'emails', $emailKey, 'send'];
+        return $this->requester->request('POST', $path, [], $body, $options);
     }
 }

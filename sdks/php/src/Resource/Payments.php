@@ -17,7 +17,8 @@ final class Payments
     /**
      * Records a payment: POST /v1/projects/{projectId}/payments. A repeated payment_id is recorded once.
      *
-     * @param array<string, mixed> $payment email or user_id, payment_id, amount (integer, minor units), currency (ISO 4217), paid_at?, description?, metadata?
+     * @param array<string, mixed> $payment email or user_id, payment_id, amount (integer, minor units),
+     *                                      currency (ISO 4217), paid_at?, description?, metadata?
      * @param array<string, mixed> $options idempotency_key, timeout, max_retries
      * @return array<string, mixed> {status: "accepted", request_id}
      */
@@ -52,6 +53,7 @@ final class Payments
      */
     public function revenue(string $projectId, string $from, string $to, array $options = []): array
     {
-        return $this->requester->request('GET', ['projects', $projectId, 'analytics', 'revenue'], ['from' => $from, 'to' => $to], null, $options);
+        $path = ['projects', $projectId, 'analytics', 'revenue'];
+        return $this->requester->request('GET', $path, ['from' => $from, 'to' => $to], null, $options);
     }
 }

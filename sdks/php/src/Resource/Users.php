@@ -91,10 +91,12 @@ final class Users
     public function get(string $projectId, array $user, array $options = []): array
     {
         if (isset($user['email']) && is_string($user['email'])) {
-            return $this->requester->request('GET', ['projects', $projectId, 'users'], ['email' => $user['email']], null, $options);
+            $query = ['email' => $user['email']];
+            return $this->requester->request('GET', ['projects', $projectId, 'users'], $query, null, $options);
         }
         if (isset($user['user_id']) && is_string($user['user_id'])) {
-            return $this->requester->request('GET', ['projects', $projectId, 'users', $user['user_id']], [], null, $options);
+            $path = ['projects', $projectId, 'users', $user['user_id']];
+            return $this->requester->request('GET', $path, [], null, $options);
         }
         throw new \InvalidArgumentException('Postbus users->get() needs ["email" => …] or ["user_id" => …].');
     }

@@ -150,6 +150,17 @@ final class ResourcesTest extends TestCase
         }
     }
 
+    public function testABodyThatCannotBeJsonIsRefusedBeforeAnythingIsSent(): void
+    {
+        try {
+            $this->f->client->emails->send('p1', 'welcome', ['email' => 'ada@example.com', 'name' => "\xB1\x31"]);
+            self::fail('no exception');
+        } catch (\InvalidArgumentException $e) {
+            self::assertStringContainsString('JSON', $e->getMessage());
+        }
+        self::assertSame([], $this->f->transport->requests);
+    }
+
     public function testAMisspeltOptionIsRefused(): void
     {
         $this->expectException(\InvalidArgumentException::class);
