@@ -66,7 +66,7 @@ final class Requester
      * @param list<string>              $path    segments after /v1, each URL-encoded here
      * @param array<string, mixed>      $query
      * @param array<string, mixed>|null $body
-     * @param array<string, mixed>      $options idempotency_key, timeout
+     * @param array<string, mixed>      $options idempotency_key, timeout, max_retries
      * @return array<string, mixed> the decoded JSON answer
      */
     public function request(
@@ -76,6 +76,11 @@ final class Requester
         ?array $body = null,
         array $options = [],
     ): array {
+        $unknown = array_diff(array_keys($options), ['idempotency_key', 'timeout', 'max_retries']);
+        if ($unknown !== []) {
+            // A misspelt idempotency_key would otherwise be dropped silently, and with it the caller's guarantee.
+            throw new \InvalidArgumentException('Unknown Postbus call option(s): ' . implode(', ', $unknown));
+        }
         $url = $this->baseUrl . '/v1/' . implode('/', array_map('rawurlencode', $path));
         $query = array_filter($query, static fn ($value): bool => $value !== null);
         if ($query !== []) {
@@ -96,7 +101,8 @@ final class Requester
                 );
             } catch (\JsonException $e) {
                 // Nothing was sent: a caller's mistake (e.g. a string that is not UTF-8), like a wrong argument.
-                throw new \InvalidArgumentException('The request body cannot be encoded as JSON: ' . $e->getMessage(), 0, $e);
+                $why = 'The request body cannot be encoded as JSON: ' . $e->getMessage();
+                throw new \InvalidArgumentException($why, 0, $e);
             }
         }
         if ($method === 'POST') {

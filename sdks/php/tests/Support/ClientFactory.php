@@ -14,10 +14,7 @@ final class ClientFactory
 
     public Client $client;
 
-    /**
-     * @param list<\Postbus\Http\Response|\Throwable> $script
-     * @param array<string, mixed>                    $options
-     */
+    /** @param array<string, mixed> $options */
     public function __construct(public FakeTransport $transport, array $options = [])
     {
         $this->client = new Client('client_1', 'key_secret', $options + [

@@ -161,6 +161,17 @@ final class ResourcesTest extends TestCase
         self::assertSame([], $this->f->transport->requests);
     }
 
+    public function testAMisspeltCallOptionIsRefusedBeforeAnythingIsSent(): void
+    {
+        try {
+            $this->f->client->emails->send('p1', 'welcome', ['email' => 'ada@example.com'], [], ['idempotencyKey' => 'order-1']);
+            self::fail('no exception');
+        } catch (\InvalidArgumentException $e) {
+            self::assertStringContainsString('idempotencyKey', $e->getMessage());
+        }
+        self::assertSame([], $this->f->transport->requests);
+    }
+
     public function testAMisspeltOptionIsRefused(): void
     {
         $this->expectException(\InvalidArgumentException::class);
