@@ -32,11 +32,15 @@ function versionOf(command, args, pattern) {
   return match ? Number(match[1]) : 0;
 }
 
+// The PHP SDK's tests: PHP with curl, mbstring and xml (PHPUnit's JUnit log), and PHPUnit 9.6.
+const PHP_PACKAGES = ['php8.2-cli', 'php8.2-curl', 'php8.2-mbstring', 'php8.2-xml', 'phpunit'];
+
 const install = {
   java: 'Debian/Ubuntu: sudo apt-get install openjdk-17-jre-headless · macOS: brew install openjdk@17',
   mvn: 'Debian/Ubuntu: sudo apt-get install maven · macOS: brew install maven',
   go: 'Debian/Ubuntu: sudo apt-get install golang-go · macOS: brew install go',
   python: 'Debian/Ubuntu: sudo apt-get install python3-venv · macOS: brew install python',
+  php: `Debian/Ubuntu: sudo apt-get install ${PHP_PACKAGES.join(' ')} · macOS: brew install php, then PHPUnit 9.6 as a phar`,
 };
 
 // The local Kafka needs Java 17+ and Maven (to fetch its jars), the local FerretDB needs Go (to build
@@ -54,6 +58,28 @@ if (!process.env.MONGO_URL && versionOf('go', ['version'], /go(\d+)\./) === unde
 // The contract test runs schemathesis (from PyPI) in a virtualenv of its own.
 if (purpose === 'test' && spawnSync('python3', ['-c', 'import ensurepip, venv']).status !== 0)
   fail(`Python 3 with venv is missing (the contract test installs schemathesis into a virtualenv): ${install.python}.`);
+
+// The PHP SDK's tests (sdks/php) run PHPUnit. As root with apt-get (CI, a fresh machine) they are
+// installed here; anyone else gets the one line saying how.
+if (purpose === 'test') {
+  const phpReady = () =>
+    spawnSync('php', ['-r', 'exit(extension_loaded("curl") && extension_loaded("mbstring") && extension_loaded("dom") ? 0 : 1);'])
+      .status === 0 && versionOf('phpunit', ['--version'], /PHPUnit (\d+)/) !== undefined;
+  if (!phpReady()) {
+    const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+    const hasApt = spawnSync('apt-get', ['--version']).status === 0;
+    if (asRoot && hasApt) {
+      console.error(`[postbus] installing ${PHP_PACKAGES.join(' ')} (the PHP SDK's tests need them)`);
+      const apt = spawnSync('sh', ['-c', `apt-get update -qq && apt-get install -y -qq ${PHP_PACKAGES.join(' ')} >/dev/null`], {
+        stdio: 'inherit',
+        env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+      });
+      if (apt.status !== 0 || !phpReady()) fail(`Installing PHP and PHPUnit failed: ${install.php}.`);
+    } else {
+      fail(`PHP 8.1+ (curl, mbstring, xml) and PHPUnit are missing (the PHP SDK's tests run them): ${install.php}.`);
+    }
+  }
+}
 
 // npm writes node_modules/.package-lock.json on every install: older than the lockfile means stale.
 const lockfile = join(root, 'package-lock.json');

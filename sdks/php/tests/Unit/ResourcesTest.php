@@ -1,0 +1,181 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Postbus\Tests\Unit;
+
+use PHPUnit\Framework\TestCase;
+use Postbus\Client;
+use Postbus\Http\Request;
+use Postbus\Tests\Support\ClientFactory;
+use Postbus\Tests\Support\FakeTransport;
+
+/** Each method sends the gateway's route and body. */
+final class ResourcesTest extends TestCase
+{
+    private ClientFactory $f;
+
+    protected function setUp(): void
+    {
+        $this->f = ClientFactory::answering(array_fill(0, 5, FakeTransport::json(200, ['status' => 'accepted', 'request_id' => 'req_1'])));
+    }
+
+    private function only(): Request
+    {
+        self::assertCount(1, $this->f->transport->requests);
+        return $this->f->transport->requests[0];
+    }
+
+    /** @return mixed the decoded body */
+    private static function body(Request $request): mixed
+    {
+        return json_decode((string) $request->body, false, 512, JSON_THROW_ON_ERROR);
+    }
+
+    public function testSendPostsUserAndDataToTheEmailsSendRoute(): void
+    {
+        $this->f->client->emails->send('p1', 'welcome', ['email' => 'ada@example.com', 'name' => 'Ada'], ['code' => '4711']);
+
+        $r = $this->only();
+        self::assertSame('POST', $r->method);
+        self::assertSame('https://postbus.test/v1/projects/p1/emails/welcome/send', $r->url);
+        self::assertSame('{"user":{"email":"ada@example.com","name":"Ada"},"data":{"code":"4711"}}', $r->body);
+        self::assertSame('application/json', $r->header('Content-Type'));
+    }
+
+    public function testSendWithoutDataLeavesDataOut(): void
+    {
+        $this->f->client->emails->send('p1', 'welcome', ['email' => 'ada@example.com']);
+
+        self::assertSame('{"user":{"email":"ada@example.com"}}', $this->only()->body);
+    }
+
+    public function testEveryRequestCarriesCredentialsAcceptAndUserAgent(): void
+    {
+        $this->f->client->users->get('p1', ['user_id' => 'u1']);
+
+        $r = $this->only();
+        self::assertSame('Basic ' . base64_encode('client_1:key_secret'), $r->header('Authorization'));
+        self::assertSame('application/json', $r->header('Accept'));
+        self::assertStringStartsWith('postbus-php/' . Client::VERSION, (string) $r->header('User-Agent'));
+        self::assertNull($r->body);
+        self::assertNull($r->header('Content-Type'));
+    }
+
+    public function testPathSegmentsAreUrlEncoded(): void
+    {
+        $this->f->client->users->updateByUserId('p 1', 'crm/42?x=ä', ['plan' => 'pro']);
+
+        $r = $this->only();
+        self::assertSame('PATCH', $r->method);
+        self::assertSame('https://postbus.test/v1/projects/p%201/users/crm%2F42%3Fx%3D%C3%A4', $r->url);
+        self::assertSame('{"fields":{"plan":"pro"}}', $r->body);
+    }
+
+    public function testCreateUser(): void
+    {
+        $this->f->client->users->create('p1', ['email' => 'ada@example.com', 'user_id' => 'u1', 'fields' => ['plan' => 'pro']]);
+
+        $r = $this->only();
+        self::assertSame(['POST', 'https://postbus.test/v1/projects/p1/users'], [$r->method, $r->url]);
+        self::assertSame('{"email":"ada@example.com","user_id":"u1","fields":{"plan":"pro"}}', $r->body);
+    }
+
+    public function testUpdateByEmailSendsEmailAndFieldsAndEmptyFieldsAsAnObject(): void
+    {
+        $this->f->client->users->updateByEmail('p1', 'ada@example.com', []);
+
+        $r = $this->only();
+        self::assertSame(['PATCH', 'https://postbus.test/v1/projects/p1/users/by-email'], [$r->method, $r->url]);
+        self::assertSame('{"email":"ada@example.com","fields":{}}', $r->body);
+    }
+
+    public function testUnsubscribeAndErase(): void
+    {
+        $this->f->client->users->unsubscribe('p1', ['email' => 'ada@example.com', 'reason' => 'asked']);
+        $this->f->client->users->erase('p1', ['user_id' => 'u1']);
+
+        [$unsubscribe, $erase] = $this->f->transport->requests;
+        self::assertSame(['POST', 'https://postbus.test/v1/projects/p1/users/unsubscribe'], [$unsubscribe->method, $unsubscribe->url]);
+        self::assertEquals((object) ['email' => 'ada@example.com', 'reason' => 'asked'], self::body($unsubscribe));
+        self::assertSame(['POST', 'https://postbus.test/v1/projects/p1/users/erase'], [$erase->method, $erase->url]);
+        self::assertSame('{"user_id":"u1"}', $erase->body);
+    }
+
+    public function testRecordAndListPayments(): void
+    {
+        $this->f->client->payments->record('p1', ['email' => 'ada@example.com', 'payment_id' => 'pay_1', 'amount' => 1999, 'currency' => 'EUR', 'metadata' => []]);
+        $this->f->client->payments->list('p1', ['email' => 'ada+vip@example.com', 'limit' => 10]);
+        $this->f->client->payments->revenue('p1', '2026-11-01', '2026-11-30');
+
+        [$record, $list, $revenue] = $this->f->transport->requests;
+        self::assertSame(['POST', 'https://postbus.test/v1/projects/p1/payments'], [$record->method, $record->url]);
+        self::assertSame('{"email":"ada@example.com","payment_id":"pay_1","amount":1999,"currency":"EUR","metadata":{}}', $record->body);
+        self::assertSame(['GET', 'https://postbus.test/v1/projects/p1/payments?email=ada%2Bvip%40example.com&limit=10'], [$list->method, $list->url]);
+        self::assertSame('https://postbus.test/v1/projects/p1/analytics/revenue?from=2026-11-01&to=2026-11-30', $revenue->url);
+    }
+
+    public function testReadUserByEmailOrUserId(): void
+    {
+        $this->f->client->users->get('p1', ['email' => 'ada@example.com']);
+        $this->f->client->users->get('p1', ['user_id' => 'u 1']);
+
+        [$byEmail, $byId] = $this->f->transport->requests;
+        self::assertSame(['GET', 'https://postbus.test/v1/projects/p1/users?email=ada%40example.com'], [$byEmail->method, $byEmail->url]);
+        self::assertSame(['GET', 'https://postbus.test/v1/projects/p1/users/u%201'], [$byId->method, $byId->url]);
+    }
+
+    public function testReadUserNeedsEmailOrUserId(): void
+    {
+        $this->expectException(\InvalidArgumentException::class);
+        $this->f->client->users->get('p1', ['name' => 'Ada']);
+    }
+
+    public function testListAndGetMessages(): void
+    {
+        $this->f->client->messages->list('p1', ['email' => 'ada@example.com', 'status' => 'sent', 'cursor' => null]);
+        $this->f->client->messages->get('p1', 'msg_1');
+
+        [$list, $get] = $this->f->transport->requests;
+        self::assertSame('https://postbus.test/v1/projects/p1/messages?email=ada%40example.com&status=sent', $list->url);
+        self::assertSame(['GET', 'https://postbus.test/v1/projects/p1/messages/msg_1'], [$get->method, $get->url]);
+    }
+
+    public function testABaseUrlWithTrailingSlashOrV1IsTolerated(): void
+    {
+        foreach (['https://postbus.test/', 'https://postbus.test/v1', 'https://postbus.test/v1/'] as $base) {
+            $f = ClientFactory::answering([FakeTransport::json(200, ['data' => []])], ['base_url' => $base]);
+            $f->client->messages->list('p1');
+            self::assertSame('https://postbus.test/v1/projects/p1/messages', $f->transport->requests[0]->url, $base);
+        }
+    }
+
+    public function testABodyThatCannotBeJsonIsRefusedBeforeAnythingIsSent(): void
+    {
+        try {
+            $this->f->client->emails->send('p1', 'welcome', ['email' => 'ada@example.com', 'name' => "\xB1\x31"]);
+            self::fail('no exception');
+        } catch (\InvalidArgumentException $e) {
+            self::assertStringContainsString('JSON', $e->getMessage());
+        }
+        self::assertSame([], $this->f->transport->requests);
+    }
+
+    public function testAMisspeltCallOptionIsRefusedBeforeAnythingIsSent(): void
+    {
+        try {
+            $this->f->client->emails->send('p1', 'welcome', ['email' => 'ada@example.com'], [], ['idempotencyKey' => 'order-1']);
+            self::fail('no exception');
+        } catch (\InvalidArgumentException $e) {
+            self::assertStringContainsString('idempotencyKey', $e->getMessage());
+        }
+        self::assertSame([], $this->f->transport->requests);
+    }
+
+    public function testAMisspeltOptionIsRefused(): void
+    {
+        $this->expectException(\InvalidArgumentException::class);
+        $this->expectExceptionMessage('max_retry');
+        new Client('c', 'k', ['max_retry' => 1]);
+    }
+}
