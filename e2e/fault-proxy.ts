@@ -32,7 +32,12 @@ export interface FaultProxy {
   close(): Promise<void>;
 }
 
-const withDefaults = (asked: FaultPlan): Required<FaultPlan> => ({ count: asked.count, status: asked.status ?? 503, mode: asked.mode ?? 'after-forward', retryAfterSeconds: asked.retryAfterSeconds ?? 0 });
+const withDefaults = (asked: FaultPlan): Required<FaultPlan> => ({
+  count: asked.count,
+  status: asked.status ?? 503,
+  mode: asked.mode ?? 'after-forward',
+  retryAfterSeconds: asked.retryAfterSeconds ?? 0,
+});
 
 /**
  * An HTTP proxy in front of the gateway that can fail the next requests, so SDK tests see a
