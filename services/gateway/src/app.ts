@@ -57,6 +57,8 @@ export interface Gateway {
   port: number;
   /** The internal listener's port (/metrics), on INTERNAL_HOST. */
   internalPort: number;
+  /** The public express application (tests walk its registered routes). */
+  app: express.Express;
   stop(): Promise<void>;
 }
 
@@ -232,6 +234,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   return {
     port,
     internalPort: internal.port,
+    app,
     async stop() {
       clearInterval(purge);
       counters.stop();
