@@ -2,7 +2,12 @@
 const transform = {
   '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
 };
-const moduleNameMapper = { '^@postbus/([a-z-]+)$': '<rootDir>/libs/$1/src' };
+const moduleNameMapper = {
+  // The SDK is ESM source with NodeNext-style '.js' specifiers; under jest it runs as its TypeScript.
+  '^@postbus/sdk$': '<rootDir>/sdks/typescript/src/index.ts',
+  '^(\\.{1,2}/.*)\\.js$': '$1',
+  '^@postbus/([a-z-]+)$': '<rootDir>/libs/$1/src',
+};
 const common = {
   transform,
   moduleNameMapper,
@@ -36,7 +41,15 @@ module.exports = {
   // The plain closing line "N passed, N failed" that CI and people read.
   reporters: ['default', '<rootDir>/scripts/jest-summary-reporter.cjs'],
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/libs/*/src/**/*.test.ts', '<rootDir>/services/*/src/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: [
+        '<rootDir>/libs/*/src/**/*.test.ts',
+        '<rootDir>/services/*/src/**/*.test.ts',
+        '<rootDir>/sdks/typescript/test/**/*.test.ts',
+      ],
+    },
     adminPanel,
     {
       ...common,

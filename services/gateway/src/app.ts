@@ -28,51 +28,42 @@ import { jsonBody } from './http/body';
 import { docsRouter } from './http/docs';
 import { requestMetrics } from './http/metrics';
 import { openApiDocument } from './http/openapi';
+import { API_VERSION, apiRoutes } from './http/api-routes';
 import { ProjectAccess } from './http/project-access';
 import { AuthFailureLimit, edgeRateLimit, rateLimit, SharedCounters } from './http/rate-limit';
 import { KeyCheck } from './http/key-check';
-import { keyRoutes } from './http/routes/keys.routes';
 import { announceOnBus, KeyAdmin } from './key-admin';
 import { ApiKeyRepository } from './model/api-key.repository';
-import { sessionRoutes } from './http/routes/session.routes';
-import { domainRoutes } from './http/routes/domains.routes';
 import { DomainRepository, type DomainKind } from './model/domain.repository';
 import { TemplateRepository } from './model/template.repository';
-import { templateRoutes } from './http/routes/templates.routes';
-import { emailRoutes } from './http/routes/emails.routes';
 import { EmailRepository } from './model/email.repository';
 import { DnsLookup } from './dns-lookup';
 import { SecretBox } from '@postbus/crypto';
 import { Sessions } from './domain/sessions';
 import { mountRoutes } from './http/route';
 import { methodNotAllowed } from './http/method-not-allowed';
-import { projectRoutes } from './http/routes/projects.routes';
 import type { SenderDomainState } from './domain/sender-address';
-import { userRoutes } from './http/routes/users.routes';
 import { ClientRepository } from './model/client.repository';
 import { IdempotencyRepository } from './model/idempotency.repository';
 import { ProjectRepository } from './model/project.repository';
 import { UsersClient } from './users-client';
 import { MailerClient } from './mailer-client';
-import { messageRoutes } from './http/routes/messages.routes';
 import { edgeRouter, trackingTokens } from './http/edge';
 import { WebhooksClient } from './webhooks-client';
-import { webhookRoutes } from './http/routes/webhooks.routes';
 import { PaymentsClient } from './payments-client';
-import { paymentRoutes } from './http/routes/payments.routes';
 import { ErasureClient } from './erasure-client';
-import { erasureRoutes } from './http/routes/erasure.routes';
 
 export interface Gateway {
   port: number;
   /** The internal listener's port (/metrics), on INTERNAL_HOST. */
   internalPort: number;
+  /** The public express application (tests walk its registered routes). */
+  app: express.Express;
   stop(): Promise<void>;
 }
 
 const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 const IDEMPOTENCY_PURGE_INTERVAL_MS = 10 * 60 * 1000;
-const VERSION = '0.1.0';
 /** Usage reports only matter for a minute; an hour leaves room to look at them. */
 const USAGE_RETENTION_MS = 60 * 60 * 1000;
 
@@ -153,19 +144,19 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
     const found = await domains.get(clientId, kind, id);
     return found ? { id: String(found._id), domain: found.domain, status: found.status } : null;
   };
-  const routes = [
-    ...sessionRoutes(sessions),
-    ...keyRoutes(keyAdmin),
-    ...domainRoutes({
+  const routes = apiRoutes({
+    sessions,
+    keyAdmin,
+    domains: {
       domains,
       trackingHost: config.TRACKING_HOST,
       dns: new DnsLookup(config.DNS_SERVERS ? config.DNS_SERVERS.split(',') : []),
       secrets: new SecretBox(config.SECRETS_KEY || undefined),
       spfInclude: config.SPF_INCLUDE,
-    }),
-    ...projectRoutes(projects, access.forget, senderDomainState),
-    ...templateRoutes(templates, access.assert),
-    ...emailRoutes({
+    },
+    projects: { repository: projects, onChange: access.forget, domainOf: senderDomainState },
+    templates: { repository: templates, assertProject: access.assert },
+    emails: {
       emails,
       templates,
       catalog: triggerCatalog,
@@ -175,24 +166,20 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
         const project = await projects.get(clientId, projectId);
         return project?.sender_domain_id ? senderDomainState(clientId, 'sender', project.sender_domain_id) : null;
       },
-    }),
-    ...userRoutes({
-      commands,
-      usersApi,
-      assertProject: access.assert,
-    }),
-    ...messageRoutes({ mailerApi: new MailerClient(config.MAILER_URL, internalTokens), assertProject: access.assert }),
-    ...webhookRoutes({ webhooksApi: new WebhooksClient(config.WEBHOOKS_URL, internalTokens), assertProject: access.assert }),
-    ...paymentRoutes({ commands, paymentsApi: new PaymentsClient(config.PAYMENTS_URL, internalTokens), assertProject: access.assert }),
-    ...erasureRoutes({
+    },
+    users: { commands, usersApi, assertProject: access.assert },
+    messages: { mailerApi: new MailerClient(config.MAILER_URL, internalTokens), assertProject: access.assert },
+    webhooks: { webhooksApi: new WebhooksClient(config.WEBHOOKS_URL, internalTokens), assertProject: access.assert },
+    payments: { commands, paymentsApi: new PaymentsClient(config.PAYMENTS_URL, internalTokens), assertProject: access.assert },
+    erasure: {
       commands,
       erasureApi: new ErasureClient(config.ERASURE_URL, internalTokens),
       assertProject: access.assert,
       projectIdsOf: async (clientId) => (await projects.list(clientId, 10_000)).map((p) => p.id),
       emailOfUser: async (projectId, userId) => (await usersApi.byUserId(projectId, userId))?.email ?? null,
-    }),
-  ];
-  const openApi = openApiDocument(routes, VERSION);
+    },
+  });
+  const openApi = openApiDocument(routes, API_VERSION);
 
   const registry = createMetricsRegistry('gateway');
   const app = express();
@@ -247,6 +234,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   return {
     port,
     internalPort: internal.port,
+    app,
     async stop() {
       clearInterval(purge);
       counters.stop();

@@ -1,0 +1,132 @@
+import { HttpClient, segment, type PostbusOptions, type RequestOptions } from './http.js';
+import type {
+  AcceptedResponse,
+  CreateUserRequest,
+  EraseRequest,
+  EraseResponse,
+  Message,
+  MessageList,
+  MessageListQuery,
+  PaymentList,
+  PaymentListQuery,
+  RecordPaymentRequest,
+  SendEmailData,
+  SendEmailRequest,
+  SendEmailResponse,
+  SendEmailUser,
+  UnsubscribeRequest,
+  UserFields,
+  UserProfile,
+  UserRef,
+} from './types.js';
+
+const project = (projectId: string) => `/v1/projects/${segment(projectId)}`;
+
+/** Emails: trigger a transactional email for one user. */
+export class Emails {
+  constructor(private readonly http: HttpClient) {}
+
+  /** POST /v1/projects/{projectId}/emails/{emailKey}/send — `emailKey` is the email's id or its key (e.g. `welcome`). */
+  send(
+    projectId: string,
+    emailKey: string,
+    user: SendEmailUser,
+    data?: SendEmailData,
+    options?: RequestOptions,
+  ): Promise<SendEmailResponse> {
+    const body: SendEmailRequest = data === undefined ? { user } : { user, data };
+    return this.http.request({ method: 'POST', path: `${project(projectId)}/emails/${segment(emailKey)}/send`, body, options });
+  }
+}
+
+/** Users: create, update, unsubscribe, erase, read. */
+export class Users {
+  constructor(private readonly http: HttpClient) {}
+
+  /** POST /v1/projects/{projectId}/users */
+  create(projectId: string, user: CreateUserRequest, options?: RequestOptions): Promise<AcceptedResponse> {
+    return this.http.request({ method: 'POST', path: `${project(projectId)}/users`, body: user, options });
+  }
+
+  /** PATCH /v1/projects/{projectId}/users/by-email with `{ email, fields }` */
+  updateByEmail(projectId: string, email: string, fields: UserFields, options?: RequestOptions): Promise<AcceptedResponse> {
+    return this.http.request({ method: 'PATCH', path: `${project(projectId)}/users/by-email`, body: { email, fields }, options });
+  }
+
+  /** PATCH /v1/projects/{projectId}/users/{userId} with `{ fields }` */
+  updateByUserId(projectId: string, userId: string, fields: UserFields, options?: RequestOptions): Promise<AcceptedResponse> {
+    return this.http.request({ method: 'PATCH', path: `${project(projectId)}/users/${segment(userId)}`, body: { fields }, options });
+  }
+
+  /** POST /v1/projects/{projectId}/users/unsubscribe */
+  unsubscribe(projectId: string, user: UserRef, reason?: string, options?: RequestOptions): Promise<AcceptedResponse> {
+    const body: UnsubscribeRequest = reason === undefined ? refOf(user) : { ...refOf(user), reason };
+    return this.http.request({ method: 'POST', path: `${project(projectId)}/users/unsubscribe`, body, options });
+  }
+
+  /** POST /v1/projects/{projectId}/users/erase — the user gets no email from now on and is erased at `erase_at`. */
+  erase(projectId: string, user: UserRef, options?: RequestOptions): Promise<EraseResponse> {
+    const body: EraseRequest = refOf(user);
+    return this.http.request({ method: 'POST', path: `${project(projectId)}/users/erase`, body, options });
+  }
+
+  /** GET /v1/projects/{projectId}/users?email=… or GET /v1/projects/{projectId}/users/{userId} (needs a `full` key). */
+  get(projectId: string, user: UserRef, options?: RequestOptions): Promise<UserProfile> {
+    const ref = refOf(user);
+    return 'email' in ref
+      ? this.http.request({ method: 'GET', path: `${project(projectId)}/users`, query: { email: ref.email }, options })
+      : this.http.request({ method: 'GET', path: `${project(projectId)}/users/${segment(ref.user_id)}`, options });
+  }
+}
+
+/** Payments: record them for revenue analytics, list a user's. */
+export class Payments {
+  constructor(private readonly http: HttpClient) {}
+
+  /** POST /v1/projects/{projectId}/payments — `amount` in minor units, `payment_id` your own unique id. */
+  record(projectId: string, payment: RecordPaymentRequest, options?: RequestOptions): Promise<AcceptedResponse> {
+    return this.http.request({ method: 'POST', path: `${project(projectId)}/payments`, body: payment, options });
+  }
+
+  /** GET /v1/projects/{projectId}/payments?email=|user_id=&limit=&cursor= (needs a `full` key). */
+  list(projectId: string, query: PaymentListQuery, options?: RequestOptions): Promise<PaymentList> {
+    return this.http.request({ method: 'GET', path: `${project(projectId)}/payments`, query, options });
+  }
+}
+
+/** Messages: the log of triggered emails with their status and timeline (needs a `full` key). */
+export class Messages {
+  constructor(private readonly http: HttpClient) {}
+
+  /** GET /v1/projects/{projectId}/messages?email=&user_id=&status=&email_key=&from=&to=&limit=&cursor= */
+  list(projectId: string, filters: MessageListQuery = {}, options?: RequestOptions): Promise<MessageList> {
+    return this.http.request({ method: 'GET', path: `${project(projectId)}/messages`, query: filters, options });
+  }
+
+  /** GET /v1/projects/{projectId}/messages/{messageId} */
+  get(projectId: string, messageId: string, options?: RequestOptions): Promise<Message> {
+    return this.http.request({ method: 'GET', path: `${project(projectId)}/messages/${segment(messageId)}`, options });
+  }
+}
+
+function refOf(user: UserRef): { email: string } | { user_id: string } {
+  if (typeof user.email === 'string') return { email: user.email };
+  if (typeof user.user_id === 'string') return { user_id: user.user_id };
+  throw new TypeError('Name the user by email or by user_id');
+}
+
+/** The Postbus API client. */
+export class Postbus {
+  readonly emails: Emails;
+  readonly users: Users;
+  readonly payments: Payments;
+  readonly messages: Messages;
+
+  constructor(options: PostbusOptions) {
+    const http = new HttpClient(options);
+    this.emails = new Emails(http);
+    this.users = new Users(http);
+    this.payments = new Payments(http);
+    this.messages = new Messages(http);
+  }
+}

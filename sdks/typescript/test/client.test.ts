@@ -1,0 +1,343 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  AuthenticationError,
+  ConflictError,
+  ConnectionError,
+  NotFoundError,
+  PermissionError,
+  Postbus,
+  PostbusError,
+  RateLimitError,
+  SDK_VERSION,
+  ServerError,
+  TimeoutError,
+  ValidationError,
+  type PostbusOptions,
+} from '../src/index.js';
+
+interface SentRequest {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+type Step = Response | Error | 'hang';
+
+/** A fetch that answers from a script, one step per call, and records what it was sent. */
+function scriptedFetch(steps: Step[]) {
+  const sent: SentRequest[] = [];
+  const fetch = (url: string, init: RequestInit): Promise<Response> => {
+    sent.push({
+      url,
+      method: init.method ?? 'GET',
+      headers: Object.fromEntries(Object.entries(init.headers as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v])),
+      body: typeof init.body === 'string' ? JSON.parse(init.body) : undefined,
+    });
+    const step = steps.shift();
+    if (step === undefined) throw new Error('the script has no answer left for this request');
+    if (step === 'hang') {
+      return new Promise((_resolve, reject) => {
+        init.signal?.addEventListener('abort', () => reject(new DOMException('This operation was aborted', 'AbortError')));
+      });
+    }
+    return step instanceof Error ? Promise.reject(step) : Promise.resolve(step);
+  };
+  return { fetch, sent };
+}
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+
+const problem = (status: number, slug: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
+  new Response(
+    JSON.stringify({ type: `/problems/${slug}`, title: `title ${slug}`, status, detail: `detail ${slug}`, request_id: 'req_1', ...extra }),
+    {
+      status,
+      headers: { 'content-type': 'application/problem+json', ...headers },
+    },
+  );
+
+const accepted = { status: 'accepted', request_id: 'req_ok', message_id: 'msg_1' };
+const alice = { email: 'alice@example.com' };
+
+function client(steps: Step[], options: Partial<PostbusOptions> = {}) {
+  const { fetch, sent } = scriptedFetch(steps);
+  const sleeps: number[] = [];
+  const postbus = new Postbus({
+    clientId: 'cl_1',
+    apiKey: 'key_secret',
+    baseUrl: 'https://postbus.test/',
+    fetch,
+    sleep: (ms) => {
+      sleeps.push(ms);
+      return Promise.resolve();
+    },
+    random: () => 0.5,
+    ...options,
+  });
+  return { postbus, sent, sleeps };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+describe('Postbus client', () => {
+  it('when an email is sent, then it POSTs the user and data with Basic credentials, an Idempotency-Key and its User-Agent', async () => {
+    const { postbus, sent } = client([json(200, accepted)]);
+
+    const answer = await postbus.emails.send('proj 1', 'welcome/new', alice, { plan: 'pro' });
+
+    expect(answer).toEqual(accepted);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.method).toBe('POST');
+    expect(sent[0]!.url).toBe('https://postbus.test/v1/projects/proj%201/emails/welcome%2Fnew/send');
+    expect(sent[0]!.body).toEqual({ user: alice, data: { plan: 'pro' } });
+    expect(sent[0]!.headers['authorization']).toBe(`Basic ${Buffer.from('cl_1:key_secret').toString('base64')}`);
+    expect(sent[0]!.headers['content-type']).toBe('application/json');
+    expect(sent[0]!.headers['user-agent']).toBe(`postbus-typescript/${SDK_VERSION}`);
+    expect(sent[0]!.headers['idempotency-key']).toMatch(UUID);
+  });
+
+  it('when the gateway answers 503 twice, then the call is tried three times with ONE Idempotency-Key and succeeds', async () => {
+    const { postbus, sent, sleeps } = client([problem(503, 'unavailable'), problem(503, 'unavailable'), json(200, accepted)]);
+
+    await expect(postbus.emails.send('p1', 'welcome', alice)).resolves.toEqual(accepted);
+
+    expect(sent).toHaveLength(3);
+    const keys = new Set(sent.map((request) => request.headers['idempotency-key']));
+    expect(keys.size).toBe(1);
+    expect([...keys][0]).toMatch(UUID);
+    expect(sleeps).toHaveLength(2);
+  });
+
+  it('when two calls are made, then each gets its own Idempotency-Key', async () => {
+    const { postbus, sent } = client([json(200, accepted), json(200, accepted)]);
+    await postbus.emails.send('p1', 'welcome', alice);
+    await postbus.emails.send('p1', 'welcome', alice);
+    expect(sent[0]!.headers['idempotency-key']).not.toBe(sent[1]!.headers['idempotency-key']);
+  });
+
+  it('when the caller gives an Idempotency-Key, then it is sent on every try instead of a generated one', async () => {
+    const { postbus, sent } = client([problem(500, 'internal'), json(200, accepted)]);
+    await postbus.emails.send('p1', 'welcome', alice, undefined, { idempotencyKey: 'order-42-receipt' });
+    expect(sent.map((request) => request.headers['idempotency-key'])).toEqual(['order-42-receipt', 'order-42-receipt']);
+  });
+
+  it('when the caller gives an Idempotency-Key the gateway would refuse, then nothing is sent', async () => {
+    const { postbus, sent } = client([json(200, accepted)]);
+    await expect(postbus.emails.send('p1', 'welcome', alice, undefined, { idempotencyKey: 'has space' })).rejects.toThrow(TypeError);
+    expect(sent).toHaveLength(0);
+  });
+
+  it('when every try fails with 5xx, then it gives up after maxRetries retries with a ServerError', async () => {
+    const { postbus, sent, sleeps } = client([problem(500, 'internal'), problem(502, 'bad-gateway'), problem(503, 'x'), problem(504, 'y')]);
+    const error = await postbus.users.create('p1', alice).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServerError);
+    expect((error as ServerError).status).toBe(504);
+    expect(sent).toHaveLength(4);
+    // Full jitter: random (0.5 here) × 500 ms × 2^attempt.
+    expect(sleeps).toEqual([250, 500, 1000]);
+  });
+
+  it('when maxRetries is 0, then a 503 is surfaced after one try', async () => {
+    const { postbus, sent } = client([problem(503, 'unavailable')], { maxRetries: 0 });
+    await expect(postbus.users.create('p1', alice)).rejects.toBeInstanceOf(ServerError);
+    expect(sent).toHaveLength(1);
+  });
+
+  it('when a call sets maxRetries, then it overrides the client default', async () => {
+    const { postbus, sent } = client([problem(503, 'a'), problem(503, 'b')]);
+    await expect(postbus.users.create('p1', alice, { maxRetries: 1 })).rejects.toBeInstanceOf(ServerError);
+    expect(sent).toHaveLength(2);
+  });
+
+  it.each([
+    [400, ValidationError],
+    [401, AuthenticationError],
+    [403, PermissionError],
+    [404, NotFoundError],
+    [422, ValidationError],
+  ])('when the gateway answers %i, then it is not retried', async (status, kind) => {
+    const { postbus, sent } = client([problem(status, 'no'), json(200, accepted)]);
+    await expect(postbus.emails.send('p1', 'welcome', alice)).rejects.toBeInstanceOf(kind);
+    expect(sent).toHaveLength(1);
+  });
+
+  it('when the gateway answers 429 with Retry-After, then it waits that long and tries again', async () => {
+    const { postbus, sent, sleeps } = client([problem(429, 'rate-limited', {}, { 'retry-after': '7' }), json(200, accepted)]);
+    await expect(postbus.emails.send('p1', 'welcome', alice)).resolves.toEqual(accepted);
+    expect(sleeps).toEqual([7000]);
+    expect(sent).toHaveLength(2);
+  });
+
+  it('when Retry-After is an HTTP date, then it waits until then by the injected clock', async () => {
+    const now = new Date('2026-11-23T12:00:00Z');
+    const { postbus, sleeps } = client(
+      [problem(503, 'unavailable', {}, { 'retry-after': 'Mon, 23 Nov 2026 12:00:04 GMT' }), json(200, accepted)],
+      { now: () => now },
+    );
+    await postbus.emails.send('p1', 'welcome', alice);
+    expect(sleeps).toEqual([4000]);
+  });
+
+  it('when 429 persists, then a RateLimitError carries retryAfter in seconds', async () => {
+    const limited = () => problem(429, 'rate-limited', {}, { 'retry-after': '2' });
+    const { postbus, sent } = client([limited(), limited()], { maxRetries: 1 });
+    const error = await postbus.emails.send('p1', 'welcome', alice).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect((error as RateLimitError).retryAfter).toBe(2);
+    expect(sent).toHaveLength(2);
+  });
+
+  it('when the same key is still in flight (409), then it retries with the same key', async () => {
+    const { postbus, sent } = client([problem(409, 'idempotency-in-flight'), json(200, accepted)]);
+    await expect(postbus.emails.send('p1', 'welcome', alice)).resolves.toEqual(accepted);
+    expect(sent).toHaveLength(2);
+    expect(sent[0]!.headers['idempotency-key']).toBe(sent[1]!.headers['idempotency-key']);
+  });
+
+  it('when a 409 is another conflict, then it is surfaced at once as a ConflictError', async () => {
+    const { postbus, sent } = client([problem(409, 'idempotency-secret-not-replayed'), json(200, accepted)]);
+    const error = await postbus.emails.send('p1', 'welcome', alice).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConflictError);
+    expect((error as ConflictError).type).toBe('/problems/idempotency-secret-not-replayed');
+    expect(sent).toHaveLength(1);
+  });
+
+  it('when the connection fails every time, then it is retried and surfaced as a ConnectionError', async () => {
+    const refused = () => new TypeError('fetch failed');
+    const { postbus, sent } = client([refused(), refused(), refused()], { maxRetries: 2 });
+    const error = await postbus.users.unsubscribe('p1', alice).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error).toBeInstanceOf(PostbusError);
+    expect(sent).toHaveLength(3);
+  });
+
+  it('when the connection fails once, then the retry succeeds', async () => {
+    const { postbus, sent } = client([new TypeError('fetch failed'), json(200, accepted)]);
+    await expect(postbus.users.erase('p1', alice)).resolves.toEqual(accepted);
+    expect(sent).toHaveLength(2);
+  });
+
+  it('when no answer comes within timeoutMs, then it is retried and surfaced as a TimeoutError', async () => {
+    const { postbus, sent } = client(['hang', 'hang'], { timeoutMs: 5, maxRetries: 1 });
+    const error = await postbus.users.create('p1', alice).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(sent).toHaveLength(2);
+  });
+
+  it('when the caller aborts, then the call ends with the abort and is not retried', async () => {
+    const controller = new AbortController();
+    const { postbus, sent } = client(['hang', json(200, accepted)]);
+    const call = postbus.users.create('p1', alice, { signal: controller.signal });
+    controller.abort(new Error('caller gave up'));
+    await expect(call).rejects.toThrow('caller gave up');
+    expect(sent).toHaveLength(1);
+  });
+
+  describe('maps each answer to its error with the problem body', () => {
+    const fieldErrors = [{ pointer: '/user/email', message: 'must match format "email"' }];
+    it.each([
+      [400, ValidationError],
+      [401, AuthenticationError],
+      [403, PermissionError],
+      [404, NotFoundError],
+      [409, ConflictError],
+      [413, ValidationError],
+      [415, ValidationError],
+      [422, ValidationError],
+      [429, RateLimitError],
+      [500, ServerError],
+      [503, ServerError],
+    ])('%i', async (status, kind) => {
+      const { postbus } = client([problem(status, 'some-slug', { errors: fieldErrors })], { maxRetries: 0 });
+      const error = await postbus.emails.send('p1', 'welcome', alice).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(kind);
+      expect(error).toMatchObject({
+        status,
+        type: '/problems/some-slug',
+        title: 'title some-slug',
+        detail: 'detail some-slug',
+        requestId: 'req_1',
+        errors: fieldErrors,
+      });
+    });
+
+    it('an answer without a problem body still carries its status', async () => {
+      const { postbus } = client([new Response('upstream down', { status: 502 })], { maxRetries: 0 });
+      await expect(postbus.messages.get('p1', 'msg_1')).rejects.toMatchObject({ status: 502, errors: [], type: undefined });
+    });
+  });
+
+  describe('routes', () => {
+    it('updateByEmail PATCHes /users/by-email with the email and fields, without an Idempotency-Key', async () => {
+      const { postbus, sent } = client([json(200, accepted)]);
+      await postbus.users.updateByEmail('p1', 'a@example.com', { plan: 'pro', country: null });
+      expect(sent[0]).toMatchObject({
+        method: 'PATCH',
+        url: 'https://postbus.test/v1/projects/p1/users/by-email',
+        body: { email: 'a@example.com', fields: { plan: 'pro', country: null } },
+      });
+      expect(sent[0]!.headers['idempotency-key']).toBeUndefined();
+    });
+
+    it('updateByUserId PATCHes /users/{userId}, encoded', async () => {
+      const { postbus, sent } = client([json(200, accepted)]);
+      await postbus.users.updateByUserId('p1', 'u/1?x', { name: 'Al' });
+      expect(sent[0]).toMatchObject({
+        method: 'PATCH',
+        url: 'https://postbus.test/v1/projects/p1/users/u%2F1%3Fx',
+        body: { fields: { name: 'Al' } },
+      });
+    });
+
+    it('unsubscribe and erase name the user by email or user_id', async () => {
+      const { postbus, sent } = client([json(200, accepted), json(200, { ...accepted, erase_at: '2026-11-25T00:00:00Z' })]);
+      await postbus.users.unsubscribe('p1', { user_id: 'u1' }, 'asked by phone');
+      const erased = await postbus.users.erase('p1', { email: 'a@example.com' });
+      expect(sent[0]).toMatchObject({
+        method: 'POST',
+        url: 'https://postbus.test/v1/projects/p1/users/unsubscribe',
+        body: { user_id: 'u1', reason: 'asked by phone' },
+      });
+      expect(sent[1]).toMatchObject({
+        method: 'POST',
+        url: 'https://postbus.test/v1/projects/p1/users/erase',
+        body: { email: 'a@example.com' },
+      });
+      expect(erased.erase_at).toBe('2026-11-25T00:00:00Z');
+    });
+
+    it('get reads by email with a query, by user_id with a path', async () => {
+      const { postbus, sent } = client([json(200, { id: 'x' }), json(200, { id: 'y' })]);
+      await postbus.users.get('p1', { email: 'a+b@example.com' });
+      await postbus.users.get('p1', { user_id: 'u 1' });
+      expect(sent.map((r) => [r.method, r.url])).toEqual([
+        ['GET', 'https://postbus.test/v1/projects/p1/users?email=a%2Bb%40example.com'],
+        ['GET', 'https://postbus.test/v1/projects/p1/users/u%201'],
+      ]);
+      expect(sent[0]!.headers['idempotency-key']).toBeUndefined();
+    });
+
+    it('payments and messages', async () => {
+      const { postbus, sent } = client([json(200, accepted), json(200, { data: [] }), json(200, { data: [] }), json(200, { id: 'm' })]);
+      await postbus.payments.record('p1', { email: 'a@example.com', payment_id: 'pay_1', amount: 1999, currency: 'EUR' });
+      await postbus.payments.list('p1', { email: 'a@example.com', limit: 10 });
+      await postbus.messages.list('p1', { status: 'sent', email: 'a@example.com' });
+      await postbus.messages.get('p1', 'msg/1');
+      expect(sent.map((r) => [r.method, r.url])).toEqual([
+        ['POST', 'https://postbus.test/v1/projects/p1/payments'],
+        ['GET', 'https://postbus.test/v1/projects/p1/payments?email=a%40example.com&limit=10'],
+        ['GET', 'https://postbus.test/v1/projects/p1/messages?status=sent&email=a%40example.com'],
+        ['GET', 'https://postbus.test/v1/projects/p1/messages/msg%2F1'],
+      ]);
+      expect(sent[0]!.body).toEqual({ email: 'a@example.com', payment_id: 'pay_1', amount: 1999, currency: 'EUR' });
+    });
+  });
+
+  it("SDK_VERSION is the package's version", () => {
+    const manifest = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version: string };
+    expect(SDK_VERSION).toBe(manifest.version);
+  });
+});
