@@ -123,6 +123,10 @@ describe('the admin panel setup, messages, revenue, erasures and API keys in a r
       };
     })()`);
     expect(colours.tokens.filter((colour) => colour !== colours.line).length).toBeGreaterThan(0);
+    // The live preview renders the unsaved template through the API before anything is saved.
+    await page.getByLabel('Subject', { exact: true }).fill('Welcome, {{user.name}}');
+    await page.getByLabel('Rendered subject').waitFor();
+    await expect(page.frameLocator('iframe[title="Rendered email"]').locator('strong').textContent()).resolves.toBe('4711');
     await page.getByRole('button', { name: 'Create template' }).click();
     await page.waitForURL(/\/templates\/[0-9a-f]{24}$/);
     await expect(page.getByLabel('Rendered subject').textContent()).resolves.toBe('Welcome, Ada Lovelace');
@@ -137,15 +141,14 @@ describe('the admin panel setup, messages, revenue, erasures and API keys in a r
     await editor.click();
     await page.keyboard.press('Control+End');
     await page.keyboard.type('Thanks for joining.');
-    await page.getByText('save to preview your changes').waitFor();
-    await page.getByRole('button', { name: 'Save new version' }).click();
-    await page.getByText('version 2 of 2').waitFor();
     await orShot(
-      'preview-v2',
+      'preview-unsaved',
       waitFor(async () => ((await rendered.locator('body').textContent()) ?? '').includes('Thanks for joining.'), {
-        what: 'the preview of version 2',
+        what: 'the live preview of the unsaved edit',
       }),
     );
+    await page.getByRole('button', { name: 'Save new version' }).click();
+    await page.getByText('version 2 of 2').waitFor();
     await expect(page.getByLabel('Version history').locator('option').allTextContents()).resolves.toEqual([
       'Version 2 (latest)',
       'Version 1',

@@ -185,6 +185,19 @@ export const PreviewRequest = Type.Object(
 );
 export type PreviewRequest = Static<typeof PreviewRequest>;
 
+/** An unsaved template rendered as it would be sent: the editor's live preview. */
+export const DraftPreviewRequest = Type.Object(
+  {
+    subject: TemplateBody.subject,
+    html: TemplateBody.html,
+    text: TemplateBody.text,
+    user: Type.Optional(FreeFormObject()),
+    data: Type.Optional(FreeFormObject()),
+  },
+  { additionalProperties: false },
+);
+export type DraftPreviewRequest = Static<typeof DraftPreviewRequest>;
+
 export const RenderedEmail = Type.Object({ subject: Type.String(), html: Type.String(), text: Type.String() });
 
 const EmailKey = Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,63}$', description: 'the name the API triggers it by, e.g. welcome' });

@@ -5,6 +5,7 @@ export {
   RenderLimitError,
   syntaxErrors,
   type CompiledTemplate,
+  type RenderContext,
   type Rendered,
   type TemplateParts,
 } from './templates';

@@ -84,25 +84,28 @@ function HtmlEditor({ value, onChange }: { value: string; onChange: (value: stri
   );
 }
 
-function Preview({ projectId, template, dirty }: { projectId: string; template: Template | undefined; dirty: boolean }) {
+/** The parts of a template the API renders: what the editor shows, saved or not. */
+type TemplateParts = Pick<SaveTemplateRequest, 'subject' | 'html' | 'text'>;
+
+function Preview({ projectId, parts }: { projectId: string; parts: TemplateParts }) {
   const [userJson, setUserJson] = useState(SAMPLE_USER);
   const [dataJson, setDataJson] = useState(SAMPLE_DATA);
   const [showText, setShowText] = useState(false);
   const user = parseObject(userJson);
   const data = parseObject(dataJson);
-  const sample = useSettled({ userJson, dataJson }, PREVIEW_DELAY_MS);
+  // Settled as a string: an object would be new on every render and never settle.
+  const settled = useSettled(JSON.stringify({ parts, userJson, dataJson }), PREVIEW_DELAY_MS);
+  const request = useMemo(() => {
+    const { parts: p, userJson: u, dataJson: d } = JSON.parse(settled) as { parts: TemplateParts; userJson: string; dataJson: string };
+    const sampleUser = parseObject(u);
+    const sampleData = parseObject(d);
+    if (!('value' in sampleUser) || !('value' in sampleData) || !p.subject.trim() || !p.html.trim()) return undefined;
+    return { subject: p.subject, html: p.html, text: p.text?.trim() ? p.text : null, user: sampleUser.value, data: sampleData.value };
+  }, [settled]);
   const rendered = useQuery({
-    queryKey: ['projects', projectId, 'templates', template?.id, 'preview', template?.version, sample],
-    queryFn: () =>
-      api<RenderedEmail>(`/projects/${projectId}/templates/${template?.id}/preview`, {
-        method: 'POST',
-        body: {
-          user: JSON.parse(sample.userJson || '{}') as unknown,
-          data: JSON.parse(sample.dataJson || '{}') as unknown,
-          version: template?.version,
-        },
-      }),
-    enabled: Boolean(template) && 'value' in parseObject(sample.userJson) && 'value' in parseObject(sample.dataJson),
+    queryKey: ['projects', projectId, 'templates', 'preview', request],
+    queryFn: () => api<RenderedEmail>(`/projects/${projectId}/templates/preview`, { method: 'POST', body: request }),
+    enabled: request !== undefined,
     placeholderData: (previous) => previous,
     retry: false,
   });
@@ -112,15 +115,12 @@ function Preview({ projectId, template, dirty }: { projectId: string; template: 
         <JsonField label="Sample user" value={userJson} onChange={setUserJson} error={'error' in user ? user.error : undefined} />
         <JsonField label="Sample data" value={dataJson} onChange={setDataJson} error={'error' in data ? data.error : undefined} />
       </div>
-      {!template ? (
-        <p className="mt-3 text-sm text-slate-500 dark:text-slate-400">
-          Save the template to preview it: the API renders it as it will be sent.
-        </p>
+      {!request && !rendered.data ? (
+        <p className="mt-3 text-sm text-slate-500 dark:text-slate-400">A subject and HTML are needed to preview the template.</p>
       ) : (
-        <div className="mt-3 space-y-2">
+        <div className="mt-3 space-y-2" aria-busy={rendered.isFetching}>
           <p className="text-xs text-slate-500 dark:text-slate-400">
-            Rendered by the API (Handlebars, as at sending) from version {template.version}
-            {dirty ? ': save to preview your changes.' : '.'}
+            Rendered by the API as it will be sent (Handlebars, values HTML-escaped), from what the editor shows — saved or not.
           </p>
           {rendered.isError ? (
             <ErrorState error={rendered.error} />
@@ -293,7 +293,7 @@ export function TemplateEditorScreen() {
             {save.isError && <ErrorState error={save.error} />}
           </form>
         </Card>
-        <Preview projectId={projectId} template={loaded} dirty={dirty || isNew} />
+        <Preview projectId={projectId} parts={{ subject: shown.subject, html: shown.html, text: shown.text }} />
       </div>
     </div>
   );

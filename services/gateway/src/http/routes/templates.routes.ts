@@ -1,4 +1,5 @@
 import {
+  DraftPreviewRequest,
   PreviewRequest,
   ProjectIdParam,
   RenderedEmail,
@@ -9,7 +10,7 @@ import {
   TemplateVersionQuery,
 } from '@postbus/contracts';
 import { NotFoundError, UnprocessableError, ValidationError } from '@postbus/errors';
-import { render, syntaxErrors } from '@postbus/templates';
+import { render, syntaxErrors, type RenderContext, type Rendered, type TemplateParts } from '@postbus/templates';
 import type { TemplateRepository, TemplateVersion } from '../../model/template.repository';
 import { defineRoute, type RouteSpec } from '../route';
 
@@ -29,9 +30,18 @@ const toTemplate = (t: TemplateVersion): Template => ({
 });
 
 /** A template that does not parse is refused with where each error is. */
-function assertParses(body: SaveTemplateRequest): void {
+function assertParses(body: Pick<SaveTemplateRequest, 'subject' | 'html' | 'text'>): void {
   const errors = syntaxErrors({ subject: body.subject, html: body.html, text: body.text ?? null });
   if (errors.length) throw new ValidationError('The template has syntax errors.', errors);
+}
+
+/** Renders for a preview: a template error or a render limit (libs/templates RENDER_LIMITS) is the client's to fix, never a 500. */
+function renderForPreview(parts: TemplateParts, context: RenderContext): Rendered {
+  try {
+    return render(parts, context);
+  } catch (error) {
+    throw new UnprocessableError('render-failed', `The template cannot be rendered: ${(error as Error).message.split('\n')[0] ?? 'error'}`);
+  }
 }
 
 /** Templates (the seed's fourth prerequisite): Handlebars subject, HTML and text, versioned. */
@@ -130,15 +140,23 @@ export function templateRoutes(
       handle: async ({ params, body, client }) => {
         const found = await templates.get(client.clientId, params.projectId, params.templateId, body.version);
         if (!found) throw new NotFoundError(NOT_FOUND);
-        try {
-          return { status: 200, body: render(found, { user: body.user, data: body.data }) };
-        } catch (error) {
-          // A template error or a render limit (libs/templates RENDER_LIMITS) is the client's to fix, never a 500.
-          throw new UnprocessableError(
-            'render-failed',
-            `The template cannot be rendered: ${(error as Error).message.split('\n')[0] ?? 'error'}`,
-          );
-        }
+        return { status: 200, body: renderForPreview(found, { user: body.user, data: body.data }) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/projects/:projectId/templates/preview',
+      operationId: 'previewDraftTemplate',
+      summary: "Render an unsaved template with a user and data (the editor's live preview)",
+      tag: 'Templates',
+      scope: 'full',
+      params: ProjectIdParam,
+      body: DraftPreviewRequest,
+      responses: { 200: { description: 'The rendered subject, HTML and text; nothing is saved', schema: RenderedEmail } },
+      handle: async ({ params, body, client }) => {
+        await assertProject(client.clientId, params.projectId);
+        assertParses(body);
+        return { status: 200, body: renderForPreview(body, { user: body.user, data: body.data }) };
       },
     }),
   ];
