@@ -85,6 +85,14 @@ describe('webhooks through the public API', () => {
       const outcomes = (log.attempts as Array<{ status_code: number | null; error: string | null }>).map((a) => a.status_code ?? 'refused');
       expect(outcomes[0]).toBe('refused');
       expect(outcomes.slice(-3)).toEqual([500, 500, 200]);
+      // Each retrying attempt says when the next is due, and the next one did not come earlier.
+      const tried = log.attempts as Array<{ at: string; outcome: string; next_attempt_at: string | null }>;
+      tried.forEach((attempt, i) => {
+        if (i === tried.length - 1) return expect(attempt.next_attempt_at).toBeNull();
+        expect(attempt.outcome).toBe('retrying');
+        expect(Date.parse(attempt.next_attempt_at!)).toBeGreaterThan(Date.parse(attempt.at));
+        expect(Date.parse(tried[i + 1]!.at)).toBeGreaterThanOrEqual(Date.parse(attempt.next_attempt_at!));
+      });
       await api('DELETE', `/v1/webhooks/${created.body.id}`);
     } finally {
       await receiver.close();

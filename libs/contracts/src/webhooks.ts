@@ -100,6 +100,8 @@ export const DeliveryAttempt = Type.Object({
   response: Nullable(Type.String({ description: 'the first bytes of the response body' })),
   error: Nullable(Type.String()),
   outcome: Type.Unsafe<'succeeded' | 'retrying' | 'failed'>({ type: 'string', enum: ['succeeded', 'retrying', 'failed'] }),
+  /** When the next attempt is due, after a retrying one; otherwise null. */
+  next_attempt_at: Nullable(Timestamp),
 });
 export type DeliveryAttempt = Static<typeof DeliveryAttempt>;
 

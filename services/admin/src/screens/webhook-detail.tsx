@@ -60,7 +60,7 @@ function Attempts({ delivery }: { delivery: Delivery }) {
       </table>
       {delivery.status === 'pending' && last?.outcome === 'retrying' && (
         <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">
-          Next retry: scheduled by the dispatcher on the Standard Webhooks schedule (the API does not say when).
+          Next retry: {last.next_attempt_at ? <Time at={last.next_attempt_at} /> : 'scheduled by the dispatcher'}
         </p>
       )}
     </div>

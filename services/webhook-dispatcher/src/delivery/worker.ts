@@ -176,13 +176,15 @@ export class DeliveryWorker {
     if (gone && endpoint) await endpoints.disable(endpoint._id, 'the receiver answered 410 Gone');
     // The next attempt is scheduled before this one is recorded: a crash in between repeats an
     // attempt rather than losing the delivery.
+    let nextAttemptAt: Date | null = null;
     if (outcome === 'retrying') {
       await job.protect; // the retry replaces the protecting entry, never the other way round
       let waitMs = jitter(schedule[payload.attempt]!);
       if (result.statusCode !== null && HONOURS_RETRY_AFTER.has(result.statusCode) && result.retryAfterSeconds !== null) {
         waitMs = Math.max(waitMs, Math.min(result.retryAfterSeconds, MAX_RETRY_AFTER_S) * 1000);
       }
-      await deliveries.due.schedule(id, new Date(Date.now() + waitMs), { ...payload, attempt: payload.attempt + 1 });
+      nextAttemptAt = new Date(Date.now() + waitMs);
+      await deliveries.due.schedule(id, nextAttemptAt, { ...payload, attempt: payload.attempt + 1 });
     }
     await deliveries.recordAttempt({
       _id: `${id}:${payload.attempt}`,
@@ -195,6 +197,7 @@ export class DeliveryWorker {
       response: result.response,
       error: result.error,
       outcome,
+      nextAttemptAt,
     });
     if (outcome !== 'retrying') await finish();
     else job.finished = true;

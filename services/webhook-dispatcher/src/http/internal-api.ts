@@ -86,6 +86,7 @@ export function toDelivery(d: DeliveryDoc, attempts: AttemptDoc[]): Delivery {
       response: a.response,
       error: a.error,
       outcome: a.outcome,
+      next_attempt_at: a.outcome === 'retrying' && a.nextAttemptAt ? a.nextAttemptAt.toISOString() : null,
     })),
   };
 }

@@ -29,6 +29,8 @@ export interface AttemptDoc {
   response: string | null;
   error: string | null;
   outcome: AttemptOutcome;
+  /** When the next attempt is due (a `retrying` attempt only; absent on attempts stored before it existed). */
+  nextAttemptAt?: Date | null;
 }
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
@@ -83,6 +85,7 @@ const attemptSchema = growing(
       response: { type: String, default: null },
       error: { type: String, default: null },
       outcome: String,
+      nextAttemptAt: { type: Date, default: null },
     },
     { collection: 'attempts', versionKey: false },
   ),
