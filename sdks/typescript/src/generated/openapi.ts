@@ -353,6 +353,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/projects/{projectId}/templates/preview': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Render an unsaved template with a user and data (the editor's live preview)
+     * @description Needs a key with scope "full".
+     */
+    post: operations['previewDraftTemplate'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/projects/{projectId}/emails': {
     parameters: {
       query?: never;
@@ -4019,6 +4039,144 @@ export interface operations {
       };
     };
   };
+  previewDraftTemplate: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Replays the first answer for 24 h */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        projectId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description Handlebars; {{user.…}} and {{data.…}}; not HTML-escaped */
+          subject: string;
+          /** @description Handlebars; values are HTML-escaped */
+          html: string;
+          /** @description Handlebars; absent: derived from the HTML */
+          text?: string | null;
+          /** @description keys at every level: 1 to 128 characters, no NUL, no '.', not starting with '$'; at most 16 levels deep and 256 KB as JSON */
+          user?: {
+            [key: string]: components['schemas']['DocumentValue'];
+          };
+          /** @description keys at every level: 1 to 128 characters, no NUL, no '.', not starting with '$'; at most 16 levels deep and 256 KB as JSON */
+          data?: {
+            [key: string]: components['schemas']['DocumentValue'];
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description The rendered subject, HTML and text; nothing is saved */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            subject: string;
+            html: string;
+            text: string;
+          };
+        };
+      };
+      /** @description Malformed or invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No or bad credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key scope does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unknown, or another client's, resource */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A request with this Idempotency-Key is in flight */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body over the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body is not JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Over the rate limit (see Retry-After and RateLimit) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A service this request needs (the bus, the owning service, DNS) is unavailable; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   listEmails: {
     parameters: {
       query?: never;
@@ -6606,6 +6764,8 @@ export interface operations {
                 error: string | null;
                 /** @enum {string} */
                 outcome: 'succeeded' | 'retrying' | 'failed';
+                /** Format: date-time */
+                next_attempt_at: string | null;
               }[];
             }[];
             /** @description pass as cursor for the next (older) page; null on the last page */
