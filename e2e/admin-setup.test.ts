@@ -153,6 +153,9 @@ describe('the admin panel setup, messages, revenue, erasures and API keys in a r
       'Version 2 (latest)',
       'Version 1',
     ]);
+    await waitFor(async () => ((await rendered.locator('body').textContent()) ?? '').includes('Thanks for joining.'), {
+      what: 'the preview of version 2',
+    });
     await panel.shot('template-editor');
     await page.getByLabel('Version history').selectOption('1');
     await page.getByText('You are looking at version 1').waitFor();
@@ -216,7 +219,7 @@ describe('the admin panel setup, messages, revenue, erasures and API keys in a r
     await waitFor(async () => (await log.getByRole('row').count()) === 2, { what: 'only Grace left (header + one row)' });
     await log.getByRole('link', { name: 'grace@example.com' }).click();
     await page.waitForURL(`**/users/${encodeURIComponent('grace@example.com')}`);
-    await page.getByRole('heading', { name: 'Grace' }).waitFor();
+    await page.getByRole('heading', { name: 'Grace', exact: true }).waitFor();
     await page.goBack();
     await atPhoneWidth('messages-phone');
   }, 90_000);

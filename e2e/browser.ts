@@ -40,7 +40,16 @@ export async function openPanelBrowser(): Promise<PanelBrowser> {
     page,
     cspViolations,
     shot: async (name, fullPage = true) => {
-      await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage });
+      const path = join(SCREENSHOTS, `${name}.png`);
+      const viewport = page.viewportSize();
+      const height = fullPage ? await page.evaluate(() => document.documentElement.scrollHeight) : 0;
+      if (!viewport || height <= viewport.height) return void (await page.screenshot({ path }));
+      // Chromium's fullPage capture leaves sandboxed (out-of-process) iframes blank, such as the
+      // rendered email: the viewport is grown to the page instead, and the frames get to paint.
+      await page.setViewportSize({ width: viewport.width, height });
+      await page.waitForTimeout(150);
+      await page.screenshot({ path });
+      await page.setViewportSize(viewport);
     },
   };
 }
