@@ -42,7 +42,7 @@ export async function openPanelBrowser(): Promise<PanelBrowser> {
     shot: async (name, fullPage = true) => {
       const path = join(SCREENSHOTS, `${name}.png`);
       const viewport = page.viewportSize();
-      const height = fullPage ? await page.evaluate(() => document.documentElement.scrollHeight) : 0;
+      const height = fullPage ? await page.evaluate<number>('document.documentElement.scrollHeight') : 0;
       if (!viewport || height <= viewport.height) return void (await page.screenshot({ path }));
       // Chromium's fullPage capture leaves sandboxed (out-of-process) iframes blank, such as the
       // rendered email: the viewport is grown to the page instead, and the frames get to paint.
