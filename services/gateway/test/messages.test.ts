@@ -168,7 +168,7 @@ describe('message log reads (proxied to the mailer)', () => {
       const never = await call(gw.url, 'GET', `${messages()}/${mailer.suppressedId}/content`, { auth: acme.auth });
       expect(never.status).toBe(404);
       expect(never.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-      expect(never.body.detail).toMatch(/suppressed or failed before it was rendered/);
+      expect(never.body.detail).toMatch(/still queued, or it was suppressed or failed before it was rendered/);
       const unknown = await call(gw.url, 'GET', `${messages()}/msg_ffffffffffffffffffffffffffffffff/content`, { auth: acme.auth });
       expect(unknown.status).toBe(404);
       expect(unknown.body.detail).toBe('No such message in this project.');

@@ -89,7 +89,7 @@ export function messageRoutes({ mailerApi, assertProject }: MessageRouteDeps): R
       path: '/v1/projects/:projectId/messages/:messageId/content',
       operationId: 'getMessageContent',
       summary:
-        "Read a message's email as rendered: subject, HTML (before tracking, cut at 256 KB with truncated set) and text; a 404 for a message never rendered (suppressed, or failed before rendering) says so in its detail",
+        "Read a message's email as rendered: subject, HTML (before tracking, cut at 256 KB with truncated set) and text; a 404 for a message not rendered (still queued, suppressed, or failed before rendering) says so in its detail",
       tag: 'Messages',
       scope: 'full',
       params: MessageParams,
@@ -100,7 +100,7 @@ export function messageRoutes({ mailerApi, assertProject }: MessageRouteDeps): R
         if (!found) throw new NotFoundError('No such message in this project.');
         if (!found.content)
           throw new NotFoundError(
-            'This message has no rendered email: it was suppressed or failed before it was rendered, so nothing was sent.',
+            'This message has no rendered email: it is still queued, or it was suppressed or failed before it was rendered (nothing was sent).',
           );
         return { status: 200, body: found.content };
       },
