@@ -566,7 +566,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Read a message's email as rendered: subject, HTML (before tracking, cut at 256 KB with truncated set) and text; a 404 for a message never rendered (suppressed, or failed before rendering) says so in its detail
+     * Read a message's email as rendered: subject, HTML (before tracking, cut at 256 KB with truncated set) and text; a 404 for a message not rendered (still queued, suppressed, or failed before rendering) says so in its detail
      * @description Needs a key with scope "full".
      */
     get: operations['getMessageContent'];
