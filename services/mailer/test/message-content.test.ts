@@ -1,11 +1,14 @@
 import type { Server } from 'node:http';
 import mongoose from 'mongoose';
 import type { Publisher } from '@postbus/bus';
+import type { EmailTriggerCommand } from '@postbus/contracts';
 import { connectDb, type Connection } from '@postbus/db';
 import { closeServer, startInternalServer } from '@postbus/http';
 import { createLogger } from '@postbus/logger';
 import { call, defaultMongoUrl, internalAuthorization, testInternalApiSecret, uniqueName } from '@postbus/testing';
+import type { Deliverer, Outcome } from '../src/delivery/deliverer';
 import { MailerErasure } from '../src/erasure';
+import { triggerHandler } from '../src/handlers/trigger';
 import { internalApi } from '../src/http/internal-api';
 import { MessageLog } from '../src/message-log';
 import { ErasuresDone } from '../src/model/erasures';
@@ -153,6 +156,53 @@ describe("a message's rendered email", () => {
     expect((await getContent(mails[29]!)).body.content.text).toBe('Hello n14');
   });
 
+  it('costs the whole send path (trigger → stored, listed, delivered, outcome recorded) one command more for a lone mail, and one per group commit under load', async () => {
+    let keep = false;
+    const deliverer = {
+      deliver: (m: MessageDoc): Promise<Outcome> =>
+        Promise.resolve({ event: 'sent', smtp: { code: 250, response: 'OK' }, ...(keep ? { content: rendered(m.email) } : {}) }),
+    } as unknown as Deliverer;
+    const suppressions = new Suppressions(db);
+    await suppressions.init();
+    const rollups = new StatusRollups(db, 'test-instance');
+    const handler = triggerHandler({ store, suppressions, retries, deliverer, timeline, lists, rollups });
+    let t = 0;
+    const trigger = (): EmailTriggerCommand => ({
+      messageId: `msg_${(++t).toString(16).padStart(32, 'a')}`,
+      projectId: '0000000000000000000000a7',
+      emailId: 'e1',
+      emailKey: 'welcome',
+      templateId: 't1',
+      templateVersion: 1,
+      user: { email: `path${t}@example.org` },
+      data: {},
+      acceptedAt: new Date().toISOString(),
+    });
+    const commands: string[] = [];
+    mongoose.set('debug', (collection: string, method: string) => commands.push(`${collection}.${method}`));
+    const measure = async (triggers: EmailTriggerCommand[]) => {
+      commands.length = 0;
+      expect(await handler.handleBatch!(triggers.map((data) => ({ data, ctx: {} as never })))).toEqual([]);
+      const count = (prefix: string) => commands.filter((c) => c.startsWith(prefix)).length;
+      return { all: commands.length, outcomes: count('message_events.insertMany'), contents: count('message_contents.') };
+    };
+    const many = (k: number) => Array.from({ length: k }, trigger);
+
+    await measure(many(1)); // warm-up: the first trigger of a project creates its lists
+    const loneBefore = await measure(many(1));
+    const batchBefore = await measure(many(20));
+    keep = true;
+    const loneAfter = await measure(many(1));
+    const batchAfter = await measure(many(20));
+    mongoose.set('debug', false);
+
+    expect(loneBefore.contents).toBe(0);
+    expect(loneAfter).toEqual({ ...loneBefore, all: loneBefore.all + 1, contents: 1 });
+    // Twenty mails: one contents insert beside each group's outcome insert, however the groups formed.
+    expect(batchAfter.contents).toBe(batchAfter.outcomes);
+    expect(batchAfter.outcomes).toBeLessThan(20);
+  });
+
   it('goes with its message when retention purges it, and stays with a message inside the window', async () => {
     // A project of its own: a list is trimmed from its oldest entry on, in the order listed.
     const aged = '0000000000000000000000f6';
@@ -177,8 +227,6 @@ describe("a message's rendered email", () => {
       id: null,
       email: 'eve@example.org',
       userId: null,
-      requestedAt: new Date().toISOString(),
-      eraseAt: new Date().toISOString(),
       before: new Date(Date.now() + 60_000).toISOString(),
     });
     expect(result).toMatchObject({ messages: 1 });
