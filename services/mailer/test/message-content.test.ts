@@ -46,7 +46,6 @@ describe("a message's rendered email", () => {
   let timeline: Timeline;
   let server: Server;
   let url: string;
-  let auth: string;
   const logger = createLogger({ service: 'mailer-test', level: 'error' });
 
   let n = 0;
@@ -78,8 +77,9 @@ describe("a message's rendered email", () => {
     return m;
   }
 
-  const getContent = (m: MessageDoc, projectId = project) =>
-    call(url, 'GET', `/internal/projects/${projectId}/messages/${m._id}/content`, { auth });
+  // A token per call: the internal tokens live 60 s, less than this file may take on a loaded machine.
+  const getContent = async (m: MessageDoc, projectId = project) =>
+    call(url, 'GET', `/internal/projects/${projectId}/messages/${m._id}/content`, { auth: await internalAuthorization('mailer') });
 
   beforeAll(async () => {
     db = await connectDb({ url: defaultMongoUrl(), dbName: uniqueName('t').replace(/-/g, '_') });
@@ -101,7 +101,6 @@ describe("a message's rendered email", () => {
       logger,
     }));
     url = `http://127.0.0.1:${port}`;
-    auth = await internalAuthorization('mailer');
   });
 
   afterAll(async () => {
