@@ -31,7 +31,12 @@ describe('the admin panel in a real browser, against the running system (issue 1
     // Two quick retries, then a delivery is failed (and can be retried by hand).
     system = await startSystem({ WEBHOOK_RETRY_SCHEDULE: '0,0.2,0.2' });
     client = await createClientAndProject(system);
-    await createSendableEmail(system, client, { subject: 'Welcome, {{user.name}}' });
+    await createSendableEmail(system, client, {
+      subject: 'Welcome, {{user.name}}',
+      // A script in an email must never run in the panel: if it did, it would add this line.
+      html: `<p>Hi {{user.name}}, your code is {{data.code}}.</p><script>document.body.insertAdjacentHTML('beforeend', '<p>script ran</p>')</script>`,
+      text: 'Hi {{user.name}}, your code is {{data.code}} (text part).',
+    });
     panel = `${system.gatewayUrl}/admin/`;
     // As root (CI containers) Chromium needs --no-sandbox.
     browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
@@ -105,6 +110,18 @@ describe('the admin panel in a real browser, against the running system (issue 1
       expect.stringContaining('queued'),
       expect.stringMatching(/sent.*SMTP 250/),
     ]);
+    // The email as sent: HTML in a sandbox="" iframe whose script does not run, the text part on demand.
+    await message.getByRole('button', { name: 'Show email' }).click();
+    const frame = message.getByTitle('Email as sent: Welcome, Ada Lovelace');
+    await expect(frame.getAttribute('sandbox')).resolves.toBe('');
+    const rendered = message.frameLocator('iframe[title="Email as sent: Welcome, Ada Lovelace"]');
+    await rendered.getByText('Hi Ada Lovelace, your code is 4711.').waitFor();
+    await expect(rendered.getByText('script ran').count()).resolves.toBe(0);
+    await message.getByRole('button', { name: 'Show text part' }).click();
+    await expect(message.getByLabel('Text of the email Welcome, Ada Lovelace').textContent()).resolves.toBe(
+      'Hi Ada Lovelace, your code is 4711 (text part).',
+    );
+    await message.getByRole('button', { name: 'Show HTML' }).click();
     await expect(page.getByLabel('Totals').textContent()).resolves.toContain('19.99');
     await expect(page.getByText('"pro"').count()).resolves.toBe(1);
     await shot('user-profile');

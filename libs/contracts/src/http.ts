@@ -426,6 +426,21 @@ export const Message = Type.Object({
 });
 export type Message = Static<typeof Message>;
 
+/** The largest rendered HTML the mailer keeps of a message; beyond it the HTML is cut and `truncated` set. */
+export const MESSAGE_CONTENT_MAX_HTML_BYTES = 256 * 1024;
+
+/** A message's email as rendered for its recipient: what the admin panel shows. */
+export const MessageContent = Type.Object({
+  subject: Type.String(),
+  html: Type.String({
+    description:
+      'the HTML as rendered from the template, before open and click tracking were added (so viewing it counts no open); at most 256 KB',
+  }),
+  text: Type.String({ description: 'the plain-text part as sent' }),
+  truncated: Type.Boolean({ description: 'the HTML was longer than 256 KB and is cut there' }),
+});
+export type MessageContent = Static<typeof MessageContent>;
+
 export const MessageList = pageOf(Message);
 export type MessageList = Static<typeof MessageList>;
 

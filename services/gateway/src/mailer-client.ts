@@ -1,4 +1,4 @@
-import type { Message, MessageList, MessageListQuery, MessageStats, MessageStatsQuery } from '@postbus/contracts';
+import type { Message, MessageContent, MessageList, MessageListQuery, MessageStats, MessageStatsQuery } from '@postbus/contracts';
 import { ServiceUnavailableError } from '@postbus/errors';
 import type { InternalTokens } from '@postbus/http';
 import { InternalApiClient, projectPath } from './users-client';
@@ -31,6 +31,11 @@ export class MailerClient extends InternalApiClient {
     const stats = await this.get<MessageStats>(`${projectPath(projectId)}/messages/stats`, { from: query.from, to: query.to });
     if (!stats) throw new ServiceUnavailableError('The mailer service could not answer.', 5);
     return stats;
+  }
+
+  /** null for no such message; `content: null` for one that was never rendered. */
+  messageContent(projectId: string, messageId: string): Promise<{ content: MessageContent | null } | null> {
+    return this.get(`${projectPath(projectId)}/messages/${encodeURIComponent(messageId)}/content`);
   }
 
   message(projectId: string, messageId: string): Promise<Message | null> {

@@ -16,6 +16,9 @@ class FakeMailer {
   readonly seen: Seen[] = [];
   mode: 'ok' | 'down' | 'broken' = 'ok';
   readonly messageId = 'msg_0123456789abcdef0123456789abcdef';
+  /** Known to the mailer but never rendered (suppressed). */
+  readonly suppressedId = 'msg_00000000000000000000000000000005';
+  readonly content = { subject: 'Welcome', html: '<p>Hello Ann</p>', text: 'Hello Ann', truncated: false };
   private server: Server | undefined;
 
   message(projectId: string) {
@@ -54,6 +57,9 @@ class FakeMailer {
       if (this.mode === 'broken') return json(500, { type: '/problems/internal', title: 'Internal error', status: 500 });
       const list = /^\/internal\/projects\/([a-f0-9]{24})\/messages$/.exec(url.pathname);
       if (list) return json(200, { data: [this.message(list[1]!)], next_cursor: 'cursor-2' });
+      const content = /^\/internal\/projects\/([a-f0-9]{24})\/messages\/([^/]+)\/content$/.exec(url.pathname);
+      if (content?.[2] === this.messageId) return json(200, { content: this.content });
+      if (content?.[2] === this.suppressedId) return json(200, { content: null });
       const one = /^\/internal\/projects\/([a-f0-9]{24})\/messages\/([^/]+)$/.exec(url.pathname);
       if (one && one[2] === this.messageId) return json(200, this.message(one[1]!));
       json(404, { type: '/problems/not-found', title: 'Not found', status: 404 });
@@ -150,8 +156,28 @@ describe('message log reads (proxied to the mailer)', () => {
     });
   });
 
+  describe("when a client reads a message's rendered email", () => {
+    it('then its subject, HTML and text come back from the mailer', async () => {
+      const res = await call(gw.url, 'GET', `${messages()}/${mailer.messageId}/content`, { auth: acme.auth });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual(mailer.content);
+      expect(mailer.seen).toEqual([{ path: `/internal/projects/${projectId}/messages/${mailer.messageId}/content`, query: {} }]);
+    });
+
+    it('then a message never rendered is a 404 problem that says so, and an unknown one a plain 404', async () => {
+      const never = await call(gw.url, 'GET', `${messages()}/${mailer.suppressedId}/content`, { auth: acme.auth });
+      expect(never.status).toBe(404);
+      expect(never.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(never.body.detail).toMatch(/still queued, or it was suppressed or failed before it was rendered/);
+      const unknown = await call(gw.url, 'GET', `${messages()}/msg_ffffffffffffffffffffffffffffffff/content`, { auth: acme.auth });
+      expect(unknown.status).toBe(404);
+      expect(unknown.body.detail).toBe('No such message in this project.');
+    });
+  });
+
   describe("when a client asks for another client's project", () => {
-    it('then both reads are a 404 and the mailer is never asked', async () => {
+    it('then every read is a 404 and the mailer is never asked', async () => {
+      expect((await call(gw.url, 'GET', `${messages()}/${mailer.messageId}/content`, { auth: other.auth })).status).toBe(404);
       expect((await call(gw.url, 'GET', messages(), { auth: other.auth })).status).toBe(404);
       expect((await call(gw.url, 'GET', `${messages()}/${mailer.messageId}`, { auth: other.auth })).status).toBe(404);
       expect(mailer.seen).toHaveLength(0);
@@ -178,5 +204,9 @@ describe('message log reads (proxied to the mailer)', () => {
     const doc = (await call(gw.url, 'GET', '/v1/openapi.json')).body;
     expect(doc.paths['/v1/projects/{projectId}/messages'].get).toMatchObject({ operationId: 'listMessages', tags: ['Messages'] });
     expect(doc.paths['/v1/projects/{projectId}/messages/{messageId}'].get).toMatchObject({ operationId: 'getMessage', tags: ['Messages'] });
+    expect(doc.paths['/v1/projects/{projectId}/messages/{messageId}/content'].get).toMatchObject({
+      operationId: 'getMessageContent',
+      tags: ['Messages'],
+    });
   });
 });

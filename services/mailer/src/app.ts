@@ -70,13 +70,20 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     catalogWaitMs: config.MAILER_CATALOG_WAIT_MS,
   });
   const policy = { maxAttempts: config.MAILER_MAX_ATTEMPTS, baseMs: config.MAILER_RETRY_BASE_MS, maxMs: config.MAILER_RETRY_MAX_MS };
-  const timeline = new Timeline(store, bus.publisher, retries, policy, async (message, event) => {
-    // A message counts (and is listed) under a status once: deferred on its first deferral only.
-    if (event.event === 'deferred' && event.attempt !== 1) return;
-    const status = event.event as MessageStatus;
-    rollups.count(message.projectId, status, event.at);
-    await lists.reached(message, status, event.at);
-  });
+  const timeline = new Timeline(
+    store,
+    bus.publisher,
+    retries,
+    policy,
+    async (message, event) => {
+      // A message counts (and is listed) under a status once: deferred on its first deferral only.
+      if (event.event === 'deferred' && event.attempt !== 1) return;
+      const status = event.event as MessageStatus;
+      rollups.count(message.projectId, status, event.at);
+      await lists.reached(message, status, event.at);
+    },
+    (error, count) => logger.warn('could not keep the rendered emails of some messages', { error, count }),
+  );
 
   // Projections first, so triggers find the catalog; they are separate groups so a burst of triggers never delays them.
   await bus.consume({

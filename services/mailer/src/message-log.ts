@@ -1,4 +1,4 @@
-import type { Message, MessageStatus } from '@postbus/contracts';
+import type { Message, MessageContent, MessageStatus } from '@postbus/contracts';
 import { UnprocessableError } from '@postbus/errors';
 import { toMessage } from './http/internal-api';
 import { listNames, type MessageLists } from './model/message-lists';
@@ -51,6 +51,16 @@ export class MessageLog {
   async message(projectId: string, id: string): Promise<Message | null> {
     const [message, timeline] = await Promise.all([this.store.message(projectId, id), this.store.timeline(id)]);
     return message ? toMessage(message, timeline) : null;
+  }
+
+  /**
+   * A message's rendered email: undefined for no such message in the project, `content: null`
+   * for one that was never rendered (suppressed, or failed before rendering). Two point reads.
+   */
+  async content(projectId: string, id: string): Promise<{ content: MessageContent | null } | undefined> {
+    const [message, doc] = await Promise.all([this.store.message(projectId, id), this.store.content(id)]);
+    if (!message) return undefined;
+    return { content: doc ? { subject: doc.subject, html: doc.html, text: doc.text, truncated: doc.truncated } : null };
   }
 
   async page(query: MessageQuery): Promise<{ data: Message[]; next_cursor: string | null }> {

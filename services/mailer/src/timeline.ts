@@ -3,7 +3,15 @@ import type { Publisher } from '@postbus/bus';
 import { Topics, type MessageEvent, type TimelineEventName } from '@postbus/contracts';
 import { GroupCommit, KeyedSerializer } from '@postbus/db';
 import type { Outcome } from './delivery/deliverer';
-import { deliveryEventId, engagementEventId, type EventDoc, type MessageDoc, type MessageStore } from './model/messages';
+import {
+  contentDoc,
+  deliveryEventId,
+  engagementEventId,
+  type ContentDoc,
+  type EventDoc,
+  type MessageDoc,
+  type MessageStore,
+} from './model/messages';
 import type { RetryQueue } from './model/retries';
 
 export interface RetryPolicy {
@@ -22,9 +30,15 @@ export const retryDelayMs = (policy: RetryPolicy, attempt: number): number =>
  * window between a relay's 250 and its record as short as one insert. An entry's event id is
  * `<messageId>:<sequence>`, so a re-emitted entry is recognisably the same.
  */
+interface DeliveryRecord {
+  event: EventDoc;
+  /** The rendered email, when this attempt rendered one. */
+  content?: ContentDoc;
+}
+
 export class Timeline {
-  /** Delivery events, each answered with whether it was stored already. */
-  private readonly writer: GroupCommit<EventDoc, boolean>;
+  /** Delivery events (with the rendered email), each answered with whether it was stored already. */
+  private readonly writer: GroupCommit<DeliveryRecord, boolean>;
   /** Engagement inserts, each answered with whether it was stored already. */
   private readonly engagements: GroupCommit<EventDoc, boolean>;
   /** One engagement of a message at a time here, so that two never take the same sequence number. */
@@ -37,12 +51,24 @@ export class Timeline {
     private readonly policy: RetryPolicy,
     /** Told of each delivery event the moment it is first stored (not of a replay): the read models and rollups. */
     private readonly onStored: (message: MessageDoc, event: EventDoc) => Promise<void> = () => Promise.resolve(),
+    /** Told when rendered emails could not be kept: the outcomes are stored all the same. */
+    private readonly onContentLost: (error: unknown, count: number) => void = () => undefined,
   ) {
     const appendNew = async (events: EventDoc[]): Promise<boolean[]> => {
       const existing = await store.appendNew(events);
       return events.map((e) => existing.has(e._id));
     };
-    this.writer = new GroupCommit(appendNew);
+    // The rendered emails go in the same group as the outcomes, side by side with their insert:
+    // no round trip added to the send path. Their loss fails nothing (the message log shows no
+    // body): an outcome must not wait for, nor be split from its group by, a display copy.
+    this.writer = new GroupCommit(async (records) => {
+      const contents = records.flatMap((r) => (r.content ? [r.content] : []));
+      const [stored] = await Promise.all([
+        appendNew(records.map((r) => r.event)),
+        store.keepContents(contents).catch((error: unknown) => this.onContentLost(error, contents.length)),
+      ]);
+      return stored;
+    });
     this.engagements = new GroupCommit(appendNew);
   }
 
@@ -64,7 +90,8 @@ export class Timeline {
     };
     if (event === 'deferred')
       await this.retries.schedule(message._id, attempt + 1, new Date(Date.now() + retryDelayMs(this.policy, attempt)));
-    if (!(await this.writer.add(doc))) await this.onStored(message, doc);
+    const content = outcome.content ? contentDoc(message._id, outcome.content) : undefined;
+    if (!(await this.writer.add({ event: doc, ...(content ? { content } : {}) }))) await this.onStored(message, doc);
     await this.emit(message, attempt === 1 ? [queuedEntry(message), doc] : [doc]);
     return doc;
   }

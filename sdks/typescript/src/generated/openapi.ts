@@ -578,6 +578,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/projects/{projectId}/messages/{messageId}/content': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Read a message's email as rendered: subject, HTML (before tracking, cut at 256 KB with truncated set) and text; a 404 for a message not rendered (still queued, suppressed, or failed before rendering) says so in its detail
+     * @description Needs a key with scope "full".
+     */
+    get: operations['getMessageContent'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/webhooks': {
     parameters: {
       query?: never;
@@ -5944,6 +5964,100 @@ export interface operations {
               /** @description engagement: how many times it happened; only the first open, the first click of each link and the unsubscribe are entries */
               count?: number;
             }[];
+          };
+        };
+      };
+      /** @description Malformed or invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No or bad credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key scope does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unknown, or another client's, resource */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Over the rate limit (see Retry-After and RateLimit) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A service this request needs (the bus, the owning service, DNS) is unavailable; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getMessageContent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        projectId: string;
+        messageId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The rendered email */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            subject: string;
+            /** @description the HTML as rendered from the template, before open and click tracking were added (so viewing it counts no open); at most 256 KB */
+            html: string;
+            /** @description the plain-text part as sent */
+            text: string;
+            /** @description the HTML was longer than 256 KB and is cut there */
+            truncated: boolean;
           };
         };
       };

@@ -15,6 +15,7 @@ export const queryKeys = {
     ['projects', projectId, 'templates', templateId, { version }] as const,
   emails: (projectId: string) => ['projects', projectId, 'emails'] as const,
   messageLog: (projectId: string, query: Record<string, string | undefined>) => ['projects', projectId, 'messages', 'log', query] as const,
+  messageContent: (projectId: string, messageId: string) => ['projects', projectId, 'messages', messageId, 'content'] as const,
   messageStats: (projectId: string, from: string, to: string) => ['projects', projectId, 'messages', 'stats', { from, to }] as const,
   revenue: (projectId: string, from: string, to: string) => ['projects', projectId, 'revenue', { from, to }] as const,
   erasures: (filters: { status?: string; project_id?: string; cursor?: string }) => ['erasures', filters] as const,

@@ -7,6 +7,7 @@ export type {
   DeliveryStatus,
   EraseAccepted,
   Message,
+  MessageContent,
   MessageList,
   MessageStatus,
   Payment,

@@ -1,5 +1,6 @@
 import type { Message, TimelineEntry } from '../api/types';
 import { TERMINAL_STATUSES } from '../api/types';
+import { MessageContentToggle } from './message-content';
 import { Badge, Time, type BadgeTone } from './ui';
 
 const TONES: Record<string, BadgeTone> = {
@@ -77,6 +78,8 @@ export function MessageItem({ message }: { message: Message }) {
         </span>
       </header>
       <Timeline entries={message.timeline} />
+      {/* A message has a subject once an attempt rendered it: before that there is nothing to show. */}
+      {message.subject !== null && <MessageContentToggle projectId={message.project_id} messageId={message.id} />}
       <p className="mt-2 font-mono text-xs text-slate-400">{message.id}</p>
     </article>
   );

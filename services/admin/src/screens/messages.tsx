@@ -1,9 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { Fragment, useState, type FormEvent } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { api } from '../api/client';
 import { queryKeys } from '../api/query-keys';
 import { MESSAGE_STATUSES, type MessageList, type MessageStats } from '../api/types';
+import { MessageContentView } from '../components/message-content';
 import { inFlight, MessageStatsChart } from '../components/message-stats-chart';
 import { isSettled } from '../components/timeline';
 import { Badge, Button, Card, Empty, ErrorState, Loading, SelectField, TextField, Time, type BadgeTone } from '../components/ui';
@@ -70,6 +71,8 @@ export function MessagesScreen() {
   const [paging, setPaging] = useState<{ filterKey: string; cursors: string[] }>({ filterKey, cursors: [] });
   const cursors = paging.filterKey === filterKey ? paging.cursors : [];
   const cursor = cursors.at(-1);
+  /** The message whose email is shown under its row. */
+  const [shown, setShown] = useState<string>();
   const query = messageLogQuery(filters, cursor);
   const log = useQuery({
     queryKey: queryKeys.messageLog(projectId, query),
@@ -149,36 +152,60 @@ export function MessagesScreen() {
                       <th scope="col" className="py-2 pr-3">
                         Status
                       </th>
-                      <th scope="col" className="py-2">
+                      <th scope="col" className="py-2 pr-3">
                         Opens / clicks
+                      </th>
+                      <th scope="col" className="py-2">
+                        <span className="sr-only">Email as sent</span>
                       </th>
                     </tr>
                   </thead>
                   <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
                     {log.data.data.map((m) => (
-                      <tr key={m.id}>
-                        <td className="py-2 pr-3 whitespace-nowrap">
-                          <Time at={m.created_at} />
-                        </td>
-                        <td className="py-2 pr-3">
-                          <Link
-                            to={`/projects/${projectId}/users/${encodeURIComponent(m.email)}`}
-                            className="text-indigo-600 hover:underline dark:text-indigo-400"
-                          >
-                            {m.email}
-                          </Link>
-                        </td>
-                        <td className="py-2 pr-3 font-mono text-xs">{m.email_key}</td>
-                        <td className="max-w-[16rem] truncate py-2 pr-3" title={m.subject ?? undefined}>
-                          {m.subject ?? <span className="text-slate-400">—</span>}
-                        </td>
-                        <td className="py-2 pr-3">
-                          <Badge tone={STATUS_TONES[m.status] ?? 'gray'}>{m.status}</Badge>
-                        </td>
-                        <td className="py-2 text-xs">
-                          {m.opens} / {m.clicks}
-                        </td>
-                      </tr>
+                      <Fragment key={m.id}>
+                        <tr>
+                          <td className="py-2 pr-3 whitespace-nowrap">
+                            <Time at={m.created_at} />
+                          </td>
+                          <td className="py-2 pr-3">
+                            <Link
+                              to={`/projects/${projectId}/users/${encodeURIComponent(m.email)}`}
+                              className="text-indigo-600 hover:underline dark:text-indigo-400"
+                            >
+                              {m.email}
+                            </Link>
+                          </td>
+                          <td className="py-2 pr-3 font-mono text-xs">{m.email_key}</td>
+                          <td className="max-w-[16rem] truncate py-2 pr-3" title={m.subject ?? undefined}>
+                            {m.subject ?? <span className="text-slate-400">—</span>}
+                          </td>
+                          <td className="py-2 pr-3">
+                            <Badge tone={STATUS_TONES[m.status] ?? 'gray'}>{m.status}</Badge>
+                          </td>
+                          <td className="py-2 pr-3 text-xs">
+                            {m.opens} / {m.clicks}
+                          </td>
+                          <td className="py-2">
+                            {/* A subject means an attempt rendered the email: before that there is nothing to show. */}
+                            {m.subject !== null && (
+                              <Button
+                                aria-expanded={shown === m.id}
+                                aria-label={`${shown === m.id ? 'Hide' : 'Show'} the email sent to ${m.email}`}
+                                onClick={() => setShown(shown === m.id ? undefined : m.id)}
+                              >
+                                {shown === m.id ? 'Hide' : 'Show'}
+                              </Button>
+                            )}
+                          </td>
+                        </tr>
+                        {shown === m.id && (
+                          <tr>
+                            <td colSpan={7} className="pb-3">
+                              <MessageContentView projectId={projectId} messageId={m.id} />
+                            </td>
+                          </tr>
+                        )}
+                      </Fragment>
                     ))}
                   </tbody>
                 </table>

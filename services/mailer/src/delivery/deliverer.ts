@@ -2,7 +2,7 @@ import type { CatalogDomain, CatalogEmail, CatalogProject, CatalogTemplate } fro
 import type { SecretBox, TrackingTokens } from '@postbus/crypto';
 import { compile, type CompiledTemplate } from '@postbus/templates';
 import type { CatalogProjection } from '../model/catalog';
-import type { MessageDoc } from '../model/messages';
+import type { MessageDoc, RenderedContent } from '../model/messages';
 import { ERASURE } from '../model/suppressions';
 import { compose } from './compose';
 import { dkimKey, dkimSign, type DkimKey } from './dkim';
@@ -15,6 +15,8 @@ export interface Outcome {
   smtp?: { code: number; response: string };
   reason?: string;
   subject?: string;
+  /** The email as rendered, before tracking (viewing it must count no open): kept for the message log. */
+  content?: RenderedContent;
 }
 
 export interface DelivererOptions {
@@ -132,7 +134,12 @@ export class Deliverer {
     // The envelope sender (Return-Path) is a bounce address on the sender domain, one per message
     // (VERP): bounces come back to the domain whose SPF vouches for the mail, naming the message.
     const result = await this.options.relay.send(bounceAddress(message._id, domain.domain), message.email, signed);
-    return { event: result.status, smtp: { code: result.code, response: result.response }, subject: rendered.subject };
+    return {
+      event: result.status,
+      smtp: { code: result.code, response: result.response },
+      subject: rendered.subject,
+      content: { subject: rendered.subject, html: rendered.html, text: rendered.text },
+    };
   }
 
   /**

@@ -95,6 +95,12 @@ export function internalApi(log: MessageLog, rollups: StatusRollups): Router {
     if (days > MAX_STATS_DAYS) throw new ValidationError(`At most ${MAX_STATS_DAYS} days at once.`);
     res.json({ data: await rollups.days(req.params.projectId, from, to) });
   });
+  // `{content: null}` for a message that was never rendered, so the gateway can tell it from an unknown one.
+  router.get('/internal/projects/:projectId/messages/:messageId/content', async (req, res) => {
+    const found = await log.content(req.params.projectId, req.params.messageId);
+    if (!found) throw new NotFoundError('No such message in this project.');
+    res.json(found);
+  });
   router.get('/internal/projects/:projectId/messages/:messageId', async (req, res) => {
     const message = await log.message(req.params.projectId, req.params.messageId);
     if (!message) throw new NotFoundError('No such message in this project.');

@@ -1,5 +1,5 @@
 import { Schema, type Connection } from 'mongoose';
-import { MESSAGE_STATUSES, type MessageStatus, type TimelineEventName } from '@postbus/contracts';
+import { MESSAGE_CONTENT_MAX_HTML_BYTES, MESSAGE_STATUSES, type MessageStatus, type TimelineEventName } from '@postbus/contracts';
 import { GroupCommit, growing, inParallel, insertNew } from '@postbus/db';
 
 /** One triggered email as accepted: written once, never updated (updates scan on FerretDB). */
@@ -38,7 +38,47 @@ export interface EventDoc {
   count?: number;
 }
 
-// Both grow with traffic: on a request path only exact-_id queries are allowed (see MessageStore).
+/**
+ * A message's email as rendered (the HTML before tracking was added): written once, with the
+ * outcome of the first attempt that rendered it, and read and deleted by `_id` (= message id).
+ */
+export interface ContentDoc {
+  _id: string;
+  subject: string;
+  html: string;
+  text: string;
+  /** The HTML or the text was longer than MESSAGE_CONTENT_MAX_HTML_BYTES and is cut there. */
+  truncated: boolean;
+}
+
+/** What a deliverer rendered, before it is capped for keeping. */
+export interface RenderedContent {
+  subject: string;
+  html: string;
+  text: string;
+}
+
+/** Cuts a string to at most `maxBytes` of UTF-8, never inside a character. */
+function cutUtf8(value: string, maxBytes: number): { value: string; cut: boolean } {
+  if (Buffer.byteLength(value) <= maxBytes) return { value, cut: false };
+  // A character split by the cut decodes as U+FFFD at the end: drop it.
+  return {
+    value: Buffer.from(value)
+      .subarray(0, maxBytes)
+      .toString()
+      .replace(/\uFFFD+$/, ''),
+    cut: true,
+  };
+}
+
+/** The document kept of a message's rendered email, its HTML and text capped. */
+export function contentDoc(messageId: string, rendered: RenderedContent, maxBytes = MESSAGE_CONTENT_MAX_HTML_BYTES): ContentDoc {
+  const html = cutUtf8(rendered.html, maxBytes);
+  const text = cutUtf8(rendered.text, maxBytes);
+  return { _id: messageId, subject: rendered.subject, html: html.value, text: text.value, truncated: html.cut || text.cut };
+}
+
+// All three grow with traffic: on a request path only exact-_id queries are allowed (see MessageStore).
 const messageSchema = growing(
   new Schema<MessageDoc>(
     {
@@ -77,6 +117,13 @@ const eventSchema = growing(
       count: { type: Number, default: undefined },
     },
     { collection: 'message_events', versionKey: false },
+  ),
+);
+
+const contentSchema = growing(
+  new Schema<ContentDoc>(
+    { _id: String, subject: String, html: String, text: String, truncated: Boolean },
+    { collection: 'message_contents', versionKey: false },
   ),
 );
 
@@ -145,6 +192,7 @@ export const engagementEventId = (messageId: string, n: number): string => `${me
 export class MessageStore {
   private readonly Message;
   private readonly Event;
+  private readonly Content;
   private readonly hotMessages = new HotWindow<MessageDoc>(HOT_ENTRIES, HOT_TTL_MS);
   /** Delivery events of messages whose delivery is over (nothing is added after a terminal event). */
   private readonly hotDeliveries = new HotWindow<EventDoc[]>(HOT_ENTRIES, HOT_TTL_MS);
@@ -152,10 +200,11 @@ export class MessageStore {
   constructor(connection: Connection) {
     this.Message = connection.model<MessageDoc>('Message', messageSchema);
     this.Event = connection.model<EventDoc>('MessageEvent', eventSchema);
+    this.Content = connection.model<ContentDoc>('MessageContent', contentSchema);
   }
 
   async init(): Promise<void> {
-    await Promise.all([this.Message.init(), this.Event.init()]);
+    await Promise.all([this.Message.init(), this.Event.init(), this.Content.init()]);
   }
 
   /** Inserts one message, in a group with those inserted at the same time; true when it existed already (a redelivered trigger). */
@@ -181,6 +230,16 @@ export class MessageStore {
   async appendNew(events: EventDoc[]): Promise<Set<string>> {
     const existing = await insertNew(this.Event, events);
     return new Set(events.filter((_, i) => existing.has(i)).map((e) => e._id));
+  }
+
+  /** Keeps rendered emails; one kept already (a retry rendered it again) is left as it is. */
+  async keepContents(contents: ContentDoc[]): Promise<void> {
+    await insertNew(this.Content, contents);
+  }
+
+  /** A message's rendered email, by its id alone; null when it was never rendered (or is gone). */
+  async content(messageId: string): Promise<ContentDoc | null> {
+    return this.Content.findById(messageId).lean<ContentDoc>().exec();
   }
 
   /** Counts one more occurrence of an engagement event (by its exact id: no scan). */
@@ -262,16 +321,16 @@ export class MessageStore {
   }
 
   /**
-   * Deletes messages and their timelines (erasure, retention), each by exact id, a bounded number
-   * at a time; counts what went. The timeline first: a message left without one is still found
-   * (and deleted) by a repeat.
+   * Deletes messages with their timelines and rendered emails (erasure, retention), each by exact
+   * id, a bounded number at a time; counts what went. The message last: a message left without
+   * its timeline or content is still found (and deleted) by a repeat.
    */
   async delete(ids: string[]): Promise<{ messages: number; events: number }> {
     const counts = await inParallel(ids, async (id) => {
       this.hotMessages.delete(id);
       this.hotDeliveries.delete(id);
       const events = await this.timeline(id);
-      await Promise.all(events.map((e) => this.Event.deleteOne({ _id: e._id }).exec()));
+      await Promise.all([...events.map((e) => this.Event.deleteOne({ _id: e._id }).exec()), this.Content.deleteOne({ _id: id }).exec()]);
       const gone = await this.Message.deleteOne({ _id: id }).exec();
       return { messages: gone.deletedCount, events: events.length };
     });

@@ -1,5 +1,6 @@
 import {
   Message,
+  MessageContent,
   MessageList,
   MessageListQuery,
   MessageParams,
@@ -81,6 +82,27 @@ export function messageRoutes({ mailerApi, assertProject }: MessageRouteDeps): R
         const message = await mailerApi.message(params.projectId, params.messageId);
         if (!message) throw new NotFoundError('No such message in this project.');
         return { status: 200, body: message };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/projects/:projectId/messages/:messageId/content',
+      operationId: 'getMessageContent',
+      summary:
+        "Read a message's email as rendered: subject, HTML (before tracking, cut at 256 KB with truncated set) and text; a 404 for a message not rendered (still queued, suppressed, or failed before rendering) says so in its detail",
+      tag: 'Messages',
+      scope: 'full',
+      params: MessageParams,
+      responses: { 200: { description: 'The rendered email', schema: MessageContent }, ...MAILER_DOWN },
+      handle: async ({ params, client }) => {
+        await assertProject(client.clientId, params.projectId);
+        const found = await mailerApi.messageContent(params.projectId, params.messageId);
+        if (!found) throw new NotFoundError('No such message in this project.');
+        if (!found.content)
+          throw new NotFoundError(
+            'This message has no rendered email: it is still queued, or it was suppressed or failed before it was rendered (nothing was sent).',
+          );
+        return { status: 200, body: found.content };
       },
     }),
   ];
