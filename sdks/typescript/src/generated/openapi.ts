@@ -353,7 +353,7 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/v1/projects/{projectId}/templates/preview': {
+  '/v1/projects/{projectId}/template-preview': {
     parameters: {
       query?: never;
       header?: never;

@@ -104,7 +104,7 @@ function Preview({ projectId, parts }: { projectId: string; parts: TemplateParts
   }, [settled]);
   const rendered = useQuery({
     queryKey: ['projects', projectId, 'templates', 'preview', request],
-    queryFn: () => api<RenderedEmail>(`/projects/${projectId}/templates/preview`, { method: 'POST', body: request }),
+    queryFn: () => api<RenderedEmail>(`/projects/${projectId}/template-preview`, { method: 'POST', body: request }),
     enabled: request !== undefined,
     placeholderData: (previous) => previous,
     retry: false,

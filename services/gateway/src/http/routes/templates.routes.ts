@@ -145,7 +145,8 @@ export function templateRoutes(
     }),
     defineRoute({
       method: 'post',
-      path: '/v1/projects/:projectId/templates/preview',
+      // Not under /templates: /templates/{templateId} would answer its other methods (PUT, DELETE) with a 404 instead of 405.
+      path: '/v1/projects/:projectId/template-preview',
       operationId: 'previewDraftTemplate',
       summary: "Render an unsaved template with a user and data (the editor's live preview)",
       tag: 'Templates',
