@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { NotFoundError, ValidationError } from '@postbus/errors';
+import { clone } from './clone';
 import { impactOf, isBad, SEVERITY, worstImpact } from '../domain/components';
 import { accumulate, dailyKey, dayOf, pruneDays, recordFor, HISTORY_DAYS } from '../domain/daily';
 import { applyCheck, initialDamping, type DampedState, type DampingRule } from '../domain/damping';
@@ -150,7 +151,7 @@ export class StatusEngine implements StatusSource {
   snapshot(): StatusSnapshot {
     if (this.cached?.version === this.version) return this.cached;
     const byNewest = <T extends { createdAt: Date }>(a: T, b: T) => b.createdAt.getTime() - a.createdAt.getTime();
-    this.cached = structuredClone({
+    this.cached = clone({
       page: this.options.page,
       generatedAt: this.clock(),
       version: this.version,
@@ -265,7 +266,7 @@ export class StatusEngine implements StatusSource {
     };
     this.incidents.set(incident.id, incident);
     this.updateIncident(incident, { status, body: input.body, affected: componentIds.map((id) => this.unchanged(id)) }, now);
-    return structuredClone(incident);
+    return clone(incident);
   }
 
   addIncidentUpdate(id: string, input: IncidentUpdateInput): Incident {
@@ -273,12 +274,12 @@ export class StatusEngine implements StatusSource {
     if (!incident) throw new NotFoundError('There is no incident with this id.');
     if (input.impact) incident.impact = input.impact;
     this.updateIncident(incident, { status: input.status, body: input.body, affected: [] }, this.clock());
-    return structuredClone(incident);
+    return clone(incident);
   }
 
   incident(id: string): Incident | undefined {
     const incident = this.incidents.get(id);
-    return incident && structuredClone(incident);
+    return incident && clone(incident);
   }
 
   // ── Maintenances ────────────────────────────────────────────────────────────────────────────
@@ -303,19 +304,19 @@ export class StatusEngine implements StatusSource {
     this.maintenances.set(maintenance.id, maintenance);
     this.moveMaintenance(maintenance, 'scheduled', input.body ?? 'Maintenance scheduled.', now, true);
     this.tick(); // one scheduled in the past starts at once
-    return structuredClone(this.maintenances.get(maintenance.id)!);
+    return clone(this.maintenances.get(maintenance.id)!);
   }
 
   addMaintenanceUpdate(id: string, input: MaintenanceUpdateInput): Maintenance {
     const maintenance = this.maintenances.get(id);
     if (!maintenance) throw new NotFoundError('There is no maintenance with this id.');
     this.moveMaintenance(maintenance, input.status ?? maintenance.status, input.body, this.clock(), true);
-    return structuredClone(maintenance);
+    return clone(maintenance);
   }
 
   maintenance(id: string): Maintenance | undefined {
     const maintenance = this.maintenances.get(id);
-    return maintenance && structuredClone(maintenance);
+    return maintenance && clone(maintenance);
   }
 
   // ── Persistence ─────────────────────────────────────────────────────────────────────────────
@@ -372,9 +373,9 @@ export class StatusEngine implements StatusSource {
   takePending(): PendingChanges {
     const taken: PendingChanges = {
       checks: this.pending.checks,
-      incidents: [...this.dirtyIncidents].flatMap((id) => this.incidents.get(id) ?? []).map((i) => structuredClone(i)),
-      maintenances: [...this.dirtyMaintenances].flatMap((id) => this.maintenances.get(id) ?? []).map((m) => structuredClone(m)),
-      days: [...this.dirtyDays].flatMap((key) => this.days.get(key) ?? []).map((d) => structuredClone(d)),
+      incidents: [...this.dirtyIncidents].flatMap((id) => this.incidents.get(id) ?? []).map((i) => clone(i)),
+      maintenances: [...this.dirtyMaintenances].flatMap((id) => this.maintenances.get(id) ?? []).map((m) => clone(m)),
+      days: [...this.dirtyDays].flatMap((key) => this.days.get(key) ?? []).map((d) => clone(d)),
     };
     this.pending = { checks: [], incidents: [], maintenances: [], days: [] };
     this.dirtyIncidents.clear();
@@ -440,7 +441,7 @@ export class StatusEngine implements StatusSource {
       const record = recordFor(this.days, tracked.definition.id, dayOf(now));
       record.worst = SEVERITY[status] > SEVERITY[record.worst] ? status : record.worst;
       this.dirtyDays.add(dailyKey(record.componentId, record.day));
-      this.emit({ kind: 'component', component: structuredClone(tracked.state), previous });
+      this.emit({ kind: 'component', component: clone(tracked.state), previous });
       this.followWithIncident(tracked, previous, status, now);
     }
     this.changed();
@@ -506,7 +507,7 @@ export class StatusEngine implements StatusSource {
     incident.updates = [update, ...incident.updates];
     for (const componentId of incident.componentIds) this.noteIncidentOnDay(incident.id, componentId, now);
     this.dirtyIncidents.add(incident.id);
-    this.emit({ kind: 'incident', incident: structuredClone(incident), update: structuredClone(update) });
+    this.emit({ kind: 'incident', incident: clone(incident), update: clone(update) });
     this.changed();
   }
 
@@ -525,7 +526,7 @@ export class StatusEngine implements StatusSource {
       this.publishComponent(tracked, tracked.state.detail);
       update.affected.push({ componentId: id, oldStatus: before, newStatus: tracked.state.status });
     }
-    this.emit({ kind: 'maintenance', maintenance: structuredClone(maintenance), update: structuredClone(update) });
+    this.emit({ kind: 'maintenance', maintenance: clone(maintenance), update: clone(update) });
     this.changed();
   }
 

@@ -43,8 +43,11 @@ export const MaintenanceUpdateBody = Type.Object(
 
 const ajv = addFormats(new Ajv({ allErrors: true, strict: false }));
 
+const compiled = new WeakMap<TSchema, ReturnType<typeof ajv.compile>>();
+
 function validated<T extends TSchema>(schema: T, body: unknown): Static<T> {
-  const validate = ajv.compile(schema);
+  let validate = compiled.get(schema);
+  if (!validate) compiled.set(schema, (validate = ajv.compile(schema)));
   if (body === undefined || body === null || typeof body !== 'object') throw new ValidationError('The body must be a JSON object.');
   if (!validate(body)) {
     const errors = (validate.errors ?? []).map((e) => ({
