@@ -1,3 +1,4 @@
 #!/usr/bin/env node
 // Operator CLI of the status service (also reached as `postbus status …`); compiled code in dist/.
-require('../dist/cli.js');
+const { main } = require('../dist/cli.js');
+main(process.argv.slice(2)).then((code) => process.exit(code));

@@ -61,6 +61,19 @@ describe('status engine', () => {
     expect(incidents[0]!.updates).toHaveLength(2);
   });
 
+  it('when a component fails long after an automatic incident opened, it gets an incident of its own', () => {
+    const { engine, check, advance } = setUp();
+    check(ComponentIds.mailer, 'operational');
+    check(ComponentIds.relay, 'operational');
+    check(ComponentIds.relay, 'major_outage', 3);
+    for (let i = 0; i < 10; i++) {
+      advance(60_000);
+      check(ComponentIds.mailer, 'operational');
+    }
+    check(ComponentIds.mailer, 'major_outage', 3);
+    expect(engine.snapshot().incidents.map((i) => i.componentIds)).toEqual([[ComponentIds.mailer], [ComponentIds.relay]]);
+  });
+
   it('when the components recover, the automatic incident is resolved by itself, after both are back', () => {
     const { engine, check, events } = setUp();
     check(ComponentIds.relay, 'operational');

@@ -97,6 +97,11 @@ interface Tracked {
 }
 
 const RECENT_CHECKS = 50;
+/**
+ * A component failing within this long of an open automatic incident's start joins it (one cause,
+ * one incident: the mailer down and the send delay with it); later failures open their own.
+ */
+const INCIDENT_JOIN_WINDOW_MS = 5 * 60_000;
 const CANARY_KEPT_MS = 86_400_000;
 const MAX_PENDING_CHECKS = 200_000;
 const STATUS_WORDS: Record<ObservedStatus, string> = {
@@ -463,7 +468,7 @@ export class StatusEngine implements StatusSource {
     }
     if (status === 'unknown' || status === 'under_maintenance' || !isBad(status)) return;
     const impact = impactOf(status);
-    const current = open[0];
+    const current = open.find((i) => i.componentIds.includes(id)) ?? open.find((i) => now.getTime() - i.startedAt.getTime() <= INCIDENT_JOIN_WINDOW_MS);
     if (current) {
       const known = current.componentIds.includes(id);
       if (!known) current.componentIds = [...current.componentIds, id];
