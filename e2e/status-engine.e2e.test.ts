@@ -110,10 +110,13 @@ describe('the status service watching the running system (issue 17)', () => {
     );
     expect(down.status).toBe('major_outage');
     expect(down.detail).toMatch(/mailer unreachable/);
-    const incident = await waitFor(async () => (await ops.incidents()).find((i) => i.automatic && i.componentIds.includes('sending.mailer')), {
-      timeoutMs: 10_000,
-      what: 'an automatic incident for the mailer',
-    });
+    const incident = await waitFor(
+      async () => (await ops.incidents()).find((i) => i.automatic && i.componentIds.includes('sending.mailer')),
+      {
+        timeoutMs: 10_000,
+        what: 'an automatic incident for the mailer',
+      },
+    );
     expect(incident.status).toBe('investigating');
 
     await system.restart('mailer');
@@ -172,7 +175,9 @@ describe('the status service with Kafka and MongoDB unreachable (issue 17)', () 
     const components = await waitFor(
       async () => {
         const all = await ops.components();
-        return all['infrastructure.kafka']!.status === 'major_outage' && all['infrastructure.database.mailer']!.status === 'major_outage' && all;
+        return (
+          all['infrastructure.kafka']!.status === 'major_outage' && all['infrastructure.database.mailer']!.status === 'major_outage' && all
+        );
       },
       { timeoutMs: 30_000, intervalMs: 250, what: 'Kafka and the databases to show down' },
     );
@@ -216,8 +221,8 @@ describe('the status service with Kafka and MongoDB unreachable (issue 17)', () 
     ops = operator(status);
     const after = await ops.incidents();
     expect(after.map((i) => i.id)).toEqual(expect.arrayContaining(before.map((i) => i.id)));
-    const maintenances = (await call(status.url, 'GET', '/api/operator/maintenances', { headers: { authorization: `Bearer ${TOKEN}` } })).body
-      .data as Maintenance[];
+    const maintenances = (await call(status.url, 'GET', '/api/operator/maintenances', { headers: { authorization: `Bearer ${TOKEN}` } }))
+      .body.data as Maintenance[];
     expect(maintenances.map((m) => m.status)).toEqual(['completed']);
   }, 60_000);
 });

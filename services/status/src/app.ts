@@ -77,7 +77,13 @@ export async function start({ config, logger, clock }: { config: StatusConfig; l
     readyzProbe({ componentId: ComponentIds.mailer, service: 'mailer', url: config.MAILER_URL, ...every }),
     readyzProbe({ componentId: ComponentIds.dispatcher, service: 'webhook dispatcher', url: config.WEBHOOKS_URL, ...every }),
     smtpProbe({ componentId: ComponentIds.relay, smtpUrl: config.SMTP_URL, ...every }),
-    pageProbe({ componentId: ComponentIds.tracking, what: 'tracking edge', url: `${config.GATEWAY_URL}/t/o/status-probe`, expectOk: false, ...every }),
+    pageProbe({
+      componentId: ComponentIds.tracking,
+      what: 'tracking edge',
+      url: `${config.GATEWAY_URL}/t/o/status-probe`,
+      expectOk: false,
+      ...every,
+    }),
     pageProbe({ componentId: ComponentIds.admin, what: 'admin panel', url: `${config.GATEWAY_URL}/admin/`, expectOk: true, ...every }),
     kafkaProbe({
       kafkaComponentId: ComponentIds.kafka,
@@ -92,7 +98,7 @@ export async function start({ config, logger, clock }: { config: StatusConfig; l
     }),
     mongoProbe({
       databases: SERVICE_DATABASES.map((db) => ({ componentId: ComponentIds.database(db), dbName: dbNames[db] })),
-      connection: () => persistence.currentConnection(),
+      connection: () => persistence.databaseLink(),
       ...every,
     }),
   ];
@@ -110,7 +116,10 @@ export async function start({ config, logger, clock }: { config: StatusConfig; l
       }),
     );
   } else {
-    engine.markUnknown(ComponentIds.sendDelay, 'the canary is not configured (STATUS_CANARY_CLIENT_ID, _API_KEY, _PROJECT_ID, _EMAIL_KEY, _TO)');
+    engine.markUnknown(
+      ComponentIds.sendDelay,
+      'the canary is not configured (STATUS_CANARY_CLIENT_ID, _API_KEY, _PROJECT_ID, _EMAIL_KEY, _TO)',
+    );
   }
   // The canary polls for up to its outage bound; other probes are cut off after their timeout and a margin.
   const monitor = new Monitor(engine, probes, logger, Math.max(timeout * 3, config.STATUS_SEND_DELAY_OUTAGE + 2 * timeout));
@@ -127,7 +136,12 @@ export async function start({ config, logger, clock }: { config: StatusConfig; l
   app.use(problemHandler(logger, '64kb'));
   const { server, port }: { server: Server; port: number } = await listen(app, config.PORT, config.STATUS_HOST);
   const url = `http://${config.STATUS_HOST.includes(':') ? `[${config.STATUS_HOST}]` : config.STATUS_HOST}:${port}`;
-  logger.info('status service started', { port, host: config.STATUS_HOST, canary: Boolean(canary), operatorApi: Boolean(config.STATUS_OPERATOR_TOKEN) });
+  logger.info('status service started', {
+    port,
+    host: config.STATUS_HOST,
+    canary: Boolean(canary),
+    operatorApi: Boolean(config.STATUS_OPERATOR_TOKEN),
+  });
 
   return {
     port,

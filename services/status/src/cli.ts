@@ -34,8 +34,10 @@ async function operatorCall(method: string, path: string, json?: unknown): Promi
   });
   const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
   if (res.status >= 400) {
-    const problems = (body['errors'] as { pointer: string; message: string }[] | undefined)?.map((e) => `  ${e.pointer}: ${e.message}`) ?? [];
-    throw new Error([`${res.status} ${String(body['title'] ?? '')}: ${String(body['detail'] ?? '')}`, ...problems].join('\n'));
+    const problems =
+      (body['errors'] as { pointer: string; message: string }[] | undefined)?.map((e) => `  ${e.pointer}: ${e.message}`) ?? [];
+    const text = (value: unknown) => (typeof value === 'string' ? value : '');
+    throw new Error([`${res.status} ${text(body['title'])}: ${text(body['detail'])}`, ...problems].join('\n'));
   }
   return { status: res.status, body };
 }
@@ -86,7 +88,15 @@ export async function main(argv: string[]): Promise<number> {
   });
   const [noun, verb, id] = positionals;
   const command = [noun, verb].filter(Boolean).join(' ');
-  const known = ['show', 'incident open', 'incident update', 'incident list', 'maintenance schedule', 'maintenance update', 'maintenance list'];
+  const known = [
+    'show',
+    'incident open',
+    'incident update',
+    'incident list',
+    'maintenance schedule',
+    'maintenance update',
+    'maintenance list',
+  ];
   if (values.help || !known.includes(command)) {
     console.log(USAGE);
     return values.help ? 0 : 2;
@@ -163,7 +173,11 @@ export async function main(argv: string[]): Promise<number> {
     }
     return 0;
   } catch (error) {
-    console.error(error instanceof UsageError ? `${error.message}\n\n${USAGE}` : `postbus status: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(
+      error instanceof UsageError
+        ? `${error.message}\n\n${USAGE}`
+        : `postbus status: ${error instanceof Error ? error.message : String(error)}`,
+    );
     return error instanceof UsageError ? 2 : 1;
   }
 }

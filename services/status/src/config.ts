@@ -22,7 +22,10 @@ export const StatusConfig = Type.Object({
     description: 'the state rewritten atomically every few seconds, loaded at start so the page answers with the database down',
   }),
   STATUS_PAGE_NAME: Type.String({ default: 'Postbus', minLength: 1, description: 'the name the page shows' }),
-  STATUS_PUBLIC_URL: Type.String({ default: '', description: "the page's public URL (links in feeds and notifications); empty: http://STATUS_HOST:PORT" }),
+  STATUS_PUBLIC_URL: Type.String({
+    default: '',
+    description: "the page's public URL (links in feeds and notifications); empty: http://STATUS_HOST:PORT",
+  }),
   STATUS_OPERATOR_TOKEN: Type.String({
     default: '',
     pattern: '^(|.{16,})$',
@@ -30,15 +33,31 @@ export const StatusConfig = Type.Object({
     description: 'Bearer token of the operator API and CLI (16+ characters); empty: the operator API refuses every call',
   }),
   STATUS_CHECK_INTERVAL_MS: Type.Integer({ minimum: 200, default: 10_000, description: 'how often every probe runs' }),
-  STATUS_FAILURES_TO_CHANGE: Type.Integer({ minimum: 1, default: 3, description: 'failed checks in a row before a component leaves its status' }),
-  STATUS_SUCCESSES_TO_RECOVER: Type.Integer({ minimum: 1, default: 2, description: 'good checks in a row before a component is operational again' }),
-  STATUS_PROBE_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5_000, description: 'how long one probe may take before it counts as failed' }),
+  STATUS_FAILURES_TO_CHANGE: Type.Integer({
+    minimum: 1,
+    default: 3,
+    description: 'failed checks in a row before a component leaves its status',
+  }),
+  STATUS_SUCCESSES_TO_RECOVER: Type.Integer({
+    minimum: 1,
+    default: 2,
+    description: 'good checks in a row before a component is operational again',
+  }),
+  STATUS_PROBE_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    default: 5_000,
+    description: 'how long one probe may take before it counts as failed',
+  }),
   STATUS_MAINTENANCE_VERIFY_MS: Type.Integer({
     minimum: 0,
     default: 120_000,
     description: 'how long a maintenance stays verifying after its window unless its components are seen operational first',
   }),
-  STATUS_CONSUMER_LAG_DEGRADED: Type.Integer({ minimum: 1, default: 10_000, description: 'messages a consumer group may lag behind before it counts as degraded' }),
+  STATUS_CONSUMER_LAG_DEGRADED: Type.Integer({
+    minimum: 1,
+    default: 10_000,
+    description: 'messages a consumer group may lag behind before it counts as degraded',
+  }),
   STATUS_CONSUMER_GROUPS: Type.String({
     default:
       'postbus-users,postbus-mailer-triggers,postbus-mailer-projections,postbus-webhooks,postbus-webhooks-projects,postbus-payments,postbus-payments-users,postbus-erasure,postbus-erasure-users',
@@ -50,7 +69,11 @@ export const StatusConfig = Type.Object({
   WEBHOOKS_URL: url('webhook dispatcher', 8083),
   PAYMENTS_URL: url('payments service', 8084),
   ERASURE_URL: url('erasure service', 8085),
-  SMTP_URL: Type.String({ default: 'smtp://127.0.0.1:1025', pattern: '^smtps?://', description: 'the relay the mailer sends through: greeted with EHLO' }),
+  SMTP_URL: Type.String({
+    default: 'smtp://127.0.0.1:1025',
+    pattern: '^smtps?://',
+    description: 'the relay the mailer sends through: greeted with EHLO',
+  }),
   GATEWAY_DB_NAME: dbName('gateway', 'postbus_gateway'),
   USERS_DB_NAME: dbName('users', 'postbus_users'),
   MAILER_DB_NAME: dbName('mailer', 'postbus_mailer'),

@@ -48,7 +48,12 @@ describe('status persistence on the real MongoDB-wire server', () => {
     const first = newEngine();
     const persistence = await start(first);
     await waitFor(() => persistence.currentConnection() !== undefined, { what: 'the database connection' });
-    const incident = first.openIncident({ name: 'Relay slow', body: 'Investigating.', impact: 'minor', componentIds: [ComponentIds.relay] });
+    const incident = first.openIncident({
+      name: 'Relay slow',
+      body: 'Investigating.',
+      impact: 'minor',
+      componentIds: [ComponentIds.relay],
+    });
     first.record({ componentId: ComponentIds.relay, at: new Date(), status: 'operational', detail: 'ok' });
     await waitFor(() => first.pendingCount() === 0, { timeoutMs: 10_000, what: 'the writes to reach the database' });
 

@@ -19,7 +19,9 @@ describe('components', () => {
   it('has every issue group, unique ids, and infrastructure hidden from the public page', () => {
     const definitions = componentDefinitions();
     expect(new Set(definitions.map((d) => d.id)).size).toBe(definitions.length);
-    expect(new Set(definitions.map((d) => d.group))).toEqual(new Set(['api', 'sending', 'webhooks', 'tracking', 'admin', 'infrastructure']));
+    expect(new Set(definitions.map((d) => d.group))).toEqual(
+      new Set(['api', 'sending', 'webhooks', 'tracking', 'admin', 'infrastructure']),
+    );
     expect(definitions.filter((d) => d.group === 'infrastructure').every((d) => !d.public)).toBe(true);
     expect(definitions.filter((d) => d.group !== 'infrastructure').every((d) => d.public)).toBe(true);
   });

@@ -37,8 +37,20 @@ export function componentDefinitions(): ComponentDefinition[] {
       description: 'Time from an accepted trigger to its email being sent, measured by a canary every minute.',
       public: true,
     },
-    { id: ComponentIds.dispatcher, name: 'Webhook delivery', group: 'webhooks', description: 'Delivering events to webhook endpoints.', public: true },
-    { id: ComponentIds.tracking, name: 'Open & click tracking', group: 'tracking', description: 'Tracking pixels, links and unsubscribe pages.', public: true },
+    {
+      id: ComponentIds.dispatcher,
+      name: 'Webhook delivery',
+      group: 'webhooks',
+      description: 'Delivering events to webhook endpoints.',
+      public: true,
+    },
+    {
+      id: ComponentIds.tracking,
+      name: 'Open & click tracking',
+      group: 'tracking',
+      description: 'Tracking pixels, links and unsubscribe pages.',
+      public: true,
+    },
     { id: ComponentIds.admin, name: 'Admin panel', group: 'admin', description: 'The web admin panel.', public: true },
     { id: ComponentIds.kafka, name: 'Kafka', group: 'infrastructure', description: 'The message broker.', public: false },
     {

@@ -46,7 +46,9 @@ describe('status engine', () => {
     expect(component(ComponentIds.mailer)).toMatchObject({ status: 'major_outage', detail: 'connection refused' });
     const [incident] = engine.snapshot().incidents;
     expect(incident).toMatchObject({ automatic: true, status: 'investigating', impact: 'critical', componentIds: [ComponentIds.mailer] });
-    expect(incident!.updates[0]!.affected).toEqual([{ componentId: ComponentIds.mailer, oldStatus: 'operational', newStatus: 'major_outage' }]);
+    expect(incident!.updates[0]!.affected).toEqual([
+      { componentId: ComponentIds.mailer, oldStatus: 'operational', newStatus: 'major_outage' },
+    ]);
   });
 
   it('when a second component fails, the open automatic incident is updated rather than another opened', () => {
@@ -115,7 +117,12 @@ describe('status engine', () => {
 
   it('an incident opened by an operator moves through its statuses with text updates', () => {
     const { engine } = setUp();
-    const opened = engine.openIncident({ name: 'Slow sends to Gmail', body: 'Looking into it.', impact: 'major', componentIds: [ComponentIds.relay] });
+    const opened = engine.openIncident({
+      name: 'Slow sends to Gmail',
+      body: 'Looking into it.',
+      impact: 'major',
+      componentIds: [ComponentIds.relay],
+    });
     engine.addIncidentUpdate(opened.id, { status: 'identified', body: 'Gmail is deferring.' });
     engine.addIncidentUpdate(opened.id, { status: 'monitoring', body: 'Fixed, watching.' });
     const resolved = engine.addIncidentUpdate(opened.id, { status: 'resolved', body: 'All good.' });
@@ -172,9 +179,9 @@ describe('status engine', () => {
 
   it('rejects a maintenance that ends before it starts', () => {
     const { engine, clock } = setUp();
-    expect(() => engine.scheduleMaintenance({ name: 'x', componentIds: [ComponentIds.mailer], scheduledFor: clock(), scheduledUntil: clock() })).toThrow(
-      /end after/,
-    );
+    expect(() =>
+      engine.scheduleMaintenance({ name: 'x', componentIds: [ComponentIds.mailer], scheduledFor: clock(), scheduledUntil: clock() }),
+    ).toThrow(/end after/);
   });
 
   it('counts the daily records as time passes', () => {

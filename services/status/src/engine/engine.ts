@@ -220,7 +220,11 @@ export class StatusEngine implements StatusSource {
     const now = this.clock();
     for (const tracked of this.components.values()) {
       const last = tracked.state.lastCheckAt;
-      if (last && tracked.damping.status !== 'unknown' && now.getTime() - last.getTime() > this.options.staleAfterMs(tracked.definition.id)) {
+      if (
+        last &&
+        tracked.damping.status !== 'unknown' &&
+        now.getTime() - last.getTime() > this.options.staleAfterMs(tracked.definition.id)
+      ) {
         tracked.damping = initialDamping('unknown');
         const seconds = Math.round((now.getTime() - last.getTime()) / 1000);
         this.publishComponent(tracked, `no check for ${seconds} s: its probe stopped reporting`);
@@ -292,7 +296,9 @@ export class StatusEngine implements StatusSource {
   scheduleMaintenance(input: ScheduleMaintenanceInput): Maintenance {
     this.requireComponents(input.componentIds);
     if (input.scheduledUntil <= input.scheduledFor)
-      throw new ValidationError('The maintenance must end after it starts.', [{ pointer: '/scheduled_until', message: 'must be after scheduled_for' }]);
+      throw new ValidationError('The maintenance must end after it starts.', [
+        { pointer: '/scheduled_until', message: 'must be after scheduled_for' },
+      ]);
     const now = this.clock();
     const maintenance: Maintenance = {
       id: randomUUID(),
@@ -368,7 +374,9 @@ export class StatusEngine implements StatusSource {
     }
     if (state.canary) {
       const known = new Set(this.canary.map((s) => s.at.getTime()));
-      this.canary = [...this.canary, ...state.canary.filter((s) => !known.has(s.at.getTime()))].sort((a, b) => a.at.getTime() - b.at.getTime());
+      this.canary = [...this.canary, ...state.canary.filter((s) => !known.has(s.at.getTime()))].sort(
+        (a, b) => a.at.getTime() - b.at.getTime(),
+      );
     }
     if (state.version && state.version > this.version) this.version = state.version;
     this.changed();
@@ -461,20 +469,34 @@ export class StatusEngine implements StatusSource {
     if (status === 'operational') {
       for (const incident of open.filter((i) => i.componentIds.includes(id))) {
         const allBack = incident.componentIds.every((c) => this.components.get(c)?.state.status === 'operational');
-        if (allBack) this.updateIncident(incident, { status: 'resolved', body: `${name} is operational again. All affected components have recovered.`, affected }, now);
+        if (allBack)
+          this.updateIncident(
+            incident,
+            { status: 'resolved', body: `${name} is operational again. All affected components have recovered.`, affected },
+            now,
+          );
         else this.updateIncident(incident, { status: incident.status, body: `${name} is operational again.`, affected }, now);
       }
       return;
     }
     if (status === 'unknown' || status === 'under_maintenance' || !isBad(status)) return;
     const impact = impactOf(status);
-    const current = open.find((i) => i.componentIds.includes(id)) ?? open.find((i) => now.getTime() - i.startedAt.getTime() <= INCIDENT_JOIN_WINDOW_MS);
+    const current =
+      open.find((i) => i.componentIds.includes(id)) ?? open.find((i) => now.getTime() - i.startedAt.getTime() <= INCIDENT_JOIN_WINDOW_MS);
     if (current) {
       const known = current.componentIds.includes(id);
       if (!known) current.componentIds = [...current.componentIds, id];
       current.impact = worstImpact(current.impact, impact);
       this.noteIncidentOnDay(current.id, id, now);
-      this.updateIncident(current, { status: current.status, body: known ? `${name} is now ${STATUS_WORDS[status]}.` : `${name} is ${STATUS_WORDS[status]} too.`, affected }, now);
+      this.updateIncident(
+        current,
+        {
+          status: current.status,
+          body: known ? `${name} is now ${STATUS_WORDS[status]}.` : `${name} is ${STATUS_WORDS[status]} too.`,
+          affected,
+        },
+        now,
+      );
       return;
     }
     const incident: Incident = {
@@ -493,7 +515,11 @@ export class StatusEngine implements StatusSource {
     };
     this.incidents.set(incident.id, incident);
     this.noteIncidentOnDay(incident.id, id, now);
-    this.updateIncident(incident, { status: 'investigating', body: `${name} is ${STATUS_WORDS[status]}: ${tracked.state.detail}. We are looking into it.`, affected }, now);
+    this.updateIncident(
+      incident,
+      { status: 'investigating', body: `${name} is ${STATUS_WORDS[status]}: ${tracked.state.detail}. We are looking into it.`, affected },
+      now,
+    );
   }
 
   private noteIncidentOnDay(incidentId: string, componentId: string, now: Date): void {
@@ -502,7 +528,11 @@ export class StatusEngine implements StatusSource {
     this.dirtyDays.add(dailyKey(componentId, record.day));
   }
 
-  private updateIncident(incident: Incident, change: { status: IncidentStatus; body: string; affected: AffectedComponent[] }, now: Date): void {
+  private updateIncident(
+    incident: Incident,
+    change: { status: IncidentStatus; body: string; affected: AffectedComponent[] },
+    now: Date,
+  ): void {
     const update: IncidentUpdate = { id: randomUUID(), status: change.status, body: change.body, at: now, affected: change.affected };
     incident.status = change.status;
     incident.updatedAt = now;

@@ -64,6 +64,6 @@ export class Monitor {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     await Promise.all([...this.running].map((r) => r.catch(() => undefined)));
-    await Promise.all(this.probes.map((p) => p.close?.().catch(() => undefined)));
+    await Promise.all(this.probes.map((p) => (p.close ? p.close().catch(() => undefined) : Promise.resolve())));
   }
 }

@@ -16,6 +16,8 @@ export class Persistence {
   private repository: StatusRepository | undefined;
   private connecting: Promise<void> | undefined;
   private caughtUp = false;
+  /** Until the first attempt to connect has ended, the database is neither up nor down. */
+  private firstAttemptDone = false;
   private flushTimer: NodeJS.Timeout | undefined;
   private snapshotTimer: NodeJS.Timeout | undefined;
   private snapshotSoon: NodeJS.Timeout | undefined;
@@ -41,6 +43,11 @@ export class Persistence {
   /** The live connection, for the database probes (undefined while the server is unreachable). */
   currentConnection(): Connection | undefined {
     return this.connection?.readyState === mongoose.ConnectionStates.connected ? this.connection : undefined;
+  }
+
+  /** The connection, 'connecting' during the first attempt at start, or undefined when the server is unreachable. */
+  databaseLink(): Connection | 'connecting' | undefined {
+    return this.currentConnection() ?? (this.firstAttemptDone ? undefined : 'connecting');
   }
 
   /** Loads the snapshot file into the engine (nothing else is needed to serve), then starts the loops. */
@@ -86,6 +93,7 @@ export class Persistence {
         this.warn('database unreachable, retrying', error);
         await connection.close().catch(() => undefined);
       } finally {
+        this.firstAttemptDone = true;
         this.connecting = undefined;
       }
     })();

@@ -6,7 +6,9 @@ const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
 /** JSON with its instants back as Dates (days are plain YYYY-MM-DD strings and stay so). */
 export const parseSaved = (text: string): SavedState =>
-  JSON.parse(text, (_key, value: unknown) => (typeof value === 'string' && ISO_INSTANT.test(value) ? new Date(value) : value)) as SavedState;
+  JSON.parse(text, (_key, value: unknown) =>
+    typeof value === 'string' && ISO_INSTANT.test(value) ? new Date(value) : value,
+  ) as SavedState;
 
 /**
  * The state on disk: rewritten whole, to a temporary file renamed over the old one, so a crash

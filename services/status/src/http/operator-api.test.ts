@@ -57,7 +57,10 @@ describe('operator API', () => {
     });
     expect(opened.status).toBe(201);
     expect(opened.body).toMatchObject({ status: 'investigating', impact: 'minor', automatic: false });
-    const updated = await call('POST', `/api/operator/incidents/${String(opened.body['id'])}/updates`, { status: 'identified', body: 'A slow endpoint.' });
+    const updated = await call('POST', `/api/operator/incidents/${String(opened.body['id'])}/updates`, {
+      status: 'identified',
+      body: 'A slow endpoint.',
+    });
     expect(updated.status).toBe(201);
     expect(updated.body['status']).toBe('identified');
     const list = await call('GET', '/api/operator/incidents');
@@ -81,7 +84,16 @@ describe('operator API', () => {
       scheduled_until: '2030-01-01T09:00:00Z',
     });
     expect(backwards.status).toBe(400);
-    expect((await call('POST', '/api/operator/maintenances', { name: 'x', component_ids: [ComponentIds.mailer], scheduled_for: 'tomorrow', scheduled_until: 'later' })).status).toBe(400);
+    expect(
+      (
+        await call('POST', '/api/operator/maintenances', {
+          name: 'x',
+          component_ids: [ComponentIds.mailer],
+          scheduled_for: 'tomorrow',
+          scheduled_until: 'later',
+        })
+      ).status,
+    ).toBe(400);
   });
 
   it('when an operator schedules a maintenance, it is scheduled and can be completed by hand', async () => {
@@ -94,7 +106,10 @@ describe('operator API', () => {
     });
     expect(scheduled.status).toBe(201);
     expect(scheduled.body['status']).toBe('scheduled');
-    const done = await call('POST', `/api/operator/maintenances/${String(scheduled.body['id'])}/updates`, { status: 'completed', body: 'Cancelled: not needed.' });
+    const done = await call('POST', `/api/operator/maintenances/${String(scheduled.body['id'])}/updates`, {
+      status: 'completed',
+      body: 'Cancelled: not needed.',
+    });
     expect(done.body['status']).toBe('completed');
     const status = await call('GET', '/api/operator/status');
     expect((status.body['components'] as unknown[]).length).toBe(componentDefinitions().length);

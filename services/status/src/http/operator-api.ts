@@ -56,7 +56,7 @@ function validated<T extends TSchema>(schema: T, body: unknown): Static<T> {
     }));
     throw new ValidationError('The body does not match the schema.', errors);
   }
-  return body as Static<T>;
+  return body;
 }
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
@@ -155,7 +155,13 @@ export function operatorApi(engine: StatusEngine, token: string): Router {
     requireJson,
     handle((req, res) => {
       const body = validated(IncidentUpdateBody, req.body);
-      res.status(201).json(engine.addIncidentUpdate(param(req, 'id'), { status: body.status, body: body.body, ...(body.impact ? { impact: body.impact } : {}) }));
+      res.status(201).json(
+        engine.addIncidentUpdate(param(req, 'id'), {
+          status: body.status,
+          body: body.body,
+          ...(body.impact ? { impact: body.impact } : {}),
+        }),
+      );
     }),
   );
   router.get(
@@ -193,7 +199,9 @@ export function operatorApi(engine: StatusEngine, token: string): Router {
     requireJson,
     handle((req, res) => {
       const body = validated(MaintenanceUpdateBody, req.body);
-      res.status(201).json(engine.addMaintenanceUpdate(param(req, 'id'), { body: body.body, ...(body.status ? { status: body.status } : {}) }));
+      res
+        .status(201)
+        .json(engine.addMaintenanceUpdate(param(req, 'id'), { body: body.body, ...(body.status ? { status: body.status } : {}) }));
     }),
   );
   return router;

@@ -55,14 +55,33 @@ export class StatusRepository {
         : model
             .bulkWrite(
               items.map((item) => ({
-                replaceOne: { filter: { _id: id(item) }, replacement: { _id: id(item), doc: item, updatedAt: updatedAt(item) }, upsert: true },
+                replaceOne: {
+                  filter: { _id: id(item) },
+                  replacement: { _id: id(item), doc: item, updatedAt: updatedAt(item) },
+                  upsert: true,
+                },
               })) as Parameters<Model<DocumentOf<T>>['bulkWrite']>[0],
               { ordered: false },
             )
             .then(() => undefined);
-    await replace(this.incidents, changes.incidents, (i) => i.id, (i) => i.updatedAt);
-    await replace(this.maintenances, changes.maintenances, (m) => m.id, (m) => m.updatedAt);
-    await replace(this.days, changes.days, (d) => `${d.day}|${d.componentId}`, () => new Date());
+    await replace(
+      this.incidents,
+      changes.incidents,
+      (i) => i.id,
+      (i) => i.updatedAt,
+    );
+    await replace(
+      this.maintenances,
+      changes.maintenances,
+      (m) => m.id,
+      (m) => m.updatedAt,
+    );
+    await replace(
+      this.days,
+      changes.days,
+      (d) => `${d.day}|${d.componentId}`,
+      () => new Date(),
+    );
   }
 
   /** Incidents, maintenances and days as the database has them (to catch up after a start from the snapshot file). */
@@ -73,7 +92,10 @@ export class StatusRepository {
       this.days.find().lean(),
     ]);
     // Mixed fields come back with their Dates as Dates from MongoDB, but revive strings defensively.
-    const revive = <T>(doc: T): T => JSON.parse(JSON.stringify(doc), (_k, v: unknown) => (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(v) ? new Date(v) : v)) as T;
+    const revive = <T>(doc: T): T =>
+      JSON.parse(JSON.stringify(doc), (_k, v: unknown) =>
+        typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(v) ? new Date(v) : v,
+      ) as T;
     return {
       incidents: incidents.map((d) => revive(d.doc)),
       maintenances: maintenances.map((d) => revive(d.doc)),

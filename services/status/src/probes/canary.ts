@@ -39,7 +39,8 @@ export function canaryProbe(options: {
           signal: AbortSignal.timeout(options.timeoutMs),
         });
         const body = (await res.json().catch(() => ({}))) as { message_id?: string };
-        if (res.status !== 200 || !body.message_id) return [verdict(options.componentId, 'major_outage', `the canary's trigger was refused (${res.status})`)];
+        if (res.status !== 200 || !body.message_id)
+          return [verdict(options.componentId, 'major_outage', `the canary's trigger was refused (${res.status})`)];
         messageId = body.message_id;
       } catch (error) {
         return [verdict(options.componentId, 'major_outage', `the canary could not trigger: ${reason(error)}`)];
@@ -58,7 +59,14 @@ export function canaryProbe(options: {
             const delayMs = Date.now() - accepted;
             options.onSample({ at: startedAt, delayMs });
             const slow = delayMs > options.degradedMs;
-            return [verdict(options.componentId, slow ? 'degraded_performance' : 'operational', `accepted → sent in ${(delayMs / 1000).toFixed(1)} s`, delayMs)];
+            return [
+              verdict(
+                options.componentId,
+                slow ? 'degraded_performance' : 'operational',
+                `accepted → sent in ${(delayMs / 1000).toFixed(1)} s`,
+                delayMs,
+              ),
+            ];
           }
           if (status === 'bounced' || status === 'failed' || status === 'suppressed')
             return [verdict(options.componentId, 'major_outage', `the canary's email ended ${status}`)];

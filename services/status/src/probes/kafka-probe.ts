@@ -58,7 +58,12 @@ export function kafkaProbe(options: {
         const cluster = await connected.describeCluster();
         const latency = performance.now() - started;
         if (cluster.brokers.length === 0) throw new Error('no brokers in the metadata');
-        const kafkaCheck = verdict(options.kafkaComponentId, 'operational', `${cluster.brokers.length} broker(s), controller ${cluster.controller ?? 'none'}`, latency);
+        const kafkaCheck = verdict(
+          options.kafkaComponentId,
+          'operational',
+          `${cluster.brokers.length} broker(s), controller ${cluster.controller ?? 'none'}`,
+          latency,
+        );
         try {
           const lags = await Promise.all(options.groups.map(async (group) => [group, await lagOf(connected, group)] as const));
           const behind = lags.filter(([, lag]) => lag > options.lagDegraded);

@@ -1,11 +1,12 @@
 import type { Connection } from 'mongoose';
-import type { Probe } from './probe';
+import type { Probe, ProbeOutcome } from './probe';
 import { reason, verdict } from './probe';
 
 /** A ping through each service's database (one component each); no connection yet is a failed ping. */
 export function mongoProbe(options: {
   databases: { componentId: string; dbName: string }[];
-  connection: () => Connection | undefined;
+  /** The live connection, 'connecting' while the first attempt runs, undefined when unreachable. */
+  connection: () => Connection | 'connecting' | undefined;
   intervalMs: number;
   timeoutMs: number;
 }): Probe {
@@ -13,8 +14,10 @@ export function mongoProbe(options: {
     name: 'mongodb',
     componentIds: options.databases.map((d) => d.componentId),
     intervalMs: options.intervalMs,
-    async run() {
+    async run(): Promise<ProbeOutcome[]> {
       const connection = options.connection();
+      if (connection === 'connecting')
+        return options.databases.map(({ componentId }) => ({ componentId, at: new Date(), unknown: 'connecting to MongoDB' }));
       return Promise.all(
         options.databases.map(async ({ componentId, dbName }) => {
           if (!connection) return verdict(componentId, 'major_outage', 'MongoDB unreachable: not connected');

@@ -55,7 +55,8 @@ export function smtpProbe(options: { componentId: string; smtpUrl: string; inter
         const ehlo = await next();
         socket.write('QUIT\r\n');
         const latency = performance.now() - started;
-        if (ehlo.code !== 250) return verdict(options.componentId, ehlo.code >= 500 ? 'major_outage' : 'partial_outage', `EHLO answered ${ehlo.code}`, latency);
+        if (ehlo.code !== 250)
+          return verdict(options.componentId, ehlo.code >= 500 ? 'major_outage' : 'partial_outage', `EHLO answered ${ehlo.code}`, latency);
         return verdict(options.componentId, 'operational', 'relay accepts EHLO', latency);
       };
       try {
