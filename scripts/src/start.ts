@@ -289,7 +289,12 @@ async function main(): Promise<void> {
           }
         : {};
     say('starting the status service');
-    const status = await startService('status', STATUS_PORT, { ...env, GATEWAY_URL: setting('GATEWAY_URL', gateway.url), ...canary });
+    const status = await startService('status', STATUS_PORT, {
+      ...env,
+      GATEWAY_URL: setting('GATEWAY_URL', gateway.url),
+      STATUS_SNAPSHOT_FILE: setting('STATUS_SNAPSHOT_FILE', join(dataDir(), 'status-snapshot.json')),
+      ...canary,
+    });
     services.push(status);
     status.child.once('exit', (code, signal) => {
       if (!stopping) say(`status exited (${code ?? signal}); see ${join(dataDir(), 'logs', 'status.log')}`);
