@@ -13,7 +13,11 @@ const STATES: Array<{ state: string; banner: string; visible: string[] }> = [
   { state: 'operational', banner: 'All Systems Operational', visible: ['Email sending', 'Infrastructure', 'Send delay (canary)'] },
   { state: 'degraded', banner: 'Minor Service Outage', visible: ['Degraded performance'] },
   { state: 'major-outage', banner: 'Major Service Outage', visible: ['Open incidents', 'Email sending is down', 'Major outage'] },
-  { state: 'maintenance', banner: 'Service Under Maintenance', visible: ['Maintenance in progress', 'Database upgrade', 'Under maintenance'] },
+  {
+    state: 'maintenance',
+    banner: 'Service Under Maintenance',
+    visible: ['Maintenance in progress', 'Database upgrade', 'Under maintenance'],
+  },
   { state: 'stale', banner: 'Some Systems Not Reporting', visible: ['Not reporting'] },
 ];
 
@@ -31,7 +35,10 @@ describe('the status page in a browser', () => {
       stdio: 'ignore',
     });
     base = `http://127.0.0.1:${port}`;
-    await waitFor(async () => (await fetch(`${base}/readyz`).catch(() => undefined))?.ok, { timeoutMs: 30_000, what: 'the status preview server' });
+    await waitFor(async () => (await fetch(`${base}/readyz`).catch(() => undefined))?.ok, {
+      timeoutMs: 30_000,
+      what: 'the status preview server',
+    });
     chrome = await openPanelBrowser();
     // A reader in India: the page's script must show UTC+05:30 times.
     context = await chrome.browser.newContext({ viewport: { width: 1280, height: 800 }, timezoneId: 'Asia/Kolkata' });
@@ -57,7 +64,7 @@ describe('the status page in a browser', () => {
         expect(await page.locator('.component .bar').count()).toBe(7);
         expect(await page.locator('svg.chart').isVisible()).toBe(true);
         expect(await page.locator('footer time').textContent()).toMatch(/ UTC\+05:30$/);
-        const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+        const background = await page.evaluate<string>('getComputedStyle(document.body).backgroundColor');
         expect(background).toBe(scheme === 'dark' ? 'rgb(15, 18, 23)' : 'rgb(247, 248, 250)');
         await page.screenshot({ path: join(SCREENSHOTS, `status-${state}-${scheme}.png`), fullPage: true });
       }

@@ -46,13 +46,20 @@ describe('email subscribers', () => {
   };
 
   it('sends nothing but the confirmation before the address is confirmed, then incident and maintenance mails with an unsubscribe link', async () => {
-    const form = await fetch(`${appUrl}/subscribe`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `email=${encodeURIComponent(address)}` });
+    const form = await fetch(`${appUrl}/subscribe`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `email=${encodeURIComponent(address)}`,
+    });
     expect(form.status).toBe(200);
     expect(await form.text()).toContain('Check your mail');
-    const [confirmation] = await waitFor(async () => {
-      const mails = await mailsTo();
-      return mails.length > 0 ? mails : undefined;
-    }, { what: 'the confirmation mail' });
+    const [confirmation] = await waitFor(
+      async () => {
+        const mails = await mailsTo();
+        return mails.length > 0 ? mails : undefined;
+      },
+      { what: 'the confirmation mail' },
+    );
     expect(confirmation!.Subject).toBe('Confirm your subscription to Postbus status');
 
     // Before confirming: an incident is posted, and no mail goes to the address.
@@ -76,10 +83,13 @@ describe('email subscribers', () => {
     // A component flap alone is not mailed.
     source.emit({ kind: 'component', component: source.current.components[0]!, previous: 'degraded_performance' });
     await router.idle();
-    const mails = await waitFor(async () => {
-      const found = await mailsTo();
-      return found.length >= 3 ? found : undefined;
-    }, { what: 'the notification mails' });
+    const mails = await waitFor(
+      async () => {
+        const found = await mailsTo();
+        return found.length >= 3 ? found : undefined;
+      },
+      { what: 'the notification mails' },
+    );
     expect(mails.map((m) => m.Subject).sort()).toEqual([
       'Confirm your subscription to Postbus status',
       '[Postbus] Incident: Email sending is down — identified',
@@ -94,14 +104,30 @@ describe('email subscribers', () => {
     expect(headers['List-Unsubscribe-Post']).toEqual(['List-Unsubscribe=One-Click']);
 
     // One-click unsubscribe; the next incident is not mailed.
-    expect((await fetch(unsubscribeUrl, { method: 'POST', body: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(200);
-    source.emit({ kind: 'incident', incident: { ...incident, status: 'resolved' }, update: { ...incident.updates[0]!, id: 'later', status: 'resolved' } });
+    expect(
+      (
+        await fetch(unsubscribeUrl, {
+          method: 'POST',
+          body: 'List-Unsubscribe=One-Click',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        })
+      ).status,
+    ).toBe(200);
+    source.emit({
+      kind: 'incident',
+      incident: { ...incident, status: 'resolved' },
+      update: { ...incident.updates[0]!, id: 'later', status: 'resolved' },
+    });
     await router.idle();
     expect(await mailsTo()).toHaveLength(3);
   });
 
   it('refuses an address that is not one, and a forged confirmation token', async () => {
-    const bad = await fetch(`${appUrl}/api/v2/subscribers`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'not an address' }) });
+    const bad = await fetch(`${appUrl}/api/v2/subscribers`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'not an address' }),
+    });
     expect(bad.status).toBe(400);
     const forged = await fetch(`${appUrl}/subscriptions/confirm?token=eyJwIjoiY29uZmlybSIsInMiOiJ4In0.forged`, { method: 'POST' });
     expect(forged.status).toBe(400);

@@ -7,13 +7,7 @@
  * The status and impact names are Statuspage's (API v2), so its JSON is a mapping, not a translation.
  */
 
-export const COMPONENT_STATUSES = [
-  'operational',
-  'degraded_performance',
-  'partial_outage',
-  'major_outage',
-  'under_maintenance',
-] as const;
+export const COMPONENT_STATUSES = ['operational', 'degraded_performance', 'partial_outage', 'major_outage', 'under_maintenance'] as const;
 export type ComponentStatus = (typeof COMPONENT_STATUSES)[number];
 
 /** A component whose probe stopped reporting is `unknown` (stale), never operational. */

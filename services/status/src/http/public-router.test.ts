@@ -4,7 +4,7 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import express from 'express';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { publicRouter, type PublicRouter } from './public-router';
+import { publicRouter } from './public-router';
 import { STATUSPAGE_SCHEMAS } from '../publish/statuspage.schema';
 import { activeMaintenance, buildSnapshot, FakeStatusSource, openIncident, PREVIEW_NOW, previewSnapshot } from '../preview/scenarios';
 import { InMemorySubscriberStore } from '../subscriptions/store';
@@ -15,19 +15,23 @@ const OPERATOR_TOKEN = 'operator-token-for-tests';
 async function serve(snapshot: StatusSnapshot) {
   const source = new FakeStatusSource(snapshot);
   const app = express();
-  let router: PublicRouter | undefined;
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  router = publicRouter(source, { baseUrl: url, operatorToken: OPERATOR_TOKEN, subscribers: new InMemorySubscriberStore(), tokenSecret: 'a-test-secret-of-enough-length' });
+  const router = publicRouter(source, {
+    baseUrl: url,
+    operatorToken: OPERATOR_TOKEN,
+    subscribers: new InMemorySubscriberStore(),
+    tokenSecret: 'a-test-secret-of-enough-length',
+  });
   app.use(router);
   return {
     source,
     url,
     get: (path: string, headers: Record<string, string> = {}) => fetch(`${url}${path}`, { headers }),
     close: async () => {
-      await router?.stop();
+      await router.stop();
       await new Promise((resolve) => server.close(resolve));
     },
   };
@@ -49,7 +53,12 @@ describe('the Statuspage v2 API', () => {
         buildSnapshot({
           history: true,
           maintenances: [
-            activeMaintenance(PREVIEW_NOW, { id: 'mnt-next', status: 'scheduled', scheduledFor: new Date(PREVIEW_NOW.getTime() + 86_400_000), scheduledUntil: new Date(PREVIEW_NOW.getTime() + 90_000_000) }),
+            activeMaintenance(PREVIEW_NOW, {
+              id: 'mnt-next',
+              status: 'scheduled',
+              scheduledFor: new Date(PREVIEW_NOW.getTime() + 86_400_000),
+              scheduledUntil: new Date(PREVIEW_NOW.getTime() + 90_000_000),
+            }),
             activeMaintenance(PREVIEW_NOW, { id: 'mnt-done', status: 'completed' }),
           ],
         }),
@@ -67,7 +76,7 @@ describe('the Statuspage v2 API', () => {
         const res = await s.get(`/api/v2/${route}`);
         expect(res.status).toBe(200);
         expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-        const body = await res.json();
+        const body = (await res.json()) as any;
         const valid = validate(body);
         expect(validate.errors ?? []).toEqual([]);
         expect(valid).toBe(true);
@@ -79,15 +88,28 @@ describe('the Statuspage v2 API', () => {
     const validate = ajv.compile(STATUSPAGE_SCHEMAS['components.json']);
     const page = { id: 'p', name: 'P', url: 'https://x.example', time_zone: 'Etc/UTC', updated_at: PREVIEW_NOW.toISOString() };
     const component = {
-      id: 'c', name: 'C', status: 'unknown', created_at: PREVIEW_NOW.toISOString(), updated_at: PREVIEW_NOW.toISOString(), position: 1,
-      description: null, showcase: true, start_date: '2026-01-01', group_id: null, page_id: 'p', group: false, only_show_if_degraded: false,
+      id: 'c',
+      name: 'C',
+      status: 'unknown',
+      created_at: PREVIEW_NOW.toISOString(),
+      updated_at: PREVIEW_NOW.toISOString(),
+      position: 1,
+      description: null,
+      showcase: true,
+      start_date: '2026-01-01',
+      group_id: null,
+      page_id: 'p',
+      group: false,
+      only_show_if_degraded: false,
     };
     expect(validate({ page, components: [component] })).toBe(false);
     expect(validate({ page, components: [{ ...component, status: 'operational' }] })).toBe(true);
   });
 
   it('derives the indicator from the worst component and open incidents', async () => {
-    const indicators = await Promise.all(served.slice(0, 5).map(async (s) => (await (await s.get('/api/v2/status.json')).json()).status));
+    const indicators = await Promise.all(
+      served.slice(0, 5).map(async (s) => ((await (await s.get('/api/v2/status.json')).json()) as any).status),
+    );
     expect(indicators).toEqual([
       { indicator: 'none', description: 'All Systems Operational' },
       { indicator: 'minor', description: 'Minor Service Outage' },
@@ -99,7 +121,7 @@ describe('the Statuspage v2 API', () => {
 
   it('shows the Infrastructure group as one component, as bad as its worst member, never its members', async () => {
     const outage = served[2]!;
-    const { components } = await (await outage.get('/api/v2/components.json')).json();
+    const { components } = (await (await outage.get('/api/v2/components.json')).json()) as any;
     const ids = components.map((c: { id: string }) => c.id);
     expect(ids).toContain('infrastructure');
     expect(ids.filter((id: string) => id.startsWith('infrastructure.'))).toEqual([]);
@@ -112,7 +134,7 @@ describe('the Statuspage v2 API', () => {
 
   it('lists the open incident in unresolved.json with its updates and affected components folded publicly', async () => {
     const outage = served[2]!;
-    const { incidents } = await (await outage.get('/api/v2/incidents/unresolved.json')).json();
+    const { incidents } = (await (await outage.get('/api/v2/incidents/unresolved.json')).json()) as any;
     expect(incidents.map((i: { id: string }) => i.id)).toEqual(['inc-open']);
     const first = incidents[0].incident_updates.at(-1);
     expect(first.affected_components).toEqual([
@@ -120,19 +142,22 @@ describe('the Statuspage v2 API', () => {
       { code: 'infrastructure', name: 'Infrastructure', old_status: 'operational', new_status: 'major_outage' },
     ]);
     expect(incidents[0].shortlink).toBe(`${outage.url}/incidents/inc-open`);
-    const all = await (await outage.get('/api/v2/incidents.json')).json();
+    const all = (await (await outage.get('/api/v2/incidents.json')).json()) as any;
     expect(all.incidents.map((i: { id: string }) => i.id)).toEqual(['inc-open', 'inc-past', 'inc-older']);
   });
 
   it('splits scheduled maintenance into upcoming and active', async () => {
     const mixed = served[5]!;
-    const ids = async (path: string) => (await (await mixed.get(path)).json()).scheduled_maintenances.map((m: { id: string }) => m.id);
+    const ids = async (path: string) =>
+      ((await (await mixed.get(path)).json()) as any).scheduled_maintenances.map((m: { id: string }) => m.id);
     expect(await ids('/api/v2/scheduled-maintenances/upcoming.json')).toEqual(['mnt-next']);
     expect(await ids('/api/v2/scheduled-maintenances/active.json')).toEqual([]);
     expect((await ids('/api/v2/scheduled-maintenances.json')).sort()).toEqual(['mnt-done', 'mnt-next']);
     expect(await ids('/api/v2/scheduled-maintenances/active.json'.replace('active', 'active'))).toEqual([]);
     const maintenance = served[3]!;
-    expect((await (await maintenance.get('/api/v2/scheduled-maintenances/active.json')).json()).scheduled_maintenances[0].id).toBe('mnt-db');
+    expect(((await (await maintenance.get('/api/v2/scheduled-maintenances/active.json')).json()) as any).scheduled_maintenances[0].id).toBe(
+      'mnt-db',
+    );
   });
 });
 

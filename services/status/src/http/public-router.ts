@@ -61,6 +61,8 @@ export type PublicRouter = Router & {
 };
 
 const MAX_AGE = 'max-age=15';
+
+const queryToken = (req: Request): string => (typeof req.query.token === 'string' ? req.query.token : '');
 const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
 
 const API_ROUTES: Record<string, (view: StatuspageView) => object> = {
@@ -80,10 +82,15 @@ export function publicRouter(source: StatusSource, options: PublicRouterOptions)
   const policy = new WebhookAddressPolicy(options.allowPrivateWebhooks ?? false);
   const webhooks = new WebhookDelivery({ policy, retryScheduleMs: options.webhookRetryScheduleMs, logger: options.logger });
   const mailer = options.smtpUrl
-    ? new StatusMailer({ smtpUrl: options.smtpUrl, from: options.mailFrom ?? `status@${new URL(baseUrl).hostname}`, pageName: source.snapshot().page.name })
+    ? new StatusMailer({
+        smtpUrl: options.smtpUrl,
+        from: options.mailFrom ?? `status@${new URL(baseUrl).hostname}`,
+        pageName: source.snapshot().page.name,
+      })
     : undefined;
   const confirmTtlMs = options.confirmTtlMs ?? 7 * 86_400_000;
-  const unsubscribeUrl = (subscriber: Subscriber) => `${baseUrl}/subscriptions/unsubscribe?token=${tokens.issue('unsubscribe', subscriber.id)}`;
+  const unsubscribeUrl = (subscriber: Subscriber) =>
+    `${baseUrl}/subscriptions/unsubscribe?token=${tokens.issue('unsubscribe', subscriber.id)}`;
 
   const router = express.Router() as PublicRouter;
   router.use((_req, res, next) => {
@@ -95,7 +102,14 @@ export function publicRouter(source: StatusSource, options: PublicRouterOptions)
    * Answers from the snapshot with a short shared cache: the ETag is the snapshot's version and the
    * route (and view), so a reader polling every few seconds mostly gets 304.
    */
-  const cached = (req: Request, res: Response, snapshot: StatusSnapshot, type: string, scope: 'public' | 'private', render: () => string) => {
+  const cached = (
+    req: Request,
+    res: Response,
+    snapshot: StatusSnapshot,
+    type: string,
+    scope: 'public' | 'private',
+    render: () => string,
+  ) => {
     const tag = `"${snapshot.version}-${createHash('sha256').update(`${scope}:${req.path}`).digest('base64url').slice(0, 16)}"`;
     res.setHeader('Cache-Control', `${scope}, ${MAX_AGE}`);
     res.setHeader('ETag', tag);
@@ -185,7 +199,9 @@ export function publicRouter(source: StatusSource, options: PublicRouterOptions)
     router.get(`/api/v2/${route}`, (req, res) => {
       const snapshot = source.snapshot();
       res.setHeader('Access-Control-Allow-Origin', '*');
-      cached(req, res, snapshot, 'application/json; charset=utf-8', 'public', () => JSON.stringify(build(new StatuspageView(snapshot, baseUrl))));
+      cached(req, res, snapshot, 'application/json; charset=utf-8', 'public', () =>
+        JSON.stringify(build(new StatuspageView(snapshot, baseUrl))),
+      );
     });
   }
 
@@ -228,22 +244,43 @@ export function publicRouter(source: StatusSource, options: PublicRouterOptions)
         return void res.status(400).json({ error: reason });
       }
       const secret = `whsec_${randomBytes(24).toString('base64')}`;
-      const subscriber = await options.subscribers.add({ kind: 'webhook', address: url.toString(), secret, confirmedAt: new Date() }, new Date());
+      const subscriber = await options.subscribers.add(
+        { kind: 'webhook', address: url.toString(), secret, confirmedAt: new Date() },
+        new Date(),
+      );
       // The secret is shown once, to whoever created the subscription; a second subscribe of the same URL does not get it.
       if (subscriber.secret !== secret) return void res.status(409).json({ error: 'this webhook is already subscribed' });
       options.logger?.info('status webhook subscribed', { subscriberId: subscriber.id });
-      return void res.status(201).json({ id: subscriber.id, webhook: subscriber.address, secret, unsubscribe_url: unsubscribeUrl(subscriber) });
+      return void res
+        .status(201)
+        .json({ id: subscriber.id, webhook: subscriber.address, secret, unsubscribe_url: unsubscribeUrl(subscriber) });
     }
     res.status(400).json({ error: 'send {"email": "…"} or {"webhook": "https://…"}' });
   });
 
   router.post('/subscribe', formBody, async (req, res) => {
     const snapshot = source.snapshot();
-    const email = typeof req.body?.email === 'string' ? (req.body.email as string) : '';
+    const form = (req.body ?? {}) as { email?: unknown };
+    const email = typeof form.email === 'string' ? form.email : '';
     const outcome = await subscribeEmail(email);
-    if (outcome === 'invalid') return html(res, 400, renderMessagePage(snapshot, 'Not subscribed', 'That does not look like an email address.', { baseUrl }));
-    if (outcome === 'unavailable') return html(res, 503, renderMessagePage(snapshot, 'Not available', 'Email subscriptions are not configured on this page.', { baseUrl }));
-    html(res, 200, renderMessagePage(snapshot, 'Check your mail', 'We sent a link to confirm your subscription. Nothing else is sent until you confirm.', { baseUrl }));
+    if (outcome === 'invalid')
+      return html(res, 400, renderMessagePage(snapshot, 'Not subscribed', 'That does not look like an email address.', { baseUrl }));
+    if (outcome === 'unavailable')
+      return html(
+        res,
+        503,
+        renderMessagePage(snapshot, 'Not available', 'Email subscriptions are not configured on this page.', { baseUrl }),
+      );
+    html(
+      res,
+      200,
+      renderMessagePage(
+        snapshot,
+        'Check your mail',
+        'We sent a link to confirm your subscription. Nothing else is sent until you confirm.',
+        { baseUrl },
+      ),
+    );
   });
 
   // A GET only shows a button: mail scanners open links, and must not confirm or unsubscribe anyone.
@@ -252,32 +289,72 @@ export function publicRouter(source: StatusSource, options: PublicRouterOptions)
 
   router.get('/subscriptions/confirm', (req, res) => {
     const snapshot = source.snapshot();
-    const token = String(req.query.token ?? '');
-    if (!tokens.verify(token, 'confirm')) return html(res, 400, renderMessagePage(snapshot, 'Link expired', 'This confirmation link is invalid or expired; subscribe again.', { baseUrl }));
-    html(res, 200, renderMessagePage(snapshot, 'Confirm subscription', 'Confirm that you want mails about incidents and maintenance.', { baseUrl }, confirmForm('/subscriptions/confirm', token, 'Confirm')));
+    const token = queryToken(req);
+    if (!tokens.verify(token, 'confirm'))
+      return html(
+        res,
+        400,
+        renderMessagePage(snapshot, 'Link expired', 'This confirmation link is invalid or expired; subscribe again.', { baseUrl }),
+      );
+    html(
+      res,
+      200,
+      renderMessagePage(
+        snapshot,
+        'Confirm subscription',
+        'Confirm that you want mails about incidents and maintenance.',
+        { baseUrl },
+        confirmForm('/subscriptions/confirm', token, 'Confirm'),
+      ),
+    );
   });
 
   router.post('/subscriptions/confirm', formBody, async (req, res) => {
     const snapshot = source.snapshot();
-    const id = tokens.verify(String(req.query.token ?? ''), 'confirm');
+    const id = tokens.verify(queryToken(req), 'confirm');
     const subscriber = id ? await options.subscribers.findById(id) : null;
-    if (!subscriber) return html(res, 400, renderMessagePage(snapshot, 'Link expired', 'This confirmation link is invalid or expired; subscribe again.', { baseUrl }));
+    if (!subscriber)
+      return html(
+        res,
+        400,
+        renderMessagePage(snapshot, 'Link expired', 'This confirmation link is invalid or expired; subscribe again.', { baseUrl }),
+      );
     await options.subscribers.confirm(subscriber.id, new Date());
     options.logger?.info('status email subscription confirmed', { subscriberId: subscriber.id });
-    html(res, 200, renderMessagePage(snapshot, 'Subscribed', 'You will get a mail when an incident or maintenance is posted. Each mail has an unsubscribe link.', { baseUrl }));
+    html(
+      res,
+      200,
+      renderMessagePage(
+        snapshot,
+        'Subscribed',
+        'You will get a mail when an incident or maintenance is posted. Each mail has an unsubscribe link.',
+        { baseUrl },
+      ),
+    );
   });
 
   router.get('/subscriptions/unsubscribe', (req, res) => {
     const snapshot = source.snapshot();
-    const token = String(req.query.token ?? '');
-    if (!tokens.verify(token, 'unsubscribe')) return html(res, 400, renderMessagePage(snapshot, 'Invalid link', 'This unsubscribe link is not valid.', { baseUrl }));
-    html(res, 200, renderMessagePage(snapshot, 'Unsubscribe', 'Stop the notifications from this page?', { baseUrl }, confirmForm('/subscriptions/unsubscribe', token, 'Unsubscribe')));
+    const token = queryToken(req);
+    if (!tokens.verify(token, 'unsubscribe'))
+      return html(res, 400, renderMessagePage(snapshot, 'Invalid link', 'This unsubscribe link is not valid.', { baseUrl }));
+    html(
+      res,
+      200,
+      renderMessagePage(
+        snapshot,
+        'Unsubscribe',
+        'Stop the notifications from this page?',
+        { baseUrl },
+        confirmForm('/subscriptions/unsubscribe', token, 'Unsubscribe'),
+      ),
+    );
   });
 
   // Also the RFC 8058 one-click target (List-Unsubscribe-Post): mail clients POST here directly.
   router.post('/subscriptions/unsubscribe', formBody, async (req, res) => {
     const snapshot = source.snapshot();
-    const id = tokens.verify(String(req.query.token ?? ''), 'unsubscribe');
+    const id = tokens.verify(queryToken(req), 'unsubscribe');
     if (!id) return html(res, 400, renderMessagePage(snapshot, 'Invalid link', 'This unsubscribe link is not valid.', { baseUrl }));
     await options.subscribers.remove(id);
     options.logger?.info('status subscriber unsubscribed', { subscriberId: id });

@@ -17,13 +17,48 @@ import type {
 
 export const PREVIEW_DEFINITIONS: ComponentDefinition[] = [
   { id: 'api.gateway', name: 'API', group: 'api', description: 'The HTTP API: triggers, users, payments', public: true, position: 1 },
-  { id: 'sending.mailer', name: 'Email sending', group: 'sending', description: 'Queued mail handed to the relay', public: true, position: 2 },
-  { id: 'sending.canary', name: 'Send delay', group: 'sending', description: 'A canary mail end to end, every minute', public: true, position: 3 },
-  { id: 'webhooks.dispatcher', name: 'Webhooks', group: 'webhooks', description: 'Event deliveries to your endpoints', public: true, position: 4 },
-  { id: 'tracking.links', name: 'Open and click tracking', group: 'tracking', description: 'Tracking pixels and redirects', public: true, position: 5 },
+  {
+    id: 'sending.mailer',
+    name: 'Email sending',
+    group: 'sending',
+    description: 'Queued mail handed to the relay',
+    public: true,
+    position: 2,
+  },
+  {
+    id: 'sending.canary',
+    name: 'Send delay',
+    group: 'sending',
+    description: 'A canary mail end to end, every minute',
+    public: true,
+    position: 3,
+  },
+  {
+    id: 'webhooks.dispatcher',
+    name: 'Webhooks',
+    group: 'webhooks',
+    description: 'Event deliveries to your endpoints',
+    public: true,
+    position: 4,
+  },
+  {
+    id: 'tracking.links',
+    name: 'Open and click tracking',
+    group: 'tracking',
+    description: 'Tracking pixels and redirects',
+    public: true,
+    position: 5,
+  },
   { id: 'admin.panel', name: 'Admin panel', group: 'admin', description: 'The web console', public: true, position: 6 },
   { id: 'infrastructure.kafka', name: 'Kafka', group: 'infrastructure', description: 'Message bus', public: false, position: 7 },
-  { id: 'infrastructure.mongodb', name: 'Database', group: 'infrastructure', description: 'MongoDB-wire server', public: false, position: 8 },
+  {
+    id: 'infrastructure.mongodb',
+    name: 'Database',
+    group: 'infrastructure',
+    description: 'MongoDB-wire server',
+    public: false,
+    position: 8,
+  },
   { id: 'infrastructure.smtp', name: 'SMTP relay', group: 'infrastructure', description: 'Outbound relay', public: false, position: 9 },
 ];
 
@@ -114,9 +149,27 @@ export const PAST_INCIDENTS = (now: Date): Incident[] => {
       monitoringAt: at(12, 30),
       resolvedAt: at(12, 42),
       updates: [
-        { id: 'inc-past-3', status: 'resolved', body: 'Sending is back to normal; the queue drained.', at: at(12, 42), affected: [{ componentId: 'sending.mailer', oldStatus: 'partial_outage', newStatus: 'operational' }] },
-        { id: 'inc-past-2', status: 'monitoring', body: 'The relay accepts mail again; we are watching the queue.', at: at(12, 30), affected: [] },
-        { id: 'inc-past-1', status: 'investigating', body: 'Mail is queuing: the relay answers slowly.', at: at(12), affected: [{ componentId: 'sending.mailer', oldStatus: 'operational', newStatus: 'partial_outage' }] },
+        {
+          id: 'inc-past-3',
+          status: 'resolved',
+          body: 'Sending is back to normal; the queue drained.',
+          at: at(12, 42),
+          affected: [{ componentId: 'sending.mailer', oldStatus: 'partial_outage', newStatus: 'operational' }],
+        },
+        {
+          id: 'inc-past-2',
+          status: 'monitoring',
+          body: 'The relay accepts mail again; we are watching the queue.',
+          at: at(12, 30),
+          affected: [],
+        },
+        {
+          id: 'inc-past-1',
+          status: 'investigating',
+          body: 'Mail is queuing: the relay answers slowly.',
+          at: at(12),
+          affected: [{ componentId: 'sending.mailer', oldStatus: 'operational', newStatus: 'partial_outage' }],
+        },
       ],
     },
     {
@@ -132,12 +185,35 @@ export const PAST_INCIDENTS = (now: Date): Incident[] => {
       monitoringAt: null,
       resolvedAt: at(47, 95),
       updates: [
-        { id: 'inc-older-2', status: 'resolved', body: 'Deliveries resumed; the missed ones were retried.', at: at(47, 95), affected: [{ componentId: 'webhooks.dispatcher', oldStatus: 'major_outage', newStatus: 'operational' }] },
-        { id: 'inc-older-1', status: 'investigating', body: 'Webhook deliveries fail with timeouts.', at: at(47), affected: [{ componentId: 'webhooks.dispatcher', oldStatus: 'operational', newStatus: 'major_outage' }] },
+        {
+          id: 'inc-older-2',
+          status: 'resolved',
+          body: 'Deliveries resumed; the missed ones were retried.',
+          at: at(47, 95),
+          affected: [{ componentId: 'webhooks.dispatcher', oldStatus: 'major_outage', newStatus: 'operational' }],
+        },
+        {
+          id: 'inc-older-1',
+          status: 'investigating',
+          body: 'Webhook deliveries fail with timeouts.',
+          at: at(47),
+          affected: [{ componentId: 'webhooks.dispatcher', oldStatus: 'operational', newStatus: 'major_outage' }],
+        },
       ],
     },
   ];
 };
+
+/** Today's cells show what is wrong now (the engine's would: the day's worst so far). */
+function todayAsNow(days: DailyRecord[], now: Date, statuses: Record<string, ObservedStatus>): DailyRecord[] {
+  const today = now.toISOString().slice(0, 10);
+  return days.map((record) => {
+    const current = statuses[record.componentId];
+    if (record.day !== today || !current || current === 'operational') return record;
+    const down = current === 'under_maintenance' ? 0 : 20 * 60_000;
+    return { ...record, worst: current, operationalMs: record.observedMs - down };
+  });
+}
 
 /** A snapshot of the preview components; everything not said is operational with a clean history. */
 export function buildSnapshot(options: SnapshotOptions = {}): StatusSnapshot {
@@ -160,7 +236,7 @@ export function buildSnapshot(options: SnapshotOptions = {}): StatusSnapshot {
     }),
     incidents: options.incidents ?? (options.history ? PAST_INCIDENTS(now) : []),
     maintenances: options.maintenances ?? [],
-    days: options.days ?? (options.history ? sampleDays(now) : []),
+    days: options.days ?? (options.history ? todayAsNow(sampleDays(now), now, statuses) : []),
     canary: options.canary ?? (options.history ? sampleCanary(now) : []),
   };
 }
@@ -180,7 +256,13 @@ export function openIncident(now: Date, overrides: Partial<Incident> = {}): Inci
     monitoringAt: null,
     resolvedAt: null,
     updates: [
-      { id: 'inc-open-2', status: 'identified', body: 'The outbound relay refuses connections; mail is queued, not lost.', at: new Date(now.getTime() - 5 * 60_000), affected: [] },
+      {
+        id: 'inc-open-2',
+        status: 'identified',
+        body: 'The outbound relay refuses connections; mail is queued, not lost.',
+        at: new Date(now.getTime() - 5 * 60_000),
+        affected: [],
+      },
       {
         id: 'inc-open-1',
         status: 'investigating',
@@ -209,8 +291,20 @@ export function activeMaintenance(now: Date, overrides: Partial<Maintenance> = {
     createdAt: new Date(now.getTime() - 3 * DAY_MS),
     updatedAt: from,
     updates: [
-      { id: 'mnt-db-2', status: 'in_progress', body: 'The upgrade has started; the admin panel may be slow.', at: from, affected: [{ componentId: 'admin.panel', oldStatus: 'operational', newStatus: 'under_maintenance' }] },
-      { id: 'mnt-db-1', status: 'scheduled', body: 'We will upgrade the database.', at: new Date(now.getTime() - 3 * DAY_MS), affected: [] },
+      {
+        id: 'mnt-db-2',
+        status: 'in_progress',
+        body: 'The upgrade has started; the admin panel may be slow.',
+        at: from,
+        affected: [{ componentId: 'admin.panel', oldStatus: 'operational', newStatus: 'under_maintenance' }],
+      },
+      {
+        id: 'mnt-db-1',
+        status: 'scheduled',
+        body: 'We will upgrade the database.',
+        at: new Date(now.getTime() - 3 * DAY_MS),
+        affected: [],
+      },
     ],
     ...overrides,
   };
@@ -226,7 +320,10 @@ export function previewSnapshot(state: PreviewState, now = PREVIEW_NOW): StatusS
     case 'operational':
       return buildSnapshot(history);
     case 'degraded':
-      return buildSnapshot({ ...history, statuses: { 'webhooks.dispatcher': 'degraded_performance', 'infrastructure.kafka': 'degraded_performance' } });
+      return buildSnapshot({
+        ...history,
+        statuses: { 'webhooks.dispatcher': 'degraded_performance', 'infrastructure.kafka': 'degraded_performance' },
+      });
     case 'major-outage':
       return buildSnapshot({
         ...history,

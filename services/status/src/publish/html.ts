@@ -43,7 +43,7 @@ h1{font-size:1.5rem;margin:0}h2{font-size:1.1rem;margin:28px 0 10px}nav a{margin
 .d.s-major_outage{background:var(--major)}.d.s-under_maintenance{background:var(--maint)}.d.s-unknown{background:var(--unknown)}
 details.d>summary{list-style:none;height:100%;cursor:pointer}details.d>summary::-webkit-details-marker{display:none}
 details.d>.tip{position:absolute;z-index:2;top:38px;right:0;width:260px;background:var(--card);color:var(--text);border:1px solid var(--line);border-radius:6px;padding:8px;font-size:.8rem;box-shadow:0 4px 14px #0003}
-.d:focus-visible{outline:2px solid var(--text)}.legend{display:flex;justify-content:space-between;color:var(--muted);font-size:.8rem}
+.tip ul{margin:4px 0 0;padding-left:18px}.d:focus-visible{outline:2px solid var(--text)}.legend{display:flex;justify-content:space-between;color:var(--muted);font-size:.8rem}
 .update{border-left:3px solid var(--line);padding-left:10px;margin:8px 0}.update b{text-transform:capitalize}
 svg.chart{width:100%;height:auto;display:block}.chart .grid{stroke:var(--line);stroke-width:1}.chart .delay{fill:none;stroke:var(--maint);stroke-width:2}
 .chart .lost{fill:var(--major)}.chart .dot{fill:var(--maint)}.chart text{fill:var(--muted);font-size:11px}
@@ -102,13 +102,18 @@ const statusBadge = (status: ObservedStatus): string => `<span class="st s-${sta
 
 function updatesHtml(updates: IncidentUpdate[]): string {
   return updates
-    .map((update) => `<div class="update"><b>${escapeHtml(update.status.replace('_', ' '))}</b> — ${escapeHtml(update.body)}<br>${timeTag(update.at)}</div>`)
+    .map(
+      (update) =>
+        `<div class="update"><b>${escapeHtml(update.status.replace('_', ' '))}</b> — ${escapeHtml(update.body)}<br>${timeTag(update.at)}</div>`,
+    )
     .join('');
 }
 
 function incidentCard(incident: Incident | Maintenance, baseUrl: string, kind: 'incident' | 'maintenance'): string {
   const schedule =
-    'scheduledFor' in incident ? `<div class="muted">Scheduled ${timeTag(incident.scheduledFor)} – ${timeTag(incident.scheduledUntil)}</div>` : '';
+    'scheduledFor' in incident
+      ? `<div class="muted">Scheduled ${timeTag(incident.scheduledFor)} – ${timeTag(incident.scheduledUntil)}</div>`
+      : '';
   return `<section class="card ${kind}"><div class="line"><a class="name" href="${escapeHtml(baseUrl)}/incidents/${encodeURIComponent(incident.id)}">${escapeHtml(incident.name)}</a>
 <span class="muted">${escapeHtml(kind === 'maintenance' ? 'Maintenance' : `Impact: ${incident.impact}`)} · ${escapeHtml(incident.status.replace('_', ' '))}</span></div>${schedule}${updatesHtml(incident.updates.slice(0, 3))}</section>`;
 }
@@ -127,7 +132,12 @@ function dayCellHtml(cell: DayCell, incidents: Map<string, Incident | Maintenanc
   return `<details class="d s-${state}"><summary title="${escapeHtml(titleText)}" aria-label="${escapeHtml(titleText)}"></summary><div class="tip"><b>${escapeHtml(cell.day)}</b><br>${escapeHtml(cell.worst ? STATUS_LABELS[cell.worst] : 'No data')}, ${escapeHtml(uptime)}${list ? `<ul>${list}</ul>` : '<br>No incident recorded.'}</div></details>`;
 }
 
-function lineHtml(snapshot: StatusSnapshot, line: StatusLine, incidents: Map<string, Incident | Maintenance>, view: PageOptions['view']): string {
+function lineHtml(
+  snapshot: StatusSnapshot,
+  line: StatusLine,
+  incidents: Map<string, Incident | Maintenance>,
+  view: PageOptions['view'],
+): string {
   const cells = dayCells(snapshot, line);
   const detail = view === 'operator' && line.detail ? `<div class="desc">${escapeHtml(line.detail)}</div>` : '';
   return `<section class="card component" data-component="${escapeHtml(line.id)}"><div class="line"><div><span class="name">${escapeHtml(line.name)}</span>
@@ -172,7 +182,7 @@ export function canaryChart(samples: CanarySample[], now: Date): string {
     .join('');
   const hours = [0, 6, 12, 18, 24].map((h) => {
     const at = new Date(from + h * 3_600_000);
-    return `<line class="grid" x1="${x(at).toFixed(1)}" x2="${x(at).toFixed(1)}" y1="${top}" y2="${height - bottom}"/><text x="${x(at).toFixed(1)}" y="${height - 5}" text-anchor="middle">${h === 24 ? 'now' : `${at.toISOString().slice(11, 16)} UTC`}</text>`;
+    return `<line class="grid" x1="${x(at).toFixed(1)}" x2="${x(at).toFixed(1)}" y1="${top}" y2="${height - bottom}"/><text x="${x(at).toFixed(1)}" y="${height - 5}" text-anchor="${h === 0 ? 'start' : h === 24 ? 'end' : 'middle'}">${h === 24 ? 'now' : `${at.toISOString().slice(11, 16)} UTC`}</text>`;
   });
   const summary =
     recent.length === 0
@@ -236,7 +246,11 @@ export function renderHistoryPage(snapshot: StatusSnapshot, options: Pick<PageOp
 }
 
 /** One incident or maintenance with all its updates. */
-export function renderIncidentPage(snapshot: StatusSnapshot, incident: Incident | Maintenance, options: Pick<PageOptions, 'baseUrl'>): string {
+export function renderIncidentPage(
+  snapshot: StatusSnapshot,
+  incident: Incident | Maintenance,
+  options: Pick<PageOptions, 'baseUrl'>,
+): string {
   const lines = statusLines(snapshot, 'public').filter((line) => line.memberIds.some((id) => incident.componentIds.includes(id)));
   const isMaintenance = 'scheduledFor' in incident;
   const body = `<h2>${escapeHtml(incident.name)}</h2>
@@ -248,6 +262,17 @@ ${updatesHtml(incident.updates)}</section>`;
 }
 
 /** A small page for the subscription flow's answers (confirm, unsubscribe, errors). */
-export function renderMessagePage(snapshot: StatusSnapshot, title: string, message: string, options: Pick<PageOptions, 'baseUrl'>, formHtml = ''): string {
-  return layout(snapshot, `${title} — ${snapshot.page.name}`, `<h2>${escapeHtml(title)}</h2><section class="card"><p>${escapeHtml(message)}</p>${formHtml}</section>`, options);
+export function renderMessagePage(
+  snapshot: StatusSnapshot,
+  title: string,
+  message: string,
+  options: Pick<PageOptions, 'baseUrl'>,
+  formHtml = '',
+): string {
+  return layout(
+    snapshot,
+    `${title} — ${snapshot.page.name}`,
+    `<h2>${escapeHtml(title)}</h2><section class="card"><p>${escapeHtml(message)}</p>${formHtml}</section>`,
+    options,
+  );
 }

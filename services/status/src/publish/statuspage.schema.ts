@@ -17,7 +17,13 @@ const page = {
   type: 'object',
   additionalProperties: false,
   required: ['id', 'name', 'url', 'time_zone', 'updated_at'],
-  properties: { id: { type: 'string' }, name: { type: 'string' }, url: { type: 'string', format: 'uri' }, time_zone: { type: 'string' }, updated_at: timestamp },
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    url: { type: 'string', format: 'uri' },
+    time_zone: { type: 'string' },
+    updated_at: timestamp,
+  },
 };
 
 const status = {
@@ -128,7 +134,12 @@ const incidentProperties = (statusEnum: string[]) => ({
 });
 const incidentRequired = Object.keys(incidentProperties([]));
 
-const incident = { type: 'object', additionalProperties: false, required: incidentRequired, properties: incidentProperties(INCIDENT_STATUS_ENUM) };
+const incident = {
+  type: 'object',
+  additionalProperties: false,
+  required: incidentRequired,
+  properties: incidentProperties(INCIDENT_STATUS_ENUM),
+};
 
 const maintenance = {
   type: 'object',

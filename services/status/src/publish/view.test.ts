@@ -3,7 +3,14 @@ import type { DailyRecord } from '../domain/model';
 import { dayCells, formatUptime, overallStatus, statusLines, uptimePercent } from './view';
 
 const DAY = 86_400_000;
-const record = (day: string, componentId: string, worst: DailyRecord['worst'], operationalMs: number, observedMs = DAY, incidentIds: string[] = []): DailyRecord => ({
+const record = (
+  day: string,
+  componentId: string,
+  worst: DailyRecord['worst'],
+  operationalMs: number,
+  observedMs = DAY,
+  incidentIds: string[] = [],
+): DailyRecord => ({
   day,
   componentId,
   worst,
@@ -15,7 +22,10 @@ const record = (day: string, componentId: string, worst: DailyRecord['worst'], o
 describe('the 90-day bar', () => {
   it('has 90 cells ending today, a day without data empty and left out of the uptime', () => {
     const snapshot = buildSnapshot({
-      days: [record('2026-11-23', 'api.gateway', 'operational', DAY / 2, DAY / 2), record('2026-11-22', 'api.gateway', 'partial_outage', DAY - 3_600_000, DAY, ['inc-1'])],
+      days: [
+        record('2026-11-23', 'api.gateway', 'operational', DAY / 2, DAY / 2),
+        record('2026-11-22', 'api.gateway', 'partial_outage', DAY - 3_600_000, DAY, ['inc-1']),
+      ],
     });
     const line = statusLines(snapshot, 'public').find((l) => l.id === 'api.gateway')!;
     const cells = dayCells(snapshot, line);
@@ -29,10 +39,15 @@ describe('the 90-day bar', () => {
   });
 
   it('rounds down, so that a minute down in 90 days never reads 100.00 %', () => {
-    const days = Array.from({ length: 90 }, (_, i) => record(new Date(PREVIEW_NOW.getTime() - i * DAY).toISOString().slice(0, 10), 'api.gateway', 'operational', DAY));
+    const days = Array.from({ length: 90 }, (_, i) =>
+      record(new Date(PREVIEW_NOW.getTime() - i * DAY).toISOString().slice(0, 10), 'api.gateway', 'operational', DAY),
+    );
     days[5] = { ...days[5]!, worst: 'degraded_performance', operationalMs: DAY - 60_000 };
     const snapshot = buildSnapshot({ days });
-    const cells = dayCells(snapshot, statusLines(snapshot, 'public').find((l) => l.id === 'api.gateway')!);
+    const cells = dayCells(
+      snapshot,
+      statusLines(snapshot, 'public').find((l) => l.id === 'api.gateway')!,
+    );
     expect(uptimePercent(cells)).toBe(99.99);
     expect(formatUptime(uptimePercent(cells))).toBe('99.99 % uptime');
     expect(formatUptime(uptimePercent(cells.map((c) => ({ ...c, observedMs: 0, operationalMs: 0 }))))).toBe('no data');

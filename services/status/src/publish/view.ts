@@ -89,7 +89,8 @@ export function overallStatus(snapshot: StatusSnapshot): OverallStatus {
   const indicator = worstImpact([fromComponents, fromIncidents]);
   const maintenance = activeMaintenances(snapshot).length > 0 || statuses.includes('under_maintenance');
   const stale = statuses.includes('unknown');
-  const onlyStale = stale && indicator === 'minor' && !statuses.some((s) => STATUS_RANK[s] > STATUS_RANK.unknown) && fromIncidents === 'none';
+  const onlyStale =
+    stale && indicator === 'minor' && !statuses.some((s) => STATUS_RANK[s] > STATUS_RANK.unknown) && fromIncidents === 'none';
   const description =
     indicator === 'none'
       ? maintenance

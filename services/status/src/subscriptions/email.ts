@@ -28,10 +28,16 @@ export class StatusMailer {
     });
   }
 
-  async sendNotification(to: string, item: Incident | Maintenance, update: IncidentUpdate, links: { incident: string; unsubscribe: string }): Promise<void> {
+  async sendNotification(
+    to: string,
+    item: Incident | Maintenance,
+    update: IncidentUpdate,
+    links: { incident: string; unsubscribe: string },
+  ): Promise<void> {
     const { pageName } = this.options;
     const kind = 'scheduledFor' in item ? 'Maintenance' : 'Incident';
-    const schedule = 'scheduledFor' in item ? `\nScheduled: ${item.scheduledFor.toISOString()} – ${item.scheduledUntil.toISOString()} (UTC)\n` : '';
+    const schedule =
+      'scheduledFor' in item ? `\nScheduled: ${item.scheduledFor.toISOString()} – ${item.scheduledUntil.toISOString()} (UTC)\n` : '';
     await this.transport.sendMail({
       from: this.options.from,
       to,

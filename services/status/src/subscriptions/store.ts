@@ -31,30 +31,31 @@ export interface SubscriberStore {
 export class InMemorySubscriberStore implements SubscriberStore {
   private readonly byId = new Map<string, Subscriber>();
 
-  async add(subscriber: NewSubscriber, at: Date): Promise<Subscriber> {
+  add(subscriber: NewSubscriber, at: Date): Promise<Subscriber> {
     const existing = [...this.byId.values()].find((s) => s.kind === subscriber.kind && s.address === subscriber.address);
-    if (existing) return { ...existing };
+    if (existing) return Promise.resolve({ ...existing });
     const created: Subscriber = { ...subscriber, id: randomUUID(), createdAt: at };
     this.byId.set(created.id, created);
-    return { ...created };
+    return Promise.resolve({ ...created });
   }
 
-  async findById(id: string): Promise<Subscriber | null> {
+  findById(id: string): Promise<Subscriber | null> {
     const found = this.byId.get(id);
-    return found ? { ...found } : null;
+    return Promise.resolve(found ? { ...found } : null);
   }
 
-  async confirm(id: string, at: Date): Promise<void> {
+  confirm(id: string, at: Date): Promise<void> {
     const found = this.byId.get(id);
     if (found && !found.confirmedAt) found.confirmedAt = at;
+    return Promise.resolve();
   }
 
-  async remove(id: string): Promise<boolean> {
-    return this.byId.delete(id);
+  remove(id: string): Promise<boolean> {
+    return Promise.resolve(this.byId.delete(id));
   }
 
-  async listConfirmed(): Promise<Subscriber[]> {
-    return [...this.byId.values()].filter((s) => s.confirmedAt !== null).map((s) => ({ ...s }));
+  listConfirmed(): Promise<Subscriber[]> {
+    return Promise.resolve([...this.byId.values()].filter((s) => s.confirmedAt !== null).map((s) => ({ ...s })));
   }
 }
 
@@ -108,7 +109,7 @@ export class MongoSubscriberStore implements SubscriberStore {
       )
       .lean<SubscriberDocument>()
       .exec();
-    return toSubscriber(doc!);
+    return toSubscriber(doc);
   }
 
   async findById(id: string): Promise<Subscriber | null> {
@@ -126,7 +127,10 @@ export class MongoSubscriberStore implements SubscriberStore {
   }
 
   async listConfirmed(): Promise<Subscriber[]> {
-    const docs = await this.model.find({ confirmedAt: { $ne: null } }).lean<SubscriberDocument[]>().exec();
+    const docs = await this.model
+      .find({ confirmedAt: { $ne: null } })
+      .lean<SubscriberDocument[]>()
+      .exec();
     return docs.map(toSubscriber);
   }
 }

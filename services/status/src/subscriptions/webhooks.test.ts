@@ -14,7 +14,9 @@ interface Received {
 }
 
 const listen = (server: Server) =>
-  new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
+  new Promise<string>((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+  );
 
 describe('webhook subscribers', () => {
   const received: Received[] = [];
@@ -58,14 +60,22 @@ describe('webhook subscribers', () => {
   });
 
   it('when an incident is posted, a subscribed webhook gets a Standard Webhooks-signed Statuspage payload, retried after a 500', async () => {
-    const res = await fetch(`${appUrl}/api/v2/subscribers`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ webhook: `${receiverUrl}/hook` }) });
+    const res = await fetch(`${appUrl}/api/v2/subscribers`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ webhook: `${receiverUrl}/hook` }),
+    });
     expect(res.status).toBe(201);
-    const { secret, unsubscribe_url } = await res.json();
+    const { secret, unsubscribe_url } = (await res.json()) as any;
     expect(secret).toMatch(/^whsec_/);
     // The same URL again: refused, and its secret not shown.
-    const again = await fetch(`${appUrl}/api/v2/subscribers`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ webhook: `${receiverUrl}/hook` }) });
+    const again = await fetch(`${appUrl}/api/v2/subscribers`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ webhook: `${receiverUrl}/hook` }),
+    });
     expect(again.status).toBe(409);
-    expect(JSON.stringify(await again.json())).not.toContain('whsec_');
+    expect(JSON.stringify((await again.json()) as any)).not.toContain('whsec_');
 
     answers = [500];
     const incident = openIncident(PREVIEW_NOW);
@@ -113,14 +123,22 @@ describe('the webhook address policy', () => {
   it('refuses a private webhook at subscription time with 400', async () => {
     const source = new FakeStatusSource(buildSnapshot());
     const server = express();
-    const router = publicRouter(source, { baseUrl: 'http://status.example', subscribers: new InMemorySubscriberStore(), tokenSecret: 'a-test-secret-of-enough-length' });
+    const router = publicRouter(source, {
+      baseUrl: 'http://status.example',
+      subscribers: new InMemorySubscriberStore(),
+      tokenSecret: 'a-test-secret-of-enough-length',
+    });
     server.use(router);
     const app = http.createServer(server);
     const url = await listen(app);
     try {
-      const res = await fetch(`${url}/api/v2/subscribers`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ webhook: 'http://127.0.0.1:1/hook' }) });
+      const res = await fetch(`${url}/api/v2/subscribers`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ webhook: 'http://127.0.0.1:1/hook' }),
+      });
       expect(res.status).toBe(400);
-      expect((await res.json()).error).toMatch(/not a public address/);
+      expect(((await res.json()) as any).error).toMatch(/not a public address/);
     } finally {
       await router.stop();
       await new Promise((r) => app.close(r));

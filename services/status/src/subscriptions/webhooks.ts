@@ -51,7 +51,12 @@ export class WebhookDelivery {
       void this.post(subscriber, messageId, body).then((status) => {
         if (status !== null && status >= 200 && status < 300) return;
         if (status === 410) return onGone();
-        this.options.logger?.info('status webhook delivery failed; will retry', { subscriberId: subscriber.id, messageId, status, attempt: index + 1 });
+        this.options.logger?.info('status webhook delivery failed; will retry', {
+          subscriberId: subscriber.id,
+          messageId,
+          status,
+          attempt: index + 1,
+        });
         this.attempt(subscriber, messageId, body, index + 1, onGone);
       });
     }, jittered);
