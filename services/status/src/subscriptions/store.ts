@@ -105,7 +105,7 @@ export class MongoSubscriberStore implements SubscriberStore {
       .findOneAndUpdate(
         { kind: subscriber.kind, address: subscriber.address },
         { $setOnInsert: { _id: randomUUID(), secret: subscriber.secret, confirmedAt: subscriber.confirmedAt, createdAt: at } },
-        { upsert: true, new: true },
+        { upsert: true, returnDocument: 'after' },
       )
       .lean<SubscriberDocument>()
       .exec();
