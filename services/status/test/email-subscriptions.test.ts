@@ -62,6 +62,14 @@ describe('email subscribers', () => {
     );
     expect(confirmation!.Subject).toBe('Confirm your subscription to Postbus status');
 
+    // Subscribing again at once sends no second confirmation (the form cannot flood a mailbox).
+    const twice = await fetch(`${appUrl}/api/v2/subscribers`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: address.toUpperCase() }),
+    });
+    expect(twice.status).toBe(202);
+
     // Before confirming: an incident is posted, and no mail goes to the address.
     const incident = openIncident(PREVIEW_NOW);
     source.emit({ kind: 'incident', incident, update: incident.updates[1]! });

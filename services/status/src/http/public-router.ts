@@ -61,6 +61,7 @@ export type PublicRouter = Router & {
 };
 
 const MAX_AGE = 'max-age=15';
+const CONFIRMATION_RESEND_MS = 10 * 60_000;
 
 const queryToken = (req: Request): string => (typeof req.query.token === 'string' ? req.query.token : '');
 const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
@@ -207,6 +208,8 @@ export function publicRouter(source: StatusSource, options: PublicRouterOptions)
 
   // ---- Subscriptions --------------------------------------------------------------------------
 
+  const confirmationSentAt = new Map<string, number>();
+
   /** Starts an email subscription: a confirmation mail, and nothing else until it is confirmed. The answer never says whether the address was known. */
   const subscribeEmail = async (raw: string): Promise<'sent' | 'invalid' | 'unavailable'> => {
     const address = raw.trim().toLowerCase();
@@ -214,6 +217,10 @@ export function publicRouter(source: StatusSource, options: PublicRouterOptions)
     if (!mailer) return 'unavailable';
     const subscriber = await options.subscribers.add({ kind: 'email', address, secret: null, confirmedAt: null }, new Date());
     if (subscriber.confirmedAt) return 'sent';
+    // Anyone can type any address: at most one confirmation mail per address in a while, so the form cannot be used to flood someone.
+    const lastSent = confirmationSentAt.get(subscriber.id);
+    if (lastSent !== undefined && Date.now() - lastSent < CONFIRMATION_RESEND_MS) return 'sent';
+    confirmationSentAt.set(subscriber.id, Date.now());
     const token = tokens.issue('confirm', subscriber.id, confirmTtlMs);
     await mailer.sendConfirmation(address, `${baseUrl}/subscriptions/confirm?token=${encodeURIComponent(token)}`);
     options.logger?.info('status email subscription requested', { subscriberId: subscriber.id });
