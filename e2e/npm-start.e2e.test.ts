@@ -146,7 +146,8 @@ describe('npm start on one host, configured by its environment', () => {
 
   it('runs the status service on its port, its operator API behind the token it keeps in the data directory', async () => {
     const status = `http://127.0.0.1:${ports['STATUS_PORT']}`;
-    expect(output).toContain(`Status       http://localhost:${ports['STATUS_PORT']}`);
+    expect(output).toContain(`Status page  http://localhost:${ports['STATUS_PORT']}`);
+    expect((await call(status, 'GET', '/api/v2/status.json')).status).toBe(200);
     const { STATUS_OPERATOR_TOKEN: token } = JSON.parse(readFileSync(join(dataDir, 'secrets.json'), 'utf8')) as {
       STATUS_OPERATOR_TOKEN: string;
     };

@@ -118,6 +118,15 @@ describe('the status service watching the running system (issue 17)', () => {
       },
     );
     expect(incident.status).toBe('investigating');
+    // The public page (the publishing router on the same engine) says so too.
+    const unresolved = await call(status.url, 'GET', '/api/v2/incidents/unresolved.json');
+    expect(unresolved.status).toBe(200);
+    expect((unresolved.body.incidents as Array<{ id: string }>).map((i) => i.id)).toContain(incident.id);
+    const summary = await call(status.url, 'GET', '/api/v2/summary.json');
+    expect(summary.body.status.indicator).not.toBe('none');
+    const page = await call(status.url, 'GET', '/');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
 
     await system.restart('mailer');
     await waitFor(async () => (await ops.components())['sending.mailer']!.status === 'operational', {

@@ -63,6 +63,7 @@ interface LocalSecrets {
   TRACKING_SECRET: string;
   INTERNAL_API_SECRET: string;
   STATUS_OPERATOR_TOKEN: string;
+  STATUS_SUBSCRIPTION_SECRET: string;
 }
 
 /**
@@ -78,6 +79,7 @@ function localSecrets(): LocalSecrets {
     ERASURE_AUDIT_KEY: saved.ERASURE_AUDIT_KEY ?? randomBytes(48).toString('base64url'),
     INTERNAL_API_SECRET: saved.INTERNAL_API_SECRET ?? randomBytes(48).toString('base64url'),
     STATUS_OPERATOR_TOKEN: saved.STATUS_OPERATOR_TOKEN ?? randomBytes(32).toString('base64url'),
+    STATUS_SUBSCRIPTION_SECRET: saved.STATUS_SUBSCRIPTION_SECRET ?? randomBytes(32).toString('base64url'),
   };
   mkdirSync(dataDir(), { recursive: true });
   writeFileSync(secretsFile, JSON.stringify(made, null, 2), { mode: 0o600 });
@@ -89,6 +91,7 @@ function localSecrets(): LocalSecrets {
     // One secret for every service: the gateway's tokens must be accepted by the others.
     INTERNAL_API_SECRET: setting('INTERNAL_API_SECRET', made.INTERNAL_API_SECRET),
     STATUS_OPERATOR_TOKEN: setting('STATUS_OPERATOR_TOKEN', made.STATUS_OPERATOR_TOKEN),
+    STATUS_SUBSCRIPTION_SECRET: setting('STATUS_SUBSCRIPTION_SECRET', made.STATUS_SUBSCRIPTION_SECRET),
   };
 }
 
@@ -315,7 +318,7 @@ Postbus is running.
   Gateway      ${url}
   Admin panel  ${url}/admin/   (sign in with the demo client id and api key below)
   API docs     ${url}/docs   (OpenAPI: ${url}/v1/openapi.json)
-  Status       http://localhost:${STATUS_PORT}   (operator API: Bearer STATUS_OPERATOR_TOKEN from .data/secrets.json;
+  Status page  http://localhost:${STATUS_PORT}   (operator view /operator and API: Bearer STATUS_OPERATOR_TOKEN from .data/secrets.json;
                e.g. STATUS_OPERATOR_TOKEN=… npx postbus status show)
   Health       ${url}/readyz · metrics http://127.0.0.1:${GATEWAY_INTERNAL_PORT}/metrics (internal listener)
 ${sinkLine}

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import express from 'express';
 import { kafkaConnection } from '@postbus/bus';
@@ -11,6 +12,8 @@ import { Monitor } from './engine/monitor';
 import { Persistence } from './engine/persistence';
 import { SnapshotFile } from './engine/snapshot-file';
 import { operatorApi } from './http/operator-api';
+import { publicRouter } from './http/public-router';
+import { DeferredSubscriberStore } from './model/deferred-subscriber-store';
 import { canaryProbe } from './probes/canary';
 import { pageProbe, readyzProbe } from './probes/http-probes';
 import { kafkaProbe } from './probes/kafka-probe';
@@ -41,7 +44,17 @@ export async function start({ config, logger, clock }: { config: StatusConfig; l
       ? 2 * config.STATUS_CANARY_INTERVAL_MS + config.STATUS_SEND_DELAY_OUTAGE + timeout
       : 3 * interval + timeout;
 
-  const publicUrl = config.STATUS_PUBLIC_URL || `http://${config.STATUS_HOST}:${config.PORT}`;
+  // Listening first: with PORT=0 (tests) the page's absolute links need the real port. Ready only
+  // once every route is mounted; from then on whatever else is down, since it serves from memory.
+  let serving = false;
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(requestId);
+  app.use(healthRouter('status', { engine: () => serving }));
+  const { server, port }: { server: Server; port: number } = await listen(app, config.PORT, config.STATUS_HOST);
+  const url = `http://${config.STATUS_HOST.includes(':') ? `[${config.STATUS_HOST}]` : config.STATUS_HOST}:${port}`;
+  const publicUrl = (config.STATUS_PUBLIC_URL || url).replace(/\/+$/, '');
+
   const engine = new StatusEngine({
     page: { id: 'postbus', name: config.STATUS_PAGE_NAME, url: publicUrl },
     definitions: componentDefinitions(),
@@ -126,16 +139,22 @@ export async function start({ config, logger, clock }: { config: StatusConfig; l
   monitor.start();
   const ticker = setInterval(() => engine.tick(), TICK_MS);
 
-  const app = express();
-  app.disable('x-powered-by');
-  app.use(requestId);
-  // Ready as soon as it serves: the page answers from memory, whatever else is down.
-  app.use(healthRouter('status', { engine: () => true }));
   app.use(operatorApi(engine, config.STATUS_OPERATOR_TOKEN));
+  // The public face (page, Statuspage v2 JSON, feeds, badges, subscriptions), all from engine.snapshot().
+  const publishing = publicRouter(engine, {
+    baseUrl: publicUrl,
+    ...(config.STATUS_OPERATOR_TOKEN ? { operatorToken: config.STATUS_OPERATOR_TOKEN } : {}),
+    subscribers: new DeferredSubscriberStore(() => persistence.currentConnection()),
+    tokenSecret: config.STATUS_SUBSCRIPTION_SECRET || randomBytes(32).toString('base64url'),
+    ...(config.STATUS_SMTP_URL ? { smtpUrl: config.STATUS_SMTP_URL } : {}),
+    ...(config.STATUS_MAIL_FROM ? { mailFrom: config.STATUS_MAIL_FROM } : {}),
+    allowPrivateWebhooks: config.STATUS_WEBHOOK_ALLOW_PRIVATE,
+    logger,
+  });
+  app.use(publishing);
   app.use(notFoundHandler);
   app.use(problemHandler(logger, '64kb'));
-  const { server, port }: { server: Server; port: number } = await listen(app, config.PORT, config.STATUS_HOST);
-  const url = `http://${config.STATUS_HOST.includes(':') ? `[${config.STATUS_HOST}]` : config.STATUS_HOST}:${port}`;
+  serving = true;
   logger.info('status service started', {
     port,
     host: config.STATUS_HOST,
@@ -150,6 +169,7 @@ export async function start({ config, logger, clock }: { config: StatusConfig; l
     async stop() {
       clearInterval(ticker);
       await closeServer(server);
+      await publishing.stop();
       await monitor.stop();
       await persistence.stop();
     },

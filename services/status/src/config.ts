@@ -32,6 +32,24 @@ export const StatusConfig = Type.Object({
     [RequiredInProduction]: true,
     description: 'Bearer token of the operator API and CLI (16+ characters); empty: the operator API refuses every call',
   }),
+  STATUS_SUBSCRIPTION_SECRET: Type.String({
+    default: '',
+    pattern: '^(|.{16,})$',
+    [RequiredInProduction]: true,
+    description:
+      'signs the confirm and unsubscribe links of subscriptions (16+ characters); empty: a random one per process (development: links die with it)',
+  }),
+  STATUS_SMTP_URL: Type.String({
+    default: '',
+    pattern: '^(|smtps?://.+)$',
+    description:
+      "the relay the page's own mails (subscription confirmations, notifications) go through — not Postbus's; empty: no email subscriptions",
+  }),
+  STATUS_MAIL_FROM: Type.String({ default: '', description: 'the sender of those mails; empty: status@ the public URL host' }),
+  STATUS_WEBHOOK_ALLOW_PRIVATE: Type.Boolean({
+    default: false,
+    description: 'allow webhook subscriptions to private and loopback addresses (tests and closed networks only)',
+  }),
   STATUS_CHECK_INTERVAL_MS: Type.Integer({ minimum: 200, default: 10_000, description: 'how often every probe runs' }),
   STATUS_FAILURES_TO_CHANGE: Type.Integer({
     minimum: 1,
