@@ -4,14 +4,14 @@ import { InMemorySubscriberStore, MongoSubscriberStore, type SubscriberStore } f
 
 /** Both stores behave alike: the mongoose one against the MongoDB-wire server, the in-memory one as the tests' fake. */
 describe.each([
-  ['in memory', () => Promise.resolve({ store: new InMemorySubscriberStore() as SubscriberStore, close: () => Promise.resolve() })],
+  ['in memory', () => Promise.resolve({ store: new InMemorySubscriberStore(), close: () => Promise.resolve() })],
   [
     'mongoose',
     async () => {
       const db: Connection = await connectDb({ url: defaultMongoUrl(), dbName: uniqueName('status-subscribers') });
       const store = new MongoSubscriberStore(db);
       return {
-        store: store as SubscriberStore,
+        store: store,
         close: async () => {
           await db.dropDatabase();
           await db.close();
