@@ -5,11 +5,13 @@ import { MongoSubscriberStore, type NewSubscriber, type Subscriber, type Subscri
 /**
  * The subscribers in the status service's database, on whatever connection the persistence has
  * now: the service starts (and serves its page) before MongoDB answers, and keeps serving when it
- * goes away. Without a connection a subscription is refused with 503 (try again later) and a
- * notification finds nobody to tell, rather than either waiting on a database that is down.
+ * goes away. Without a connection a subscription is refused with 503 (try again later), and
+ * notifications go to the subscribers last read from the database (an outage of the database is
+ * when they matter), rather than either waiting on a database that is down.
  */
 export class DeferredSubscriberStore implements SubscriberStore {
   private store: { connection: Connection; store: MongoSubscriberStore } | undefined;
+  private lastConfirmed: Subscriber[] = [];
 
   constructor(private readonly connection: () => Connection | undefined) {}
 
@@ -21,23 +23,25 @@ export class DeferredSubscriberStore implements SubscriberStore {
     return this.store.store;
   }
 
-  add(subscriber: NewSubscriber, at: Date): Promise<Subscriber> {
-    return this.current().add(subscriber, at);
+  async add(subscriber: NewSubscriber, at: Date): Promise<Subscriber> {
+    return await this.current().add(subscriber, at);
   }
 
-  findById(id: string): Promise<Subscriber | null> {
-    return this.current().findById(id);
+  async findById(id: string): Promise<Subscriber | null> {
+    return await this.current().findById(id);
   }
 
-  confirm(id: string, at: Date): Promise<void> {
-    return this.current().confirm(id, at);
+  async confirm(id: string, at: Date): Promise<void> {
+    return await this.current().confirm(id, at);
   }
 
-  remove(id: string): Promise<boolean> {
-    return this.current().remove(id);
+  async remove(id: string): Promise<boolean> {
+    return await this.current().remove(id);
   }
 
-  listConfirmed(): Promise<Subscriber[]> {
-    return this.current().listConfirmed();
+  async listConfirmed(): Promise<Subscriber[]> {
+    if (!this.connection()) return this.lastConfirmed.map((s) => ({ ...s }));
+    this.lastConfirmed = await this.current().listConfirmed();
+    return this.lastConfirmed.map((s) => ({ ...s }));
   }
 }
