@@ -382,18 +382,22 @@ export class StatusEngine implements StatusSource {
     this.changed();
   }
 
-  /** Everything not yet written to the database; the caller gives it back with `putBack` if the write failed. */
-  takePending(): PendingChanges {
+  /**
+   * Everything not yet written to the database; the caller gives it back with `putBack` if the
+   * write failed. The daily records change on every tick, so the caller may leave them for a later
+   * write (each is an update, and updates scan on the local server).
+   */
+  takePending({ days = true }: { days?: boolean } = {}): PendingChanges {
     const taken: PendingChanges = {
       checks: this.pending.checks,
       incidents: [...this.dirtyIncidents].flatMap((id) => this.incidents.get(id) ?? []).map((i) => clone(i)),
       maintenances: [...this.dirtyMaintenances].flatMap((id) => this.maintenances.get(id) ?? []).map((m) => clone(m)),
-      days: [...this.dirtyDays].flatMap((key) => this.days.get(key) ?? []).map((d) => clone(d)),
+      days: days ? [...this.dirtyDays].flatMap((key) => this.days.get(key) ?? []).map((d) => clone(d)) : [],
     };
     this.pending = { checks: [], incidents: [], maintenances: [], days: [] };
     this.dirtyIncidents.clear();
     this.dirtyMaintenances.clear();
-    this.dirtyDays.clear();
+    if (days) this.dirtyDays.clear();
     return taken;
   }
 

@@ -5,6 +5,8 @@ import { StatusRepository } from '../model/status.repository';
 import type { StatusEngine } from './engine';
 import type { SnapshotFile } from './snapshot-file';
 
+const DAYS_WRITE_INTERVAL_MS = 60_000;
+
 /**
  * Copies the engine's state out: to its database (checks appended, the rest replaced by id) and
  * to the snapshot file. Neither is needed to serve: with the database down the writes wait in
@@ -26,6 +28,7 @@ export class Persistence {
   private savedVersion = -1;
   private lastWarning = 0;
   private lastPrune = 0;
+  private lastDaysWrite = 0;
   private stopped = false;
 
   constructor(
@@ -107,9 +110,12 @@ export class Persistence {
       return;
     }
     if (engine.pendingCount() === 0) return;
-    const changes = engine.takePending();
+    // The daily records once a minute (and at stop): they change on every tick.
+    const days = this.stopped || Date.now() - this.lastDaysWrite >= DAYS_WRITE_INTERVAL_MS;
+    const changes = engine.takePending({ days });
     try {
       await this.repository.write(changes);
+      if (days) this.lastDaysWrite = Date.now();
       if (Date.now() - this.lastPrune > 86_400_000) {
         this.lastPrune = Date.now();
         await this.repository.pruneChecks(new Date(Date.now() - HISTORY_DAYS * 86_400_000));
