@@ -135,7 +135,7 @@ export async function start({ config, logger, clock }: { config: StatusConfig; l
     );
   }
   // The canary polls for up to its outage bound; other probes are cut off after their timeout and a margin.
-  const monitor = new Monitor(engine, probes, logger, Math.max(timeout * 3, config.STATUS_SEND_DELAY_OUTAGE + 2 * timeout));
+  const monitor = new Monitor(engine, probes, logger, Math.max(timeout * 3, config.STATUS_SEND_DELAY_OUTAGE + 2 * timeout), clock);
   monitor.start();
   const ticker = setInterval(() => engine.tick(), TICK_MS);
 

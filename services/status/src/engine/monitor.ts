@@ -17,6 +17,8 @@ export class Monitor {
     private readonly probes: Probe[],
     private readonly logger: Logger,
     private readonly hangAfterMs: number,
+    /** The engine's clock: verdicts are stamped with it, so an injected clock sees consistent times. */
+    private readonly clock: () => Date = () => new Date(),
   ) {}
 
   start(): void {
@@ -50,7 +52,7 @@ export class Monitor {
       if (this.stopped) return;
       for (const outcome of outcomes) {
         if ('unknown' in outcome) this.engine.markUnknown(outcome.componentId, outcome.unknown);
-        else this.engine.record(outcome);
+        else this.engine.record({ ...outcome, at: this.clock() });
       }
     } catch (error) {
       this.logger.warn('probe failed', { probe: probe.name, error });
