@@ -84,6 +84,8 @@ ENV POSTBUS_SERVICE=${SERVICE}
 RUN test -f "services/${SERVICE}/dist/main.js" \
     || { echo "SERVICE=${SERVICE}: services/${SERVICE}/dist/main.js not found" >&2; exit 1; }
 
+# The status service's snapshot file: a volume mounted here starts owned by the service user.
+RUN mkdir -p /var/lib/postbus-status && chown 1000:1000 /var/lib/postbus-status
 # The image's "node" user, by number so that Kubernetes' runAsNonRoot can verify it.
 USER 1000:1000
 # gateway 8080, users 8081 (each service's PORT variable).

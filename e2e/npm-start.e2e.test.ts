@@ -62,6 +62,7 @@ describe('npm start on one host, configured by its environment', () => {
       'PAYMENTS_PORT',
       'ERASURE_PORT',
       'INTERNAL_PORT',
+      'STATUS_PORT',
       'SINK_HTTP_PORT',
       'SINK_SMTP_PORT',
     ])
@@ -80,6 +81,7 @@ describe('npm start on one host, configured by its environment', () => {
       WEBHOOKS_DB_NAME: db('webhooks'),
       PAYMENTS_DB_NAME: db('payments'),
       ERASURE_DB_NAME: db('erasure'),
+      STATUS_DB_NAME: db('status'),
       DNS_SERVERS: dns.address,
       SMTP_URL: relay.smtpUrl,
       WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
@@ -142,11 +144,31 @@ describe('npm start on one host, configured by its environment', () => {
     expect(mail.Subject).toBe('Welcome to Postbus, Ada');
   });
 
+  it('runs the status service on its port, its operator API behind the token it keeps in the data directory', async () => {
+    const status = `http://127.0.0.1:${ports['STATUS_PORT']}`;
+    expect(output).toContain(`Status page  http://localhost:${ports['STATUS_PORT']}`);
+    expect((await call(status, 'GET', '/api/v2/status.json')).status).toBe(200);
+    const { STATUS_OPERATOR_TOKEN: token } = JSON.parse(readFileSync(join(dataDir, 'secrets.json'), 'utf8')) as {
+      STATUS_OPERATOR_TOKEN: string;
+    };
+    expect((await call(status, 'GET', '/api/operator/status')).status).toBe(401);
+    const gatewayUp = await waitFor(
+      async () => {
+        const res = await call(status, 'GET', '/api/operator/status', { headers: { authorization: `Bearer ${token}` } });
+        return (res.body.components as Array<{ id: string; status: string }>).find(
+          (c) => c.id === 'api.gateway' && c.status === 'operational',
+        );
+      },
+      { timeoutMs: 30_000, what: 'the status service to see the gateway up' },
+    );
+    expect(gatewayUp).toBeDefined();
+  });
+
   it('when npm start is killed outright (SIGKILL), the services it started stop by themselves', async () => {
     const starter = descendants(start!.pid!).find((p) => /^\S*node scripts\/dist\/start\.js$/.test(p.args));
     expect(starter).toBeDefined();
     const services = descendants(starter!.pid).filter((p) => p.args.includes('/dist/main.js'));
-    expect(services.length).toBe(6); // the sink was not started: SMTP_URL names the relay
+    expect(services.length).toBe(7); // the sink was not started: SMTP_URL names the relay; the status service was
     process.kill(starter!.pid, 'SIGKILL');
     await waitFor(
       async () => {

@@ -48,6 +48,7 @@ const WEBHOOKS_PORT = Number(process.env['WEBHOOKS_PORT'] ?? 8083);
 const PAYMENTS_PORT = Number(process.env['PAYMENTS_PORT'] ?? 8084);
 const ERASURE_PORT = Number(process.env['ERASURE_PORT'] ?? 8085);
 const GATEWAY_INTERNAL_PORT = Number(process.env['INTERNAL_PORT'] ?? 8086);
+const STATUS_PORT = Number(process.env['STATUS_PORT'] ?? 8090);
 const SINK_HTTP_PORT = Number(process.env['SINK_HTTP_PORT'] ?? 8025);
 const SINK_SMTP_PORT = Number(process.env['SINK_SMTP_PORT'] ?? 1025);
 const demoFile = join(dataDir(), 'demo-client.json');
@@ -61,6 +62,8 @@ interface LocalSecrets {
   ERASURE_AUDIT_KEY: string;
   TRACKING_SECRET: string;
   INTERNAL_API_SECRET: string;
+  STATUS_OPERATOR_TOKEN: string;
+  STATUS_SUBSCRIPTION_SECRET: string;
 }
 
 /**
@@ -75,6 +78,8 @@ function localSecrets(): LocalSecrets {
     TRACKING_SECRET: saved.TRACKING_SECRET ?? randomBytes(48).toString('base64url'),
     ERASURE_AUDIT_KEY: saved.ERASURE_AUDIT_KEY ?? randomBytes(48).toString('base64url'),
     INTERNAL_API_SECRET: saved.INTERNAL_API_SECRET ?? randomBytes(48).toString('base64url'),
+    STATUS_OPERATOR_TOKEN: saved.STATUS_OPERATOR_TOKEN ?? randomBytes(32).toString('base64url'),
+    STATUS_SUBSCRIPTION_SECRET: saved.STATUS_SUBSCRIPTION_SECRET ?? randomBytes(32).toString('base64url'),
   };
   mkdirSync(dataDir(), { recursive: true });
   writeFileSync(secretsFile, JSON.stringify(made, null, 2), { mode: 0o600 });
@@ -85,6 +90,8 @@ function localSecrets(): LocalSecrets {
     ERASURE_AUDIT_KEY: setting('ERASURE_AUDIT_KEY', made.ERASURE_AUDIT_KEY),
     // One secret for every service: the gateway's tokens must be accepted by the others.
     INTERNAL_API_SECRET: setting('INTERNAL_API_SECRET', made.INTERNAL_API_SECRET),
+    STATUS_OPERATOR_TOKEN: setting('STATUS_OPERATOR_TOKEN', made.STATUS_OPERATOR_TOKEN),
+    STATUS_SUBSCRIPTION_SECRET: setting('STATUS_SUBSCRIPTION_SECRET', made.STATUS_SUBSCRIPTION_SECRET),
   };
 }
 
@@ -189,6 +196,7 @@ async function main(): Promise<void> {
     ['payments', PAYMENTS_PORT],
     ['erasure', ERASURE_PORT],
     ['gateway (internal: /metrics)', GATEWAY_INTERNAL_PORT],
+    ['status', STATUS_PORT],
     ...(smtpGiven
       ? []
       : ([
@@ -198,7 +206,7 @@ async function main(): Promise<void> {
   ] as const) {
     if (await portOpen('127.0.0.1', port))
       throw new Error(
-        `port ${port} (${name}) is taken: is Postbus already running? Set PORT / USERS_PORT / MAILER_PORT / WEBHOOKS_PORT / PAYMENTS_PORT / ERASURE_PORT / INTERNAL_PORT / SINK_HTTP_PORT / SINK_SMTP_PORT to use others.`,
+        `port ${port} (${name}) is taken: is Postbus already running? Set PORT / USERS_PORT / MAILER_PORT / WEBHOOKS_PORT / PAYMENTS_PORT / ERASURE_PORT / INTERNAL_PORT / STATUS_PORT / SINK_HTTP_PORT / SINK_SMTP_PORT to use others.`,
       );
   }
   say(
@@ -272,6 +280,28 @@ async function main(): Promise<void> {
     const demo = await demoClient(gateway.url);
     const senderDomain = await demoSenderDomain(gateway.url, demo, dns);
     await demoWelcomeEmail(gateway.url, demo, senderDomain);
+    // The status service watches the rest; its canary sends the demo's welcome email to a discarded address.
+    const canary: Record<string, string> =
+      senderDomain.status === 'verified'
+        ? {
+            STATUS_CANARY_CLIENT_ID: setting('STATUS_CANARY_CLIENT_ID', demo.clientId),
+            STATUS_CANARY_API_KEY: setting('STATUS_CANARY_API_KEY', demo.apiKey),
+            STATUS_CANARY_PROJECT_ID: setting('STATUS_CANARY_PROJECT_ID', demo.projectId),
+            STATUS_CANARY_EMAIL_KEY: setting('STATUS_CANARY_EMAIL_KEY', 'welcome'),
+            STATUS_CANARY_TO: setting('STATUS_CANARY_TO', 'canary@status.postbus.test'),
+          }
+        : {};
+    say('starting the status service');
+    const status = await startService('status', STATUS_PORT, {
+      ...env,
+      GATEWAY_URL: setting('GATEWAY_URL', gateway.url),
+      STATUS_SNAPSHOT_FILE: setting('STATUS_SNAPSHOT_FILE', join(dataDir(), 'status-snapshot.json')),
+      ...canary,
+    });
+    services.push(status);
+    status.child.once('exit', (code, signal) => {
+      if (!stopping) say(`status exited (${code ?? signal}); see ${join(dataDir(), 'logs', 'status.log')}`);
+    });
     const url = `http://localhost:${GATEWAY_PORT}`;
     const pending =
       senderDomain.status === 'verified'
@@ -288,9 +318,11 @@ Postbus is running.
   Gateway      ${url}
   Admin panel  ${url}/admin/   (sign in with the demo client id and api key below)
   API docs     ${url}/docs   (OpenAPI: ${url}/v1/openapi.json)
+  Status page  http://localhost:${STATUS_PORT}   (operator view /operator and API: Bearer STATUS_OPERATOR_TOKEN from .data/secrets.json;
+               e.g. STATUS_OPERATOR_TOKEN=… npx postbus status show)
   Health       ${url}/readyz · metrics http://127.0.0.1:${GATEWAY_INTERNAL_PORT}/metrics (internal listener)
 ${sinkLine}
-  Logs         ${dataDir()}/logs/{gateway,users,mailer,webhook-dispatcher,payments,erasure,smtp-sink}.log
+  Logs         ${dataDir()}/logs/{gateway,users,mailer,webhook-dispatcher,payments,erasure,status,smtp-sink}.log
 
 Demo client (kept in .data/demo-client.json):
   client id    ${demo.clientId}

@@ -23,6 +23,9 @@ const USAGE = `Usage:
       Revokes a key: every running gateway refuses it, and the sessions it opened, within a second.
       The client's last full key is kept unless --force.
 
+  postbus status …
+      The status service's incidents and maintenances (postbus status --help).
+
 A key's secret is printed once, at creation (only a digest is stored).
 Reads MONGO_URL, GATEWAY_DB_NAME and the KAFKA_* settings like the gateway does.`;
 

@@ -1,0 +1,415 @@
+/**
+ * The status service's public face: the HTML page (and its operator view), the Statuspage API v2
+ * JSON, Atom/RSS feeds, SVG badges and subscriptions (webhooks, email with double opt-in).
+ *
+ * How the engine mounts it (see services/status/PUBLISHING.md):
+ *
+ *   const publishing = publicRouter(engine, {
+ *     baseUrl: config.STATUS_BASE_URL,            // absolute, no trailing slash: links in pages, feeds, mails
+ *     operatorToken: config.STATUS_OPERATOR_TOKEN, // unlocks /operator (Bearer, or Basic with the token as password)
+ *     subscribers: new MongoSubscriberStore(connection),
+ *     tokenSecret: config.STATUS_SUBSCRIPTION_SECRET, // signs confirm/unsubscribe links (≥ 16 chars)
+ *     smtpUrl: config.STATUS_SMTP_URL,            // a relay separate from Postbus's own; no email subscriptions without it
+ *     mailFrom: config.STATUS_MAIL_FROM,
+ *     allowPrivateWebhooks: config.STATUS_WEBHOOK_ALLOW_PRIVATE, // tests only
+ *     logger,
+ *   });
+ *   app.use(publishing);
+ *   // on shutdown:
+ *   await publishing.stop();
+ *
+ * Everything is answered from `source.snapshot()` (memory): the page stays up whatever else is down.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import express, { type Request, type Response, type Router } from 'express';
+import type { Logger } from '@postbus/logger';
+import type { StatusEvent, StatusSnapshot, StatusSource } from '../domain/model';
+import { atomFeed, componentBadge, overallBadge, rssFeed } from '../publish/feeds';
+import { escapeHtml, HTML_CSP, renderHistoryPage, renderIncidentPage, renderMessagePage, renderStatusPage } from '../publish/html';
+import { StatuspageView } from '../publish/statuspage';
+import { UnsafeWebhookError, WebhookAddressPolicy } from '../subscriptions/address-policy';
+import { StatusMailer } from '../subscriptions/email';
+import { webhookPayload } from '../subscriptions/payloads';
+import type { Subscriber, SubscriberStore } from '../subscriptions/store';
+import { SubscriptionTokens } from '../subscriptions/tokens';
+import { WebhookDelivery } from '../subscriptions/webhooks';
+
+export interface PublicRouterOptions {
+  /** The page's public address, e.g. `https://status.example.com` (links in pages, feeds and mails). */
+  baseUrl: string;
+  /** Unlocks the operator view; without it there is none. */
+  operatorToken?: string;
+  subscribers: SubscriberStore;
+  /** Signs the confirm and unsubscribe links. */
+  tokenSecret: string;
+  /** STATUS_SMTP_URL; without it email subscription is refused (503). */
+  smtpUrl?: string;
+  mailFrom?: string;
+  /** Allow webhooks to private and loopback addresses (tests, closed networks). */
+  allowPrivateWebhooks?: boolean;
+  webhookRetryScheduleMs?: number[];
+  /** How long a confirmation link works; 7 days by default. */
+  confirmTtlMs?: number;
+  logger?: Logger;
+}
+
+export type PublicRouter = Router & {
+  /** Stops listening to the source, drops pending webhook retries, closes the SMTP transport. */
+  stop(): Promise<void>;
+  /** Resolves when the notifications of every event so far have been handed on (tests wait on it). */
+  idle(): Promise<void>;
+};
+
+const MAX_AGE = 'max-age=15';
+const CONFIRMATION_RESEND_MS = 10 * 60_000;
+
+const queryToken = (req: Request): string => (typeof req.query.token === 'string' ? req.query.token : '');
+const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
+
+const API_ROUTES: Record<string, (view: StatuspageView) => object> = {
+  'summary.json': (view) => view.summary(),
+  'status.json': (view) => view.status(),
+  'components.json': (view) => ({ page: view.page(), components: view.components() }),
+  'incidents.json': (view) => ({ page: view.page(), incidents: view.incidents('all') }),
+  'incidents/unresolved.json': (view) => ({ page: view.page(), incidents: view.incidents('unresolved') }),
+  'scheduled-maintenances.json': (view) => ({ page: view.page(), scheduled_maintenances: view.maintenances('all') }),
+  'scheduled-maintenances/upcoming.json': (view) => ({ page: view.page(), scheduled_maintenances: view.maintenances('upcoming') }),
+  'scheduled-maintenances/active.json': (view) => ({ page: view.page(), scheduled_maintenances: view.maintenances('active') }),
+};
+
+export function publicRouter(source: StatusSource, options: PublicRouterOptions): PublicRouter {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const tokens = new SubscriptionTokens(options.tokenSecret);
+  const policy = new WebhookAddressPolicy(options.allowPrivateWebhooks ?? false);
+  const webhooks = new WebhookDelivery({ policy, retryScheduleMs: options.webhookRetryScheduleMs, logger: options.logger });
+  const mailer = options.smtpUrl
+    ? new StatusMailer({
+        smtpUrl: options.smtpUrl,
+        from: options.mailFrom ?? `status@${new URL(baseUrl).hostname}`,
+        pageName: source.snapshot().page.name,
+      })
+    : undefined;
+  const confirmTtlMs = options.confirmTtlMs ?? 7 * 86_400_000;
+  const unsubscribeUrl = (subscriber: Subscriber) =>
+    `${baseUrl}/subscriptions/unsubscribe?token=${tokens.issue('unsubscribe', subscriber.id)}`;
+
+  const router = express.Router() as PublicRouter;
+  router.use((_req, res, next) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    next();
+  });
+
+  /**
+   * Answers from the snapshot with a short shared cache: the ETag is the snapshot's version and the
+   * route (and view), so a reader polling every few seconds mostly gets 304.
+   */
+  const cached = (
+    req: Request,
+    res: Response,
+    snapshot: StatusSnapshot,
+    type: string,
+    scope: 'public' | 'private',
+    render: () => string,
+  ) => {
+    const tag = `"${snapshot.version}-${createHash('sha256').update(`${scope}:${req.path}`).digest('base64url').slice(0, 16)}"`;
+    res.setHeader('Cache-Control', `${scope}, ${MAX_AGE}`);
+    res.setHeader('ETag', tag);
+    res.setHeader('Vary', 'Authorization');
+    const match = req.get('If-None-Match');
+    if (match && match.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === tag || candidate.trim() === '*')) {
+      res.status(304).end();
+      return;
+    }
+    res.type(type).send(render());
+  };
+
+  const html = (res: Response, status: number, body: string) => {
+    res.setHeader('Content-Security-Policy', HTML_CSP);
+    res.status(status).type('html').send(body);
+  };
+
+  const isOperator = (req: Request): boolean => {
+    if (!options.operatorToken) return false;
+    const header = req.get('Authorization') ?? '';
+    let given = '';
+    if (header.startsWith('Bearer ')) given = header.slice(7);
+    else if (header.startsWith('Basic ')) given = Buffer.from(header.slice(6), 'base64').toString('utf8').split(':').slice(1).join(':');
+    const a = createHash('sha256').update(given).digest();
+    const b = createHash('sha256').update(options.operatorToken).digest();
+    return given !== '' && timingSafeEqual(a, b);
+  };
+
+  const page = (view: 'public' | 'operator') => (req: Request, res: Response) => {
+    if (view === 'operator' && !isOperator(req)) {
+      if (!options.operatorToken) return void res.status(404).type('text').send('Not found');
+      res.setHeader('WWW-Authenticate', 'Basic realm="status operators", charset="UTF-8"');
+      return void res.status(401).type('text').send('The operator view needs the operator token.');
+    }
+    const snapshot = source.snapshot();
+    res.setHeader('Content-Security-Policy', HTML_CSP);
+    cached(req, res, snapshot, 'html', view === 'operator' ? 'private' : 'public', () => renderStatusPage(snapshot, { baseUrl, view }));
+  };
+
+  router.get('/', (req, res) => page(req.query.view === 'operator' ? 'operator' : 'public')(req, res));
+  router.get('/operator', page('operator'));
+
+  router.get('/history', (req, res) => {
+    const snapshot = source.snapshot();
+    res.setHeader('Content-Security-Policy', HTML_CSP);
+    cached(req, res, snapshot, 'html', 'public', () => renderHistoryPage(snapshot, { baseUrl }));
+  });
+
+  router.get('/incidents/:id', (req, res) => {
+    const snapshot = source.snapshot();
+    const id = String(req.params.id);
+    const item = snapshot.incidents.find((incident) => incident.id === id) ?? snapshot.maintenances.find((m) => m.id === id);
+    if (!item) return html(res, 404, renderMessagePage(snapshot, 'Not found', 'There is no incident with this id.', { baseUrl }));
+    res.setHeader('Content-Security-Policy', HTML_CSP);
+    cached(req, res, snapshot, 'html', 'public', () => renderIncidentPage(snapshot, item, { baseUrl }));
+  });
+
+  router.get('/history.atom', (req, res) => {
+    const snapshot = source.snapshot();
+    cached(req, res, snapshot, 'application/atom+xml; charset=utf-8', 'public', () => atomFeed(snapshot, baseUrl));
+  });
+  router.get('/history.rss', (req, res) => {
+    const snapshot = source.snapshot();
+    cached(req, res, snapshot, 'application/rss+xml; charset=utf-8', 'public', () => rssFeed(snapshot, baseUrl));
+  });
+
+  const svg = (res: Response) => {
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    // A badge is an image embedded elsewhere; nothing in it may run.
+    res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
+  };
+  router.get('/badge.svg', (req, res) => {
+    const snapshot = source.snapshot();
+    svg(res);
+    cached(req, res, snapshot, 'image/svg+xml; charset=utf-8', 'public', () => overallBadge(snapshot));
+  });
+  router.get('/badge/:file', (req, res) => {
+    const file = String(req.params.file);
+    const snapshot = source.snapshot();
+    const body = file.endsWith('.svg') ? componentBadge(snapshot, file.slice(0, -4)) : undefined;
+    if (body === undefined) return void res.status(404).type('text').send('No such component');
+    svg(res);
+    cached(req, res, snapshot, 'image/svg+xml; charset=utf-8', 'public', () => body);
+  });
+
+  for (const [route, build] of Object.entries(API_ROUTES)) {
+    router.get(`/api/v2/${route}`, (req, res) => {
+      const snapshot = source.snapshot();
+      res.setHeader('Access-Control-Allow-Origin', '*');
+      cached(req, res, snapshot, 'application/json; charset=utf-8', 'public', () =>
+        JSON.stringify(build(new StatuspageView(snapshot, baseUrl))),
+      );
+    });
+  }
+
+  // ---- Subscriptions --------------------------------------------------------------------------
+
+  const confirmationSentAt = new Map<string, number>();
+
+  /** Starts an email subscription: a confirmation mail, and nothing else until it is confirmed. The answer never says whether the address was known. */
+  const subscribeEmail = async (raw: string): Promise<'sent' | 'invalid' | 'unavailable'> => {
+    const address = raw.trim().toLowerCase();
+    if (address.length > 254 || !EMAIL.test(address)) return 'invalid';
+    if (!mailer) return 'unavailable';
+    const subscriber = await options.subscribers.add({ kind: 'email', address, secret: null, confirmedAt: null }, new Date());
+    if (subscriber.confirmedAt) return 'sent';
+    // Anyone can type any address: at most one confirmation mail per address in a while, so the form cannot be used to flood someone.
+    const lastSent = confirmationSentAt.get(subscriber.id);
+    if (lastSent !== undefined && Date.now() - lastSent < CONFIRMATION_RESEND_MS) return 'sent';
+    confirmationSentAt.set(subscriber.id, Date.now());
+    const token = tokens.issue('confirm', subscriber.id, confirmTtlMs);
+    await mailer.sendConfirmation(address, `${baseUrl}/subscriptions/confirm?token=${encodeURIComponent(token)}`);
+    options.logger?.info('status email subscription requested', { subscriberId: subscriber.id });
+    return 'sent';
+  };
+
+  const jsonBody = express.json({ limit: '8kb' });
+  const formBody = express.urlencoded({ extended: false, limit: '8kb' });
+
+  router.post('/api/v2/subscribers', jsonBody, async (req, res) => {
+    const body = (req.body ?? {}) as { email?: unknown; webhook?: unknown; subscriber?: { email?: unknown; endpoint?: unknown } };
+    // Statuspage nests under `subscriber` ({"subscriber": {"email"}} / {"endpoint"}); the flat form is accepted too.
+    const email = body.email ?? body.subscriber?.email;
+    const webhook = body.webhook ?? body.subscriber?.endpoint;
+    if (typeof email === 'string') {
+      const outcome = await subscribeEmail(email);
+      if (outcome === 'invalid') return void res.status(400).json({ error: 'invalid email address' });
+      if (outcome === 'unavailable') return void res.status(503).json({ error: 'email subscriptions are not configured' });
+      return void res.status(202).json({ status: 'confirmation_sent' });
+    }
+    if (typeof webhook === 'string') {
+      let url: URL;
+      try {
+        url = new URL(webhook);
+        await policy.check(url);
+      } catch (error) {
+        const reason = error instanceof UnsafeWebhookError ? error.message : 'invalid webhook URL';
+        return void res.status(400).json({ error: reason });
+      }
+      const secret = `whsec_${randomBytes(24).toString('base64')}`;
+      const subscriber = await options.subscribers.add(
+        { kind: 'webhook', address: url.toString(), secret, confirmedAt: new Date() },
+        new Date(),
+      );
+      // The secret is shown once, to whoever created the subscription; a second subscribe of the same URL does not get it.
+      if (subscriber.secret !== secret) return void res.status(409).json({ error: 'this webhook is already subscribed' });
+      options.logger?.info('status webhook subscribed', { subscriberId: subscriber.id });
+      return void res
+        .status(201)
+        .json({ id: subscriber.id, webhook: subscriber.address, secret, unsubscribe_url: unsubscribeUrl(subscriber) });
+    }
+    res.status(400).json({ error: 'send {"email": "…"} or {"webhook": "https://…"}' });
+  });
+
+  router.post('/subscribe', formBody, async (req, res) => {
+    const snapshot = source.snapshot();
+    const form = (req.body ?? {}) as { email?: unknown };
+    const email = typeof form.email === 'string' ? form.email : '';
+    const outcome = await subscribeEmail(email);
+    if (outcome === 'invalid')
+      return html(res, 400, renderMessagePage(snapshot, 'Not subscribed', 'That does not look like an email address.', { baseUrl }));
+    if (outcome === 'unavailable')
+      return html(
+        res,
+        503,
+        renderMessagePage(snapshot, 'Not available', 'Email subscriptions are not configured on this page.', { baseUrl }),
+      );
+    html(
+      res,
+      200,
+      renderMessagePage(
+        snapshot,
+        'Check your mail',
+        'We sent a link to confirm your subscription. Nothing else is sent until you confirm.',
+        { baseUrl },
+      ),
+    );
+  });
+
+  // A GET only shows a button: mail scanners open links, and must not confirm or unsubscribe anyone.
+  const confirmForm = (action: string, token: string, label: string) =>
+    `<form method="post" action="${escapeHtml(`${baseUrl}${action}?token=${encodeURIComponent(token)}`)}"><button type="submit">${escapeHtml(label)}</button></form>`;
+
+  router.get('/subscriptions/confirm', (req, res) => {
+    const snapshot = source.snapshot();
+    const token = queryToken(req);
+    if (!tokens.verify(token, 'confirm'))
+      return html(
+        res,
+        400,
+        renderMessagePage(snapshot, 'Link expired', 'This confirmation link is invalid or expired; subscribe again.', { baseUrl }),
+      );
+    html(
+      res,
+      200,
+      renderMessagePage(
+        snapshot,
+        'Confirm subscription',
+        'Confirm that you want mails about incidents and maintenance.',
+        { baseUrl },
+        confirmForm('/subscriptions/confirm', token, 'Confirm'),
+      ),
+    );
+  });
+
+  router.post('/subscriptions/confirm', formBody, async (req, res) => {
+    const snapshot = source.snapshot();
+    const id = tokens.verify(queryToken(req), 'confirm');
+    const subscriber = id ? await options.subscribers.findById(id) : null;
+    if (!subscriber)
+      return html(
+        res,
+        400,
+        renderMessagePage(snapshot, 'Link expired', 'This confirmation link is invalid or expired; subscribe again.', { baseUrl }),
+      );
+    await options.subscribers.confirm(subscriber.id, new Date());
+    options.logger?.info('status email subscription confirmed', { subscriberId: subscriber.id });
+    html(
+      res,
+      200,
+      renderMessagePage(
+        snapshot,
+        'Subscribed',
+        'You will get a mail when an incident or maintenance is posted. Each mail has an unsubscribe link.',
+        { baseUrl },
+      ),
+    );
+  });
+
+  router.get('/subscriptions/unsubscribe', (req, res) => {
+    const snapshot = source.snapshot();
+    const token = queryToken(req);
+    if (!tokens.verify(token, 'unsubscribe'))
+      return html(res, 400, renderMessagePage(snapshot, 'Invalid link', 'This unsubscribe link is not valid.', { baseUrl }));
+    html(
+      res,
+      200,
+      renderMessagePage(
+        snapshot,
+        'Unsubscribe',
+        'Stop the notifications from this page?',
+        { baseUrl },
+        confirmForm('/subscriptions/unsubscribe', token, 'Unsubscribe'),
+      ),
+    );
+  });
+
+  // Also the RFC 8058 one-click target (List-Unsubscribe-Post): mail clients POST here directly.
+  router.post('/subscriptions/unsubscribe', formBody, async (req, res) => {
+    const snapshot = source.snapshot();
+    const id = tokens.verify(queryToken(req), 'unsubscribe');
+    if (!id) return html(res, 400, renderMessagePage(snapshot, 'Invalid link', 'This unsubscribe link is not valid.', { baseUrl }));
+    await options.subscribers.remove(id);
+    options.logger?.info('status subscriber unsubscribed', { subscriberId: id });
+    html(res, 200, renderMessagePage(snapshot, 'Unsubscribed', 'You will get no more notifications from this page.', { baseUrl }));
+  });
+
+  // ---- Notifications --------------------------------------------------------------------------
+
+  const notify = async (event: StatusEvent): Promise<void> => {
+    const snapshot = source.snapshot();
+    const subscribers = await options.subscribers.listConfirmed();
+    for (const subscriber of subscribers) {
+      const unsubscribe = unsubscribeUrl(subscriber);
+      if (subscriber.kind === 'webhook') {
+        const payload = webhookPayload(event, snapshot, baseUrl, unsubscribe);
+        if (payload) webhooks.deliver(subscriber, payload, () => void options.subscribers.remove(subscriber.id));
+        continue;
+      }
+      // Email subscribers hear about incidents and maintenance, not every component flap.
+      if (event.kind === 'component' || !mailer) continue;
+      const item = event.kind === 'incident' ? event.incident : event.maintenance;
+      try {
+        await mailer.sendNotification(subscriber.address, item, event.update, {
+          incident: `${baseUrl}/incidents/${encodeURIComponent(item.id)}`,
+          unsubscribe,
+        });
+      } catch (error) {
+        options.logger?.warn('status notification mail failed', { subscriberId: subscriber.id, error: (error as Error).message });
+      }
+    }
+  };
+
+  let pending: Promise<void> = Promise.resolve();
+  const removeListener = source.onEvent((event) => {
+    // In order, one event at a time: a subscriber reads "resolved" after "investigating".
+    pending = pending.then(() =>
+      notify(event).catch((error: unknown) => {
+        options.logger?.error('status notifications failed', { error: (error as Error).message });
+      }),
+    );
+  });
+
+  router.idle = () => pending;
+  router.stop = async () => {
+    removeListener();
+    await pending;
+    webhooks.stop();
+    mailer?.close();
+  };
+  return router;
+}

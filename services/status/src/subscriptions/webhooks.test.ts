@@ -1,0 +1,147 @@
+import http, { type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { Webhook } from 'standardwebhooks';
+import { waitFor } from '@postbus/testing';
+import { publicRouter, type PublicRouter } from '../http/public-router';
+import { buildSnapshot, FakeStatusSource, openIncident, PREVIEW_NOW } from '../preview/scenarios';
+import { InMemorySubscriberStore } from './store';
+import { WebhookAddressPolicy } from './address-policy';
+
+interface Received {
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+const listen = (server: Server) =>
+  new Promise<string>((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+  );
+
+describe('webhook subscribers', () => {
+  const received: Received[] = [];
+  let answers: number[] = [];
+  let receiver: Server;
+  let receiverUrl: string;
+  let app: Server;
+  let appUrl: string;
+  let router: PublicRouter;
+  const source = new FakeStatusSource(buildSnapshot({ history: true }));
+  const subscribers = new InMemorySubscriberStore();
+
+  beforeAll(async () => {
+    receiver = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        received.push({ headers: req.headers, body });
+        res.statusCode = answers.shift() ?? 200;
+        res.end();
+      });
+    });
+    receiverUrl = await listen(receiver);
+    const server = express();
+    app = http.createServer(server);
+    appUrl = await listen(app);
+    router = publicRouter(source, {
+      baseUrl: appUrl,
+      subscribers,
+      tokenSecret: 'a-test-secret-of-enough-length',
+      allowPrivateWebhooks: true,
+      webhookRetryScheduleMs: [0, 50, 50],
+    });
+    server.use(router);
+  });
+
+  afterAll(async () => {
+    await router.stop();
+    await new Promise((r) => receiver.close(r));
+    await new Promise((r) => app.close(r));
+  });
+
+  it('when an incident is posted, a subscribed webhook gets a Standard Webhooks-signed Statuspage payload, retried after a 500', async () => {
+    const res = await fetch(`${appUrl}/api/v2/subscribers`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ webhook: `${receiverUrl}/hook` }),
+    });
+    expect(res.status).toBe(201);
+    const { secret, unsubscribe_url } = (await res.json()) as any;
+    expect(secret).toMatch(/^whsec_/);
+    // The same URL again: refused, and its secret not shown.
+    const again = await fetch(`${appUrl}/api/v2/subscribers`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ webhook: `${receiverUrl}/hook` }),
+    });
+    expect(again.status).toBe(409);
+    expect(JSON.stringify((await again.json()) as any)).not.toContain('whsec_');
+
+    answers = [500];
+    const incident = openIncident(PREVIEW_NOW);
+    source.emit({ kind: 'incident', incident, update: incident.updates[0]! });
+    await waitFor(() => received.length >= 2, { timeoutMs: 10_000, intervalMs: 20, what: 'the delivery and its retry' });
+
+    const [first, retry] = received;
+    expect(first!.headers['webhook-id']).toBe(retry!.headers['webhook-id']);
+    for (const delivery of [first!, retry!]) {
+      const verified = new Webhook(secret).verify(delivery.body, {
+        'webhook-id': String(delivery.headers['webhook-id']),
+        'webhook-timestamp': String(delivery.headers['webhook-timestamp']),
+        'webhook-signature': String(delivery.headers['webhook-signature']),
+      }) as any;
+      expect(verified.incident).toMatchObject({ id: 'inc-open', status: 'identified', impact: 'critical' });
+      expect(verified.page).toMatchObject({ id: 'postbus' });
+      expect(verified.meta.unsubscribe).toBe(unsubscribe_url);
+    }
+    // A tampered body fails verification: the signature is real.
+    expect(() =>
+      new Webhook(secret).verify(first!.body.replace('critical', 'minor'), {
+        'webhook-id': String(first!.headers['webhook-id']),
+        'webhook-timestamp': String(first!.headers['webhook-timestamp']),
+        'webhook-signature': String(first!.headers['webhook-signature']),
+      }),
+    ).toThrow();
+
+    // Unsubscribing through the link stops the deliveries.
+    const unsubscribed = await fetch(unsubscribe_url, { method: 'POST' });
+    expect(unsubscribed.status).toBe(200);
+    expect(await subscribers.listConfirmed()).toEqual([]);
+  });
+});
+
+describe('the webhook address policy', () => {
+  it('refuses loopback, private and metadata addresses unless allowed', async () => {
+    const policy = new WebhookAddressPolicy(false);
+    for (const url of ['http://127.0.0.1/x', 'http://10.1.2.3/', 'http://169.254.169.254/latest', 'http://[::1]/', 'ftp://example.com/']) {
+      await expect(policy.check(new URL(url))).rejects.toThrow();
+    }
+    await expect(policy.check(new URL('http://93.184.215.14/hook'))).resolves.toBeUndefined();
+    await expect(new WebhookAddressPolicy(true).check(new URL('http://127.0.0.1:9/x'))).resolves.toBeUndefined();
+  });
+
+  it('refuses a private webhook at subscription time with 400', async () => {
+    const source = new FakeStatusSource(buildSnapshot());
+    const server = express();
+    const router = publicRouter(source, {
+      baseUrl: 'http://status.example',
+      subscribers: new InMemorySubscriberStore(),
+      tokenSecret: 'a-test-secret-of-enough-length',
+    });
+    server.use(router);
+    const app = http.createServer(server);
+    const url = await listen(app);
+    try {
+      const res = await fetch(`${url}/api/v2/subscribers`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ webhook: 'http://127.0.0.1:1/hook' }),
+      });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as any).error).toMatch(/not a public address/);
+    } finally {
+      await router.stop();
+      await new Promise((r) => app.close(r));
+    }
+  });
+});

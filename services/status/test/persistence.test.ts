@@ -1,0 +1,82 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import mongoose from 'mongoose';
+import { createLogger } from '@postbus/logger';
+import { defaultMongoUrl, uniqueName, waitFor } from '@postbus/testing';
+import { componentDefinitions, ComponentIds } from '../src/domain/components';
+import { StatusEngine } from '../src/engine/engine';
+import { Persistence } from '../src/engine/persistence';
+import { SnapshotFile } from '../src/engine/snapshot-file';
+
+const logger = createLogger({ service: 'status-test', level: 'error' });
+const newEngine = () =>
+  new StatusEngine({
+    page: { id: 'postbus', name: 'Postbus', url: 'http://status.test' },
+    definitions: componentDefinitions(),
+    damping: { failuresToChange: 3, successesToRecover: 2 },
+    staleAfterMs: () => 60_000,
+    maintenanceVerifyMs: 60_000,
+  });
+
+describe('status persistence on the real MongoDB-wire server', () => {
+  const dbName = uniqueName('status').replace(/-/g, '_');
+  const started: Persistence[] = [];
+  const start = async (engine: StatusEngine, options: { mongoUrl?: string; file?: string } = {}) => {
+    const persistence = new Persistence({
+      engine,
+      file: new SnapshotFile(options.file ?? join(mkdtempSync(join(tmpdir(), 'status-')), 'snapshot.json')),
+      mongoUrl: options.mongoUrl ?? defaultMongoUrl(),
+      dbName,
+      logger,
+      flushIntervalMs: 200,
+      snapshotIntervalMs: 200,
+    });
+    started.push(persistence);
+    await persistence.start();
+    return persistence;
+  };
+
+  afterAll(async () => {
+    await Promise.all(started.map((p) => p.stop()));
+    const db = await mongoose.createConnection(defaultMongoUrl(), { dbName }).asPromise();
+    await db.dropDatabase();
+    await db.close();
+  });
+
+  it('when a second instance starts without a snapshot file, it catches up from the database', async () => {
+    const first = newEngine();
+    const persistence = await start(first);
+    await waitFor(() => persistence.currentConnection() !== undefined, { what: 'the database connection' });
+    const incident = first.openIncident({
+      name: 'Relay slow',
+      body: 'Investigating.',
+      impact: 'minor',
+      componentIds: [ComponentIds.relay],
+    });
+    first.record({ componentId: ComponentIds.relay, at: new Date(), status: 'operational', detail: 'ok' });
+    await waitFor(() => first.pendingCount() === 0, { timeoutMs: 10_000, what: 'the writes to reach the database' });
+
+    const second = newEngine();
+    const catchingUp = await start(second);
+    await waitFor(() => catchingUp.currentConnection() !== undefined, { what: 'the second connection' });
+    expect(second.incident(incident.id)).toMatchObject({ name: 'Relay slow', impact: 'minor', status: 'investigating' });
+    expect(second.incident(incident.id)!.createdAt).toBeInstanceOf(Date);
+    const db = catchingUp.currentConnection()!;
+    expect(await db.collection('checks').countDocuments({ componentId: ComponentIds.relay })).toBe(1);
+  });
+
+  it('when the database is unreachable, it keeps the writes and serves from the snapshot file', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'status-')), 'snapshot.json');
+    const engine = newEngine();
+    const persistence = await start(engine, { mongoUrl: 'mongodb://127.0.0.1:1', file });
+    engine.openIncident({ name: 'Offline', body: 'Written while the database is down.' });
+    await persistence.flush();
+    expect(engine.pendingCount()).toBeGreaterThan(0);
+    await persistence.writeSnapshot();
+
+    const restarted = newEngine();
+    await start(restarted, { mongoUrl: 'mongodb://127.0.0.1:1', file });
+    expect(restarted.snapshot().incidents.map((i) => i.name)).toEqual(['Offline']);
+  });
+});
