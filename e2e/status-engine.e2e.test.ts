@@ -2,6 +2,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
 import { call, freePort, startService, uniqueName, waitFor, type CallResult, type ServiceProcess } from '@postbus/testing';
 import { createClientAndProject, createSendableEmail, startSystem, type RunningSystem } from './system';
 
@@ -49,8 +52,25 @@ describe('the status service watching the running system (issue 17)', () => {
   let system: RunningSystem;
   let status: ServiceProcess;
   let ops: ReturnType<typeof operator>;
+  /** A webhook subscriber of the status page: every delivery it got, verified. */
+  const deliveries: unknown[] = [];
+  let receiver: http.Server;
+  let secret = '';
 
   beforeAll(async () => {
+    receiver = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        try {
+          deliveries.push(new Webhook(secret).verify(Buffer.concat(chunks).toString('utf8'), req.headers as Record<string, string>));
+          res.writeHead(204).end();
+        } catch {
+          res.writeHead(400).end();
+        }
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     system = await startSystem();
     const client = await createClientAndProject(system);
     const email = await createSendableEmail(system, client);
@@ -73,15 +93,22 @@ describe('the status service watching the running system (issue 17)', () => {
         STATUS_CANARY_TO: 'canary@status.e2e.example',
         STATUS_CANARY_INTERVAL_MS: '3000',
         STATUS_SEND_DELAY_OUTAGE: '15000',
+        STATUS_WEBHOOK_ALLOW_PRIVATE: 'true',
       },
       `${id}-status`,
     );
     ops = operator(status);
+    const subscribed = await call(status.url, 'POST', '/api/v2/subscribers', {
+      json: { webhook: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/status-hook` },
+    });
+    if (subscribed.status !== 201) throw new Error(`subscribing answered ${subscribed.status}: ${subscribed.text}`);
+    secret = subscribed.body.secret as string;
   }, 180_000);
 
   afterAll(async () => {
     await status?.stop();
     await system?.stop();
+    await new Promise((resolve) => receiver?.close(resolve));
   });
 
   it('when everything runs, every public component and the canary are operational', async () => {
@@ -131,6 +158,14 @@ describe('the status service watching the running system (issue 17)', () => {
     const page = await call(status.url, 'GET', '/');
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toContain('text/html');
+    // The feed and the webhook subscriber get it too (a signed Standard Webhooks delivery).
+    const atom = await call(status.url, 'GET', '/history.atom');
+    expect(atom.status).toBe(200);
+    expect(atom.text).toContain(incident.id);
+    await waitFor(() => JSON.stringify(deliveries).includes(incident.id), {
+      timeoutMs: 20_000,
+      what: 'the webhook subscriber to get the incident',
+    });
 
     await system.restart('mailer');
     await waitFor(async () => (await ops.components())['sending.mailer']!.status === 'operational', {
