@@ -265,7 +265,16 @@ describe('webhook endpoints (managed by the webhook dispatcher through the gatew
           id: failing,
           status: 'failed',
           attempts: [
-            { attempt: 1, at: expect.any(String), status_code: 500, latency_ms: 12, response: 'oops', error: null, outcome: 'failed' },
+            {
+              attempt: 1,
+              at: expect.any(String),
+              status_code: 500,
+              latency_ms: 12,
+              response: 'oops',
+              error: null,
+              outcome: 'failed',
+              next_attempt_at: null,
+            },
           ],
         }),
       ]);
