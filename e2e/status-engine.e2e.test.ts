@@ -98,10 +98,17 @@ describe('the status service watching the running system (issue 17)', () => {
       `${id}-status`,
     );
     ops = operator(status);
-    const subscribed = await call(status.url, 'POST', '/api/v2/subscribers', {
-      json: { webhook: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/status-hook` },
-    });
-    if (subscribed.status !== 201) throw new Error(`subscribing answered ${subscribed.status}: ${subscribed.text}`);
+    // Subscriptions need the status database: a 503 until its first connection is made.
+    const subscribed = await waitFor(
+      async () => {
+        const res = await call(status.url, 'POST', '/api/v2/subscribers', {
+          json: { webhook: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/status-hook` },
+        });
+        if (res.status !== 201) throw new Error(`subscribing answered ${res.status}: ${res.text}`);
+        return res;
+      },
+      { timeoutMs: 60_000, intervalMs: 500, what: 'the webhook subscription' },
+    );
     secret = subscribed.body.secret as string;
   }, 180_000);
 
