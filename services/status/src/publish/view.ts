@@ -1,3 +1,4 @@
+import { SEVERITY } from '../domain/components';
 import type {
   ComponentDefinition,
   ComponentGroup,
@@ -16,18 +17,8 @@ import type {
  * folds the Infrastructure group into one line), the overall indicator and the 90-day bars.
  */
 
-/** Worse statuses rank higher; a stale component (`unknown`) is worse than maintenance, better than any outage. */
-const STATUS_RANK: Record<ObservedStatus, number> = {
-  operational: 0,
-  under_maintenance: 1,
-  unknown: 2,
-  degraded_performance: 3,
-  partial_outage: 4,
-  major_outage: 5,
-};
-
 export const worstStatus = (statuses: ObservedStatus[]): ObservedStatus =>
-  statuses.reduce<ObservedStatus>((worst, status) => (STATUS_RANK[status] > STATUS_RANK[worst] ? status : worst), 'operational');
+  statuses.reduce<ObservedStatus>((worst, status) => (SEVERITY[status] > SEVERITY[worst] ? status : worst), 'operational');
 
 const IMPACT_RANK: Record<Impact, number> = { none: 0, minor: 1, major: 2, critical: 3 };
 const worstImpact = (impacts: Impact[]): Impact =>
@@ -89,8 +80,7 @@ export function overallStatus(snapshot: StatusSnapshot): OverallStatus {
   const indicator = worstImpact([fromComponents, fromIncidents]);
   const maintenance = activeMaintenances(snapshot).length > 0 || statuses.includes('under_maintenance');
   const stale = statuses.includes('unknown');
-  const onlyStale =
-    stale && indicator === 'minor' && !statuses.some((s) => STATUS_RANK[s] > STATUS_RANK.unknown) && fromIncidents === 'none';
+  const onlyStale = stale && indicator === 'minor' && !statuses.some((s) => SEVERITY[s] > SEVERITY.unknown) && fromIncidents === 'none';
   const description =
     indicator === 'none'
       ? maintenance
