@@ -18,7 +18,14 @@ export interface CpuUsage {
   byProcess: Record<string, number>;
   /** Everything else on the machine: other people's processes, the kernel. */
   other: number;
+  /** CPU time each process used during the run, in milliseconds (user + system). */
+  cpuMs: Record<string, number>;
+  /** How long the run lasted. */
+  wallMs: number;
 }
+
+/** Linux counts process CPU in clock ticks of 1/USER_HZ s, and USER_HZ is 100 on every Linux ABI Node runs on. */
+const MS_PER_JIFFY = 10;
 
 function systemJiffies(): { all: number; busy: number } {
   const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
@@ -68,18 +75,23 @@ export function measureCpu(pids: Record<string, number | undefined>): () => CpuU
     }
   };
   const before = take();
+  const startedAt = performance.now();
   return () => {
     const after = take();
+    const wallMs = Math.round(performance.now() - startedAt);
     if (!before || !after || after.all <= before.all) return null;
     const cores = cpus().length;
     const share = (jiffies: number) => Math.round(((cores * jiffies) / (after.all - before.all)) * 100) / 100;
     const byProcess: Record<string, number> = {};
+    const cpuMs: Record<string, number> = {};
     for (const [name, end] of after.byName) {
       const start = before.byName.get(name);
-      if (start !== undefined) byProcess[name] = share(end - start);
+      if (start === undefined) continue;
+      byProcess[name] = share(end - start);
+      cpuMs[name] = (end - start) * MS_PER_JIFFY;
     }
     const busy = share(after.busy - before.busy);
     const mine = Object.values(byProcess).reduce((a, b) => a + b, 0);
-    return { cores, busy, byProcess, other: Math.max(0, Math.round((busy - mine) * 100) / 100) };
+    return { cores, busy, byProcess, other: Math.max(0, Math.round((busy - mine) * 100) / 100), cpuMs, wallMs };
   };
 }

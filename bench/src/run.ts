@@ -48,13 +48,21 @@ export class BenchRun {
   }
 }
 
-/** bench/results/<name>-<timestamp>.json (colons made dashes, for every file system) and the latest copy. */
-export function saveResults(name: string, results: { timestamp: string }, latest = `${name}-latest.json`): string[] {
+/**
+ * bench/results/<name>-<timestamp>.json (colons made dashes, for every file system) and the latest copy; with
+ * `markdown`, also the latest copy's .md beside it.
+ */
+export function saveResults(name: string, results: { timestamp: string }, latest = `${name}-latest.json`, markdown?: string): string[] {
   const dir = join(repoRoot, 'bench', 'results');
   mkdirSync(dir, { recursive: true });
   const json = `${JSON.stringify(results, null, 2)}\n`;
   const files = [join(dir, `${name}-${results.timestamp.replace(/:/g, '-')}.json`), join(dir, latest)];
   for (const file of files) writeFileSync(file, json);
+  if (markdown !== undefined) {
+    const file = join(dir, latest.replace(/\.json$/, '.md'));
+    writeFileSync(file, `${markdown}\n`);
+    files.push(file);
+  }
   return files;
 }
 
