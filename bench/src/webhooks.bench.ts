@@ -438,6 +438,8 @@ async function main(): Promise<number> {
         KAFKA_TOPIC_PARTITIONS: 6,
         KAFKA_REPLICATION_FACTOR: 1,
         KAFKA_PRODUCER_LANES: 4,
+        KAFKA_FETCH_MAX_WAIT_MS: 20,
+        KAFKA_FETCH_MIN_BYTES: 16_384,
         PII_TOPIC_RETENTION: 'P7D',
       }),
       service: 'postbus/bench',

@@ -72,6 +72,14 @@ export interface ConsumerOptions {
   fromBeginning?: boolean;
   /** The most messages one handleBatch() call gets: smaller runs commit (and free the partition) sooner. */
   maxRunSize?: number;
+  /** How long the broker may hold a fetch to gather `minBytes` (kafkajs's defaults: 5 s, 1 byte). */
+  fetch?: { maxWaitTimeInMs: number; minBytes: number };
+  /**
+   * A consumer of every mail's traffic: its fetches wait for the bus's `fetch` settings, so that
+   * at a modest rate each brings several messages. Others keep kafkajs's defaults, which cost
+   * nothing while idle (a gathering consumer asks the broker every wait even with nothing to read).
+   */
+  gatherFetches?: boolean;
 }
 
 const ajv = addFormats(new Ajv({ allErrors: false, strict: false }));
@@ -115,6 +123,7 @@ export class MessageConsumer {
       sessionTimeout: 15000,
       heartbeatInterval: 1500,
       allowAutoTopicCreation: false,
+      ...(options.fetch ?? {}),
       retry: { initialRetryTime: 300, retries: 10 },
     });
   }

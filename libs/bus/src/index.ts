@@ -25,6 +25,11 @@ export interface BusOptions extends KafkaConnection {
   ackTimeoutMs?: number;
   /** Idempotent producers writing side by side; see Publisher. */
   producerLanes?: number;
+  /**
+   * How long a fetch of the consumers that gather fetches may wait for how many bytes (kafkajs
+   * maxWaitTimeInMs, minBytes); kafkajs's defaults (5 s, 1 byte) for the others and when absent.
+   */
+  fetch?: { maxWaitTimeInMs: number; minBytes: number };
   /** retention.ms of the topics that carry personal data and of their DLQs (contracts' PersonalDataTopics); the broker's default when absent. */
   piiRetentionMs?: number;
 }
@@ -52,6 +57,7 @@ export function busOptions(config: KafkaSettings): Omit<BusOptions, 'service' | 
     partitions: config.KAFKA_TOPIC_PARTITIONS,
     replicationFactor: config.KAFKA_REPLICATION_FACTOR,
     producerLanes: config.KAFKA_PRODUCER_LANES,
+    fetch: { maxWaitTimeInMs: config.KAFKA_FETCH_MAX_WAIT_MS, minBytes: config.KAFKA_FETCH_MIN_BYTES },
     piiRetentionMs: Math.round(toSeconds(parse(config.PII_TOPIC_RETENTION)) * 1000),
   };
 }
@@ -185,6 +191,7 @@ export class Bus {
     const consumer = new MessageConsumer(this.kafka, {
       ...options,
       groupId: topicName(options.groupId, this.options.namespace),
+      ...(options.gatherFetches && this.options.fetch && options.fetch === undefined ? { fetch: this.options.fetch } : {}),
       logger: this.options.logger,
       publisher: this.publisher,
       resolveTopic: this.resolveTopic,

@@ -26,6 +26,8 @@ export interface KafkaSettings {
   KAFKA_TOPIC_PARTITIONS: number;
   KAFKA_REPLICATION_FACTOR: number;
   KAFKA_PRODUCER_LANES: number;
+  KAFKA_FETCH_MAX_WAIT_MS: number;
+  KAFKA_FETCH_MIN_BYTES: number;
   /** ISO 8601 duration: how long topics carrying personal data (and their DLQs) keep messages. */
   PII_TOPIC_RETENTION: string;
 }

@@ -83,6 +83,18 @@ export const CommonConfig = {
     default: 4,
     description: 'idempotent producers writing side by side (one request in flight each); a key always uses the same one',
   }),
+  KAFKA_FETCH_MAX_WAIT_MS: Type.Integer({
+    minimum: 0,
+    maximum: 5_000,
+    default: 20,
+    description:
+      'how long the broker may hold a fetch of the consumers on the mail path (users, mailer triggers, webhooks) to gather KAFKA_FETCH_MIN_BYTES: at a modest rate they get a few messages a fetch instead of one (a fetch costs the broker and the consumer about as much as the messages in it); while idle each of them fetches once per wait',
+  }),
+  KAFKA_FETCH_MIN_BYTES: Type.Integer({
+    minimum: 1,
+    default: 16_384,
+    description: 'bytes a fetch waits for (up to KAFKA_FETCH_MAX_WAIT_MS) before the broker answers it',
+  }),
   PII_TOPIC_RETENTION: Type.String({
     default: 'P7D',
     // ISO 8601 duration of days, hours, minutes, seconds (a month or a year has no fixed length).

@@ -77,9 +77,16 @@ export class SequenceLists {
     await this.Slot.init();
   }
 
-  /** Appends entries (to any number of lists) in one insert; returns their sequence numbers, in order. */
+  /**
+   * Appends entries (to any number of lists) in one insert; returns their sequence numbers, in order.
+   * A list's next number is guessed from the head this process remembers (or, for a list it has not
+   * seen, from the list's tail) and claimed by the insert alone: entries are dense from the tail to
+   * the head, so a free number at or above the tail can only be the head's successor. A number
+   * taken shows the guess was stale, and that list's head is then searched for.
+   */
   async append(items: ListAppend[]): Promise<number[]> {
     const seqs = new Array<number>(items.length);
+    const searched = new Set<string>();
     let pending = items.map((_, i) => i);
     for (let round = 0; pending.length > 0; round++) {
       if (round === 20) throw new Error('sequence lists: could not claim a number after 20 rounds');
@@ -87,9 +94,10 @@ export class SequenceLists {
       const next = new Map<string, number>();
       const tails = new Map<string, number>();
       await inParallel(lists, async (list) => {
-        const [head, tail] = await Promise.all([this.head(list), this.tail(list)]);
-        // Another instance's retention may have emptied the list past a head cached here: never number below its tail.
-        next.set(list, Math.max(head + 1, tail));
+        const tail = await this.tail(list);
+        const head = searched.has(list) ? await this.head(list, tail) : this.rememberedHead(list);
+        // Another instance's retention may have emptied the list past a head remembered here: never number below its tail.
+        next.set(list, Math.max(head === undefined ? tail : head + 1, tail));
         tails.set(list, tail);
       });
       const docs = pending.map((i) => {
@@ -102,9 +110,10 @@ export class SequenceLists {
       const taken = await insertNew(this.Slot, docs);
       for (let k = 0; k < pending.length; k++) {
         const item = items[pending[k]!]!;
-        if (taken.has(k))
+        if (taken.has(k)) {
           this.heads.delete(item.list); // another instance got there first: find the head again
-        else this.remember(item.list, seqs[pending[k]!]!);
+          searched.add(item.list);
+        } else this.remember(item.list, seqs[pending[k]!]!);
       }
       // A list whose first live entry this was is new (or emptied by retention): retention must find it.
       const fresh = pending.filter((i, k) => !taken.has(k) && seqs[i] === tails.get(items[i]!.list) && items[i]!.list !== REGISTRY);
@@ -162,11 +171,15 @@ export class SequenceLists {
     return doc?.t && doc.v !== undefined ? { seq, at: doc.t, value: doc.v } : null;
   }
 
-  /** The highest number taken in the list (tail - 1 when it has no live entry). */
-  async head(list: string): Promise<number> {
+  /** The head this process remembers of the list, while it may still be trusted as a starting point. */
+  private rememberedHead(list: string): number | undefined {
     const cached = this.heads.get(list);
-    let known = cached && Date.now() - cached.at < HEAD_TTL_MS ? cached.seq : (await this.tail(list)) - 1;
-    if (cached && known < cached.seq) known = cached.seq;
+    return cached && Date.now() - cached.at < HEAD_TTL_MS ? cached.seq : undefined;
+  }
+
+  /** The highest number taken in the list (tail - 1 when it has no live entry); `tail` when the caller has just read it. */
+  async head(list: string, tail?: number): Promise<number> {
+    const known = this.rememberedHead(list) ?? (tail ?? (await this.tail(list))) - 1;
     if (!(await this.exists(list, known + 1))) return this.remember(list, known);
     // Exponential steps forward from the first number found, then bisection between present and missing.
     let present = known + 1;

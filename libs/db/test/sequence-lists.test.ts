@@ -89,6 +89,17 @@ describe('SequenceLists against the MongoDB-wire server', () => {
     expect((await listsB.page('p4', { limit: 10 })).entries).toEqual([]);
   });
 
+  it('an instance whose remembered head is stale finds the head when its guessed numbers are taken, leaving no gap', async () => {
+    expect(await listsA.append([{ list: 'p6', at: at(600_000), value: 'a1' }])).toEqual([1]); // A remembers head 1
+    await listsB.append(Array.from({ length: 4 }, (_, i) => ({ list: 'p6', at: at(600_001 + i), value: `b${i}` }))); // 2-5
+    // A guesses 2 and 3: both taken, so it searches for the head and claims 6 and 7.
+    expect(await listsA.append([0, 1].map((i) => ({ list: 'p6', at: at(600_010 + i), value: `a${i + 2}` })))).toEqual([6, 7]);
+    // A list this process has never seen is numbered from its tail: a new one starts at 1.
+    expect(await new SequenceLists(b, 'lists').append([{ list: 'p7', at: at(700_000), value: 'first' }])).toEqual([1]);
+    const page = await listsB.page('p6', { limit: 10 });
+    expect(page.entries.map((e) => e.seq)).toEqual([7, 6, 5, 4, 3, 2, 1]);
+  });
+
   it('appends a group once per key, checking only groups that may have been seen', async () => {
     const group = { key: 'msg-1', items: [{ list: 'p4', at: at(1), value: 'msg-1' }] };
     await listsA.appendOnce([{ ...group, known: 'new' }]);

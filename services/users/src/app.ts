@@ -36,7 +36,11 @@ export async function start({ config, logger }: { config: UsersConfig; logger: L
   const erasure = new UserErasure({ users, logger });
   // One group: every consumer group costs the broker a fetch loop (measured: two more groups cut
   // mail throughput by a fifth), and the erasure topic is quiet.
-  await bus.consume({ groupId: 'postbus-users', handlers: [...userHandlers(commands), ...erasureHandlers(erasure, bus.publisher)] });
+  await bus.consume({
+    groupId: 'postbus-users',
+    gatherFetches: true,
+    handlers: [...userHandlers(commands), ...erasureHandlers(erasure, bus.publisher)],
+  });
 
   // One sweep at a time: the next is scheduled when the last one has finished.
   let sweepTimer: NodeJS.Timeout | undefined;

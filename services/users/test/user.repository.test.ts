@@ -38,6 +38,27 @@ describe('UserRepository on the real MongoDB-wire server', () => {
     expect(Object.keys(stored?.fields ?? {}).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `f${i}`).sort());
   });
 
+  it('a process that has not seen an email before finds it taken by the key insert: no second user document, no read', async () => {
+    const newUser = (email: string, createdBy: string) => ({
+      projectId: 'p5',
+      email,
+      userId: null,
+      createdBy,
+      changes: planFieldChanges({}),
+    });
+    const first = await users.insertMany([newUser('a@example.com', 'c1'), newUser('b@example.com', 'c2')]);
+    expect(first.inserted).toHaveLength(2);
+    const cold = new UserRepository(userModels(db)); // another instance: remembers nothing
+    const again = await cold.insertMany([newUser('a@example.com', 'c3'), newUser('c@example.com', 'c4')]);
+    expect(again.notInserted).toEqual([0]);
+    expect(again.inserted.map((u) => u.email)).toEqual(['c@example.com']);
+    expect(await db.collection('users').countDocuments({ projectId: 'p5' })).toBe(3);
+    // Now it remembers the email as taken, and an erased user's email registers anew.
+    expect((await cold.insertMany([newUser('a@example.com', 'c5')])).notInserted).toEqual([0]);
+    await cold.delete((await cold.findByRef('p5', { email: 'b@example.com' }))!);
+    expect((await cold.insertMany([newUser('b@example.com', 'c6')])).inserted).toHaveLength(1);
+  });
+
   it('14.1 users: registration, triggers of known users, parked commands, updates, unsubscribe and erasure issue only point queries (QUERY_AUDIT strict)', async () => {
     const published: string[] = [];
     const publisher = {

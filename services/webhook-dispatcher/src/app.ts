@@ -65,6 +65,7 @@ export async function start({ config, logger }: { config: DispatcherConfig; logg
   });
   await bus.consume({
     groupId: 'postbus-webhooks',
+    gatherFetches: true,
     handlers: eventHandlers({
       endpoints,
       deliveries,

@@ -17,6 +17,8 @@ export interface ErasureTarget {
 const OBJECT_ID = /^[a-f0-9]{24}$/i;
 /** Point reads or writes in flight at once for one batch. */
 const PARALLEL = 16;
+/** Email keys remembered as taken (a few MB at most); the memory starts again when full. */
+const KNOWN_KEYS_LIMIT = 100_000;
 
 /** `email:<email>` or `uid:<user_id>`: how parked commands name the user they wait for. */
 export const refKey = (ref: UserRef): string => (ref.email !== undefined ? `email:${ref.email}` : `uid:${ref.userId ?? ''}`);
@@ -68,6 +70,11 @@ async function inParallel<T, R>(items: T[], work: (item: T, index: number) => Pr
 export class UserRepository {
   /** Updates of one user one at a time (see KeyedSerializer). */
   private readonly perUser = new KeyedSerializer();
+  /**
+   * Email keys this process has seen taken. Only a hint: a key remembered here sends its create
+   * down the path for existing users, which reads the user and copes with one erased since.
+   */
+  private readonly knownEmailKeys = new Set<string>();
 
   constructor(private readonly models: UserModels) {}
 
@@ -113,30 +120,29 @@ export class UserRepository {
 
   /**
    * Inserts many users (one insertMany, one insert of their keys): the hot path of implicit
-   * registration. A known email costs one point read and is returned among `notInserted`, with
-   * the users whose email or user_id another insert took first, for the caller to handle one by one.
+   * registration. A new email costs no read: its key's unique insert tells a taken one, whose user
+   * document then goes again. An email seen taken before costs nothing here. Both are returned
+   * among `notInserted`, with the users whose user_id another insert took first, for the caller to
+   * handle one by one.
    */
   async insertMany(users: NewUser[]): Promise<{ inserted: UserDoc[]; notInserted: number[] }> {
     const notInserted = new Set<number>();
     const seen = new Set<string>();
-    const known = await inParallel(users, (u) =>
-      this.models.UserKey.findById(userKeyId(u.projectId, { email: u.email }), { _id: 1 })
-        .lean()
-        .exec(),
-    );
     users.forEach((u, i) => {
       const key = userKeyId(u.projectId, { email: u.email });
-      if (known[i] || seen.has(key)) notInserted.add(i);
+      if (this.knownEmailKeys.has(key) || seen.has(key)) notInserted.add(i);
       seen.add(key);
     });
     const fresh = users.map((_, i) => i).filter((i) => !notInserted.has(i));
     if (fresh.length === 0) return { inserted: [], notInserted: [...notInserted] };
     const docs = fresh.map((i) => ({ ...toDocument(users[i]!), _id: new Types.ObjectId() }));
     const stored = (await this.models.User.insertMany(docs, { ordered: false })).map((d) => d.toObject() as UserDoc);
+    const emailKeys = stored.map((u) => userKeyId(u.projectId, { email: u.email }));
     const emailTaken = await insertNew(
       this.models.UserKey,
-      stored.map((u) => ({ _id: userKeyId(u.projectId, { email: u.email }), user: String(u._id) })),
+      stored.map((u, k) => ({ _id: emailKeys[k]!, user: String(u._id) })),
     );
+    for (const key of emailKeys) this.rememberEmailKey(key);
     const withUid = stored.map((u, k) => ({ u, k })).filter(({ u, k }) => u.userId && !emailTaken.has(k));
     const uidTaken = await insertNew(
       this.models.UserKey,
@@ -145,11 +151,16 @@ export class UserRepository {
     const failed = new Set<number>([...emailTaken, ...[...uidTaken].map((j) => withUid[j]!.k)]);
     await inParallel([...failed], async (k) => {
       const u = stored[k]!;
-      if (!emailTaken.has(k)) await this.models.UserKey.deleteOne({ _id: userKeyId(u.projectId, { email: u.email }) }).exec();
+      if (!emailTaken.has(k)) await this.models.UserKey.deleteOne({ _id: emailKeys[k]! }).exec();
       await this.models.User.deleteOne({ _id: u._id }).exec();
       notInserted.add(fresh[k]!);
     });
     return { inserted: stored.filter((_, k) => !failed.has(k)), notInserted: [...notInserted].sort((a, b) => a - b) };
+  }
+
+  private rememberEmailKey(key: string): void {
+    if (this.knownEmailKeys.size >= KNOWN_KEYS_LIMIT) this.knownEmailKeys.clear();
+    this.knownEmailKeys.add(key);
   }
 
   /** Applies field changes; 'user_id_taken' when the new user_id belongs to someone else. */
@@ -206,6 +217,7 @@ export class UserRepository {
     const id = String(user._id);
     return this.perUser.run(id, async () => {
       // Keys first: a crash in between leaves a user no key names, never a key naming no one.
+      this.knownEmailKeys.delete(userKeyId(user.projectId, { email: user.email }));
       await this.dropKey(user.projectId, { email: user.email }, id);
       if (user.userId) await this.dropKey(user.projectId, { userId: user.userId }, id);
       const { deletedCount } = await this.models.User.deleteOne({ _id: user._id }).exec();
