@@ -1,5 +1,6 @@
 export {
   compile,
+  isStraightLine,
   render,
   RENDER_LIMITS,
   RenderLimitError,

@@ -1,4 +1,4 @@
-import { compile, render, RENDER_LIMITS, RenderLimitError, syntaxErrors } from './templates';
+import { compile, isStraightLine, render, RENDER_LIMITS, RenderLimitError, syntaxErrors } from './templates';
 
 describe('templates', () => {
   it('locates a syntax error by part, line and column', () => {
@@ -70,6 +70,18 @@ describe('what one render may cost', () => {
     expect(out.html).toBe(`<p>${'&lt;b&gt;'.repeat(20 * 1024)}</p>!`);
     expect(out.text).toBe(big);
     expect(out.subject).toBe(big);
+  });
+
+  it('tells straight-line templates (each expression evaluated once: renders go unwatched once compiled) from those with sections', () => {
+    expect(isStraightLine({ subject: 'Hi {{user.name}}', html: '<p>{{lookup data "code"}} {{! note }}</p>', text: null })).toBe(true);
+    expect(isStraightLine({ subject: 'x', html: '{{#each data.items}}{{this}}{{/each}}' })).toBe(false);
+    expect(isStraightLine({ subject: '{{#if user.name}}Hi{{/if}}', html: '' })).toBe(false);
+    expect(isStraightLine({ subject: 'x', html: '<p>ok</p>', text: '{{> footer}}' })).toBe(false);
+    expect(isStraightLine({ subject: 'x', html: '{{#broken' })).toBe(false);
+    // Unwatched renders still apply the output limit.
+    const big = compile({ subject: 'x', html: '{{data.v}}'.repeat(3) });
+    expect(big({ data: { v: 'a' } }).html).toBe('aaa');
+    expect(() => big({ data: { v: 'b'.repeat(1024 * 1024) } })).toThrow(RenderLimitError);
   });
 
   it('13.6 the {{log}} helper is not available to templates', () => {
