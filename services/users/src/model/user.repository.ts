@@ -1,4 +1,4 @@
-import { insertNew, KeyedSerializer } from '@postbus/db';
+import { GroupCommit, insertNew, KeyedSerializer } from '@postbus/db';
 import type { UserRef } from '@postbus/contracts';
 import { Types } from 'mongoose';
 import { uidKeyOf, type FieldChanges } from '../domain/fields';
@@ -119,13 +119,24 @@ export class UserRepository {
   }
 
   /**
-   * Inserts many users (one insertMany, one insert of their keys): the hot path of implicit
-   * registration. A new email costs no read: its key's unique insert tells a taken one, whose user
-   * document then goes again. An email seen taken before costs nothing here. Both are returned
-   * among `notInserted`, with the users whose user_id another insert took first, for the caller to
-   * handle one by one.
+   * Inserts many users: the hot path of implicit registration. Concurrent callers (runs of
+   * different partitions) share one insertMany and one insert of their keys. A new email costs no
+   * read: its key's unique insert tells a taken one, whose user document then goes again. An email
+   * seen taken before costs nothing here. Both are returned among `notInserted`, with the users
+   * whose user_id another insert took first, for the caller to handle one by one.
    */
   async insertMany(users: NewUser[]): Promise<{ inserted: UserDoc[]; notInserted: number[] }> {
+    const results = await Promise.all(users.map((user) => this.registrations.add(user)));
+    const inserted: UserDoc[] = [];
+    const notInserted: number[] = [];
+    results.forEach((doc, i) => (doc ? inserted.push(doc) : notInserted.push(i)));
+    return { inserted, notInserted };
+  }
+
+  private readonly registrations = new GroupCommit<NewUser, UserDoc | null>((users) => this.registerGroup(users));
+
+  /** One group of registrations: each user's stored document, or null when it was not inserted. */
+  private async registerGroup(users: NewUser[]): Promise<Array<UserDoc | null>> {
     const notInserted = new Set<number>();
     const seen = new Set<string>();
     users.forEach((u, i) => {
@@ -134,7 +145,8 @@ export class UserRepository {
       seen.add(key);
     });
     const fresh = users.map((_, i) => i).filter((i) => !notInserted.has(i));
-    if (fresh.length === 0) return { inserted: [], notInserted: [...notInserted] };
+    const results = new Array<UserDoc | null>(users.length).fill(null);
+    if (fresh.length === 0) return results;
     const docs = fresh.map((i) => ({ ...toDocument(users[i]!), _id: new Types.ObjectId() }));
     const stored = (await this.models.User.insertMany(docs, { ordered: false })).map((d) => d.toObject() as UserDoc);
     const emailKeys = stored.map((u) => userKeyId(u.projectId, { email: u.email }));
@@ -153,9 +165,11 @@ export class UserRepository {
       const u = stored[k]!;
       if (!emailTaken.has(k)) await this.models.UserKey.deleteOne({ _id: emailKeys[k]! }).exec();
       await this.models.User.deleteOne({ _id: u._id }).exec();
-      notInserted.add(fresh[k]!);
     });
-    return { inserted: stored.filter((_, k) => !failed.has(k)), notInserted: [...notInserted].sort((a, b) => a - b) };
+    stored.forEach((u, k) => {
+      if (!failed.has(k)) results[fresh[k]!] = u;
+    });
+    return results;
   }
 
   private rememberEmailKey(key: string): void {
