@@ -46,6 +46,8 @@ export interface PageOptions {
 
 /** Lists kept in the registry, for retention to find them all. */
 const REGISTRY = '~lists';
+/** Present in a collection whose lists have always kept their first slot when trimmed (see `anchored`). */
+const ANCHORED_MARK = '~anchored';
 /** How long a cached head is trusted before the list's tail is read again (retention may have moved it). */
 const HEAD_TTL_MS = 60 * 60 * 1000;
 const MAX_CACHED_HEADS = 50_000;
@@ -65,6 +67,13 @@ const MAX_CACHED_HEADS = 50_000;
 export class SequenceLists {
   private readonly Slot;
   private readonly heads = new Map<string, { seq: number; at: number }>();
+  /**
+   * A trim keeps a list's first slot, blanked. So in a collection where that has always held (one
+   * empty when this code first met it), a free first slot means a list that never had an entry,
+   * and a list this process has not seen is numbered from 1 with no read of its tail. A
+   * collection written before holds lists trimmed without the rule: its tails are always read.
+   */
+  private anchored = false;
 
   constructor(connection: Connection, collection: string) {
     const schema = new Schema<SlotDoc>({ _id: String, t: Date, v: String, s: Number }, { collection, versionKey: false });
@@ -75,12 +84,20 @@ export class SequenceLists {
 
   async init(): Promise<void> {
     await this.Slot.init();
+    if (await this.Slot.findById(ANCHORED_MARK, { _id: 1 }).lean().exec()) {
+      this.anchored = true;
+      return;
+    }
+    const any = await this.Slot.findOne({}, { _id: 1 }).lean<{ _id: string }>().exec();
+    if (any && any._id !== ANCHORED_MARK) return;
+    await insertNew(this.Slot, [{ _id: ANCHORED_MARK }]);
+    this.anchored = true;
   }
 
   /**
    * Appends entries (to any number of lists) in one insert; returns their sequence numbers, in order.
    * A list's next number is guessed from the head this process remembers (or, for a list it has not
-   * seen, from the list's tail) and claimed by the insert alone: entries are dense from the tail to
+   * seen, 1 in an anchored collection and the list's tail in another) and claimed by the insert alone: entries are dense from the tail to
    * the head, so a free number at or above the tail can only be the head's successor. A number
    * taken shows the guess was stale, and that list's head is then searched for.
    */
@@ -94,8 +111,14 @@ export class SequenceLists {
       const next = new Map<string, number>();
       const tails = new Map<string, number>();
       await inParallel(lists, async (list) => {
+        const remembered = searched.has(list) ? undefined : this.rememberedHead(list);
+        if (remembered === undefined && !searched.has(list) && this.anchored) {
+          next.set(list, 1);
+          tails.set(list, 1);
+          return;
+        }
         const tail = await this.tail(list);
-        const head = searched.has(list) ? await this.head(list, tail) : this.rememberedHead(list);
+        const head = searched.has(list) ? await this.head(list, tail) : remembered;
         // Another instance's retention may have emptied the list past a head remembered here: never number below its tail.
         next.set(list, Math.max(head === undefined ? tail : head + 1, tail));
         tails.set(list, tail);
@@ -223,7 +246,7 @@ export class SequenceLists {
       const entries = await inParallel(seqs, (seq) => this.entry(list, seq));
       const values = entries.filter((e): e is ListEntry => e !== null).map((e) => e.value);
       if (onChunk && values.length > 0) await onChunk(values);
-      await this.deleteIds(seqs.map((seq) => entryId(list, seq)));
+      await this.removeEntries(list, seqs);
       await this.Slot.replaceOne({ _id: tailId(list) }, { s: from + seqs.length }, { upsert: true }).exec();
       removed += values.length;
     }
@@ -247,10 +270,16 @@ export class SequenceLists {
         if ((await this.head(entry.value)) >= (await this.tail(entry.value)))
           await this.append([{ list: REGISTRY, at: new Date(), value: entry.value }]);
       }
-      await this.deleteIds([entryId(REGISTRY, seq)]);
+      await this.removeEntries(REGISTRY, [seq]);
       await this.Slot.replaceOne({ _id: tailId(REGISTRY) }, { s: seq + 1 }, { upsert: true }).exec();
     }
     return { lists, removed };
+  }
+
+  /** Deletes a list's entries, except its first slot, which is blanked (see `anchored`). */
+  private async removeEntries(list: string, seqs: number[]): Promise<void> {
+    if (seqs.includes(1)) await this.Slot.replaceOne({ _id: entryId(list, 1) }, {}).exec();
+    await this.deleteIds(seqs.filter((seq) => seq !== 1).map((seq) => entryId(list, seq)));
   }
 
   /** Deletes documents by exact `_id`, a bounded number at a time (never one statement naming them all). */

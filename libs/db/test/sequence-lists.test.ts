@@ -1,4 +1,4 @@
-import { connectDb, SequenceLists, type Connection } from '@postbus/db';
+import { connectDb, recordQueries, SequenceLists, type Connection } from '@postbus/db';
 import { defaultMongoUrl, uniqueName } from '@postbus/testing';
 
 const at = (minute: number): Date => new Date(Date.UTC(2026, 10, 1, 0, minute));
@@ -98,6 +98,32 @@ describe('SequenceLists against the MongoDB-wire server', () => {
     expect(await new SequenceLists(b, 'lists').append([{ list: 'p7', at: at(700_000), value: 'first' }])).toEqual([1]);
     const page = await listsB.page('p6', { limit: 10 });
     expect(page.entries.map((e) => e.seq)).toEqual([7, 6, 5, 4, 3, 2, 1]);
+  });
+
+  it('in a collection that began under the first-slot rule, a new list costs no read, and a trimmed one is never numbered below its tail', async () => {
+    const fresh = new SequenceLists(a, 'anchored_lists');
+    await fresh.init(); // an empty collection: marked as keeping every list's first slot
+    const recorded = recordQueries(['anchored_lists']);
+    try {
+      expect(await fresh.append([1, 2].map((i) => ({ list: 'new', at: at(800_000 + i), value: `n${i}` })))).toEqual([1, 2]);
+      await fresh.tail('probe'); // a read the recorder must see, so that seeing none above means something
+      const reads = recorded.queries.filter((q) => q.method.startsWith('find')).map((q) => String(q.filter?.['_id']));
+      expect(reads).toEqual(['probe~tail']);
+    } finally {
+      recorded.stop();
+    }
+    await fresh.append([3, 4, 5].map((i) => ({ list: 'gone', at: at(800_000 + i), value: `g${i}` })));
+    await fresh.trim('gone'); // tail 4; the first slot stays, blanked
+    const cold = new SequenceLists(b, 'anchored_lists');
+    await cold.init();
+    // The cold instance guesses 1, finds it taken, and finds the tail and head instead.
+    expect(await cold.append([{ list: 'gone', at: at(800_010), value: 'back' }])).toEqual([4]);
+    expect((await fresh.page('gone', { limit: 10 })).entries.map((e) => e.value)).toEqual(['back']);
+    // A collection written before the rule (a list trimmed then lost its first slot) keeps reading tails.
+    await a.collection('legacy_lists').insertMany([{ _id: 'old~tail' as never, s: 3 }]);
+    const legacy = new SequenceLists(b, 'legacy_lists');
+    await legacy.init();
+    expect(await legacy.append([{ list: 'old', at: at(800_020), value: 'after' }])).toEqual([3]);
   });
 
   it('appends a group once per key, checking only groups that may have been seen', async () => {
