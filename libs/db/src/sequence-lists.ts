@@ -97,9 +97,10 @@ export class SequenceLists {
   /**
    * Appends entries (to any number of lists) in one insert; returns their sequence numbers, in order.
    * A list's next number is guessed from the head this process remembers (or, for a list it has not
-   * seen, 1 in an anchored collection and the list's tail in another) and claimed by the insert alone: entries are dense from the tail to
-   * the head, so a free number at or above the tail can only be the head's successor. A number
-   * taken shows the guess was stale, and that list's head is then searched for.
+   * seen, 1 in an anchored collection and the list's tail in another) and claimed by the insert
+   * alone: entries are dense from the tail to the head, so a free number at or above the tail can
+   * only be the head's successor. A number taken shows the guess was stale, and that list's head
+   * is then searched for.
    */
   async append(items: ListAppend[]): Promise<number[]> {
     const seqs = new Array<number>(items.length);
