@@ -40,6 +40,10 @@ function fakeRepository() {
         Promise.resolve(known.get(ref.email ? `${projectId}:email:${ref.email}` : `${projectId}:uid:${ref.userId}`) ?? null),
     },
     openRequest: (keys: string[]) => Promise.resolve(keys.map((k) => openKeys.get(k)).find(Boolean) ?? null),
+    claimKey: (key: string, erasureId: string, eraseAt: Date) => {
+      if (!openKeys.has(key)) openKeys.set(key, { _id: key, erasureId, eraseAt });
+      return Promise.resolve(openKeys.get(key)!.erasureId);
+    },
     open: (erasure: ErasureDoc, keys: string[]) => {
       for (const key of keys) if (!openKeys.has(key)) openKeys.set(key, { _id: key, erasureId: erasure._id, eraseAt: erasure.eraseAt });
       if (!erasures.has(erasure._id)) erasures.set(erasure._id, { ...erasure });
@@ -126,6 +130,19 @@ describe('the erasure queue', () => {
     expect([...repository.erasures.keys()]).toEqual(['era_a']);
     expect(repository.aliases.get('era_b')).toBe('era_a'); // the racing request's id leads to the first
     expect(repository.erasures.get('era_a')!.emailHmac).toMatch(/^[a-f0-9]{64}$/);
+  });
+
+  it('two requests for one person handled at once (both finding nothing open) are one erasure', async () => {
+    const { repository, published, erasures } = setup();
+    repository.know({ _id: 'p1:email:bo@example.org', projectId: 'p1', id: 'u2', email: 'bo@example.org', userId: 'bo-1' });
+    repository.know({ _id: 'p1:uid:bo-1', projectId: 'p1', id: 'u2', email: 'bo@example.org', userId: 'bo-1' });
+    await Promise.all([
+      erasures.request(request('era_x', { email: 'bo@example.org' }), ctx('c1')),
+      erasures.request(request('era_y', { userId: 'bo-1' }), ctx('c2')),
+    ]);
+    expect([...repository.erasures.keys()]).toEqual(['era_x']);
+    expect(repository.aliases.get('era_y')).toBe('era_x');
+    expect(published.map((p) => p.id)).toEqual(['era_x:scheduled']);
   });
 
   it('waits for a user named only by an unknown user_id, then goes ahead without the email', async () => {

@@ -52,10 +52,13 @@ export class Erasures {
     const userId = known?.userId ?? cmd.user.userId ?? null;
     const keys = keysOf(cmd.projectId, { email, userId });
     const open = await repository.openRequest(keys);
-    if (open && open.erasureId !== cmd.erasureId) {
+    // Two requests for one person handled at once (by email and by user_id they travel on different
+    // partitions) both find nothing open: the unique insert of the person's first key decides.
+    const holder = open?.erasureId ?? (await repository.claimKey(keys[0]!, cmd.erasureId, new Date(cmd.eraseAt)));
+    if (holder !== cmd.erasureId) {
       // The gateway answers a repeat with the open erasure; this one raced it, and its id joins it.
-      await repository.alias(cmd.erasureId, open.erasureId);
-      logger.info('erase request for a person already queued', { erasureId: open.erasureId, duplicate: cmd.erasureId });
+      await repository.alias(cmd.erasureId, holder);
+      logger.info('erase request for a person already queued', { erasureId: holder, duplicate: cmd.erasureId });
       return;
     }
     const erasure: ErasureDoc = {

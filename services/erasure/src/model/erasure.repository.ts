@@ -60,6 +60,17 @@ export class ErasureRepository {
     return found.find((r) => r !== null) ?? null;
   }
 
+  /**
+   * Claims one key of a person for an erasure by unique insert; returns the erasure that holds it
+   * (this one, or one that claimed it first).
+   */
+  async claimKey(key: string, erasureId: string, eraseAt: Date): Promise<string> {
+    const taken = await insertNew(this.models.OpenRequest, [{ _id: key, erasureId, eraseAt }]);
+    if (taken.size === 0) return erasureId;
+    const holder = await this.models.OpenRequest.findById(key).lean<OpenRequestDoc>().exec();
+    return holder?.erasureId ?? erasureId;
+  }
+
   /** Records a request, its open keys and its due entry; every step is idempotent (a redelivered command repeats them). */
   async open(erasure: ErasureDoc, keys: string[]): Promise<void> {
     await insertNew(
