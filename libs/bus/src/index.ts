@@ -187,11 +187,11 @@ export class Bus {
   }
 
   /** Starts a consumer group member running the handlers; the group name gets the namespace too. */
-  async consume(options: Omit<ConsumerOptions, 'publisher' | 'resolveTopic' | 'logger'>): Promise<MessageConsumer> {
+  async consume(options: Omit<ConsumerOptions, 'publisher' | 'resolveTopic' | 'logger' | 'fetch'>): Promise<MessageConsumer> {
     const consumer = new MessageConsumer(this.kafka, {
       ...options,
       groupId: topicName(options.groupId, this.options.namespace),
-      ...(options.gatherFetches && this.options.fetch && options.fetch === undefined ? { fetch: this.options.fetch } : {}),
+      ...(options.gatherFetches && this.options.fetch ? { fetch: this.options.fetch } : {}),
       logger: this.options.logger,
       publisher: this.publisher,
       resolveTopic: this.resolveTopic,

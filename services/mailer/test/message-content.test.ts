@@ -3,14 +3,12 @@ import mongoose from 'mongoose';
 import type { Publisher } from '@postbus/bus';
 import type { EmailTriggerCommand } from '@postbus/contracts';
 import { connectDb, type Connection } from '@postbus/db';
-import { closeServer, startInternalServer } from '@postbus/http';
+import { closeServer } from '@postbus/http';
 import { createLogger } from '@postbus/logger';
-import { call, defaultMongoUrl, internalAuthorization, testInternalApiSecret, uniqueName } from '@postbus/testing';
+import { call, defaultMongoUrl, internalAuthorization, uniqueName } from '@postbus/testing';
 import type { Deliverer, Outcome } from '../src/delivery/deliverer';
 import { MailerErasure } from '../src/erasure';
 import { triggerHandler } from '../src/handlers/trigger';
-import { internalApi } from '../src/http/internal-api';
-import { MessageLog } from '../src/message-log';
 import { ErasuresDone } from '../src/model/erasures';
 import { MessageLists } from '../src/model/message-lists';
 import { contentDoc, MessageStore, type MessageDoc, type RenderedContent } from '../src/model/messages';
@@ -19,6 +17,7 @@ import { StatusRollups } from '../src/model/rollups';
 import { Suppressions } from '../src/model/suppressions';
 import { MessageRetention } from '../src/retention';
 import { Timeline } from '../src/timeline';
+import { startMessageLogServer } from './message-log-server';
 
 describe('capping a rendered email for keeping', () => {
   it('keeps an email under the cap whole, and cuts a longer one at the cap without splitting a character', () => {
@@ -92,15 +91,7 @@ describe("a message's rendered email", () => {
     timeline = new Timeline(store, publisher, retries, { maxAttempts: 3, baseMs: 60_000, maxMs: 60_000 }, (m, e) =>
       lists.reached(m, e.event as 'sent', e.at),
     );
-    let port: number;
-    ({ server, port } = await startInternalServer({
-      service: 'mailer',
-      config: { PORT: 0, INTERNAL_HOST: '127.0.0.1', INTERNAL_API_SECRET: testInternalApiSecret, QUERY_AUDIT: 'strict' },
-      checks: {},
-      handlers: [internalApi(new MessageLog(store, lists), rollups)],
-      logger,
-    }));
-    url = `http://127.0.0.1:${port}`;
+    ({ server, url } = await startMessageLogServer({ store, lists, rollups }, logger));
   });
 
   afterAll(async () => {

@@ -1,11 +1,9 @@
 import type { Server } from 'node:http';
 import type { Publisher } from '@postbus/bus';
 import { connectDb, isPointFilter, onRequestPath, recordQueries, UnboundedQueryError, type Connection } from '@postbus/db';
-import { closeServer, startInternalServer } from '@postbus/http';
+import { closeServer } from '@postbus/http';
 import { createLogger } from '@postbus/logger';
-import { call, defaultMongoUrl, internalAuthorization, testInternalApiSecret, uniqueName } from '@postbus/testing';
-import { internalApi } from '../src/http/internal-api';
-import { MessageLog } from '../src/message-log';
+import { call, defaultMongoUrl, internalAuthorization, uniqueName } from '@postbus/testing';
 import { MessageLists } from '../src/model/message-lists';
 import { MessageStore, type MessageDoc } from '../src/model/messages';
 import { RetryQueue } from '../src/model/retries';
@@ -13,6 +11,7 @@ import { StatusRollups } from '../src/model/rollups';
 import { MessageRetention } from '../src/retention';
 import { seedMessages } from '../src/seed-data';
 import { Timeline } from '../src/timeline';
+import { startMessageLogServer } from './message-log-server';
 
 /**
  * Issue 14: the message log's reads against the real MongoDB-wire server, through the internal
@@ -78,15 +77,7 @@ describe('message reads as the data grows', () => {
       rollups.count(m.projectId, e.event as 'sent', e.at);
       await lists.reached(m, e.event as 'sent', e.at);
     });
-    let port: number;
-    ({ server, port } = await startInternalServer({
-      service: 'mailer',
-      config: { PORT: 0, INTERNAL_HOST: '127.0.0.1', INTERNAL_API_SECRET: testInternalApiSecret, QUERY_AUDIT: 'strict' },
-      checks: {},
-      handlers: [internalApi(new MessageLog(store, lists), rollups)],
-      logger,
-    }));
-    url = `http://127.0.0.1:${port}`;
+    ({ server, url } = await startMessageLogServer({ store, lists, rollups }, logger));
     const seeded = await seedMessages({ store, lists, rollups }, { projectId: busy, count: BIG, recipients: 50, days: 10 });
     busyMessageId = seeded.ids.messageId;
   }, 600_000);
