@@ -13,7 +13,7 @@
  *   --rate 5  --duration 10   triggers a second, and seconds, of each trigger → sink run
  *   --erasure-timeout 1800    seconds to wait for the person's erasure to complete
  *   --no-seed                 only the empty phase
- *   BENCH_KEEP_DATA=1         keep the run's topics, consumer groups and databases
+ *   BENCH_KEEP_DATA=1         keep the run's topics, consumer groups and databases (until the next `npm test`, which removes what finished runs left)
  *   BENCH_SEED_ROOT=<dir>     run the seed CLIs of another built checkout (services/<svc>/dist/seed.js there)
  *   QUERY_AUDIT=strict        run the services with the query audit on (a scanning read then fails, as a 500)
  */

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
  *   BENCH_DURATION=10   seconds of each measured run
  *   BENCH_USERS=1       also start the users service, consuming what the gateway accepts on the same two cores
  *                       (the whole system; by default the gateway is measured alone, like its baselines)
- *   BENCH_KEEP_DATA=1   keep the run's topics, consumer group and databases
+ *   BENCH_KEEP_DATA=1   keep the run's topics, consumer group and databases (until the next `npm test`, which removes what finished runs left)
  */
 import { defaultKafkaBrokers, defaultMongoUrl, ensureInfrastructure, freePort, uniqueName } from '@postbus/testing';
 import { startBaseline, startPostbusService } from './children';

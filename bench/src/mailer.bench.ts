@@ -9,7 +9,7 @@
  *   BENCH_DURATION=10     seconds of the paced run
  *   BENCH_DIRECT_KEY=pem  give the direct sender its DKIM key as PEM text (parsed at every signature) rather than
  *                         as a KeyObject parsed once (the default, as Postbus holds its keys)
- *   BENCH_KEEP_DATA=1     keep the run's topics, consumer groups and databases
+ *   BENCH_KEEP_DATA=1     keep the run's topics, consumer groups and databases (until the next `npm test`, which removes what finished runs left)
  *   BENCH_PROFILE=mailer  also write V8 CPU profiles of these processes (comma-separated: gateway, users, mailer,
  *                         direct) to .data/profiles/<run>/
  */

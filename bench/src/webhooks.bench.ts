@@ -6,7 +6,7 @@
  * `npm run bench`, after the gateway and mailer benchmarks). Results go to bench/results/webhooks-<timestamp>.json
  * and webhooks-latest.json.
  *   BENCH_WEBHOOKS=5000   webhooks of each run (direct and dispatcher)
- *   BENCH_KEEP_DATA=1     keep the run's topics, consumer groups and database
+ *   BENCH_KEEP_DATA=1     keep the run's topics, consumer groups and database (until the next `npm test`, which removes what finished runs left)
  *   BENCH_LOG_LEVEL=warn  the dispatcher's LOG_LEVEL (its log: .data/logs/<run>-webhook-dispatcher.log)
  */
 import { fork, type ChildProcess } from 'node:child_process';

@@ -90,6 +90,8 @@ start_kafka() {
   local jopts=(-Xms512m -Xmx1g -XX:+UseG1GC -Djava.awt.headless=true "-Dlog4j.configuration=file:$HERE/kafka/log4j.properties")
   java "${jopts[@]}" -cp "$libs/*" kafka.tools.StorageTool format -c "$props" -t "$KAFKA_CLUSTER_ID" --ignore-formatted > "$RUN/kafka-format.log" 2>&1 \
     || { cat "$RUN/kafka-format.log" >&2; die "formatting Kafka storage failed"; }
+  # Kafka keeps a file open per partition; the soft limit is often 1024, far below the hard one.
+  ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
   say "starting Kafka 3.9 (KRaft) on 127.0.0.1:$KAFKA_PORT"
   nohup java "${jopts[@]}" -cp "$libs/*" kafka.Kafka "$props" > "$RUN/kafka.log" 2>&1 8>&- &
   echo $! > "$RUN/kafka.pid"

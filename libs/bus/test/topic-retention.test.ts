@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
 import { Topics } from '@postbus/contracts';
 import { createLogger } from '@postbus/logger';
-import { defaultKafkaBrokers } from '@postbus/testing';
+import { defaultKafkaBrokers, uniqueName } from '@postbus/testing';
 import { Bus } from '@postbus/bus';
 
 const SEVEN_DAYS_MS = 7 * 24 * 3600 * 1000;
@@ -42,7 +41,7 @@ async function retentionOf(topics: string[]): Promise<Record<string, { value: st
 
 describe('topics carrying personal data', () => {
   it('13.9 are created with PII_TOPIC_RETENTION as retention.ms, their DLQs too; the compacted catalog is not', async () => {
-    const ns = `ret${randomUUID().slice(0, 8)}`;
+    const ns = uniqueName('ret');
     const bus = busIn(ns, SEVEN_DAYS_MS);
     await bus.ensureTopics([{ topic: Topics.EmailCommands }, { topic: Topics.UserEvents }, { topic: Topics.Catalog, compacted: true }]);
     const found = await retentionOf([
@@ -58,7 +57,7 @@ describe('topics carrying personal data', () => {
   });
 
   it('13.9 created before the retention existed get it at the next start, and keep their other settings', async () => {
-    const ns = `ret${randomUUID().slice(0, 8)}`;
+    const ns = uniqueName('ret');
     await busIn(ns).ensureTopics([{ topic: Topics.PaymentEvents }]);
     const topic = `${Topics.PaymentEvents}.${ns}`;
     expect((await retentionOf([topic]))[topic]?.own).toBe(false);

@@ -1,4 +1,5 @@
 import { ensureInfrastructure, type LocalComponent } from './infra';
+import { cleanUpTestRuns, testRunToken } from './test-run';
 
 declare global {
   // Set by globalSetup, read by globalTeardown: jest runs both in its parent process.
@@ -9,4 +10,7 @@ declare global {
 export default async function globalSetup(): Promise<void> {
   const started = await ensureInfrastructure();
   globalThis.postbusStartedInfrastructure = [...(globalThis.postbusStartedInfrastructure ?? []), ...started];
+  // The token is made here, in jest's own process, before the workers start: they inherit it.
+  testRunToken();
+  await cleanUpTestRuns();
 }

@@ -1,4 +1,5 @@
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
+import { uniqueName } from './wait';
 
 export interface RecordedMessage {
   topic: string;
@@ -19,7 +20,7 @@ export class TopicRecorder {
 
   async start(): Promise<this> {
     const kafka = new Kafka({ brokers: this.brokers, clientId: 'test-recorder', logLevel: logLevel.NOTHING });
-    this.consumer = kafka.consumer({ groupId: `test-recorder-${Math.random().toString(36).slice(2)}` });
+    this.consumer = kafka.consumer({ groupId: uniqueName('test-recorder') });
     await this.consumer.connect();
     const joined = new Promise<void>((resolve) => {
       const remove = this.consumer!.on(this.consumer!.events.GROUP_JOIN, () => {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { testRunToken } from './test-run';
 
-/** A short unique name for topics, groups and databases of one test file. */
-export const uniqueName = (prefix: string): string => `${prefix}-${randomUUID().slice(0, 8)}`;
+/** A short unique name for topics, groups and databases of one test file, with its run's token (see test-run.ts). */
+export const uniqueName = (prefix: string): string => `${prefix}-${testRunToken()}-${randomUUID().slice(0, 8)}`;
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
