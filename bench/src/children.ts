@@ -37,6 +37,24 @@ const exitOf = (child: ChildProcess): Promise<string> =>
     : new Promise((resolve) => child.once('exit', (code, signal) => resolve(`exited with ${code ?? signal}`)));
 
 /** services/<name>/dist/main.js, ready when its /readyz answers 200; logs to .data/logs/<logName>.log. */
+/**
+ * BENCH_PROFILE: the processes named there (comma-separated) get V8's sampling profiler, writing
+ * `<name>.cpuprofile` to .data/profiles/<run>/ as they exit. Answers the environment to start `name` with.
+ */
+export function profilerFor(runId: string): (name: string, env: Record<string, string>) => Record<string, string> {
+  const profiled = new Set((process.env['BENCH_PROFILE'] ?? '').split(',').filter(Boolean));
+  const dir = join(repoRoot, '.data', 'profiles', runId);
+  if (profiled.size > 0) mkdirSync(dir, { recursive: true });
+  return (name, env) =>
+    profiled.has(name)
+      ? {
+          ...env,
+          NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --require ${join(__dirname, 'profile-preload.js')}`.trim(),
+          BENCH_PROFILE_FILE: join(dir, `${name}.cpuprofile`),
+        }
+      : env;
+}
+
 export async function startPostbusService(name: string, port: number, env: Record<string, string>, logName: string): Promise<Child> {
   const service = await startService(name, port, env, logName);
   return {

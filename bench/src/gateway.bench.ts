@@ -6,10 +6,11 @@ import { randomBytes } from 'node:crypto';
  *   BENCH_DURATION=10   seconds of each measured run
  *   BENCH_USERS=1       also start the users service, consuming what the gateway accepts on the same two cores
  *                       (the whole system; by default the gateway is measured alone, like its baselines)
+ *   BENCH_PROFILE=gateway  write a V8 CPU profile of the gateway to .data/profiles/<run>/
  *   BENCH_KEEP_DATA=1   keep the run's topics, consumer group and databases (until the next `npm test`, which removes what finished runs left)
  */
 import { defaultKafkaBrokers, defaultMongoUrl, ensureInfrastructure, freePort, uniqueName } from '@postbus/testing';
-import { startBaseline, startPostbusService } from './children';
+import { profilerFor, startBaseline, startPostbusService } from './children';
 import { BenchRun, runBench, saveResults } from './run';
 import { infraPids } from './cpu';
 import { BusProbe, dropDatabases } from './infra';
@@ -89,7 +90,9 @@ async function main(): Promise<number> {
     const gatewayPort = await freePort();
     progress(`starting gateway on ${gatewayPort}`);
     const gatewayEnv = { ...common, GATEWAY_DB_NAME: databases.gateway, USERS_URL: usersUrl };
-    const gateway = started(await startPostbusService('gateway', gatewayPort, gatewayEnv, `${runId}-gateway`));
+    const gateway = started(
+      await startPostbusService('gateway', gatewayPort, profilerFor(runId)('gateway', gatewayEnv), `${runId}-gateway`),
+    );
     signal.throwIfAborted();
 
     const credentials = await createClient({ GATEWAY_DB_NAME: databases.gateway, MONGO_URL: mongoUrl });

@@ -1,5 +1,7 @@
+import { Agent, request } from 'node:http';
 import autocannon from 'autocannon';
 import { measureCpu, type CpuUsage } from './cpu';
+import { latencyOf } from './stats';
 
 export interface LoadOptions {
   /** Base URL of the target, e.g. http://127.0.0.1:8080 */
@@ -12,8 +14,8 @@ export interface LoadOptions {
   durationSec: number;
   connections: number;
   /**
-   * Requests per second over all connections; unlimited (closed loop) when absent. autocannon lets each
-   * connection send its quota for the second back to back, so a paced run still arrives in bursts.
+   * Requests per second over all connections, evenly spaced (an open loop: runPacedLoad); unlimited
+   * (closed loop, autocannon) when absent.
    */
   overallRate?: number;
   /** Stops the run early (its promise then rejects with the reason). */
@@ -46,8 +48,10 @@ export const failuresOf = (stats: LoadStats): number => stats.non2xx + stats.err
 
 const ACCEPTED = '"status":"accepted"';
 
+/** A closed loop through autocannon, or with `overallRate` an evenly paced open loop (runPacedLoad). */
 export function runLoad(options: LoadOptions): Promise<LoadStats> {
   options.signal.throwIfAborted();
+  if (options.overallRate !== undefined) return runPacedLoad({ ...options, overallRate: options.overallRate });
   let n = 0;
   return new Promise((resolve, reject) => {
     const cpu = measureCpu(options.watch);
@@ -67,14 +71,6 @@ export function runLoad(options: LoadOptions): Promise<LoadStats> {
           },
         ],
         verifyBody: (body) => String(body).includes(ACCEPTED),
-        ...(options.overallRate !== undefined
-          ? {
-              overallRate: options.overallRate,
-              // autocannon "corrects" paced runs with an expected interval of ceil(1 / per-connection rate) = 1 ms,
-              // which back-fills each answer of L ms with L - 1 fake samples; report what was measured instead.
-              ignoreCoordinatedOmission: true,
-            }
-          : {}),
       },
       (error: unknown, result) => {
         options.signal.removeEventListener('abort', onAbort);
@@ -111,5 +107,91 @@ function summarise(result: autocannon.Result, options: LoadOptions, cpu: CpuUsag
     mismatches: result.mismatches,
     statusCodes,
     cpu,
+  };
+}
+
+/**
+ * `overallRate` requests a second, the n-th sent at start + n / rate whatever the answers to earlier
+ * ones, over at most `connections` keep-alive sockets. autocannon's rate limit lets each connection
+ * send its quota for the second back to back, so its "half peak" arrives as bursts of peak load;
+ * this measures the latency of an even load. Latency counts from when a request was due, so time
+ * spent waiting for a free socket is measured too (no coordinated omission).
+ */
+export async function runPacedLoad(options: LoadOptions & { overallRate: number }): Promise<LoadStats> {
+  const { overallRate: rate, durationSec, connections } = options;
+  const cpu = measureCpu(options.watch);
+  const agent = new Agent({ keepAlive: true, maxSockets: connections, maxFreeSockets: connections });
+  const target = new URL(options.url);
+  const latencies: number[] = [];
+  const statusCodes: Record<string, number> = {};
+  let errors = 0;
+  let mismatches = 0;
+  const send = (n: number, dueAt: number) =>
+    new Promise<void>((resolve) => {
+      const body = options.body(n);
+      const req = request(
+        {
+          agent,
+          host: target.hostname,
+          port: target.port,
+          method: 'POST',
+          path: options.path,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...options.headers },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => {
+            latencies.push(performance.now() - dueAt);
+            const code = String(res.statusCode ?? 0);
+            statusCodes[code] = (statusCodes[code] ?? 0) + 1;
+            if (code.startsWith('2') && !Buffer.concat(chunks).toString('utf8').includes(ACCEPTED)) mismatches++;
+            resolve();
+          });
+          res.on('error', () => {
+            errors++;
+            resolve();
+          });
+        },
+      );
+      req.on('error', () => {
+        errors++;
+        resolve();
+      });
+      req.end(body);
+    });
+
+  const total = Math.round(rate * durationSec);
+  const pending: Array<Promise<void>> = [];
+  const start = performance.now();
+  const dueOf = (n: number) => start + (n * 1000) / rate;
+  await new Promise<void>((resolve) => {
+    const tick = () => {
+      const now = performance.now();
+      while (pending.length < total && dueOf(pending.length) <= now) pending.push(send(pending.length, dueOf(pending.length)));
+      if (pending.length >= total || options.signal.aborted) return resolve();
+      setTimeout(tick, Math.max(0, dueOf(pending.length) - performance.now()));
+    };
+    tick();
+  });
+  await Promise.all(pending);
+  const elapsedSec = (performance.now() - start) / 1000;
+  agent.destroy();
+  options.signal.throwIfAborted();
+  const latency = latencyOf(latencies);
+  const non2xx = Object.entries(statusCodes).reduce((sum, [code, count]) => sum + (code.startsWith('2') ? 0 : count), 0);
+  return {
+    durationSec: Math.round(elapsedSec * 100) / 100,
+    connections,
+    targetRate: rate,
+    requests: latencies.length,
+    rps: Math.round((latencies.length / elapsedSec) * 100) / 100,
+    latencyMs: { mean: latency.mean, p50: latency.p50, p90: latency.p90, p99: latency.p99, max: latency.max },
+    non2xx,
+    errors,
+    timeouts: 0,
+    mismatches,
+    statusCodes,
+    cpu: cpu(),
   };
 }

@@ -14,7 +14,6 @@
  *                         direct) to .data/profiles/<run>/
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   call,
@@ -33,7 +32,7 @@ import {
   type SinkClient,
   type SmtpSink,
 } from '@postbus/testing';
-import { forkChild, startPostbusService, type Child } from './children';
+import { forkChild, profilerFor, startPostbusService, type Child } from './children';
 import { BenchRun, runBench, saveResults } from './run';
 import { infraPids, measureCpu } from './cpu';
 import { DbCounters } from './db-counters';
@@ -178,7 +177,6 @@ async function main(): Promise<number> {
   const pacedDurationSec = envSeconds('BENCH_DURATION', 10);
   const keepData = process.env['BENCH_KEEP_DATA'] === '1';
   const directKey = process.env['BENCH_DIRECT_KEY'] === 'pem' ? 'pem' : 'keyobject';
-  const profiled = new Set((process.env['BENCH_PROFILE'] ?? '').split(',').filter(Boolean));
   const runId = uniqueName('mbench');
   const dbPrefix = runId.replace(/-/g, '_');
   const databases = { users: `${dbPrefix}_users`, gateway: `${dbPrefix}_gateway`, mailer: `${dbPrefix}_mailer` };
@@ -230,16 +228,8 @@ async function main(): Promise<number> {
       RATE_LIMIT_PER_SECOND: '0',
       KAFKA_TOPIC_PARTITIONS: '6',
     };
-    const profileDir = join(repoRoot, '.data', 'profiles', runId);
-    if (profiled.size > 0) mkdirSync(profileDir, { recursive: true });
-    const envOf = (name: string, base = env) =>
-      profiled.has(name)
-        ? {
-            ...base,
-            NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --require ${join(__dirname, 'profile-preload.js')}`.trim(),
-            BENCH_PROFILE_FILE: join(profileDir, `${name}.cpuprofile`),
-          }
-        : env;
+    const profile = profilerFor(runId);
+    const envOf = (name: string, base = env) => profile(name, base);
     // One after the other: started side by side, both create the run's new topics at once, and the loser of that
     // race has been seen to exit ("This server does not host this topic-partition").
     progress('starting users');
@@ -427,7 +417,8 @@ async function main(): Promise<number> {
     };
     console.log(`\n${formatReport(results)}\n`);
     for (const file of saveResults('mailer', results, 'mailer-latest.json', formatMarkdown(results))) progress(`wrote ${file}`);
-    if (profiled.size > 0) progress(`CPU profiles of ${[...profiled].join(', ')} go to ${profileDir} when the services stop`);
+    if (process.env['BENCH_PROFILE'])
+      progress(`CPU profiles of ${process.env['BENCH_PROFILE']} go to .data/profiles/${runId}/ when the services stop`);
     return results.ok ? 0 : 1;
   } finally {
     triggers?.close();

@@ -162,7 +162,7 @@ export function formatReport(results: BenchResults): string {
     '',
     `goal ${verdict(goals.throughput.pass)}: ${goals.throughput.rule}: ${fixed(goals.throughput.actual, 1)} vs ${fixed(goals.throughput.required, 1)} required`,
     `goal ${verdict(goals.halfPeakP99.pass)}: ${goals.halfPeakP99.rule}: p99 ${fixed(goals.halfPeakP99.actualMs)} ms at ${settings.halfPeakRate} req/s`,
-    `  (autocannon paces each connection per second: at half peak all ${settings.connections} connections still send in bursts)`,
+    `  (the half-peak run is an open loop: requests evenly spaced over up to ${settings.connections} connections, latency counted from when each was due)`,
     ...(results.warnings.length > 0 ? ['', 'warnings:', ...results.warnings.map((w) => `  - ${w}`)] : []),
     ...(results.failures.length > 0 ? ['', 'FAILED requests:', ...results.failures.map((f) => `  - ${f}`)] : []),
   ].join('\n');

@@ -6,6 +6,7 @@
  * `npm run bench`, after the gateway and mailer benchmarks). Results go to bench/results/webhooks-<timestamp>.json
  * and webhooks-latest.json.
  *   BENCH_WEBHOOKS=5000   webhooks of each run (direct and dispatcher)
+ *   BENCH_PROFILE=webhook-dispatcher  write a V8 CPU profile of the dispatcher to .data/profiles/<run>/
  *   BENCH_KEEP_DATA=1     keep the run's topics, consumer groups and database (until the next `npm test`, which removes what finished runs left)
  *   BENCH_LOG_LEVEL=warn  the dispatcher's LOG_LEVEL (its log: .data/logs/<run>-webhook-dispatcher.log)
  */
@@ -29,7 +30,7 @@ import {
   type LocalComponent,
   uniqueName,
 } from '@postbus/testing';
-import { forkChild, startPostbusService, type Child } from './children';
+import { forkChild, profilerFor, startPostbusService, type Child } from './children';
 import { BenchRun, runBench, saveResults } from './run';
 import { infraPids, measureCpu, type CpuUsage } from './cpu';
 import { DbCounters, type CommandCounts } from './db-counters';
@@ -467,7 +468,9 @@ async function main(): Promise<number> {
       LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn',
     };
     progress('starting webhook-dispatcher');
-    const dispatcher = started(await startPostbusService('webhook-dispatcher', port, env, `${runId}-webhook-dispatcher`));
+    const dispatcher = started(
+      await startPostbusService('webhook-dispatcher', port, profilerFor(runId)('webhook-dispatcher', env), `${runId}-webhook-dispatcher`),
+    );
     signal.throwIfAborted();
 
     const clientId = `cli_bench_${randomBytes(6).toString('hex')}`;

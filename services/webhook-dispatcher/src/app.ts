@@ -74,6 +74,10 @@ export async function start({ config, logger }: { config: DispatcherConfig; logg
       attemptFirst: worker.attemptFirst,
     }),
     partitionsConsumedConcurrently: config.KAFKA_TOPIC_PARTITIONS,
+    // A run's deliveries are stored, attempted and recorded before the next run of its partition
+    // starts: runs a few times the worker's concurrency keep it busy while other partitions'
+    // runs are being stored, where runs of a whole fetch (a thousand events) left it idle.
+    maxRunSize: config.WEBHOOK_CONCURRENCY * 4,
   });
   worker.start();
   retention.start();

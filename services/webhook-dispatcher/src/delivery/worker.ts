@@ -86,17 +86,30 @@ export class DeliveryWorker {
     while (!this.stopped && this.inFlight < this.deps.concurrency && this.queue.length > 0) this.run(this.queue.shift()!);
   }
 
+  /**
+   * `concurrency` bounds the requests in flight, not the recording after them: an attempt's slot
+   * is freed once its answer is in, while its record joins the next group write. Held through the
+   * write, each slot waited for the database as long as for the receiver, which capped a fast
+   * receiver at concurrency / write latency. The job is done (and its event's offset may commit)
+   * only once recorded.
+   */
   private run(job: Job): void {
     this.inFlight++;
-    const task = this.attempt(job)
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      this.inFlight--;
+      this.pump();
+    };
+    const task = this.attempt(job, release)
       .catch((error: unknown) => {
         this.deps.logger.warn('a delivery attempt failed to run; it is retried after its lease', { error });
       })
       .finally(() => {
-        this.inFlight--;
+        release();
         this.running.delete(task);
         job.done?.();
-        this.pump();
       });
     this.running.add(task);
   }
@@ -133,7 +146,8 @@ export class DeliveryWorker {
     }
   }
 
-  private async attempt(job: Job): Promise<void> {
+  /** Sends one attempt and records it; `answered` is called once the receiver's answer (or its absence) is known. */
+  private async attempt(job: Job, answered: () => void): Promise<void> {
     const { item, delivery: known } = job;
     const { id, payload } = item;
     const { endpoints, deliveries, schedule } = this.deps;
@@ -169,6 +183,7 @@ export class DeliveryWorker {
         lookup: this.deps.lookup,
       });
     }
+    answered();
     const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
     const gone = result.statusCode === 410;
     const hasNext = !payload.manual && endpoint?.enabled === true && !gone && payload.attempt < schedule.length;
