@@ -1,6 +1,7 @@
 import { Agent, request } from 'node:http';
 import autocannon from 'autocannon';
 import { measureCpu, type CpuUsage } from './cpu';
+import { paced } from './pacing';
 import { latencyOf } from './stats';
 
 export interface LoadOptions {
@@ -161,20 +162,8 @@ export async function runPacedLoad(options: LoadOptions & { overallRate: number 
       req.end(body);
     });
 
-  const total = Math.round(rate * durationSec);
-  const pending: Array<Promise<void>> = [];
   const start = performance.now();
-  const dueOf = (n: number) => start + (n * 1000) / rate;
-  await new Promise<void>((resolve) => {
-    const tick = () => {
-      const now = performance.now();
-      while (pending.length < total && dueOf(pending.length) <= now) pending.push(send(pending.length, dueOf(pending.length)));
-      if (pending.length >= total || options.signal.aborted) return resolve();
-      setTimeout(tick, Math.max(0, dueOf(pending.length) - performance.now()));
-    };
-    tick();
-  });
-  await Promise.all(pending);
+  await paced(rate, Math.round(rate * durationSec), send, { signal: options.signal, now: () => performance.now() });
   const elapsedSec = (performance.now() - start) / 1000;
   agent.destroy();
   options.signal.throwIfAborted();

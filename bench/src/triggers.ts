@@ -2,6 +2,7 @@
 import { Agent, request } from 'node:http';
 import { sleep, type SinkClient } from '@postbus/testing';
 import { dataOf, userOf } from './mail-template';
+import { paced } from './pacing';
 
 export interface Trigger {
   n: number;
@@ -97,20 +98,7 @@ export class TriggerClient {
 
   /** `rate` triggers a second, each sent when due whatever the answers to earlier ones (an open loop). */
   async paced(tag: string, rate: number, durationSec: number, signal?: AbortSignal): Promise<Trigger[]> {
-    const total = Math.round(rate * durationSec);
-    const pending: Array<Promise<Trigger>> = [];
-    const start = Date.now();
-    const dueOf = (n: number) => start + (n * 1000) / rate;
-    await new Promise<void>((resolve) => {
-      const tick = () => {
-        const now = Date.now();
-        while (pending.length < total && dueOf(pending.length) <= now) pending.push(this.fire(tag, pending.length, dueOf(pending.length)));
-        if (pending.length >= total || signal?.aborted) return resolve();
-        setTimeout(tick, Math.max(0, dueOf(pending.length) - Date.now()));
-      };
-      tick();
-    });
-    const results = await Promise.all(pending);
+    const results = await paced(rate, Math.round(rate * durationSec), (n, dueAt) => this.fire(tag, n, dueAt), signal ? { signal } : {});
     signal?.throwIfAborted();
     return results;
   }

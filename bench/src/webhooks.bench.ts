@@ -441,6 +441,8 @@ async function main(): Promise<number> {
         KAFKA_PRODUCER_LANES: 4,
         KAFKA_FETCH_MAX_WAIT_MS: 20,
         KAFKA_FETCH_MIN_BYTES: 16_384,
+        KAFKA_BACKGROUND_FETCH_MAX_WAIT_MS: 200,
+        KAFKA_BACKGROUND_FETCH_MIN_BYTES: 65_536,
         PII_TOPIC_RETENTION: 'P7D',
       }),
       service: 'postbus/bench',

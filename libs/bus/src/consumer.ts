@@ -58,6 +58,14 @@ export interface RetryPolicy {
   maxBackoffMs: number;
 }
 
+export type FetchGathering = 'send-path' | 'off-send-path';
+
+/** How long the broker may hold a fetch (kafkajs maxWaitTimeInMs) to gather how many bytes (minBytes). */
+export interface FetchSettings {
+  maxWaitTimeInMs: number;
+  minBytes: number;
+}
+
 export interface ConsumerOptions {
   groupId: string;
   /** Handlers of different message types; the registry checks them at boot (no duplicates, known types). */
@@ -73,13 +81,16 @@ export interface ConsumerOptions {
   /** The most messages one handleBatch() call gets: smaller runs commit (and free the partition) sooner. */
   maxRunSize?: number;
   /** How long the broker may hold a fetch to gather `minBytes` (kafkajs's defaults: 5 s, 1 byte). */
-  fetch?: { maxWaitTimeInMs: number; minBytes: number };
+  fetch?: FetchSettings;
   /**
    * A consumer of every mail's traffic: its fetches wait for the bus's `fetch` settings, so that
-   * at a modest rate each brings several messages. Others keep kafkajs's defaults, which cost
-   * nothing while idle (a gathering consumer asks the broker every wait even with nothing to read).
+   * at a modest rate each brings several messages. `send-path`: a consumer a mail waits for (the
+   * mailer's triggers, the webhooks), whose wait is short; `off-send-path`: one no mail waits for
+   * (the users service's registrations), which waits longer and gathers more. Others keep
+   * kafkajs's defaults, which cost nothing while idle (a gathering consumer asks the broker every
+   * wait even with nothing to read).
    */
-  gatherFetches?: boolean;
+  gatherFetches?: FetchGathering;
 }
 
 const ajv = addFormats(new Ajv({ allErrors: false, strict: false }));

@@ -2,11 +2,19 @@ import { parse, toSeconds } from 'iso8601-duration';
 import { ConfigResourceTypes, type Admin, type Kafka } from 'kafkajs';
 import { dlqOf, PersonalDataTopics, topicName } from '@postbus/contracts';
 import type { Logger } from '@postbus/logger';
-import { MessageConsumer, type ConsumerOptions } from './consumer';
+import { MessageConsumer, type ConsumerOptions, type FetchGathering, type FetchSettings } from './consumer';
 import { createKafka, kafkaConnection, type KafkaConnection, type KafkaSettings } from './kafka';
 import { Publisher } from './publisher';
 
-export { defineHandler, MessageConsumer, type BatchItem, type Handler, type MessageContext, type RetryPolicy } from './consumer';
+export {
+  defineHandler,
+  MessageConsumer,
+  type BatchItem,
+  type FetchGathering,
+  type Handler,
+  type MessageContext,
+  type RetryPolicy,
+} from './consumer';
 export { Publisher, type PublishOptions } from './publisher';
 export { kafkaConnection, type KafkaConnection, type KafkaSettings } from './kafka';
 export { BusUnavailableError, NotYetKnownError, PoisonMessageError, isTransientError } from './errors';
@@ -26,10 +34,10 @@ export interface BusOptions extends KafkaConnection {
   /** Idempotent producers writing side by side; see Publisher. */
   producerLanes?: number;
   /**
-   * How long a fetch of the consumers that gather fetches may wait for how many bytes (kafkajs
-   * maxWaitTimeInMs, minBytes); kafkajs's defaults (5 s, 1 byte) for the others and when absent.
+   * The fetch settings of the consumers that gather fetches, by where they stand (see
+   * ConsumerOptions.gatherFetches); kafkajs's defaults (5 s, 1 byte) for the others and when absent.
    */
-  fetch?: { maxWaitTimeInMs: number; minBytes: number };
+  fetch?: Record<FetchGathering, FetchSettings>;
   /** retention.ms of the topics that carry personal data and of their DLQs (contracts' PersonalDataTopics); the broker's default when absent. */
   piiRetentionMs?: number;
 }
@@ -57,7 +65,10 @@ export function busOptions(config: KafkaSettings): Omit<BusOptions, 'service' | 
     partitions: config.KAFKA_TOPIC_PARTITIONS,
     replicationFactor: config.KAFKA_REPLICATION_FACTOR,
     producerLanes: config.KAFKA_PRODUCER_LANES,
-    fetch: { maxWaitTimeInMs: config.KAFKA_FETCH_MAX_WAIT_MS, minBytes: config.KAFKA_FETCH_MIN_BYTES },
+    fetch: {
+      'send-path': { maxWaitTimeInMs: config.KAFKA_FETCH_MAX_WAIT_MS, minBytes: config.KAFKA_FETCH_MIN_BYTES },
+      'off-send-path': { maxWaitTimeInMs: config.KAFKA_BACKGROUND_FETCH_MAX_WAIT_MS, minBytes: config.KAFKA_BACKGROUND_FETCH_MIN_BYTES },
+    },
     piiRetentionMs: Math.round(toSeconds(parse(config.PII_TOPIC_RETENTION)) * 1000),
   };
 }
@@ -191,7 +202,7 @@ export class Bus {
     const consumer = new MessageConsumer(this.kafka, {
       ...options,
       groupId: topicName(options.groupId, this.options.namespace),
-      ...(options.gatherFetches && this.options.fetch ? { fetch: this.options.fetch } : {}),
+      ...(options.gatherFetches && this.options.fetch ? { fetch: this.options.fetch[options.gatherFetches] } : {}),
       logger: this.options.logger,
       publisher: this.publisher,
       resolveTopic: this.resolveTopic,

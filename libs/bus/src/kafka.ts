@@ -28,6 +28,8 @@ export interface KafkaSettings {
   KAFKA_PRODUCER_LANES: number;
   KAFKA_FETCH_MAX_WAIT_MS: number;
   KAFKA_FETCH_MIN_BYTES: number;
+  KAFKA_BACKGROUND_FETCH_MAX_WAIT_MS: number;
+  KAFKA_BACKGROUND_FETCH_MIN_BYTES: number;
   /** ISO 8601 duration: how long topics carrying personal data (and their DLQs) keep messages. */
   PII_TOPIC_RETENTION: string;
 }

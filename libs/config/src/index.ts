@@ -88,12 +88,24 @@ export const CommonConfig = {
     maximum: 5_000,
     default: 20,
     description:
-      'how long the broker may hold a fetch of the consumers on the mail path (users, mailer triggers, webhooks) to gather KAFKA_FETCH_MIN_BYTES: at a modest rate they get a few messages a fetch instead of one (a fetch costs the broker and the consumer about as much as the messages in it); while idle each of them fetches once per wait',
+      'how long the broker may hold a fetch of the consumers a mail waits for (mailer triggers, webhooks) to gather KAFKA_FETCH_MIN_BYTES: at a modest rate they get a few messages a fetch instead of one (a fetch costs the broker and the consumer about as much as the messages in it); while idle each of them fetches once per wait',
   }),
   KAFKA_FETCH_MIN_BYTES: Type.Integer({
     minimum: 1,
     default: 16_384,
     description: 'bytes a fetch waits for (up to KAFKA_FETCH_MAX_WAIT_MS) before the broker answers it',
+  }),
+  KAFKA_BACKGROUND_FETCH_MAX_WAIT_MS: Type.Integer({
+    minimum: 0,
+    maximum: 5_000,
+    default: 200,
+    description:
+      'the same for the consumers that see every mail but that no mail waits for (the users service registering recipients): a longer wait gathers more per fetch, which halves their CPU at a modest rate',
+  }),
+  KAFKA_BACKGROUND_FETCH_MIN_BYTES: Type.Integer({
+    minimum: 1,
+    default: 65_536,
+    description: 'bytes such a fetch waits for (up to KAFKA_BACKGROUND_FETCH_MAX_WAIT_MS)',
   }),
   PII_TOPIC_RETENTION: Type.String({
     default: 'P7D',

@@ -97,7 +97,7 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
   });
   await bus.consume({
     groupId: 'postbus-mailer-triggers',
-    gatherFetches: true,
+    gatherFetches: 'send-path',
     handlers: [triggerHandler({ store, suppressions, retries, deliverer, timeline, lists, rollups }), erasureRequestHandler(erasure)],
     partitionsConsumedConcurrently: config.KAFKA_TOPIC_PARTITIONS,
     // A run is delivered side by side and committed as a whole: a few times the SMTP pool keeps

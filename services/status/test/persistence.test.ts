@@ -4,20 +4,14 @@ import { join } from 'node:path';
 import mongoose from 'mongoose';
 import { createLogger } from '@postbus/logger';
 import { defaultMongoUrl, uniqueName, waitFor } from '@postbus/testing';
-import { componentDefinitions, ComponentIds } from '../src/domain/components';
-import { StatusEngine } from '../src/engine/engine';
+import { ComponentIds } from '../src/domain/components';
+import type { StatusEngine } from '../src/engine/engine';
 import { Persistence } from '../src/engine/persistence';
 import { SnapshotFile } from '../src/engine/snapshot-file';
+import { testEngine } from './test-engine';
 
 const logger = createLogger({ service: 'status-test', level: 'error' });
-const newEngine = () =>
-  new StatusEngine({
-    page: { id: 'postbus', name: 'Postbus', url: 'http://status.test' },
-    definitions: componentDefinitions(),
-    damping: { failuresToChange: 3, successesToRecover: 2 },
-    staleAfterMs: () => 60_000,
-    maintenanceVerifyMs: 60_000,
-  });
+const newEngine = () => testEngine({ staleAfterMs: () => 60_000 });
 
 describe('status persistence on the real MongoDB-wire server', () => {
   const dbName = uniqueName('status').replace(/-/g, '_');

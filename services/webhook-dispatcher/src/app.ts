@@ -65,7 +65,7 @@ export async function start({ config, logger }: { config: DispatcherConfig; logg
   });
   await bus.consume({
     groupId: 'postbus-webhooks',
-    gatherFetches: true,
+    gatherFetches: 'send-path',
     handlers: eventHandlers({
       endpoints,
       deliveries,

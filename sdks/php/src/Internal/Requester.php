@@ -165,7 +165,7 @@ final class Requester
         $headers = $response->headers;
         $slug = self::slug($problem);
         return match (true) {
-            $status === 400 => new ValidationException($status, $problem, $headers),
+            $status === 400, $status === 413, $status === 415 => new ValidationException($status, $problem, $headers),
             $status === 401 => new AuthenticationException($status, $problem, $headers),
             $status === 403 => new PermissionException($status, $problem, $headers),
             $status === 404 => new NotFoundException($status, $problem, $headers),

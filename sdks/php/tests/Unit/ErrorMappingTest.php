@@ -32,8 +32,8 @@ final class ErrorMappingTest extends TestCase
         yield '403 forbidden' => [FakeTransport::problem(403, 'forbidden'), PermissionException::class, 403, '/problems/forbidden'];
         yield '404 not-found' => [FakeTransport::problem(404, 'not-found'), NotFoundException::class, 404, '/problems/not-found'];
         yield '409 email-key-taken' => [FakeTransport::problem(409, 'email-key-taken'), ConflictException::class, 409, '/problems/email-key-taken'];
-        yield '413 payload-too-large' => [FakeTransport::problem(413, 'payload-too-large'), RequestException::class, 413, '/problems/payload-too-large'];
-        yield '415 unsupported-media-type' => [FakeTransport::problem(415, 'unsupported-media-type'), RequestException::class, 415, '/problems/unsupported-media-type'];
+        yield '413 payload-too-large' => [FakeTransport::problem(413, 'payload-too-large'), ValidationException::class, 413, '/problems/payload-too-large'];
+        yield '415 unsupported-media-type' => [FakeTransport::problem(415, 'unsupported-media-type'), ValidationException::class, 415, '/problems/unsupported-media-type'];
         yield '422 idempotency-key-reused' => [FakeTransport::problem(422, 'idempotency-key-reused'), IdempotencyKeyReusedException::class, 422, '/problems/idempotency-key-reused'];
         yield '422 unmet prerequisite' => [FakeTransport::problem(422, 'sender-domain-unverified'), PrerequisiteException::class, 422, '/problems/sender-domain-unverified'];
         yield '422 with field errors' => [FakeTransport::problem(422, 'unprocessable', ['errors' => [['pointer' => '/to', 'message' => 'before from']]]), ValidationException::class, 422, '/problems/unprocessable'];

@@ -1,23 +1,16 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { componentDefinitions, ComponentIds } from '../domain/components';
+import { ComponentIds } from '../domain/components';
 import type { ComponentStatus, StatusEvent } from '../domain/model';
-import { StatusEngine } from './engine';
+import { testEngine } from '../../test/test-engine';
 import { SnapshotFile } from './snapshot-file';
 
 /** An engine on a clock the test moves by hand. */
 function setUp() {
   let now = new Date('2026-03-01T10:00:00Z');
   const clock = () => new Date(now);
-  const engine = new StatusEngine({
-    page: { id: 'postbus', name: 'Postbus', url: 'http://status.test' },
-    definitions: componentDefinitions(),
-    damping: { failuresToChange: 3, successesToRecover: 2 },
-    staleAfterMs: () => 30_000,
-    maintenanceVerifyMs: 60_000,
-    clock,
-  });
+  const engine = testEngine({ clock });
   const events: StatusEvent[] = [];
   engine.onEvent((e) => events.push(e));
   const advance = (ms: number) => {

@@ -3,7 +3,7 @@ import express from 'express';
 import { listen, closeServer, notFoundHandler, problemHandler, requestId } from '@postbus/http';
 import { createLogger } from '@postbus/logger';
 import { componentDefinitions, ComponentIds } from '../domain/components';
-import { StatusEngine } from '../engine/engine';
+import { testEngine } from '../../test/test-engine';
 import { operatorApi } from './operator-api';
 
 const TOKEN = 'operator-token-for-tests-0123456789';
@@ -11,13 +11,7 @@ const TOKEN = 'operator-token-for-tests-0123456789';
 describe('operator API', () => {
   let server: Server;
   let base: string;
-  const engine = new StatusEngine({
-    page: { id: 'postbus', name: 'Postbus', url: 'http://status.test' },
-    definitions: componentDefinitions(),
-    damping: { failuresToChange: 3, successesToRecover: 2 },
-    staleAfterMs: () => 30_000,
-    maintenanceVerifyMs: 60_000,
-  });
+  const engine = testEngine();
 
   beforeAll(async () => {
     const app = express();
