@@ -16,4 +16,4 @@ export { startDnsServer, type LocalDnsServer, type RecordType } from './dns-serv
 export { SinkClient, startSmtpSink, type SmtpSink, type SinkFault, type SinkMessage, type SinkMessageSummary } from './smtp-sink';
 export { internalAuthorization, otherLocalAddresses, testInternalApiSecret } from './internal-api';
 export { LOCAL_WEBHOOK_ALLOWED_HOSTS } from './local-settings';
-export { testRunToken, removeTestRunData, cleanUpTestRuns, type RemovedTestData } from './test-run';
+export { testRunToken, registerTestRun, removeTestRunData, cleanUpTestRuns, type RemovedTestData } from './test-run';

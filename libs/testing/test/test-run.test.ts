@@ -1,10 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { connectDb, type Connection } from '@postbus/db';
-import { dataDir, defaultKafkaBrokers, defaultMongoUrl, removeTestRunData, testRunToken, uniqueName } from '@postbus/testing';
+import { defaultKafkaBrokers, defaultMongoUrl, registerTestRun, removeTestRunData, testRunToken, uniqueName } from '@postbus/testing';
 
 const kafka = new Kafka({ brokers: defaultKafkaBrokers().split(','), clientId: 'test-run-test', logLevel: logLevel.NOTHING });
 const admin = kafka.admin();
@@ -13,9 +11,7 @@ let mongo: Connection;
 /** A run whose owner has exited: its pid is one of a process that is gone. */
 function finishedRun(): string {
   const token = `tr${randomBytes(3).toString('hex')}`;
-  const { pid } = spawnSync(process.execPath, ['-e', '0']);
-  mkdirSync(join(dataDir(), 'test-runs'), { recursive: true });
-  writeFileSync(join(dataDir(), 'test-runs', token), String(pid));
+  registerTestRun(token, spawnSync(process.execPath, ['-e', '0']).pid);
   return token;
 }
 
@@ -57,7 +53,6 @@ describe('the data a test run leaves', () => {
     expect(removed.topics).toBeGreaterThanOrEqual(1);
     expect(removed.databases).toBeGreaterThanOrEqual(1);
     expect(await present(finishedName)).toEqual({ topic: false, database: false });
-    expect(existsSync(join(dataDir(), 'test-runs', over))).toBe(false);
     expect(await present(liveName)).toEqual({ topic: true, database: true });
     expect(await present(untokened)).toEqual({ topic: true, database: true });
     expect(liveName).toContain(testRunToken());
