@@ -36,7 +36,6 @@ const exitOf = (child: ChildProcess): Promise<string> =>
     ? Promise.resolve(`exited with ${child.exitCode ?? child.signalCode}`)
     : new Promise((resolve) => child.once('exit', (code, signal) => resolve(`exited with ${code ?? signal}`)));
 
-/** services/<name>/dist/main.js, ready when its /readyz answers 200; logs to .data/logs/<logName>.log. */
 /**
  * BENCH_PROFILE: the processes named there (comma-separated) get V8's sampling profiler, writing
  * `<name>.cpuprofile` to .data/profiles/<run>/ as they exit. Answers the environment to start `name` with.
@@ -55,6 +54,7 @@ export function profilerFor(runId: string): (name: string, env: Record<string, s
       : env;
 }
 
+/** services/<name>/dist/main.js, ready when its /readyz answers 200; logs to .data/logs/<logName>.log. */
 export async function startPostbusService(name: string, port: number, env: Record<string, string>, logName: string): Promise<Child> {
   const service = await startService(name, port, env, logName);
   return {
