@@ -2,7 +2,7 @@ import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import { dlqOf, MessageSchemas, type MessageData, type MessageType } from '@postbus/contracts';
-import { withLogContext, type Logger } from '@postbus/logger';
+import type { Logger } from '@postbus/logger';
 import { fromKafkaMessage, type Envelope } from './envelope';
 import { isTransientError, PoisonMessageError } from './errors';
 import type { Publisher } from './publisher';
@@ -205,11 +205,13 @@ export class MessageConsumer {
       leftover = run.map((_, i) => i);
     } else {
       try {
-        leftover = await withLogContext({ eventType: handler.type, batchSize: run.length }, () =>
-          handler.handleBatch!(run.map(({ envelope, ctx }) => ({ data: envelope.data as never, ctx }))),
-        );
+        leftover = await handler.handleBatch(run.map(({ envelope, ctx }) => ({ data: envelope.data as never, ctx })));
       } catch (error) {
-        this.options.logger.warn('batch failed, handling its messages one by one', { error: (error as Error).message, size: run.length });
+        this.options.logger.warn('batch failed, handling its messages one by one', {
+          error: (error as Error).message,
+          eventType: handler.type,
+          size: run.length,
+        });
         leftover = run.map((_, i) => i);
       }
     }
@@ -250,29 +252,29 @@ export class MessageConsumer {
   }
 
   private async handleOne({ handler, envelope, ctx, message }: Decoded, heartbeat: () => Promise<void>): Promise<void> {
-    const { logger } = this.options;
     const { topic, partition } = ctx;
-    await withLogContext({ requestId: envelope.requestId, eventId: envelope.id, eventType: envelope.type }, async () => {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          await handler.handle(envelope.data as never, { ...ctx, heartbeat });
+    // The message's ids on every line about it, named here: no context travels implicitly (see createLogger).
+    const about = { requestId: envelope.requestId, eventId: envelope.id, eventType: envelope.type, topic, offset: message.offset };
+    const { logger } = this.options;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await handler.handle(envelope.data as never, { ...ctx, heartbeat });
+        return;
+      } catch (error) {
+        const transient = isTransientError(error);
+        const poison = error instanceof PoisonMessageError;
+        if (poison || (!transient && attempt >= this.policy.attempts)) {
+          logger.error('message failed, moved to the DLQ', { ...about, error, attempt });
+          await this.toDlq(topic, partition, message, (error as Error).message);
           return;
-        } catch (error) {
-          const transient = isTransientError(error);
-          const poison = error instanceof PoisonMessageError;
-          if (poison || (!transient && attempt >= this.policy.attempts)) {
-            logger.error('message failed, moved to the DLQ', { error, attempt, topic, offset: message.offset });
-            await this.toDlq(topic, partition, message, (error as Error).message);
-            return;
-          }
-          if (this.stopping) throw error; // not committed: redelivered to the next owner of the partition
-          const backoff = Math.min(this.policy.maxBackoffMs, this.policy.initialBackoffMs * 2 ** (attempt - 1));
-          logger.warn('message failed, retrying', { error: (error as Error).message, attempt, transient, backoffMs: backoff });
-          await sleep(backoff);
-          await heartbeat();
         }
+        if (this.stopping) throw error; // not committed: redelivered to the next owner of the partition
+        const backoff = Math.min(this.policy.maxBackoffMs, this.policy.initialBackoffMs * 2 ** (attempt - 1));
+        logger.warn('message failed, retrying', { ...about, error: (error as Error).message, attempt, transient, backoffMs: backoff });
+        await sleep(backoff);
+        await heartbeat();
       }
-    });
+    }
   }
 
   private async toDlq(topic: string, partition: number, message: KafkaMessage, reason: string): Promise<void> {

@@ -1,5 +1,5 @@
-export { problemHandler, notFoundHandler } from './problems';
-export { requestId, requestIdWithoutLogContext } from './request-id';
+export { badlyEncodedPath, problemHandler, notFoundHandler } from './problems';
+export { requestId } from './request-id';
 export { healthRouter, metricsRouter, createMetricsRegistry, type ReadinessCheck } from './health';
 export { InternalTokens, internalApiSecret, requireInternalToken, INTERNAL_TOKEN_TTL_SECONDS } from './internal-auth';
 export { listen, closeServer, onShutdown, exitOnFatal } from './server';

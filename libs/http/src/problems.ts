@@ -20,6 +20,9 @@ function fromBodyParser(error: unknown, limit: string): AppError | undefined {
   return undefined;
 }
 
+/** A path that is not valid percent-encoding (express's routers throw a URIError for it): the client's fault. */
+export const badlyEncodedPath = (): MalformedRequestError => new MalformedRequestError('The path is not valid percent-encoding.');
+
 /** Unknown routes answer 404 as problem+json too. */
 export const notFoundHandler: RequestHandler = (_req, _res, next) => next(new NotFoundError('There is no such endpoint.'));
 
@@ -30,7 +33,7 @@ export const notFoundHandler: RequestHandler = (_req, _res, next) => next(new No
 export function problemHandler(logger: Logger, bodyLimit = '1mb'): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
     if (res.headersSent) return next(error);
-    const known = fromBodyParser(error, bodyLimit) ?? error;
+    const known = fromBodyParser(error, bodyLimit) ?? (error instanceof URIError ? badlyEncodedPath() : error);
     const { problem, headers } = problemFor(known, req.requestId);
     if (problem.status >= 500)
       logger.error('request failed', {

@@ -1,8 +1,6 @@
 import winston from 'winston';
-import { currentLogContext } from './context';
 import { redact, safeString } from './redact';
 
-export { withLogContext, currentLogContext, type LogContext } from './context';
 export { maskEmails, MAX_LOGGED_STRING, redact, safeString } from './redact';
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
@@ -17,15 +15,16 @@ export interface LoggerOptions {
 
 // Runs last, on the whole line, so nothing a caller passes (message, metadata, errors) escapes it.
 const privacy = winston.format((info) => {
-  const context = currentLogContext();
-  const masked = redact({ ...context, ...info }) as winston.Logform.TransformableInfo;
+  const masked = redact({ ...info }) as winston.Logform.TransformableInfo;
   masked.message = safeString(String(info.message));
   return Object.assign(info, masked);
 });
 
 /**
- * A winston logger writing JSON lines with the service name, the current request id (from
- * withLogContext), email addresses masked and secret-looking fields redacted.
+ * A winston logger writing JSON lines with the service name, email addresses masked and
+ * secret-looking fields redacted. A line about one request or message names its id itself, or comes
+ * from a `logger.child({ requestId })`: no context travels implicitly (Node 20's AsyncLocalStorage
+ * turns on promise hooks for every promise of the process once used, ~2-10% of a busy service).
  */
 export function createLogger({ service, level = 'info', stream }: LoggerOptions): Logger {
   return winston.createLogger({

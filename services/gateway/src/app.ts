@@ -13,7 +13,7 @@ import {
   metricsRouter,
   notFoundHandler,
   problemHandler,
-  requestIdWithoutLogContext,
+  requestId,
   auditQueries,
 } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
@@ -40,7 +40,7 @@ import { EmailRepository } from './model/email.repository';
 import { DnsLookup } from './dns-lookup';
 import { SecretBox } from '@postbus/crypto';
 import { Sessions } from './domain/sessions';
-import { mountRoutes } from './http/route';
+import { apiRouter } from './http/route';
 import { methodNotAllowed } from './http/method-not-allowed';
 import type { SenderDomainState } from './domain/sender-address';
 import { ClientRepository } from './model/client.repository';
@@ -186,18 +186,18 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   app.disable('x-powered-by');
   if (config.TRUST_PROXY) app.set('trust proxy', /^\d+$/.test(config.TRUST_PROXY) ? Number(config.TRUST_PROXY) : config.TRUST_PROXY);
   app.set('etag', false);
-  app.use(requestIdWithoutLogContext);
+  app.use(requestId);
   app.get('/v1/openapi.json', (_req, res) => {
     res.json(openApi);
   });
   // The API first, under its prefix: the hot path passes no other router.
   const v1 = express.Router();
   v1.use(requestMetrics(registry));
-  v1.use(auditQueries(config.QUERY_AUDIT));
+  if (config.QUERY_AUDIT !== 'off') v1.use(auditQueries(config.QUERY_AUDIT));
   v1.use(authenticate(keyCheck, sessions, new AuthFailureLimit(counters, config.AUTH_FAILURE_LIMIT_PER_MINUTE)));
   v1.use(rateLimit(counters, config.RATE_LIMIT_PER_SECOND));
   v1.use(jsonBody(config.BODY_LIMIT));
-  mountRoutes(v1, routes, { idempotency, idempotencyRetentionMs: IDEMPOTENCY_RETENTION_MS }, '/v1');
+  v1.use(apiRouter(routes, { idempotency, idempotencyRetentionMs: IDEMPOTENCY_RETENTION_MS }, '/v1'));
   v1.use(methodNotAllowed(routes, '/v1'));
   v1.use(challengeScriptsWithBearer);
   app.use('/v1', v1);

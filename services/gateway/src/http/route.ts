@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Static, TSchema } from '@sinclair/typebox';
-import type { Request, Response, Router } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
+import findMyWay from 'find-my-way';
+import { badlyEncodedPath } from '@postbus/http';
 import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError, UnprocessableError, ValidationError } from '@postbus/errors';
 import type { KeyScope } from '../domain/credentials';
 import type { IdempotencyRepository } from '../model/idempotency.repository';
@@ -111,56 +113,100 @@ function check(validator: Validator | undefined, value: unknown, where: string):
   throw new ValidationError(detail, where === 'body' ? errors : errors.map((e) => ({ ...e, message: `${where}: ${e.message}` })));
 }
 
+/** A route the API router found for a request: the spec and its compiled validators. */
+interface MountedRoute {
+  route: RouteSpec;
+  /** The path as express names routes (relative to the mount path): metrics and logs use it. */
+  path: string;
+  validateBody: Validator | undefined;
+  validateParams: Validator | undefined;
+  validateQuery: Validator | undefined;
+}
+
 /**
- * Registers routes on a router mounted at `mountPath` (their paths are full, as in the OpenAPI
- * document): scope check, validation, idempotency, then the handler.
+ * The routes of a router mounted at `mountPath` (their paths are full, as in the OpenAPI document),
+ * found in one radix-tree lookup (find-my-way) instead of express testing each route's pattern in
+ * turn: the API has ~60 operations, and walking them was a tenth of the gateway's time per
+ * trigger. Matching keeps express's defaults: case-insensitive, a trailing slash ignored, GET
+ * answering HEAD. Then per route: scope check, validation, idempotency, the handler. A request no
+ * route answers is passed on (405 for a known path, else 404).
  */
-export function mountRoutes(router: Router, routes: RouteSpec[], deps: RouteDeps, mountPath = ''): void {
+export function apiRouter(routes: RouteSpec[], deps: RouteDeps, mountPath = ''): RequestHandler {
+  const tree = findMyWay({
+    caseSensitive: false,
+    ignoreTrailingSlash: true,
+    maxParamLength: 2048,
+    onBadUrl: () => undefined,
+  });
   for (const route of routes) {
-    const validateBody = route.body && compileBody(route.body);
-    const validateParams = route.params && compileText(route.params);
-    const validateQuery = route.query && compileText(route.query);
     if (!route.path.startsWith(mountPath)) throw new Error(`${route.path} is outside ${mountPath}`);
-    router[route.method](route.path.slice(mountPath.length), async (req: Request, res: Response) => {
-      const client = req.client;
-      if (!client) throw new UnauthorizedError();
-      if (client.via === 'session' && !acceptsSession(route, client.scope)) {
-        throw new UnauthorizedError('Admin sessions may manage and read; send this operation with the API key (HTTP Basic).');
-      }
-      if (route.scope === 'full' && client.scope !== 'full') {
-        throw new ForbiddenError(
-          `This operation needs a key with scope "full"; this key has scope "${client.scope}", which may only send, create and update users, record payments, unsubscribe and erase.`,
-        );
-      }
-      const params = { ...req.params };
-      check(validateParams, params, 'path');
-      const query = { ...(req.query as Record<string, unknown>) };
-      check(validateQuery, query, 'query');
-      let body: unknown = undefined;
-      if (route.body) {
-        body = req.body;
-        if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
-          throw new ValidationError('The body must be a JSON object.', [{ pointer: '', message: 'must be object' }]);
-        }
-        check(validateBody, body, 'body');
-      }
-      const input = { body, params, query, client, requestId: req.requestId, secure: req.secure } as Parameters<RouteSpec['handle']>[0];
-      const key = route.method === 'post' ? req.get('idempotency-key') : undefined;
-      const reply =
-        key === undefined
-          ? await route.handle(input)
-          : await idempotent(
-              deps,
-              client.clientId,
-              key,
-              `${req.method} ${req.path} ${JSON.stringify(body ?? null)}`,
-              () => route.handle(input),
-              res,
-              route.answerHoldsSecret === true,
-            );
-      send(res, reply);
-    });
+    const path = route.path.slice(mountPath.length);
+    const mounted: MountedRoute = {
+      route,
+      path,
+      validateBody: route.body && compileBody(route.body),
+      validateParams: route.params && compileText(route.params),
+      validateQuery: route.query && compileText(route.query),
+    };
+    tree.on(route.method.toUpperCase() as findMyWay.HTTPMethod, path, () => undefined, mounted);
   }
+  return (req, res, next) => {
+    // No operation is HEAD: a HEAD is answered by the GET, as express does (node sends no body).
+    const found = tree.find((req.method === 'HEAD' ? 'GET' : req.method) as findMyWay.HTTPMethod, req.url);
+    if (!found) return next();
+    // find-my-way hands back a route without a store for a path that is not valid percent-encoding.
+    if (found.store === null) throw badlyEncodedPath();
+    const mounted = found.store as MountedRoute;
+    req.params = found.params as Record<string, string>;
+    // What express sets for a route it matched: metrics and error logs name the pattern, never the raw path.
+    req.route = { path: mounted.path };
+    return answer(mounted, deps, req, res);
+  };
+}
+
+async function answer(
+  { route, validateBody, validateParams, validateQuery }: MountedRoute,
+  deps: RouteDeps,
+  req: Request,
+  res: Response,
+): Promise<void> {
+  const client = req.client;
+  if (!client) throw new UnauthorizedError();
+  if (client.via === 'session' && !acceptsSession(route, client.scope)) {
+    throw new UnauthorizedError('Admin sessions may manage and read; send this operation with the API key (HTTP Basic).');
+  }
+  if (route.scope === 'full' && client.scope !== 'full') {
+    throw new ForbiddenError(
+      `This operation needs a key with scope "full"; this key has scope "${client.scope}", which may only send, create and update users, record payments, unsubscribe and erase.`,
+    );
+  }
+  const params = { ...req.params };
+  check(validateParams, params, 'path');
+  const query = { ...(req.query as Record<string, unknown>) };
+  check(validateQuery, query, 'query');
+  let body: unknown = undefined;
+  if (route.body) {
+    body = req.body;
+    if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
+      throw new ValidationError('The body must be a JSON object.', [{ pointer: '', message: 'must be object' }]);
+    }
+    check(validateBody, body, 'body');
+  }
+  const input = { body, params, query, client, requestId: req.requestId, secure: req.secure } as Parameters<RouteSpec['handle']>[0];
+  const key = route.method === 'post' ? req.get('idempotency-key') : undefined;
+  const reply =
+    key === undefined
+      ? await route.handle(input)
+      : await idempotent(
+          deps,
+          client.clientId,
+          key,
+          `${req.method} ${req.path} ${JSON.stringify(body ?? null)}`,
+          () => route.handle(input),
+          res,
+          route.answerHoldsSecret === true,
+        );
+  send(res, reply);
 }
 
 function send(res: Response, reply: Reply): void {
