@@ -7,7 +7,7 @@ import { currentSession, signOut } from '../api/session';
 import type { Project } from '../api/types';
 import { Button, ErrorState, Loading } from '../components/ui';
 import type { SignInState } from '../screens/sign-in';
-import { rememberedProject, rememberProject, SECTIONS } from './navigation';
+import { rememberProject, SECTIONS, useRememberedProject } from './navigation';
 
 /** Whether someone is signed in, and who: asked once a minute at most. */
 export const useSession = () => useQuery({ queryKey: queryKeys.session, queryFn: currentSession, staleTime: 60_000, retry: false });
@@ -26,9 +26,9 @@ export function useProjects() {
 export function useCurrentProjectId(): string | undefined {
   const { projectId } = useParams();
   const projects = useProjects();
+  const remembered = useRememberedProject();
   if (projectId) return projectId;
   const list = projects.data?.data ?? [];
-  const remembered = rememberedProject();
   return list.find((p) => p.id === remembered)?.id ?? list[0]?.id;
 }
 

@@ -28,8 +28,8 @@ export function SetupScreen() {
 
   const pick = (id: string) => {
     rememberProject(id);
-    // The chosen project lives in the browser's storage: a navigation makes every reader of it render again.
-    void navigate({ pathname: '/setup', hash: '#projects' }, { replace: true, state: { project: id } });
+    // Back to the projects section, whose steps below now walk the chosen project.
+    void navigate({ pathname: '/setup', hash: '#projects' }, { replace: true });
   };
 
   return (
