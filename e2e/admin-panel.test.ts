@@ -33,8 +33,9 @@ describe('the admin panel in a real browser, against the running system (issue 1
     client = await createClientAndProject(system);
     await createSendableEmail(system, client, {
       subject: 'Welcome, {{user.name}}',
-      // A script in an email must never run in the panel: if it did, it would add this line.
-      html: `<p>Hi {{user.name}}, your code is {{data.code}}.</p><script>document.body.insertAdjacentHTML('beforeend', '<p>script ran</p>')</script>`,
+      // A script in an email must never run in the panel: if it did, it would add this line. Its
+      // inline style must apply.
+      html: `<p style="color: rgb(190, 18, 60)">Hi {{user.name}}, your code is {{data.code}}.</p><script>document.body.insertAdjacentHTML('beforeend', '<p>script ran</p>')</script>`,
       text: 'Hi {{user.name}}, your code is {{data.code}} (text part).',
     });
     panel = `${system.gatewayUrl}/admin/`;
@@ -115,8 +116,13 @@ describe('the admin panel in a real browser, against the running system (issue 1
     const frame = message.getByTitle('Email as sent: Welcome, Ada Lovelace');
     await expect(frame.getAttribute('sandbox')).resolves.toBe('');
     const rendered = message.frameLocator('iframe[title="Email as sent: Welcome, Ada Lovelace"]');
-    await rendered.getByText('Hi Ada Lovelace, your code is 4711.').waitFor();
+    const greeting = rendered.getByText('Hi Ada Lovelace, your code is 4711.');
+    await greeting.waitFor();
     await expect(rendered.getByText('script ran').count()).resolves.toBe(0);
+    // The email's inline style applies: its frame has a policy of its own, not the panel's.
+    const colourOf = (element: unknown) =>
+      (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(element).color;
+    await expect(greeting.evaluate(colourOf)).resolves.toBe('rgb(190, 18, 60)');
     await message.getByRole('button', { name: 'Show text part' }).click();
     await expect(message.getByLabel('Text of the email Welcome, Ada Lovelace').textContent()).resolves.toBe(
       'Hi Ada Lovelace, your code is 4711 (text part).',

@@ -149,9 +149,16 @@ describe('the admin panel setup, messages, revenue, erasures and API keys in a r
     );
     await page.getByRole('button', { name: 'Save new version' }).click();
     await page.getByText('version 2 of 2').waitFor();
+    // Each version names when it was saved (the reader's local time), once the list of versions is in.
+    await waitFor(
+      async () => (await page.getByLabel('Version history').locator('option').allTextContents()).every((o) => o.includes(' · saved ')),
+      {
+        what: 'the dates of the versions',
+      },
+    );
     await expect(page.getByLabel('Version history').locator('option').allTextContents()).resolves.toEqual([
-      'Version 2 (latest)',
-      'Version 1',
+      expect.stringMatching(/^Version 2 \(latest\) · saved \S.*\d/),
+      expect.stringMatching(/^Version 1 · saved \S.*\d/),
     ]);
     await waitFor(async () => ((await rendered.locator('body').textContent()) ?? '').includes('Thanks for joining.'), {
       what: 'the preview of version 2',

@@ -4,7 +4,7 @@ import tailwindcss from '@tailwindcss/vite';
 
 // The gateway serves the bundle at /admin/ on the API's own origin, so the panel calls relative
 // /v1/... paths and the bundle never holds an API URL. `npm run dev -w services/admin` proxies
-// /v1 to a gateway on 127.0.0.1:8080 (or VITE_GATEWAY) for working on the panel.
+// /v1 and the email frames to a gateway on 127.0.0.1:8080 (or VITE_GATEWAY) for working on the panel.
 export default defineConfig({
   base: '/admin/',
   plugins: [react(), tailwindcss()],
@@ -15,5 +15,7 @@ export default defineConfig({
     assetsInlineLimit: 0,
     modulePreload: { polyfill: false },
   },
-  server: { proxy: { '/v1': process.env['VITE_GATEWAY'] ?? 'http://127.0.0.1:8080' } },
+  server: {
+    proxy: Object.fromEntries(['/v1', '/admin/frames'].map((path) => [path, process.env['VITE_GATEWAY'] ?? 'http://127.0.0.1:8080'])),
+  },
 });

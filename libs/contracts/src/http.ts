@@ -168,6 +168,16 @@ export type Template = Static<typeof Template>;
 
 export const TemplateList = Type.Object({ data: Type.Array(Template) });
 
+/** The most versions GET …/versions answers: newest first, older ones stay readable by number. */
+export const MAX_TEMPLATE_VERSIONS_LISTED = 500;
+
+export const TemplateVersionList = Type.Object({
+  data: Type.Array(Type.Object({ version: Type.Integer({ minimum: 1 }), created_at: Timestamp }), {
+    description: `newest first, at most ${MAX_TEMPLATE_VERSIONS_LISTED}`,
+  }),
+});
+export type TemplateVersionList = Static<typeof TemplateVersionList>;
+
 export const TemplateParams = Type.Object({ projectId: ObjectIdString, templateId: ObjectIdString });
 
 export const TemplateVersionQuery = Type.Object(

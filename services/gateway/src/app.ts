@@ -22,6 +22,7 @@ import { TriggerCatalog } from './catalog/trigger-catalog';
 import { CommandSender } from './command-sender';
 import type { GatewayConfig } from './config';
 import { adminPanelRouter } from './http/admin-panel';
+import { emailFrameRouter } from './http/email-frame';
 import { authenticate } from './http/auth';
 import { challengeScriptsWithBearer } from './http/session-cookie';
 import { jsonBody } from './http/body';
@@ -140,6 +141,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
     logger.warn('SESSION_SECRET is not set: admin sessions are signed with a random key and end with this process');
   if (!config.SECRETS_KEY) logger.warn('SECRETS_KEY is not set: DKIM keys are sealed with a random key that ends with this process');
   const usersApi = new UsersClient(config.USERS_URL, internalTokens);
+  const mailerApi = new MailerClient(config.MAILER_URL, internalTokens);
   const senderDomainState = async (clientId: string, kind: DomainKind, id: string): Promise<SenderDomainState | null> => {
     const found = await domains.get(clientId, kind, id);
     return found ? { id: String(found._id), domain: found.domain, status: found.status } : null;
@@ -168,7 +170,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
       },
     },
     users: { commands, usersApi, assertProject: access.assert },
-    messages: { mailerApi: new MailerClient(config.MAILER_URL, internalTokens), assertProject: access.assert },
+    messages: { mailerApi, assertProject: access.assert },
     webhooks: { webhooksApi: new WebhooksClient(config.WEBHOOKS_URL, internalTokens), assertProject: access.assert },
     payments: { commands, paymentsApi: new PaymentsClient(config.PAYMENTS_URL, internalTokens), assertProject: access.assert },
     erasure: {
@@ -181,6 +183,8 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   });
   const openApi = openApiDocument(routes, API_VERSION);
 
+  const auth = authenticate(keyCheck, sessions, new AuthFailureLimit(counters, config.AUTH_FAILURE_LIMIT_PER_MINUTE));
+  const limit = rateLimit(counters, config.RATE_LIMIT_PER_SECOND);
   const registry = createMetricsRegistry('gateway');
   const app = express();
   app.disable('x-powered-by');
@@ -194,14 +198,16 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   const v1 = express.Router();
   v1.use(requestMetrics(registry));
   if (config.QUERY_AUDIT !== 'off') v1.use(auditQueries(config.QUERY_AUDIT));
-  v1.use(authenticate(keyCheck, sessions, new AuthFailureLimit(counters, config.AUTH_FAILURE_LIMIT_PER_MINUTE)));
-  v1.use(rateLimit(counters, config.RATE_LIMIT_PER_SECOND));
+  v1.use(auth);
+  v1.use(limit);
   v1.use(jsonBody(config.BODY_LIMIT));
   v1.use(apiRouter(routes, { idempotency, idempotencyRetentionMs: IDEMPOTENCY_RETENTION_MS }, '/v1'));
   v1.use(methodNotAllowed(routes, '/v1'));
   v1.use(challengeScriptsWithBearer);
   app.use('/v1', v1);
-  // The admin panel: a static bundle on this origin, calling /v1 like any client.
+  // The admin panel: a static bundle on this origin, calling /v1 like any client; an email it shows
+  // is framed from a path of its own, under a policy of its own.
+  app.use(emailFrameRouter({ guards: [auth, limit], assertProject: access.assert, mailerApi, logger }));
   app.use(adminPanelRouter(logger));
   // The public edge (/t/*): no credentials, no JSON body parser; the signed token is the only authority.
   app.use('/t', edgeRateLimit(counters, config.EDGE_RATE_LIMIT_PER_MINUTE));

@@ -175,6 +175,50 @@ describe('message log reads (proxied to the mailer)', () => {
     });
   });
 
+  describe("when the admin panel frames a message's email", () => {
+    const frame = (id = mailer.messageId, project = projectId) => `/admin/frames/email/${project}/${id}`;
+    const panelSession = async (client: TestClient): Promise<Record<string, string>> => {
+      const opened = await call(gw.url, 'POST', '/v1/auth/session/cookie', { auth: client.auth });
+      return {
+        cookie: (opened.headers.get('set-cookie') ?? '').split(';')[0]!,
+        'sec-fetch-site': 'same-origin',
+        'sec-fetch-dest': 'iframe',
+      };
+    };
+
+    it('then the HTML is a document of its own whose policy lets its inline styles apply and nothing load or run', async () => {
+      const res = await call(gw.url, 'GET', frame(), { headers: await panelSession(acme) });
+      expect(res.status).toBe(200);
+      expect(res.text).toBe(mailer.content.html);
+      expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      const policy = (res.headers.get('content-security-policy') ?? '').split('; ');
+      expect(policy).toEqual(
+        expect.arrayContaining(["default-src 'none'", "style-src 'unsafe-inline'", 'img-src data:', 'sandbox', "frame-ancestors 'self'"]),
+      );
+      expect(policy.filter((d) => d.startsWith('script-src'))).toEqual([]);
+      expect(res.headers.get('cache-control')).toBe('private, no-store');
+    });
+
+    it('then it is read only as the content route is: with credentials, scope full, in a project of the client, from the panel itself', async () => {
+      const anonymous = await call(gw.url, 'GET', frame(), { headers: { 'sec-fetch-dest': 'iframe' } });
+      expect(anonymous.status).toBe(401);
+      // A line of text in the frame, never the browser's login dialog.
+      expect(anonymous.headers.get('www-authenticate')).toBeNull();
+      expect(anonymous.headers.get('content-type')).toMatch(/^text\/plain/);
+      const crossSite = { ...(await panelSession(acme)), 'sec-fetch-site': 'cross-site' };
+      expect((await call(gw.url, 'GET', frame(), { headers: crossSite })).status).toBe(403);
+      const sdk = await createTestClient(gw.config, 'sdk');
+      expect((await call(gw.url, 'GET', frame(), { auth: sdk.auth })).status).toBe(403);
+      expect((await call(gw.url, 'GET', frame(), { headers: await panelSession(other) })).status).toBe(404);
+      expect(mailer.seen).toHaveLength(0);
+      for (const id of [mailer.suppressedId, 'msg_ffffffffffffffffffffffffffffffff', 'not-a-message-id']) {
+        const missing = await call(gw.url, 'GET', frame(id), { auth: acme.auth });
+        expect([id, missing.status]).toEqual([id, 404]);
+        expect(missing.headers.get('content-security-policy')).toContain("default-src 'none'");
+      }
+    });
+  });
+
   describe("when a client asks for another client's project", () => {
     it('then every read is a 404 and the mailer is never asked', async () => {
       expect((await call(gw.url, 'GET', `${messages()}/${mailer.messageId}/content`, { auth: other.auth })).status).toBe(404);

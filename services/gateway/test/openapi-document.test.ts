@@ -25,8 +25,9 @@ function registeredRoutes(stack: Layer[], prefix = ''): string[] {
 /**
  * The gateway's routes that are not part of the public API and so not in the document: the
  * document itself, the public edge (open pixel, click redirect, unsubscribe page and one-click
- * unsubscribe: links inside emails, no credentials), health probes, the docs page and the admin
- * panel's static files. (/metrics is on the internal listener, not on this app.)
+ * unsubscribe: links inside emails, no credentials), health probes, the docs page, the admin
+ * panel's static files and the frame it shows an email in (the content route's HTML as a page).
+ * (/metrics is on the internal listener, not on this app.)
  */
 const NOT_IN_THE_DOCUMENT = new Set([
   'GET /v1/openapi.json',
@@ -40,6 +41,7 @@ const NOT_IN_THE_DOCUMENT = new Set([
   'GET /docs/init.js',
   'GET /admin',
   'GET /admin/',
+  'GET /admin/frames/email/{projectId}/{messageId}',
   'GET /admin/{*rest}',
 ]);
 

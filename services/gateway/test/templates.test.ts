@@ -43,6 +43,13 @@ describe('templates', () => {
     const v1 = await call(gw.url, 'GET', `${base}/${id}?version=1`, { auth: acme.auth });
     expect(v1.body).toMatchObject({ version: 1, latest_version: 2, subject: 'Welcome, {{user.name}}!' });
     expect((await call(gw.url, 'GET', `${base}/${id}?version=9`, { auth: acme.auth })).status).toBe(404);
+    // When each version was saved, newest first.
+    const versions = await call(gw.url, 'GET', `${base}/${id}/versions`, { auth: acme.auth });
+    expect(versions.status).toBe(200);
+    expect(versions.body.data).toEqual([
+      { version: 2, created_at: v2.body.updated_at },
+      { version: 1, created_at: created.body.created_at },
+    ]);
 
     const preview = await call(gw.url, 'POST', `${base}/${id}/preview`, {
       auth: acme.auth,
@@ -64,6 +71,7 @@ describe('templates', () => {
     const id = created.body.id as string;
     expect((await call(gw.url, 'GET', base, { auth: other.auth })).status).toBe(404);
     expect((await call(gw.url, 'GET', `${base}/${id}`, { auth: other.auth })).status).toBe(404);
+    expect((await call(gw.url, 'GET', `${base}/${id}/versions`, { auth: other.auth })).status).toBe(404);
     expect((await call(gw.url, 'PUT', `${base}/${id}`, { auth: other.auth, json: welcome })).status).toBe(404);
     expect((await call(gw.url, 'POST', `${base}/${id}/preview`, { auth: other.auth, json: {} })).status).toBe(404);
     expect((await call(gw.url, 'DELETE', `${base}/${id}`, { auth: other.auth })).status).toBe(404);

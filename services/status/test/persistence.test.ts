@@ -49,7 +49,16 @@ describe('status persistence on the real MongoDB-wire server', () => {
       componentIds: [ComponentIds.relay],
     });
     first.record({ componentId: ComponentIds.relay, at: new Date(), status: 'operational', detail: 'ok' });
-    await waitFor(() => first.pendingCount() === 0, { timeoutMs: 10_000, what: 'the writes to reach the database' });
+    // Taken from the engine is not yet written: wait for the rows themselves (a flush takes the
+    // pending changes, then writes them).
+    const written = persistence.currentConnection()!;
+    await waitFor(
+      async () =>
+        first.pendingCount() === 0 &&
+        (await written.collection<{ _id: string }>('incidents').countDocuments({ _id: incident.id })) === 1 &&
+        (await written.collection('checks').countDocuments({ componentId: ComponentIds.relay })) === 1,
+      { timeoutMs: 10_000, what: 'the writes to reach the database' },
+    );
 
     const second = newEngine();
     const catchingUp = await start(second);

@@ -13,6 +13,7 @@ export const queryKeys = {
   templates: (projectId: string) => ['projects', projectId, 'templates'] as const,
   template: (projectId: string, templateId: string, version?: number) =>
     ['projects', projectId, 'templates', templateId, { version }] as const,
+  templateVersions: (projectId: string, templateId: string) => ['projects', projectId, 'templates', templateId, 'versions'] as const,
   emails: (projectId: string) => ['projects', projectId, 'emails'] as const,
   messageLog: (projectId: string, query: Record<string, string | undefined>) => ['projects', projectId, 'messages', 'log', query] as const,
   messageContent: (projectId: string, messageId: string) => ['projects', projectId, 'messages', messageId, 'content'] as const,

@@ -26,6 +26,7 @@ export type {
   CreateProjectRequest,
   UpdateProjectRequest,
   Template,
+  TemplateVersionList,
   SaveTemplateRequest,
   PreviewRequest,
   TransactionalEmail,

@@ -26,13 +26,14 @@ const view = (messageId = 'msg_1') =>
   );
 
 describe("a message's email as sent", () => {
-  it('shows the HTML in an iframe with an empty sandbox (no scripts, no same origin) and the text part on demand', async () => {
+  it("frames the HTML from the gateway's page of it, with an empty sandbox (no scripts, no same origin), and the text part on demand", async () => {
     const urls = fakeGateway(200, { subject: 'Hello Ada', html: HTML, text: 'Hello Ada, in plain text', truncated: false });
     view();
     const frame = await screen.findByTitle('Email as sent: Hello Ada');
     expect(frame.tagName).toBe('IFRAME');
     expect(frame.getAttribute('sandbox')).toBe('');
-    expect(frame.getAttribute('srcdoc')).toBe(HTML);
+    expect(frame.getAttribute('src')).toBe(`/admin/frames/email/${PROJECT}/msg_1`);
+    expect(frame.getAttribute('srcdoc')).toBeNull();
     expect(urls).toEqual([`/v1/projects/${PROJECT}/messages/msg_1/content`]);
     expect(screen.queryByText(/Cut at 256 KB/)).not.toBeInTheDocument();
 

@@ -7,8 +7,10 @@ import { Button, Empty, ErrorState, Loading } from './ui';
 
 /**
  * A message's email as rendered (before tracking: viewing it counts no open), loaded when shown.
- * The HTML lives in a `sandbox=""` srcdoc iframe: no scripts, no same origin, no forms, no
- * navigation of the panel; it inherits the panel's CSP, so it loads nothing from elsewhere.
+ * The HTML is framed from the gateway's page of it (`/admin/frames/email/…`) in a `sandbox=""`
+ * iframe: no scripts, no same origin, no forms, no navigation of the panel. That page has a policy
+ * of its own that lets the email's inline styles apply and loads nothing from elsewhere; inline
+ * (srcdoc), the HTML took the panel's policy, which refuses inline styles, and showed unstyled.
  */
 export function MessageContentView({ projectId, messageId }: { projectId: string; messageId: string }) {
   const [showText, setShowText] = useState(false);
@@ -24,7 +26,7 @@ export function MessageContentView({ projectId, messageId }: { projectId: string
       return <Empty>{content.error.problem.detail ?? 'This message has no rendered email.'}</Empty>;
     return <ErrorState error={content.error} retry={() => void content.refetch()} />;
   }
-  const { subject, html, text, truncated } = content.data;
+  const { subject, text, truncated } = content.data;
   return (
     <div className="space-y-2">
       <div className="flex flex-wrap items-center gap-2">
@@ -45,7 +47,7 @@ export function MessageContentView({ projectId, messageId }: { projectId: string
           title={`Email as sent: ${subject}`}
           sandbox=""
           referrerPolicy="no-referrer"
-          srcDoc={html}
+          src={`/admin/frames/email/${projectId}/${messageId}`}
           className="h-[28rem] w-full rounded border border-slate-200 bg-white dark:border-slate-700"
         />
       )}

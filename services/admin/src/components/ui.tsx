@@ -125,12 +125,14 @@ export function Empty({ children }: { children: ReactNode }) {
   return <p className="py-6 text-center text-sm text-slate-500 dark:text-slate-400">{children}</p>;
 }
 
+/** A UTC timestamp as the reader's local date and time (as text, where no element may go: an `<option>`). */
+export const localTime = (at: string): string => new Date(at).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+
 /** A UTC timestamp as the reader's local date and time, with the exact ISO value on hover. */
 export function Time({ at }: { at: string }) {
-  const date = new Date(at);
   return (
     <time dateTime={at} title={at}>
-      {date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' })}
+      {localTime(at)}
     </time>
   );
 }

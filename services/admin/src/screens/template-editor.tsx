@@ -6,8 +6,8 @@ import { createPortal } from 'react-dom';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { api } from '../api/client';
 import { queryKeys } from '../api/query-keys';
-import type { RenderedEmail, SaveTemplateRequest, Template } from '../api/types';
-import { Button, Card, ErrorState, Loading, SelectField, TextField, Time } from '../components/ui';
+import type { RenderedEmail, SaveTemplateRequest, Template, TemplateVersionList } from '../api/types';
+import { Button, Card, ErrorState, localTime, Loading, SelectField, TextField, Time } from '../components/ui';
 import { usePrefersDark } from '../lib/use-prefers-dark';
 
 const STARTER: SaveTemplateRequest = {
@@ -202,6 +202,13 @@ export function TemplateEditorScreen() {
     placeholderData: (previous) => previous,
   });
   const loaded = template.data;
+  // When each version was saved, for the history's choices (a template saved once has none).
+  const versions = useQuery({
+    queryKey: queryKeys.templateVersions(projectId, templateId ?? ''),
+    queryFn: () => api<TemplateVersionList>(`/projects/${projectId}/templates/${templateId}/versions`),
+    enabled: !isNew && (loaded?.latest_version ?? 0) > 1,
+  });
+  const savedAt = new Map(versions.data?.data.map((v) => [v.version, v.created_at]));
   const [draft, setDraft] = useState<SaveTemplateRequest | null>(null);
   const shown: SaveTemplateRequest =
     draft ?? (loaded ? { name: loaded.name, subject: loaded.subject, html: loaded.html, text: loaded.text } : STARTER);
@@ -260,6 +267,7 @@ export function TemplateEditorScreen() {
                   <option key={v} value={v}>
                     Version {v}
                     {v === latest ? ' (latest)' : ''}
+                    {savedAt.has(v) ? ` · saved ${localTime(savedAt.get(v)!)}` : ''}
                   </option>
                 ))}
               </SelectField>

@@ -13,10 +13,9 @@ export const DEFAULT_ADMIN_DIST = resolve(__dirname, '../../../admin/dist');
 /**
  * What the panel's pages may do. Everything comes from this origin; no inline script or style
  * (the bundle has none), no plugins, no framing of the panel by other sites. A rendered email
- * shown in the panel lives in a `sandbox=""` srcdoc iframe, which inherits this policy: its
- * scripts never run (the sandbox) and it loads nothing from elsewhere (remote images stay blank);
- * its inline styles are refused too (style-src), so an email shows unstyled. `frame-src` does not
- * govern srcdoc frames (they fetch nothing): no directive needs to change for them.
+ * shown in the panel is framed from this origin (`frame-src 'self'`: /admin/frames/email/…, see
+ * email-frame.ts) under a policy of its own, since a srcdoc frame would inherit this one and its
+ * inline styles would be refused.
  */
 export const ADMIN_CSP = [
   "default-src 'self'",

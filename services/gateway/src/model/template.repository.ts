@@ -143,6 +143,23 @@ export class TemplateRepository implements CatalogSource {
     return true;
   }
 
+  /** When each version was saved, newest first (at most `limit`); null when the template does not exist. */
+  async versions(
+    clientId: string,
+    projectId: string,
+    id: string,
+    limit: number,
+  ): Promise<Array<{ version: number; createdAt: Date }> | null> {
+    const template = await this.template(clientId, projectId, id);
+    if (!template) return null;
+    const saved = await this.Version.find({ templateId: id }, { _id: 0, version: 1, createdAt: 1 })
+      .sort({ version: -1 })
+      .limit(limit)
+      .lean<Array<{ version: number; createdAt: Date }>>()
+      .exec();
+    return saved.map(({ version, createdAt }) => ({ version, createdAt }));
+  }
+
   private async template(clientId: string, projectId: string, id: string): Promise<TemplateDoc | null> {
     if (!Types.ObjectId.isValid(id)) return null;
     return this.Template.findOne({ _id: id, clientId, projectId }).lean<TemplateDoc>().exec();

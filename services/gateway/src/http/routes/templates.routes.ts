@@ -6,7 +6,9 @@ import {
   SaveTemplateRequest,
   Template,
   TemplateList,
+  MAX_TEMPLATE_VERSIONS_LISTED,
   TemplateParams,
+  TemplateVersionList,
   TemplateVersionQuery,
 } from '@postbus/contracts';
 import { NotFoundError, UnprocessableError, ValidationError } from '@postbus/errors';
@@ -94,6 +96,21 @@ export function templateRoutes(
         const found = await templates.get(client.clientId, params.projectId, params.templateId, query.version);
         if (!found) throw new NotFoundError(NOT_FOUND);
         return { status: 200, body: toTemplate(found) };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/projects/:projectId/templates/:templateId/versions',
+      operationId: 'listTemplateVersions',
+      summary: 'List when each version of a template was saved, newest first',
+      tag: 'Templates',
+      scope: 'full',
+      params: TemplateParams,
+      responses: { 200: { description: 'The versions, newest first', schema: TemplateVersionList } },
+      handle: async ({ params, client }) => {
+        const found = await templates.versions(client.clientId, params.projectId, params.templateId, MAX_TEMPLATE_VERSIONS_LISTED);
+        if (!found) throw new NotFoundError(NOT_FOUND);
+        return { status: 200, body: { data: found.map((v) => ({ version: v.version, created_at: v.createdAt.toISOString() })) } };
       },
     }),
     defineRoute({

@@ -1,0 +1,85 @@
+import express, { type ErrorRequestHandler, type RequestHandler, type Router } from 'express';
+import { ForbiddenError, NotFoundError, problemFor } from '@postbus/errors';
+import type { Logger } from '@postbus/logger';
+import type { MailerClient } from '../mailer-client';
+
+/**
+ * The policy of an email shown in the panel: its inline styles and embedded (data:) images and
+ * fonts apply, nothing else loads (a remote image stays blank, so viewing tells no tracker), no
+ * script runs (`sandbox`: an opaque origin without scripts, forms or navigation), and only the
+ * panel's own pages may frame it.
+ */
+export const EMAIL_FRAME_CSP = [
+  "default-src 'none'",
+  "style-src 'unsafe-inline'",
+  'img-src data:',
+  'font-src data:',
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'self'",
+  'sandbox',
+].join('; ');
+
+const MESSAGE_ID = /^msg_[a-f0-9]{32}$/;
+const PROJECT_ID = /^[a-f0-9]{24}$/;
+
+export interface EmailFrameDeps {
+  /**
+   * What /v1 checks first: authentication (the panel's session cookie from its own origin, a Bearer
+   * session or a key) and the client's rate limit.
+   */
+  guards: RequestHandler[];
+  assertProject: (clientId: string, projectId: string) => Promise<void>;
+  mailerApi: MailerClient;
+  logger: Logger;
+}
+
+/**
+ * A message's HTML part as a document of its own, for the panel's iframe. Inside the panel's page
+ * (a srcdoc frame) the email took the panel's policy, which refuses inline styles: an email showed
+ * unstyled. Served here, it has a policy of its own (EMAIL_FRAME_CSP). Who may read it is what may
+ * read GET /v1/projects/{projectId}/messages/{messageId}/content: a scope-full client, in a
+ * project of its own. Mounted before the panel's router, which answers every other /admin path.
+ */
+export function emailFrameRouter({ guards, assertProject, mailerApi, logger }: EmailFrameDeps): Router {
+  const router = express.Router();
+  router.get('/admin/frames/email/:projectId/:messageId', ...guards, async (req, res) => {
+    const { projectId, messageId } = req.params as { projectId: string; messageId: string };
+    const client = req.client!;
+    if (client.scope !== 'full') throw new ForbiddenError('Reading a message needs a key or session with scope "full".');
+    if (!PROJECT_ID.test(projectId) || !MESSAGE_ID.test(messageId)) throw new NotFoundError('No such message in this project.');
+    await assertProject(client.clientId, projectId);
+    const found = await mailerApi.messageContent(projectId, messageId);
+    if (!found) throw new NotFoundError('No such message in this project.');
+    if (!found.content) throw new NotFoundError('This message has no rendered email (nothing was sent).');
+    res
+      .set({
+        'Content-Security-Policy': EMAIL_FRAME_CSP,
+        'X-Content-Type-Options': 'nosniff',
+        'Referrer-Policy': 'no-referrer',
+        // Someone's email: kept by no cache.
+        'Cache-Control': 'private, no-store',
+      })
+      .type('html')
+      .send(found.content.html);
+  });
+  router.use('/admin/frames', frameProblems(logger));
+  return router;
+}
+
+/**
+ * A refusal inside the frame is a line of text under the frame's policy: never the problem
+ * handler's `WWW-Authenticate: Basic`, which would open the browser's login dialog in the panel.
+ */
+function frameProblems(logger: Logger): ErrorRequestHandler {
+  return (error: unknown, req, res, next) => {
+    if (res.headersSent) return next(error);
+    const { problem } = problemFor(error, req.requestId);
+    if (problem.status >= 500) logger.error('email frame failed', { error, requestId: req.requestId });
+    res
+      .status(problem.status)
+      .set({ 'Content-Security-Policy': EMAIL_FRAME_CSP, 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' })
+      .type('text')
+      .send(`${problem.title}${problem.detail ? `: ${problem.detail}` : ''}`);
+  };
+}
