@@ -1,3 +1,4 @@
+import { gatewayAnswer } from '../test-answer';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { fireEvent, render, screen } from '@testing-library/react';
 import type { Message } from '../api/types';
@@ -13,7 +14,7 @@ function fakeGateway(status: number, body: unknown) {
   const urls: string[] = [];
   globalThis.fetch = jest.fn((url: string) => {
     urls.push(url);
-    return Promise.resolve({ status, ok: status < 300, statusText: '', text: () => Promise.resolve(JSON.stringify(body)) });
+    return gatewayAnswer(status, body);
   }) as unknown as typeof fetch;
   return urls;
 }

@@ -1,3 +1,4 @@
+import { gatewayAnswer } from '../test-answer';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router';
@@ -19,12 +20,7 @@ function fakeGateway(): void {
         : path === '/v1/projects'
           ? { status: 200, body: { data: PROJECTS } }
           : { status: 404, body: { title: 'Not found', status: 404 } };
-    return Promise.resolve({
-      status: answer.status,
-      ok: answer.status < 300,
-      statusText: '',
-      text: () => Promise.resolve(JSON.stringify(answer.body)),
-    });
+    return gatewayAnswer(answer.status, answer.body);
   }) as unknown as typeof fetch;
 }
 

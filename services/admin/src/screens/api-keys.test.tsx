@@ -1,3 +1,4 @@
+import { gatewayAnswer } from '../test-answer';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { createQueryClient } from '../app';
@@ -28,12 +29,7 @@ function fakeGateway() {
           ? { status: 201, body: { ...existing, id: 'key_fedcba9876543210fedc', name: 'checkout', scope: 'sdk', api_key: 'pb_sdk_secret' } }
           : { status: 401, body: { type: '/problems/unauthorized', title: 'Authentication is required', status: 401 } };
     else answer = { status: 404, body: { title: 'Not found', status: 404 } };
-    return Promise.resolve({
-      status: answer.status,
-      ok: answer.status < 300,
-      statusText: '',
-      text: () => Promise.resolve(JSON.stringify(answer.body)),
-    });
+    return gatewayAnswer(answer.status, answer.body);
   }) as unknown as typeof fetch;
   return calls;
 }

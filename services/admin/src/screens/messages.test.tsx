@@ -1,3 +1,4 @@
+import { gatewayAnswer } from '../test-answer';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router';
@@ -49,7 +50,7 @@ function fakeGateway() {
         ? { data: [message(`msg_${cursor}`, `${cursor}@example.com`)], next_cursor: cursor === 'c1' ? 'c2' : null }
         : { data: [message('msg_first', 'ada@example.com')], next_cursor: 'c1' };
     }
-    return Promise.resolve({ status: 200, ok: true, statusText: '', text: () => Promise.resolve(JSON.stringify(body)) });
+    return gatewayAnswer(200, body);
   }) as unknown as typeof fetch;
   return urls;
 }

