@@ -1,10 +1,10 @@
-import { gatewayAnswer } from '../test-answer';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { fireEvent, render, screen } from '@testing-library/react';
 import type { Message } from '../api/types';
 import { createQueryClient } from '../app';
 import { MessageContentView } from './message-content';
 import { MessageItem } from './timeline';
+import { gatewayAnswer } from '../test-answer';
 
 const PROJECT = '0123456789abcdef01234567';
 const HTML = `<p>Hello Ada</p><script>document.title='pwned'</script>`;

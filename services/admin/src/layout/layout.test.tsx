@@ -1,9 +1,9 @@
-import { gatewayAnswer } from '../test-answer';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router';
 import { createQueryClient } from '../app';
 import { Layout } from './layout';
+import { gatewayAnswer } from '../test-answer';
 
 const PROJECTS = [
   { id: 'prj_one', name: 'Shop' },

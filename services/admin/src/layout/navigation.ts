@@ -26,7 +26,7 @@ const LAST_PROJECT = 'postbus.admin.project';
 const listeners = new Set<() => void>();
 
 /** The project last chosen in this browser (a convenience only; the URL is the truth). */
-export const rememberedProject = (): string | undefined => localStorage.getItem(LAST_PROJECT) ?? undefined;
+const rememberedProject = (): string | undefined => localStorage.getItem(LAST_PROJECT) ?? undefined;
 
 export function rememberProject(projectId: string): void {
   localStorage.setItem(LAST_PROJECT, projectId);

@@ -1,8 +1,8 @@
-import { gatewayAnswer } from '../test-answer';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { createQueryClient } from '../app';
 import { ApiKeysScreen } from './api-keys';
+import { gatewayAnswer } from '../test-answer';
 
 const existing = {
   id: 'key_0123456789abcdef0123',

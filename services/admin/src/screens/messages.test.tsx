@@ -1,4 +1,3 @@
-import { gatewayAnswer } from '../test-answer';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router';
@@ -6,6 +5,7 @@ import { createQueryClient } from '../app';
 import type { Message } from '../api/types';
 import { chartRange, messageLogQuery } from '../lib/message-filters';
 import { MessagesScreen } from './messages';
+import { gatewayAnswer } from '../test-answer';
 
 // recharts sizes its chart with a ResizeObserver, which jsdom lacks.
 class NoResizeObserver {

@@ -1,8 +1,8 @@
-import { gatewayAnswer } from '../test-answer';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { createQueryClient } from '../app';
 import { SignInForm } from './sign-in';
+import { gatewayAnswer } from '../test-answer';
 
 interface FakeAnswer {
   status: number;

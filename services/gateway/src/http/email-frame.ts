@@ -1,7 +1,9 @@
 import express, { type ErrorRequestHandler, type RequestHandler, type Router } from 'express';
 import { ForbiddenError, NotFoundError, problemFor } from '@postbus/errors';
+import { MessageParams } from '@postbus/contracts';
 import type { Logger } from '@postbus/logger';
 import type { MailerClient } from '../mailer-client';
+import { compileText } from './validation';
 
 /**
  * The policy of an email shown in the panel: its inline styles and embedded (data:) images and
@@ -20,8 +22,8 @@ export const EMAIL_FRAME_CSP = [
   'sandbox',
 ].join('; ');
 
-const MESSAGE_ID = /^msg_[a-f0-9]{32}$/;
-const PROJECT_ID = /^[a-f0-9]{24}$/;
+// The content route's own path schema: an id that cannot exist names no message (404).
+const validIds = compileText(MessageParams);
 
 export interface EmailFrameDeps {
   /**
@@ -47,7 +49,7 @@ export function emailFrameRouter({ guards, assertProject, mailerApi, logger }: E
     const { projectId, messageId } = req.params as { projectId: string; messageId: string };
     const client = req.client!;
     if (client.scope !== 'full') throw new ForbiddenError('Reading a message needs a key or session with scope "full".');
-    if (!PROJECT_ID.test(projectId) || !MESSAGE_ID.test(messageId)) throw new NotFoundError('No such message in this project.');
+    if (!validIds({ projectId, messageId })) throw new NotFoundError('No such message in this project.');
     await assertProject(client.clientId, projectId);
     const found = await mailerApi.messageContent(projectId, messageId);
     if (!found) throw new NotFoundError('No such message in this project.');
