@@ -74,8 +74,15 @@ export class SequenceLists {
    * collection written before holds lists trimmed without the rule: its tails are always read.
    */
   private anchored = false;
+  private readonly registered: boolean;
 
-  constructor(connection: Connection, collection: string) {
+  /**
+   * `registry: false` for a collection whose lists are trimmed one by one, never all at once
+   * (`trimAll`): its new lists are not written to the registry (a second document for the first
+   * entry of each, where lists are per person).
+   */
+  constructor(connection: Connection, collection: string, { registry = true }: { registry?: boolean } = {}) {
+    this.registered = registry;
     const schema = new Schema<SlotDoc>({ _id: String, t: Date, v: String, s: Number }, { collection, versionKey: false });
     const name = `SequenceLists:${collection}`;
     // One model per collection and connection, however many views of it a process holds.
@@ -140,7 +147,9 @@ export class SequenceLists {
         } else this.remember(item.list, seqs[pending[k]!]!);
       }
       // A list whose first live entry this was is new (or emptied by retention): retention must find it.
-      const fresh = pending.filter((i, k) => !taken.has(k) && seqs[i] === tails.get(items[i]!.list) && items[i]!.list !== REGISTRY);
+      const fresh = this.registered
+        ? pending.filter((i, k) => !taken.has(k) && seqs[i] === tails.get(items[i]!.list) && items[i]!.list !== REGISTRY)
+        : [];
       if (fresh.length > 0) await this.append(fresh.map((i) => ({ list: REGISTRY, at: items[i]!.at, value: items[i]!.list })));
       pending = pending.filter((_, k) => taken.has(k));
     }
@@ -260,6 +269,7 @@ export class SequenceLists {
    * registry is walked oldest first and stays as long as the number of live lists.
    */
   async trimAll(cutoff: Date, onChunk?: (list: string, values: string[]) => Promise<void>): Promise<{ lists: number; removed: number }> {
+    if (!this.registered) throw new Error('trimAll needs the registry: this collection keeps none');
     const stop = await this.head(REGISTRY);
     let lists = 0;
     let removed = 0;

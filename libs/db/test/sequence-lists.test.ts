@@ -126,6 +126,28 @@ describe('SequenceLists against the MongoDB-wire server', () => {
     expect(await legacy.append([{ list: 'old', at: at(800_020), value: 'after' }])).toEqual([3]);
   });
 
+  it('a collection without a registry writes one document per entry, and refuses to be walked whole', async () => {
+    const people = new SequenceLists(a, 'unregistered_lists', { registry: false });
+    await people.init();
+    await people.append(['p:1', 'p:2', 'p:3'].map((list, i) => ({ list, at: at(900_000 + i), value: `d${i}` })));
+    const ids = (
+      await a
+        .collection('unregistered_lists')
+        .find({}, { projection: { _id: 1 } })
+        .toArray()
+    ).map((d) => String(d._id));
+    expect(ids.sort()).toEqual(['p:1~1', 'p:2~1', 'p:3~1', '~anchored']);
+    // Each list is still read and trimmed on its own.
+    expect((await people.page('p:2', { limit: 5 })).entries.map((e) => e.value)).toEqual(['d1']);
+    expect(await people.trim('p:2')).toBe(1);
+    await expect(people.trimAll(new Date())).rejects.toThrow(/registry/);
+    // The same lists in a registered collection add one registry entry each.
+    const registered = new SequenceLists(a, 'registered_lists');
+    await registered.init();
+    await registered.append(['p:1', 'p:2'].map((list, i) => ({ list, at: at(900_000 + i), value: `d${i}` })));
+    expect(await a.collection('registered_lists').countDocuments({ _id: { $regex: '^~lists~' } } as never)).toBe(2);
+  });
+
   it('appends a group once per key, checking only groups that may have been seen', async () => {
     const group = { key: 'msg-1', items: [{ list: 'p4', at: at(1), value: 'msg-1' }] };
     await listsA.appendOnce([{ ...group, known: 'new' }]);

@@ -130,7 +130,8 @@ describe('webhook deliveries at size', () => {
       ),
     ).toBe(true);
 
-    // A failed delivery retried by hand that succeeds leaves the failed filter, and shows once under succeeded.
+    // A failed delivery retried by hand that succeeds leaves the failed filter, and shows once under
+    // succeeded, at its place among the deliveries (newest first, as every filter but failed and pending).
     const target = failed.body.data[0] as { id: string; attempts: Array<{ attempt: number }> };
     await deliveries.recordAttempt({
       _id: `${target.id}:${target.attempts.length + 1}`,
@@ -146,8 +147,17 @@ describe('webhook deliveries at size', () => {
     });
     const after = await get(`${quiet}/deliveries?status=failed&limit=100`);
     expect(after.body.data.map((d: { id: string }) => d.id)).not.toContain(target.id);
-    const succeeded = await get(`${quiet}/deliveries?status=succeeded&limit=100`);
-    expect(succeeded.body.data[0].id).toBe(target.id);
+    const succeeded: Array<{ id: string; status: string; created_at: string }> = [];
+    for (let next: string | null = null, first = true; first || next; first = false) {
+      const res = await get(`${quiet}/deliveries?status=succeeded&limit=100${next ? `&cursor=${next}` : ''}`);
+      succeeded.push(...res.body.data);
+      next = res.body.next_cursor;
+    }
+    expect(succeeded.filter((d) => d.id === target.id)).toHaveLength(1);
+    expect(succeeded).toHaveLength(119); // the other failed one is still failed
+    expect(succeeded.every((d) => d.status === 'succeeded')).toBe(true);
+    const created = succeeded.map((d) => Date.parse(d.created_at));
+    expect([...created].sort((x, y) => y - x)).toEqual(created);
 
     // A cursor of another filter, or none of ours, is a 422.
     const page = await get(`${quiet}/deliveries?limit=10`);

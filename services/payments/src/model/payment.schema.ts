@@ -87,8 +87,9 @@ export function paymentModels(connection: Connection) {
      * `<projectId>:user:<uid>`: a user's payments in the order they were recorded;
      * `<projectId>:erased:<erasure id>`: the payments an erasure anonymised;
      * `<projectId>:shards:<YYYY-MM>`: the revenue shards of a month (`<day>|<currency>|<instance>`).
+     * Payments are kept (anonymised, never expired), so no list is ever walked: none is registered.
      */
-    lists: new SequenceLists(connection, 'payment_lists'),
+    lists: new SequenceLists(connection, 'payment_lists', { registry: false }),
   };
 }
 export type PaymentModels = ReturnType<typeof paymentModels>;

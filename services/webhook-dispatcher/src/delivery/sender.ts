@@ -66,14 +66,13 @@ export function send(options: SendOptions): Promise<SendResult> {
     } catch {
       return finish({ statusCode: null, response: null, error: 'invalid url', retryAfterSeconds: null });
     }
-    const body = Buffer.from(options.payload);
     const client = url.protocol === 'https:' ? https : http;
     const request = client.request(url, {
       method: 'POST',
       lookup: options.lookup,
       headers: {
         'content-type': 'application/json',
-        'content-length': String(body.length),
+        'content-length': String(Buffer.byteLength(options.payload)),
         'user-agent': 'Postbus-Webhooks/0.1',
         'postbus-attempt': String(options.attempt),
         ...signedHeaders(options.webhookId, options.payload, options.secrets),
@@ -106,6 +105,7 @@ export function send(options: SendOptions): Promise<SendResult> {
         error.name === 'AbortError' || error.name === 'TimeoutError' ? `timed out after ${options.timeoutMs} ms` : error.message;
       finish({ statusCode: null, response: null, error: reason.slice(0, 300), retryAfterSeconds: null });
     });
-    request.end(body);
+    // A string body goes out in one write with the headers (a Buffer goes in a second one).
+    request.end(options.payload);
   });
 }

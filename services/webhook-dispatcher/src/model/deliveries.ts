@@ -34,6 +34,8 @@ export interface AttemptDoc {
 }
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+/** The statuses with a list of their own (see the read models below). */
+type ListedStatus = Exclude<DeliveryStatus, 'succeeded'>;
 
 /** What the due queue holds for a delivery: its next attempt number; `manual` for a retry by hand (one attempt). */
 export interface DuePayload extends Record<string, unknown> {
@@ -111,16 +113,20 @@ const lastOf = (attempts: AttemptDoc[]): AttemptDoc | undefined =>
  * entry addressed by `_id`):
  * - `ep:<endpoint>`: an endpoint's delivery log; retention deletes the deliveries through it;
  * - `ep:<endpoint>:type:<event type>`: the same, one event type;
- * - `ep:<endpoint>:status:<status>`: where a delivery went `failed` or `succeeded` (its last
- *   attempt), or `pending` (its first attempt failed and it is being retried). A delivery moves
- *   on (a failed one retried by hand succeeds), so a page keeps an entry only while its delivery
- *   still has that status and that entry is the latest reason for it (its `at` is the attempt's);
+ * - `ep:<endpoint>:status:<status>`: where a delivery went `failed` (its last attempt), or
+ *   `pending` (its first attempt failed and it is being retried). A delivery moves on (a failed
+ *   one retried by hand succeeds), so a page keeps an entry only while its delivery still has
+ *   that status and that entry is the latest reason for it (its `at` is the attempt's).
+ *   `succeeded` has no list: nearly every delivery succeeds, mostly at once, so it is read from
+ *   the endpoint's (or the event type's) list, checking each delivery's status, which saves a
+ *   document on every delivery; a page of an endpoint that mostly fails may come back short,
+ *   with a cursor (the bound of MAX_LIST_PAGES);
  * - `person:<hash>`: every delivery whose body names one person of one project (by address, and
  *   by user_id), for an erasure. The name holds a hash of project and address, never the address.
  */
 const endpointList = (endpointId: string): string => `ep:${endpointId}`;
 const typeList = (endpointId: string, eventType: string): string => `ep:${endpointId}:type:${eventType}`;
-const statusList = (endpointId: string, status: DeliveryStatus): string => `ep:${endpointId}:status:${status}`;
+const statusList = (endpointId: string, status: ListedStatus): string => `ep:${endpointId}:status:${status}`;
 const ENDPOINT_LIST = /^ep:[^:]+$/;
 
 export type PersonKey = { kind: 'email'; value: string } | { kind: 'user_id'; value: string };
@@ -151,11 +157,17 @@ const entriesOf = (d: DeliveryDoc): ListAppend[] =>
 /** The person list entries a new delivery adds. */
 const personEntriesOf = (d: DeliveryDoc): ListAppend[] => personListsOf(d.payload).map((list) => ({ list, at: d.createdAt, value: d._id }));
 
-/** The status list entry a recorded attempt adds: where its delivery ended, or started being retried. */
+/** The status list entry a recorded attempt adds: where its delivery failed, or started being retried. */
 function statusEntryOf(a: AttemptDoc): ListAppend | undefined {
-  const status: DeliveryStatus | undefined =
-    a.outcome === 'retrying' ? (a.attempt === 1 ? 'pending' : undefined) : a.outcome === 'succeeded' ? 'succeeded' : 'failed';
+  const status: ListedStatus | undefined =
+    a.outcome === 'failed' ? 'failed' : a.outcome === 'retrying' && a.attempt === 1 ? 'pending' : undefined;
   return status && { list: statusList(a.endpointId, status), at: a.at, value: a.deliveryId };
+}
+
+/** The list a page of deliveries with these filters is read from (see the read models above). */
+function listOf(endpointId: string, status: DeliveryStatus | undefined, eventType: string | undefined): string {
+  if (status === 'pending' || status === 'failed') return statusList(endpointId, status);
+  return eventType ? typeList(endpointId, eventType) : endpointList(endpointId);
 }
 
 /** List pages read for one page of filtered deliveries before an incomplete page is answered (with a cursor). */
@@ -188,7 +200,7 @@ export class DeliveryStore {
     this.Attempt = connection.model<AttemptDoc>('Attempt', attemptSchema);
     this.due = new DueQueue<DuePayload>(connection, 'due_attempts');
     this.lists = new SequenceLists(connection, 'delivery_lists');
-    this.people = new SequenceLists(connection, 'delivery_people');
+    this.people = new SequenceLists(connection, 'delivery_people', { registry: false });
     this.listWriter = new GroupCommit(async (entries) => {
       await this.lists.append(entries);
     }, 5_000);
@@ -277,13 +289,13 @@ export class DeliveryStore {
 
   /**
    * One page of an endpoint's deliveries, newest first, read from the list that fits the filters
-   * (status, else event type, else all); what the list cannot tell (the current status, the event
-   * type beside a status) is checked on each delivery. At most MAX_LIST_PAGES list pages are read:
-   * a sparse match answers a short page with a cursor.
+   * (pending or failed, else event type, else all); what the list cannot tell (the current status,
+   * the event type beside a status) is checked on each delivery. At most MAX_LIST_PAGES list pages
+   * are read: a sparse match answers a short page with a cursor.
    */
   async page(endpointId: string, query: DeliveryPageQuery): Promise<DeliveryPage> {
     const { limit, status, eventType } = query;
-    const list = status ? statusList(endpointId, status) : eventType ? typeList(endpointId, eventType) : endpointList(endpointId);
+    const list = listOf(endpointId, status, eventType);
     const items: DeliveryWithAttempts[] = [];
     const shown = new Set<string>();
     let beforeSeq = query.beforeSeq;
@@ -297,7 +309,8 @@ export class DeliveryStore {
         const entry = entries[i]!;
         if (!item || shown.has(item.delivery._id)) continue;
         if (eventType && item.delivery.eventType !== eventType) continue;
-        if (status && !(statusOf(item.attempts) === status && isLatestReason(entry, item.attempts, status))) continue;
+        if (status && statusOf(item.attempts) !== status) continue;
+        if ((status === 'pending' || status === 'failed') && !isLatestReason(entry, item.attempts, status)) continue;
         shown.add(item.delivery._id);
         items.push(item);
       }
@@ -401,7 +414,7 @@ export class DeliveryStore {
  * Whether a status list entry is the latest reason for its delivery's status: the entry was
  * written with the time of the attempt that put it there (the last one; for pending, the first).
  */
-function isLatestReason(entry: ListEntry, attempts: AttemptDoc[], status: DeliveryStatus): boolean {
+function isLatestReason(entry: ListEntry, attempts: AttemptDoc[], status: ListedStatus): boolean {
   const reason = status === 'pending' ? attempts.find((a) => a.attempt === 1) : lastOf(attempts);
   return reason !== undefined && reason.at.getTime() === entry.at.getTime();
 }
