@@ -32,7 +32,7 @@ export interface PublisherOptions {
    * the cap, two large messages go in separate requests and both land.
    */
   maxBatchBytes?: number;
-  /** Producers writing side by side; a key always uses the same one, so its order is kept. */
+  /** Producers writing side by side (1 by default); a key always uses the same one, so its order is kept. */
   lanes?: number;
 }
 
@@ -176,8 +176,10 @@ function laneIndex(key: string, lanes: number): number {
 }
 
 /**
- * Publishes CloudEvents over a few idempotent producers ("lanes") side by side: while one lane
- * waits for the broker's acknowledgement another can write, which keeps latency low under load.
+ * Publishes CloudEvents over one idempotent producer, or a few side by side ("lanes"): while one
+ * lane waits for the broker's acknowledgement another can write. One lane (the default) gathers
+ * the most messages into each request, the cheapest per message for the service and the broker;
+ * more lanes shorten the wait of a publish behind a request in flight (a broker round trip).
  * A key always takes the same lane, so the messages of one key keep their order.
  */
 export class Publisher {
@@ -189,7 +191,7 @@ export class Publisher {
     kafka: Kafka,
     private readonly options: PublisherOptions,
   ) {
-    const count = Math.max(1, options.lanes ?? 4);
+    const count = Math.max(1, options.lanes ?? 1);
     const onWrite = (acknowledged: boolean) => {
       this.lastWriteFailed = !acknowledged;
     };

@@ -80,8 +80,9 @@ export const CommonConfig = {
   KAFKA_PRODUCER_LANES: Type.Integer({
     minimum: 1,
     maximum: 16,
-    default: 4,
-    description: 'idempotent producers writing side by side (one request in flight each); a key always uses the same one',
+    default: 1,
+    description:
+      'idempotent producers writing side by side (one request in flight each); a key always uses the same one. One gathers the most messages into each produce request, which costs the service and the broker less per message (the gateway bench: 0.52 x express with one, 0.45 x with four)',
   }),
   KAFKA_FETCH_MAX_WAIT_MS: Type.Integer({
     minimum: 0,
