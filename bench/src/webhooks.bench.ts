@@ -16,6 +16,7 @@ import { createWriteStream, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { Bus, busOptions } from '@postbus/bus';
+import { loadCommonConfig } from '@postbus/config';
 import { catalogKey, Topics } from '@postbus/contracts';
 import { createLogger } from '@postbus/logger';
 import {
@@ -427,24 +428,9 @@ async function main(): Promise<number> {
     started(receiverChild);
     progress(`receiver on ${receiver.url}`);
 
-    // The publisher as the mailer has it: the bus library, the run's namespace, the default partitions and lanes.
+    // The publisher as the mailer has it: the bus library, the run's namespace, the services' default settings.
     bus = new Bus({
-      ...busOptions({
-        KAFKA_BROKERS: brokers,
-        KAFKA_SSL: false,
-        KAFKA_SASL_MECHANISM: '',
-        KAFKA_SASL_USERNAME: '',
-        KAFKA_SASL_PASSWORD: '',
-        KAFKA_NAMESPACE: runId,
-        KAFKA_TOPIC_PARTITIONS: 6,
-        KAFKA_REPLICATION_FACTOR: 1,
-        KAFKA_PRODUCER_LANES: 4,
-        KAFKA_FETCH_MAX_WAIT_MS: 20,
-        KAFKA_FETCH_MIN_BYTES: 16_384,
-        KAFKA_BACKGROUND_FETCH_MAX_WAIT_MS: 200,
-        KAFKA_BACKGROUND_FETCH_MIN_BYTES: 65_536,
-        PII_TOPIC_RETENTION: 'P7D',
-      }),
+      ...busOptions(loadCommonConfig({ KAFKA_BROKERS: brokers, KAFKA_NAMESPACE: runId })),
       service: 'postbus/bench',
       logger: createLogger({ service: 'bench', level: 'warn' }),
     });

@@ -136,6 +136,10 @@ export const CommonConfig = {
   }),
 } satisfies TProperties;
 
+/** The settings every service shares, read from `env` with their defaults (e.g. for a tool that talks to the bus as the services do). */
+export const loadCommonConfig = (env: Record<string, string | undefined>): Readonly<Static<TObject<typeof CommonConfig>>> =>
+  loadConfig(Type.Object(CommonConfig), env);
+
 /**
  * The internal HTTP API every backend service serves to the gateway: where it listens and the
  * secret its callers' tokens are signed with.

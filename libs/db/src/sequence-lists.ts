@@ -74,15 +74,17 @@ export class SequenceLists {
    * collection written before holds lists trimmed without the rule: its tails are always read.
    */
   private anchored = false;
-  private readonly registered: boolean;
+  /** Whether a list is kept in the registry, for `trimAll` to find; undefined: none is (see the constructor). */
+  private readonly registered: ((list: string) => boolean) | undefined;
 
   /**
-   * `registry: false` for a collection whose lists are trimmed one by one, never all at once
-   * (`trimAll`): its new lists are not written to the registry (a second document for the first
-   * entry of each, where lists are per person).
+   * `registry`: which lists `trimAll` walks. `false` for a collection whose lists are trimmed one
+   * by one, never all at once; a predicate for one whose per-person lists are trimmed through
+   * what they point at (a list registers itself with a second document at its first entry: where
+   * there is a list per person, a document more for each new person).
    */
-  constructor(connection: Connection, collection: string, { registry = true }: { registry?: boolean } = {}) {
-    this.registered = registry;
+  constructor(connection: Connection, collection: string, { registry = true }: { registry?: boolean | ((list: string) => boolean) } = {}) {
+    this.registered = registry === false ? undefined : registry === true ? () => true : registry;
     const schema = new Schema<SlotDoc>({ _id: String, t: Date, v: String, s: Number }, { collection, versionKey: false });
     const name = `SequenceLists:${collection}`;
     // One model per collection and connection, however many views of it a process holds.
@@ -147,8 +149,12 @@ export class SequenceLists {
         } else this.remember(item.list, seqs[pending[k]!]!);
       }
       // A list whose first live entry this was is new (or emptied by retention): retention must find it.
-      const fresh = this.registered
-        ? pending.filter((i, k) => !taken.has(k) && seqs[i] === tails.get(items[i]!.list) && items[i]!.list !== REGISTRY)
+      const registered = this.registered;
+      const fresh = registered
+        ? pending.filter((i, k) => {
+            const list = items[i]!.list;
+            return !taken.has(k) && seqs[i] === tails.get(list) && list !== REGISTRY && registered(list);
+          })
         : [];
       if (fresh.length > 0) await this.append(fresh.map((i) => ({ list: REGISTRY, at: items[i]!.at, value: items[i]!.list })));
       pending = pending.filter((_, k) => taken.has(k));
@@ -265,7 +271,7 @@ export class SequenceLists {
 
   /**
    * Retention: trims every list registered (each list registers itself with its first entry)
-   * to `cutoff`. A list with entries left is registered again at the registry's head, so the
+   * to `cutoff`; lists left out of the registry are the caller's to trim. A list with entries left is registered again at the registry's head, so the
    * registry is walked oldest first and stays as long as the number of live lists.
    */
   async trimAll(cutoff: Date, onChunk?: (list: string, values: string[]) => Promise<void>): Promise<{ lists: number; removed: number }> {

@@ -1,5 +1,5 @@
 import type { Logger } from '@postbus/logger';
-import { isProjectList, type MessageLists } from './model/message-lists';
+import { isProjectList, personListsOf, type MessageLists } from './model/message-lists';
 import type { MessageStore } from './model/messages';
 
 export interface RetentionDeps {
@@ -15,9 +15,10 @@ export interface RetentionDeps {
 const DAY_MS = 86_400_000;
 
 /**
- * Keeps the message log to its retention window: every list is trimmed to the cutoff, and the
- * messages leaving their project's list (every message is in one) are deleted with their
- * timelines, chunk by chunk in point deletes. A purge cut short (a crash, a stop) resumes where it
+ * Keeps the message log to its retention window: every registered list is trimmed to the cutoff,
+ * and the messages leaving their project's list (every message is in one) are deleted with their
+ * timelines, chunk by chunk in point deletes, and their recipients' and users' lists (not
+ * registered) trimmed to the cutoff too. A purge cut short (a crash, a stop) resumes where it
  * stopped; two instances purging at once only repeat deletes.
  */
 export class MessageRetention {
@@ -53,10 +54,14 @@ export class MessageRetention {
     const deleted = { messages: 0, events: 0 };
     const result = await lists.trimAll(cutoff, async (list, ids) => {
       if (!isProjectList(list)) return;
+      const people = new Set([...(await store.messagesById(ids)).values()].flatMap(personListsOf));
       const counts = await store.delete(ids);
       await lists.forget(ids);
       deleted.messages += counts.messages;
       deleted.events += counts.events;
+      // After the messages: a crash in between leaves entries that point at nothing, which reads
+      // skip, and which the trim after a later message of that person's removes.
+      for (const person of people) await lists.trim(person, cutoff);
     });
     if (result.removed > 0) logger.info('purged old messages', { cutoff: cutoff.toISOString(), ...deleted, lists: result.lists });
     return { lists: result.lists, entries: result.removed, ...deleted };

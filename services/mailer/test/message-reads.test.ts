@@ -4,7 +4,7 @@ import { connectDb, isPointFilter, onRequestPath, recordQueries, UnboundedQueryE
 import { closeServer } from '@postbus/http';
 import { createLogger } from '@postbus/logger';
 import { call, defaultMongoUrl, internalAuthorization, uniqueName } from '@postbus/testing';
-import { MessageLists } from '../src/model/message-lists';
+import { listNames, MessageLists, personListsOf } from '../src/model/message-lists';
 import { MessageStore, type MessageDoc } from '../src/model/messages';
 import { RetryQueue } from '../src/model/retries';
 import { StatusRollups } from '../src/model/rollups';
@@ -220,6 +220,9 @@ describe('message reads as the data grows', () => {
       { projectId: aged, count: 450, recipients: 3, days: 5, now: new Date(Date.now() - 50 * 86_400_000) },
     );
     const fresh = await seedMessages({ store, lists, rollups }, { projectId: aged, count: 20, recipients: 3, days: 1 });
+    const listed = (await lists.page(listNames.project(aged), { limit: 1_000 })).entries.map((e) => e.value);
+    const people = new Set([...(await store.messagesById(listed)).values()].flatMap(personListsOf));
+    expect(people.size).toBe(6); // three recipients, three user ids
     const retention = new MessageRetention({ store, lists, logger, retentionDays: 45, intervalMs: 3_600_000 });
     const purged = await retention.purge();
     expect(purged).toMatchObject({ messages: 450 });
@@ -232,6 +235,18 @@ describe('message reads as the data grows', () => {
     expect((await get(`${aged}/messages?limit=100&email=${old.ids.email}`)).body.data).toHaveLength(
       fresh.ids.email === old.ids.email ? 7 : 0,
     );
+    // The recipients' and users' lists (not registered: one per person) were trimmed with their messages.
+    const cutoff = Date.now() - 45 * 86_400_000;
+    for (const person of people) {
+      const left = (await lists.page(person, { limit: 1_000 })).entries;
+      expect(left.length).toBeGreaterThan(0); // the fresh messages go to the same three recipients
+      expect(left.filter((e) => e.at.getTime() <= cutoff)).toEqual([]);
+    }
+    const registered = await db
+      .collection('message_lists')
+      .find({ _id: { $regex: '^~lists~' } } as never)
+      .toArray();
+    expect(registered.filter((entry) => /:[ru]:/.test(String(entry['v'])))).toEqual([]);
     // The busy project's messages are inside the window: untouched.
     expect((await get(`${busy}/messages/${busyMessageId}`)).status).toBe(200);
     expect(await retention.purge()).toMatchObject({ messages: 0 });

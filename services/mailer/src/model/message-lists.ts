@@ -23,6 +23,15 @@ export const listNames = {
 /** True for a project's list of all its messages (the one retention deletes messages by). */
 export const isProjectList = (list: string): boolean => /^p:[^:]+$/.test(list);
 
+/** True for a recipient's or a user's list: one per person, trimmed through the messages retention deletes. */
+const isPersonList = (list: string): boolean => /^p:[^:]+:[ru]:/.test(list);
+
+/** The recipient's and the user's lists a message is in. */
+export const personListsOf = (message: Pick<MessageDoc, 'projectId' | 'email' | 'userId'>): string[] => [
+  listNames.recipient(message.projectId, message.email),
+  ...(message.userId !== null ? [listNames.user(message.projectId, message.userId)] : []),
+];
+
 /** The `SequenceLists` mark of an `appendOnce` key (see libs/db sequence-lists.ts): deleted with the message. */
 const onceMarkId = (key: string): string => `~once~${key}`;
 const acceptedKey = (messageId: string): string => `accepted:${messageId}`;
@@ -37,7 +46,9 @@ export class MessageLists {
   readonly lists: SequenceLists;
 
   constructor(connection: Connection) {
-    this.lists = new SequenceLists(connection, 'message_lists');
+    // A person's list is not registered (a second document for each new recipient and user):
+    // retention trims it when it deletes that person's messages.
+    this.lists = new SequenceLists(connection, 'message_lists', { registry: (list) => !isPersonList(list) });
   }
 
   init(): Promise<void> {
@@ -70,7 +81,7 @@ export class MessageLists {
    * Trims one list to `cutoff` (all of it without one), in resumable chunks; `onChunk` gets the
    * message ids removed from it, chunk by chunk, before their entries go.
    */
-  trim(list: string, cutoff: Date | undefined, onChunk: (messageIds: string[]) => Promise<void>): Promise<number> {
+  trim(list: string, cutoff: Date | undefined, onChunk?: (messageIds: string[]) => Promise<void>): Promise<number> {
     return this.lists.trim(list, cutoff, onChunk);
   }
 
@@ -90,8 +101,7 @@ function entriesOf(message: MessageDoc): ListAppend[] {
   const { projectId, _id: value, acceptedAt: at } = message;
   return [
     { list: listNames.project(projectId), at, value },
-    { list: listNames.recipient(projectId, message.email), at, value },
-    ...(message.userId !== null ? [{ list: listNames.user(projectId, message.userId), at, value }] : []),
+    ...personListsOf(message).map((list) => ({ list, at, value })),
     { list: listNames.emailKey(projectId, message.emailKey), at, value },
   ];
 }
