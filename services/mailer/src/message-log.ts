@@ -1,7 +1,7 @@
 import type { Message, MessageContent, MessageStatus } from '@postbus/contracts';
 import { UnprocessableError } from '@postbus/errors';
 import { toMessage } from './http/internal-api';
-import { listNames, type MessageLists } from './model/message-lists';
+import { hasStatusList, listNames, type MessageLists } from './model/message-lists';
 import type { MessageStore } from './model/messages';
 
 export interface MessageQuery {
@@ -97,8 +97,8 @@ export class MessageLog {
 
   /**
    * The smallest list that holds every message the query can match: the recipient's, the user's,
-   * the transactional email's, the status's (what reached it: checked against the current status
-   * on read), or the project's. `byTime`: the list is in acceptance order (a status list is in the
+   * the transactional email's, the status's where it has one (what reached it: checked against the
+   * current status on read), or the project's. `byTime`: the list is in acceptance order (a status list is in the
    * order messages reached it, at or after their acceptance: only `from` bounds it).
    */
   private listFor(query: MessageQuery): { list: string; byTime: boolean } {
@@ -106,8 +106,9 @@ export class MessageLog {
     if (query.email !== undefined) return { list: listNames.recipient(projectId, query.email), byTime: true };
     if (query.userId !== undefined) return { list: listNames.user(projectId, query.userId), byTime: true };
     if (query.emailKey !== undefined) return { list: listNames.emailKey(projectId, query.emailKey), byTime: true };
-    if (query.status !== undefined && query.status !== 'queued') return { list: listNames.status(projectId, query.status), byTime: false };
-    // Queued is where every message starts and few stay: the newest of the project's list.
+    if (query.status !== undefined && hasStatusList(query.status))
+      return { list: listNames.status(projectId, query.status), byTime: false };
+    // Queued and sent (see hasStatusList): the newest of the project's list.
     return { list: listNames.project(projectId), byTime: true };
   }
 }

@@ -33,8 +33,8 @@ const messageIdOf = (run: string, n: number): string => `msg_${createHash('sha25
 
 /**
  * Writes what the mailer's write paths write for `count` sent messages (each sent, opened and clicked): the
- * message, its delivery event and engagement entry, its list entries, its `sent` status entry and
- * the rollups, in bulk inserts through the service's own classes. Messages are in acceptance
+ * message, its delivery event and engagement entry, its list entries (`sent` has no status list:
+ * see hasStatusList) and the rollups, in bulk inserts through the service's own classes. Messages are in acceptance
  * order, so the lists are too; each recipient's and user's list is appended in one go (a list's
  * head is probed once), the project's and the emails' in chunks.
  */
@@ -126,7 +126,6 @@ export async function seedMessages(
       ordered.push(
         { list: listNames.project(projectId), at: acceptedAt, value: message._id },
         { list: listNames.emailKey(projectId, emailKey), at: acceptedAt, value: message._id },
-        { list: listNames.status(projectId, 'sent'), at: sentAt, value: message._id },
       );
       const own = [
         { list: listNames.recipient(projectId, email), at: acceptedAt, value: message._id },

@@ -20,6 +20,14 @@ export const listNames = {
   status: (projectId: string, status: MessageStatus): string => `p:${projectId}:s:${status}`,
 };
 
+/**
+ * Whether messages that reached a status are listed under it. Not where nearly every message
+ * goes: `queued` (every message starts there) and `sent` (nearly every one ends there, and stays
+ * while opened and clicked); those are read from the project's list, checking each message's
+ * status, which saves a document on every message.
+ */
+export const hasStatusList = (status: MessageStatus): boolean => status !== 'queued' && status !== 'sent';
+
 /** True for a project's list of all its messages (the one retention deletes messages by). */
 export const isProjectList = (list: string): boolean => /^p:[^:]+$/.test(list);
 
@@ -65,9 +73,11 @@ export class MessageLists {
     await this.lists.appendOnce(items.map(({ message, known }) => ({ key: acceptedKey(message._id), items: entriesOf(message), known })));
   });
 
-  /** Adds a message to its project's list of messages that reached `status` (called once per message and status). */
+  /** Adds a message to its project's list of messages that reached `status`, if it has one (called once per message and status). */
   readonly reached = (message: MessageDoc, status: MessageStatus, at: Date): Promise<void> =>
-    this.statusGroups.add({ list: listNames.status(message.projectId, status), at, value: message._id });
+    hasStatusList(status)
+      ? this.statusGroups.add({ list: listNames.status(message.projectId, status), at, value: message._id })
+      : Promise.resolve();
 
   private readonly statusGroups = new GroupCommit<ListAppend>(async (items) => {
     await this.lists.append(items);
