@@ -153,6 +153,9 @@ async function main(): Promise<number> {
     progress(`${LABELS.gateway}: half-peak run ${durationSec} s at ${halfPeakRate} req/s`);
     const halfPeak = await load('gateway', 'halfpeak', durationSec, halfPeakRate);
     progress(`${LABELS.gateway}: half-peak ${describe(halfPeak)}`);
+    progress(`${LABELS.express}: the same rate, ${durationSec} s`);
+    const expressAtHalfPeak = await load('express', 'halfpeak', durationSec, halfPeakRate);
+    progress(`${LABELS.express}: at ${halfPeakRate} req/s ${describe(expressAtHalfPeak)}`);
     const lagAfterHalfPeak = await usersLag('half-peak run');
 
     const targets: BenchResults['targets'] = {
@@ -161,6 +164,7 @@ async function main(): Promise<number> {
       gateway: {
         ...gatewayPeak,
         halfPeak,
+        expressAtHalfPeak,
         usersLag: lagAfterPeak === null || lagAfterHalfPeak === null ? null : { afterPeak: lagAfterPeak, afterHalfPeak: lagAfterHalfPeak },
       },
     };

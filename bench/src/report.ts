@@ -16,6 +16,11 @@ export interface TargetResult {
 
 export interface GatewayResult extends TargetResult {
   halfPeak: LoadStats;
+  /**
+   * The express baseline at the same evenly paced rate: the tail that the machine, the load
+   * generator and node:http add to any server at that rate (a reference; the goal is the gateway's).
+   */
+  expressAtHalfPeak?: LoadStats;
   /** Commands the users service had not consumed yet after each run; null when it was not started. */
   usersLag: { afterPeak: number; afterHalfPeak: number } | null;
 }
@@ -76,6 +81,9 @@ export function goalsOf(targets: BenchResults['targets']): Goals {
 const measuredRuns = (targets: BenchResults['targets']): [string, LoadStats][] => [
   ...TARGETS.map((t): [string, LoadStats] => [`${LABELS[t]} peak`, targets[t].peak]),
   [`${LABELS.gateway} half-peak`, targets.gateway.halfPeak],
+  ...(targets.gateway.expressAtHalfPeak
+    ? [[`${LABELS.express} at the gateway's half peak`, targets.gateway.expressAtHalfPeak] as [string, LoadStats]]
+    : []),
 ];
 
 /** Cores used by processes the benchmark did not start nor depends on, above which figures are suspect. */
@@ -152,6 +160,7 @@ export function formatReport(results: BenchResults): string {
         row(LABELS.express, targets.express.peak),
         row(LABELS.gateway, targets.gateway.peak),
         row(`${LABELS.gateway} @ half peak`, targets.gateway.halfPeak),
+        ...(targets.gateway.expressAtHalfPeak ? [row(`${LABELS.express} @ same rate`, targets.gateway.expressAtHalfPeak)] : []),
       ],
     ),
     '',
@@ -162,7 +171,8 @@ export function formatReport(results: BenchResults): string {
     '',
     `goal ${verdict(goals.throughput.pass)}: ${goals.throughput.rule}: ${fixed(goals.throughput.actual, 1)} vs ${fixed(goals.throughput.required, 1)} required`,
     `goal ${verdict(goals.halfPeakP99.pass)}: ${goals.halfPeakP99.rule}: p99 ${fixed(goals.halfPeakP99.actualMs)} ms at ${settings.halfPeakRate} req/s`,
-    `  (the half-peak run is an open loop: requests evenly spaced over up to ${settings.connections} connections, latency counted from when each was due)`,
+    `  (the half-peak run is an open loop: requests evenly spaced over up to ${settings.connections} connections, latency counted from when each was due;`,
+    `   the express baseline at the same rate shows the tail the machine and the load generator add to any server)`,
     ...(results.warnings.length > 0 ? ['', 'warnings:', ...results.warnings.map((w) => `  - ${w}`)] : []),
     ...(results.failures.length > 0 ? ['', 'FAILED requests:', ...results.failures.map((f) => `  - ${f}`)] : []),
   ].join('\n');
