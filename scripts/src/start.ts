@@ -64,6 +64,7 @@ interface LocalSecrets {
   INTERNAL_API_SECRET: string;
   STATUS_OPERATOR_TOKEN: string;
   STATUS_SUBSCRIPTION_SECRET: string;
+  STATUS_SECRETS_KEY: string;
 }
 
 /**
@@ -80,6 +81,7 @@ function localSecrets(): LocalSecrets {
     INTERNAL_API_SECRET: saved.INTERNAL_API_SECRET ?? randomBytes(48).toString('base64url'),
     STATUS_OPERATOR_TOKEN: saved.STATUS_OPERATOR_TOKEN ?? randomBytes(32).toString('base64url'),
     STATUS_SUBSCRIPTION_SECRET: saved.STATUS_SUBSCRIPTION_SECRET ?? randomBytes(32).toString('base64url'),
+    STATUS_SECRETS_KEY: saved.STATUS_SECRETS_KEY ?? randomBytes(32).toString('base64'),
   };
   mkdirSync(dataDir(), { recursive: true });
   writeFileSync(secretsFile, JSON.stringify(made, null, 2), { mode: 0o600 });
@@ -92,6 +94,7 @@ function localSecrets(): LocalSecrets {
     INTERNAL_API_SECRET: setting('INTERNAL_API_SECRET', made.INTERNAL_API_SECRET),
     STATUS_OPERATOR_TOKEN: setting('STATUS_OPERATOR_TOKEN', made.STATUS_OPERATOR_TOKEN),
     STATUS_SUBSCRIPTION_SECRET: setting('STATUS_SUBSCRIPTION_SECRET', made.STATUS_SUBSCRIPTION_SECRET),
+    STATUS_SECRETS_KEY: setting('STATUS_SECRETS_KEY', made.STATUS_SECRETS_KEY),
   };
 }
 

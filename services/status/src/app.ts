@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import express from 'express';
 import { kafkaConnection } from '@postbus/bus';
 import { topicName } from '@postbus/contracts';
+import { SecretBox } from '@postbus/crypto';
 import { closeServer, healthRouter, listen, notFoundHandler, problemHandler, requestId } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import { canarySettings, type StatusConfig } from './config';
@@ -144,7 +145,12 @@ export async function start({ config, logger, clock }: { config: StatusConfig; l
   const publishing = publicRouter(engine, {
     baseUrl: publicUrl,
     ...(config.STATUS_OPERATOR_TOKEN ? { operatorToken: config.STATUS_OPERATOR_TOKEN } : {}),
-    subscribers: new DeferredSubscriberStore(() => persistence.currentConnection()),
+    subscribers: new DeferredSubscriberStore(
+      () => persistence.currentConnection(),
+      new SecretBox(config.STATUS_SECRETS_KEY || undefined),
+      (subscriberId) =>
+        logger.warn("a webhook subscriber's secret was sealed under another STATUS_SECRETS_KEY; it is not notified", { subscriberId }),
+    ),
     tokenSecret: config.STATUS_SUBSCRIPTION_SECRET || randomBytes(32).toString('base64url'),
     ...(config.STATUS_SMTP_URL ? { smtpUrl: config.STATUS_SMTP_URL } : {}),
     ...(config.STATUS_MAIL_FROM ? { mailFrom: config.STATUS_MAIL_FROM } : {}),

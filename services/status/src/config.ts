@@ -39,6 +39,13 @@ export const StatusConfig = Type.Object({
     description:
       'signs the confirm and unsubscribe links of subscriptions (16+ characters); empty: a random one per process (development: links die with it)',
   }),
+  STATUS_SECRETS_KEY: Type.String({
+    default: '',
+    [RequiredInProduction]: true,
+    pattern: '^([A-Za-z0-9+/]{43}=)?$',
+    description:
+      "AES-256-GCM key (32 bytes, base64) sealing webhook subscribers' signing secrets at rest; empty: a random one per process (development: webhooks subscribed before a restart are no longer notified)",
+  }),
   STATUS_SMTP_URL: Type.String({
     default: '',
     pattern: '^(|smtps?://.+)$',

@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { SecretBox } from '@postbus/crypto';
 import { connectDb, type Connection } from '@postbus/db';
 import { defaultMongoUrl, uniqueName } from '@postbus/testing';
 import { InMemorySubscriberStore, MongoSubscriberStore, type SubscriberStore } from '../src/subscriptions/store';
@@ -9,7 +11,7 @@ describe.each([
     'mongoose',
     async () => {
       const db: Connection = await connectDb({ url: defaultMongoUrl(), dbName: uniqueName('status-subscribers') });
-      const store = new MongoSubscriberStore(db);
+      const store = new MongoSubscriberStore(db, new SecretBox(randomBytes(32).toString('base64')));
       return {
         store: store,
         close: async () => {
@@ -40,5 +42,46 @@ describe.each([
     expect(await store.remove(first.id)).toBe(true);
     expect(await store.remove(first.id)).toBe(false);
     expect(await store.findById(first.id)).toBeNull();
+  });
+});
+
+describe('webhook subscribers in the database', () => {
+  let db: Connection;
+  const key = randomBytes(32).toString('base64');
+  beforeAll(async () => {
+    db = await connectDb({ url: defaultMongoUrl(), dbName: uniqueName('status-secrets') });
+  });
+  afterAll(async () => {
+    await db.dropDatabase();
+    await db.close();
+  });
+
+  it('keep their signing secret sealed: the stored row holds no clear secret, the store reads it back', async () => {
+    const unreadable: string[] = [];
+    const store = new MongoSubscriberStore(db, new SecretBox(key), (id) => unreadable.push(id));
+    const secret = `whsec_${randomBytes(24).toString('base64')}`;
+    const hook = await store.add({ kind: 'webhook', address: 'https://hooks.example/sealed', secret, confirmedAt: new Date() }, new Date());
+    expect(hook.secret).toBe(secret);
+    const row = await db.collection('status_subscribers').findOne({ _id: hook.id as never });
+    expect(JSON.stringify(row)).not.toContain(secret.slice(6));
+    expect(row?.['secret']).toMatchObject({ iv: expect.any(String), tag: expect.any(String), data: expect.any(String) });
+    expect((await store.findById(hook.id))?.secret).toBe(secret);
+
+    // A row written before secrets were sealed still signs.
+    await db.collection('status_subscribers').insertOne({
+      _id: 'legacy' as never,
+      kind: 'webhook',
+      address: 'https://hooks.example/legacy',
+      secret: 'whsec_legacy',
+      confirmedAt: new Date(),
+      createdAt: new Date(),
+    });
+    expect((await store.findById('legacy'))?.secret).toBe('whsec_legacy');
+
+    // Under another key the sealed secret cannot be opened: that webhook is left out, the others are not.
+    const otherKey = new MongoSubscriberStore(db, new SecretBox(randomBytes(32).toString('base64')), (id) => unreadable.push(id));
+    expect((await otherKey.listConfirmed()).map((s) => s.id)).toEqual(['legacy']);
+    expect(unreadable).toEqual([hook.id]);
+    expect((await store.listConfirmed()).map((s) => s.id).sort()).toEqual([hook.id, 'legacy'].sort());
   });
 });

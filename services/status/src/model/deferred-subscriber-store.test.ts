@@ -1,9 +1,10 @@
 import type { Connection } from 'mongoose';
+import { SecretBox } from '@postbus/crypto';
 import { DeferredSubscriberStore } from './deferred-subscriber-store';
 
 describe('subscribers while the status database is unreachable', () => {
   it('a subscription is refused with 503, and notifications find the subscribers last read (none yet)', async () => {
-    const store = new DeferredSubscriberStore(() => undefined as Connection | undefined);
+    const store = new DeferredSubscriberStore(() => undefined as Connection | undefined, new SecretBox(undefined));
     await expect(
       store.add({ kind: 'webhook', address: 'https://hooks.example.com/x', secret: 'whsec_x', confirmedAt: new Date() }, new Date()),
     ).rejects.toMatchObject({

@@ -1,4 +1,5 @@
 import type { Connection } from 'mongoose';
+import type { SecretBox } from '@postbus/crypto';
 import { ServiceUnavailableError } from '@postbus/errors';
 import { MongoSubscriberStore, type NewSubscriber, type Subscriber, type SubscriberStore } from '../subscriptions/store';
 
@@ -13,13 +14,18 @@ export class DeferredSubscriberStore implements SubscriberStore {
   private store: { connection: Connection; store: MongoSubscriberStore } | undefined;
   private lastConfirmed: Subscriber[] = [];
 
-  constructor(private readonly connection: () => Connection | undefined) {}
+  constructor(
+    private readonly connection: () => Connection | undefined,
+    private readonly secrets: SecretBox,
+    private readonly onUnreadableSecret?: (subscriberId: string) => void,
+  ) {}
 
   private current(): MongoSubscriberStore {
     const connection = this.connection();
     if (!connection)
       throw new ServiceUnavailableError('Subscriptions need the status database, which is not reachable now; try again later.', 30);
-    if (this.store?.connection !== connection) this.store = { connection, store: new MongoSubscriberStore(connection) };
+    if (this.store?.connection !== connection)
+      this.store = { connection, store: new MongoSubscriberStore(connection, this.secrets, this.onUnreadableSecret) };
     return this.store.store;
   }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Schema, type Connection, type Model } from 'mongoose';
+import type { Sealed, SecretBox } from '@postbus/crypto';
 
 /** Someone told about incidents and maintenance: an email address (after double opt-in) or a webhook URL. */
 export interface Subscriber {
@@ -63,7 +64,8 @@ interface SubscriberDocument {
   _id: string;
   kind: 'email' | 'webhook';
   address: string;
-  secret: string | null;
+  /** Sealed (AES-256-GCM); a string is a secret stored in clear before secrets were sealed. */
+  secret: Sealed | string | null;
   confirmedAt: Date | null;
   createdAt: Date;
 }
@@ -73,7 +75,7 @@ const subscriberSchema = new Schema<SubscriberDocument>(
     _id: { type: String, required: true },
     kind: { type: String, enum: ['email', 'webhook'], required: true },
     address: { type: String, required: true },
-    secret: { type: String, default: null },
+    secret: { type: Schema.Types.Mixed, default: null },
     confirmedAt: { type: Date, default: null },
     createdAt: { type: Date, required: true },
   },
@@ -82,21 +84,42 @@ const subscriberSchema = new Schema<SubscriberDocument>(
 subscriberSchema.index({ kind: 1, address: 1 }, { unique: true });
 subscriberSchema.index({ confirmedAt: 1 });
 
-const toSubscriber = (doc: SubscriberDocument): Subscriber => ({
-  id: doc._id,
-  kind: doc.kind,
-  address: doc.address,
-  secret: doc.secret ?? null,
-  confirmedAt: doc.confirmedAt ?? null,
-  createdAt: doc.createdAt,
-});
-
-/** Subscribers in the status service's database, on the connection the engine opened. */
+/**
+ * Subscribers in the status service's database, on the connection the engine opened. A webhook's
+ * signing secret is sealed at rest (as the webhook dispatcher's endpoint secrets are): whoever
+ * reads the database cannot sign notifications its subscribers would trust.
+ */
 export class MongoSubscriberStore implements SubscriberStore {
   private readonly model: Model<SubscriberDocument>;
 
-  constructor(connection: Connection) {
+  constructor(
+    connection: Connection,
+    private readonly secrets: SecretBox,
+    /** Told of a webhook whose secret the key cannot open (sealed under another key): it is left out of notifications. */
+    private readonly onUnreadableSecret: (subscriberId: string) => void = () => undefined,
+  ) {
     this.model = connection.models.StatusSubscriber ?? connection.model<SubscriberDocument>('StatusSubscriber', subscriberSchema);
+  }
+
+  private toSubscriber(doc: SubscriberDocument): Subscriber {
+    const secret = doc.secret ?? null;
+    return {
+      id: doc._id,
+      kind: doc.kind,
+      address: doc.address,
+      secret: secret === null || typeof secret === 'string' ? secret : this.open(doc._id, secret),
+      confirmedAt: doc.confirmedAt ?? null,
+      createdAt: doc.createdAt,
+    };
+  }
+
+  private open(id: string, sealed: Sealed): string | null {
+    try {
+      return this.secrets.open(sealed);
+    } catch {
+      this.onUnreadableSecret(id);
+      return null;
+    }
   }
 
   async add(subscriber: NewSubscriber, at: Date): Promise<Subscriber> {
@@ -104,17 +127,24 @@ export class MongoSubscriberStore implements SubscriberStore {
     const doc = await this.model
       .findOneAndUpdate(
         { kind: subscriber.kind, address: subscriber.address },
-        { $setOnInsert: { _id: randomUUID(), secret: subscriber.secret, confirmedAt: subscriber.confirmedAt, createdAt: at } },
+        {
+          $setOnInsert: {
+            _id: randomUUID(),
+            secret: subscriber.secret === null ? null : this.secrets.seal(subscriber.secret),
+            confirmedAt: subscriber.confirmedAt,
+            createdAt: at,
+          },
+        },
         { upsert: true, returnDocument: 'after' },
       )
       .lean<SubscriberDocument>()
       .exec();
-    return toSubscriber(doc);
+    return this.toSubscriber(doc);
   }
 
   async findById(id: string): Promise<Subscriber | null> {
     const doc = await this.model.findById(id).lean<SubscriberDocument>().exec();
-    return doc ? toSubscriber(doc) : null;
+    return doc ? this.toSubscriber(doc) : null;
   }
 
   async confirm(id: string, at: Date): Promise<void> {
@@ -131,6 +161,7 @@ export class MongoSubscriberStore implements SubscriberStore {
       .find({ confirmedAt: { $ne: null } })
       .lean<SubscriberDocument[]>()
       .exec();
-    return docs.map(toSubscriber);
+    // A webhook that cannot be signed for is not notified (unsigned, its receiver would refuse it).
+    return docs.map((doc) => this.toSubscriber(doc)).filter((s) => s.kind !== 'webhook' || s.secret !== null);
   }
 }
