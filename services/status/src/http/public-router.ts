@@ -7,7 +7,7 @@
  *   const publishing = publicRouter(engine, {
  *     baseUrl: config.STATUS_BASE_URL,            // absolute, no trailing slash: links in pages, feeds, mails
  *     operatorToken: config.STATUS_OPERATOR_TOKEN, // unlocks /operator (Bearer, or Basic with the token as password)
- *     subscribers: new MongoSubscriberStore(connection),
+ *     subscribers: new MongoSubscriberStore(connection, new SecretBox(config.STATUS_SECRETS_KEY)), // webhook secrets sealed at rest
  *     tokenSecret: config.STATUS_SUBSCRIPTION_SECRET, // signs confirm/unsubscribe links (≥ 16 chars)
  *     smtpUrl: config.STATUS_SMTP_URL,            // a relay separate from Postbus's own; no email subscriptions without it
  *     mailFrom: config.STATUS_MAIL_FROM,
