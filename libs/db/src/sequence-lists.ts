@@ -271,8 +271,9 @@ export class SequenceLists {
 
   /**
    * Retention: trims every list registered (each list registers itself with its first entry)
-   * to `cutoff`; lists left out of the registry are the caller's to trim. A list with entries left is registered again at the registry's head, so the
-   * registry is walked oldest first and stays as long as the number of live lists.
+   * to `cutoff`; lists left out of the registry are the caller's to trim. A list with entries
+   * left is registered again at the registry's head, so the registry is walked oldest first and
+   * stays as long as the number of live lists.
    */
   async trimAll(cutoff: Date, onChunk?: (list: string, values: string[]) => Promise<void>): Promise<{ lists: number; removed: number }> {
     if (!this.registered) throw new Error('trimAll needs the registry: this collection keeps none');
