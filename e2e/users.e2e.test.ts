@@ -81,7 +81,7 @@ describe('users through the public API', () => {
     expect(res.headers.get('content-type')).toMatch(/problem\+json/);
   });
 
-  it('when the users service is killed (SIGKILL) while 200 creates are accepted, then after its restart all 200 users exist, none twice', async () => {
+  it('when the users service is killed (SIGKILL) while 200 creates are accepted, then after its restart all 200 users exist, none twice, and no user document is left behind', async () => {
     const emails = Array.from({ length: 200 }, (_, i) => `crash-${i}@example.com`);
     let accepted = 0;
     const send = async (email: string) => {
@@ -97,8 +97,8 @@ describe('users through the public API', () => {
     await system.restart('users');
 
     // What a client reads: every email names exactly one profile with its own fields. (A kill between
-    // a user's document and its key leaves a document no key names, never read; its create, redelivered,
-    // stores the user again — so the raw collection may hold more than 200 documents.)
+    // a user's document and its key leaves a document no key names; its create, redelivered, meets
+    // that document again by its _id, derived from the command, and completes it.)
     const missing = new Set(emails);
     const ids = new Map<string, string>();
     await waitFor(
@@ -120,6 +120,8 @@ describe('users through the public API', () => {
     try {
       const keys = await db.collection('user_keys').countDocuments({ _id: { $regex: `^${client.projectId}:email:crash-` } } as never);
       expect(keys).toBe(200); // one email key each, none twice
+      const documents = await db.collection('users').countDocuments({ projectId: client.projectId, email: { $regex: '^crash-' } });
+      expect(documents).toBe(200); // and no document left behind by the kill
     } finally {
       await db.close();
     }

@@ -59,6 +59,46 @@ describe('UserRepository on the real MongoDB-wire server', () => {
     expect((await cold.insertMany([newUser('b@example.com', 'c6')])).inserted).toHaveLength(1);
   });
 
+  it('when a create is redelivered after a crash before or after its key was stored, then it completes the user it stored: one document, named by its keys, one user.created each time', async () => {
+    const created: string[] = [];
+    const publisher = {
+      publish: (_topic: string, type: string, _key: string, data: { email: string }) => {
+        if (type === 'user.created') created.push(data.email);
+        return Promise.resolve('id');
+      },
+    } as unknown as Publisher;
+    const commandsOf = (repository: UserRepository) =>
+      new UserCommands({
+        users: repository,
+        publisher,
+        logger: createLogger({ service: 'users-test', level: 'error' }),
+        retryWindowMs: 60_000,
+      });
+    const ctx = (id: string): MessageContext => ({ id, type: 't', source: 's', time: '', key: '', topic: '', partition: 0, offset: '0' });
+    const items = ['before-key', 'after-key'].map((name) => ({
+      data: { projectId: 'p6', email: `${name}@example.com`, userId: name, fields: { origin: name } },
+      ctx: ctx(`create-${name}`),
+    }));
+    expect(await commandsOf(users).createMany(items)).toEqual([]);
+    const first = await Promise.all(items.map(({ data }) => users.findByRef('p6', { email: data.email })));
+    // The crash: the first create's keys never made it; the second's did. Neither offset was committed.
+    await db.collection('user_keys').deleteMany({ _id: { $in: ['p6:email:before-key@example.com', 'p6:uid:before-key'] } } as never);
+
+    const restarted = new UserRepository(userModels(db)); // a new process: remembers no email
+    const restartedCommands = commandsOf(restarted);
+    for (const i of await restartedCommands.createMany(items)) await restartedCommands.create(items[i]!.data, items[i]!.ctx);
+
+    expect(await db.collection('users').countDocuments({ projectId: 'p6' })).toBe(2);
+    for (const [k, { data }] of items.entries()) {
+      const byEmail = await restarted.findByRef('p6', { email: data.email });
+      expect(byEmail?._id).toEqual(first[k]?._id);
+      expect((await restarted.findByRef('p6', { userId: data.userId }))?._id).toEqual(first[k]?._id);
+      expect(byEmail?.fields).toEqual({ origin: data.userId });
+    }
+    // Redelivered, each create says so again (same event id, deduped downstream) rather than not at all.
+    expect(created.sort()).toEqual(['after-key@example.com', 'after-key@example.com', 'before-key@example.com', 'before-key@example.com']);
+  });
+
   it('14.1 users: registration, triggers of known users, parked commands, updates, unsubscribe and erasure issue only point queries (QUERY_AUDIT strict)', async () => {
     const published: string[] = [];
     const publisher = {

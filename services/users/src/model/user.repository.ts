@@ -1,4 +1,5 @@
-import { GroupCommit, insertNew, KeyedSerializer } from '@postbus/db';
+import { createHash } from 'node:crypto';
+import { GroupCommit, insertEach, insertNew, KeyedSerializer } from '@postbus/db';
 import type { UserRef } from '@postbus/contracts';
 import { Types } from 'mongoose';
 import { uidKeyOf, type FieldChanges } from '../domain/fields';
@@ -30,6 +31,16 @@ export const userKeyId = (projectId: string, ref: UserRef): string => `${project
 const isNamedBy = (user: UserDoc, projectId: string, ref: UserRef): boolean =>
   user.projectId === projectId && (ref.email !== undefined ? user.email === ref.email : user.userId === ref.userId);
 
+/**
+ * The `_id` of the user a command creates, derived from the command: its redelivery after a crash
+ * meets the document it stored before instead of storing a second one that no key would name.
+ */
+export function userDocumentId(user: Pick<NewUser, 'projectId' | 'email' | 'createdBy'>): Types.ObjectId {
+  if (user.createdBy === null) return new Types.ObjectId();
+  const digest = createHash('sha256').update(`${user.createdBy}\n${user.projectId}\n${user.email}`).digest();
+  return new Types.ObjectId(digest.subarray(0, 12));
+}
+
 function toDocument(user: NewUser): Partial<UserDoc> {
   const custom: Record<string, unknown> = {};
   const standard: Record<string, unknown> = {};
@@ -38,6 +49,7 @@ function toDocument(user: NewUser): Partial<UserDoc> {
     else standard[path] = value;
   }
   return {
+    _id: userDocumentId(user),
     projectId: user.projectId,
     email: user.email,
     userId: user.userId,
@@ -102,10 +114,12 @@ export class UserRepository {
   /**
    * Inserts the user, then its keys; 'exists' when the email is taken, 'user_id_taken' when the
    * user_id is (the user document goes again). A crash between the two leaves a user document no
-   * key names: never read, and the redelivered create inserts the user anew.
+   * key names, never read; the redelivered create meets it (same `_id`) and claims its keys.
    */
   async insert(user: NewUser): Promise<UserDoc | 'exists' | 'user_id_taken'> {
-    const doc = (await this.models.User.create(toDocument(user))).toObject();
+    const [inserted] = await insertEach(this.models.User, [toDocument(user)]);
+    const doc = inserted ?? (await this.findById(String(userDocumentId(user))));
+    if (!doc) throw new Error('the user document this create stored is gone: a concurrent erasure; the create goes again');
     const result = await this.claimKeys(doc);
     if (result === 'claimed') return doc;
     await this.models.User.deleteOne({ _id: doc._id }).exec();
@@ -144,11 +158,16 @@ export class UserRepository {
       if (this.knownEmailKeys.has(key) || seen.has(key)) notInserted.add(i);
       seen.add(key);
     });
-    const fresh = users.map((_, i) => i).filter((i) => !notInserted.has(i));
+    const candidates = users.map((_, i) => i).filter((i) => !notInserted.has(i));
     const results = new Array<UserDoc | null>(users.length).fill(null);
-    if (fresh.length === 0) return results;
-    const docs = fresh.map((i) => ({ ...toDocument(users[i]!), _id: new Types.ObjectId() }));
-    const stored = (await this.models.User.insertMany(docs, { ordered: false })).map((d) => d.toObject() as UserDoc);
+    if (candidates.length === 0) return results;
+    const inserted = await insertEach(
+      this.models.User,
+      candidates.map((i) => toDocument(users[i]!)),
+    );
+    // A document that was there already was stored by the same command before a crash: create() completes it.
+    const fresh = candidates.filter((_, k) => inserted[k] !== null);
+    const stored = inserted.filter((doc): doc is UserDoc => doc !== null);
     const emailKeys = stored.map((u) => userKeyId(u.projectId, { email: u.email }));
     const emailTaken = await insertNew(
       this.models.UserKey,
