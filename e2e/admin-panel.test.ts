@@ -134,10 +134,39 @@ describe('the admin panel in a real browser, against the running system (issue 1
     await page.emulateMedia({ colorScheme: 'dark' });
     await shot('user-profile-dark');
     await page.emulateMedia({ colorScheme: 'light' });
-    await page.setViewportSize({ width: 390, height: 844 });
-    await shot('user-profile-phone');
-    await page.setViewportSize({ width: 1280, height: 800 });
   }, 90_000);
+
+  it('on a phone, the profile fits the screen and shows the email as sent', async () => {
+    const width = 390;
+    const phone = await browser.newPage({
+      viewport: { width, height: 844 },
+      isMobile: true,
+      hasTouch: true,
+      storageState: await page.context().storageState(),
+    });
+    try {
+      await phone.goto(page.url());
+      const message = phone.getByRole('article', { name: 'Message Welcome, Ada Lovelace' });
+      await message.getByRole('button', { name: 'Show email' }).click();
+      const frame = message.getByTitle('Email as sent: Welcome, Ada Lovelace');
+      const greeting = message
+        .frameLocator('iframe[title="Email as sent: Welcome, Ada Lovelace"]')
+        .getByText('Hi Ada Lovelace, your code is 4711.');
+      await greeting.waitFor();
+      await frame.scrollIntoViewIfNeeded();
+      await expect(greeting.isVisible()).resolves.toBe(true);
+      const box = await frame.boundingBox();
+      expect(box!.x + box!.width).toBeLessThanOrEqual(width);
+      // Nothing on the page is wider than the screen (no sideways scrolling).
+      const pageWidth = await phone.evaluate(
+        () => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth,
+      );
+      expect(pageWidth).toBeLessThanOrEqual(width);
+      await phone.screenshot({ path: join(SCREENSHOTS, 'user-profile-phone.png') });
+    } finally {
+      await phone.close();
+    }
+  }, 60_000);
 
   it('unsubscribe and erase from the profile, the erase confirmed after naming the 2-day delay', async () => {
     await page.getByRole('button', { name: 'Unsubscribe' }).click();
