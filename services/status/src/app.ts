@@ -13,7 +13,7 @@ import { Monitor } from './engine/monitor';
 import { Persistence } from './engine/persistence';
 import { SnapshotFile } from './engine/snapshot-file';
 import { operatorApi } from './http/operator-api';
-import { publicRouter } from './http/public-router';
+import { outboxPathFor, publicRouter } from './http/public-router';
 import { DeferredSubscriberStore } from './model/deferred-subscriber-store';
 import { canaryProbe } from './probes/canary';
 import { pageProbe, readyzProbe } from './probes/http-probes';
@@ -155,6 +155,7 @@ export async function start({ config, logger, clock }: { config: StatusConfig; l
     ...(config.STATUS_SMTP_URL ? { smtpUrl: config.STATUS_SMTP_URL } : {}),
     ...(config.STATUS_MAIL_FROM ? { mailFrom: config.STATUS_MAIL_FROM } : {}),
     allowPrivateWebhooks: config.STATUS_WEBHOOK_ALLOW_PRIVATE,
+    outboxFile: outboxPathFor(config.STATUS_SNAPSHOT_FILE),
     logger,
   });
   app.use(publishing);

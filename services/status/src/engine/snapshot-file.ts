@@ -11,21 +11,24 @@ export const parseSaved = (text: string): SavedState =>
   ) as SavedState;
 
 /**
- * The state on disk: rewritten whole, to a temporary file renamed over the old one, so a crash
- * mid-write leaves the previous snapshot, never half of one.
+ * A value on disk as JSON: rewritten whole, to a temporary file renamed over the old one, so a
+ * crash mid-write leaves the previous value, never half of one.
  */
-export class SnapshotFile {
-  constructor(readonly path: string) {}
+export class JsonFile<T> {
+  constructor(
+    readonly path: string,
+    private readonly parse: (text: string) => T = (text) => JSON.parse(text) as T,
+  ) {}
 
-  async write(state: SavedState): Promise<void> {
+  async write(value: T): Promise<void> {
     await mkdir(dirname(this.path), { recursive: true });
     const temporary = `${this.path}.${process.pid}.tmp`;
-    await writeFile(temporary, JSON.stringify(state), { mode: 0o600 });
+    await writeFile(temporary, JSON.stringify(value), { mode: 0o600 });
     await rename(temporary, this.path);
   }
 
-  /** The saved state, or undefined when there is none yet (a first start). A damaged file throws. */
-  async read(): Promise<SavedState | undefined> {
+  /** The saved value, or undefined when there is none yet (a first start). A damaged file throws. */
+  async read(): Promise<T | undefined> {
     let text: string;
     try {
       text = await readFile(this.path, 'utf8');
@@ -33,6 +36,13 @@ export class SnapshotFile {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
     }
-    return parseSaved(text);
+    return this.parse(text);
+  }
+}
+
+/** The engine's state on disk, loaded at start so the page answers with the database down. */
+export class SnapshotFile extends JsonFile<SavedState> {
+  constructor(path: string) {
+    super(path, parseSaved);
   }
 }

@@ -12,6 +12,7 @@
  *     smtpUrl: config.STATUS_SMTP_URL,            // a relay separate from Postbus's own; no email subscriptions without it
  *     mailFrom: config.STATUS_MAIL_FROM,
  *     allowPrivateWebhooks: config.STATUS_WEBHOOK_ALLOW_PRIVATE, // tests only
+ *     outboxFile: outboxPathFor(config.STATUS_SNAPSHOT_FILE), // pending notifications, kept across restarts
  *     logger,
  *   });
  *   app.use(publishing);
@@ -28,11 +29,13 @@ import { atomFeed, componentBadge, overallBadge, rssFeed } from '../publish/feed
 import { escapeHtml, HTML_CSP, renderHistoryPage, renderIncidentPage, renderMessagePage, renderStatusPage } from '../publish/html';
 import { StatuspageView } from '../publish/statuspage';
 import { UnsafeWebhookError, WebhookAddressPolicy } from '../subscriptions/address-policy';
-import { StatusMailer } from '../subscriptions/email';
+import { JsonFile } from '../engine/snapshot-file';
+import { notificationMail, StatusMailer } from '../subscriptions/email';
+import { NotificationOutbox, type PendingNotification } from '../subscriptions/outbox';
 import { webhookPayload } from '../subscriptions/payloads';
 import type { Subscriber, SubscriberStore } from '../subscriptions/store';
 import { SubscriptionTokens } from '../subscriptions/tokens';
-import { WebhookDelivery } from '../subscriptions/webhooks';
+import { DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS, postNotification } from '../subscriptions/webhooks';
 
 export interface PublicRouterOptions {
   /** The page's public address, e.g. `https://status.example.com` (links in pages, feeds and mails). */
@@ -47,14 +50,17 @@ export interface PublicRouterOptions {
   mailFrom?: string;
   /** Allow webhooks to private and loopback addresses (tests, closed networks). */
   allowPrivateWebhooks?: boolean;
+  /** Milliseconds before each attempt of a notification (webhook or mail); Standard Webhooks' schedule by default. */
   webhookRetryScheduleMs?: number[];
+  /** Where pending notifications and their retries are kept across restarts; in memory only without it. */
+  outboxFile?: string;
   /** How long a confirmation link works; 7 days by default. */
   confirmTtlMs?: number;
   logger?: Logger;
 }
 
 export type PublicRouter = Router & {
-  /** Stops listening to the source, drops pending webhook retries, closes the SMTP transport. */
+  /** Stops listening to the source and sending (what is pending stays in the outbox file), closes the SMTP transport. */
   stop(): Promise<void>;
   /** Resolves when the notifications of every event so far have been handed on (tests wait on it). */
   idle(): Promise<void>;
@@ -81,14 +87,28 @@ export function publicRouter(source: StatusSource, options: PublicRouterOptions)
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const tokens = new SubscriptionTokens(options.tokenSecret);
   const policy = new WebhookAddressPolicy(options.allowPrivateWebhooks ?? false);
-  const webhooks = new WebhookDelivery({ policy, retryScheduleMs: options.webhookRetryScheduleMs, logger: options.logger });
+  const pageName = source.snapshot().page.name;
   const mailer = options.smtpUrl
-    ? new StatusMailer({
-        smtpUrl: options.smtpUrl,
-        from: options.mailFrom ?? `status@${new URL(baseUrl).hostname}`,
-        pageName: source.snapshot().page.name,
-      })
+    ? new StatusMailer({ smtpUrl: options.smtpUrl, from: options.mailFrom ?? `status@${new URL(baseUrl).hostname}`, pageName })
     : undefined;
+  const outbox = new NotificationOutbox({
+    subscribers: options.subscribers,
+    senders: {
+      webhook: async (subscriber, messageId, body) => {
+        const status = await postNotification(policy, subscriber, messageId, body);
+        return status !== null && status >= 200 && status < 300 ? 'delivered' : status === 410 ? 'gone' : 'failed';
+      },
+      email: async (subscriber, mail) => {
+        if (!mailer) return 'failed'; // started without STATUS_SMTP_URL while mails were pending: retried on the schedule
+        await mailer.send(subscriber.address, mail);
+        return 'delivered';
+      },
+    },
+    retryScheduleMs: options.webhookRetryScheduleMs ?? DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS,
+    ...(options.outboxFile ? { file: new JsonFile<PendingNotification[]>(options.outboxFile) } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
+  const resumed = outbox.resume();
   const confirmTtlMs = options.confirmTtlMs ?? 7 * 86_400_000;
   const unsubscribeUrl = (subscriber: Subscriber) =>
     `${baseUrl}/subscriptions/unsubscribe?token=${tokens.issue('unsubscribe', subscriber.id)}`;
@@ -377,24 +397,18 @@ export function publicRouter(source: StatusSource, options: PublicRouterOptions)
       const unsubscribe = unsubscribeUrl(subscriber);
       if (subscriber.kind === 'webhook') {
         const payload = webhookPayload(event, snapshot, baseUrl, unsubscribe);
-        if (payload) webhooks.deliver(subscriber, payload, () => void options.subscribers.remove(subscriber.id));
+        if (payload) await outbox.enqueue(subscriber.id, { kind: 'webhook', body: JSON.stringify(payload) });
         continue;
       }
       // Email subscribers hear about incidents and maintenance, not every component flap.
       if (event.kind === 'component' || !mailer) continue;
       const item = event.kind === 'incident' ? event.incident : event.maintenance;
-      try {
-        await mailer.sendNotification(subscriber.address, item, event.update, {
-          incident: `${baseUrl}/incidents/${encodeURIComponent(item.id)}`,
-          unsubscribe,
-        });
-      } catch (error) {
-        options.logger?.warn('status notification mail failed', { subscriberId: subscriber.id, error: (error as Error).message });
-      }
+      const links = { incident: `${baseUrl}/incidents/${encodeURIComponent(item.id)}`, unsubscribe };
+      await outbox.enqueue(subscriber.id, { kind: 'email', mail: notificationMail(pageName, item, event.update, links) });
     }
   };
 
-  let pending: Promise<void> = Promise.resolve();
+  let pending: Promise<void> = resumed;
   const removeListener = source.onEvent((event) => {
     // In order, one event at a time: a subscriber reads "resolved" after "investigating".
     pending = pending.then(() =>
@@ -408,8 +422,11 @@ export function publicRouter(source: StatusSource, options: PublicRouterOptions)
   router.stop = async () => {
     removeListener();
     await pending;
-    webhooks.stop();
+    await outbox.stop();
     mailer?.close();
   };
   return router;
 }
+
+/** The outbox file beside the snapshot file: `…/status-snapshot.json` → `…/status-snapshot-outbox.json`. */
+export const outboxPathFor = (snapshotFile: string): string => `${snapshotFile.replace(/\.json$/i, '')}-outbox.json`;

@@ -28,22 +28,14 @@ export class StatusMailer {
     });
   }
 
-  async sendNotification(
-    to: string,
-    item: Incident | Maintenance,
-    update: IncidentUpdate,
-    links: { incident: string; unsubscribe: string },
-  ): Promise<void> {
-    const { pageName } = this.options;
-    const kind = 'scheduledFor' in item ? 'Maintenance' : 'Incident';
-    const schedule =
-      'scheduledFor' in item ? `\nScheduled: ${item.scheduledFor.toISOString()} – ${item.scheduledUntil.toISOString()} (UTC)\n` : '';
+  /** Sends a notification rendered by notificationMail. */
+  async send(to: string, mail: NotificationMail): Promise<void> {
     await this.transport.sendMail({
       from: this.options.from,
       to,
-      subject: `[${pageName}] ${kind}: ${item.name} — ${update.status.replace('_', ' ')}`,
-      text: `${kind}: ${item.name}\nStatus: ${update.status.replace('_', ' ')}\n${schedule}\n${update.body}\n\n${update.at.toISOString()} (UTC)\n\nDetails: ${links.incident}\n\nUnsubscribe: ${links.unsubscribe}\n`,
-      list: { unsubscribe: { url: links.unsubscribe, comment: 'Unsubscribe' } },
+      subject: mail.subject,
+      text: mail.text,
+      list: { unsubscribe: { url: mail.unsubscribe, comment: 'Unsubscribe' } },
       headers: { 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
     });
   }
@@ -51,4 +43,27 @@ export class StatusMailer {
   close(): void {
     this.transport.close();
   }
+}
+
+/** A notification mail as rendered when its event happened: it waits in the outbox as it is, without its address. */
+export interface NotificationMail {
+  subject: string;
+  text: string;
+  unsubscribe: string;
+}
+
+export function notificationMail(
+  pageName: string,
+  item: Incident | Maintenance,
+  update: IncidentUpdate,
+  links: { incident: string; unsubscribe: string },
+): NotificationMail {
+  const kind = 'scheduledFor' in item ? 'Maintenance' : 'Incident';
+  const schedule =
+    'scheduledFor' in item ? `\nScheduled: ${item.scheduledFor.toISOString()} – ${item.scheduledUntil.toISOString()} (UTC)\n` : '';
+  return {
+    subject: `[${pageName}] ${kind}: ${item.name} — ${update.status.replace('_', ' ')}`,
+    text: `${kind}: ${item.name}\nStatus: ${update.status.replace('_', ' ')}\n${schedule}\n${update.body}\n\n${update.at.toISOString()} (UTC)\n\nDetails: ${links.incident}\n\nUnsubscribe: ${links.unsubscribe}\n`,
+    unsubscribe: links.unsubscribe,
+  };
 }

@@ -1,4 +1,8 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
 import http, { type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { Webhook } from 'standardwebhooks';
@@ -9,6 +13,7 @@ import { InMemorySubscriberStore } from './store';
 import { WebhookAddressPolicy } from './address-policy';
 
 interface Received {
+  url: string | undefined;
   headers: http.IncomingHttpHeaders;
   body: string;
 }
@@ -34,7 +39,7 @@ describe('webhook subscribers', () => {
       let body = '';
       req.on('data', (chunk: Buffer) => (body += chunk.toString()));
       req.on('end', () => {
-        received.push({ headers: req.headers, body });
+        received.push({ url: req.url, headers: req.headers, body });
         res.statusCode = answers.shift() ?? 200;
         res.end();
       });
@@ -107,6 +112,47 @@ describe('webhook subscribers', () => {
     const unsubscribed = await fetch(unsubscribe_url, { method: 'POST' });
     expect(unsubscribed.status).toBe(200);
     expect(await subscribers.listConfirmed()).toEqual([]);
+  });
+
+  it('when the service stops with a retry pending, then after its restart the retry goes out, with the same webhook-id and signed', async () => {
+    const store = new InMemorySubscriberStore();
+    const secret = `whsec_${randomBytes(24).toString('base64')}`;
+    await store.add({ kind: 'webhook', address: `${receiverUrl}/restart`, confirmedAt: new Date(), secret }, new Date());
+    const outboxFile = join(mkdtempSync(join(tmpdir(), 'status-webhooks-')), 'snapshot-outbox.json');
+    const startRouter = () =>
+      publicRouter(source, {
+        baseUrl: appUrl,
+        subscribers: store,
+        tokenSecret: 'a-test-secret-of-enough-length',
+        allowPrivateWebhooks: true,
+        webhookRetryScheduleMs: [0, 400],
+        outboxFile,
+      });
+    const toThisHook = () => received.filter((r) => r.url === '/restart');
+
+    answers = [500];
+    const before = startRouter();
+    const incident = openIncident(PREVIEW_NOW);
+    source.emit({ kind: 'incident', incident, update: incident.updates[0]! });
+    await waitFor(() => toThisHook().length === 1, { timeoutMs: 10_000, intervalMs: 20, what: 'the first attempt' });
+    await before.stop();
+    await new Promise((r) => setTimeout(r, 800));
+    expect(toThisHook()).toHaveLength(1); // stopped: its retry did not go
+
+    const after = startRouter();
+    try {
+      await waitFor(() => toThisHook().length === 2, { timeoutMs: 10_000, intervalMs: 20, what: 'the retry after the restart' });
+      const [first, retry] = toThisHook();
+      expect(retry!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
+      const verified = new Webhook(secret).verify(retry!.body, {
+        'webhook-id': String(retry!.headers['webhook-id']),
+        'webhook-timestamp': String(retry!.headers['webhook-timestamp']),
+        'webhook-signature': String(retry!.headers['webhook-signature']),
+      }) as any;
+      expect(verified.incident).toMatchObject({ id: 'inc-open' });
+    } finally {
+      await after.stop();
+    }
   });
 });
 
