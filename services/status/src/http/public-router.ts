@@ -54,6 +54,8 @@ export interface PublicRouterOptions {
   webhookRetryScheduleMs?: number[];
   /** Where pending notifications and their retries are kept across restarts; in memory only without it. */
   outboxFile?: string;
+  /** While the subscribers cannot be read (the database is down), notifications wait this long between tries; 5 s by default. */
+  lookupRetryMs?: number;
   /** How long a confirmation link works; 7 days by default. */
   confirmTtlMs?: number;
   logger?: Logger;
@@ -88,6 +90,7 @@ export function publicRouter(source: StatusSource, options: PublicRouterOptions)
   const tokens = new SubscriptionTokens(options.tokenSecret);
   const policy = new WebhookAddressPolicy(options.allowPrivateWebhooks ?? false);
   const pageName = source.snapshot().page.name;
+  const lookupRetryMs = options.lookupRetryMs ?? 5_000;
   const mailer = options.smtpUrl
     ? new StatusMailer({ smtpUrl: options.smtpUrl, from: options.mailFrom ?? `status@${new URL(baseUrl).hostname}`, pageName })
     : undefined;
@@ -105,6 +108,7 @@ export function publicRouter(source: StatusSource, options: PublicRouterOptions)
       },
     },
     retryScheduleMs: options.webhookRetryScheduleMs ?? DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS,
+    lookupRetryMs,
     ...(options.outboxFile ? { file: new JsonFile<PendingNotification[]>(options.outboxFile) } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
   });
@@ -390,9 +394,32 @@ export function publicRouter(source: StatusSource, options: PublicRouterOptions)
 
   // ---- Notifications --------------------------------------------------------------------------
 
+  let stopping = false;
+  let wakeUp: (() => void) | undefined;
+  /**
+   * Everyone to notify. While the database cannot be read this waits and tries again, holding the
+   * events after it in order: an outage of the database is just when its incident must go out.
+   * Null once the router stops (what was not handed to the outbox yet is not notified).
+   */
+  const confirmedSubscribers = async (): Promise<Subscriber[] | null> => {
+    for (let tries = 1; !stopping; tries++) {
+      try {
+        return await options.subscribers.listConfirmed();
+      } catch (error) {
+        if (tries === 1)
+          options.logger?.warn('the subscribers cannot be read; notifications wait for the database', { error: (error as Error).message });
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, lookupRetryMs);
+          wakeUp = () => (clearTimeout(timer), resolve());
+        });
+      }
+    }
+    return null;
+  };
+
   const notify = async (event: StatusEvent): Promise<void> => {
     const snapshot = source.snapshot();
-    const subscribers = await options.subscribers.listConfirmed();
+    const subscribers = (await confirmedSubscribers()) ?? [];
     for (const subscriber of subscribers) {
       const unsubscribe = unsubscribeUrl(subscriber);
       if (subscriber.kind === 'webhook') {
@@ -421,6 +448,8 @@ export function publicRouter(source: StatusSource, options: PublicRouterOptions)
   router.idle = () => pending;
   router.stop = async () => {
     removeListener();
+    stopping = true;
+    wakeUp?.();
     await pending;
     await outbox.stop();
     mailer?.close();

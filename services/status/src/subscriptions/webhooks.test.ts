@@ -156,6 +156,48 @@ describe('webhook subscribers', () => {
   });
 });
 
+describe('notifications while the database is down', () => {
+  it('when the subscribers cannot be read at the time of an event, then its notification waits for the database and goes out', async () => {
+    const received: string[] = [];
+    const receiver = http.createServer((req, res) => {
+      received.push(String(req.headers['webhook-id']));
+      req.resume();
+      res.end();
+    });
+    const receiverUrl = await listen(receiver);
+    const store = new InMemorySubscriberStore();
+    await store.add(
+      {
+        kind: 'webhook',
+        address: `${receiverUrl}/db-down`,
+        confirmedAt: new Date(),
+        secret: `whsec_${randomBytes(24).toString('base64')}`,
+      },
+      new Date(),
+    );
+    const listConfirmed = store.listConfirmed.bind(store);
+    let failures = 0;
+    store.listConfirmed = () => (failures++ < 3 ? Promise.reject(new Error('database down')) : listConfirmed());
+    const source = new FakeStatusSource(buildSnapshot());
+    const router = publicRouter(source, {
+      baseUrl: 'http://status.example',
+      subscribers: store,
+      tokenSecret: 'a-test-secret-of-enough-length',
+      allowPrivateWebhooks: true,
+      lookupRetryMs: 20,
+    });
+    try {
+      const incident = openIncident(PREVIEW_NOW);
+      source.emit({ kind: 'incident', incident, update: incident.updates[0]! });
+      await waitFor(() => received.length === 1, { timeoutMs: 10_000, intervalMs: 20, what: 'the notification once the database answers' });
+      expect(failures).toBe(4); // three refused reads, then the one that answered
+    } finally {
+      await router.stop();
+      await new Promise((r) => receiver.close(r));
+    }
+  });
+});
+
 describe('the webhook address policy', () => {
   it('refuses loopback, private and metadata addresses unless allowed', async () => {
     const policy = new WebhookAddressPolicy(false);

@@ -35,7 +35,7 @@ const isNamedBy = (user: UserDoc, projectId: string, ref: UserRef): boolean =>
  * The `_id` of the user a command creates, derived from the command: its redelivery after a crash
  * meets the document it stored before instead of storing a second one that no key would name.
  */
-export function userDocumentId(user: Pick<NewUser, 'projectId' | 'email' | 'createdBy'>): Types.ObjectId {
+function userDocumentId(user: Pick<NewUser, 'projectId' | 'email' | 'createdBy'>): Types.ObjectId {
   if (user.createdBy === null) return new Types.ObjectId();
   const digest = createHash('sha256').update(`${user.createdBy}\n${user.projectId}\n${user.email}`).digest();
   return new Types.ObjectId(digest.subarray(0, 12));
