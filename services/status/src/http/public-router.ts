@@ -99,7 +99,7 @@ export function publicRouter(source: StatusSource, options: PublicRouterOptions)
     senders: {
       webhook: async (subscriber, messageId, body) => {
         const status = await postNotification(policy, subscriber, messageId, body);
-        return status !== null && status >= 200 && status < 300 ? 'delivered' : status === 410 ? 'gone' : 'failed';
+        return status !== null && status >= 200 && status < 300 ? 'delivered' : status === 410 ? 'gone' : { failed: status };
       },
       email: async (subscriber, mail) => {
         if (!mailer) return 'failed'; // started without STATUS_SMTP_URL while mails were pending: retried on the schedule

@@ -24,8 +24,11 @@ export type PendingNotification = NotificationContent & {
 /** How an attempt ended: `gone` is a receiver asking to be unsubscribed (410). */
 export type AttemptOutcome = 'delivered' | 'gone' | 'failed';
 
+/** Why an attempt failed, for the logs: a status code, or an error's code (never its message, which may quote an address). */
+export type FailureReason = number | string | null;
+
 export interface NotificationSenders {
-  webhook(subscriber: Subscriber, messageId: string, body: string): Promise<AttemptOutcome>;
+  webhook(subscriber: Subscriber, messageId: string, body: string): Promise<AttemptOutcome | { failed: FailureReason }>;
   email(subscriber: Subscriber, mail: NotificationMail): Promise<AttemptOutcome>;
 }
 
@@ -150,13 +153,17 @@ export class NotificationOutbox {
     // Unsubscribed since (or a webhook whose secret cannot be opened: unsigned, its receiver would refuse it).
     if (!subscriber || (subscriber.kind === 'webhook' && !subscriber.secret)) return this.end(notification);
     let outcome: AttemptOutcome;
+    let reason: FailureReason = null;
     try {
-      outcome =
+      const result =
         notification.kind === 'webhook'
           ? await senders.webhook(subscriber, notification.id, notification.body)
           : await senders.email(subscriber, notification.mail);
-    } catch {
+      [outcome, reason] = typeof result === 'string' ? [result, null] : ['failed', result.failed];
+    } catch (error) {
       outcome = 'failed';
+      const { responseCode, code } = error as { responseCode?: number; code?: string };
+      reason = responseCode ?? code ?? null;
     }
     if (outcome === 'gone') {
       logger?.info('a status webhook receiver answered 410 Gone; it is unsubscribed', log);
@@ -166,10 +173,10 @@ export class NotificationOutbox {
     notification.attempts++;
     const wait = retryScheduleMs[notification.attempts];
     if (wait === undefined) {
-      logger?.warn('a status notification gave up', { ...log, attempts: notification.attempts });
+      logger?.warn('a status notification gave up', { ...log, attempts: notification.attempts, reason });
       return this.end(notification);
     }
-    logger?.info('a status notification failed; it is retried', { ...log, attempts: notification.attempts });
+    logger?.info('a status notification failed; it is retried', { ...log, attempts: notification.attempts, reason });
     notification.dueAt = this.now() + jitter(wait);
     await this.save();
     this.schedule(notification);
