@@ -153,7 +153,7 @@ export class NotificationOutbox {
     // Unsubscribed since (or a webhook whose secret cannot be opened: unsigned, its receiver would refuse it).
     if (!subscriber || (subscriber.kind === 'webhook' && !subscriber.secret)) return this.end(notification);
     let outcome: AttemptOutcome;
-    let reason: FailureReason = null;
+    let reason: FailureReason;
     try {
       const result =
         notification.kind === 'webhook'
