@@ -299,6 +299,9 @@ async function main(): Promise<void> {
       ...env,
       GATEWAY_URL: setting('GATEWAY_URL', gateway.url),
       STATUS_SNAPSHOT_FILE: setting('STATUS_SNAPSHOT_FILE', join(dataDir(), 'status-snapshot.json')),
+      // Locally its mails (subscription confirmations, notifications) land in the sink too; with a
+      // real relay it needs its own STATUS_SMTP_URL (a relay that is not the one it reports on).
+      ...(smtpGiven ? {} : { STATUS_SMTP_URL: setting('STATUS_SMTP_URL', env.SMTP_URL) }),
       ...canary,
     });
     services.push(status);
