@@ -37,6 +37,9 @@ import type { Subscriber, SubscriberStore } from '../subscriptions/store';
 import { SubscriptionTokens } from '../subscriptions/tokens';
 import { DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS, postNotification } from '../subscriptions/webhooks';
 
+/** A subscriber as notifications name it: their address and secret are read when a notification goes. */
+type SubscriberRef = Pick<Subscriber, 'id' | 'kind'>;
+
 export interface PublicRouterOptions {
   /** The page's public address, e.g. `https://status.example.com` (links in pages, feeds and mails). */
   baseUrl: string;
@@ -114,7 +117,7 @@ export function publicRouter(source: StatusSource, options: PublicRouterOptions)
   });
   const resumed = outbox.resume();
   const confirmTtlMs = options.confirmTtlMs ?? 7 * 86_400_000;
-  const unsubscribeUrl = (subscriber: Subscriber) =>
+  const unsubscribeUrl = (subscriber: Pick<Subscriber, 'id'>) =>
     `${baseUrl}/subscriptions/unsubscribe?token=${tokens.issue('unsubscribe', subscriber.id)}`;
 
   const router = express.Router() as PublicRouter;
@@ -397,17 +400,48 @@ export function publicRouter(source: StatusSource, options: PublicRouterOptions)
   let stopping = false;
   let wakeUp: (() => void) | undefined;
   /**
-   * Everyone to notify. While the database cannot be read this waits and tries again, holding the
-   * events after it in order: an outage of the database is just when its incident must go out.
-   * Null once the router stops (what was not handed to the outbox yet is not notified).
+   * The confirmed subscribers last read, by id and kind only (no address, no secret), kept in a
+   * file beside the outbox: an event during a database outage (just when its incident must go out)
+   * is queued for them at once, and their outbox entries wait for the database to be sent.
    */
-  const confirmedSubscribers = async (): Promise<Subscriber[] | null> => {
+  const lastReadFile = options.outboxFile
+    ? new JsonFile<SubscriberRef[]>(`${options.outboxFile.replace(/\.json$/i, '')}-subscribers.json`)
+    : undefined;
+  let lastRead: SubscriberRef[] | undefined;
+  const lastReadLoaded = (async () => {
+    try {
+      lastRead = await lastReadFile?.read();
+    } catch (error) {
+      options.logger?.warn('the file of the subscribers last read could not be read', { error: (error as Error).message });
+    }
+  })();
+  const remember = async (subscribers: Subscriber[]): Promise<void> => {
+    const refs = subscribers.map(({ id, kind }) => ({ id, kind }));
+    if (JSON.stringify(refs) === JSON.stringify(lastRead)) return;
+    lastRead = refs;
+    await lastReadFile?.write(refs).catch((error: unknown) => {
+      options.logger?.warn('the file of the subscribers last read could not be written', { error: (error as Error).message });
+    });
+  };
+  /**
+   * Everyone to notify. While the database cannot be read, the subscribers last read; with none
+   * read yet (a start with the database down), this waits and tries again, holding the events after
+   * it in order. Null once the router stops (what was not handed to the outbox yet is not notified).
+   */
+  const confirmedSubscribers = async (): Promise<SubscriberRef[] | null> => {
+    await lastReadLoaded;
     for (let tries = 1; !stopping; tries++) {
       try {
-        return await options.subscribers.listConfirmed();
+        const subscribers = await options.subscribers.listConfirmed();
+        await remember(subscribers);
+        return subscribers;
       } catch (error) {
         if (tries === 1)
-          options.logger?.warn('the subscribers cannot be read; notifications wait for the database', { error: (error as Error).message });
+          options.logger?.warn('the subscribers cannot be read', {
+            error: (error as Error).message,
+            notified: lastRead ? 'the subscribers last read' : 'everyone, once the database answers',
+          });
+        if (lastRead) return lastRead;
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, lookupRetryMs);
           wakeUp = () => (clearTimeout(timer), resolve());

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import http, { type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -193,6 +193,68 @@ describe('notifications while the database is down', () => {
       expect(failures).toBe(4); // three refused reads, then the one that answered
     } finally {
       await router.stop();
+      await new Promise((r) => receiver.close(r));
+    }
+  });
+});
+
+describe('notifications through a database outage and a restart', () => {
+  it('when the database goes down after the subscribers were read, then events are queued for them at once, across a restart, and go out once it answers', async () => {
+    const received: string[] = [];
+    const receiver = http.createServer((req, res) => {
+      received.push(String(req.headers['webhook-id']));
+      req.resume();
+      res.end();
+    });
+    const receiverUrl = await listen(receiver);
+    const store = new InMemorySubscriberStore();
+    await store.add(
+      { kind: 'webhook', address: `${receiverUrl}/outage`, confirmedAt: new Date(), secret: `whsec_${randomBytes(24).toString('base64')}` },
+      new Date(),
+    );
+    let down = false;
+    const refuse = () => Promise.reject(new Error('database down'));
+    const [listConfirmed, findById] = [store.listConfirmed.bind(store), store.findById.bind(store)];
+    store.listConfirmed = () => (down ? refuse() : listConfirmed());
+    store.findById = (id) => (down ? refuse() : findById(id));
+    const outboxFile = join(mkdtempSync(join(tmpdir(), 'status-outage-')), 'snapshot-outbox.json');
+    const source = new FakeStatusSource(buildSnapshot());
+    const startRouter = () =>
+      publicRouter(source, {
+        baseUrl: 'http://status.example',
+        subscribers: store,
+        tokenSecret: 'a-test-secret-of-enough-length',
+        allowPrivateWebhooks: true,
+        outboxFile,
+        lookupRetryMs: 20,
+      });
+    const incident = openIncident(PREVIEW_NOW);
+    const emit = (update: number) => source.emit({ kind: 'incident', incident, update: incident.updates[update]! });
+    const queued = () => (JSON.parse(readFileSync(outboxFile, 'utf8')) as unknown[]).length;
+
+    const before = startRouter();
+    emit(0);
+    await waitFor(() => received.length === 1, { timeoutMs: 10_000, intervalMs: 20, what: 'the notification before the outage' });
+    down = true;
+    emit(1);
+    await before.idle();
+    expect(queued()).toBe(1); // queued for the subscriber last read, waiting to read its address
+    await before.stop();
+
+    const after = startRouter(); // a new process, the database still down: it knows the subscribers from the file
+    try {
+      emit(0);
+      await waitFor(() => queued() === 2, { timeoutMs: 10_000, intervalMs: 20, what: 'the event during the outage, queued' });
+      expect(received).toHaveLength(1);
+      down = false;
+      await waitFor(() => received.length === 3, {
+        timeoutMs: 10_000,
+        intervalMs: 20,
+        what: 'both notifications once the database answers',
+      });
+      expect(new Set(received).size).toBe(3);
+    } finally {
+      await after.stop();
       await new Promise((r) => receiver.close(r));
     }
   });
