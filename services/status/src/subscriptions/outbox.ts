@@ -99,7 +99,7 @@ export class NotificationOutbox {
     this.schedule(notification);
   }
 
-  /** The notifications not yet ended (for tests and the logs). */
+  /** How many notifications have not ended yet (tests wait on it). */
   size(): number {
     return this.pending.size;
   }

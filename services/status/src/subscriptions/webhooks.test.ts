@@ -156,25 +156,24 @@ describe('webhook subscribers', () => {
   });
 });
 
+/** A receiver recording each delivery's webhook-id, and a store whose one confirmed webhook points at it. */
+async function subscribedReceiver() {
+  const received: string[] = [];
+  const receiver = http.createServer((req, res) => {
+    received.push(String(req.headers['webhook-id']));
+    req.resume();
+    res.end();
+  });
+  const receiverUrl = await listen(receiver);
+  const store = new InMemorySubscriberStore();
+  const secret = `whsec_${randomBytes(24).toString('base64')}`;
+  await store.add({ kind: 'webhook', address: `${receiverUrl}/hook`, confirmedAt: new Date(), secret }, new Date());
+  return { received, receiver, store };
+}
+
 describe('notifications while the database is down', () => {
   it('when the subscribers cannot be read at the time of an event, then its notification waits for the database and goes out', async () => {
-    const received: string[] = [];
-    const receiver = http.createServer((req, res) => {
-      received.push(String(req.headers['webhook-id']));
-      req.resume();
-      res.end();
-    });
-    const receiverUrl = await listen(receiver);
-    const store = new InMemorySubscriberStore();
-    await store.add(
-      {
-        kind: 'webhook',
-        address: `${receiverUrl}/db-down`,
-        confirmedAt: new Date(),
-        secret: `whsec_${randomBytes(24).toString('base64')}`,
-      },
-      new Date(),
-    );
+    const { received, receiver, store } = await subscribedReceiver();
     const listConfirmed = store.listConfirmed.bind(store);
     let failures = 0;
     store.listConfirmed = () => (failures++ < 3 ? Promise.reject(new Error('database down')) : listConfirmed());
@@ -196,22 +195,9 @@ describe('notifications while the database is down', () => {
       await new Promise((r) => receiver.close(r));
     }
   });
-});
 
-describe('notifications through a database outage and a restart', () => {
   it('when the database goes down after the subscribers were read, then events are queued for them at once, across a restart, and go out once it answers', async () => {
-    const received: string[] = [];
-    const receiver = http.createServer((req, res) => {
-      received.push(String(req.headers['webhook-id']));
-      req.resume();
-      res.end();
-    });
-    const receiverUrl = await listen(receiver);
-    const store = new InMemorySubscriberStore();
-    await store.add(
-      { kind: 'webhook', address: `${receiverUrl}/outage`, confirmedAt: new Date(), secret: `whsec_${randomBytes(24).toString('base64')}` },
-      new Date(),
-    );
+    const { received, receiver, store } = await subscribedReceiver();
     let down = false;
     const refuse = () => Promise.reject(new Error('database down'));
     const [listConfirmed, findById] = [store.listConfirmed.bind(store), store.findById.bind(store)];
