@@ -5,6 +5,7 @@ import { dlqOf, MessageSchemas, type MessageData, type MessageType } from '@post
 import type { Logger } from '@postbus/logger';
 import { fromKafkaMessage, type Envelope } from './envelope';
 import { isTransientError, PoisonMessageError } from './errors';
+import type { ConsumerMetrics } from './metrics';
 import type { Publisher } from './publisher';
 
 /** What a handler knows about the message it is handling besides its data. */
@@ -18,7 +19,7 @@ export interface MessageContext {
   topic: string;
   partition: number;
   offset: string;
-  /** Tells the broker this consumer is alive: a long handler (an erasure in chunks) calls it between chunks. */
+  /** Tells the broker this consumer is alive now; a timer does so anyway while a message is handled (see GroupTimings). */
   heartbeat?: () => Promise<void>;
 }
 
@@ -78,7 +79,7 @@ export interface ConsumerOptions {
   partitionsConsumedConcurrently?: number;
   /** A new group starts at the oldest message (default) or only reads what is published after it joined. */
   fromBeginning?: boolean;
-  /** The most messages one handleBatch() call gets: smaller runs commit (and free the partition) sooner. */
+  /** The most messages one handleBatch() call gets, whatever the time budget allows (see GroupTimings). */
   maxRunSize?: number;
   /** How long the broker may hold a fetch to gather `minBytes` (kafkajs's defaults: 5 s, 1 byte). */
   fetch?: FetchSettings;
@@ -91,6 +92,68 @@ export interface ConsumerOptions {
    * wait even with nothing to read).
    */
   gatherFetches?: FetchGathering;
+  /** Where the consumer reports its lag and rebalances; none in tools and tests that do not scrape. */
+  metrics?: ConsumerMetrics;
+}
+
+/**
+ * Group membership, and how much work a member takes on at once: the same for every consumer of
+ * every service.
+ *
+ * kafkajs heartbeats only when the consumer asks it to: between fetches, or when a handler calls
+ * heartbeat(). A member busy with one batch for longer than its session is evicted; its commits
+ * are then refused and the next member starts the same work over, which under a large backlog is a
+ * livelock. So:
+ * - While a batch is handled, a timer heartbeats every `heartbeatIntervalMs`. A member leaves its
+ *   group only when its process stops answering for `sessionTimeoutMs` (a crash, an event loop
+ *   frozen that long), and then its partitions move to the other members within that time. Ten
+ *   heartbeats fit in one session, so a few late timers on a busy machine never cost membership.
+ * - A run of messages is sized from how long the last runs of its handler took, to about
+ *   `runBudgetMs` of work (never more than the consumer's maxRunSize; `firstRunSize` before any
+ *   was measured), and each message's offset is committed as soon as its effect is stored. A
+ *   rebalance waits about one run at most for a member to let go of its partitions, and work
+ *   already stored is not done again by the next owner.
+ * - `rebalanceTimeoutMs` is how long a rebalance waits for the members to rejoin: many runs. A
+ *   member told of a rebalance stops between messages, and stops retrying a failing message,
+ *   which its partition's next owner gets again.
+ */
+export const GroupTimings = {
+  sessionTimeoutMs: 15_000,
+  heartbeatIntervalMs: 1_500,
+  rebalanceTimeoutMs: 30_000,
+  runBudgetMs: 1_000,
+  firstRunSize: 50,
+} as const;
+
+/** Sizes the runs of one handler to about a time budget, from the time per message measured so far. */
+export class RunSizer {
+  private msPerMessage: number | undefined;
+
+  constructor(
+    private readonly budgetMs: number,
+    private readonly max: number,
+    private readonly first: number,
+  ) {}
+
+  /** How many messages the next run may take. */
+  size(): number {
+    if (this.msPerMessage === undefined) return Math.max(1, Math.min(this.first, this.max));
+    return Math.max(1, Math.min(this.max, Math.floor(this.budgetMs / Math.max(this.msPerMessage, 0.001))));
+  }
+
+  /** A run of `messages` took `ms`: recent runs weigh most, so the size follows a change of load within a few runs. */
+  measured(messages: number, ms: number): void {
+    if (messages <= 0) return;
+    const sample = ms / messages;
+    this.msPerMessage = this.msPerMessage === undefined ? sample : 0.7 * this.msPerMessage + 0.3 * sample;
+  }
+}
+
+/** While a batch is handled: whether the member may go on, kept up to date by the heartbeat timer. */
+interface Membership {
+  /** The coordinator refused a heartbeat: a rebalance is under way, or the member is no longer known. */
+  lost: boolean;
+  stop(): void;
 }
 
 const ajv = addFormats(new Ajv({ allErrors: false, strict: false }));
@@ -112,7 +175,7 @@ export class MessageConsumer {
   private readonly consumer: Consumer;
   private readonly byTopicAndType = new Map<string, Map<string, Handler>>();
   private readonly policy: RetryPolicy;
-  private readonly maxRun: number;
+  private readonly runSizers = new Map<Handler, RunSizer>();
   private stopping = false;
 
   constructor(
@@ -120,8 +183,8 @@ export class MessageConsumer {
     private readonly options: ConsumerOptions,
   ) {
     this.policy = { attempts: 5, initialBackoffMs: 200, maxBackoffMs: 5000, ...options.retry };
-    this.maxRun = options.maxRunSize ?? 1_000;
     for (const handler of options.handlers) {
+      this.runSizers.set(handler, new RunSizer(GroupTimings.runBudgetMs, options.maxRunSize ?? 1_000, GroupTimings.firstRunSize));
       const topic = options.resolveTopic(handler.topic);
       const types = this.byTopicAndType.get(topic) ?? new Map<string, Handler>();
       if (types.has(handler.type)) throw new Error(`two handlers for ${handler.type} on ${handler.topic}`);
@@ -131,8 +194,9 @@ export class MessageConsumer {
     }
     this.consumer = kafka.consumer({
       groupId: options.groupId,
-      sessionTimeout: 15000,
-      heartbeatInterval: 1500,
+      sessionTimeout: GroupTimings.sessionTimeoutMs,
+      heartbeatInterval: GroupTimings.heartbeatIntervalMs,
+      rebalanceTimeout: GroupTimings.rebalanceTimeoutMs,
       allowAutoTopicCreation: false,
       ...(options.fetch ?? {}),
       retry: { initialRetryTime: 300, retries: 10 },
@@ -140,6 +204,8 @@ export class MessageConsumer {
   }
 
   async start(): Promise<void> {
+    const { metrics, groupId } = this.options;
+    if (metrics) this.consumer.on(this.consumer.events.GROUP_JOIN, () => metrics.joined(groupId));
     await this.consumer.connect();
     await this.consumer.subscribe({ topics: [...this.byTopicAndType.keys()], fromBeginning: this.options.fromBeginning ?? true });
     await this.consumer.run({
@@ -171,35 +237,71 @@ export class MessageConsumer {
   private async eachBatch(payload: EachBatchPayload): Promise<void> {
     const { batch } = payload;
     const heartbeat = () => payload.heartbeat();
-    let run: Decoded[] = [];
-    // A run is handled, then its offsets are resolved and committed: never before the effect is stored.
-    const finishRun = async () => {
-      if (run.length === 0) return;
-      await this.handleRun(run, heartbeat);
-      payload.resolveOffset(run[run.length - 1]!.message.offset);
-      run = [];
-      await payload.commitOffsetsIfNecessary();
-      await heartbeat();
-    };
-    for (const message of batch.messages) {
-      if (!payload.isRunning() || payload.isStale() || this.stopping) break;
-      const decoded = await this.decode(batch.topic, batch.partition, message);
-      if (decoded?.handler.handleBatch) {
-        if (run.length > 0 && (run[0]!.handler !== decoded.handler || run.length >= this.maxRun)) await finishRun();
-        run.push(decoded);
-        continue;
-      }
-      await finishRun();
-      if (decoded) await this.handleOne(decoded, heartbeat);
+    const membership = this.keepMembership(payload);
+    const canGoOn = () => payload.isRunning() && !payload.isStale() && !this.stopping && !membership.lost;
+    const { metrics, groupId } = this.options;
+    const reportLag = (next: number) => metrics?.setLag(groupId, batch.topic, batch.partition, Number(batch.highWatermark) - next);
+    // Each message's offset is resolved once its effect is stored, and committed at once if due.
+    const stored = async (message: KafkaMessage) => {
       payload.resolveOffset(message.offset);
+      reportLag(Number(message.offset) + 1);
       await payload.commitOffsetsIfNecessary();
-      await heartbeat();
+    };
+    reportLag(Number(batch.firstOffset() ?? batch.highWatermark));
+    try {
+      let run: Decoded[] = [];
+      for (const message of batch.messages) {
+        if (!canGoOn()) return;
+        const decoded = await this.decode(batch.topic, batch.partition, message, heartbeat);
+        if (decoded?.handler.handleBatch) {
+          const current = run[0]?.handler;
+          if (current && (current !== decoded.handler || run.length >= this.runSizers.get(current)!.size())) {
+            if (!(await this.handleRun(run, canGoOn, stored))) return;
+            run = [];
+          }
+          run.push(decoded);
+          continue;
+        }
+        if (run.length > 0 && !(await this.handleRun(run, canGoOn, stored))) return;
+        run = [];
+        if (decoded && !(await this.handleOne(decoded, canGoOn))) return;
+        await stored(message);
+      }
+      if (run.length > 0 && canGoOn()) await this.handleRun(run, canGoOn, stored);
+    } finally {
+      membership.stop();
     }
-    if (!this.stopping && payload.isRunning() && !payload.isStale()) await finishRun();
   }
 
-  private async handleRun(run: Decoded[], heartbeat: () => Promise<void>): Promise<void> {
+  /**
+   * Heartbeats on a timer while the batch is handled, however long its handlers take; a refused
+   * heartbeat marks the membership lost, so that the batch stops at the next message and the
+   * member rejoins (kafkajs commits what was resolved before the rebalance).
+   */
+  private keepMembership(payload: EachBatchPayload): Membership {
+    const { logger, metrics, groupId } = this.options;
+    const membership: Membership = { lost: false, stop: () => clearInterval(timer) };
+    const timer = setInterval(() => {
+      payload.heartbeat().catch((error: unknown) => {
+        if (membership.lost) return;
+        membership.lost = true;
+        metrics?.heartbeatFailures.inc({ group: groupId });
+        logger.info('heartbeat refused while handling a batch: stopping it to rejoin the group', {
+          group: groupId,
+          reason: (error as { type?: string }).type ?? (error as Error).message,
+        });
+      });
+    }, GroupTimings.heartbeatIntervalMs);
+    return membership;
+  }
+
+  /**
+   * Handles a run of one handler's messages: the handler's batch path, then what it left one by
+   * one, in order. Offsets go forward as messages are stored; false when the member must stop.
+   */
+  private async handleRun(run: Decoded[], canGoOn: () => boolean, stored: (message: KafkaMessage) => Promise<void>): Promise<boolean> {
     const handler = run[0]!.handler;
+    const started = performance.now();
     let leftover: number[];
     if (run.length === 1 || !handler.handleBatch) {
       leftover = run.map((_, i) => i);
@@ -215,11 +317,28 @@ export class MessageConsumer {
         leftover = run.map((_, i) => i);
       }
     }
-    for (const i of leftover) await this.handleOne(run[i]!, heartbeat);
+    let handled = run.length;
+    for (const i of [...new Set(leftover)].sort((a, b) => a - b)) {
+      // Everything before this message is stored: the batch path did it, or the one-by-one path before.
+      if (i > 0) await stored(run[i - 1]!.message);
+      if (!canGoOn() || !(await this.handleOne(run[i]!, canGoOn))) {
+        handled = i;
+        break;
+      }
+    }
+    this.runSizers.get(handler)!.measured(handled, performance.now() - started);
+    if (handled < run.length) return false;
+    await stored(run[run.length - 1]!.message);
+    return true;
   }
 
   /** Reads and validates a message; a message that breaks the contract goes to the DLQ (undefined). */
-  private async decode(topic: string, partition: number, message: KafkaMessage): Promise<Decoded | undefined> {
+  private async decode(
+    topic: string,
+    partition: number,
+    message: KafkaMessage,
+    heartbeat: () => Promise<void>,
+  ): Promise<Decoded | undefined> {
     let envelope: Envelope;
     try {
       envelope = fromKafkaMessage(message.headers, message.value);
@@ -247,32 +366,33 @@ export class MessageConsumer {
       topic,
       partition,
       offset: message.offset,
+      heartbeat,
     };
     return { handler, envelope, ctx, message };
   }
 
-  private async handleOne({ handler, envelope, ctx, message }: Decoded, heartbeat: () => Promise<void>): Promise<void> {
+  /** Handles one message with retries; false when the member must stop first (the message goes to the partition's next owner). */
+  private async handleOne({ handler, envelope, ctx, message }: Decoded, canGoOn: () => boolean): Promise<boolean> {
     const { topic, partition } = ctx;
     // The message's ids on every line about it, named here: no context travels implicitly (see createLogger).
     const about = { requestId: envelope.requestId, eventId: envelope.id, eventType: envelope.type, topic, offset: message.offset };
     const { logger } = this.options;
     for (let attempt = 1; ; attempt++) {
       try {
-        await handler.handle(envelope.data as never, { ...ctx, heartbeat });
-        return;
+        await handler.handle(envelope.data as never, ctx);
+        return true;
       } catch (error) {
         const transient = isTransientError(error);
         const poison = error instanceof PoisonMessageError;
         if (poison || (!transient && attempt >= this.policy.attempts)) {
           logger.error('message failed, moved to the DLQ', { ...about, error, attempt });
           await this.toDlq(topic, partition, message, (error as Error).message);
-          return;
+          return true;
         }
-        if (this.stopping) throw error; // not committed: redelivered to the next owner of the partition
+        if (!canGoOn()) return false; // not committed: redelivered to the next owner of the partition
         const backoff = Math.min(this.policy.maxBackoffMs, this.policy.initialBackoffMs * 2 ** (attempt - 1));
         logger.warn('message failed, retrying', { ...about, error: (error as Error).message, attempt, transient, backoffMs: backoff });
         await sleep(backoff);
-        await heartbeat();
       }
     }
   }

@@ -1,13 +1,17 @@
 import { parse, toSeconds } from 'iso8601-duration';
 import { ConfigResourceTypes, type Admin, type Kafka } from 'kafkajs';
+import type { Registry } from 'prom-client';
 import { dlqOf, PersonalDataTopics, topicName } from '@postbus/contracts';
 import type { Logger } from '@postbus/logger';
 import { MessageConsumer, type ConsumerOptions, type FetchGathering, type FetchSettings } from './consumer';
 import { createKafka, kafkaConnection, type KafkaConnection, type KafkaSettings } from './kafka';
+import { consumerGroupHasPassed } from './lag';
+import { ConsumerMetrics } from './metrics';
 import { Publisher } from './publisher';
 
 export {
   defineHandler,
+  GroupTimings,
   MessageConsumer,
   type BatchItem,
   type FetchGathering,
@@ -17,6 +21,7 @@ export {
 } from './consumer';
 export { Publisher, type PublishOptions } from './publisher';
 export { kafkaConnection, type KafkaConnection, type KafkaSettings } from './kafka';
+export { consumerGroupHasPassed, consumerGroupLag, type GroupLag } from './lag';
 export { BusUnavailableError, NotYetKnownError, PoisonMessageError, isTransientError } from './errors';
 export { erasureParticipant } from './erasure';
 export { knownUserHandlers, type UserDirectory } from './known-users';
@@ -40,6 +45,8 @@ export interface BusOptions extends KafkaConnection {
   fetch?: Record<FetchGathering, FetchSettings>;
   /** retention.ms of the topics that carry personal data and of their DLQs (contracts' PersonalDataTopics); the broker's default when absent. */
   piiRetentionMs?: number;
+  /** The service's metrics registry: its consumers report their lag and rebalances there. */
+  metrics?: Registry;
 }
 
 export interface TopicSpec {
@@ -91,9 +98,12 @@ export class Bus {
   readonly kafka: Kafka;
   readonly publisher: Publisher;
   private readonly consumers: MessageConsumer[] = [];
+  private readonly consumerMetrics: ConsumerMetrics | undefined;
+  private progressAdmin: Promise<Admin> | undefined;
 
   constructor(private readonly options: BusOptions) {
     this.kafka = createKafka(options, options.service.replace(/\W+/g, '-'), options.logger);
+    this.consumerMetrics = options.metrics ? new ConsumerMetrics(options.metrics) : undefined;
     this.publisher = new Publisher(this.kafka, {
       source: options.service,
       logger: options.logger,
@@ -198,9 +208,10 @@ export class Bus {
   }
 
   /** Starts a consumer group member running the handlers; the group name gets the namespace too. */
-  async consume(options: Omit<ConsumerOptions, 'publisher' | 'resolveTopic' | 'logger' | 'fetch'>): Promise<MessageConsumer> {
+  async consume(options: Omit<ConsumerOptions, 'publisher' | 'resolveTopic' | 'logger' | 'fetch' | 'metrics'>): Promise<MessageConsumer> {
     const consumer = new MessageConsumer(this.kafka, {
       ...options,
+      ...(this.consumerMetrics ? { metrics: this.consumerMetrics } : {}),
       groupId: topicName(options.groupId, this.options.namespace),
       ...(options.gatherFetches && this.options.fetch ? { fetch: this.options.fetch[options.gatherFetches] } : {}),
       logger: this.options.logger,
@@ -219,9 +230,27 @@ export class Bus {
     return consumer;
   }
 
+  /**
+   * Whether a consumer group (the namespace applied) has handled every message published to the
+   * topics before `time`: e.g. whether a create that a waiting command depends on can still come.
+   */
+  async groupHasPassed(groupId: string, topics: string[], time: Date): Promise<boolean> {
+    this.progressAdmin ??= (async () => {
+      const admin = this.kafka.admin();
+      await admin.connect();
+      return admin;
+    })();
+    const admin = await this.progressAdmin.catch((error: unknown) => {
+      this.progressAdmin = undefined;
+      throw error;
+    });
+    return consumerGroupHasPassed(admin, this.resolveTopic(groupId), topics.map(this.resolveTopic), time);
+  }
+
   /** Stops consuming (the message in hand finishes), then flushes and closes the publisher. */
   async close(): Promise<void> {
     await Promise.all(this.consumers.map((c) => c.stop()));
+    await this.progressAdmin?.then((admin) => admin.disconnect()).catch(() => undefined);
     await this.publisher.close();
   }
 }

@@ -36,7 +36,7 @@ export function metricsRouter(registry: Registry): Router {
 /** A metrics registry per process (never the global one), with Node's default metrics. */
 export function createMetricsRegistry(service: string): Registry {
   const registry = new Registry();
-  registry.setDefaultLabels({ service });
+  registry.setDefaultLabels({ service: service.replace(/-/g, '_') });
   collectDefaultMetrics({ register: registry });
   return registry;
 }

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import express, { type RequestHandler } from 'express';
+import type { Registry } from 'prom-client';
 import type { QueryAuditMode } from '@postbus/db';
 import type { Logger } from '@postbus/logger';
 import { auditQueries } from './query-audit';
@@ -23,6 +24,8 @@ export function startInternalServer(options: {
   /** Mounted after the token check, in order. */
   handlers: RequestHandler[];
   logger: Logger;
+  /** The registry /metrics serves (the bus's consumers report there); a new one with Node's defaults when absent. */
+  metrics?: Registry;
 }): Promise<{ server: Server; port: number }> {
   const { service, config, logger } = options;
   const app = express();
@@ -30,7 +33,7 @@ export function startInternalServer(options: {
   app.use(requestId);
   app.use(auditQueries(config.QUERY_AUDIT));
   app.use(healthRouter(service, options.checks));
-  app.use(metricsRouter(createMetricsRegistry(service.replace(/-/g, '_'))));
+  app.use(metricsRouter(options.metrics ?? createMetricsRegistry(service)));
   app.use('/internal', requireInternalToken({ secret: internalApiSecret(config.INTERNAL_API_SECRET, logger), audience: service }));
   for (const handler of options.handlers) app.use(handler);
   app.use(notFoundHandler);

@@ -4,7 +4,7 @@ import cron from 'node-cron';
 import { Bus, busOptions, knownUserHandlers } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
 import { connectDb, pingDb } from '@postbus/db';
-import { closeServer, startInternalServer } from '@postbus/http';
+import { closeServer, createMetricsRegistry, startInternalServer } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import type { ErasureConfig } from './config';
 import { Erasures } from './erasures';
@@ -29,7 +29,9 @@ export async function start({ config, logger }: { config: ErasureConfig; logger:
   const repository = new ErasureRepository(db, participants);
   await repository.init();
 
-  const bus = new Bus({ ...busOptions(config), service: 'postbus/erasure', logger });
+  const metrics = createMetricsRegistry('erasure');
+
+  const bus = new Bus({ ...busOptions(config), service: 'postbus/erasure', logger, metrics });
   await bus.ensureTopics([{ topic: Topics.ErasureCommands }, { topic: Topics.ErasureEvents }, { topic: Topics.UserEvents }]);
   await bus.publisher.connect();
   const erasures = new Erasures({
@@ -63,6 +65,7 @@ export async function start({ config, logger }: { config: ErasureConfig; logger:
   await runDue();
 
   const { server, port } = await startInternalServer({
+    metrics,
     service: 'erasure',
     config,
     checks: { database: () => pingDb(db), bus: () => bus.publisher.healthy() },

@@ -71,7 +71,14 @@ const USAGE_RETENTION_MS = 60 * 60 * 1000;
 /** Starts the gateway: its database, the bus publisher and the public HTTP API. */
 export async function start({ config, logger }: { config: GatewayConfig; logger: Logger }): Promise<Gateway> {
   const db = await connectDb({ url: config.MONGO_URL, dbName: config.GATEWAY_DB_NAME });
-  const bus = new Bus({ ...busOptions(config), service: 'postbus/gateway', logger, ackTimeoutMs: config.KAFKA_ACK_TIMEOUT_MS });
+  const registry = createMetricsRegistry('gateway');
+  const bus = new Bus({
+    ...busOptions(config),
+    service: 'postbus/gateway',
+    logger,
+    ackTimeoutMs: config.KAFKA_ACK_TIMEOUT_MS,
+    metrics: registry,
+  });
   await bus.ensureTopics([
     { topic: Topics.UserCommands },
     { topic: Topics.EmailCommands },
@@ -185,7 +192,6 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
 
   const auth = authenticate(keyCheck, sessions, new AuthFailureLimit(counters, config.AUTH_FAILURE_LIMIT_PER_MINUTE));
   const limit = rateLimit(counters, config.RATE_LIMIT_PER_SECOND);
-  const registry = createMetricsRegistry('gateway');
   const app = express();
   app.disable('x-powered-by');
   if (config.TRUST_PROXY) app.set('trust proxy', /^\d+$/.test(config.TRUST_PROXY) ? Number(config.TRUST_PROXY) : config.TRUST_PROXY);

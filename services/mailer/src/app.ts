@@ -3,7 +3,7 @@ import { Bus, busOptions } from '@postbus/bus';
 import { Topics, type MessageStatus } from '@postbus/contracts';
 import { SecretBox, TrackingTokens } from '@postbus/crypto';
 import { connectDb, pingDb } from '@postbus/db';
-import { closeServer, startInternalServer } from '@postbus/http';
+import { closeServer, createMetricsRegistry, startInternalServer } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import type { MailerConfig } from './config';
 import { Deliverer } from './delivery/deliverer';
@@ -46,7 +46,9 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
   rollups.start();
   const erasure = new MailerErasure({ store, lists, suppressions, retries, done: erasuresDone });
 
-  const bus = new Bus({ ...busOptions(config), service: 'postbus/mailer', logger });
+  const metrics = createMetricsRegistry('mailer');
+
+  const bus = new Bus({ ...busOptions(config), service: 'postbus/mailer', logger, metrics });
   await bus.ensureTopics([
     { topic: Topics.EmailCommands },
     { topic: Topics.Catalog, compacted: true },
@@ -124,6 +126,7 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
   retention.start();
 
   const { server, port } = await startInternalServer({
+    metrics,
     service: 'mailer',
     config,
     checks: { database: () => pingDb(db), bus: () => bus.publisher.healthy() },

@@ -1,7 +1,7 @@
 import { Bus, busOptions, knownUserHandlers } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
 import { connectDb, KnownUsers, pingDb } from '@postbus/db';
-import { closeServer, startInternalServer } from '@postbus/http';
+import { closeServer, createMetricsRegistry, startInternalServer } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import type { PaymentsConfig } from './config';
 import { erasureHandlers, paymentHandlers } from './handlers';
@@ -23,7 +23,9 @@ export async function start({ config, logger }: { config: PaymentsConfig; logger
   const users = new KnownUsers(db);
   await Promise.all([payments.init(), users.init()]);
 
-  const bus = new Bus({ ...busOptions(config), service: 'postbus/payments', logger });
+  const metrics = createMetricsRegistry('payments');
+
+  const bus = new Bus({ ...busOptions(config), service: 'postbus/payments', logger, metrics });
   await bus.ensureTopics([
     { topic: Topics.PaymentCommands },
     { topic: Topics.PaymentEvents },
@@ -44,6 +46,7 @@ export async function start({ config, logger }: { config: PaymentsConfig; logger
   ]);
 
   const { server, port } = await startInternalServer({
+    metrics,
     service: 'payments',
     config,
     checks: { database: () => pingDb(db), bus: () => bus.publisher.healthy() },

@@ -1,7 +1,7 @@
 import { Bus, busOptions } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
 import { connectDb, pingDb } from '@postbus/db';
-import { closeServer, startInternalServer } from '@postbus/http';
+import { closeServer, createMetricsRegistry, startInternalServer } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import type { UsersConfig } from './config';
 import { erasureHandlers, userHandlers } from './handlers';
@@ -24,7 +24,9 @@ export async function start({ config, logger }: { config: UsersConfig; logger: L
   const users = new UserRepository(userModels(db));
   await users.init();
 
-  const bus = new Bus({ ...busOptions(config), service: 'postbus/users', logger });
+  const metrics = createMetricsRegistry('users');
+
+  const bus = new Bus({ ...busOptions(config), service: 'postbus/users', logger, metrics });
   await bus.ensureTopics([
     { topic: Topics.UserCommands },
     { topic: Topics.UserEvents },
@@ -32,12 +34,20 @@ export async function start({ config, logger }: { config: UsersConfig; logger: L
     { topic: Topics.ErasureEvents },
   ]);
   await bus.publisher.connect();
-  const commands = new UserCommands({ users, publisher: bus.publisher, logger, retryWindowMs: config.USER_UPDATE_RETRY_WINDOW_MS });
+  const groupId = 'postbus-users';
+  const commands = new UserCommands({
+    users,
+    publisher: bus.publisher,
+    logger,
+    retryWindowMs: config.USER_UPDATE_RETRY_WINDOW_MS,
+    // Creates come as user commands, and as triggers (implicit registration).
+    createsHandledUpTo: (time) => bus.groupHasPassed(groupId, [Topics.UserCommands, Topics.EmailCommands], time),
+  });
   const erasure = new UserErasure({ users, logger });
   // One group: every consumer group costs the broker a fetch loop (measured: two more groups cut
   // mail throughput by a fifth), and the erasure topic is quiet.
   await bus.consume({
-    groupId: 'postbus-users',
+    groupId,
     // Every trigger comes here too, but no mail waits for its registration: fetches wait longer and gather more.
     gatherFetches: 'off-send-path',
     handlers: [...userHandlers(commands), ...erasureHandlers(erasure, bus.publisher)],
@@ -64,6 +74,7 @@ export async function start({ config, logger }: { config: UsersConfig; logger: L
   scheduleSweep();
 
   const { server, port } = await startInternalServer({
+    metrics,
     service: 'users',
     config,
     checks: { database: () => pingDb(db), bus: () => bus.publisher.healthy() },

@@ -10,7 +10,7 @@ import {
   type UserUpdateCommand,
 } from '@postbus/contracts';
 import type { Logger } from '@postbus/logger';
-import { planFieldChanges } from './domain/fields';
+import { fieldsThatChange, planFieldChanges } from './domain/fields';
 import { refKey, type NewUser, type UserRepository } from './model/user.repository';
 import type { ParkedCommandDoc, UserDoc } from './model/user.schema';
 
@@ -27,6 +27,11 @@ export interface UserCommandsDeps {
   logger: Logger;
   /** How long an update for an unknown user waits for the user's create. */
   retryWindowMs: number;
+  /**
+   * Whether every create published before `time` has been handled (the users group's progress on
+   * the topics that carry creates). Absent: the window alone decides, as if the group kept up.
+   */
+  createsHandledUpTo?: (time: Date) => Promise<boolean>;
   now?: () => Date;
 }
 
@@ -71,11 +76,8 @@ export class UserCommands {
       return this.emitCreated(existing, origin);
     }
     await this.drainParked(existing); // commands accepted before this create go first
-    // Creating a user that exists merges what the create carries, like an update.
-    const merge = {
-      ...(cmd.fields ?? {}),
-      ...(cmd.userId !== undefined && existing.userId !== cmd.userId ? { user_id: cmd.userId } : {}),
-    };
+    // Creating a user that exists merges what the create carries, like an update, where it differs.
+    const merge = fieldsThatChange(existing, { ...(cmd.fields ?? {}), ...(cmd.userId !== undefined ? { user_id: cmd.userId } : {}) });
     if (Object.keys(merge).length > 0) await this.applyUpdate(existing, { user: { email: cmd.email }, fields: merge }, origin);
   }
 
@@ -98,9 +100,10 @@ export class UserCommands {
     await this.whenUserExists({ type: 'user.unsubscribe', data: cmd }, ctx, (user, origin) => this.applyUnsubscribe(user, cmd, origin));
   }
 
-  /** Retries parked commands: applies those whose user now exists, rejects those past the window. */
+  /** Retries parked commands: applies those whose user now exists, rejects those that waited long enough (see waitedEnough). */
   async sweepParked(limit = 100): Promise<number> {
     let handled = 0;
+    const waitedEnough = this.waitedEnough();
     for (const parked of await this.deps.users.oldestParked(limit)) {
       const waiting = parked as unknown as WaitingCommand & ParkedCommandDoc;
       const user = await this.deps.users.findByRef(parked.projectId, waiting.data.user);
@@ -109,7 +112,7 @@ export class UserCommands {
         // Parked under a ref whose list lost it (a trim raced the park): applied on its own.
         if (await this.deps.users.parkedById(parked.commandId)) await this.applyParked(user, parked);
         handled++;
-      } else if (this.expired(waiting.data.acceptedAt)) {
+      } else if (await waitedEnough(waiting.data.acceptedAt)) {
         await this.reject(
           parked.projectId,
           waiting.data.user,
@@ -133,8 +136,8 @@ export class UserCommands {
     const origin = { commandId: ctx.id, requestId: ctx.requestId };
     const user = await this.deps.users.findByRef(projectId, ref);
     if (!user) {
-      if (this.expired(acceptedAt)) return this.reject(projectId, ref, command.type, origin, 'user_not_found');
-      // The create may be on another partition: wait for it instead of blocking this one.
+      // The create may be on another partition, or still queued behind a backlog: the command
+      // waits for it instead of blocking this partition; the sweep rejects it once it waited enough.
       await this.deps.users.park({
         commandId: ctx.id,
         projectId,
@@ -240,7 +243,24 @@ export class UserCommands {
     });
   }
 
-  private expired(acceptedAt: string | Date): boolean {
-    return this.now().getTime() - new Date(acceptedAt).getTime() > this.deps.retryWindowMs;
+  /**
+   * For one sweep: whether a command accepted at `acceptedAt` has waited long enough for its
+   * user's create. The window must have passed, and every create published within it must have
+   * been handled: after a backlog (a deploy, an outage) a create accepted before the command may
+   * still be queued minutes later, and the window alone would reject a command that is about to
+   * apply. Answers are monotonic in time, so one sweep asks the broker about as few times as it can.
+   */
+  private waitedEnough(): (acceptedAt: string | Date) => Promise<boolean> {
+    let passed = -Infinity;
+    let notPassed = Infinity;
+    return async (acceptedAt) => {
+      const upTo = new Date(acceptedAt).getTime() + this.deps.retryWindowMs;
+      if (this.now().getTime() <= upTo || upTo >= notPassed) return false;
+      if (upTo <= passed || !this.deps.createsHandledUpTo) return true;
+      const handled = await this.deps.createsHandledUpTo(new Date(upTo));
+      if (handled) passed = upTo;
+      else notPassed = upTo;
+      return handled;
+    };
   }
 }

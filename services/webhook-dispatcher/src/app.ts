@@ -3,7 +3,7 @@ import { Bus, busOptions, erasureParticipant } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
 import { SecretBox } from '@postbus/crypto';
 import { connectDb, pingDb } from '@postbus/db';
-import { closeServer, startInternalServer } from '@postbus/http';
+import { closeServer, createMetricsRegistry, startInternalServer } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import { retrySchedule, type DispatcherConfig } from './config';
 import { DeliveryWorker } from './delivery/worker';
@@ -48,7 +48,9 @@ export async function start({ config, logger }: { config: DispatcherConfig; logg
     lookup: policy.lookup,
   });
 
-  const bus = new Bus({ ...busOptions(config), service: 'postbus/webhook-dispatcher', logger });
+  const metrics = createMetricsRegistry('webhook-dispatcher');
+
+  const bus = new Bus({ ...busOptions(config), service: 'postbus/webhook-dispatcher', logger, metrics });
   await bus.ensureTopics([
     { topic: Topics.Catalog, compacted: true },
     { topic: Topics.EmailEvents },
@@ -83,6 +85,7 @@ export async function start({ config, logger }: { config: DispatcherConfig; logg
   retention.start();
 
   const { server, port } = await startInternalServer({
+    metrics,
     service: 'webhook-dispatcher',
     config,
     checks: { database: () => pingDb(db), bus: () => bus.publisher.healthy() },

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { STANDARD_ATTRIBUTE_NAMES, type StandardAttributeName } from '@postbus/contracts';
 
 export interface FieldChanges {
@@ -28,3 +29,20 @@ export function planFieldChanges(fields: Record<string, unknown>): FieldChanges 
 }
 
 export const uidKeyOf = (email: string, userId: string | null | undefined): string => (userId ? `uid:${userId}` : `email:${email}`);
+
+/** What a user holds now, as far as `fields` can name it: user_id, the standard attributes and the custom fields. */
+export type CurrentFields = Partial<Record<StandardAttributeName, unknown>> & { userId: string | null; fields: Record<string, unknown> };
+
+/**
+ * The fields that would change the user: those equal to what the user holds already are left out
+ * (a removal of what is absent included). Every trigger for a known user carries what it knows of
+ * the user; nearly always that is what is stored, and then nothing is written and no event goes.
+ */
+export function fieldsThatChange(current: CurrentFields, fields: Record<string, unknown>): Record<string, unknown> {
+  const changing: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(fields)) {
+    const held = name === 'user_id' ? current.userId : isStandard(name) ? (current[name] ?? null) : (current.fields[name] ?? null);
+    if (!isDeepStrictEqual(held, value ?? null)) changing[name] = value;
+  }
+  return changing;
+}
