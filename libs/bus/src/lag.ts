@@ -10,13 +10,17 @@ export interface GroupLag {
 
 /**
  * The lag of a consumer group read from the broker: each partition's end offset minus the group's
- * committed offset, over the topics its members subscribe to (or, with no member, those it has
- * committed on). A partition the group has committed nothing on yet lags by all it holds:
- * Postbus's groups read from the beginning.
+ * committed offset, over the topics its members subscribe to and `topics` (or, with neither, those
+ * it has committed on: a group whose members are all gone can lag on a topic it never committed
+ * on, which only `topics` names). A partition the group has committed nothing on yet lags by all
+ * it holds: Postbus's groups read from the beginning.
  */
-export async function consumerGroupLag(admin: Admin, groupId: string): Promise<GroupLag> {
+export async function consumerGroupLag(admin: Admin, groupId: string, topics: string[] = []): Promise<GroupLag> {
   const [group] = (await admin.describeGroups([groupId])).groups;
-  const subscribed = new Set(group?.members.flatMap((m) => AssignerProtocol.MemberMetadata.decode(m.memberMetadata)?.topics ?? []));
+  const subscribed = new Set([
+    ...topics,
+    ...(group?.members.flatMap((m) => AssignerProtocol.MemberMetadata.decode(m.memberMetadata)?.topics ?? []) ?? []),
+  ]);
   const committed = await admin.fetchOffsets({ groupId, ...(subscribed.size > 0 ? { topics: [...subscribed] } : {}) });
   const partitions: GroupLag['partitions'] = [];
   for (const { topic, partitions: offsets } of committed) {

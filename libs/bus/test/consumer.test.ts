@@ -24,12 +24,11 @@ async function busWith(namespace: string, metrics?: Registry): Promise<Bus> {
   return bus;
 }
 
-const creates = (bus: Bus, count: number) =>
-  Promise.all(
-    Array.from({ length: count }, (_, i) =>
-      bus.publisher.publish(Topics.UserCommands, 'user.create', `p:${i}`, { projectId: 'p', email: `u${i}@example.com` }),
-    ),
-  );
+/** `count` creates, each under its own key, or all under `key` (one user's commands: handled in order). */
+const creates = async (bus: Bus, count: number, key?: string) => {
+  for (let i = 0; i < count; i++)
+    await bus.publisher.publish(Topics.UserCommands, 'user.create', key ?? `p:${i}`, { projectId: 'p', email: `u${i}@example.com` });
+};
 
 const metricValue = async (registry: Registry, name: string): Promise<number> => {
   const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === name);
@@ -93,7 +92,7 @@ describe('a consumer under work that outlasts its session', () => {
     const namespace = uniqueName('one-by-one');
     const bus = await busWith(namespace);
     try {
-      await creates(bus, 30);
+      await creates(bus, 30, 'p:one-user');
       let handled = 0;
       await bus.consume({
         groupId: 'one-by-one',
@@ -109,7 +108,7 @@ describe('a consumer under work that outlasts its session', () => {
           }),
         ],
       });
-      // 30 messages at 200 ms: the run lasts 6 s, and its first messages are committed well before.
+      // One key's 30 messages at 200 ms, in order: the run lasts 6 s, and its first messages are committed well before.
       const midway = await waitFor(
         async () => {
           const lag = (await consumerGroupLag(admin, `one-by-one.${namespace}`)).total;
@@ -123,6 +122,49 @@ describe('a consumer under work that outlasts its session', () => {
         what: 'the whole run committed',
       });
       expect(handled).toBe(30);
+    } finally {
+      await bus.close();
+    }
+  }, 60_000);
+
+  it('messages left to one-by-one handling go side by side across keys, and in order within a key', async () => {
+    const namespace = uniqueName('side-by-side');
+    const bus = await busWith(namespace);
+    try {
+      // Two users, 20 commands each, interleaved in the partition.
+      for (let i = 0; i < 20; i++) {
+        for (const user of ['a', 'b'])
+          await bus.publisher.publish(Topics.UserCommands, 'user.create', `p:${user}`, {
+            projectId: 'p',
+            email: `${user}${i}@example.com`,
+          });
+      }
+      const seen: Record<string, number[]> = { a: [], b: [] };
+      let inFlight = 0;
+      let mostInFlight = 0;
+      await bus.consume({
+        groupId: 'side-by-side',
+        handlers: [
+          defineHandler({
+            topic: Topics.UserCommands,
+            type: 'user.create',
+            async handle(data) {
+              mostInFlight = Math.max(mostInFlight, ++inFlight);
+              await sleep(20 + Math.random() * 30);
+              seen[data.email[0]!]!.push(Number(data.email.slice(1).split('@')[0]));
+              inFlight--;
+            },
+            handleBatch: (items) => Promise.resolve(items.map((_, i) => i)),
+          }),
+        ],
+      });
+      await waitFor(async () => (await consumerGroupLag(admin, `side-by-side.${namespace}`)).total === 0, {
+        timeoutMs: 20_000,
+        what: 'all 40 committed',
+      });
+      const inOrder = Array.from({ length: 20 }, (_, i) => i);
+      expect(seen).toEqual({ a: inOrder, b: inOrder });
+      expect(mostInFlight).toBe(2);
     } finally {
       await bus.close();
     }

@@ -108,6 +108,7 @@ export async function start({ config, logger, clock }: { config: StatusConfig; l
         .filter(Boolean)
         .map((g) => topicName(g, config.KAFKA_NAMESPACE)),
       lagDegraded: config.STATUS_CONSUMER_LAG_DEGRADED,
+      stuckChecks: config.STATUS_CONSUMER_STUCK_CHECKS,
       ...every,
     }),
     mongoProbe({
@@ -130,7 +131,7 @@ export async function start({ config, logger, clock }: { config: StatusConfig; l
       }),
     );
   } else {
-    engine.markUnknown(
+    engine.markNotMonitored(
       ComponentIds.sendDelay,
       'the canary is not configured (STATUS_CANARY_CLIENT_ID, _API_KEY, _PROJECT_ID, _EMAIL_KEY, _TO)',
     );

@@ -83,6 +83,11 @@ export const StatusConfig = Type.Object({
     default: 10_000,
     description: 'messages a consumer group may lag behind before it counts as degraded',
   }),
+  STATUS_CONSUMER_STUCK_CHECKS: Type.Integer({
+    minimum: 2,
+    default: 6,
+    description: "checks in a row a consumer group's committed offsets may stand still while messages wait before it counts as stuck",
+  }),
   STATUS_CONSUMER_GROUPS: Type.String({
     default:
       'postbus-users,postbus-mailer-triggers,postbus-mailer-projections,postbus-webhooks,postbus-webhooks-projects,postbus-payments,postbus-payments-users,postbus-erasure,postbus-erasure-users',

@@ -48,6 +48,12 @@ export interface ComponentState {
   lastCheckAt: Date | null;
   /** Why, in one line for operators (e.g. "readyz: kafka not connected"). Never PII or secrets. */
   detail: string;
+  /**
+   * False when nothing is set up to check it (the canary without its settings): operators see it
+   * as not reporting, with the reason; the public page and the overall status leave it out, since
+   * a check nobody configured says nothing about the service.
+   */
+  monitored?: boolean;
 }
 
 /** One probe's verdict; every one is kept for the history (bounded to the 90 days). */

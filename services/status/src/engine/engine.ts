@@ -201,6 +201,16 @@ export class StatusEngine implements StatusSource {
     this.publishComponent(tracked, detail);
   }
 
+  /** A component no probe is configured for (see ComponentState.monitored). */
+  markNotMonitored(componentId: string, detail: string): void {
+    const tracked = this.components.get(componentId);
+    if (!tracked) return;
+    tracked.damping = initialDamping('unknown');
+    tracked.state = { ...tracked.state, monitored: false };
+    this.publishComponent(tracked, detail);
+    this.changed();
+  }
+
   recordCanary(sample: CanarySample): void {
     const cutoff = this.clock().getTime() - CANARY_KEPT_MS;
     this.canary = [...this.canary.filter((s) => s.at.getTime() >= cutoff), sample];

@@ -1,11 +1,15 @@
 import { Kafka, logLevel, type Admin, type SASLOptions } from 'kafkajs';
-import type { KafkaConnection } from '@postbus/bus';
+import { consumerGroupLag, type GroupLag, type KafkaConnection } from '@postbus/bus';
 import type { Probe, ProbeOutcome } from './probe';
 import { reason, verdict } from './probe';
 
 /**
  * Kafka's metadata (the cluster answers and has brokers) and the lag of each consumer group
- * (messages waiting behind its committed offsets). Without a broker the lag is unknown, not fine.
+ * (messages waiting behind its committed offsets). A group whose committed offsets have not moved
+ * for `stuckChecks` checks in a row while messages wait is stuck, which is worse than behind: a
+ * large lag that shrinks is a backlog draining, one that never moves is work nobody does (a
+ * group that keeps pace with its input holds its lag steady, so its offsets are what tell).
+ * Without a broker the lag is unknown, not fine.
  */
 export function kafkaProbe(options: {
   kafkaComponentId: string;
@@ -13,6 +17,7 @@ export function kafkaProbe(options: {
   connection: KafkaConnection;
   groups: string[];
   lagDegraded: number;
+  stuckChecks: number;
   intervalMs: number;
   timeoutMs: number;
 }): Probe {
@@ -29,19 +34,14 @@ export function kafkaProbe(options: {
   });
   let admin: Admin | undefined;
 
-  const lagOf = async (connected: Admin, groupId: string): Promise<number> => {
-    const committed = await connected.fetchOffsets({ groupId });
-    let lag = 0;
-    for (const { topic, partitions } of committed) {
-      const ends = await connected.fetchTopicOffsets(topic);
-      for (const partition of partitions) {
-        const end = Number(ends.find((e) => e.partition === partition.partition)?.high ?? 0);
-        const at = Number(partition.offset);
-        // -1: nothing committed yet; the group reads from the end (latest) or has not started.
-        if (at >= 0) lag += Math.max(0, end - at);
-      }
-    }
-    return lag;
+  /** Per group: its committed offsets at the last check, and for how many checks in a row they stood still while messages waited. */
+  const progress = new Map<string, { committed: number; still: number }>();
+  const stillFor = (lag: GroupLag): number => {
+    const committed = lag.partitions.reduce((sum, p) => sum + Math.max(0, p.committed), 0);
+    const before = progress.get(lag.groupId);
+    const still = lag.total > 0 && before?.committed === committed ? before.still + 1 : 0;
+    progress.set(lag.groupId, { committed, still });
+    return still;
   };
 
   return {
@@ -65,13 +65,24 @@ export function kafkaProbe(options: {
           latency,
         );
         try {
-          const lags = await Promise.all(options.groups.map(async (group) => [group, await lagOf(connected, group)] as const));
-          const behind = lags.filter(([, lag]) => lag > options.lagDegraded);
-          const worst = Math.max(0, ...lags.map(([, lag]) => lag));
+          const lags = await Promise.all(options.groups.map((group) => consumerGroupLag(connected, group)));
+          const stuck = lags.filter((lag) => stillFor(lag) >= options.stuckChecks);
+          const behind = lags.filter((lag) => lag.total > options.lagDegraded);
+          const worst = Math.max(0, ...lags.map((lag) => lag.total));
           const lagCheck =
-            behind.length > 0
-              ? verdict(options.lagComponentId, 'degraded_performance', `behind: ${behind.map(([g, l]) => `${g} ${l}`).join(', ')}`)
-              : verdict(options.lagComponentId, 'operational', `largest lag ${worst} message(s) over ${lags.length} group(s)`);
+            stuck.length > 0
+              ? verdict(
+                  options.lagComponentId,
+                  'partial_outage',
+                  `stuck: ${stuck.map((l) => `${l.groupId} ${l.total}`).join(', ')} waiting, no progress in ${options.stuckChecks} checks`,
+                )
+              : behind.length > 0
+                ? verdict(
+                    options.lagComponentId,
+                    'degraded_performance',
+                    `behind: ${behind.map((l) => `${l.groupId} ${l.total}`).join(', ')}`,
+                  )
+                : verdict(options.lagComponentId, 'operational', `largest lag ${worst} message(s) over ${lags.length} group(s)`);
           return [kafkaCheck, lagCheck];
         } catch (error) {
           return [kafkaCheck, { componentId: options.lagComponentId, at: new Date(), unknown: `lag not readable: ${reason(error)}` }];

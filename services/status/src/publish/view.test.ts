@@ -81,3 +81,25 @@ describe('the overall indicator', () => {
     expect(overallStatus(buildSnapshot({ statuses }))).toMatchObject({ indicator, description });
   });
 });
+
+describe('a component nothing is set up to check', () => {
+  const unmonitored = () => {
+    const snapshot = buildSnapshot({ statuses: { 'tracking.links': 'unknown' } });
+    snapshot.components = snapshot.components.map((c) =>
+      c.id === 'tracking.links' ? { ...c, monitored: false, detail: 'not configured' } : c,
+    );
+    return snapshot;
+  };
+
+  it('is no outage to the public: the overall status leaves it out', () => {
+    expect(overallStatus(unmonitored())).toMatchObject({ indicator: 'none', description: 'All Systems Operational', stale: false });
+  });
+
+  it('is not a line of the public page, while operators still see it with the reason', () => {
+    expect(statusLines(unmonitored(), 'public').map((l) => l.id)).not.toContain('tracking.links');
+    expect(statusLines(unmonitored(), 'operator').find((l) => l.id === 'tracking.links')).toMatchObject({
+      status: 'unknown',
+      detail: 'not configured',
+    });
+  });
+});

@@ -74,7 +74,7 @@ export interface OverallStatus {
  * Statuspage's page does.
  */
 export function overallStatus(snapshot: StatusSnapshot): OverallStatus {
-  const statuses = snapshot.components.map((component) => component.status);
+  const statuses = snapshot.components.filter((component) => component.monitored !== false).map((component) => component.status);
   const fromComponents = worstImpact(statuses.map((status) => STATUS_IMPACT[status]));
   const fromIncidents = worstImpact(openIncidents(snapshot).map((incident) => incident.impact));
   const indicator = worstImpact([fromComponents, fromIncidents]);
@@ -144,6 +144,7 @@ export function statusLines(snapshot: StatusSnapshot, view: 'public' | 'operator
   const lines: StatusLine[] = [];
   const folded = new Map<ComponentGroup, StatusLine[]>();
   for (const definition of ordered) {
+    if (states.get(definition.id)?.monitored === false) continue; // nothing checks it: nothing to tell the public
     if (definition.public) lines.push(lineOf(definition));
     else folded.set(definition.group, [...(folded.get(definition.group) ?? []), lineOf(definition)]);
   }
