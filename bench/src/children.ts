@@ -1,7 +1,7 @@
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { portOpen, repoRoot, startService, waitFor } from '@postbus/testing';
+import { portOpen, repoRoot, startService, waitFor, type SmtpSink } from '@postbus/testing';
 import type { Baseline } from './baselines';
 
 /** A process the benchmark started and must stop. */
@@ -53,6 +53,16 @@ export function profilerFor(runId: string): (name: string, env: Record<string, s
         }
       : env;
 }
+
+/** The SMTP sink as a Child of a benchmark, for the CPU figures and the stop at the end. */
+export const sinkChild = (sink: SmtpSink): Child => ({
+  name: 'smtp-sink',
+  url: sink.httpUrl,
+  pid: sink.process.child.pid,
+  log: join(logDir, 'smtp-sink.log'),
+  exited: new Promise((resolve) => sink.process.child.once('exit', (code, signal) => resolve(`exited with ${code ?? signal}`))),
+  stop: () => sink.process.stop(),
+});
 
 /** services/<name>/dist/main.js, ready when its /readyz answers 200; logs to .data/logs/<logName>.log. */
 export async function startPostbusService(name: string, port: number, env: Record<string, string>, logName: string): Promise<Child> {

@@ -38,9 +38,8 @@ import {
   waitFor,
   type LocalComponent,
   type LocalDnsServer,
-  type SmtpSink,
 } from '@postbus/testing';
-import { startPostbusService, type Child } from './children';
+import { sinkChild, startPostbusService } from './children';
 import { ApiSurface, measureReads, ReadClient, type ReadResult, type ReadSpec, type SkippedRead } from './data-reads';
 import { compareReads, formatMarkdown, GOALS, type DataBenchResults, type ErasureRun, type Phase, type SinkRun } from './data-report';
 import { idOf, runSeed, seedAvailable, seedPlans, type SeedOutcome, type SeedSizes } from './data-seeds';
@@ -52,7 +51,6 @@ import { latencyOf } from './stats';
 import { matchDeliveries, readSink, TriggerClient, waitForSinkCount } from './triggers';
 
 const STARTED = Date.now();
-const logDir = join(repoRoot, '.data', 'logs');
 const progress = (message: string) => console.log(`[data ${((Date.now() - STARTED) / 1000).toFixed(1).padStart(6)} s] ${message}`);
 
 const DEFAULT_SIZES: SeedSizes = {
@@ -132,16 +130,6 @@ function optionsOf(argv: string[]): Options {
     seed: !values['no-seed'],
   };
 }
-
-/** The sink as a Child of the run, stopped with the rest. */
-const sinkChild = (sink: SmtpSink): Child => ({
-  name: 'smtp-sink',
-  url: sink.httpUrl,
-  pid: sink.process.child.pid,
-  log: join(logDir, 'smtp-sink.log'),
-  exited: new Promise((resolve) => sink.process.child.once('exit', (code, signal) => resolve(`exited with ${code ?? signal}`))),
-  stop: () => sink.process.stop(),
-});
 
 /** A webhook receiver that answers every POST 204 and counts them. */
 async function startWebhookReceiver(): Promise<{ server: Server; url: string; received: () => number }> {

@@ -14,7 +14,6 @@
  *                         direct) to .data/profiles/<run>/
  */
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import {
   call,
   defaultKafkaBrokers,
@@ -30,9 +29,8 @@ import {
   uniqueName,
   type LocalDnsServer,
   type SinkClient,
-  type SmtpSink,
 } from '@postbus/testing';
-import { forkChild, profilerFor, startPostbusService, type Child } from './children';
+import { forkChild, profilerFor, sinkChild, startPostbusService } from './children';
 import { BenchRun, runBench, saveResults } from './run';
 import { infraPids, measureCpu } from './cpu';
 import { DbCounters } from './db-counters';
@@ -68,21 +66,10 @@ const SMTP_POOL = 8;
 /** Messages of each Postbus run read back through the API (each read costs the mailer a few collection scans on FerretDB). */
 const RECORD_SAMPLE = 25;
 const STARTED = Date.now();
-const logDir = join(repoRoot, '.data', 'logs');
 
 const progress = (message: string) => console.log(`[mailer ${((Date.now() - STARTED) / 1000).toFixed(1).padStart(5)} s] ${message}`);
 
 const lat = (l: { p50: number; p99: number; max: number }) => `p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms`;
-
-/** The sink as a Child of the benchmark, for the CPU figures and the stop at the end. */
-const sinkChild = (sink: SmtpSink): Child => ({
-  name: 'smtp-sink',
-  url: sink.httpUrl,
-  pid: sink.process.child.pid,
-  log: join(logDir, 'smtp-sink.log'),
-  exited: new Promise((resolve) => sink.process.child.once('exit', (code, signal) => resolve(`exited with ${code ?? signal}`))),
-  stop: () => sink.process.stop(),
-});
 
 function deliveryCheck(triggers: readonly Trigger[], matched: ReturnType<typeof matchDeliveries>): DeliveryCheck {
   const statusCodes: Record<string, number> = {};

@@ -51,6 +51,12 @@ const ANCHORED_MARK = '~anchored';
 /** How long a cached head is trusted before the list's tail is read again (retention may have moved it). */
 const HEAD_TTL_MS = 60 * 60 * 1000;
 const MAX_CACHED_HEADS = 50_000;
+/**
+ * Entries this process wrote or read, kept to serve the newest pages without a read each. An
+ * entry never changes (its number is never used again, even after a trim), and one gone since
+ * (trimmed here or by another instance) lies below the list's tail, which every page reads fresh.
+ */
+const MAX_CACHED_ENTRIES = 50_000;
 
 /**
  * Many append-only lists (a project's messages, one recipient's messages, an endpoint's
@@ -67,6 +73,7 @@ const MAX_CACHED_HEADS = 50_000;
 export class SequenceLists {
   private readonly Slot;
   private readonly heads = new Map<string, { seq: number; at: number }>();
+  private readonly entries = new Map<string, ListEntry>();
   /**
    * A trim keeps a list's first slot, blanked. So in a collection where that has always held (one
    * empty when this code first met it), a free first slot means a list that never had an entry,
@@ -146,7 +153,11 @@ export class SequenceLists {
         if (taken.has(k)) {
           this.heads.delete(item.list); // another instance got there first: find the head again
           searched.add(item.list);
-        } else this.remember(item.list, seqs[pending[k]!]!);
+        } else {
+          const seq = seqs[pending[k]!]!;
+          this.remember(item.list, seq);
+          this.keep(item.list, { seq, at: item.at, value: item.value });
+        }
       }
       // A list whose first live entry this was is new (or emptied by retention): retention must find it.
       const registered = this.registered;
@@ -186,8 +197,9 @@ export class SequenceLists {
 
   /** The newest entries first, `limit` at most, skipping numbers whose entry is gone. */
   async page(list: string, options: PageOptions): Promise<ListPage> {
-    const tail = await this.tail(list);
-    let hi = options.beforeSeq !== undefined ? options.beforeSeq - 1 : await this.head(list);
+    // Side by side: the head this process remembers is checked without the tail.
+    const [tail, top] = await Promise.all([this.tail(list), options.beforeSeq !== undefined ? options.beforeSeq - 1 : this.head(list)]);
+    let hi = top;
     if (options.to && hi >= tail) hi = await this.lastAtOrBefore(list, options.to, tail, hi);
     const entries: ListEntry[] = [];
     while (hi >= tail && entries.length < options.limit) {
@@ -206,8 +218,17 @@ export class SequenceLists {
 
   /** The entry at one number, or null. */
   async entry(list: string, seq: number): Promise<ListEntry | null> {
+    const known = this.entries.get(entryId(list, seq));
+    if (known) return known;
     const doc = await this.Slot.findById(entryId(list, seq)).lean<SlotDoc>().exec();
-    return doc?.t && doc.v !== undefined ? { seq, at: doc.t, value: doc.v } : null;
+    if (!doc?.t || doc.v === undefined) return null;
+    return this.keep(list, { seq, at: doc.t, value: doc.v });
+  }
+
+  private keep(list: string, entry: ListEntry): ListEntry {
+    if (this.entries.size >= MAX_CACHED_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(entryId(list, entry.seq), entry);
+    return entry;
   }
 
   /** The head this process remembers of the list, while it may still be trusted as a starting point. */
@@ -296,6 +317,7 @@ export class SequenceLists {
 
   /** Deletes a list's entries, except its first slot, which is blanked (see `anchored`). */
   private async removeEntries(list: string, seqs: number[]): Promise<void> {
+    for (const seq of seqs) this.entries.delete(entryId(list, seq));
     if (seqs.includes(1)) await this.Slot.replaceOne({ _id: entryId(list, 1) }, {}).exec();
     await this.deleteIds(seqs.filter((seq) => seq !== 1).map((seq) => entryId(list, seq)));
   }

@@ -1,6 +1,6 @@
 import type { Message, MessageContent, MessageStatus } from '@postbus/contracts';
 import { UnprocessableError } from '@postbus/errors';
-import { toMessage } from './http/internal-api';
+import { messageView } from './domain/message-view';
 import { hasStatusList, listNames, type MessageLists } from './model/message-lists';
 import type { MessageStore } from './model/messages';
 
@@ -39,8 +39,9 @@ function decodeCursor(cursor: string): number {
 
 /**
  * The message log as clients read it: one message by id, and pages of a project's messages
- * newest first. Every read is a point read by `_id`: the message, its timeline (probed ids) and
- * the entries of the list that serves the filter (see MessageLists).
+ * newest first. Every read is a point read by `_id`: the entries of the list that serves the
+ * filter (see MessageLists), then each message's summary, or for one still in delivery the message
+ * and its timeline (probed ids).
  */
 export class MessageLog {
   constructor(
@@ -48,9 +49,12 @@ export class MessageLog {
     private readonly lists: MessageLists,
   ) {}
 
+  /** One read for a message whose delivery is over (its summary); the message and its timeline's probes otherwise. */
   async message(projectId: string, id: string): Promise<Message | null> {
+    const summary = await this.store.summary(projectId, id);
+    if (summary) return summary;
     const [message, timeline] = await Promise.all([this.store.message(projectId, id), this.store.timeline(id)]);
-    return message ? toMessage(message, timeline) : null;
+    return message ? messageView(message, timeline) : null;
   }
 
   /**

@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { ListAppend } from '@postbus/db';
+import { summaryOf } from './domain/message-view';
 import { listNames, type MessageLists } from './model/message-lists';
-import { deliveryEventId, engagementEventId, type EventDoc, type MessageDoc, type MessageStore } from './model/messages';
+import { deliveryEventId, engagementEventId, type EventDoc, type MessageDoc, type MessageStore, type SummaryDoc } from './model/messages';
 import type { StatusRollups } from './model/rollups';
 import { engagementKey } from './timeline';
 
@@ -33,7 +34,7 @@ const messageIdOf = (run: string, n: number): string => `msg_${createHash('sha25
 
 /**
  * Writes what the mailer's write paths write for `count` sent messages (each sent, opened and clicked): the
- * message, its delivery event and engagement entry, its list entries (`sent` has no status list:
+ * message, its delivery event and engagement entries, its summary, its list entries (`sent` has no status list:
  * see hasStatusList) and the rollups, in bulk inserts through the service's own classes. Messages are in acceptance
  * order, so the lists are too; each recipient's and user's list is appended in one go (a list's
  * head is probed once), the project's and the emails' in chunks.
@@ -60,6 +61,7 @@ export async function seedMessages(
   for (let start = 0; start < total; start += CHUNK) {
     const messages: MessageDoc[] = [];
     const events: EventDoc[] = [];
+    const summaries: SummaryDoc[] = [];
     const ordered: ListAppend[] = [];
     for (let n = start; n < Math.min(total, start + CHUNK); n++) {
       const acceptedAt = new Date(now - span + Math.floor((span * n) / total));
@@ -123,6 +125,7 @@ export async function seedMessages(
           count: 1,
         },
       );
+      summaries.push(summaryOf(message, events.slice(-3)));
       ordered.push(
         { list: listNames.project(projectId), at: acceptedAt, value: message._id },
         { list: listNames.emailKey(projectId, emailKey), at: acceptedAt, value: message._id },
@@ -139,6 +142,7 @@ export async function seedMessages(
     }
     await store.insertNew(messages);
     await store.append(events);
+    await store.keepSummaries(summaries);
     await lists.lists.append(ordered);
     result.seeded.messages += messages.length;
     result.seeded.events += events.length;

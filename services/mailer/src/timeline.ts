@@ -3,14 +3,17 @@ import type { Publisher } from '@postbus/bus';
 import { Topics, type MessageEvent, type TimelineEventName } from '@postbus/contracts';
 import { GroupCommit, KeyedSerializer } from '@postbus/db';
 import type { Outcome } from './delivery/deliverer';
+import { queuedEntry, summaryOf } from './domain/message-view';
 import {
   contentDoc,
   deliveryEventId,
   engagementEventId,
+  isTerminal,
   type ContentDoc,
   type EventDoc,
   type MessageDoc,
   type MessageStore,
+  type SummaryDoc,
 } from './model/messages';
 import type { RetryQueue } from './model/retries';
 
@@ -34,6 +37,8 @@ interface DeliveryRecord {
   event: EventDoc;
   /** The rendered email, when this attempt rendered one. */
   content?: ContentDoc;
+  /** The message as read once its delivery ended, when this attempt ended it. */
+  summary?: SummaryDoc;
 }
 
 export class Timeline {
@@ -61,12 +66,14 @@ export class Timeline {
     // The rendered emails go in the same group as the outcomes, side by side with their insert:
     // no round trip added to the send path. Their loss fails nothing (the message log shows no
     // body): an outcome must not wait for, nor be split from its group by, a display copy.
+    // Summaries follow their outcomes (a crash in between leaves a message read from its parts).
     this.writer = new GroupCommit(async (records) => {
       const contents = records.flatMap((r) => (r.content ? [r.content] : []));
       const [stored] = await Promise.all([
         appendNew(records.map((r) => r.event)),
         store.keepContents(contents).catch((error: unknown) => this.onContentLost(error, contents.length)),
       ]);
+      await store.keepSummaries(records.flatMap((r) => (r.summary ? [r.summary] : [])));
       return stored;
     });
     this.engagements = new GroupCommit(appendNew);
@@ -91,7 +98,12 @@ export class Timeline {
     if (event === 'deferred')
       await this.retries.schedule(message._id, attempt + 1, new Date(Date.now() + retryDelayMs(this.policy, attempt)));
     const content = outcome.content ? contentDoc(message._id, outcome.content) : undefined;
-    if (!(await this.writer.add({ event: doc, ...(content ? { content } : {}) }))) await this.onStored(message, doc);
+    // The first attempt's outcome is the whole timeline after `queued`; a later one follows the attempts before it.
+    const summary = isTerminal(event)
+      ? summaryOf(message, attempt === 1 ? [doc] : [...(await this.store.timeline(message._id)), doc])
+      : undefined;
+    if (!(await this.writer.add({ event: doc, ...(content ? { content } : {}), ...(summary ? { summary } : {}) })))
+      await this.onStored(message, doc);
     await this.emit(message, attempt === 1 ? [queuedEntry(message), doc] : [doc]);
     return doc;
   }
@@ -109,7 +121,10 @@ export class Timeline {
     const key = engagementKey(event, url);
     const timeline = await this.store.timeline(message._id);
     const same = timeline.find((e) => e.key === key);
-    if (same) return this.store.countAgain(same._id);
+    if (same) {
+      await this.store.countAgain(same._id);
+      return this.summarise(message);
+    }
     let last = 1;
     let n = 1;
     for (const e of timeline) {
@@ -130,10 +145,21 @@ export class Timeline {
         count: 1,
         ...(url ? { url } : {}),
       };
-      if (!(await this.engagements.add(doc))) return this.emit(message, [doc]);
+      if (!(await this.engagements.add(doc))) {
+        await this.summarise(message);
+        return this.emit(message, [doc]);
+      }
       const taken = (await this.store.timeline(message._id)).find((e) => e._id === doc._id);
-      if (taken?.key === key) return this.store.countAgain(taken._id);
+      if (taken?.key === key) {
+        await this.store.countAgain(taken._id);
+        return this.summarise(message);
+      }
     }
+  }
+
+  /** Writes the message's summary anew from its timeline as stored now. */
+  private async summarise(message: MessageDoc): Promise<void> {
+    await this.store.replaceSummary(summaryOf(message, await this.store.timeline(message._id)));
   }
 
   /** Emits a finished message's whole timeline again (its first emission may have been cut short). */
@@ -161,16 +187,6 @@ export const engagementKey = (event: TimelineEventName, url?: string): string =>
         .digest('base64url')
         .slice(0, 22)}`
     : event;
-
-/** `queued` is the message itself: sequence 1, at acceptance. */
-export const queuedEntry = (message: MessageDoc): EventDoc => ({
-  _id: `${message._id}:1`,
-  messageId: message._id,
-  projectId: message.projectId,
-  event: 'queued',
-  sequence: 1,
-  at: message.createdAt,
-});
 
 const toMessageEvent = (message: MessageDoc, e: EventDoc): MessageEvent => ({
   messageId: message._id,

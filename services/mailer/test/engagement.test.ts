@@ -1,7 +1,7 @@
 import type { Publisher } from '@postbus/bus';
 import { connectDb, type Connection } from '@postbus/db';
 import { defaultMongoUrl, uniqueName } from '@postbus/testing';
-import { toMessage } from '../src/http/internal-api';
+import { messageView } from '../src/domain/message-view';
 import { MessageStore, type MessageDoc } from '../src/model/messages';
 import { RetryQueue } from '../src/model/retries';
 import { Timeline } from '../src/timeline';
@@ -65,7 +65,7 @@ describe('opens and clicks on the real MongoDB-wire server', () => {
     expect(events.map((e) => e.event)).toEqual(['sent', 'opened', 'clicked', 'clicked']);
     expect(events.map((e) => e.sequence)).toEqual([2, 3, 4, 5]);
     expect(emitted.sort()).toEqual(['message.clicked', 'message.clicked', 'message.opened']);
-    const view = toMessage(message, events);
+    const view = messageView(message, events);
     expect(view).toMatchObject({ opened: true, clicked: true, opens: 61, clicks: 6 });
     expect(view.timeline.filter((e) => e.event === 'clicked').map((e) => [e.url, e.count])).toEqual([
       ['https://shop.example/a', 3],

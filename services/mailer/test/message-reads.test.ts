@@ -149,7 +149,7 @@ describe('message reads as the data grows', () => {
     // What a read costs is counted in queries, not timed (a shared machine's timings are the bench's
     // business): every query a point read or an insert, and as many for the busy project as for a small one.
     const cost = async (path: string) => {
-      const recorded = recordQueries(['messages', 'message_events', 'message_lists', 'message_rollups']);
+      const recorded = recordQueries(['messages', 'message_events', 'message_summaries', 'message_lists', 'message_rollups']);
       const started = performance.now();
       try {
         const res = await get(path);
@@ -180,6 +180,8 @@ describe('message reads as the data grows', () => {
     expect(reads['busy message'].queries).toBeLessThanOrEqual(12);
     // A page of 20: the list's head probed, 20 entries, then each message's own handful (the hot window may save some).
     for (const name of ['page of 20', 'by recipient', 'by status'] as const) expect(reads[name].queries).toBeLessThanOrEqual(20 * 10 + 20);
+    // A page of 20 finished messages: the list's head, its 20 entries, then one summary a message.
+    for (const name of ['page of 20', 'by recipient'] as const) expect(reads[name].queries).toBeLessThanOrEqual(20 + 20 + 5);
     // A year of stats: a few shard probes a month.
     expect(reads['stats of a year'].queries).toBeLessThanOrEqual(12 * 6);
   }, 120_000);

@@ -1,44 +1,9 @@
 import express, { type Router } from 'express';
-import { MESSAGE_STATUSES, normaliseEmail, type Message, type MessageStatus } from '@postbus/contracts';
+import { MESSAGE_STATUSES, normaliseEmail, type MessageStatus } from '@postbus/contracts';
 import { NotFoundError, ValidationError } from '@postbus/errors';
 import { queryLimit, queryText } from '@postbus/http';
 import type { MessageLog } from '../message-log';
-import { statusOf, type EventDoc, type MessageDoc } from '../model/messages';
 import type { StatusRollups } from '../model/rollups';
-import { queuedEntry } from '../timeline';
-
-const countOf = (events: EventDoc[], event: 'opened' | 'clicked'): number =>
-  events.reduce((n, e) => (e.event === event ? n + (e.count ?? 1) : n), 0);
-
-export function toMessage(message: MessageDoc, events: EventDoc[]): Message {
-  const timeline = [queuedEntry(message), ...events];
-  const last = timeline[timeline.length - 1]!;
-  return {
-    id: message._id,
-    project_id: message.projectId,
-    email_key: message.emailKey,
-    email: message.email,
-    user_id: message.userId,
-    status: statusOf(events),
-    subject: [...events].reverse().find((e) => e.subject)?.subject ?? null,
-    opened: events.some((e) => e.event === 'opened'),
-    clicked: events.some((e) => e.event === 'clicked'),
-    opens: countOf(events, 'opened'),
-    clicks: countOf(events, 'clicked'),
-    created_at: message.createdAt.toISOString(),
-    updated_at: last.at.toISOString(),
-    timeline: timeline.map((e) => ({
-      sequence: e.sequence,
-      event: e.event,
-      at: e.at.toISOString(),
-      ...(e.smtp ? { smtp: e.smtp } : {}),
-      ...(e.reason ? { reason: e.reason } : {}),
-      ...(e.url ? { url: e.url } : {}),
-      ...(e.attempt ? { attempt: e.attempt } : {}),
-      ...(e.count ? { count: e.count } : {}),
-    })),
-  };
-}
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 /** The longest range of days one stats read covers. */

@@ -1,5 +1,11 @@
 import { Schema, type Connection } from 'mongoose';
-import { MESSAGE_CONTENT_MAX_HTML_BYTES, MESSAGE_STATUSES, type MessageStatus, type TimelineEventName } from '@postbus/contracts';
+import {
+  MESSAGE_CONTENT_MAX_HTML_BYTES,
+  MESSAGE_STATUSES,
+  type Message,
+  type MessageStatus,
+  type TimelineEventName,
+} from '@postbus/contracts';
 import { GroupCommit, growing, inParallel, insertNew } from '@postbus/db';
 
 /** One triggered email as accepted: written once, never updated (updates scan on FerretDB). */
@@ -49,6 +55,18 @@ export interface ContentDoc {
   text: string;
   /** The HTML or the text was longer than MESSAGE_CONTENT_MAX_HTML_BYTES and is cut there. */
   truncated: boolean;
+}
+
+/**
+ * A message as clients read it, kept whole once its delivery is over (sent, bounced, failed,
+ * suppressed), so that a page of the message log costs one read a message instead of the message
+ * and its timeline's probes. Replaced by `_id` when an open or a click changes it; a message still
+ * in delivery has none and is read from its parts.
+ */
+export interface SummaryDoc {
+  _id: string;
+  projectId: string;
+  view: Message;
 }
 
 /** What a deliverer rendered, before it is capped for keeping. */
@@ -127,6 +145,13 @@ const contentSchema = growing(
   ),
 );
 
+const summarySchema = growing(
+  new Schema<SummaryDoc>(
+    { _id: String, projectId: String, view: Schema.Types.Mixed },
+    { collection: 'message_summaries', versionKey: false },
+  ),
+);
+
 const TERMINAL = new Set<string>(['sent', 'bounced', 'failed', 'suppressed']);
 const RANK = new Map<string, number>(MESSAGE_STATUSES.map((s, i) => [s, i]));
 
@@ -139,6 +164,9 @@ export function statusOf(events: EventDoc[]): MessageStatus {
 }
 
 export const isFinished = (events: EventDoc[]): boolean => TERMINAL.has(statusOf(events));
+
+/** Whether a delivery event ends the message's delivery (no attempt follows it). */
+export const isTerminal = (event: TimelineEventName): boolean => TERMINAL.has(event);
 
 /**
  * A bounded map whose entries expire: a hot window of what never changes (a message as accepted,
@@ -193,6 +221,7 @@ export class MessageStore {
   private readonly Message;
   private readonly Event;
   private readonly Content;
+  private readonly Summary;
   private readonly hotMessages = new HotWindow<MessageDoc>(HOT_ENTRIES, HOT_TTL_MS);
   /** Delivery events of messages whose delivery is over (nothing is added after a terminal event). */
   private readonly hotDeliveries = new HotWindow<EventDoc[]>(HOT_ENTRIES, HOT_TTL_MS);
@@ -201,10 +230,27 @@ export class MessageStore {
     this.Message = connection.model<MessageDoc>('Message', messageSchema);
     this.Event = connection.model<EventDoc>('MessageEvent', eventSchema);
     this.Content = connection.model<ContentDoc>('MessageContent', contentSchema);
+    this.Summary = connection.model<SummaryDoc>('MessageSummary', summarySchema);
   }
 
   async init(): Promise<void> {
-    await Promise.all([this.Message.init(), this.Event.init(), this.Content.init()]);
+    await Promise.all([this.Message.init(), this.Event.init(), this.Content.init(), this.Summary.init()]);
+  }
+
+  /** Keeps the summaries of messages whose delivery ended; one kept already (a replay) is left as it is. */
+  async keepSummaries(summaries: SummaryDoc[]): Promise<void> {
+    await insertNew(this.Summary, summaries);
+  }
+
+  /** Writes a message's summary anew (an open or a click changed it), by `_id`. */
+  async replaceSummary(summary: SummaryDoc): Promise<void> {
+    await this.Summary.replaceOne({ _id: summary._id }, summary, { upsert: true }).exec();
+  }
+
+  /** A message's summary in the project; null while its delivery is under way (or it is gone). */
+  async summary(projectId: string, id: string): Promise<Message | null> {
+    const doc = await this.Summary.findById(id).lean<SummaryDoc>().exec();
+    return doc?.projectId === projectId ? doc.view : null;
   }
 
   /** Inserts one message, in a group with those inserted at the same time; true when it existed already (a redelivered trigger). */
@@ -321,7 +367,7 @@ export class MessageStore {
   }
 
   /**
-   * Deletes messages with their timelines and rendered emails (erasure, retention), each by exact
+   * Deletes messages with their timelines, summaries and rendered emails (erasure, retention), each by exact
    * id, a bounded number at a time; counts what went. The message last: a message left without
    * its timeline or content is still found (and deleted) by a repeat.
    */
@@ -330,7 +376,11 @@ export class MessageStore {
       this.hotMessages.delete(id);
       this.hotDeliveries.delete(id);
       const events = await this.timeline(id);
-      await Promise.all([...events.map((e) => this.Event.deleteOne({ _id: e._id }).exec()), this.Content.deleteOne({ _id: id }).exec()]);
+      await Promise.all([
+        ...events.map((e) => this.Event.deleteOne({ _id: e._id }).exec()),
+        this.Content.deleteOne({ _id: id }).exec(),
+        this.Summary.deleteOne({ _id: id }).exec(),
+      ]);
       const gone = await this.Message.deleteOne({ _id: id }).exec();
       return { messages: gone.deletedCount, events: events.length };
     });

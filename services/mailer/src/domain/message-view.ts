@@ -1,0 +1,59 @@
+import type { Message } from '@postbus/contracts';
+import { statusOf, type EventDoc, type MessageDoc, type SummaryDoc } from '../model/messages';
+
+/** `queued` is the message itself: sequence 1, at acceptance. */
+export const queuedEntry = (message: MessageDoc): EventDoc => ({
+  _id: `${message._id}:1`,
+  messageId: message._id,
+  projectId: message.projectId,
+  event: 'queued',
+  sequence: 1,
+  at: message.createdAt,
+});
+
+const countOf = (events: EventDoc[], event: 'opened' | 'clicked'): number =>
+  events.reduce((n, e) => (e.event === event ? n + (e.count ?? 1) : n), 0);
+
+/**
+ * A message as clients read it: the message as accepted, its timeline after `queued` (delivery
+ * attempts and engagement, in sequence order) and what they add up to.
+ */
+export function messageView(message: MessageDoc, events: EventDoc[]): Message {
+  const timeline = [queuedEntry(message), ...events];
+  const last = timeline[timeline.length - 1]!;
+  return {
+    id: message._id,
+    project_id: message.projectId,
+    email_key: message.emailKey,
+    email: message.email,
+    user_id: message.userId,
+    status: statusOf(events),
+    subject: [...events].reverse().find((e) => e.subject)?.subject ?? null,
+    opened: events.some((e) => e.event === 'opened'),
+    clicked: events.some((e) => e.event === 'clicked'),
+    opens: countOf(events, 'opened'),
+    clicks: countOf(events, 'clicked'),
+    created_at: message.createdAt.toISOString(),
+    updated_at: last.at.toISOString(),
+    timeline: timeline.map((e) => ({
+      sequence: e.sequence,
+      event: e.event,
+      at: e.at.toISOString(),
+      ...(e.smtp ? { smtp: e.smtp } : {}),
+      ...(e.reason ? { reason: e.reason } : {}),
+      ...(e.url ? { url: e.url } : {}),
+      ...(e.attempt ? { attempt: e.attempt } : {}),
+      ...(e.count ? { count: e.count } : {}),
+    })),
+  };
+}
+
+/** A message's summary (see SummaryDoc) from its timeline after `queued`; an entry given twice (read back, and in hand) counts once. */
+export const summaryOf = (message: MessageDoc, events: EventDoc[]): SummaryDoc => ({
+  _id: message._id,
+  projectId: message.projectId,
+  view: messageView(
+    message,
+    [...new Map(events.map((e) => [e._id, e])).values()].sort((a, b) => a.sequence - b.sequence),
+  ),
+});
