@@ -11,7 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
-import { consumerGroupLag } from '@postbus/bus';
+import { consumerGroupLag, type GroupLag } from '@postbus/bus';
 import { topicName } from '@postbus/contracts';
 import {
   defaultKafkaBrokers,
@@ -47,6 +47,8 @@ interface GroupDrain {
   group: string;
   /** Messages waiting when the consumers started again. */
   backlog: number;
+  /** Messages the group handled from then until it was at lag 0: its backlog, and what arrived meanwhile (events of the drain itself). */
+  handled: number;
   /** Seconds from the start until the group's lag was 0 (null: it never was). */
   drainedAfterSec: number | null;
   messagesPerSec: number | null;
@@ -81,11 +83,11 @@ function formatMarkdown(r: BurstBenchResults): string {
     '',
     `**Drained in ${r.drainSec === null ? 'never (see the groups)' : `${r.drainSec.toFixed(1)} s`}** after the consumers started again.`,
     '',
-    '| group | backlog | lag 0 after | messages/s while draining |',
-    '|---|---:|---:|---:|',
+    '| group | backlog | handled until lag 0 | lag 0 after | messages/s while draining |',
+    '|---|---:|---:|---:|---:|',
     ...r.groups.map(
       (g) =>
-        `| ${g.group} | ${g.backlog} | ${g.drainedAfterSec === null ? 'never' : `${g.drainedAfterSec.toFixed(1)} s`} | ${g.messagesPerSec === null ? '–' : g.messagesPerSec.toFixed(0)} |`,
+        `| ${g.group} | ${g.backlog} | ${g.handled} | ${g.drainedAfterSec === null ? 'never' : `${g.drainedAfterSec.toFixed(1)} s`} | ${g.messagesPerSec === null ? '–' : g.messagesPerSec.toFixed(0)} |`,
     ),
     '',
     'CPU during the drain:',
@@ -187,11 +189,7 @@ async function main(): Promise<number> {
     const topicsOf = new Map<string, string[]>();
     for (const g of GROUPS) topicsOf.set(g, [...new Set((await consumerGroupLag(admin, namespaced(g))).partitions.map((p) => p.topic))]);
     progress(`stopping ${CONSUMERS.join(', ')}`);
-    for (const name of CONSUMERS) {
-      const child = services.get(name)!;
-      run.children.splice(run.children.indexOf(child), 1); // its exit is expected now
-      await child.stop();
-    }
+    for (const name of CONSUMERS) await run.retire(services.get(name)!);
     progress(`the burst: ${burst} triggers, ${IN_FLIGHT} in flight`);
     const burstStarted = Date.now();
     let next = 0;
@@ -208,7 +206,13 @@ async function main(): Promise<number> {
     const burstSec = (Date.now() - burstStarted) / 1000;
     progress(`taken in ${burstSec.toFixed(1)} s (${refused} refused); starting the consumers again`);
 
-    const backlog = new Map<string, number>();
+    // Where each group stands: its backlog, and the messages it has handled (its partitions' ends less its lag).
+    const readGroups = () => Promise.all(GROUPS.map((g) => consumerGroupLag(admin, namespaced(g), topicsOf.get(g))));
+    const handledOf = (lag: GroupLag) => lag.partitions.reduce((sum, p) => sum + p.end - p.lag, 0);
+    const before = await readGroups();
+    const backlog = new Map(before.map((lag, i) => [GROUPS[i]!, lag.total]));
+    const handled = new Map(before.map((lag, i) => [GROUPS[i]!, { from: handledOf(lag), to: handledOf(lag) }]));
+    progress(`backlog: ${GROUPS.map((g) => `${g} ${backlog.get(g)}`).join(', ')}`);
     for (const name of CONSUMERS) watch[name] = undefined;
     const drainStarted = Date.now();
     for (const name of CONSUMERS) watch[name] = (await start(name)).pid;
@@ -216,14 +220,15 @@ async function main(): Promise<number> {
     const drained = new Map<string, number>();
     for (;;) {
       signal.throwIfAborted();
-      const lags = await Promise.all(GROUPS.map((g) => consumerGroupLag(admin, namespaced(g), topicsOf.get(g))));
+      const lags = await readGroups();
       const elapsed = (Date.now() - drainStarted) / 1000;
       for (const [i, lag] of lags.entries()) {
         const g = GROUPS[i]!;
-        if (!backlog.has(g)) backlog.set(g, lag.total);
-        backlog.set(g, Math.max(backlog.get(g)!, lag.total));
-        if (lag.total === 0 && !drained.has(g)) drained.set(g, elapsed);
         if (lag.total > 0) drained.delete(g);
+        else if (!drained.has(g)) {
+          drained.set(g, elapsed);
+          handled.get(g)!.to = handledOf(lag);
+        }
       }
       progress(`${elapsed.toFixed(0)} s: ${lags.map((l, i) => `${GROUPS[i]} ${l.total}`).join(', ')}`);
       if (drained.size === GROUPS.length || elapsed > 30 * 60) break;
@@ -241,12 +246,13 @@ async function main(): Promise<number> {
       drainSec,
       groups: GROUPS.map((g) => {
         const after = drained.get(g) ?? null;
-        const waiting = backlog.get(g) ?? 0;
+        const { from, to } = handled.get(g)!;
         return {
           group: g,
-          backlog: waiting,
+          backlog: backlog.get(g) ?? 0,
+          handled: to - from,
           drainedAfterSec: after,
-          messagesPerSec: after === null || waiting === 0 ? null : waiting / Math.max(after, 1),
+          messagesPerSec: after === null || to === from ? null : (to - from) / Math.max(after, 1),
         };
       }),
       cpu,

@@ -31,9 +31,19 @@ export class BenchRun {
     this.children.push(child);
     this.watch[child.name] = child.pid;
     void child.exited.then((how) => {
-      if (!this.stopping) this.interrupted.abort(new Error(`${child.name} ${how} while the benchmark ran (see ${child.log})`));
+      if (!this.stopping && !this.retired.has(child))
+        this.interrupted.abort(new Error(`${child.name} ${how} while the benchmark ran (see ${child.log})`));
     });
     return child;
+  };
+
+  private readonly retired = new Set<Child>();
+
+  /** Stops a child the run no longer needs (its exit aborts nothing). */
+  readonly retire = async (child: Child): Promise<void> => {
+    this.retired.add(child);
+    this.children.splice(this.children.indexOf(child), 1);
+    await child.stop();
   };
 
   /** The run is over: signals are no longer caught, and the children stop, newest first. */
