@@ -22,14 +22,13 @@ import {
   sleep,
   startDnsServer,
   startSmtpSink,
-  stopInfrastructure,
   uniqueName,
   type LocalComponent,
   type LocalDnsServer,
 } from '@postbus/testing';
 import { sinkChild, startPostbusService, type Child } from './children';
 import { infraPids, measureCpu, type CpuUsage } from './cpu';
-import { BusProbe, dropDatabases } from './infra';
+import { BusProbe, cleanUpRun } from './infra';
 import { BenchRun, runBench, saveResults } from './run';
 import { authorizationOf, createClient, createProject, createSendableEmail, envNumber, environment, type Environment } from './setup';
 import { TriggerClient } from './triggers';
@@ -270,18 +269,7 @@ async function main(): Promise<number> {
     await run.stopChildren();
     await dns?.close().catch(() => undefined);
     await admin.disconnect().catch(() => undefined);
-    if (!keepData) {
-      progress('removing the topics, consumer groups and databases of this run (BENCH_KEEP_DATA=1 keeps them)');
-      await probe.deleteNamespace().catch((error: unknown) => progress(`could not delete topics: ${String(error)}`));
-      await dropDatabases(mongoUrl, Object.values(databases)).catch((error: unknown) =>
-        progress(`could not drop databases: ${String(error)}`),
-      );
-    }
-    await probe.close().catch(() => undefined);
-    if (infraStarted.length > 0) {
-      progress('stopping the Kafka and MongoDB this run started');
-      stopInfrastructure(infraStarted);
-    }
+    await cleanUpRun({ keepData, probe, mongoUrl, databases: Object.values(databases), infraStarted, progress });
   }
 }
 

@@ -33,7 +33,6 @@ import {
   sleep,
   startDnsServer,
   startSmtpSink,
-  stopInfrastructure,
   uniqueName,
   waitFor,
   type LocalComponent,
@@ -43,7 +42,7 @@ import { sinkChild, startPostbusService } from './children';
 import { ApiSurface, measureReads, ReadClient, type ReadResult, type ReadSpec, type SkippedRead } from './data-reads';
 import { compareReads, formatMarkdown, GOALS, type DataBenchResults, type ErasureRun, type Phase, type SinkRun } from './data-report';
 import { idOf, runSeed, seedAvailable, seedPlans, type SeedOutcome, type SeedSizes } from './data-seeds';
-import { BusProbe, dropDatabases } from './infra';
+import { BusProbe, cleanUpRun } from './infra';
 import { SENDER_DOMAIN } from './mail-template';
 import { BenchRun, runBench, saveResults } from './run';
 import { authorizationOf, createClient, createProject, createSendableEmail, environment } from './setup';
@@ -710,18 +709,7 @@ async function main(): Promise<number> {
     await run.stopChildren();
     await new Promise((resolve) => receiver?.server.close(resolve) ?? resolve(undefined));
     await dns?.close().catch(() => undefined);
-    if (!keepData) {
-      progress('removing the topics, consumer groups and databases of this run (BENCH_KEEP_DATA=1 keeps them)');
-      await bus.deleteNamespace().catch((error: unknown) => progress(`could not delete topics: ${String(error)}`));
-      await dropDatabases(mongoUrl, Object.values(databases)).catch((error: unknown) =>
-        progress(`could not drop databases: ${String(error)}`),
-      );
-    }
-    await bus.close().catch(() => undefined);
-    if (infraStarted.length > 0) {
-      progress('stopping the Kafka and MongoDB this run started');
-      stopInfrastructure(infraStarted);
-    }
+    await cleanUpRun({ keepData, probe: bus, mongoUrl, databases: Object.values(databases), infraStarted, progress });
   }
 }
 

@@ -13,7 +13,7 @@ import { defaultKafkaBrokers, defaultMongoUrl, ensureInfrastructure, freePort, u
 import { profilerFor, startBaseline, startPostbusService } from './children';
 import { BenchRun, runBench, saveResults } from './run';
 import { infraPids } from './cpu';
-import { BusProbe, dropDatabases } from './infra';
+import { BusProbe, cleanUpRun } from './infra';
 import { failuresOf, runLoad, type LoadStats } from './load';
 import {
   failuresIn,
@@ -186,14 +186,8 @@ async function main(): Promise<number> {
     return results.ok ? 0 : 1;
   } finally {
     await run.stopChildren();
-    if (!keepData) {
-      progress('removing the topics, consumer group and databases of this run (BENCH_KEEP_DATA=1 keeps them)');
-      await bus.deleteNamespace().catch((error: unknown) => progress(`could not delete topics: ${String(error)}`));
-      await dropDatabases(mongoUrl, Object.values(databases)).catch((error: unknown) =>
-        progress(`could not drop databases: ${String(error)}`),
-      );
-    }
-    await bus.close().catch(() => undefined);
+    // The infrastructure stays up: the mail and webhook benches that follow use it.
+    await cleanUpRun({ keepData, probe: bus, mongoUrl, databases: Object.values(databases), infraStarted: [], progress });
   }
 }
 

@@ -1,6 +1,7 @@
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { dlqOf, topicName, Topics } from '@postbus/contracts';
 import { connectDb } from '@postbus/db';
+import { stopInfrastructure, type LocalComponent } from '@postbus/testing';
 
 /** What a benchmark run leaves on the broker, and how far the users service is behind on it. */
 export class BusProbe {
@@ -64,5 +65,33 @@ export async function dropDatabases(url: string, names: string[]): Promise<void>
     } finally {
       await connection.close();
     }
+  }
+}
+
+/**
+ * The end of every benchmark run, after its children stopped: the run's topics, consumer groups
+ * and databases removed (unless BENCH_KEEP_DATA kept them), the probe closed, and the local Kafka
+ * and MongoDB stopped when this run started them.
+ */
+export async function cleanUpRun(options: {
+  keepData: boolean;
+  probe: BusProbe;
+  mongoUrl: string;
+  databases: string[];
+  infraStarted: LocalComponent[];
+  progress: (message: string) => void;
+}): Promise<void> {
+  const { probe, progress } = options;
+  if (!options.keepData) {
+    progress('removing the topics, consumer groups and databases of this run (BENCH_KEEP_DATA=1 keeps them)');
+    await probe.deleteNamespace().catch((error: unknown) => progress(`could not delete topics: ${String(error)}`));
+    await dropDatabases(options.mongoUrl, options.databases).catch((error: unknown) =>
+      progress(`could not drop databases: ${String(error)}`),
+    );
+  }
+  await probe.close().catch(() => undefined);
+  if (options.infraStarted.length > 0) {
+    progress('stopping the Kafka and MongoDB this run started');
+    stopInfrastructure(options.infraStarted);
   }
 }

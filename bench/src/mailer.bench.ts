@@ -24,7 +24,6 @@ import {
   sleep,
   startDnsServer,
   startSmtpSink,
-  stopInfrastructure,
   type LocalComponent,
   uniqueName,
   type LocalDnsServer,
@@ -35,7 +34,7 @@ import { BenchRun, runBench, saveResults } from './run';
 import { infraPids, measureCpu } from './cpu';
 import { DbCounters } from './db-counters';
 import type { DirectMessage, DirectOptions } from './direct-sender';
-import { BusProbe, dropDatabases } from './infra';
+import { BusProbe, cleanUpRun } from './infra';
 import { SENDER_DOMAIN } from './mail-template';
 import {
   cpuPerMail,
@@ -411,19 +410,8 @@ async function main(): Promise<number> {
     triggers?.close();
     await run.stopChildren();
     await dns?.close().catch(() => undefined);
-    if (!keepData) {
-      progress('removing the topics, consumer groups and databases of this run (BENCH_KEEP_DATA=1 keeps them)');
-      await bus.deleteNamespace().catch((error: unknown) => progress(`could not delete topics: ${String(error)}`));
-      await dropDatabases(mongoUrl, Object.values(databases)).catch((error: unknown) =>
-        progress(`could not drop databases: ${String(error)}`),
-      );
-    }
-    await bus.close().catch(() => undefined);
     await dbCounters?.close().catch(() => undefined);
-    if (infraStarted.length > 0) {
-      progress('stopping the Kafka and MongoDB this run started');
-      stopInfrastructure(infraStarted);
-    }
+    await cleanUpRun({ keepData, probe: bus, mongoUrl, databases: Object.values(databases), infraStarted, progress });
   }
 }
 

@@ -27,7 +27,6 @@ import {
   internalAuthorization,
   repoRoot,
   sleep,
-  stopInfrastructure,
   type LocalComponent,
   uniqueName,
 } from '@postbus/testing';
@@ -35,7 +34,7 @@ import { forkChild, profilerFor, startPostbusService, type Child } from './child
 import { BenchRun, runBench, saveResults } from './run';
 import { infraPids, measureCpu, type CpuUsage } from './cpu';
 import { DbCounters, type CommandCounts } from './db-counters';
-import { BusProbe, dropDatabases } from './infra';
+import { BusProbe, cleanUpRun } from './infra';
 import { cpuLine, dbLine } from './mailer-report';
 import { envNumber, environment, type Environment } from './setup';
 import { latencyOf, perSecond, type Latency } from './stats';
@@ -585,17 +584,8 @@ async function main(): Promise<number> {
   } finally {
     await bus?.close().catch((error: unknown) => progress(`could not close the publisher: ${String(error)}`));
     await run.stopChildren();
-    if (!keepData) {
-      progress('removing the topics, consumer groups and database of this run (BENCH_KEEP_DATA=1 keeps them)');
-      await probe.deleteNamespace().catch((error: unknown) => progress(`could not delete topics: ${String(error)}`));
-      await dropDatabases(mongoUrl, [dbName]).catch((error: unknown) => progress(`could not drop databases: ${String(error)}`));
-    }
-    await probe.close().catch(() => undefined);
     await dbCounters?.close().catch(() => undefined);
-    if (infraStarted.length > 0) {
-      progress('stopping the Kafka and MongoDB this run started');
-      stopInfrastructure(infraStarted);
-    }
+    await cleanUpRun({ keepData, probe, mongoUrl, databases: [dbName], infraStarted, progress });
   }
 }
 
