@@ -100,18 +100,18 @@ describe('sender domains, verified through a real DNS server', () => {
     expect((await call(gw.url, 'GET', `/v1/sender-domains/${created.body.id}`, { auth: acme.auth })).status).toBe(404);
   });
 
-  it('a tracking domain is verified by its CNAME to the tracking host, and a project may name it', async () => {
+  it('a tracking domain is verified by its CNAME to the tracking host and its ownership token, and a project may name it', async () => {
     const created = await call(gw.url, 'POST', '/v1/tracking-domains', { auth: acme.auth, json: { domain: 'links.shop.example' } });
     expect(created.status).toBe(201);
     expect(created.body.records).toEqual([
       { purpose: 'tracking', type: 'CNAME', name: 'links.shop.example', value: 'track.postbus.test', required: true },
-      // Not required: no other client has this domain.
+      // Required even though no other client has this domain: the CNAME proves nothing of ownership.
       {
         purpose: 'ownership',
         type: 'TXT',
         name: '_postbus.links.shop.example',
         value: expect.stringMatching(/^postbus-verification=[a-f0-9]{32}$/),
-        required: false,
+        required: true,
       },
     ]);
     const id = created.body.id as string;
@@ -123,6 +123,8 @@ describe('sender domains, verified through a real DNS server', () => {
     expect(wrong.body.verification.records[0]).toMatchObject({ ok: false, found: ['elsewhere.example.net'] });
 
     dns.publish('links.shop.example', 'CNAME', ['track.postbus.test']);
+    const ownership = (created.body.records as { name: string; value: string }[])[1]!;
+    dns.publish(ownership.name, 'TXT', [ownership.value]);
     expect((await verifyTracking()).body.status).toBe('verified');
 
     // the kinds do not mix: a tracking domain is no sender domain

@@ -1,4 +1,4 @@
-import { checkRecords, generateDkimKey, requiredRecords, trackingRecords } from './dns-records';
+import { checkRecords, generateDkimKey, ownershipRecord, ownershipRequired, requiredRecords, trackingRecords } from './dns-records';
 
 describe('sender domain records', () => {
   const records = requiredRecords('shop.example', 'pb202611', 'KEYKEY', 'spf.postbus.test');
@@ -43,6 +43,31 @@ describe('sender domain records', () => {
       ok: false,
       found: ['other.example'],
     });
+  });
+
+  it('asks a tracking domain for its ownership token always, a sender domain only when another client added it first', () => {
+    expect(ownershipRequired('tracking', false)).toBe(true);
+    expect(ownershipRequired('tracking', true)).toBe(true);
+    expect(ownershipRequired('sender', false)).toBe(false);
+    expect(ownershipRequired('sender', true)).toBe(true);
+  });
+
+  it('a tracking CNAME without the client’s token leaves the required ownership check failed, saying the CNAME is not enough', () => {
+    const records = [...trackingRecords('links.shop.example', 'track.postbus.test'), ownershipRecord('links.shop.example', 'mine', true)];
+    const answers = new Map([
+      ['links.shop.example', ['track.postbus.test']],
+      ['_postbus.links.shop.example', ['postbus-verification=theirs']],
+    ]);
+    const [cname, ownership] = checkRecords(records, '', answers);
+    expect(cname).toMatchObject({ ok: true });
+    expect(ownership).toMatchObject({
+      ok: false,
+      required: true,
+      found: ['postbus-verification=theirs'],
+      detail: expect.stringContaining('CNAME alone'),
+    });
+    answers.set('_postbus.links.shop.example', ['postbus-verification=theirs', 'postbus-verification=mine']);
+    expect(checkRecords(records, '', answers)[1]).toMatchObject({ ok: true });
   });
 
   it('generates an RSA-2048 key with a dated selector', async () => {

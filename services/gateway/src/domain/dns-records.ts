@@ -11,7 +11,10 @@ export interface DnsRecord {
   type: 'TXT' | 'CNAME';
   name: string;
   value: string;
-  /** SPF and DKIM must verify; DMARC is recommended; ownership is required when another client has the domain too. */
+  /**
+   * SPF and DKIM must verify; DMARC is recommended; ownership is required for a tracking domain, and
+   * for a sender domain when another client has it too.
+   */
   required: boolean;
 }
 
@@ -53,15 +56,19 @@ export function requiredRecords(domain: string, selector: string, publicKey: str
   ];
 }
 
-/** A tracking domain is a CNAME to the service's tracking host. */
+/**
+ * A tracking domain is a CNAME to the service's tracking host. Every client's CNAME looks the same,
+ * so it proves nothing about who controls the name: a tracking domain always needs its ownership
+ * record as well (see ownershipRequired).
+ */
 export const trackingRecords = (domain: string, trackingHost: string): DnsRecord[] => [
   { purpose: 'tracking', type: 'CNAME', name: domain, value: trackingHost, required: true },
 ];
 
 /**
- * The proof that a client controls a domain another client added before it: a TXT record with the
- * client's own token, under a name of its own (the SPF record stays alone at the domain's name).
- * Required only while the domain is contested (see the verify route); the first client needs none.
+ * The proof that a client controls a domain: a TXT record with the client's own token, under a name
+ * of its own (the SPF record stays alone at the domain's name, a CNAME at the tracking domain's).
+ * See ownershipRequired for when it must verify.
  */
 export const ownershipRecord = (domain: string, token: string, required: boolean): DnsRecord => ({
   purpose: 'ownership',
@@ -70,6 +77,15 @@ export const ownershipRecord = (domain: string, token: string, required: boolean
   value: `postbus-verification=${token}`,
   required,
 });
+
+/**
+ * Whether a domain verifies only with its client's ownership token. A sender domain's DKIM record
+ * carries a key of its own, which only whoever controls the domain can publish, so the first client
+ * to add it needs no token; a later one does, or it would verify on the first one's records. A
+ * tracking domain's only other record, the CNAME to the shared tracking host, is the same for every
+ * client: without the token, whoever added the name first would be verified by its owner's CNAME.
+ */
+export const ownershipRequired = (kind: 'sender' | 'tracking', contested: boolean): boolean => kind === 'tracking' || contested;
 
 const hostname = (value: string) => value.toLowerCase().replace(/\.$/, '');
 
@@ -116,11 +132,15 @@ export function checkRecords(records: DnsRecord[], spfInclude: string, answers: 
       case 'ownership': {
         const found = all.filter((v) => v.trim().startsWith('postbus-verification='));
         const ok = found.some((v) => v.trim() === record.value);
+        // A tracking domain's list holds its CNAME: its token is asked for whoever else has the name.
+        const tracking = records.some((r) => r.purpose === 'tracking');
         const detail = ok
           ? 'The verification token proves this client controls the domain.'
-          : record.required
-            ? 'Another client added this domain first: publish this TXT record with your token to prove you control it.'
-            : 'Not needed while no other client has this domain.';
+          : !record.required
+            ? 'Not needed while no other client has this domain.'
+            : tracking
+              ? 'Publish this TXT record with your token: the CNAME alone does not show that the domain is yours.'
+              : 'Another client added this domain first: publish this TXT record with your token to prove you control it.';
         return { ...base, found, ok, detail };
       }
       case 'dmarc': {

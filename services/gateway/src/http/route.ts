@@ -3,11 +3,19 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import type { Request, RequestHandler, Response } from 'express';
 import findMyWay from 'find-my-way';
 import { badlyEncodedPath } from '@postbus/http';
-import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError, UnprocessableError, ValidationError } from '@postbus/errors';
+import {
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  UnauthorizedError,
+  UnprocessableError,
+  ValidationError,
+  type FieldError,
+} from '@postbus/errors';
 import type { KeyScope } from '../domain/credentials';
 import type { IdempotencyRepository } from '../model/idempotency.repository';
 import type { AuthenticatedClient } from './auth';
-import { compileBody, compileText, toFieldErrors, type Validator } from './validation';
+import { compileBody, compileText, loneSurrogates, toFieldErrors, type Validator } from './validation';
 
 export interface Reply {
   status: number;
@@ -94,14 +102,15 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 // A claim with no answer after this long belongs to a request that died: the key can be reused.
 const ABANDONED_CLAIM_MS = 60_000;
 
-function check(validator: Validator | undefined, value: unknown, where: string): void {
-  if (!validator || validator(value)) return;
+/** `alsoWrong`: problems found besides the schema's, reported with them. */
+function check(validator: Validator | undefined, value: unknown, where: string, alsoWrong: FieldError[] = []): void {
+  if ((!validator || validator(value)) && alsoWrong.length === 0) return;
   // An id that cannot exist names no resource: the same answer as an unknown one.
   if (where === 'path') throw new NotFoundError();
-  const errors = toFieldErrors(validator.errors);
+  const errors = [...alsoWrong, ...toFieldErrors(validator?.errors)];
   // A query can state no "one of these parameters" rule in OpenAPI: each parameter is valid alone,
   // so a query naming none of the alternatives (e.g. neither email nor user_id) is a 422, not a 400.
-  const failures = validator.errors ?? [];
+  const failures = validator?.errors ?? [];
   const onlyAlternativesMissing =
     failures.some((e) => e.keyword === 'anyOf' && e.instancePath === '') &&
     failures.every((e) => e.instancePath === '' && (e.keyword === 'anyOf' || e.schemaPath.includes('/anyOf/')));
@@ -190,7 +199,7 @@ async function answer(
     if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
       throw new ValidationError('The body must be a JSON object.', [{ pointer: '', message: 'must be object' }]);
     }
-    check(validateBody, body, 'body');
+    check(validateBody, body, 'body', loneSurrogates(body));
   }
   const input = { body, params, query, client, requestId: req.requestId, secure: req.secure } as Parameters<RouteSpec['handle']>[0];
   const key = route.method === 'post' ? req.get('idempotency-key') : undefined;

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { TSchema } from '@sinclair/typebox';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
@@ -81,4 +82,54 @@ export function toFieldErrors(errors: ErrorObject[] | null | undefined): FieldEr
   }
   // ajv can report the same place twice (e.g. a type error under anyOf); keep one of each.
   return out.filter((f, i) => out.findIndex((g) => g.pointer === f.pointer && g.message === f.message) === i);
+}
+
+/**
+ * The offset of the first byte of `bytes` that begins no well-formed UTF-8 sequence, or -1 when all
+ * of it is UTF-8. Node's decoder puts one U+FFFD where each ill-formed sequence was: the first one
+ * that does not stand for the bytes EF BF BD (a U+FFFD the body really holds) is the place.
+ */
+export function invalidUtf8Offset(bytes: Buffer): number {
+  if (isUtf8(bytes)) return -1;
+  const text = bytes.toString('utf8');
+  let offset = 0;
+  let from = 0;
+  for (let at = text.indexOf('\ufffd'); at !== -1; at = text.indexOf('\ufffd', at + 1)) {
+    offset += Buffer.byteLength(text.slice(from, at));
+    if (bytes[offset] !== 0xef || bytes[offset + 1] !== 0xbf || bytes[offset + 2] !== 0xbd) return offset;
+    offset += 3;
+    from = at + 1;
+  }
+  return offset;
+}
+
+// In a `u` regex, a surrogate pair is one code point (not Cs): only a lone surrogate matches.
+const LONE_SURROGATE = /\p{Cs}/u;
+const pointerToken = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+const LONE_SURROGATE_MESSAGE = 'contains a lone surrogate (a \\ud800–\\udfff escape without its pair), which is no Unicode text';
+
+/**
+ * Each string of a parsed JSON body, key or value, that holds a lone surrogate: JSON's \u escapes
+ * can write one, JavaScript strings keep it, but it cannot be stored or sent as UTF-8 unaltered.
+ * Walked with a stack of its own: the body is not validated yet and may nest deeper than the call stack.
+ */
+export function loneSurrogates(body: unknown): FieldError[] {
+  const found: FieldError[] = [];
+  // [value, its pointer, whether the value is the key of its member]; in document order.
+  const pending: Array<[unknown, string, boolean]> = [[body, '', false]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [value, pointer, isKey] = next;
+    if (typeof value === 'string') {
+      if (LONE_SURROGATE.test(value)) found.push({ pointer, message: `${isKey ? 'is a key that ' : ''}${LONE_SURROGATE_MESSAGE}` });
+    } else if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) pending.push([value[i], `${pointer}/${i}`, false]);
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, item] of Object.entries(value).reverse()) {
+        const at = `${pointer}/${pointerToken(key)}`;
+        // A bad key names its member; what it holds is not looked into.
+        pending.push(LONE_SURROGATE.test(key) ? [key, at, true] : [item, at, false]);
+      }
+    }
+  }
+  return found;
 }

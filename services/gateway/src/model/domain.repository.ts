@@ -138,6 +138,52 @@ export class DomainRepository implements CatalogSource {
     return updated;
   }
 
+  /**
+   * Once a client proved with its token that it controls a domain, other clients' verifications of
+   * the same domain that no token of theirs backs are withdrawn (status failed, a check saying why):
+   * a tracking domain verified on its CNAME alone, before tokens were asked for, may be a name its
+   * owner never gave them. A verification their own token backs stands. `ownership` makes the
+   * ownership record of a domain stored without one. Returns how many were withdrawn.
+   */
+  async withdrawUnproven(kind: DomainKind, domain: string, provenBy: string, at: Date, ownership: () => DnsRecord): Promise<number> {
+    const verified = await this.Domain.find({ kind, domain, status: 'verified', clientId: { $ne: provenBy } })
+      .lean<DomainDoc[]>()
+      .exec();
+    const unproven = verified.filter((d) => !d.checks?.some((c) => c.purpose === 'ownership' && c.ok));
+    let withdrawn = 0;
+    for (const d of unproven) {
+      const owned = { ...(d.records.find((r) => r.purpose === 'ownership') ?? ownership()), required: true };
+      const records = [...d.records.filter((r) => r.purpose !== 'ownership'), owned];
+      const checks: RecordCheck[] = [
+        ...(d.checks ?? []).filter((c) => c.purpose !== 'ownership'),
+        {
+          purpose: 'ownership',
+          type: 'TXT',
+          name: owned.name,
+          expected: owned.value,
+          found: [],
+          ok: false,
+          required: true,
+          detail: 'Another client proved with its token that it controls this domain: publish yours and verify again.',
+        },
+      ];
+      // Only the verification read above: one made since (with a token, necessarily) stands.
+      const updated = await this.perDomain.run(String(d._id), () =>
+        this.Domain.findOneAndUpdate(
+          { _id: d._id, status: 'verified', checkedAt: d.checkedAt },
+          { $set: { records, checks, checkedAt: at, status: 'failed' } },
+          { returnDocument: 'after' },
+        )
+          .lean<DomainDoc>()
+          .exec(),
+      );
+      if (!updated) continue;
+      withdrawn++;
+      await this.catalog.changed(toCatalog(updated));
+    }
+    return withdrawn;
+  }
+
   async delete(clientId: string, kind: DomainKind, id: string): Promise<boolean> {
     if (!Types.ObjectId.isValid(id)) return false;
     if ((await this.Domain.deleteOne({ _id: id, clientId, kind }).exec()).deletedCount !== 1) return false;

@@ -12,7 +12,15 @@ import {
 import { ConflictError, NotFoundError } from '@postbus/errors';
 import type { DnsLookup } from '../../dns-lookup';
 import { randomBytes } from 'node:crypto';
-import { checkRecords, generateDkimKey, ownershipRecord, requiredRecords, trackingRecords } from '../../domain/dns-records';
+import {
+  checkRecords,
+  generateDkimKey,
+  ownershipRecord,
+  ownershipRequired,
+  requiredRecords,
+  trackingRecords,
+  type DnsRecord,
+} from '../../domain/dns-records';
 import type { SecretBox } from '@postbus/crypto';
 import type { DomainDoc, DomainKind, DomainRepository } from '../../model/domain.repository';
 import { defineRoute, type RouteSpec } from '../route';
@@ -39,8 +47,14 @@ const common = (d: DomainDoc) => ({
 
 const toSenderDomain = (d: DomainDoc): SenderDomain =>
   ({ ...common(d), dkim_selector: d.dkim?.selector ?? '', records: d.records, verification: verification(d) }) as SenderDomain;
+/** The ownership record marked as the rule says now, whatever it said when the domain was stored. */
+const ownershipAsRequired = (records: DnsRecord[], required: boolean): DnsRecord[] =>
+  records.map((r) => (r.purpose === 'ownership' ? { ...r, required } : r));
+const newToken = () => randomBytes(16).toString('hex');
+
+// A tracking domain stored before its token was required shows it as required (see ownershipRequired).
 const toTrackingDomain = (d: DomainDoc): TrackingDomain =>
-  ({ ...common(d), records: d.records, verification: verification(d) }) as TrackingDomain;
+  ({ ...common(d), records: ownershipAsRequired(d.records, true), verification: verification(d) }) as TrackingDomain;
 
 interface KindSpec {
   kind: DomainKind;
@@ -86,7 +100,7 @@ function routesFor(spec: KindSpec, { domains, dns, spfInclude }: DomainRouteDeps
       handle: async ({ body, client }) => {
         const domain = (body as { domain: string }).domain.toLowerCase().replace(/\.$/, '');
         const createdAt = new Date();
-        // Every domain gets its client's token; it is required while another client had the domain first.
+        // Every domain gets its client's token; see ownershipRequired for when it must verify.
         const contested = await domains.claimedEarlierByAnother({ clientId: client.clientId, kind: spec.kind, domain, createdAt });
         const prepared = await spec.prepare(domain);
         const created = await domains.create({
@@ -94,7 +108,7 @@ function routesFor(spec: KindSpec, { domains, dns, spfInclude }: DomainRouteDeps
           kind: spec.kind,
           domain,
           ...prepared,
-          records: [...prepared.records, ownershipRecord(domain, randomBytes(16).toString('hex'), contested)],
+          records: [...prepared.records, ownershipRecord(domain, newToken(), ownershipRequired(spec.kind, contested))],
           status: 'pending',
           checks: null,
           checkedAt: null,
@@ -139,14 +153,21 @@ function routesFor(spec: KindSpec, { domains, dns, spfInclude }: DomainRouteDeps
       handle: async ({ params, client }) => {
         const found = await owned(client, idOf(params));
         // Asked at every check, not only at creation: of two clients adding a domain at once, the later must prove it.
-        const contested = await domains.claimedEarlierByAnother(found);
-        const records = found.records.map((r) => (r.purpose === 'ownership' ? { ...r, required: contested } : r));
+        const required = ownershipRequired(spec.kind, await domains.claimedEarlierByAnother(found));
+        const records = ownershipAsRequired(found.records, required);
         // A domain added before tokens existed gets one now, when it needs it.
-        if (contested && !records.some((r) => r.purpose === 'ownership'))
-          records.push(ownershipRecord(found.domain, randomBytes(16).toString('hex'), true));
+        if (required && !records.some((r) => r.purpose === 'ownership')) records.push(ownershipRecord(found.domain, newToken(), true));
         const checks = checkRecords(records, spfInclude, await dns.answersFor(records));
-        const checked = await domains.recordCheck(client.clientId, spec.kind, idOf(params), records, checks, new Date());
+        const at = new Date();
+        const checked = await domains.recordCheck(client.clientId, spec.kind, idOf(params), records, checks, at);
         if (!checked) throw new NotFoundError(notFound);
+        const proven = checked.status === 'verified' && checks.some((c) => c.purpose === 'ownership' && c.ok);
+        // Tracking domains verified on their CNAME alone, before the token was asked for, stay so
+        // until their next verify; or until a client proves the name is theirs, as here.
+        if (spec.kind === 'tracking' && proven)
+          await domains.withdrawUnproven(spec.kind, checked.domain, client.clientId, at, () =>
+            ownershipRecord(checked.domain, newToken(), true),
+          );
         return { status: 200, body: spec.present(checked) };
       },
     }),
@@ -169,7 +190,8 @@ function routesFor(spec: KindSpec, { domains, dns, spfInclude }: DomainRouteDeps
 
 /**
  * Sender domains (the seed's first prerequisite: a DKIM key per domain, SPF and DMARC) and tracking
- * domains (optional: a CNAME to the tracking host), both verified in real DNS.
+ * domains (optional: a CNAME to the tracking host and the client's ownership token), both verified
+ * in real DNS.
  */
 export function domainRoutes(deps: DomainRouteDeps): RouteSpec[] {
   return [
