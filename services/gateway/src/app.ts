@@ -24,7 +24,7 @@ import type { GatewayConfig } from './config';
 import { adminPanelRouter } from './http/admin-panel';
 import { emailFrameRouter } from './http/email-frame';
 import { authenticate } from './http/auth';
-import { challengeScriptsWithBearer } from './http/session-cookie';
+import { challengeBrowsersWithBearer } from './http/session-cookie';
 import { jsonBody } from './http/body';
 import { docsRouter } from './http/docs';
 import { requestMetrics } from './http/metrics';
@@ -190,7 +190,12 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   });
   const openApi = openApiDocument(routes, API_VERSION);
 
-  const auth = authenticate(keyCheck, sessions, new AuthFailureLimit(counters, config.AUTH_FAILURE_LIMIT_PER_MINUTE));
+  const publicOrigin = config.PUBLIC_BASE_URL ? new URL(config.PUBLIC_BASE_URL).origin : undefined;
+  if (publicOrigin?.startsWith('https:') && !config.TRUST_PROXY)
+    logger.warn(
+      "PUBLIC_BASE_URL is https but TRUST_PROXY is empty: requests through the TLS proxy look like http, so the admin session cookie is neither Secure nor __Host-, and limits count the proxy's address",
+    );
+  const auth = authenticate(keyCheck, sessions, new AuthFailureLimit(counters, config.AUTH_FAILURE_LIMIT_PER_MINUTE), { publicOrigin });
   const limit = rateLimit(counters, config.RATE_LIMIT_PER_SECOND);
   const app = express();
   app.disable('x-powered-by');
@@ -209,7 +214,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   v1.use(jsonBody(config.BODY_LIMIT));
   v1.use(apiRouter(routes, { idempotency, idempotencyRetentionMs: IDEMPOTENCY_RETENTION_MS }, '/v1'));
   v1.use(methodNotAllowed(routes, '/v1'));
-  v1.use(challengeScriptsWithBearer);
+  v1.use(challengeBrowsersWithBearer);
   app.use('/v1', v1);
   // The admin panel: a static bundle on this origin, calling /v1 like any client; an email it shows
   // is framed from a path of its own, under a policy of its own.

@@ -73,6 +73,12 @@ export const GatewayConfig = Type.Object({
     description:
       "which proxies' X-Forwarded-For names the client address (express 'trust proxy': a hop count, loopback, or addresses/CIDRs); empty: none",
   }),
+  PUBLIC_BASE_URL: Type.String({
+    default: '',
+    pattern: '^(https?://[^/]+/?)?$',
+    description:
+      "the gateway's public origin (the mailer's links use it too): a browser request with credentials whose Origin is neither it nor the origin the request was addressed to is refused; empty: the addressed origin only. https here means a TLS proxy in front, which TRUST_PROXY must name (the gateway warns otherwise): requests are then seen as https and the admin panel's cookie is Secure and named __Host-…",
+  }),
   DNS_SERVERS: Type.String({
     default: '',
     pattern: '^([^,\\s]+(,[^,\\s]+)*)?$',

@@ -46,6 +46,32 @@ describe("the admin panel's cookie session (issue 15)", () => {
     expect(opened.headers.get('set-cookie')).toMatch(/; Secure$/);
   });
 
+  it('over https (the trusted proxy says so) the session is the __Host- cookie: Secure, Path=/, no Domain; the panel signs in and works with it', async () => {
+    const https = { 'x-forwarded-proto': 'https' };
+    const opened = await call(gw.url, 'POST', '/v1/auth/session/cookie', { auth: acme.auth, headers: https });
+    expect(opened.status).toBe(201);
+    const setCookie = opened.headers.get('set-cookie') ?? '';
+    expect(setCookie).toMatch(/^__Host-postbus_session=ey[\w-]+\.[\w-]+\.[\w-]+; Path=\/; Max-Age=\d+; HttpOnly; SameSite=Strict; Secure$/);
+    expect(setCookie).not.toMatch(/Domain=/i);
+    const secureCookie = setCookie.split(';')[0]!;
+    const panel = { ...https, cookie: secureCookie, 'sec-fetch-site': 'same-origin' };
+    const me = await call(gw.url, 'GET', '/v1/auth/session', { headers: panel });
+    expect(me.status).toBe(200);
+    expect(me.body).toEqual({ client_id: acme.clientId, scope: 'full', via: 'session' });
+    const created = await call(gw.url, 'POST', '/v1/projects', {
+      headers: { ...panel, origin: `https://${host}` },
+      json: { name: 'Over https' },
+    });
+    expect(created.status).toBe(201);
+    // Over https an unprefixed cookie (which a sibling subdomain or an http page could have set) is no session.
+    const planted = secureCookie.replace(/^__Host-/, '');
+    expect((await call(gw.url, 'GET', '/v1/projects', { headers: { ...panel, cookie: planted } })).status).toBe(401);
+    // Signing out over https clears the __Host- cookie.
+    const out = await call(gw.url, 'DELETE', '/v1/auth/session', { headers: panel });
+    expect(out.status).toBe(204);
+    expect(out.headers.get('set-cookie')).toMatch(/^__Host-postbus_session=; Path=\/; Max-Age=0; HttpOnly; SameSite=Strict; Secure$/);
+  });
+
   it('a request with the cookie from another site is refused with 403, a read as well as a write; from this origin it passes', async () => {
     const project = { json: { name: 'From the panel' } };
     const crossSite: Array<Record<string, string>> = [

@@ -4,7 +4,7 @@ import { hashApiKey, parseBasic, type KeyScope } from '../domain/credentials';
 import type { Sessions } from '../domain/sessions';
 import type { KeyCheck } from './key-check';
 import type { AuthFailureLimit } from './rate-limit';
-import { clearedSessionCookie, crossSiteCookie, sessionCookieOf, siteOfCookieRequest } from './session-cookie';
+import { clearedSessionCookie, crossSiteCredentials, sessionCookieOf, siteOfRequest } from './session-cookie';
 
 export interface AuthenticatedClient {
   clientId: string;
@@ -21,27 +21,33 @@ declare module 'express-serve-static-core' {
   }
 }
 
+export interface AuthOptions {
+  /** The gateway's public origin (PUBLIC_BASE_URL), besides the origin each request was addressed to. */
+  publicOrigin?: string;
+}
+
 /**
  * HTTP Basic authentication against hashed API keys, or an admin session whose key is still valid:
  * Bearer, or the admin panel's session cookie (only when no Authorization header is sent, and only
- * from the panel's own origin: see siteOfCookieRequest). An address that keeps
- * failing is refused for a while, whatever it sends.
+ * from the panel's own origin). Credentials of any kind that a browser sends with a request another
+ * site started are refused (see siteOfRequest). An API key that keeps failing from one address is
+ * refused there for a while (see AuthFailureLimit).
  */
-export function authenticate(keys: KeyCheck, sessions: Sessions, failures: AuthFailureLimit): RequestHandler {
+export function authenticate(keys: KeyCheck, sessions: Sessions, failures: AuthFailureLimit, options: AuthOptions = {}): RequestHandler {
   return async (req, res, next) => {
     const header = req.get('authorization');
-    const sent = header ? undefined : sessionCookieOf(req.get('cookie'));
-    const site = sent ? siteOfCookieRequest(req) : undefined;
-    if (site === 'cross-site') throw crossSiteCookie();
+    const sent = header ? undefined : sessionCookieOf(req.get('cookie'), req.secure);
+    const site = header || sent ? siteOfRequest(req, options.publicOrigin) : undefined;
+    if (site === 'cross-site') throw crossSiteCredentials(req, header ? 'Authorization header' : 'session cookie');
+    // Without the headers a browser sets (curl, an SDK that kept it) the cookie is no credential.
     const cookie = site === 'same-origin' ? sent : undefined;
     if (!header && !cookie) throw new UnauthorizedError();
-    failures.assertAllowed(req);
     const bearer = header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : cookie;
     if (bearer) {
+      // A session is a signed token, not a secret one could guess: no failure count guards it.
       const claims = await sessions.verify(bearer);
       const key = claims && (await keys.active(claims.keyId));
       if (!claims || !key || key.clientId !== claims.clientId) {
-        failures.failed(req);
         // A dead cookie is dropped, so the browser stops sending it.
         if (cookie) res.set('Set-Cookie', clearedSessionCookie(req.secure));
         throw new UnauthorizedError(
@@ -54,11 +60,15 @@ export function authenticate(keys: KeyCheck, sessions: Sessions, failures: AuthF
       return next();
     }
     const credentials = parseBasic(header);
-    const key = credentials && (await keys.verify(credentials.clientId, hashApiKey(credentials.key)));
+    if (!credentials) throw new UnauthorizedError('The client id or API key is not valid.');
+    const digest = hashApiKey(credentials.key);
+    failures.assertAllowed(req, credentials.clientId, digest);
+    const key = await keys.verify(credentials.clientId, digest);
     if (!key) {
-      failures.failed(req);
+      failures.failed(req, credentials.clientId);
       throw new UnauthorizedError('The client id or API key is not valid.');
     }
+    failures.succeeded(req, digest);
     req.client = { clientId: key.clientId, scope: key.scope, keyId: key.keyId, via: 'key' };
     next();
   };

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import { TooManyRequestsError } from '@postbus/errors';
 import { createLogger } from '@postbus/logger';
-import { rateLimit, SharedCounters, type RatePolicy, type UsageReport } from './rate-limit';
+import { AuthFailureLimit, rateLimit, SharedCounters, type RatePolicy, type UsageReport } from './rate-limit';
 
 const logger = createLogger({ service: 'test', level: 'error' });
 
@@ -80,5 +80,77 @@ describe('rateLimit', () => {
     let passed = 0;
     for (let i = 0; i < 100; i++) void limit(request('a'), {} as Response, () => passed++);
     expect(passed).toBe(100);
+  });
+});
+
+describe('AuthFailureLimit (issue 30)', () => {
+  const from = (ip: string) => ({ ip, socket: {} }) as unknown as Request;
+  const digest = (key: string) => Buffer.from(key.padEnd(32, '.'));
+  const refused = (run: () => void): boolean => {
+    try {
+      run();
+      return false;
+    } catch (error) {
+      expect(error).toBeInstanceOf(TooManyRequestsError);
+      return true;
+    }
+  };
+
+  it('locks a (client, address) pair: the same client elsewhere and other clients at the same address go on', () => {
+    const clock = { now: 9_000_000 };
+    const [counters] = cluster(1, clock);
+    const limit = new AuthFailureLimit(counters!, 3, () => clock.now);
+    const nat = from('203.0.113.7');
+    for (let i = 0; i < 3; i++) limit.failed(nat, 'cl_victim');
+    expect(refused(() => limit.assertAllowed(nat, 'cl_victim', digest('guess')))).toBe(true);
+    expect(refused(() => limit.assertAllowed(nat, 'cl_neighbour', digest('theirs')))).toBe(false);
+    expect(refused(() => limit.assertAllowed(from('198.51.100.1'), 'cl_victim', digest('guess')))).toBe(false);
+    // A minute or two later it has cooled down.
+    clock.now += 120_000;
+    expect(refused(() => limit.assertAllowed(nat, 'cl_victim', digest('guess')))).toBe(false);
+  });
+
+  it('a key that authenticated from the address before keeps working there; any other key is refused unchecked, right or wrong', () => {
+    const clock = { now: 9_000_000 };
+    const [counters] = cluster(1, clock);
+    const limit = new AuthFailureLimit(counters!, 3, () => clock.now);
+    const nat = from('203.0.113.7');
+    limit.succeeded(nat, digest('backend'));
+    for (let i = 0; i < 5; i++) limit.failed(nat, 'cl_victim');
+    expect(refused(() => limit.assertAllowed(nat, 'cl_victim', digest('backend')))).toBe(false);
+    expect(refused(() => limit.assertAllowed(nat, 'cl_victim', digest('never-used-here')))).toBe(true);
+    // Known from this address only: the same key from elsewhere has no such standing (and needs none there).
+    for (let i = 0; i < 5; i++) limit.failed(from('198.51.100.1'), 'cl_victim');
+    expect(refused(() => limit.assertAllowed(from('198.51.100.1'), 'cl_victim', digest('backend')))).toBe(true);
+    // Still known an hour on while in use, and forgotten two hours after its last use.
+    clock.now += 50 * 60_000;
+    limit.succeeded(nat, digest('backend'));
+    clock.now += 70 * 60_000;
+    for (let i = 0; i < 5; i++) limit.failed(nat, 'cl_victim');
+    expect(refused(() => limit.assertAllowed(nat, 'cl_victim', digest('backend')))).toBe(false);
+    clock.now += 2 * 60 * 60_000;
+    for (let i = 0; i < 5; i++) limit.failed(nat, 'cl_victim');
+    expect(refused(() => limit.assertAllowed(nat, 'cl_victim', digest('backend')))).toBe(true);
+  });
+
+  it('failures and known keys are shared by every instance', async () => {
+    const clock = { now: 9_000_000 };
+    const [a, b] = cluster(2, clock);
+    const onA = new AuthFailureLimit(a!, 3, () => clock.now);
+    const onB = new AuthFailureLimit(b!, 3, () => clock.now);
+    const nat = from('203.0.113.7');
+    onA.succeeded(nat, digest('backend'));
+    for (let i = 0; i < 3; i++) onA.failed(nat, 'cl_victim');
+    a!.share();
+    await Promise.resolve();
+    expect(refused(() => onB.assertAllowed(nat, 'cl_victim', digest('guess')))).toBe(true);
+    expect(refused(() => onB.assertAllowed(nat, 'cl_victim', digest('backend')))).toBe(false);
+  });
+
+  it('is off at 0', () => {
+    const [counters] = cluster(1, { now: 0 });
+    const limit = new AuthFailureLimit(counters!, 0);
+    for (let i = 0; i < 100; i++) limit.failed(from('203.0.113.7'), 'cl_x');
+    expect(refused(() => limit.assertAllowed(from('203.0.113.7'), 'cl_x', digest('k')))).toBe(false);
   });
 });

@@ -217,30 +217,83 @@ export function edgeRateLimit(counters: SharedCounters, perMinute: number): Requ
   };
 }
 
-/** Failed authentications per address: past the limit, every attempt from that address is refused until it cools down. */
+/** How long a key that authenticated from an address stays known there (between one and two of these). */
+const KNOWN_KEY_WINDOW_MS = 60 * 60 * 1000;
+/** A known key is announced to the other instances again at most this often per instance. */
+const KNOWN_KEY_RENEW_MS = 10 * 60 * 1000;
+const MAX_RENEWALS = 10_000;
+
+const ipOf = (req: Request): string => req.ip ?? req.socket.remoteAddress ?? '';
+
+/** A short digest of a client id or key digest with the request's address: what travels on the bus. */
+const pairOf = (first: string, req: Request): string =>
+  createHash('sha256')
+    .update(`${first}\n${ipOf(req)}`)
+    .digest('base64url')
+    .slice(0, 16);
+
+/**
+ * Failed API-key authentications, counted per (client id, address): past the limit, that client's
+ * keys are refused from that address until it cools down, except keys that already authenticated
+ * from there within the last hour or so. Counted by all instances together.
+ *
+ * Why per client and address, not per address: an address is often shared (a company's NAT, a
+ * cloud egress, a CI fleet), so counting it alone let anyone there lock every other client behind
+ * it out with a few wrong keys. Why not a lockout that any correct key lifts: a locked address
+ * would then still have each guess checked, and a right guess answered 200 where wrong ones get
+ * 429, which leaves brute force exactly as fast as without a limit. So while a (client, address)
+ * pair is locked, a key is checked only if it had already proven itself from that address before
+ * (the client's own backend there keeps working while someone beside it guesses); any other key,
+ * right or wrong, gets the same 429 unchecked, so a guess learns nothing. Another client's keys
+ * from the same address are not affected at all.
+ */
 export class AuthFailureLimit {
   private readonly policy: RatePolicy;
+  private readonly known: RatePolicy = { name: 'auth-known', limit: 1, windowMs: KNOWN_KEY_WINDOW_MS };
+  /** This instance's last announcement of each known (key, address), so that success costs no bus traffic per request. */
+  private readonly renewedAt = new Map<string, number>();
 
   constructor(
     private readonly counters: SharedCounters,
     perMinute: number,
+    private readonly now: () => number = Date.now,
   ) {
     this.policy = { name: 'auth-failures', limit: perMinute, windowMs: 60_000 };
   }
 
-  /** Throws 429 when the address has failed too often; checked before the credentials are. */
-  assertAllowed(req: Request): void {
+  /**
+   * Throws 429 when the client's keys have failed too often from this address, unless the key
+   * presented (its digest) already authenticated from there. Checked before the key is.
+   */
+  assertAllowed(req: Request, clientId: string, keyDigest: Buffer): void {
     if (this.policy.limit <= 0) return;
-    const verdict = this.counters.check(this.policy, addressOf(req));
-    if (verdict.allowed) return;
+    const verdict = this.counters.check(this.policy, pairOf(clientId, req));
+    if (verdict.allowed || this.isKnown(req, keyDigest)) return;
     throw new TooManyRequestsError(
-      `Too many failed authentications from this address; retry after ${verdict.retryAfter} s.`,
+      `Too many failed authentications for this client from this address; retry after ${verdict.retryAfter} s. Keys already in use from this address still work.`,
       verdict.retryAfter,
       { 'RateLimit-Policy': `"auth-failures";q=${this.policy.limit};w=60`, RateLimit: `"auth-failures";r=0;t=${verdict.retryAfter}` },
     );
   }
 
-  failed(req: Request): void {
-    if (this.policy.limit > 0) this.counters.add(this.policy, addressOf(req));
+  /** A key of the client (or what was presented as one) failed from this address. */
+  failed(req: Request, clientId: string): void {
+    if (this.policy.limit > 0) this.counters.add(this.policy, pairOf(clientId, req));
+  }
+
+  /** The key authenticated from this address: it stays usable there through a lockout. */
+  succeeded(req: Request, keyDigest: Buffer): void {
+    if (this.policy.limit <= 0) return;
+    const local = `${keyDigest.toString('base64url')}|${ipOf(req)}`;
+    const at = this.now();
+    if (at - (this.renewedAt.get(local) ?? -Infinity) < KNOWN_KEY_RENEW_MS) return;
+    if (this.renewedAt.size >= MAX_RENEWALS) this.renewedAt.clear();
+    this.renewedAt.set(local, at);
+    this.counters.add(this.known, pairOf(keyDigest.toString('base64url'), req));
+  }
+
+  /** Seen within the current or the previous window (the sliding estimate is above 0: one more would pass the limit of 1). */
+  private isKnown(req: Request, keyDigest: Buffer): boolean {
+    return !this.counters.check(this.known, pairOf(keyDigest.toString('base64url'), req)).allowed;
   }
 }
