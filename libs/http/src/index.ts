@@ -7,3 +7,15 @@ export { startInternalServer } from './internal-server';
 export { runService, type RunningService } from './run-service';
 export { decodeCursor, encodeCursor, filteredPage, queryLimit, queryText, type Position, type Positioned } from './pagination';
 export { auditQueries } from './query-audit';
+export {
+  AddressPolicy,
+  UnsafeAddressError,
+  canonicalIp,
+  formatIpAddress,
+  parseAllowedHost,
+  parseIpAddress,
+  portOf,
+  unsafeKind,
+  type AddressPolicyOptions,
+  type UnsafeReason,
+} from './outbound/address-policy';

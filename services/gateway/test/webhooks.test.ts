@@ -3,13 +3,12 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { SecretBox } from '@postbus/crypto';
 import { connectDb, type Connection } from '@postbus/db';
-import { problemHandler, requireInternalToken } from '@postbus/http';
+import { AddressPolicy, problemHandler, requireInternalToken } from '@postbus/http';
 import { createLogger } from '@postbus/logger';
 import { call, defaultMongoUrl, testInternalApiSecret, uniqueName } from '@postbus/testing';
 import { internalApi } from '../../webhook-dispatcher/src/http/internal-api';
 import { DeliveryStore } from '../../webhook-dispatcher/src/model/deliveries';
 import { EndpointStore } from '../../webhook-dispatcher/src/model/endpoints';
-import { AddressPolicy } from '../../webhook-dispatcher/src/safety';
 import { createTestClient, startTestGateway, type TestClient, type TestGateway } from './helpers';
 
 /** The webhook dispatcher's real internal API on its own database, without its delivery loop. */

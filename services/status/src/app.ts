@@ -4,9 +4,9 @@ import express from 'express';
 import { kafkaConnection } from '@postbus/bus';
 import { topicName } from '@postbus/contracts';
 import { SecretBox } from '@postbus/crypto';
-import { closeServer, healthRouter, listen, notFoundHandler, problemHandler, requestId } from '@postbus/http';
+import { closeServer, healthRouter, listen, notFoundHandler, parseAllowedHost, problemHandler, requestId } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
-import { canarySettings, type StatusConfig } from './config';
+import { canarySettings, subscriptionLimits, type StatusConfig } from './config';
 import { ComponentIds, componentDefinitions, SERVICE_DATABASES, type ServiceDatabase } from './domain/components';
 import { StatusEngine, type Clock } from './engine/engine';
 import { Monitor } from './engine/monitor';
@@ -40,6 +40,9 @@ export async function start({ config, logger, clock }: { config: StatusConfig; l
   const interval = config.STATUS_CHECK_INTERVAL_MS;
   const timeout = Math.min(config.STATUS_PROBE_TIMEOUT_MS, Math.max(interval, 1000));
   const canary = canarySettings(config);
+  const allowedWebhookHosts = config.STATUS_WEBHOOK_ALLOWED_HOSTS.split(',').filter((entry) => entry.trim() !== '');
+  // A bad entry stops the start here, before anything listens or connects.
+  for (const entry of allowedWebhookHosts) parseAllowedHost(entry, 'STATUS_WEBHOOK_ALLOWED_HOSTS');
   const staleAfter = (componentId: string) =>
     componentId === ComponentIds.sendDelay
       ? 2 * config.STATUS_CANARY_INTERVAL_MS + config.STATUS_SEND_DELAY_OUTAGE + timeout
@@ -50,6 +53,9 @@ export async function start({ config, logger, clock }: { config: StatusConfig; l
   let serving = false;
   const app = express();
   app.disable('x-powered-by');
+  // The subscription limits count per client address: behind a proxy, the one X-Forwarded-For names.
+  if (config.STATUS_TRUST_PROXY)
+    app.set('trust proxy', /^\d+$/.test(config.STATUS_TRUST_PROXY) ? Number(config.STATUS_TRUST_PROXY) : config.STATUS_TRUST_PROXY);
   app.use(requestId);
   app.use(healthRouter('status', { engine: () => serving }));
   const { server, port }: { server: Server; port: number } = await listen(app, config.PORT, config.STATUS_HOST);
@@ -156,6 +162,8 @@ export async function start({ config, logger, clock }: { config: StatusConfig; l
     ...(config.STATUS_SMTP_URL ? { smtpUrl: config.STATUS_SMTP_URL } : {}),
     ...(config.STATUS_MAIL_FROM ? { mailFrom: config.STATUS_MAIL_FROM } : {}),
     allowPrivateWebhooks: config.STATUS_WEBHOOK_ALLOW_PRIVATE,
+    allowedWebhookHosts,
+    limits: subscriptionLimits(config),
     outboxFile: outboxPathFor(config.STATUS_SNAPSHOT_FILE),
     logger,
   });

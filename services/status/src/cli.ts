@@ -11,6 +11,9 @@ const USAGE = `Usage (postbus status … or postbus-status …):
   postbus status maintenance schedule --name NAME --from ISO_TIME --until ISO_TIME --components ID,ID [--body TEXT] [--json]
   postbus status maintenance update MAINTENANCE_ID --body TEXT [--status in_progress|verifying|completed] [--json]
   postbus status maintenance list [--json]
+  postbus status subscribers list [--json]
+      Every subscriber: id, kind, confirmed or not, created (the address masked; never a secret).
+  postbus status subscribers remove SUBSCRIBER_ID
 
 Calls the status service's operator API at STATUS_URL (default http://127.0.0.1:8090)
 with the token in STATUS_OPERATOR_TOKEN.`;
@@ -69,6 +72,14 @@ interface Row {
   scheduledUntil?: string;
 }
 
+interface SubscriberRow {
+  id: string;
+  kind: string;
+  confirmed: boolean;
+  created_at: string;
+  target: string;
+}
+
 /** Operator commands against the status service's operator API. */
 export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -96,6 +107,8 @@ export async function main(argv: string[]): Promise<number> {
     'maintenance schedule',
     'maintenance update',
     'maintenance list',
+    'subscribers list',
+    'subscribers remove',
   ];
   if (values.help || !known.includes(command)) {
     console.log(USAGE);
@@ -170,6 +183,24 @@ export async function main(argv: string[]): Promise<number> {
             .join('\n'),
         );
         break;
+      case 'subscribers list':
+        print(await operatorCall('GET', '/api/operator/subscribers'), (b) =>
+          (b['data'] as SubscriberRow[])
+            .map(
+              (s) =>
+                `${s.id}  ${s.kind.padEnd(7)} ${(s.confirmed ? 'confirmed' : 'unconfirmed').padEnd(11)} created ${s.created_at}  ${s.target}`,
+            )
+            .join('\n'),
+        );
+        break;
+      case 'subscribers remove': {
+        const subscriberId = required(id, 'SUBSCRIBER_ID');
+        print(
+          await operatorCall('DELETE', `/api/operator/subscribers/${encodeURIComponent(subscriberId)}`),
+          () => `removed subscriber ${subscriberId}`,
+        );
+        break;
+      }
     }
     return 0;
   } catch (error) {

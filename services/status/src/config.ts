@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { CommonConfig, RequiredInProduction } from '@postbus/config';
+import { DEFAULT_SUBSCRIPTION_LIMITS, type SubscriptionLimits } from './subscriptions/limits';
 
 const url = (name: string, port: number) =>
   Type.String({ default: `http://127.0.0.1:${port}`, pattern: '^https?://', description: `where the ${name} answers /readyz` });
@@ -55,7 +56,54 @@ export const StatusConfig = Type.Object({
   STATUS_MAIL_FROM: Type.String({ default: '', description: 'the sender of those mails; empty: status@ the public URL host' }),
   STATUS_WEBHOOK_ALLOW_PRIVATE: Type.Boolean({
     default: false,
-    description: 'allow webhook subscriptions to private and loopback addresses (tests and closed networks only)',
+    description:
+      'admit webhook subscriptions to any address and port, private and loopback included (tests and closed networks only; STATUS_WEBHOOK_ALLOWED_HOSTS admits chosen hosts instead)',
+  }),
+  STATUS_WEBHOOK_ALLOWED_HOSTS: Type.String({
+    default: '',
+    pattern: '^([^,\\s]+(,[^,\\s]+)*)?$',
+    description:
+      'hosts a webhook subscription may name although they are, or resolve to, private or loopback addresses, and on ports other than 80 and 443 (comma-separated: `host` for every port, `host:port` or `host:first-last`; `[::1]:9000` for IPv6)',
+  }),
+  STATUS_TRUST_PROXY: Type.String({
+    default: '',
+    pattern: '^[A-Za-z0-9.:/, _-]*$',
+    description:
+      "which proxies' X-Forwarded-For names the client address the subscription limits count by (express 'trust proxy': a hop count, loopback, or addresses/CIDRs); empty: none",
+  }),
+  STATUS_SUBSCRIBE_LIMIT_PER_CLIENT: Type.Integer({
+    minimum: 0,
+    default: DEFAULT_SUBSCRIPTION_LIMITS.perClient,
+    description:
+      'subscription requests one client address (an IPv6 client: its /64) may make per STATUS_SUBSCRIBE_LIMIT_WINDOW_MS; past it, 429 with Retry-After; 0: no limit',
+  }),
+  STATUS_SUBSCRIBE_LIMIT_GLOBAL: Type.Integer({
+    minimum: 0,
+    default: DEFAULT_SUBSCRIPTION_LIMITS.global,
+    description:
+      'subscription requests from everyone together per STATUS_SUBSCRIBE_LIMIT_WINDOW_MS (this instance); past it, 429 with Retry-After; 0: no limit',
+  }),
+  STATUS_SUBSCRIBE_LIMIT_WINDOW_MS: Type.Integer({
+    minimum: 1000,
+    default: DEFAULT_SUBSCRIPTION_LIMITS.windowMs,
+    description: 'the window both subscription limits count over (they refill evenly across it)',
+  }),
+  STATUS_SUBSCRIBERS_MAX: Type.Integer({
+    minimum: 1,
+    default: DEFAULT_SUBSCRIPTION_LIMITS.maxSubscribers,
+    description:
+      'subscribers (email and webhook, confirmed or not) the page keeps at most; past it, new subscriptions are refused with 409',
+  }),
+  STATUS_UNCONFIRMED_TTL_MS: Type.Integer({
+    minimum: 1000,
+    default: DEFAULT_SUBSCRIPTION_LIMITS.unconfirmedTtlMs,
+    description: 'how long an email subscriber may stay unconfirmed: then its confirmation link stops working and the service removes it',
+  }),
+  STATUS_CONFIRMATION_RESEND_MS: Type.Integer({
+    minimum: 0,
+    default: DEFAULT_SUBSCRIPTION_LIMITS.confirmationResendMs,
+    description:
+      'at most one confirmation mail per address in this long: subscribing an address again sooner sends nothing (and answers the same)',
   }),
   STATUS_CHECK_INTERVAL_MS: Type.Integer({ minimum: 200, default: 10_000, description: 'how often every probe runs' }),
   STATUS_FAILURES_TO_CHANGE: Type.Integer({
@@ -149,3 +197,13 @@ export function canarySettings(config: StatusConfig): CanarySettings | undefined
   };
   return Object.values(settings).every(Boolean) ? settings : undefined;
 }
+
+/** The subscription limits as configured. */
+export const subscriptionLimits = (config: StatusConfig): SubscriptionLimits => ({
+  perClient: config.STATUS_SUBSCRIBE_LIMIT_PER_CLIENT,
+  global: config.STATUS_SUBSCRIBE_LIMIT_GLOBAL,
+  windowMs: config.STATUS_SUBSCRIBE_LIMIT_WINDOW_MS,
+  maxSubscribers: config.STATUS_SUBSCRIBERS_MAX,
+  unconfirmedTtlMs: config.STATUS_UNCONFIRMED_TTL_MS,
+  confirmationResendMs: config.STATUS_CONFIRMATION_RESEND_MS,
+});

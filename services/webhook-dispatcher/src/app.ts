@@ -3,7 +3,7 @@ import { Bus, busOptions, erasureParticipant } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
 import { SecretBox } from '@postbus/crypto';
 import { connectDb, pingDb } from '@postbus/db';
-import { closeServer, createMetricsRegistry, startInternalServer } from '@postbus/http';
+import { AddressPolicy, closeServer, createMetricsRegistry, startInternalServer } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import { retrySchedule, type DispatcherConfig } from './config';
 import { DeliveryWorker } from './delivery/worker';
@@ -14,7 +14,6 @@ import { DeliveryStore } from './model/deliveries';
 import { EndpointStore } from './model/endpoints';
 import { ProjectOwners } from './model/projects';
 import { DeliveryRetention } from './retention';
-import { AddressPolicy } from './safety';
 
 export interface Dispatcher {
   port: number;

@@ -1,6 +1,6 @@
 import type { lookup as dnsLookup } from 'node:dns';
 import { LOCAL_WEBHOOK_ALLOWED_HOSTS } from '@postbus/testing';
-import { AddressPolicy, UnsafeAddressError, unsafeKind } from './safety';
+import { AddressPolicy, UnsafeAddressError, unsafeKind } from './address-policy';
 
 type Lookup = (hostname: string, options: object, callback: (...args: unknown[]) => void) => void;
 

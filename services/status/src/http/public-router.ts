@@ -11,7 +11,8 @@
  *     tokenSecret: config.STATUS_SUBSCRIPTION_SECRET, // signs confirm/unsubscribe links (≥ 16 chars)
  *     smtpUrl: config.STATUS_SMTP_URL,            // a relay separate from Postbus's own; no email subscriptions without it
  *     mailFrom: config.STATUS_MAIL_FROM,
- *     allowPrivateWebhooks: config.STATUS_WEBHOOK_ALLOW_PRIVATE, // tests only
+ *     allowedWebhookHosts: config.STATUS_WEBHOOK_ALLOWED_HOSTS.split(','), // hosts admitted although private, on their ports
+ *     limits: subscriptionLimits(config),           // rates, the size of the list, unconfirmed expiry, confirmation resends
  *     outboxFile: outboxPathFor(config.STATUS_SNAPSHOT_FILE), // pending notifications, kept across restarts
  *     logger,
  *   });
@@ -22,20 +23,33 @@
  * Everything is answered from `source.snapshot()` (memory): the page stays up whatever else is down.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import express, { type Request, type Response, type Router } from 'express';
+import type { lookup as dnsLookup } from 'node:dns';
+import express, { type ErrorRequestHandler, type NextFunction, type Request, type Response, type Router } from 'express';
+import {
+  AppError,
+  ConflictError,
+  MalformedRequestError,
+  PayloadTooLargeError,
+  problemFor,
+  TooManyRequestsError,
+  ValidationError,
+} from '@postbus/errors';
+import { AddressPolicy } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import type { StatusEvent, StatusSnapshot, StatusSource } from '../domain/model';
 import { atomFeed, componentBadge, overallBadge, rssFeed } from '../publish/feeds';
 import { escapeHtml, HTML_CSP, renderHistoryPage, renderIncidentPage, renderMessagePage, renderStatusPage } from '../publish/html';
 import { StatuspageView } from '../publish/statuspage';
-import { UnsafeWebhookError, WebhookAddressPolicy } from '../subscriptions/address-policy';
 import { JsonFile } from '../engine/snapshot-file';
 import { notificationMail, StatusMailer } from '../subscriptions/email';
 import { NotificationOutbox, type PendingNotification } from '../subscriptions/outbox';
 import { webhookPayload } from '../subscriptions/payloads';
 import type { Subscriber, SubscriberStore } from '../subscriptions/store';
 import { SubscriptionTokens } from '../subscriptions/tokens';
+import { clientKey, DEFAULT_SUBSCRIPTION_LIMITS, TokenBuckets, type SubscriptionLimits } from '../subscriptions/limits';
 import { DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS, postNotification } from '../subscriptions/webhooks';
+import { webhookUrlProblems } from '../subscriptions/webhook-url';
+import { subscriberAdmin } from './subscriber-admin';
 
 /** A subscriber as notifications name it: their address and secret are read when a notification goes. */
 type SubscriberRef = Pick<Subscriber, 'id' | 'kind'>;
@@ -51,15 +65,26 @@ export interface PublicRouterOptions {
   /** STATUS_SMTP_URL; without it email subscription is refused (503). */
   smtpUrl?: string;
   mailFrom?: string;
-  /** Allow webhooks to private and loopback addresses (tests, closed networks). */
+  /** Admit webhooks to every address and port, private and loopback included (tests, closed networks). */
   allowPrivateWebhooks?: boolean;
+  /**
+   * Hosts a webhook may name although they are, or resolve to, private addresses, and on ports
+   * other than 80 and 443: `host` (every port), `host:port` or `host:first-last`.
+   */
+  allowedWebhookHosts?: string[];
+  /** Resolves webhook hosts (dns.lookup by default; tests pass a table). */
+  webhookResolver?: typeof dnsLookup;
+  /** Subscription rates, the size of the list, unconfirmed expiry and confirmation resends; DEFAULT_SUBSCRIPTION_LIMITS for what is not given. */
+  limits?: Partial<SubscriptionLimits>;
+  /** How often unconfirmed subscribers past their time are removed; a quarter of that time, at most 10 minutes, by default. */
+  sweepIntervalMs?: number;
   /** Milliseconds before each attempt of a notification (webhook or mail); Standard Webhooks' schedule by default. */
   webhookRetryScheduleMs?: number[];
   /** Where pending notifications and their retries are kept across restarts; in memory only without it. */
   outboxFile?: string;
   /** While the subscribers cannot be read (the database is down), notifications wait this long between tries; 5 s by default. */
   lookupRetryMs?: number;
-  /** How long a confirmation link works; 7 days by default. */
+  /** How long a confirmation link works; as long as an unconfirmed subscriber is kept by default, and never longer. */
   confirmTtlMs?: number;
   logger?: Logger;
 }
@@ -67,12 +92,11 @@ export interface PublicRouterOptions {
 export type PublicRouter = Router & {
   /** Stops listening to the source and sending (what is pending stays in the outbox file), closes the SMTP transport. */
   stop(): Promise<void>;
-  /** Resolves when the notifications of every event so far have been handed on (tests wait on it). */
+  /** Resolves when the notifications of every event so far have been handed on, and every confirmation mail started so far has been sent or has failed (tests wait on it). */
   idle(): Promise<void>;
 };
 
 const MAX_AGE = 'max-age=15';
-const CONFIRMATION_RESEND_MS = 10 * 60_000;
 
 const queryToken = (req: Request): string => (typeof req.query.token === 'string' ? req.query.token : '');
 const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
@@ -91,7 +115,12 @@ const API_ROUTES: Record<string, (view: StatuspageView) => object> = {
 export function publicRouter(source: StatusSource, options: PublicRouterOptions): PublicRouter {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const tokens = new SubscriptionTokens(options.tokenSecret);
-  const policy = new WebhookAddressPolicy(options.allowPrivateWebhooks ?? false);
+  const policy = options.allowPrivateWebhooks
+    ? undefined
+    : new AddressPolicy((options.allowedWebhookHosts ?? []).map((h) => h.trim()).filter(Boolean), options.webhookResolver, {
+        setting: 'STATUS_WEBHOOK_ALLOWED_HOSTS',
+      });
+  const limits: SubscriptionLimits = { ...DEFAULT_SUBSCRIPTION_LIMITS, ...options.limits };
   const pageName = source.snapshot().page.name;
   const lookupRetryMs = options.lookupRetryMs ?? 5_000;
   const mailer = options.smtpUrl
@@ -116,7 +145,7 @@ export function publicRouter(source: StatusSource, options: PublicRouterOptions)
     ...(options.logger ? { logger: options.logger } : {}),
   });
   const resumed = outbox.resume();
-  const confirmTtlMs = options.confirmTtlMs ?? 7 * 86_400_000;
+  const confirmTtlMs = Math.min(options.confirmTtlMs ?? limits.unconfirmedTtlMs, limits.unconfirmedTtlMs);
   const unsubscribeUrl = (subscriber: Pick<Subscriber, 'id'>) =>
     `${baseUrl}/subscriptions/unsubscribe?token=${tokens.issue('unsubscribe', subscriber.id)}`;
 
@@ -235,86 +264,191 @@ export function publicRouter(source: StatusSource, options: PublicRouterOptions)
 
   // ---- Subscriptions --------------------------------------------------------------------------
 
-  const confirmationSentAt = new Map<string, number>();
+  const perClient = new TokenBuckets(limits.perClient, limits.windowMs);
+  const everyone = new TokenBuckets(limits.global, limits.windowMs);
+  const minutes = (ms: number) => (ms % 60_000 === 0 ? `${ms / 60_000} min` : `${Math.ceil(ms / 1000)} s`);
 
-  /** Starts an email subscription: a confirmation mail, and nothing else until it is confirmed. The answer never says whether the address was known. */
-  const subscribeEmail = async (raw: string): Promise<'sent' | 'invalid' | 'unavailable'> => {
-    const address = raw.trim().toLowerCase();
-    if (address.length > 254 || !EMAIL.test(address)) return 'invalid';
-    if (!mailer) return 'unavailable';
-    const subscriber = await options.subscribers.add({ kind: 'email', address, secret: null, confirmedAt: null }, new Date());
-    if (subscriber.confirmedAt) return 'sent';
-    // Anyone can type any address: at most one confirmation mail per address in a while, so the form cannot be used to flood someone.
-    const lastSent = confirmationSentAt.get(subscriber.id);
-    if (lastSent !== undefined && Date.now() - lastSent < CONFIRMATION_RESEND_MS) return 'sent';
-    confirmationSentAt.set(subscriber.id, Date.now());
-    const token = tokens.issue('confirm', subscriber.id, confirmTtlMs);
-    await mailer.sendConfirmation(address, `${baseUrl}/subscriptions/confirm?token=${encodeURIComponent(token)}`);
-    options.logger?.info('status email subscription requested', { subscriberId: subscriber.id });
-    return 'sent';
+  /** A 429 when this client, or everyone together, has subscribed as often as the window allows. */
+  const overRate = (req: Request): TooManyRequestsError | undefined => {
+    const mine = perClient.take(clientKey(req.ip ?? req.socket.remoteAddress));
+    const wait = mine > 0 ? mine : everyone.take('all');
+    if (wait === 0) return undefined;
+    const seconds = Math.ceil(wait / 1000);
+    return new TooManyRequestsError(
+      mine > 0
+        ? `An address may subscribe ${limits.perClient} times in ${minutes(limits.windowMs)}; retry after ${seconds} s.`
+        : `This page takes ${limits.global} subscriptions in ${minutes(limits.windowMs)} from everyone together; retry after ${seconds} s.`,
+      seconds,
+    );
   };
+  const limitSubscriptions = (req: Request, _res: Response, next: NextFunction) => next(overRate(req));
+
+  /** Refuses a new subscription once the list holds as many as it keeps (whoever asks: the answer tells nothing about an address). */
+  const assertRoom = async (): Promise<void> => {
+    if ((await options.subscribers.count()) < limits.maxSubscribers) return;
+    throw new ConflictError('subscriptions-full', 'This page has as many subscribers as it keeps; try again later.');
+  };
+
+  const isExpired = (subscriber: Subscriber, now: number) =>
+    subscriber.confirmedAt === null && subscriber.createdAt.getTime() <= now - limits.unconfirmedTtlMs;
+
+  const confirmationsInFlight = new Set<Promise<void>>();
+  /**
+   * Sent after the answer, not before: waiting for the relay would make a first subscription of an
+   * address answer slower than a repeat, which sends nothing, and tell the two apart.
+   */
+  const sendConfirmation = (mail: StatusMailer, subscriberId: string, address: string) => {
+    const token = tokens.issue('confirm', subscriberId, confirmTtlMs);
+    const sending: Promise<void> = mail
+      .sendConfirmation(address, `${baseUrl}/subscriptions/confirm?token=${encodeURIComponent(token)}`)
+      .then(() => void options.logger?.info('status email subscription requested', { subscriberId }))
+      .catch((error: unknown) => {
+        const { responseCode, code } = error as { responseCode?: number; code?: string };
+        options.logger?.warn('a status confirmation mail could not be sent', { subscriberId, reason: responseCode ?? code ?? null });
+      })
+      .finally(() => confirmationsInFlight.delete(sending));
+    confirmationsInFlight.add(sending);
+  };
+
+  /**
+   * Starts an email subscription: a confirmation mail, and nothing else until it is confirmed. The
+   * answer is the same whether the address was new, waiting for its confirmation (and mailed
+   * again only once `confirmationResendMs` has passed, so the form cannot flood a mailbox) or
+   * confirmed already.
+   */
+  const subscribeEmail = async (raw: unknown, pointer: string): Promise<void> => {
+    const address = typeof raw === 'string' ? raw.trim().toLowerCase() : '';
+    if (address.length > 254 || !EMAIL.test(address))
+      throw new ValidationError('The email address is invalid.', [{ pointer, message: 'is not an email address' }]);
+    if (!mailer)
+      throw new AppError(
+        503,
+        'email-subscriptions-unavailable',
+        'Email subscriptions are not available',
+        'This page does not offer email subscriptions.',
+      );
+    await assertRoom();
+    const now = new Date();
+    const candidate = { kind: 'email' as const, address, secret: null, confirmedAt: null };
+    let subscriber = await options.subscribers.add(candidate, now);
+    if (isExpired(subscriber, now.getTime())) {
+      await options.subscribers.remove(subscriber.id);
+      subscriber = await options.subscribers.add(candidate, now);
+    }
+    if (subscriber.confirmedAt) return;
+    const claimed = await options.subscribers.claimConfirmation(subscriber.id, now, new Date(now.getTime() - limits.confirmationResendMs));
+    if (claimed) sendConfirmation(mailer, subscriber.id, address);
+  };
+
+  /** Subscribes a webhook: its URL checked (port, scheme, and every address it names or resolves to), its secret shown once. */
+  const subscribeWebhook = async (raw: unknown, pointer: string) => {
+    const { url, problems } = await webhookUrlProblems(typeof raw === 'string' ? raw : '', policy);
+    if (!url)
+      throw new ValidationError(
+        'The webhook URL cannot be subscribed.',
+        problems.map((message) => ({ pointer, message })),
+      );
+    await assertRoom();
+    const secret = `whsec_${randomBytes(24).toString('base64')}`;
+    const subscriber = await options.subscribers.add(
+      { kind: 'webhook', address: url.toString(), secret, confirmedAt: new Date() },
+      new Date(),
+    );
+    // The secret is shown once, to whoever created the subscription; a second subscribe of the same URL does not get it.
+    if (subscriber.secret !== secret) throw new ConflictError('already-subscribed', 'This webhook is already subscribed.');
+    options.logger?.info('status webhook subscribed', { subscriberId: subscriber.id });
+    return { id: subscriber.id, webhook: subscriber.address, secret, unsubscribe_url: unsubscribeUrl(subscriber) };
+  };
+
+  /**
+   * Problems as problem+json, here rather than in the app's handler so the routes answer the same
+   * wherever they are mounted. On the public endpoint `error` carries the reason as one string as
+   * well: that is the member its clients read.
+   */
+  const subscriptionProblems =
+    ({ legacyError }: { legacyError: boolean }): ErrorRequestHandler =>
+    (error: unknown, req, res, next) => {
+      if (res.headersSent) return next(error);
+      const parserType = (error as { type?: unknown } | null)?.type;
+      const known =
+        parserType === 'entity.too.large'
+          ? new PayloadTooLargeError('8kb')
+          : typeof parserType === 'string' && parserType.startsWith('entity.')
+            ? new MalformedRequestError('The body is not valid JSON.')
+            : error;
+      const { problem, headers } = problemFor(known, req.requestId);
+      if (problem.status >= 500 && !(known instanceof AppError))
+        options.logger?.error('a subscription request failed', { error, requestId: req.requestId, path: req.path });
+      const body = legacyError
+        ? { ...problem, error: problem.errors?.map((e) => e.message).join('; ') ?? problem.detail ?? problem.title }
+        : problem;
+      res.status(problem.status).set(headers).type('application/problem+json').send(JSON.stringify(body));
+    };
 
   const jsonBody = express.json({ limit: '8kb' });
   const formBody = express.urlencoded({ extended: false, limit: '8kb' });
 
-  router.post('/api/v2/subscribers', jsonBody, async (req, res) => {
-    const body = (req.body ?? {}) as { email?: unknown; webhook?: unknown; subscriber?: { email?: unknown; endpoint?: unknown } };
-    // Statuspage nests under `subscriber` ({"subscriber": {"email"}} / {"endpoint"}); the flat form is accepted too.
-    const email = body.email ?? body.subscriber?.email;
-    const webhook = body.webhook ?? body.subscriber?.endpoint;
-    if (typeof email === 'string') {
-      const outcome = await subscribeEmail(email);
-      if (outcome === 'invalid') return void res.status(400).json({ error: 'invalid email address' });
-      if (outcome === 'unavailable') return void res.status(503).json({ error: 'email subscriptions are not configured' });
-      return void res.status(202).json({ status: 'confirmation_sent' });
-    }
-    if (typeof webhook === 'string') {
-      let url: URL;
-      try {
-        url = new URL(webhook);
-        await policy.check(url);
-      } catch (error) {
-        const reason = error instanceof UnsafeWebhookError ? error.message : 'invalid webhook URL';
-        return void res.status(400).json({ error: reason });
+  router.post(
+    '/api/v2/subscribers',
+    limitSubscriptions,
+    jsonBody,
+    async (req: Request, res: Response) => {
+      const body = (req.body && typeof req.body === 'object' ? req.body : {}) as {
+        email?: unknown;
+        webhook?: unknown;
+        subscriber?: { email?: unknown; endpoint?: unknown };
+      };
+      // Statuspage nests under `subscriber` ({"subscriber": {"email"}} / {"endpoint"}); the flat form is accepted too.
+      const nested = body.subscriber && typeof body.subscriber === 'object' ? body.subscriber : {};
+      if (body.email !== undefined || nested.email !== undefined) {
+        await subscribeEmail(body.email ?? nested.email, body.email !== undefined ? '/email' : '/subscriber/email');
+        return void res.status(202).json({ status: 'confirmation_sent' });
       }
-      const secret = `whsec_${randomBytes(24).toString('base64')}`;
-      const subscriber = await options.subscribers.add(
-        { kind: 'webhook', address: url.toString(), secret, confirmedAt: new Date() },
-        new Date(),
-      );
-      // The secret is shown once, to whoever created the subscription; a second subscribe of the same URL does not get it.
-      if (subscriber.secret !== secret) return void res.status(409).json({ error: 'this webhook is already subscribed' });
-      options.logger?.info('status webhook subscribed', { subscriberId: subscriber.id });
-      return void res
-        .status(201)
-        .json({ id: subscriber.id, webhook: subscriber.address, secret, unsubscribe_url: unsubscribeUrl(subscriber) });
-    }
-    res.status(400).json({ error: 'send {"email": "…"} or {"webhook": "https://…"}' });
-  });
+      if (body.webhook !== undefined || nested.endpoint !== undefined) {
+        const created = await subscribeWebhook(
+          body.webhook ?? nested.endpoint,
+          body.webhook !== undefined ? '/webhook' : '/subscriber/endpoint',
+        );
+        return void res.status(201).json(created);
+      }
+      throw new ValidationError('Send {"email": "…"} or {"webhook": "https://…"}.', [
+        { pointer: '/', message: 'names no email or webhook' },
+      ]);
+    },
+    subscriptionProblems({ legacyError: true }),
+  );
+
+  router.use(
+    subscriberAdmin({
+      subscribers: options.subscribers,
+      unconfirmedTtlMs: limits.unconfirmedTtlMs,
+      ...(options.operatorToken ? { operatorToken: options.operatorToken } : {}),
+    }),
+  );
+  router.use('/api/operator/subscribers', subscriptionProblems({ legacyError: false }));
 
   router.post('/subscribe', formBody, async (req, res) => {
     const snapshot = source.snapshot();
+    const page = (status: number, title: string, text: string) => html(res, status, renderMessagePage(snapshot, title, text, { baseUrl }));
+    const tooMany = overRate(req);
+    if (tooMany) {
+      res.set(tooMany.headers);
+      return page(429, 'Too many subscriptions', `${tooMany.message.replace(/; retry after.*$/, '')}. Try again in a while.`);
+    }
     const form = (req.body ?? {}) as { email?: unknown };
-    const email = typeof form.email === 'string' ? form.email : '';
-    const outcome = await subscribeEmail(email);
-    if (outcome === 'invalid')
-      return html(res, 400, renderMessagePage(snapshot, 'Not subscribed', 'That does not look like an email address.', { baseUrl }));
-    if (outcome === 'unavailable')
-      return html(
-        res,
-        503,
-        renderMessagePage(snapshot, 'Not available', 'Email subscriptions are not configured on this page.', { baseUrl }),
-      );
-    html(
-      res,
-      200,
-      renderMessagePage(
-        snapshot,
-        'Check your mail',
-        'We sent a link to confirm your subscription. Nothing else is sent until you confirm.',
-        { baseUrl },
-      ),
-    );
+    try {
+      await subscribeEmail(typeof form.email === 'string' ? form.email : '', '/email');
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      res.set(error.headers);
+      if (error instanceof ValidationError) return page(400, 'Not subscribed', 'That does not look like an email address.');
+      if (error.slug === 'email-subscriptions-unavailable')
+        return page(503, 'Not available', 'Email subscriptions are not configured on this page.');
+      if (error.slug === 'subscriptions-full')
+        return page(409, 'Not subscribed', 'This page has as many subscribers as it keeps; try again later.');
+      return page(error.status, 'Not subscribed', 'Subscribing is not possible right now; try again later.');
+    }
+    page(200, 'Check your mail', 'We sent a link to confirm your subscription. Nothing else is sent until you confirm.');
   });
 
   // A GET only shows a button: mail scanners open links, and must not confirm or unsubscribe anyone.
@@ -346,7 +480,11 @@ export function publicRouter(source: StatusSource, options: PublicRouterOptions)
   router.post('/subscriptions/confirm', formBody, async (req, res) => {
     const snapshot = source.snapshot();
     const id = tokens.verify(queryToken(req), 'confirm');
-    const subscriber = id ? await options.subscribers.findById(id) : null;
+    let subscriber = id ? await options.subscribers.findById(id) : null;
+    if (subscriber && isExpired(subscriber, Date.now())) {
+      await options.subscribers.remove(subscriber.id);
+      subscriber = null;
+    }
     if (!subscriber)
       return html(
         res,
@@ -479,11 +617,35 @@ export function publicRouter(source: StatusSource, options: PublicRouterOptions)
     );
   });
 
-  router.idle = () => pending;
+  /** Unconfirmed subscribers past their time are removed by this timer: FerretDB has no TTL indexes. */
+  let sweeping: Promise<void> | undefined;
+  const sweep = async () => {
+    try {
+      const removed = await options.subscribers.removeUnconfirmed(new Date(Date.now() - limits.unconfirmedTtlMs));
+      if (removed > 0) options.logger?.info('unconfirmed status subscribers expired', { count: removed });
+    } catch (error) {
+      options.logger?.debug('unconfirmed status subscribers could not be swept now', { error: (error as Error).message });
+    }
+  };
+  const sweeper = setInterval(
+    () => {
+      sweeping ??= sweep().finally(() => (sweeping = undefined));
+    },
+    options.sweepIntervalMs ?? Math.max(1_000, Math.min(limits.unconfirmedTtlMs / 4, 10 * 60_000)),
+  );
+  sweeper.unref();
+
+  router.idle = async () => {
+    await pending;
+    await Promise.all([...confirmationsInFlight]);
+  };
   router.stop = async () => {
     removeListener();
+    clearInterval(sweeper);
     stopping = true;
     wakeUp?.();
+    await sweeping;
+    await Promise.all([...confirmationsInFlight]);
     await pending;
     await outbox.stop();
     mailer?.close();

@@ -1,7 +1,13 @@
 import type { Connection } from 'mongoose';
 import type { SecretBox } from '@postbus/crypto';
 import { ServiceUnavailableError } from '@postbus/errors';
-import { MongoSubscriberStore, type NewSubscriber, type Subscriber, type SubscriberStore } from '../subscriptions/store';
+import {
+  MongoSubscriberStore,
+  type ListedSubscriber,
+  type NewSubscriber,
+  type Subscriber,
+  type SubscriberStore,
+} from '../subscriptions/store';
 
 /**
  * The subscribers in the status service's database, on whatever connection the persistence has
@@ -43,6 +49,22 @@ export class DeferredSubscriberStore implements SubscriberStore {
 
   async remove(id: string): Promise<boolean> {
     return await this.current().remove(id);
+  }
+
+  async list(): Promise<ListedSubscriber[]> {
+    return await this.current().list();
+  }
+
+  async count(): Promise<number> {
+    return await this.current().count();
+  }
+
+  async removeUnconfirmed(before: Date): Promise<number> {
+    return await this.current().removeUnconfirmed(before);
+  }
+
+  async claimConfirmation(id: string, at: Date, since: Date): Promise<boolean> {
+    return await this.current().claimConfirmation(id, at, since);
   }
 
   async listConfirmed(): Promise<Subscriber[]> {

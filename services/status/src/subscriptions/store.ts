@@ -17,6 +17,9 @@ export interface Subscriber {
 
 export type NewSubscriber = Omit<Subscriber, 'id' | 'createdAt'>;
 
+/** A subscriber as listed to operators: never a secret. */
+export type ListedSubscriber = Omit<Subscriber, 'secret'>;
+
 /** Where subscribers live; the in-memory one serves tests, the mongoose one the service. */
 export interface SubscriberStore {
   /** Adds one, or returns the existing subscriber of that kind and address (subscribing twice is one subscription). */
@@ -27,10 +30,23 @@ export interface SubscriberStore {
   remove(id: string): Promise<boolean>;
   /** Everyone who should get notifications now. */
   listConfirmed(): Promise<Subscriber[]>;
+  /** Every subscriber, confirmed or not, oldest first, without secrets (the operator's list). */
+  list(): Promise<ListedSubscriber[]>;
+  /** How many subscribers there are, confirmed or not. */
+  count(): Promise<number>;
+  /** Removes the subscribers still unconfirmed that were created before `before`; how many went. */
+  removeUnconfirmed(before: Date): Promise<number>;
+  /**
+   * Claims the sending of a confirmation mail to an unconfirmed subscriber at `at`: true unless one
+   * was claimed after `since` (or the subscriber is confirmed or gone). One claim wins however many
+   * instances ask at once, and the claim outlives a restart.
+   */
+  claimConfirmation(id: string, at: Date, since: Date): Promise<boolean>;
 }
 
 export class InMemorySubscriberStore implements SubscriberStore {
   private readonly byId = new Map<string, Subscriber>();
+  private readonly confirmationsSent = new Map<string, Date>();
 
   add(subscriber: NewSubscriber, at: Date): Promise<Subscriber> {
     const existing = [...this.byId.values()].find((s) => s.kind === subscriber.kind && s.address === subscriber.address);
@@ -52,11 +68,35 @@ export class InMemorySubscriberStore implements SubscriberStore {
   }
 
   remove(id: string): Promise<boolean> {
+    this.confirmationsSent.delete(id);
     return Promise.resolve(this.byId.delete(id));
   }
 
   listConfirmed(): Promise<Subscriber[]> {
     return Promise.resolve([...this.byId.values()].filter((s) => s.confirmedAt !== null).map((s) => ({ ...s })));
+  }
+
+  list(): Promise<ListedSubscriber[]> {
+    const all = [...this.byId.values()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+    return Promise.resolve(all.map(({ secret: _secret, ...listed }) => listed));
+  }
+
+  count(): Promise<number> {
+    return Promise.resolve(this.byId.size);
+  }
+
+  async removeUnconfirmed(before: Date): Promise<number> {
+    const expired = [...this.byId.values()].filter((s) => s.confirmedAt === null && s.createdAt < before);
+    for (const subscriber of expired) await this.remove(subscriber.id);
+    return expired.length;
+  }
+
+  claimConfirmation(id: string, at: Date, since: Date): Promise<boolean> {
+    const subscriber = this.byId.get(id);
+    const last = this.confirmationsSent.get(id);
+    if (!subscriber || subscriber.confirmedAt || (last && last > since)) return Promise.resolve(false);
+    this.confirmationsSent.set(id, at);
+    return Promise.resolve(true);
   }
 }
 
@@ -68,6 +108,8 @@ interface SubscriberDocument {
   secret: Sealed | string | null;
   confirmedAt: Date | null;
   createdAt: Date;
+  /** When the last confirmation mail was claimed (unconfirmed email subscribers). */
+  confirmationSentAt?: Date | null;
 }
 
 const subscriberSchema = new Schema<SubscriberDocument>(
@@ -78,6 +120,7 @@ const subscriberSchema = new Schema<SubscriberDocument>(
     secret: { type: Schema.Types.Mixed, default: null },
     confirmedAt: { type: Date, default: null },
     createdAt: { type: Date, required: true },
+    confirmationSentAt: { type: Date, default: null },
   },
   { versionKey: false, collection: 'status_subscribers' },
 );
@@ -163,5 +206,33 @@ export class MongoSubscriberStore implements SubscriberStore {
       .exec();
     // A webhook that cannot be signed for is not notified (unsigned, its receiver would refuse it).
     return docs.map((doc) => this.toSubscriber(doc)).filter((s) => s.kind !== 'webhook' || s.secret !== null);
+  }
+
+  async list(): Promise<ListedSubscriber[]> {
+    // The secrets stay in the database: a listing has no use for them, and nothing is unsealed.
+    const docs = await this.model.find({}, { secret: 0, confirmationSentAt: 0 }).lean<Omit<SubscriberDocument, 'secret'>[]>().exec();
+    return docs
+      .map((doc) => ({ id: doc._id, kind: doc.kind, address: doc.address, confirmedAt: doc.confirmedAt ?? null, createdAt: doc.createdAt }))
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+  }
+
+  async count(): Promise<number> {
+    return await this.model.estimatedDocumentCount().exec();
+  }
+
+  async removeUnconfirmed(before: Date): Promise<number> {
+    // A scan (FerretDB uses no index but _id's), over a collection STATUS_SUBSCRIBERS_MAX keeps small.
+    const result = await this.model.deleteMany({ confirmedAt: null, createdAt: { $lt: before } }).exec();
+    return result.deletedCount;
+  }
+
+  async claimConfirmation(id: string, at: Date, since: Date): Promise<boolean> {
+    const result = await this.model
+      .updateOne(
+        { _id: id, confirmedAt: null, $or: [{ confirmationSentAt: null }, { confirmationSentAt: { $lte: since } }] },
+        { $set: { confirmationSentAt: at } },
+      )
+      .exec();
+    return result.modifiedCount === 1;
   }
 }

@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { Webhook } from 'standardwebhooks';
+import { AddressPolicy } from '@postbus/http';
 import { waitFor } from '@postbus/testing';
 import { publicRouter, type PublicRouter } from '../http/public-router';
 import { buildSnapshot, FakeStatusSource, openIncident, PREVIEW_NOW } from '../preview/scenarios';
 import { InMemorySubscriberStore } from './store';
-import { WebhookAddressPolicy } from './address-policy';
 
 interface Received {
   url: string | undefined;
@@ -52,7 +52,7 @@ describe('webhook subscribers', () => {
       baseUrl: appUrl,
       subscribers,
       tokenSecret: 'a-test-secret-of-enough-length',
-      allowPrivateWebhooks: true,
+      allowedWebhookHosts: ['127.0.0.1'],
       webhookRetryScheduleMs: [0, 50, 50],
     });
     server.use(router);
@@ -124,7 +124,7 @@ describe('webhook subscribers', () => {
         baseUrl: appUrl,
         subscribers: store,
         tokenSecret: 'a-test-secret-of-enough-length',
-        allowPrivateWebhooks: true,
+        allowedWebhookHosts: ['127.0.0.1'],
         webhookRetryScheduleMs: [0, 400],
         outboxFile,
       });
@@ -182,7 +182,7 @@ describe('notifications while the database is down', () => {
       baseUrl: 'http://status.example',
       subscribers: store,
       tokenSecret: 'a-test-secret-of-enough-length',
-      allowPrivateWebhooks: true,
+      allowedWebhookHosts: ['127.0.0.1'],
       lookupRetryMs: 20,
     });
     try {
@@ -210,7 +210,7 @@ describe('notifications while the database is down', () => {
         baseUrl: 'http://status.example',
         subscribers: store,
         tokenSecret: 'a-test-secret-of-enough-length',
-        allowPrivateWebhooks: true,
+        allowedWebhookHosts: ['127.0.0.1'],
         outboxFile,
         lookupRetryMs: 20,
       });
@@ -248,12 +248,12 @@ describe('notifications while the database is down', () => {
 
 describe('the webhook address policy', () => {
   it('refuses loopback, private and metadata addresses unless allowed', async () => {
-    const policy = new WebhookAddressPolicy(false);
+    const policy = new AddressPolicy([]);
     for (const url of ['http://127.0.0.1/x', 'http://10.1.2.3/', 'http://169.254.169.254/latest', 'http://[::1]/', 'ftp://example.com/']) {
       await expect(policy.check(new URL(url))).rejects.toThrow();
     }
     await expect(policy.check(new URL('http://93.184.215.14/hook'))).resolves.toBeUndefined();
-    await expect(new WebhookAddressPolicy(true).check(new URL('http://127.0.0.1:9/x'))).resolves.toBeUndefined();
+    await expect(new AddressPolicy(['127.0.0.1']).check(new URL('http://127.0.0.1:9/x'))).resolves.toBeUndefined();
   });
 
   it('refuses a private webhook at subscription time with 400', async () => {

@@ -1,8 +1,9 @@
 import http from 'node:http';
 import https from 'node:https';
 import { Webhook } from 'standardwebhooks';
-import type { WebhookAddressPolicy } from './address-policy';
+import type { AddressPolicy } from '@postbus/http';
 import type { Subscriber } from './store';
+import { sendableWebhookUrl } from './webhook-url';
 
 /** Standard Webhooks' schedule, in ms: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h. Tests pass a shorter one. */
 export const DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS = [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000];
@@ -12,10 +13,11 @@ const TIMEOUT_MS = 10_000;
 /**
  * One signed POST of a status notification (Standard Webhooks: `webhook-id`, the same on every
  * attempt of a message, `webhook-timestamp` and `webhook-signature`) to an address the policy
- * allows. The status code, or null when there was none (refused, timed out, unsafe address).
+ * allows (any, without a policy). The status code, or null when there was none (refused, timed
+ * out, unsafe address or port).
  */
 export function postNotification(
-  policy: WebhookAddressPolicy,
+  policy: AddressPolicy | undefined,
   subscriber: Subscriber,
   messageId: string,
   body: string,
@@ -27,12 +29,13 @@ export function postNotification(
     } catch {
       return resolve(null);
     }
+    if (!sendableWebhookUrl(url, policy)) return resolve(null);
     const now = new Date();
     const signature = new Webhook(subscriber.secret ?? '').sign(messageId, now, body);
     const client = url.protocol === 'https:' ? https : http;
     const request = client.request(url, {
       method: 'POST',
-      lookup: policy.lookup,
+      ...(policy ? { lookup: policy.lookup } : {}),
       headers: {
         'content-type': 'application/json',
         'content-length': String(Buffer.byteLength(body)),

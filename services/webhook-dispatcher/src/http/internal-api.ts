@@ -9,10 +9,9 @@ import {
   type Webhook,
 } from '@postbus/contracts';
 import { ConflictError, NotFoundError, UnprocessableError, ValidationError } from '@postbus/errors';
-import { queryLimit, queryText } from '@postbus/http';
+import { queryLimit, queryText, UnsafeAddressError, type AddressPolicy } from '@postbus/http';
 import { deliveryIdOf, statusOf, type AttemptDoc, type DeliveryDoc, type DeliveryStore } from '../model/deliveries';
 import type { EndpointDoc, EndpointInput, EndpointStore } from '../model/endpoints';
-import { UnsafeAddressError, type AddressPolicy } from '../safety';
 
 const NO_WEBHOOK = 'No such webhook for this client.';
 
