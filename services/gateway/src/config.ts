@@ -59,7 +59,7 @@ export const GatewayConfig = Type.Object({
     minimum: 0,
     default: 20,
     description:
-      'failed authentications (wrong key or session) per client address a minute; past it, that address is refused with 429; 0: no limit',
+      "failed API-key authentications per (client id, address) a minute; past it that client's keys are refused from that address with 429, except keys that already authenticated from there; 0: no limit",
   }),
   EDGE_RATE_LIMIT_PER_MINUTE: Type.Integer({
     minimum: 0,
