@@ -137,6 +137,12 @@ export const CatalogTemplate = Type.Object({
   subject: Type.String(),
   html: Type.String(),
   text: Nullable(Type.String()),
+  /**
+   * Measured when this version was saved (compiled and rendered with every value present and every
+   * list of 10 items): true fits a service's inline budget, false is rendered in a worker thread
+   * from the first send; absent when it was not measured (saved before, or not measurable).
+   */
+  cheap: Type.Optional(Type.Boolean()),
 });
 export type CatalogTemplate = Static<typeof CatalogTemplate>;
 

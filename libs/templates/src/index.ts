@@ -1,12 +1,31 @@
 export {
   compile,
   isStraightLine,
+  limitsWithin,
+  PreparedTemplate,
   render,
   RENDER_LIMITS,
   RenderLimitError,
   syntaxErrors,
+  TemplateSyntaxError,
   type CompiledTemplate,
+  type Phase,
   type RenderContext,
+  type RenderLimits,
   type Rendered,
   type TemplateParts,
 } from './templates';
+export {
+  ENGINE_DEFAULTS,
+  engineOptionsFrom,
+  TemplateEngine,
+  type EngineTemplate,
+  type Measurement,
+  type Patience,
+  type TemplateEngineOptions,
+  type TemplateEngineSettings,
+} from './engine';
+export { TenantBusyError } from './lanes';
+export { sampleContext, SAMPLE_LIST_ITEMS } from './sample';
+export { guardUrls, isSafeUrl } from './url-guard';
+export { threadCpuMs } from './thread-cpu';

@@ -2,6 +2,8 @@ import { Script, createContext } from 'node:vm';
 import Handlebars from 'handlebars';
 import { compile as compileConverter } from 'html-to-text';
 import type { FieldError } from '@postbus/errors';
+import { threadCpuMs } from './thread-cpu';
+import { guardUrls } from './url-guard';
 
 export interface TemplateParts {
   subject: string;
@@ -23,11 +25,19 @@ const htmlToText = compileConverter({ wordwrap: 100 });
 const handlebars = Handlebars.create();
 
 /**
- * What one render may cost. Handlebars runs synchronously on the mailer's event loop, so a
- * template looping over a large array (or nesting loops) would hold every tenant's mail: loops
- * are counted and their output measured as they run, and each part's result is measured too.
+ * What one render may cost. Loops and helper calls are counted and the output measured as they
+ * run, and each part's result is measured too; the time is bounded by a deadline checked as they
+ * run (see RenderLimits) and, for what no count reaches (compiling), by a watchdog or by stopping
+ * the worker thread it runs on (see TemplateEngine).
  */
-export const RENDER_LIMITS = { maxIterations: 10_000, maxOutputChars: 2 * 1024 * 1024, maxMilliseconds: 1000 } as const;
+export const RENDER_LIMITS = {
+  maxIterations: 10_000,
+  /** Every helper and section evaluated (if, unless, each, with, lookup, a missing helper, a {{#section}}). */
+  maxHelperCalls: 50_000,
+  maxOutputChars: 2 * 1024 * 1024,
+  /** The synchronous API's time for a compile, and for a render (TemplateEngine's are its options). */
+  maxMilliseconds: 1000,
+} as const;
 
 /** A render stopped at a limit: the message fails with this reason; a preview answers 422. */
 export class RenderLimitError extends Error {
@@ -37,42 +47,112 @@ export class RenderLimitError extends Error {
   }
 }
 
-interface Budget {
-  iterations: number;
-  chars: number;
+/** A template that does not parse, with where each error is (pointer: the part). */
+export class TemplateSyntaxError extends Error {
+  constructor(readonly errors: FieldError[]) {
+    super(errors.map((e) => `${e.pointer}: ${e.message}`).join('; '));
+    this.name = 'TemplateSyntaxError';
+  }
 }
 
-function spend(budget: Budget, iterations: number, chars: number): void {
+/** What a render is doing when it is stopped: compiling the template, or rendering it. */
+export type Phase = 'compile' | 'render';
+
+/** Where a render stops besides the counts of RENDER_LIMITS. */
+export interface RenderLimits {
+  /** performance.now() after which the render stops: checked at every loop pass and every few helper calls. */
+  deadline: number;
+  /** What stopping at the deadline throws. */
+  overrun: (phase: Phase) => Error;
+  /** When the deadline passes: a later one if the render has not used its time on the CPU yet (its thread waited for one), else undefined. */
+  extend?: () => number | undefined;
+  /**
+   * Rendered HTML from this length on stops with overrun('render') instead of being converted to
+   * text, which no deadline interrupts (≈ 0.4 ms per KB): for renders on a shared event loop.
+   */
+  maxHtmlChars?: number;
+}
+
+interface Budget {
+  iterations: number;
+  calls: number;
+  chars: number;
+  deadline: number;
+  overrun: () => Error;
+  extend: (() => number | undefined) | undefined;
+}
+
+function spend(budget: Budget, iterations: number, chars: number, calls = 0): void {
   budget.iterations += iterations;
   budget.chars += chars;
+  budget.calls += calls;
   if (budget.iterations > RENDER_LIMITS.maxIterations) {
     throw new RenderLimitError(`loops more than ${RENDER_LIMITS.maxIterations} times in one render`);
+  }
+  if (budget.calls > RENDER_LIMITS.maxHelperCalls) {
+    throw new RenderLimitError(`evaluates more than ${RENDER_LIMITS.maxHelperCalls} helpers and sections in one render`);
   }
   if (budget.chars > RENDER_LIMITS.maxOutputChars) {
     throw new RenderLimitError(`renders more than ${RENDER_LIMITS.maxOutputChars / 1024 / 1024} MB`);
   }
+  // A clock read costs about a helper call's tenth: at every pass and output, every 16th call.
+  if ((iterations > 0 || chars > 0 || (budget.calls & 15) === 0) && performance.now() > budget.deadline) {
+    const later = budget.extend?.();
+    if (later === undefined) throw budget.overrun();
+    budget.deadline = later;
+  }
 }
 
-// What no count can bound (compiling a hostile template, many expressions in every pass) is
-// bounded in wall-clock time, generously so that a process starved of CPU does not fail an
-// ordinary render. Handlebars runs synchronously, so only V8 can stop it: node:vm's timeout starts
-// a watchdog that terminates whatever still runs when it fires, the functions the script calls included.
+// Compiling cannot be counted: Handlebars runs it synchronously, so only V8 can stop it. node:vm's
+// timeout starts a watchdog that terminates whatever still runs when it fires, the functions the
+// script calls included. It costs about as much as a small render (a timer thread per run), so it
+// watches compiles only, once per template.
 const watched: { job: () => unknown } = { job: () => undefined };
 const watchedContext = createContext(watched);
 const runWatched = new Script('job()');
 
-function withinTime<T>(job: () => T, what: string): T {
+function withinTime<T>(job: () => T, ms: number, overrun: () => Error): T {
   watched.job = job;
   try {
-    return runWatched.runInContext(watchedContext, { timeout: RENDER_LIMITS.maxMilliseconds }) as T;
+    return runWatched.runInContext(watchedContext, { timeout: Math.max(1, Math.ceil(ms)) }) as T;
   } catch (error) {
-    if ((error as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') {
-      throw new RenderLimitError(`takes more than ${RENDER_LIMITS.maxMilliseconds} ms to ${what}`);
-    }
+    if ((error as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw overrun();
     throw error;
   } finally {
     watched.job = () => undefined;
   }
+}
+
+/** Runs `job` (a compile) within `ms` of wall-clock time, throwing `overrun()` when it takes longer. */
+export const watchedFor = withinTime;
+
+const tookTooLong = (ms: number) => (phase: Phase) => new RenderLimitError(`takes more than ${ms} ms to ${phase}`);
+
+/** Limits of a render that may take `ms` from now (wall clock), stopped by a RenderLimitError naming them. */
+export const limitsWithin = (ms: number): RenderLimits => ({ deadline: performance.now() + ms, overrun: tookTooLong(ms) });
+
+/** How much longer than its CPU limit a job may take by the wall clock, waiting for a busy machine's CPU. */
+export const WALL_CLOCK_FACTOR = 5;
+
+/**
+ * Limits of a job that may use `ms` of this thread's CPU time (wall clock where the platform does
+ * not say; at most WALL_CLOCK_FACTOR × `ms` by the wall clock either way), stopped by a
+ * RenderLimitError naming them. Reads the thread's CPU time now and whenever the deadline passes.
+ */
+export function cpuLimitsWithin(ms: number): RenderLimits {
+  const started = performance.now();
+  const cpuAtStart = threadCpuMs();
+  if (cpuAtStart === undefined) return limitsWithin(ms);
+  return {
+    deadline: started + ms,
+    overrun: tookTooLong(ms),
+    extend: () => {
+      const now = performance.now();
+      const used = (threadCpuMs() ?? Infinity) - cpuAtStart;
+      if (used >= ms || now - started >= ms * WALL_CLOCK_FACTOR) return undefined;
+      return Math.min(now + (ms - used), started + ms * WALL_CLOCK_FACTOR);
+    },
+  };
 }
 
 // {{log}} writes whatever a template names to the process's console: never in a tenant's template.
@@ -81,11 +161,14 @@ handlebars.registerHelper('log', () => {
   throw new Error('the {{log}} helper is not available in templates');
 });
 
+const renderBudget = (options: { data?: unknown } | undefined): Budget | undefined =>
+  (options?.data as { renderBudget?: Budget } | undefined)?.renderBudget;
+
 // Every loop goes through `each` (a {{#list}}…{{/list}} section over an array too): each pass is
 // charged to the render's budget, carried in the data frame (@-variables are copied, the object shared).
 const builtinEach = handlebars.helpers['each'] as Handlebars.HelperDelegate;
 handlebars.registerHelper('each', function (this: unknown, context: unknown, options: Handlebars.HelperOptions) {
-  const budget = (options.data as { renderBudget?: Budget } | undefined)?.renderBudget;
+  const budget = renderBudget(options);
   if (!budget) return builtinEach.call(this, context, options) as unknown;
   const pass = (item: unknown, passOptions?: Handlebars.RuntimeOptions): string => {
     spend(budget, 1, 0);
@@ -95,6 +178,17 @@ handlebars.registerHelper('each', function (this: unknown, context: unknown, opt
   };
   return builtinEach.call(this, context, { ...options, fn: Object.assign(pass, options.fn) }) as unknown;
 });
+
+// A loop's cost is also what each pass evaluates: every helper (if, with, lookup, …) and section
+// ({{#name}}, through blockHelperMissing; an unknown {{name}}, through helperMissing) is charged one
+// call, so nested loops full of conditions stop at a count, not after seconds.
+for (const [name, helper] of Object.entries(handlebars.helpers as Record<string, (...args: unknown[]) => unknown>)) {
+  handlebars.registerHelper(name, function (this: unknown, ...args: unknown[]) {
+    const budget = renderBudget(args[args.length - 1] as { data?: unknown } | undefined);
+    if (budget) spend(budget, 0, 0, 1);
+    return helper.apply(this, args);
+  });
+}
 
 /** Where a Handlebars parse error is ("Parse error on line 3: … Expecting …, got …"). */
 function describeParseError(error: unknown): string {
@@ -113,7 +207,11 @@ export function syntaxErrors(parts: TemplateParts): FieldError[] {
   for (const [name, source] of Object.entries(parts)) {
     if (typeof source !== 'string') continue;
     try {
-      withinTime(() => handlebars.precompile(source), 'compile');
+      withinTime(
+        () => handlebars.precompile(source),
+        RENDER_LIMITS.maxMilliseconds,
+        () => tookTooLong(RENDER_LIMITS.maxMilliseconds)('compile'),
+      );
     } catch (error) {
       const message = error instanceof RenderLimitError ? error.message : `template syntax error: ${describeParseError(error)}`;
       errors.push({ pointer: `/${name}`, message });
@@ -184,43 +282,138 @@ function charged(value: unknown, budget: Budget, depth = 0): unknown {
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, charged(v, budget, depth + 1)]));
 }
 
+/** Handlebars' own compiler classes, which its typings leave out. */
+interface Compilers {
+  Compiler: new () => { compile(ast: hbs.AST.Program, options: CompileOptions): unknown };
+  JavaScriptCompiler: new () => {
+    compile(environment: unknown, options: CompileOptions, context: undefined, asObject: true): TemplateSpecification;
+  };
+}
+
+/**
+ * Compiles a parsed part now, as Handlebars.compile does at a template's first render (the same
+ * steps, with its default `data: true`): the compile's time is then apart from any render's.
+ */
+function compileNow(ast: hbs.AST.Program, options: CompileOptions): HandlebarsTemplateDelegate {
+  const compilers = handlebars as unknown as Compilers;
+  const withData = { data: true, ...options };
+  const environment = new compilers.Compiler().compile(ast, withData);
+  return handlebars.template(new compilers.JavaScriptCompiler().compile(environment, withData, undefined, true));
+}
+
+const PART_NAMES = ['subject', 'html', 'text'] as const;
+type CompiledParts = Partial<Record<(typeof PART_NAMES)[number], HandlebarsTemplateDelegate>>;
+
+/**
+ * A template whose parts are parsed and compiled once (compile()), then rendered many times
+ * within the limits each render is given. The HTML escapes every value and keeps only safe URL
+ * schemes in its links (see guardUrls); the subject and text parts are plain text.
+ */
+export class PreparedTemplate {
+  private parts: CompiledParts | undefined;
+  private failure: TemplateSyntaxError | undefined;
+
+  constructor(readonly source: TemplateParts) {}
+
+  get compiled(): boolean {
+    return this.parts !== undefined;
+  }
+
+  /**
+   * Parses and compiles every part; a template that does not (a syntax error, or a construct the
+   * compiler refuses) throws TemplateSyntaxError naming each part, line and column. Compiling is
+   * not counted nor checked against the deadline: the caller bounds it (see watchedFor).
+   */
+  compile(): void {
+    if (this.failure) throw this.failure;
+    if (this.parts) return;
+    const errors: FieldError[] = [];
+    const parts: CompiledParts = {};
+    for (const name of PART_NAMES) {
+      const source = this.source[name];
+      if (typeof source !== 'string' || (name === 'text' && !source)) continue;
+      try {
+        parts[name] = compileNow(handlebars.parse(source), name === 'html' ? {} : { noEscape: true });
+      } catch (error) {
+        errors.push({ pointer: `/${name}`, message: `template syntax error: ${describeParseError(error)}` });
+      }
+    }
+    if (errors.length) throw (this.failure = new TemplateSyntaxError(errors));
+    this.parts = parts;
+  }
+
+  /** Renders `{ user, data }`, compiling first if need be; `sample`: a context of sampleContext(), used as it is. */
+  render(context: RenderContext, limits: RenderLimits, sample = false): Rendered {
+    this.compile();
+    return renderParts(this.parts!, context, limits, sample);
+  }
+}
+
+/** One render of compiled parts; `asIs`: the context is used without charging its long strings (a sample). */
+function renderParts(parts: CompiledParts, context: RenderContext, limits: RenderLimits, asIs: boolean): Rendered {
+  const budget: Budget = {
+    iterations: 0,
+    calls: 0,
+    chars: 0,
+    deadline: limits.deadline,
+    overrun: () => limits.overrun('render'),
+    extend: limits.extend,
+  };
+  const values = asIs
+    ? { user: context.user ?? {}, data: context.data ?? {} }
+    : { user: charged(context.user ?? {}, budget), data: charged(context.data ?? {}, budget) };
+  const options = { data: { renderBudget: budget } };
+  const part = (template: HandlebarsTemplateDelegate | undefined): string => {
+    if (!template) return '';
+    const out = template(values, options);
+    spend(budget, 0, out.length);
+    return out;
+  };
+  const rawHtml = part(parts.html);
+  if (limits.maxHtmlChars !== undefined && rawHtml.length >= limits.maxHtmlChars) throw budget.overrun();
+  const html = guardUrls(rawHtml);
+  return {
+    subject: part(parts.subject).replace(/\s+/g, ' ').trim(),
+    html,
+    text: parts.text ? part(parts.text) : htmlToText(html),
+  };
+}
+
 /**
  * Compiles a template for `{ user, data }`. The HTML escapes every value; the subject and text
  * parts are plain text and do not. Rendering throws on a template error (e.g. a missing partial).
+ * Synchronous, on the caller's thread: a compile is watched for RENDER_LIMITS.maxMilliseconds, a
+ * render stops at that deadline. Services render through TemplateEngine, which keeps their event
+ * loop free of any template that takes longer than a few tens of milliseconds.
  */
 export function compile(parts: TemplateParts): CompiledTemplate {
-  const subject = handlebars.compile(parts.subject, { noEscape: true });
-  const html = handlebars.compile(parts.html);
-  const text = parts.text ? handlebars.compile(parts.text, { noEscape: true }) : undefined;
-  // The watchdog costs about as much as a render (node:vm starts a timer thread per run). A
-  // template without sections evaluates each expression once, so once compiled (lazily, by the
-  // first render, watched) its renders are bounded by the output limit and go unwatched.
-  let straightLine: boolean | undefined;
+  const prepared = new PreparedTemplate(parts);
   return (context) => {
-    if (straightLine) return renderParts(context);
-    return withinTime(() => {
-      const rendered = renderParts(context);
-      straightLine ??= isStraightLine(parts);
-      return rendered;
-    }, 'render');
+    if (!prepared.compiled) {
+      withinTime(
+        () => prepared.compile(),
+        RENDER_LIMITS.maxMilliseconds,
+        () => tookTooLong(RENDER_LIMITS.maxMilliseconds)('compile'),
+      );
+    }
+    return prepared.render(context, limitsWithin(RENDER_LIMITS.maxMilliseconds));
   };
-  function renderParts(context: RenderContext): Rendered {
-    const budget: Budget = { iterations: 0, chars: 0 };
-    const values = { user: charged(context.user ?? {}, budget), data: charged(context.data ?? {}, budget) };
-    const options = { data: { renderBudget: budget } };
-    const part = (template: HandlebarsTemplateDelegate): string => {
-      const out = template(values, options);
-      spend(options.data.renderBudget, 0, out.length);
-      return out;
-    };
-    const renderedHtml = part(html);
-    return {
-      subject: part(subject).replace(/\s+/g, ' ').trim(),
-      html: renderedHtml,
-      text: text ? part(text) : htmlToText(renderedHtml),
-    };
-  }
 }
 
 /** Compiles and renders once (previews). */
 export const render = (parts: TemplateParts, context: RenderContext): Rendered => compile(parts)(context);
+
+/**
+ * Renders a small template using each helper, a link and a derived text part once: the first
+ * compile and render of a process load and optimise Handlebars' compiler, html-to-text and the
+ * link guard (≈ 70 ms, ten times an ordinary compile), which would otherwise count against the
+ * first tenant's budget. Run once at start, where that time is nobody's.
+ */
+export function warmUp(): void {
+  const template = new PreparedTemplate({
+    subject: 'Hello {{user.name}}',
+    html: '<p>{{#if data.items}}{{#each data.items}}<a href="{{url}}">{{lookup this "name"}}</a>{{/each}}{{/if}}{{#with user}}{{name}}{{/with}}{{#unless data.none}}!{{/unless}}</p>',
+  });
+  const items = [{ url: 'https://example.com/', name: 'x' }];
+  template.render({ user: { name: 'Ann' }, data: { items } }, limitsWithin(RENDER_LIMITS.maxMilliseconds * 10));
+}

@@ -17,6 +17,7 @@ import {
   auditQueries,
 } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
+import { engineOptionsFrom, TemplateEngine } from '@postbus/templates';
 import { CatalogFeed, type CatalogSource } from './catalog/catalog-feed';
 import { TriggerCatalog } from './catalog/trigger-catalog';
 import { CommandSender } from './command-sender';
@@ -103,7 +104,11 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   const projects = new ProjectRepository(db, catalogFeed);
   const idempotency = new IdempotencyRepository(db);
   const domains = new DomainRepository(db, catalogFeed);
-  const templates = new TemplateRepository(db, catalogFeed);
+  const templateEngine = new TemplateEngine({
+    ...engineOptionsFrom(config),
+    onWorkerError: (error) => logger.warn('a template worker thread failed', { error: error.message }),
+  });
+  const templates = new TemplateRepository(db, catalogFeed, templateEngine);
   const emails = new EmailRepository(db, catalogFeed);
   await clients.init();
   await Promise.all([apiKeys.init(), projects.init(), idempotency.init(), domains.init(), templates.init(), emails.init()]);
@@ -258,6 +263,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
       catalogFeed.stop();
       await Promise.all([closeServer(server), closeServer(internal.server)]);
       await bus.close();
+      await templateEngine.close();
       await db.close();
     },
   };

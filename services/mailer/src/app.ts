@@ -5,6 +5,7 @@ import { SecretBox, TrackingTokens } from '@postbus/crypto';
 import { connectDb, pingDb } from '@postbus/db';
 import { closeServer, createMetricsRegistry, startInternalServer } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
+import { engineOptionsFrom, TemplateEngine } from '@postbus/templates';
 import type { MailerConfig } from './config';
 import { Deliverer } from './delivery/deliverer';
 import { SmtpRelay } from './delivery/smtp-relay';
@@ -61,6 +62,10 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
   await bus.publisher.connect();
 
   const relay = new SmtpRelay(config.SMTP_URL, config.SMTP_POOL_CONNECTIONS);
+  const templates = new TemplateEngine({
+    ...engineOptionsFrom(config),
+    onWorkerError: (error) => logger.warn('a template worker thread failed', { error: error.message }),
+  });
   const deliverer = new Deliverer({
     catalog,
     secrets: new SecretBox(config.SECRETS_KEY || undefined),
@@ -70,6 +75,8 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     relay,
     publicBaseUrl: config.PUBLIC_BASE_URL,
     catalogWaitMs: config.MAILER_CATALOG_WAIT_MS,
+    templates,
+    runPatienceMs: config.TEMPLATE_RUN_PATIENCE_MS,
   });
   const policy = { maxAttempts: config.MAILER_MAX_ATTEMPTS, baseMs: config.MAILER_RETRY_BASE_MS, maxMs: config.MAILER_RETRY_MAX_MS };
   const timeline = new Timeline(
@@ -144,6 +151,7 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
       await bus.close();
       await rollups.stop();
       relay.close();
+      await templates.close();
       await db.close();
     },
   };

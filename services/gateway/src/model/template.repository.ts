@@ -1,6 +1,6 @@
 import { Schema, Types, type Connection } from 'mongoose';
 import { KeyedSerializer } from '@postbus/db';
-import type { TemplateParts } from '@postbus/templates';
+import type { TemplateEngine, TemplateParts } from '@postbus/templates';
 import { deletion, type CatalogChange, type CatalogListener, type CatalogSource } from '../catalog/catalog-feed';
 
 interface TemplateDoc {
@@ -20,6 +20,8 @@ interface VersionDoc {
   subject: string;
   html: string;
   text: string | null;
+  /** Measured when saved (see TemplateEngine.measure); absent on versions saved before, null when not measurable. */
+  cheap?: boolean | null;
   createdAt: Date;
 }
 
@@ -30,6 +32,8 @@ export interface TemplateVersion extends TemplateParts {
   version: number;
   latestVersion: number;
   text: string | null;
+  /** Whether it renders within the inline budget, as measured when it was saved; null when unknown. */
+  cheap: boolean | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -41,13 +45,23 @@ const templateSchema = new Schema<TemplateDoc>(
 templateSchema.index({ clientId: 1, projectId: 1, createdAt: 1 });
 
 const versionSchema = new Schema<VersionDoc>(
-  { templateId: String, version: Number, subject: String, html: String, text: { type: String, default: null }, createdAt: Date },
+  {
+    templateId: String,
+    version: Number,
+    subject: String,
+    html: String,
+    text: { type: String, default: null },
+    cheap: { type: Boolean, default: null },
+    createdAt: Date,
+  },
   { collection: 'template_versions', versionKey: false },
 );
 versionSchema.index({ templateId: 1, version: 1 }, { unique: true });
 
 export interface TemplateInput extends TemplateParts {
   name: string;
+  /** As measured before saving; undefined when it could not be. */
+  cheap?: boolean | undefined;
 }
 
 const toCatalog = (t: TemplateDoc, v: VersionDoc): CatalogChange => ({
@@ -63,6 +77,7 @@ const toCatalog = (t: TemplateDoc, v: VersionDoc): CatalogChange => ({
     subject: v.subject,
     html: v.html,
     text: v.text,
+    ...(typeof v.cheap === 'boolean' ? { cheap: v.cheap } : {}),
   },
 });
 
@@ -73,9 +88,11 @@ export class TemplateRepository implements CatalogSource {
   /** Saves of one template one at a time, so versions number without gaps or clashes. */
   private readonly perTemplate = new KeyedSerializer();
 
+  /** `engine`: what measures templates before they are saved and renders their previews. */
   constructor(
     connection: Connection,
     private readonly catalog: CatalogListener,
+    readonly engine: TemplateEngine,
   ) {
     this.Template = connection.model<TemplateDoc>('Template', templateSchema);
     this.Version = connection.model<VersionDoc>('TemplateVersion', versionSchema);
@@ -170,7 +187,12 @@ export class TemplateRepository implements CatalogSource {
   }
 }
 
-const parts = (input: TemplateParts) => ({ subject: input.subject, html: input.html, text: input.text ?? null });
+const parts = (input: TemplateInput) => ({
+  subject: input.subject,
+  html: input.html,
+  text: input.text ?? null,
+  cheap: typeof input.cheap === 'boolean' ? input.cheap : null,
+});
 
 const toVersion = (t: TemplateDoc, v: VersionDoc): TemplateVersion => ({
   id: String(t._id),
@@ -181,6 +203,7 @@ const toVersion = (t: TemplateDoc, v: VersionDoc): TemplateVersion => ({
   subject: v.subject,
   html: v.html,
   text: v.text,
+  cheap: typeof v.cheap === 'boolean' ? v.cheap : null,
   createdAt: v.createdAt,
   updatedAt: t.updatedAt,
 });

@@ -1,6 +1,6 @@
 import type { CatalogDomain, CatalogEmail, CatalogProject, CatalogTemplate } from '@postbus/contracts';
 import type { SecretBox, TrackingTokens } from '@postbus/crypto';
-import { compile, type CompiledTemplate } from '@postbus/templates';
+import { TenantBusyError, type Rendered, type TemplateEngine } from '@postbus/templates';
 import type { CatalogProjection } from '../model/catalog';
 import type { MessageDoc, RenderedContent } from '../model/messages';
 import { ERASURE } from '../model/suppressions';
@@ -28,6 +28,14 @@ export interface DelivererOptions {
   publicBaseUrl: string;
   /** How long a trigger may wait for catalog entities that have not reached this service yet. */
   catalogWaitMs: number;
+  /** Renders templates: on the event loop while they are cheap, on worker threads (each client's in turn) when not. */
+  templates: TemplateEngine;
+  /**
+   * How long a message's render on a worker thread may keep the run it came in waiting (see
+   * deliver): a run of messages is delivered side by side and committed as a whole, so every
+   * client's mail behind the run waits for its slowest message.
+   */
+  runPatienceMs: number;
 }
 
 interface Resolved {
@@ -45,7 +53,7 @@ const CATALOG_POLL_MS = 200;
 const CACHE_LIMIT = 1_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Memoises by key, forgetting everything when full (templates and keys are few and change rarely). */
+/** Memoises by key, forgetting everything when full (keys are few and change rarely). */
 class Memo<V> {
   private readonly values = new Map<string, V>();
   get(key: string, make: () => V): V {
@@ -64,8 +72,9 @@ class Memo<V> {
  * key and hands it to the relay.
  */
 export class Deliverer {
-  private readonly templates = new Memo<CompiledTemplate>();
   private readonly keys = new Memo<DkimKey>();
+  /** Messages deferred because their client's heavy renders were busy: their next attempt waits its turn. */
+  private readonly renderDeferred = new Set<string>();
 
   constructor(private readonly options: DelivererOptions) {}
 
@@ -87,11 +96,26 @@ export class Deliverer {
       };
     }
 
-    let rendered;
+    let rendered: Rendered;
+    // A heavy template renders on a worker thread, its client's renders one after another. A first
+    // attempt (a run's) waits for its client's turn and its render runPatienceMs at most, then is
+    // deferred: one client's heavy templates never hold the run, and everyone's mail behind it,
+    // longer. Its next attempt (the retry worker's, holding no run) waits its turn.
+    const patient = this.renderDeferred.delete(message._id);
     try {
-      const compiled = this.templates.get(`${template.id}:${template.version}`, () => compile(template));
-      rendered = compiled({ user: message.user, data: message.data });
+      rendered = await this.options.templates.render(
+        { key: `${template.id}:${template.version}`, parts: template, cheap: template.cheap },
+        { user: message.user, data: message.data },
+        project.clientId,
+        patient ? {} : { maxWaitMs: this.options.runPatienceMs, patienceMs: this.options.runPatienceMs },
+      );
     } catch (error) {
+      // Not this message's fault: tried again later, like mail a busy relay turned away.
+      if (error instanceof TenantBusyError) {
+        if (this.renderDeferred.size >= CACHE_LIMIT * 10) this.renderDeferred.clear();
+        this.renderDeferred.add(message._id);
+        return { event: 'deferred', reason: `render: ${error.message}` };
+      }
       return { event: 'failed', reason: `render: ${(error as Error).message.split('\n')[0] ?? 'error'}` };
     }
 

@@ -11,8 +11,17 @@ import {
   TemplateVersionList,
   TemplateVersionQuery,
 } from '@postbus/contracts';
-import { NotFoundError, UnprocessableError, ValidationError } from '@postbus/errors';
-import { render, syntaxErrors, type RenderContext, type Rendered, type TemplateParts } from '@postbus/templates';
+import { NotFoundError, TooManyRequestsError, UnprocessableError, ValidationError } from '@postbus/errors';
+import {
+  RenderLimitError,
+  SAMPLE_LIST_ITEMS,
+  TemplateSyntaxError,
+  TenantBusyError,
+  type RenderContext,
+  type Rendered,
+  type TemplateEngine,
+  type TemplateParts,
+} from '@postbus/templates';
 import type { TemplateRepository, TemplateVersion } from '../../model/template.repository';
 import { defineRoute, type RouteSpec } from '../route';
 
@@ -31,18 +40,48 @@ const toTemplate = (t: TemplateVersion): Template => ({
   updated_at: t.updatedAt.toISOString(),
 });
 
-/** A template that does not parse is refused with where each error is. */
-function assertParses(body: Pick<SaveTemplateRequest, 'subject' | 'html' | 'text'>): void {
-  const errors = syntaxErrors({ subject: body.subject, html: body.html, text: body.text ?? null });
-  if (errors.length) throw new ValidationError('The template has syntax errors.', errors);
+const partsOf = (body: Pick<SaveTemplateRequest, 'subject' | 'html' | 'text'>): TemplateParts => ({
+  subject: body.subject,
+  html: body.html,
+  text: body.text ?? null,
+});
+
+/**
+ * What the engine threw, as the client's problem: a syntax error is a 400 naming each part, line
+ * and column; a limit a 422 naming it; a client whose earlier heavy templates still hold its share
+ * of the render threads a 429; any other template error (e.g. a missing helper) a 422 — never a 500.
+ */
+function problemOf(error: unknown, saving: boolean): Error {
+  if (error instanceof TemplateSyntaxError) return new ValidationError('The template has syntax errors.', error.errors);
+  if (error instanceof RenderLimitError) {
+    const detail = saving
+      ? `With every value present and every list of ${SAMPLE_LIST_ITEMS} items, ${error.message}: it would fail every send.`
+      : `The template cannot be rendered: ${error.message}.`;
+    return new UnprocessableError('template-limit', detail);
+  }
+  if (error instanceof TenantBusyError) return new TooManyRequestsError(`Your templates are being rendered: ${error.message}.`, 1);
+  return new UnprocessableError('render-failed', `The template cannot be rendered: ${(error as Error).message.split('\n')[0] ?? 'error'}`);
 }
 
-/** Renders for a preview: a template error or a render limit (libs/templates RENDER_LIMITS) is the client's to fix, never a 500. */
-function renderForPreview(parts: TemplateParts, context: RenderContext): Rendered {
+/**
+ * A template about to be saved, measured once (compiled and rendered with every value present and
+ * every list of SAMPLE_LIST_ITEMS items, see TemplateEngine.measure): refused when it does not
+ * parse or does not fit the render limits; whether it is cheap travels with it to the mailer.
+ */
+async function measureForSave(engine: TemplateEngine, body: SaveTemplateRequest, clientId: string): Promise<boolean | undefined> {
   try {
-    return render(parts, context);
+    return (await engine.measure(partsOf(body), clientId)).cheap;
   } catch (error) {
-    throw new UnprocessableError('render-failed', `The template cannot be rendered: ${(error as Error).message.split('\n')[0] ?? 'error'}`);
+    throw problemOf(error, true);
+  }
+}
+
+/** Renders for a preview, in the client's share of the render threads when the template is heavy. */
+async function renderForPreview(render: () => Promise<Rendered>): Promise<Rendered> {
+  try {
+    return await render();
+  } catch (error) {
+    throw problemOf(error, false);
   }
 }
 
@@ -64,8 +103,8 @@ export function templateRoutes(
       responses: { 201: { description: 'The template, version 1', schema: Template } },
       handle: async ({ params, body, client }) => {
         await assertProject(client.clientId, params.projectId);
-        assertParses(body);
-        return { status: 201, body: toTemplate(await templates.create(client.clientId, params.projectId, body)) };
+        const cheap = await measureForSave(templates.engine, body, client.clientId);
+        return { status: 201, body: toTemplate(await templates.create(client.clientId, params.projectId, { ...body, cheap })) };
       },
     }),
     defineRoute({
@@ -124,8 +163,8 @@ export function templateRoutes(
       body: SaveTemplateRequest,
       responses: { 200: { description: 'The new version', schema: Template } },
       handle: async ({ params, body, client }) => {
-        assertParses(body);
-        const saved = await templates.saveVersion(client.clientId, params.projectId, params.templateId, body);
+        const cheap = await measureForSave(templates.engine, body, client.clientId);
+        const saved = await templates.saveVersion(client.clientId, params.projectId, params.templateId, { ...body, cheap });
         if (!saved) throw new NotFoundError(NOT_FOUND);
         return { status: 200, body: toTemplate(saved) };
       },
@@ -157,7 +196,9 @@ export function templateRoutes(
       handle: async ({ params, body, client }) => {
         const found = await templates.get(client.clientId, params.projectId, params.templateId, body.version);
         if (!found) throw new NotFoundError(NOT_FOUND);
-        return { status: 200, body: renderForPreview(found, { user: body.user, data: body.data }) };
+        const context: RenderContext = { user: body.user, data: body.data };
+        const template = { key: `${found.id}:${found.version}`, parts: found, cheap: found.cheap };
+        return { status: 200, body: await renderForPreview(() => templates.engine.render(template, context, client.clientId)) };
       },
     }),
     defineRoute({
@@ -173,8 +214,8 @@ export function templateRoutes(
       responses: { 200: { description: 'The rendered subject, HTML and text; nothing is saved', schema: RenderedEmail } },
       handle: async ({ params, body, client }) => {
         await assertProject(client.clientId, params.projectId);
-        assertParses(body);
-        return { status: 200, body: renderForPreview(body, { user: body.user, data: body.data }) };
+        const context: RenderContext = { user: body.user, data: body.data };
+        return { status: 200, body: await renderForPreview(() => templates.engine.preview(partsOf(body), context, client.clientId)) };
       },
     }),
   ];

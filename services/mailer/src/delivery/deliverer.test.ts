@@ -1,0 +1,199 @@
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { simpleParser } from 'mailparser';
+import type { CatalogDomain, CatalogEmail, CatalogProject, CatalogTemplate } from '@postbus/contracts';
+import { SecretBox, TrackingTokens } from '@postbus/crypto';
+import { TemplateEngine, threadCpuMs } from '@postbus/templates';
+import type { CatalogProjection } from '../model/catalog';
+import type { MessageDoc } from '../model/messages';
+import { Deliverer, type Outcome } from './deliverer';
+import type { SmtpRelay } from './smtp-relay';
+
+const secrets = new SecretBox(randomBytes(32).toString('base64'));
+const dkimPem = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+
+/** Two clients, each with a project on a verified sender domain and one email per template. */
+function catalogOf(templates: CatalogTemplate[]): CatalogProjection {
+  const base = { revision: 1 };
+  const domain: CatalogDomain = {
+    ...base,
+    id: 'd1',
+    clientId: 'cl_shared',
+    kind: 'sender',
+    domain: 'mail.example.com',
+    status: 'verified',
+    dkim: { selector: 'pb1', privateKey: secrets.seal(dkimPem) },
+  };
+  const project = (id: string, clientId: string): CatalogProject => ({
+    ...base,
+    id,
+    clientId,
+    name: id,
+    fromEmail: 'hello@mail.example.com',
+    fromName: null,
+    replyTo: null,
+    senderDomainId: 'd1',
+    trackingDomainId: null,
+  });
+  const entities = new Map<string, unknown>([
+    ['project:p-hostile', project('p-hostile', 'cl_hostile')],
+    ['project:p-quiet', project('p-quiet', 'cl_quiet')],
+    ['domain:d1', domain],
+    ...templates.map((t): [string, unknown] => [`template:${t.id}`, t]),
+    ...templates.map((t): [string, unknown] => [
+      `email:e-${t.id}`,
+      {
+        ...base,
+        id: `e-${t.id}`,
+        clientId: t.clientId,
+        projectId: t.projectId,
+        key: t.id,
+        name: t.id,
+        templateId: t.id,
+        trackOpens: false,
+        trackClicks: false,
+        sendToUnsubscribed: false,
+        fromEmail: null,
+        fromName: null,
+        replyTo: null,
+      } satisfies CatalogEmail,
+    ]),
+  ]);
+  return { get: (kind: string, id: string) => Promise.resolve(entities.get(`${kind}:${id}`)) } as unknown as CatalogProjection;
+}
+
+const template = (id: string, projectId: string, clientId: string, html: string, cheap?: boolean): CatalogTemplate => ({
+  id,
+  clientId,
+  revision: 1,
+  projectId,
+  name: id,
+  version: 1,
+  subject: 'Hi {{user.name}}',
+  html,
+  text: null,
+  ...(cheap === undefined ? {} : { cheap }),
+});
+
+/** The review's template: two nested loops over data.a, 300 conditions inside (8 KB). */
+const nested = `{{#each data.a}}{{#each ../data.a}}${'{{#if ../../data.x}}{{/if}}'.repeat(300)}{{/each}}{{/each}}`;
+const hundredItems = { a: Array.from({ length: 100 }, (_, i) => i), x: 1 };
+
+/** How long a pool render may keep a run waiting: generous, for a loaded 2-core host. */
+const PATIENCE_MS = 3_000;
+
+let n = 0;
+const message = (templateId: string, projectId: string, data: Record<string, unknown> = {}): MessageDoc => ({
+  _id: `msg_${(++n).toString(16).padStart(32, '0')}`,
+  projectId,
+  emailId: `e-${templateId}`,
+  emailKey: templateId,
+  templateId,
+  templateVersion: 1,
+  email: 'ann@example.org',
+  userId: null,
+  user: { email: 'ann@example.org', name: 'Ann' },
+  data,
+  acceptedAt: new Date(),
+  createdAt: new Date(),
+});
+
+describe('Deliverer: rendering', () => {
+  const sent: Buffer[] = [];
+  const relay = {
+    send: (_from: string, _to: string, raw: Buffer) => {
+      sent.push(raw);
+      return Promise.resolve({ status: 'sent' as const, code: 250, response: '250 OK' });
+    },
+  } as unknown as SmtpRelay;
+  let engine: TemplateEngine;
+  let deliverer: Deliverer;
+
+  beforeAll(() => {
+    // A generous time on the threads: a loaded 2-core host must not turn the counts these tests expect into time limits.
+    engine = new TemplateEngine({ threads: 2, poolTimeMs: 10_000, maxWaitMs: 30_000 });
+    deliverer = new Deliverer({
+      catalog: catalogOf([
+        template('heavy', 'p-hostile', 'cl_hostile', nested, false),
+        template('links', 'p-quiet', 'cl_quiet', '<p><a href="{{data.url}}">pay</a> <img src="{{data.logo}}" alt=""></p>'),
+        template('receipt', 'p-quiet', 'cl_quiet', '<p>Thanks {{user.name}}, order {{data.order}}</p>', true),
+      ]),
+      secrets,
+      tokens: new TrackingTokens(randomBytes(32).toString('hex')),
+      relay,
+      publicBaseUrl: 'https://pb.example.com',
+      catalogWaitMs: 0,
+      templates: engine,
+      runPatienceMs: PATIENCE_MS,
+    });
+  });
+
+  beforeAll(async () => {
+    // Both threads started: what is measured is rendering, not a thread's start (long under jest, which compiles its TypeScript).
+    await Promise.all(
+      ['a', 'b'].map((tenant) => engine.render({ key: 'warm', parts: { subject: 'x', html: 'y' }, cheap: false }, {}, tenant)),
+    );
+  });
+
+  afterAll(async () => {
+    await engine.close();
+  });
+
+  it('a known-heavy template fails its message by name, in a worker thread, the event loop never held', async () => {
+    let held = 0;
+    let last = threadCpuMs() ?? 0;
+    const timer = setInterval(() => {
+      const now = threadCpuMs() ?? 0;
+      held = Math.max(held, now - last);
+      last = now;
+    }, 5);
+    const outcome = await deliverer.deliver(message('heavy', 'p-hostile', hundredItems), undefined);
+    clearInterval(timer);
+    expect(outcome).toEqual({
+      event: 'failed',
+      reason: 'render: the template evaluates more than 50000 helpers and sections in one render',
+    });
+    expect(held).toBeLessThan(80);
+    expect(engine.stats.poolJobs).toBeGreaterThanOrEqual(1);
+  });
+
+  it("7e a javascript: URL in data never reaches the sent mail's href (click tracking off); a data: image is not a link", async () => {
+    const before = sent.length;
+    const outcome = await deliverer.deliver(
+      message('links', 'p-quiet', { url: '\tJaVaScRiPt:alert(document.cookie)', logo: 'vbscript:msgbox(1)' }),
+      undefined,
+    );
+    expect(outcome.event).toBe('sent');
+    const mail = await simpleParser(sent[before]!);
+    expect(mail.html).toBe('<p><a href="#">pay</a> <img src="" alt=""></p>');
+    expect(outcome.content?.html).toBe(mail.html);
+    const safe = await deliverer.deliver(message('links', 'p-quiet', { url: 'https://pay.example/', logo: 'cid:logo' }), undefined);
+    expect(safe.content?.html).toBe('<p><a href="https://pay.example/">pay</a> <img src="cid:logo" alt=""></p>');
+  });
+
+  it("a run with one client's heavy messages: the others are sent, the heavy client's hold it no longer than the patience, and their retries wait their turn", async () => {
+    const failedByName = { event: 'failed', reason: 'render: the template evaluates more than 50000 helpers and sections in one render' };
+    const finished: Array<{ who: string; outcome: Outcome; at: number }> = [];
+    const started = performance.now();
+    const deliver = (who: string, m: MessageDoc) =>
+      deliverer.deliver(m, undefined).then((outcome) => finished.push({ who, outcome, at: performance.now() - started }));
+    const heavy = Array.from({ length: 6 }, () => message('heavy', 'p-hostile', hundredItems));
+    // As the trigger handler delivers a run: side by side.
+    await Promise.all([
+      ...heavy.map((m) => deliver('hostile', m)),
+      ...Array.from({ length: 8 }, (_, i) => deliver('quiet', message('receipt', 'p-quiet', { order: i }))),
+    ]);
+    const quiet = finished.filter((f) => f.who === 'quiet');
+    const hostile = finished.filter((f) => f.who === 'hostile');
+    expect(quiet.every((f) => f.outcome.event === 'sent')).toBe(true);
+    // Each took its turn in its client's queue and failed by name, or was deferred once the run's patience was spent.
+    for (const { outcome } of hostile) {
+      if (outcome.event === 'failed') expect(outcome).toEqual(failedByName);
+      else expect(outcome).toMatchObject({ event: 'deferred', reason: expect.stringMatching(/^render: the client's heavy templates /) });
+    }
+    // No heavy message kept the run waiting longer than the patience a run gives a pool render.
+    expect(Math.max(...hostile.map((f) => f.at))).toBeLessThan(PATIENCE_MS + 500);
+    // Their retries (the retry worker's: side by side, holding no run) wait their turn, and fail by name.
+    const retried = await Promise.all(heavy.map((m) => deliverer.deliver(m, undefined)));
+    expect(retried).toEqual(retried.map(() => failedByName));
+  });
+});
