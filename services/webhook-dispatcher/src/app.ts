@@ -45,6 +45,7 @@ export async function start({ config, logger }: { config: DispatcherConfig; logg
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     concurrency: config.WEBHOOK_CONCURRENCY,
     lookup: policy.lookup,
+    connectRefusal: policy.connectRefusal,
   });
 
   const metrics = createMetricsRegistry('webhook-dispatcher');

@@ -331,6 +331,19 @@ export class AddressPolicy {
   }
 
   /**
+   * What the connect-time `lookup` cannot see, checked before a connection: an address written in
+   * the URL is never looked up, so it is judged here, by the rule in force now (a URL saved under
+   * another `WEBHOOK_ALLOWED_HOSTS`, or before a range was refused). The reason, or null.
+   */
+  readonly connectRefusal = (url: URL): string | null => {
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return `${url.protocol.replace(/:$/, '')} URLs are not allowed`;
+    const literal = canonicalIp(url.hostname);
+    if (literal === undefined || this.admits(url.hostname, portOf(url))) return null;
+    const kind = unsafeKind(literal);
+    return kind ? `${literal} is ${kind}` : null;
+  };
+
+  /**
    * A `lookup` for net/http (the signature of dns.lookup, `options.all` included): it resolves and
    * refuses unsafe addresses as `check` does, so that a name cannot be re-pointed at an internal
    * address between the check and the connection.

@@ -23,6 +23,8 @@ export interface SendOptions {
   timeoutMs: number;
   /** Resolves the host and refuses private addresses at connect time (see AddressPolicy). */
   lookup: http.RequestOptions['lookup'];
+  /** Refuses, before connecting, an address written in the URL (never looked up; see AddressPolicy). */
+  connectRefusal: (url: URL) => string | null;
 }
 
 const MAX_RESPONSE_BYTES = 1024;
@@ -66,6 +68,8 @@ export function send(options: SendOptions): Promise<SendResult> {
     } catch {
       return finish({ statusCode: null, response: null, error: 'invalid url', retryAfterSeconds: null });
     }
+    const refused = options.connectRefusal(url);
+    if (refused) return finish({ statusCode: null, response: null, error: `refused: ${refused}`, retryAfterSeconds: null });
     const client = url.protocol === 'https:' ? https : http;
     const request = client.request(url, {
       method: 'POST',

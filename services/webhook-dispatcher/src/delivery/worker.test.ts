@@ -82,6 +82,7 @@ describe('DeliveryWorker', () => {
       timeoutMs: 2000,
       concurrency: 2,
       lookup: undefined,
+      connectRefusal: () => null,
     });
     let finished = false;
     const all = worker.attemptFirst([1, 2, 3, 4, 5, 6].map(delivery)).then(() => (finished = true));

@@ -13,6 +13,7 @@ export interface WorkerDeps {
   timeoutMs: number;
   concurrency: number;
   lookup: SendOptions['lookup'];
+  connectRefusal: SendOptions['connectRefusal'];
   pollMs?: number;
 }
 
@@ -181,6 +182,7 @@ export class DeliveryWorker {
         secrets: endpoints.signingSecrets(endpoint),
         timeoutMs: this.deps.timeoutMs,
         lookup: this.deps.lookup,
+        connectRefusal: this.deps.connectRefusal,
       });
     }
     answered();
