@@ -159,3 +159,42 @@ export const InternalApiConfig = {
       'HS256 secret (32+ characters) shared by the gateway and every service: signs the short-lived tokens of internal API calls; empty: a random one per process (development only: calls between processes are then refused)',
   }),
 } satisfies TProperties;
+
+/**
+ * The template engine of the services that render templates (the gateway's previews and saves,
+ * the mailer's sends): how long a template may hold the event loop, and the worker threads that
+ * render the heavier ones. Each service adds how long its callers wait for their client's turn.
+ */
+export const TemplateEngineConfig = {
+  TEMPLATE_INLINE_MS: Type.Integer({
+    minimum: 5,
+    maximum: 1_000,
+    default: 50,
+    description:
+      'how long a template compile and render may hold the event loop; a template that would take longer is rendered on a worker thread from then on',
+  }),
+  TEMPLATE_POOL_THREADS: Type.Integer({
+    minimum: 1,
+    maximum: 64,
+    default: 2,
+    description:
+      'worker threads rendering heavy templates (one kept ready, the others started when needed), below the event loop’s priority',
+  }),
+  TEMPLATE_POOL_TIME_MS: Type.Integer({
+    minimum: 100,
+    default: 1_000,
+    description:
+      'CPU time one template compile or render may use on a worker thread; past it the job is stopped, and the preview answered 422 or the message failed, naming the limit',
+  }),
+  TEMPLATE_POOL_MEMORY_MB: Type.Integer({
+    minimum: 16,
+    default: 128,
+    description:
+      'heap of a worker thread; a template needing more ends its thread (the pool starts another), and its preview is answered 422 or its message failed',
+  }),
+  TEMPLATE_POOL_PER_CLIENT: Type.Integer({
+    minimum: 1,
+    default: 1,
+    description: "a client's template jobs on worker threads at once; its others wait in its own queue, behind each other",
+  }),
+} satisfies TProperties;

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { CommonConfig, InternalApiConfig, RequiredInProduction } from '@postbus/config';
+import { CommonConfig, InternalApiConfig, RequiredInProduction, TemplateEngineConfig } from '@postbus/config';
 
 export const GatewayConfig = Type.Object({
   ...CommonConfig,
@@ -129,35 +129,7 @@ export const GatewayConfig = Type.Object({
     default: 600_000,
     description: 'how often the whole catalog is republished to the compacted catalog topic (it is also at start)',
   }),
-  TEMPLATE_INLINE_MS: Type.Integer({
-    minimum: 5,
-    maximum: 1_000,
-    default: 50,
-    description: 'how long a template preview or save may hold the event loop; one that would take longer is rendered on a worker thread',
-  }),
-  TEMPLATE_POOL_THREADS: Type.Integer({
-    minimum: 1,
-    maximum: 64,
-    default: 2,
-    description:
-      'worker threads rendering heavy templates (one kept ready, the others started when needed), below the event loop’s priority',
-  }),
-  TEMPLATE_POOL_TIME_MS: Type.Integer({
-    minimum: 100,
-    default: 1_000,
-    description:
-      'CPU time one template compile or render may use on a worker thread; past it the job is stopped and answered 422 naming the limit',
-  }),
-  TEMPLATE_POOL_MEMORY_MB: Type.Integer({
-    minimum: 16,
-    default: 128,
-    description: 'heap of a worker thread; a template needing more ends its thread (the pool starts another) and is answered 422',
-  }),
-  TEMPLATE_POOL_PER_CLIENT: Type.Integer({
-    minimum: 1,
-    default: 1,
-    description: "a client's template jobs on worker threads at once; its others wait in its own queue, behind each other",
-  }),
+  ...TemplateEngineConfig,
   TEMPLATE_POOL_WAIT_MS: Type.Integer({
     minimum: 100,
     default: 10_000,

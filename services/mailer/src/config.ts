@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { CommonConfig, InternalApiConfig, RequiredInProduction } from '@postbus/config';
+import { CommonConfig, InternalApiConfig, RequiredInProduction, TemplateEngineConfig } from '@postbus/config';
 
 export const MailerConfig = Type.Object({
   ...CommonConfig,
@@ -60,35 +60,7 @@ export const MailerConfig = Type.Object({
     default: 3_600_000,
     description: 'how often the purge of messages past MESSAGE_RETENTION_DAYS runs',
   }),
-  TEMPLATE_INLINE_MS: Type.Integer({
-    minimum: 5,
-    maximum: 1_000,
-    default: 50,
-    description: 'how long a render may hold the event loop; a template that would take longer is rendered on a worker thread from then on',
-  }),
-  TEMPLATE_POOL_THREADS: Type.Integer({
-    minimum: 1,
-    maximum: 64,
-    default: 2,
-    description:
-      'worker threads rendering heavy templates (one kept ready, the others started when needed), below the event loop’s priority',
-  }),
-  TEMPLATE_POOL_TIME_MS: Type.Integer({
-    minimum: 100,
-    default: 1_000,
-    description:
-      'CPU time one template compile or render may use on a worker thread; past it the job is stopped and the message failed naming the limit',
-  }),
-  TEMPLATE_POOL_MEMORY_MB: Type.Integer({
-    minimum: 16,
-    default: 128,
-    description: 'heap of a worker thread; a template needing more ends its thread (the pool starts another) and fails its message',
-  }),
-  TEMPLATE_POOL_PER_CLIENT: Type.Integer({
-    minimum: 1,
-    default: 1,
-    description: "a client's renders on worker threads at once; its others wait in its own queue, behind each other",
-  }),
+  ...TemplateEngineConfig,
   TEMPLATE_POOL_WAIT_MS: Type.Integer({
     minimum: 100,
     default: 30_000,
