@@ -281,7 +281,8 @@ export type Session = Static<typeof Session>;
 
 export const CookieSession = Type.Object({
   token_type: Type.Literal('Cookie', {
-    description: 'the session is in the HttpOnly postbus_session cookie this answer sets; it is never in the body',
+    description:
+      'the session is in the HttpOnly postbus_session cookie this answer sets (__Host-postbus_session over https); it is never in the body',
   }),
   expires_at: Timestamp,
   scope: Type.Union([Type.Literal('full'), Type.Literal('sdk')]),

@@ -39,7 +39,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Open an admin session held in a cookie (the admin panel's sign-in): an HttpOnly, SameSite=Strict postbus_session cookie, Secure over https; it counts only on requests from this origin (Sec-Fetch-Site or Origin), so another site cannot act with it
+     * Open an admin session held in a cookie (the admin panel's sign-in): an HttpOnly, SameSite=Strict postbus_session cookie (over https: Secure, and named __Host-postbus_session); it counts only on requests from this origin (Sec-Fetch-Site or Origin), so another site cannot act with it
      * @description Needs a key with scope "full".
      */
     post: operations['createCookieSession'];
@@ -1165,7 +1165,7 @@ export interface operations {
         content: {
           'application/json': {
             /**
-             * @description the session is in the HttpOnly postbus_session cookie this answer sets; it is never in the body
+             * @description the session is in the HttpOnly postbus_session cookie this answer sets (__Host-postbus_session over https); it is never in the body
              * @constant
              */
             token_type: 'Cookie';

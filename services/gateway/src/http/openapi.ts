@@ -1,6 +1,7 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { DOCUMENT_KEY_PATTERN, ProblemBody } from '@postbus/contracts';
 import { acceptsSession, type RouteSpec } from './route';
+import { SECURE_SESSION_COOKIE, SESSION_COOKIE } from './session-cookie';
 
 const DOCUMENT_VALUE_REF = { $ref: '#/components/schemas/DocumentValue' };
 
@@ -131,9 +132,8 @@ export function openApiDocument(routes: RouteSpec[], version: string): Record<st
         sessionCookie: {
           type: 'apiKey',
           in: 'cookie',
-          name: 'postbus_session',
-          description:
-            "the admin panel's session from POST /v1/auth/session/cookie; it counts only with Sec-Fetch-Site: same-origin or an Origin of this host (from another origin: 403)",
+          name: SESSION_COOKIE,
+          description: `the admin panel's session from POST /v1/auth/session/cookie, named ${SECURE_SESSION_COOKIE} over https (where only that name counts); it counts only with Sec-Fetch-Site: same-origin or an Origin of this host (from another origin: 403)`,
         },
       },
       schemas: { Problem: json(ProblemBody), DocumentValue },

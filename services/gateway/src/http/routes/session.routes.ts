@@ -31,7 +31,7 @@ export function sessionRoutes(sessions: Sessions): RouteSpec[] {
       path: '/v1/auth/session/cookie',
       operationId: 'createCookieSession',
       summary:
-        "Open an admin session held in a cookie (the admin panel's sign-in): an HttpOnly, SameSite=Strict postbus_session cookie, Secure over https; it counts only on requests from this origin (Sec-Fetch-Site or Origin), so another site cannot act with it",
+        "Open an admin session held in a cookie (the admin panel's sign-in): an HttpOnly, SameSite=Strict postbus_session cookie (over https: Secure, and named __Host-postbus_session); it counts only on requests from this origin (Sec-Fetch-Site or Origin), so another site cannot act with it",
       tag: 'Authentication',
       scope: 'full',
       keyOnly: true,
