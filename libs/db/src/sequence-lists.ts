@@ -216,6 +216,23 @@ export class SequenceLists {
     return { entries, next: hi >= tail ? hi + 1 : null };
   }
 
+  /**
+   * The newest entries this process holds in memory, from the head it remembers down, without a
+   * read: a guess at a first page (another instance may have appended since, retention may have
+   * trimmed), which a caller may start reading what the entries point at with while `page`
+   * checks it. Stops at the first number not held.
+   */
+  newestKnown(list: string, limit: number): ListEntry[] {
+    const head = this.rememberedHead(list);
+    const known: ListEntry[] = [];
+    for (let seq = head ?? 0; seq >= 1 && known.length < limit; seq--) {
+      const entry = this.entries.get(entryId(list, seq));
+      if (!entry) break;
+      known.push(entry);
+    }
+    return known;
+  }
+
   /** The entry at one number, or null. */
   async entry(list: string, seq: number): Promise<ListEntry | null> {
     const known = this.entries.get(entryId(list, seq));

@@ -60,6 +60,25 @@ describe('SequenceLists against the MongoDB-wire server', () => {
     expect(window.entries.map((e) => e.value)).toEqual(['m14', 'm13', 'm12', 'm11', 'm10']);
   });
 
+  it('guesses a first page from the entries this process appended, without a read, and no further than what it holds', async () => {
+    const writer = new SequenceLists(a, 'lists');
+    for (let i = 0; i < 5; i++) await writer.append([{ list: 'p9', at: at(i), value: `n${i}` }]);
+    const recorded = recordQueries(['lists']);
+    try {
+      expect(writer.newestKnown('p9', 3).map((e) => e.value)).toEqual(['n4', 'n3', 'n2']);
+      expect(writer.newestKnown('p9', 10).map((e) => e.value)).toEqual(['n4', 'n3', 'n2', 'n1', 'n0']);
+      expect(recorded.queries).toHaveLength(0);
+    } finally {
+      recorded.stop();
+    }
+    // Another instance appended since: the guess is stale, and page() is what tells.
+    await listsB.append([{ list: 'p9', at: at(5), value: 'n5' }]);
+    expect(writer.newestKnown('p9', 1).map((e) => e.value)).toEqual(['n4']);
+    expect((await writer.page('p9', { limit: 1 })).entries.map((e) => e.value)).toEqual(['n5']);
+    // A list this process never wrote nor read: no guess.
+    expect(new SequenceLists(a, 'lists').newestKnown('p9', 3)).toEqual([]);
+  });
+
   it('trims to a cutoff in resumable chunks, then every registered list at once', async () => {
     await listsA.append(Array.from({ length: 450 }, (_, i) => ({ list: 'p3', at: at(i), value: `x${i}` })));
     const removed: string[] = [];

@@ -87,6 +87,11 @@ export class MessageLists {
     return this.lists.page(list, options);
   }
 
+  /** The newest entries of a list held in memory: a first page's likely ids, before `page` confirms them. */
+  newestKnown(list: string, limit: number): string[] {
+    return this.lists.newestKnown(list, limit).map((e) => e.value);
+  }
+
   /**
    * Trims one list to `cutoff` (all of it without one), in resumable chunks; `onChunk` gets the
    * message ids removed from it, chunk by chunk, before their entries go.
