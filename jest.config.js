@@ -58,6 +58,8 @@ module.exports = {
       globalSetup: '<rootDir>/libs/testing/src/global-setup.ts',
       globalTeardown: '<rootDir>/libs/testing/src/global-teardown.ts',
     },
+    // The deployment files (docker-compose.yml, deploy/k8s rendered by kustomize) against the services' schemas: no infrastructure.
+    { ...common, displayName: 'deploy', testMatch: ['<rootDir>/deploy/test/**/*.test.ts'] },
     {
       ...common,
       displayName: 'e2e',
