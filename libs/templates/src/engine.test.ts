@@ -1,29 +1,7 @@
 import { TemplateEngine } from './engine';
 import { TenantBusyError } from './lanes';
 import { render, RenderLimitError, TemplateSyntaxError } from './templates';
-import { threadCpuMs } from './thread-cpu';
-
-/**
- * How long `job` held this thread's event loop: between two ticks of a 5 ms timer, the most CPU
- * this thread used (what a synchronous stretch of JavaScript costs, whatever else the machine runs),
- * and the longest gap by the wall clock (which a loaded machine stretches too).
- */
-async function loopHeld<T>(job: () => Promise<T>): Promise<{ cpuMs: number; wallMs: number; result: PromiseSettledResult<T> }> {
-  let cpuMs = 0;
-  let wallMs = 0;
-  let last = { at: performance.now(), cpu: threadCpuMs() ?? 0 };
-  const tick = () => {
-    const now = { at: performance.now(), cpu: threadCpuMs() ?? 0 };
-    cpuMs = Math.max(cpuMs, now.cpu - last.cpu);
-    wallMs = Math.max(wallMs, now.at - last.at - 5);
-    last = now;
-  };
-  const timer = setInterval(tick, 5);
-  const [result] = await Promise.allSettled([job()]);
-  clearInterval(timer);
-  tick();
-  return { cpuMs, wallMs, result };
-}
+import { loopHeld } from './thread-cpu';
 
 /** The hostile preview of the review: 45 KB, `{{a}}` 4,500 times in the HTML and in the text. */
 const hostilePreview = { subject: 'x', html: '{{a}}'.repeat(4_500), text: '{{a}}'.repeat(4_500) };

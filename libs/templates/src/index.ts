@@ -28,4 +28,4 @@ export {
 export { TenantBusyError } from './lanes';
 export { sampleContext, SAMPLE_LIST_ITEMS } from './sample';
 export { guardUrls, isSafeUrl } from './url-guard';
-export { threadCpuMs } from './thread-cpu';
+export { loopHeld, threadCpuMs } from './thread-cpu';

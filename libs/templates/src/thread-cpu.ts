@@ -30,3 +30,25 @@ export function threadCpuMs(tid?: number): number | undefined {
     return undefined;
   }
 }
+
+/**
+ * How long `job` held this thread's event loop: between two ticks of a 5 ms timer, the most CPU
+ * this thread used (what a synchronous stretch of JavaScript costs, whatever else the machine runs),
+ * and the longest gap by the wall clock (which a loaded machine stretches too).
+ */
+export async function loopHeld<T>(job: () => Promise<T>): Promise<{ cpuMs: number; wallMs: number; result: PromiseSettledResult<T> }> {
+  let cpuMs = 0;
+  let wallMs = 0;
+  let last = { at: performance.now(), cpu: threadCpuMs() ?? 0 };
+  const tick = () => {
+    const now = { at: performance.now(), cpu: threadCpuMs() ?? 0 };
+    cpuMs = Math.max(cpuMs, now.cpu - last.cpu);
+    wallMs = Math.max(wallMs, now.at - last.at - 5);
+    last = now;
+  };
+  const timer = setInterval(tick, 5);
+  const [result] = await Promise.allSettled([job()]);
+  clearInterval(timer);
+  tick();
+  return { cpuMs, wallMs, result };
+}

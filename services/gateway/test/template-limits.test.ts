@@ -1,24 +1,9 @@
-import { threadCpuMs } from '@postbus/templates';
+import { loopHeld } from '@postbus/templates';
 import { call, defaultKafkaBrokers, TopicRecorder, waitFor } from '@postbus/testing';
 import { createTestClient, startTestGateway, type TestClient, type TestGateway } from './helpers';
 
-/**
- * The most CPU this process's main thread used between two ticks of a 5 ms timer while `during`
- * ran: how long the gateway (in-process here) held its event loop at once, whatever else the
- * machine was doing.
- */
-async function loopHeldWhile(during: Promise<unknown>): Promise<number> {
-  let held = 0;
-  let last = threadCpuMs() ?? 0;
-  const timer = setInterval(() => {
-    const now = threadCpuMs() ?? 0;
-    held = Math.max(held, now - last);
-    last = now;
-  }, 5);
-  await during.catch(() => undefined);
-  clearInterval(timer);
-  return held;
-}
+/** How long the gateway (in-process here) held its event loop at once while `during` ran (ms of CPU). */
+const loopHeldWhile = async (during: Promise<unknown>): Promise<number> => (await loopHeld(() => during)).cpuMs;
 
 /** /readyz asked one after another while `during` runs: each answer's latency (ms). */
 async function readyzWhile(url: string, during: Promise<unknown>): Promise<number[]> {
