@@ -48,6 +48,7 @@ module.exports = {
         '<rootDir>/libs/*/src/**/*.test.ts',
         '<rootDir>/services/*/src/**/*.test.ts',
         '<rootDir>/sdks/typescript/test/**/*.test.ts',
+        '<rootDir>/scripts/src/**/*.test.ts',
       ],
     },
     adminPanel,

@@ -6,6 +6,7 @@ import { connectDb, pingDb } from '@postbus/db';
 import {
   closeServer,
   createMetricsRegistry,
+  every,
   healthRouter,
   internalApiSecret,
   InternalTokens,
@@ -18,7 +19,7 @@ import {
 } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import { engineOptionsFrom, TemplateEngine } from '@postbus/templates';
-import { CatalogFeed, type CatalogSource } from './catalog/catalog-feed';
+import { CatalogFeed } from './catalog/catalog-feed';
 import { TriggerCatalog } from './catalog/trigger-catalog';
 import { CommandSender } from './command-sender';
 import type { GatewayConfig } from './config';
@@ -48,6 +49,7 @@ import type { SenderDomainState } from './domain/sender-address';
 import { ClientRepository } from './model/client.repository';
 import { IdempotencyRepository } from './model/idempotency.repository';
 import { ProjectRepository } from './model/project.repository';
+import { CatalogChanges } from './model/catalog-changes';
 import { UsersClient } from './users-client';
 import { MailerClient } from './mailer-client';
 import { edgeRouter, trackingTokens } from './http/edge';
@@ -93,28 +95,31 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   await bus.publisher.connect();
   const instance = `gw_${randomBytes(6).toString('hex')}`;
 
-  const catalogFeed = new CatalogFeed({
-    publisher: bus.publisher,
-    sources: (): CatalogSource[] => [projects, domains, templates, emails],
-    logger,
-    resyncIntervalMs: config.CATALOG_RESYNC_INTERVAL_MS,
-  });
+  const catalogChanges = new CatalogChanges();
   const clients = new ClientRepository(db);
   const apiKeys = new ApiKeyRepository(db);
-  const projects = new ProjectRepository(db, catalogFeed);
+  const projects = new ProjectRepository(db, catalogChanges);
   const idempotency = new IdempotencyRepository(db);
-  const domains = new DomainRepository(db, catalogFeed);
+  const domains = new DomainRepository(db, catalogChanges);
   const templateEngine = new TemplateEngine({
     ...engineOptionsFrom(config),
     onWorkerError: (error) => logger.warn('a template worker thread failed', { error: error.message }),
   });
-  const templates = new TemplateRepository(db, catalogFeed, templateEngine);
-  const emails = new EmailRepository(db, catalogFeed);
+  const templates = new TemplateRepository(db, catalogChanges, templateEngine);
+  const emails = new EmailRepository(db, catalogChanges);
   await clients.init();
   await Promise.all([apiKeys.init(), projects.init(), idempotency.init(), domains.init(), templates.init(), emails.init()]);
-  await catalogFeed.start();
+  // The cache listens first: no trigger may resolve against a plan the change outdated while it is being published.
   const triggerCatalog = new TriggerCatalog({ projects, emails, domains, templates, ttlMs: config.CATALOG_CACHE_TTL_MS });
-  catalogFeed.onChange(triggerCatalog.forget);
+  catalogChanges.listen(triggerCatalog.forget);
+  const catalogFeed = new CatalogFeed({
+    publisher: bus.publisher,
+    sources: [projects, domains, templates, emails],
+    logger,
+    resyncIntervalMs: config.CATALOG_RESYNC_INTERVAL_MS,
+  });
+  catalogChanges.listen((change) => catalogFeed.changed(change));
+  await catalogFeed.start();
 
   const access = new ProjectAccess(projects, config.AUTH_CACHE_TTL_MS);
   const keyCheck = new KeyCheck(apiKeys, config.AUTH_CACHE_TTL_MS, logger);
@@ -233,12 +238,11 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   app.use(notFoundHandler);
   app.use(problemHandler(logger, config.BODY_LIMIT));
 
-  const purge = setInterval(() => {
-    idempotency.purgeOlderThan(new Date(Date.now() - IDEMPOTENCY_RETENTION_MS)).catch((error: unknown) => {
-      logger.warn('purging idempotency records failed', { error });
-    });
-  }, IDEMPOTENCY_PURGE_INTERVAL_MS);
-  purge.unref();
+  const idempotencyPurge = every(
+    IDEMPOTENCY_PURGE_INTERVAL_MS,
+    () => idempotency.purgeOlderThan(new Date(Date.now() - IDEMPOTENCY_RETENTION_MS)),
+    { onError: (error) => logger.warn('purging idempotency records failed', { error }) },
+  );
 
   // The public API on every interface; what only the operator's side may see (/metrics) on a
   // second listener on INTERNAL_HOST.
@@ -258,7 +262,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
     internalPort: internal.port,
     app,
     async stop() {
-      clearInterval(purge);
+      await idempotencyPurge.stop();
       counters.stop();
       catalogFeed.stop();
       await Promise.all([closeServer(server), closeServer(internal.server)]);

@@ -1,3 +1,4 @@
+import { every, type Repeating } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import { isProjectList, personListsOf, type MessageLists } from './model/message-lists';
 import type { MessageStore } from './model/messages';
@@ -22,30 +23,21 @@ const DAY_MS = 86_400_000;
  * stopped; two instances purging at once only repeat deletes.
  */
 export class MessageRetention {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> = Promise.resolve();
-  private stopped = false;
+  private loop: Repeating | undefined;
 
   constructor(private readonly deps: RetentionDeps) {}
 
   start(): void {
-    const tick = (delayMs: number) => {
-      if (this.stopped) return;
-      this.timer = setTimeout(() => {
-        this.running = this.purge()
-          .catch((error: unknown) => this.deps.logger.warn('purging old messages failed', { error }))
-          .finally(() => tick(this.deps.intervalMs));
-      }, delayMs);
-      this.timer.unref();
-    };
-    // Not at start-up itself: a restart loop should not purge in a loop.
-    tick(Math.min(this.deps.intervalMs, 60_000));
+    this.loop = every(this.deps.intervalMs, () => this.purge(), {
+      pace: 'rest-between-runs',
+      // Not at start-up itself: a restart loop should not purge in a loop.
+      firstRunAfterMs: Math.min(this.deps.intervalMs, 60_000),
+      onError: (error) => this.deps.logger.warn('purging old messages failed', { error }),
+    });
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+    await this.loop?.stop();
   }
 
   async purge(now = new Date()): Promise<{ lists: number; entries: number; messages: number; events: number }> {

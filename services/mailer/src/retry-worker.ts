@@ -1,3 +1,4 @@
+import { every, type Repeating } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import type { Deliverer } from './delivery/deliverer';
 import { isFinished, type MessageStore } from './model/messages';
@@ -20,30 +21,19 @@ const LEASE_MS = 120_000;
 
 /** Takes deferred messages whose next attempt is due and tries them again, one poll at a time. */
 export class RetryWorker {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> = Promise.resolve();
-  private stopped = false;
+  private loop: Repeating | undefined;
 
   constructor(private readonly deps: RetryWorkerDeps) {}
 
   start(): void {
-    const tick = () => {
-      if (this.stopped) return;
-      this.timer = setTimeout(() => {
-        this.running = this.runDue()
-          .catch((error: unknown) => {
-            this.deps.logger.warn('retrying deferred messages failed', { error });
-          })
-          .finally(tick);
-      }, this.deps.intervalMs);
-    };
-    tick();
+    this.loop = every(this.deps.intervalMs, () => this.runDue(), {
+      pace: 'rest-between-runs',
+      onError: (error) => this.deps.logger.warn('retrying deferred messages failed', { error }),
+    });
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+    await this.loop?.stop();
   }
 
   private async runDue(): Promise<void> {

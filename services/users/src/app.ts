@@ -1,7 +1,7 @@
 import { Bus, busOptions } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
 import { connectDb, pingDb } from '@postbus/db';
-import { closeServer, createMetricsRegistry, startInternalServer } from '@postbus/http';
+import { closeServer, createMetricsRegistry, every, startInternalServer } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import type { UsersConfig } from './config';
 import { erasureHandlers, userHandlers } from './handlers';
@@ -54,24 +54,10 @@ export async function start({ config, logger }: { config: UsersConfig; logger: L
   });
 
   // One sweep at a time: the next is scheduled when the last one has finished.
-  let sweepTimer: NodeJS.Timeout | undefined;
-  let sweeping: Promise<void> = Promise.resolve();
-  let stopped = false;
-  const scheduleSweep = () => {
-    if (stopped) return;
-    sweepTimer = setTimeout(() => {
-      sweeping = commands
-        .sweepParked()
-        .then(
-          () => undefined,
-          (error: unknown) => {
-            logger.warn('sweep of parked commands failed', { error });
-          },
-        )
-        .finally(scheduleSweep);
-    }, SWEEP_INTERVAL_MS);
-  };
-  scheduleSweep();
+  const sweep = every(SWEEP_INTERVAL_MS, () => commands.sweepParked(), {
+    pace: 'rest-between-runs',
+    onError: (error) => logger.warn('sweep of parked commands failed', { error }),
+  });
 
   const { server, port } = await startInternalServer({
     metrics,
@@ -86,9 +72,7 @@ export async function start({ config, logger }: { config: UsersConfig; logger: L
   return {
     port,
     async stop() {
-      stopped = true;
-      clearTimeout(sweepTimer);
-      await sweeping;
+      await sweep.stop();
       await closeServer(server);
       await bus.close();
       await db.close();

@@ -1,5 +1,6 @@
 import { Schema, type Connection } from 'mongoose';
 import { isDuplicateKeyError } from '@postbus/db';
+import { every, type Repeating } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import type { DeliveryStore } from './model/deliveries';
 
@@ -27,8 +28,7 @@ export interface RetentionOptions {
  */
 export class DeliveryRetention {
   private readonly Run;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private loop: Repeating | undefined;
 
   constructor(private readonly options: RetentionOptions) {
     this.Run = options.connection.model<RunDoc>('RetentionRun', runSchema);
@@ -39,20 +39,13 @@ export class DeliveryRetention {
   }
 
   start(): void {
-    this.timer = setInterval(() => {
-      this.running ??= this.runOnce()
-        .then(
-          () => undefined,
-          (error: unknown) => void this.options.logger.warn('purging old webhook deliveries failed; the next run goes on', { error }),
-        )
-        .finally(() => (this.running = undefined));
-    }, this.options.intervalMs);
-    this.timer.unref();
+    this.loop = every(this.options.intervalMs, () => this.runOnce(), {
+      onError: (error) => this.options.logger.warn('purging old webhook deliveries failed; the next run goes on', { error }),
+    });
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+    await this.loop?.stop();
   }
 
   /** Purges when no other instance has this interval; returns what went, or undefined when another instance has it. */

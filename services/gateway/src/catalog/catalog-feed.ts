@@ -1,35 +1,12 @@
 import type { Publisher } from '@postbus/bus';
-import { catalogKey, Topics, type CatalogKind, type MessageData } from '@postbus/contracts';
+import { catalogKey, Topics } from '@postbus/contracts';
 import type { Logger } from '@postbus/logger';
-
-/** One catalog change as published: the entity's whole state, or its deletion marker. */
-export type CatalogChange =
-  | { type: 'catalog.project'; kind: 'project'; data: MessageData<'catalog.project'> }
-  | { type: 'catalog.domain'; kind: 'domain'; data: MessageData<'catalog.domain'> }
-  | { type: 'catalog.template'; kind: 'template'; data: MessageData<'catalog.template'> }
-  | { type: 'catalog.email'; kind: 'email'; data: MessageData<'catalog.email'> }
-  | { type: 'catalog.deleted'; kind: CatalogKind; data: MessageData<'catalog.deleted'> };
-
-/** What a repository tells the catalog after each stored change. */
-export interface CatalogListener {
-  changed(change: CatalogChange): Promise<void>;
-}
-
-export const deletion = (kind: CatalogKind, id: string, clientId: string): CatalogChange => ({
-  type: 'catalog.deleted',
-  kind,
-  data: { kind, id, clientId, revision: Date.now() },
-});
-
-/** A repository whose whole catalog state can be republished. */
-export interface CatalogSource {
-  catalogSnapshot(): Promise<CatalogChange[]>;
-}
+import type { CatalogChange, CatalogListener, CatalogSource } from '../model/catalog-changes';
 
 export interface CatalogFeedOptions {
   publisher: Publisher;
-  /** Asked at each republish, so the feed can be built before the repositories that report to it. */
-  sources: () => CatalogSource[];
+  /** The repositories whose whole state each republish sends. */
+  sources: readonly CatalogSource[];
   logger: Logger;
   /** How often the whole catalog is republished, repairing any change whose publish failed. */
   resyncIntervalMs: number;
@@ -46,20 +23,13 @@ export interface CatalogFeedOptions {
  * highest revision, so republished and reordered copies do no harm.
  */
 export class CatalogFeed implements CatalogListener {
-  private readonly listeners: Array<(change: CatalogChange) => void> = [];
   private timer: NodeJS.Timeout | undefined;
   private retry: NodeJS.Timeout | undefined;
   private resyncing: Promise<void> | undefined;
 
   constructor(private readonly options: CatalogFeedOptions) {}
 
-  /** Local observers (caches) hear of each change as soon as it is stored. */
-  onChange(listener: (change: CatalogChange) => void): void {
-    this.listeners.push(listener);
-  }
-
   async changed(change: CatalogChange): Promise<void> {
-    for (const listener of this.listeners) listener(change);
     try {
       await this.publish(change);
     } catch (error) {
@@ -88,7 +58,7 @@ export class CatalogFeed implements CatalogListener {
 
   private async republishAll(): Promise<void> {
     const started = Date.now();
-    const snapshots = await Promise.all(this.options.sources().map((s) => s.catalogSnapshot()));
+    const snapshots = await Promise.all(this.options.sources.map((s) => s.catalogSnapshot()));
     const changes = snapshots.flat();
     await Promise.all(changes.map((c) => this.publish(c)));
     this.options.logger.info('catalog republished', { entities: changes.length, ms: Date.now() - started });

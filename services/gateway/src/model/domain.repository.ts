@@ -2,7 +2,7 @@ import { Schema, Types, type Connection } from 'mongoose';
 import { isDuplicateKeyError, KeyedSerializer } from '@postbus/db';
 import type { DnsRecord, RecordCheck } from '../domain/dns-records';
 import type { Sealed } from '@postbus/crypto';
-import { deletion, type CatalogChange, type CatalogListener, type CatalogSource } from '../catalog/catalog-feed';
+import { deletion, type CatalogChange, type CatalogListener, type CatalogSource } from './catalog-changes';
 
 export type DomainKind = 'sender' | 'tracking';
 export type DomainStatus = 'pending' | 'verified' | 'failed';

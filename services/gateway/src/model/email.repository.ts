@@ -2,7 +2,7 @@ import { Schema, Types, type Connection } from 'mongoose';
 import { mapFields } from './field-map';
 import type { CreateEmailRequest, TransactionalEmail, UpdateEmailRequest } from '@postbus/contracts';
 import { isDuplicateKeyError, KeyedSerializer } from '@postbus/db';
-import { deletion, type CatalogChange, type CatalogListener, type CatalogSource } from '../catalog/catalog-feed';
+import { deletion, type CatalogChange, type CatalogListener, type CatalogSource } from './catalog-changes';
 
 interface EmailDoc {
   _id: Types.ObjectId;

@@ -2,7 +2,7 @@ import { Schema, Types, type Connection } from 'mongoose';
 import { mapFields } from './field-map';
 import { KeyedSerializer } from '@postbus/db';
 import type { CreateProjectRequest, Project, UpdateProjectRequest } from '@postbus/contracts';
-import { deletion, type CatalogChange, type CatalogListener, type CatalogSource } from '../catalog/catalog-feed';
+import { deletion, type CatalogChange, type CatalogListener, type CatalogSource } from './catalog-changes';
 
 interface ProjectDoc {
   _id: Types.ObjectId;

@@ -1,7 +1,7 @@
 import { Schema, Types, type Connection } from 'mongoose';
 import { KeyedSerializer } from '@postbus/db';
 import type { TemplateEngine, TemplateParts } from '@postbus/templates';
-import { deletion, type CatalogChange, type CatalogListener, type CatalogSource } from '../catalog/catalog-feed';
+import { deletion, type CatalogChange, type CatalogListener, type CatalogSource } from './catalog-changes';
 
 interface TemplateDoc {
   _id: Types.ObjectId;

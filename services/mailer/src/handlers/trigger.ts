@@ -18,7 +18,8 @@ export interface TriggerDeps {
   rollups: StatusRollups;
 }
 
-const toMessage = (t: EmailTriggerCommand): MessageDoc => ({
+/** The stored message a trigger starts; the other way, stored to as clients read it, is domain/message-view's messageView. */
+const messageDocFromTrigger = (t: EmailTriggerCommand): MessageDoc => ({
   _id: t.messageId,
   projectId: t.projectId,
   emailId: t.emailId,
@@ -79,14 +80,14 @@ export function triggerHandler({
   // alone (and dead-letter): one poisoned trigger does not fail, nor resend, the others.
   const run = async (triggers: EmailTriggerCommand[]): Promise<number[]> => {
     const byId = new Map<string, Promise<void>>();
-    for (const t of triggers) if (!byId.has(t.messageId)) byId.set(t.messageId, one(toMessage(t)));
+    for (const t of triggers) if (!byId.has(t.messageId)) byId.set(t.messageId, one(messageDocFromTrigger(t)));
     const outcomes = await Promise.allSettled(triggers.map((t) => byId.get(t.messageId)!));
     return outcomes.flatMap((o, i) => (o.status === 'rejected' ? [i] : []));
   };
   return defineHandler({
     topic: Topics.EmailCommands,
     type: 'email.trigger',
-    handle: (data) => one(toMessage(data)),
+    handle: (data) => one(messageDocFromTrigger(data)),
     handleBatch: (items) => run(items.map((i) => i.data)),
   });
 }

@@ -24,6 +24,7 @@ import type {
   StatusSnapshot,
   StatusSource,
 } from '../domain/model';
+import type { PendingChanges, SavedState } from '../model/saved-state';
 
 export type Clock = () => Date;
 
@@ -63,25 +64,6 @@ export interface ScheduleMaintenanceInput {
 export interface MaintenanceUpdateInput {
   body: string;
   status?: MaintenanceStatus;
-}
-
-/** What the persister writes next: taken from the engine, given back when the database refused it. */
-export interface PendingChanges {
-  checks: CheckResult[];
-  incidents: Incident[];
-  maintenances: Maintenance[];
-  days: DailyRecord[];
-}
-
-/** The part of the state the snapshot file keeps (checks go to the database only). */
-export interface SavedState {
-  savedAt: Date;
-  version: number;
-  components: (ComponentState & { damping?: DampedState; lastGoodAt?: Date | null })[];
-  incidents: Incident[];
-  maintenances: Maintenance[];
-  days: DailyRecord[];
-  canary: CanarySample[];
 }
 
 interface Tracked {

@@ -1,3 +1,4 @@
+import { every, type Repeating } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import type { Probe } from '../probes/probe';
 import type { StatusEngine } from './engine';
@@ -8,8 +9,7 @@ import type { StatusEngine } from './engine';
  * reports nothing, and the engine shows its components as unknown once they are stale.
  */
 export class Monitor {
-  private readonly timers = new Set<NodeJS.Timeout>();
-  private readonly running = new Set<Promise<void>>();
+  private loops: Repeating[] = [];
   private stopped = false;
 
   constructor(
@@ -22,20 +22,13 @@ export class Monitor {
   ) {}
 
   start(): void {
-    for (const probe of this.probes) this.schedule(probe, 0);
-  }
-
-  private schedule(probe: Probe, delayMs: number): void {
-    if (this.stopped) return;
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      const run = this.runOnce(probe).finally(() => {
-        this.running.delete(run);
-        this.schedule(probe, probe.intervalMs);
-      });
-      this.running.add(run);
-    }, delayMs);
-    this.timers.add(timer);
+    this.loops = this.probes.map((probe) =>
+      every(probe.intervalMs, () => this.runOnce(probe), {
+        pace: 'rest-between-runs',
+        firstRunAfterMs: 0,
+        onError: (error) => this.logger.warn('probe failed', { probe: probe.name, error }),
+      }),
+    );
   }
 
   private async runOnce(probe: Probe): Promise<void> {
@@ -54,8 +47,6 @@ export class Monitor {
         if ('unknown' in outcome) this.engine.markUnknown(outcome.componentId, outcome.unknown);
         else this.engine.record({ ...outcome, at: this.clock() });
       }
-    } catch (error) {
-      this.logger.warn('probe failed', { probe: probe.name, error });
     } finally {
       clearTimeout(timer);
     }
@@ -63,9 +54,7 @@ export class Monitor {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
-    await Promise.all([...this.running].map((r) => r.catch(() => undefined)));
+    await Promise.all(this.loops.map((loop) => loop.stop()));
     await Promise.all(this.probes.map((p) => (p.close ? p.close().catch(() => undefined) : Promise.resolve())));
   }
 }

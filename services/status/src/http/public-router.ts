@@ -34,7 +34,7 @@ import {
   TooManyRequestsError,
   ValidationError,
 } from '@postbus/errors';
-import { AddressPolicy } from '@postbus/http';
+import { AddressPolicy, every } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import type { StatusEvent, StatusSnapshot, StatusSource } from '../domain/model';
 import { atomFeed, componentBadge, overallBadge, rssFeed } from '../publish/feeds';
@@ -618,22 +618,17 @@ export function publicRouter(source: StatusSource, options: PublicRouterOptions)
   });
 
   /** Unconfirmed subscribers past their time are removed by this timer: FerretDB has no TTL indexes. */
-  let sweeping: Promise<void> | undefined;
-  const sweep = async () => {
-    try {
+  const sweeper = every(
+    options.sweepIntervalMs ?? Math.max(1_000, Math.min(limits.unconfirmedTtlMs / 4, 10 * 60_000)),
+    async () => {
       const removed = await options.subscribers.removeUnconfirmed(new Date(Date.now() - limits.unconfirmedTtlMs));
       if (removed > 0) options.logger?.info('unconfirmed status subscribers expired', { count: removed });
-    } catch (error) {
-      options.logger?.debug('unconfirmed status subscribers could not be swept now', { error: (error as Error).message });
-    }
-  };
-  const sweeper = setInterval(
-    () => {
-      sweeping ??= sweep().finally(() => (sweeping = undefined));
     },
-    options.sweepIntervalMs ?? Math.max(1_000, Math.min(limits.unconfirmedTtlMs / 4, 10 * 60_000)),
+    {
+      onError: (error) =>
+        options.logger?.debug('unconfirmed status subscribers could not be swept now', { error: (error as Error).message }),
+    },
   );
-  sweeper.unref();
 
   router.idle = async () => {
     await pending;
@@ -641,10 +636,9 @@ export function publicRouter(source: StatusSource, options: PublicRouterOptions)
   };
   router.stop = async () => {
     removeListener();
-    clearInterval(sweeper);
     stopping = true;
     wakeUp?.();
-    await sweeping;
+    await sweeper.stop();
     await Promise.all([...confirmationsInFlight]);
     await pending;
     await outbox.stop();

@@ -1,0 +1,67 @@
+/** A task repeated on a timer until stopped. */
+export interface Repeating {
+  /** Cancels the runs not yet started and resolves once the one under way (if any) has finished. */
+  stop(): Promise<void>;
+}
+
+export interface EveryOptions {
+  /** Told of each failure of the task; the loop goes on with the next run. */
+  onError: (error: unknown) => void;
+  /** How long before the first run: intervalMs unless given. */
+  firstRunAfterMs?: number;
+  /**
+   * `fixed-rate` (the default): a run starts every intervalMs, and a run due while the previous
+   * one is still going is skipped. `rest-between-runs`: the next run starts intervalMs after the
+   * previous one has finished, so a slow run pushes the following ones back.
+   */
+  pace?: 'fixed-rate' | 'rest-between-runs';
+}
+
+/**
+ * Runs `task` every `intervalMs` until `stop()`: never two runs of it at once, its failures handed
+ * to `onError` instead of thrown into the timer. The timers never keep the process alive on their
+ * own: a service is kept running by its servers and consumers, and stops its loops when it stops.
+ */
+export function every(intervalMs: number, task: () => Promise<unknown> | void, options: EveryOptions): Repeating {
+  const pace = options.pace ?? 'fixed-rate';
+  let stopped = false;
+  let running: Promise<void> | undefined;
+  let timeout: NodeJS.Timeout | undefined;
+  let interval: NodeJS.Timeout | undefined;
+
+  const runAfter = (delayMs: number) => {
+    timeout = setTimeout(() => {
+      if (pace === 'fixed-rate') {
+        interval = setInterval(run, intervalMs);
+        interval.unref();
+      }
+      run();
+    }, delayMs);
+    timeout.unref();
+  };
+
+  const run = () => {
+    if (stopped || running) return;
+    // Started from a resolved promise, so that a task throwing before its first await is reported too.
+    running = Promise.resolve()
+      .then(task)
+      .then(
+        () => undefined,
+        (error: unknown) => options.onError(error),
+      )
+      .finally(() => {
+        running = undefined;
+        if (pace === 'rest-between-runs' && !stopped) runAfter(intervalMs);
+      });
+  };
+
+  runAfter(options.firstRunAfterMs ?? intervalMs);
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timeout);
+      clearInterval(interval);
+      await running;
+    },
+  };
+}
