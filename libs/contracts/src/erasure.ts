@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Email, Nullable, ObjectIdString, pageOf, PageParams, Timestamp, UserId } from './common';
 
 /**
- * GDPR erasure (DESIGN §5). The gateway sends `erasure.request`; the erasure service schedules it
+ * GDPR erasure (docs/architecture.md#erasure). The gateway sends `erasure.request`; the erasure service schedules it
  * (`user.erasure_scheduled`), and when it is due sends `erasure.execute`, all on the erasure events topic;
  * every service holding user data deletes (or irreversibly anonymises) it and answers
  * `erasure.confirmed`; once all have, the erasure service emits `user.erased`, which names no one.

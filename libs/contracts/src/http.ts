@@ -16,7 +16,7 @@ import {
   UserId,
 } from './common';
 
-/** The public HTTP contract's request and response bodies (DESIGN.md §2). */
+/** The public HTTP contract's request and response bodies (docs/architecture.md#the-public-api). */
 
 /** Who mail comes from, as a project sets it and a transactional email may override it. */
 const SenderIdentity = {

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, pageOf, PageParams, Timestamp } from './common';
 
-/** Webhook endpoints and their delivery log (DESIGN.md §2 Management, §4). */
+/** Webhook endpoints and their delivery log (docs/architecture.md#webhooks, and #the-public-api for the endpoints). */
 
 export const WEBHOOK_EVENT_TYPES = [
   'message.queued',

@@ -14,7 +14,7 @@ export interface ErasureDeps {
 }
 
 /**
- * The mailer's part in a GDPR erasure (DESIGN §5): from the request on the person gets no mail;
+ * The mailer's part in a GDPR erasure (docs/architecture.md#erasure): from the request on the person gets no mail;
  * when it is due, their messages, timelines, scheduled retries and suppressions go.
  */
 export class MailerErasure {

@@ -10,7 +10,7 @@ import { userList, type PaymentRepository } from './model/payment.repository';
 export const erasedPseudonym = (erasureId: string): string => `erased:${erasureId}`;
 
 /**
- * The payments service's part in an erasure (DESIGN §5). Payments stay in the revenue, so they are
+ * The payments service's part in an erasure (docs/architecture.md#erasure). Payments stay in the revenue, so they are
  * anonymised rather than deleted (through the person's payment list, in chunks of point updates);
  * the known-user entries go. Idempotent and resumable: the execute command comes again until every
  * service has confirmed. Logs name the erasure, never the person.

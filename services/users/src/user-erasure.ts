@@ -8,7 +8,7 @@ export interface UserErasureDeps {
 }
 
 /**
- * The users service's part in an erasure (DESIGN §5): it shows the request on the user while it is
+ * The users service's part in an erasure (docs/architecture.md#erasure): it shows the request on the user while it is
  * queued, and deletes the user when it runs. Both are repeated (redelivery, and the execute command
  * comes again until every service has confirmed), so both are idempotent. Logs name the erasure,
  * never the person.

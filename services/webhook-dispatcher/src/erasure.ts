@@ -22,7 +22,7 @@ export function concerns(payload: string, { projectId, email, userId, before }: 
 }
 
 /**
- * The dispatcher's part in a GDPR erasure (DESIGN §5): every delivery whose body names the person,
+ * The dispatcher's part in a GDPR erasure (docs/architecture.md#erasure): every delivery whose body names the person,
  * with its attempts (whose responses may echo the body) and its due attempts. The deliveries are
  * found through the person's lists (by address, by user_id; appended as each delivery was stored),
  * and deleted in chunks of point deletes as each list is trimmed, so an erasure of a person with

@@ -1,6 +1,6 @@
 import type { MessageData } from '@postbus/contracts';
 
-/** A webhook body: `{"type", "timestamp", "data"}` (DESIGN §4), data in the API's snake_case. */
+/** A webhook body: `{"type", "timestamp", "data"}` (docs/architecture.md#webhooks), data in the API's snake_case. */
 export interface WebhookEvent {
   type: string;
   timestamp: string;

@@ -84,7 +84,7 @@ export class Deliverer {
     if (typeof resolved === 'string') return { event: 'failed', reason: resolved };
     const { project, email, template, domain, trackingDomain } = resolved;
     // An email sent to the unsubscribed too (a receipt, a password reset) still never reaches
-    // someone whose erasure is pending: from the request on, the person gets no mail (DESIGN §5).
+    // someone whose erasure is pending: from the request on, the person gets no mail (docs/architecture.md#erasure).
     if (suppression && (suppression === ERASURE || !email.sendToUnsubscribed)) return { event: 'suppressed', reason: suppression };
     const fromAddress = email.fromEmail ?? project.fromEmail ?? `no-reply@${domain.domain}`;
     // Checked again here, whatever the gateway let through: a client sends only as its own verified domain.

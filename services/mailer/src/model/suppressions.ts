@@ -22,7 +22,7 @@ const suppressionSchema = new Schema<SuppressionDoc>(
   { collection: 'suppressions', versionKey: false },
 );
 
-/** The reason of a suppression while an erasure is pending; it holds whatever the email says (DESIGN §5). */
+/** The reason of a suppression while an erasure is pending; it holds whatever the email says (docs/architecture.md#erasure). */
 export const ERASURE = 'erasure';
 
 /** Who a message goes to: its address, and the client's user id when the trigger named one. */

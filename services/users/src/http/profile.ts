@@ -1,7 +1,7 @@
 import type { UserProfile } from '@postbus/contracts';
 import type { UserDoc } from '../model/user.schema';
 
-/** The public shape of a user (DESIGN.md §2, Reads). */
+/** The public shape of a user (docs/architecture.md#the-public-api). */
 export function toProfile(user: UserDoc): UserProfile {
   return {
     id: String(user._id),
