@@ -51,6 +51,10 @@ for (const [name, bytes] of [
   env[`POSTBUS_${name}`] = secret(bytes);
 env.POSTBUS_PUBLIC_BASE_URL = 'http://localhost:18080';
 env.POSTBUS_STATUS_PUBLIC_URL = 'http://localhost:18090';
+// The webhook receiver runs in the gateway's container (startReceiver): a private address, which
+// the dispatcher refuses unless the operator admits it, as docker-compose.yml lets one do.
+const receiverPort = 9999;
+env.POSTBUS_WEBHOOK_ALLOWED_HOSTS = `gateway:${receiverPort}`;
 
 const say = (line) => console.log(`[test:containers] ${line}`);
 const elapsed = () => `${Math.round((Date.now() - started) / 1000)} s`;
@@ -211,6 +215,49 @@ async function startDns() {
     },
     close: () => child.stdin.end(),
   };
+}
+
+/**
+ * A webhook receiver inside the gateway's container (the compose network reaches it as
+ * gateway:9999): it answers 200 and writes each delivery (headers and body) as a JSON line.
+ */
+async function startReceiver() {
+  const script = `
+    require('node:http').createServer((req, res) => {
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        console.log(JSON.stringify({ headers: req.headers, body }));
+        res.end('ok');
+      });
+    }).listen(${receiverPort}, '0.0.0.0', () => console.log('ready'));
+    process.stdin.on('end', () => process.exit(0));
+    process.stdin.resume();`;
+  const child = spawn('podman', ['exec', '-i', container('gateway'), 'node', '-e', script], {
+    cwd: root,
+    env,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk) => (out += chunk));
+  await until('the webhook receiver in the gateway container', 30_000, async () => out.includes('ready'), 200);
+  return {
+    deliveries: () =>
+      out
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line)),
+    close: () => child.stdin.end(),
+  };
+}
+
+/** standardwebhooks (a dependency, present after npm ci) verifies a delivery's signature. */
+function verifyWebhook(delivery, secret) {
+  const require = createRequire(join(root, 'package.json'));
+  const { Webhook } = require('standardwebhooks');
+  return new Webhook(secret).verify(delivery.body, delivery.headers);
 }
 
 /** mailauth (a devDependency, present after npm ci) checks the DKIM signature, with the published records as DNS. */
@@ -374,6 +421,21 @@ async function main() {
       return `${records.length} records`;
     });
 
+    let receiver;
+    let endpoint;
+    await check('a webhook endpoint is created for a receiver on the compose network', async () => {
+      receiver = await startReceiver();
+      endpoint = expectStatus(
+        await http(gatewayUrl, 'POST', '/v1/webhooks', {
+          auth: [client.client_id, client.api_key],
+          json: { url: `http://gateway:${receiverPort}/hooks/postbus`, events: ['message.sent'] },
+        }),
+        201,
+        'POST webhooks',
+      );
+      return endpoint.id;
+    });
+
     let accepted;
     const to = `ada+${Date.now()}@example.com`;
     const sent = await check('a trigger is accepted (template, email, send)', async () => {
@@ -444,6 +506,28 @@ async function main() {
       if (!events.includes('sent')) throw new Error(`timeline: ${events.join(', ')}`);
       return `${one.status}; timeline ${events.join(' → ')}`;
     });
+
+    await check("the recipient's profile reads back (registered by the users service from the trigger)", async () => {
+      if (!sent) throw new Error('nothing was sent');
+      const auth = [client.client_id, client.api_key];
+      const profile = await until('the profile', 60_000, async () => {
+        const r = await http(gatewayUrl, 'GET', `/v1/projects/${projectId}/users?email=${encodeURIComponent(to)}`, { auth });
+        return r.status === 200 ? r.body : undefined;
+      });
+      if (profile.email !== to || profile.name !== 'Ada') throw new Error(`profile: ${JSON.stringify(profile).slice(0, 300)}`);
+      return profile.id;
+    });
+
+    await check('a signed message.sent webhook reaches the receiver and verifies (Standard Webhooks)', async () => {
+      if (!sent || !endpoint) throw new Error('no message or no endpoint');
+      const delivery = await until('the webhook at the receiver', 90_000, async () =>
+        receiver.deliveries().find((d) => JSON.parse(d.body).data?.message_id === accepted?.message_id),
+      );
+      const event = verifyWebhook(delivery, endpoint.secret);
+      if (event.type !== 'message.sent') throw new Error(`type ${event.type}`);
+      return `${event.type}, webhook-id ${delivery.headers['webhook-id']}`;
+    });
+    receiver?.close();
 
     await check('the admin panel answers at /admin/', async () => {
       const res = await fetch(`${gatewayUrl}/admin/`, { signal: AbortSignal.timeout(10_000) });
