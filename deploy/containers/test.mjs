@@ -180,6 +180,20 @@ function showLogs(service) {
  * (its network namespace: the gateway's DNS_SERVERS is 127.0.0.1:5353 in compose.podman.yml).
  * Records are published by writing {name, type, value} lines to its standard input.
  */
+/** Runs a Node script in the gateway's container (its network namespace), once it prints "ready"; stdin's end stops it. */
+async function nodeInGateway(script, what) {
+  const child = spawn('podman', ['exec', '-i', container('gateway'), 'node', '-e', script], {
+    cwd: root,
+    env,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk) => (out += chunk));
+  await until(`${what} in the gateway container`, 30_000, async () => out.includes('ready'), 200);
+  return { child, output: () => out };
+}
+
 async function startDns() {
   const script = `
     const { startDnsServer } = require('/app/libs/testing/dist/dns-server.js');
@@ -198,20 +212,12 @@ async function startDns() {
       });
       process.stdin.on('end', () => dns.close().then(() => process.exit(0)));
     });`;
-  const child = spawn('podman', ['exec', '-i', container('gateway'), 'node', '-e', script], {
-    cwd: root,
-    env,
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  let out = '';
-  child.stdout.setEncoding('utf8');
-  child.stdout.on('data', (chunk) => (out += chunk));
-  await until('the DNS server in the gateway container', 30_000, async () => out.includes('ready'), 200);
+  const { child, output } = await nodeInGateway(script, 'the DNS server');
   return {
     publish: async (records) => {
-      const before = (out.match(/published /g) ?? []).length;
+      const before = (output().match(/published /g) ?? []).length;
       for (const r of records) child.stdin.write(`${JSON.stringify(r)}\n`);
-      await until('records published', 10_000, async () => (out.match(/published /g) ?? []).length >= before + records.length, 100);
+      await until('records published', 10_000, async () => (output().match(/published /g) ?? []).length >= before + records.length, 100);
     },
     close: () => child.stdin.end(),
   };
@@ -234,18 +240,10 @@ async function startReceiver() {
     }).listen(${receiverPort}, '0.0.0.0', () => console.log('ready'));
     process.stdin.on('end', () => process.exit(0));
     process.stdin.resume();`;
-  const child = spawn('podman', ['exec', '-i', container('gateway'), 'node', '-e', script], {
-    cwd: root,
-    env,
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  let out = '';
-  child.stdout.setEncoding('utf8');
-  child.stdout.on('data', (chunk) => (out += chunk));
-  await until('the webhook receiver in the gateway container', 30_000, async () => out.includes('ready'), 200);
+  const { child, output } = await nodeInGateway(script, 'the webhook receiver');
   return {
     deliveries: () =>
-      out
+      output()
         .split('\n')
         .filter((line) => line.startsWith('{'))
         .map((line) => JSON.parse(line)),
