@@ -47,6 +47,8 @@ export interface BusOptions extends KafkaConnection {
   piiRetentionMs?: number;
   /** The service's metrics registry: its consumers report their lag and rebalances there. */
   metrics?: Registry;
+  /** How long creating topics waits for KAFKA_REPLICATION_FACTOR brokers to be there (3 minutes when absent). */
+  brokerWaitMs?: number;
 }
 
 export interface TopicSpec {
@@ -131,6 +133,7 @@ export class Bus {
       });
       const missing = wanted.filter((t) => !existing.has(t.name));
       if (missing.length > 0) {
+        await this.waitForBrokers(admin, this.options.brokerWaitMs);
         try {
           await admin.createTopics({
             // Our own wait below: kafkajs's fails when another process created a topic a moment ago.
@@ -193,6 +196,31 @@ export class Bus {
   }
 
   /** Waits until every partition of the topics has a leader (a topic created a moment ago by another process may not yet). */
+  /**
+   * Topics are created with KAFKA_REPLICATION_FACTOR replicas, which a cluster still starting (or
+   * with a broker down) cannot place: the broker refuses them. A service that starts beside its
+   * brokers, as in a compose stack, waits for them instead of exiting.
+   */
+  private async waitForBrokers(admin: Admin, timeoutMs = 180_000): Promise<void> {
+    const wanted = this.options.replicationFactor;
+    const deadline = Date.now() + timeoutMs;
+    let reported = -1;
+    for (;;) {
+      let seen = 0;
+      try {
+        seen = (await admin.describeCluster()).brokers.length;
+      } catch (error) {
+        if (Date.now() >= deadline) throw error;
+      }
+      if (seen >= wanted) return;
+      if (Date.now() >= deadline)
+        throw new Error(`${seen} Kafka broker(s) after ${timeoutMs / 1000} s; topics need ${wanted} (KAFKA_REPLICATION_FACTOR)`);
+      if (seen !== reported) this.options.logger.info('waiting for Kafka brokers to create topics', { brokers: seen, needed: wanted });
+      reported = seen;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+
   private async waitForLeaders(admin: Admin, topics: string[], timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {

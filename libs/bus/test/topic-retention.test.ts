@@ -73,3 +73,22 @@ describe('topics carrying personal data', () => {
     expect((await retentionOf([topic]))[topic]).toEqual({ value: '60000', own: true });
   });
 });
+
+describe('creating topics on a cluster with fewer brokers than their replicas', () => {
+  it('waits for the brokers, and says how many it saw and needs when they never come', async () => {
+    const bus = new Bus({
+      brokers,
+      service: 'postbus/bus-test',
+      logger,
+      namespace: uniqueName('rf'),
+      partitions: 1,
+      replicationFactor: 2,
+      brokerWaitMs: 3000,
+    });
+    const started = Date.now();
+    await expect(bus.ensureTopics([{ topic: Topics.UserEvents }])).rejects.toThrow(
+      '1 Kafka broker(s) after 3 s; topics need 2 (KAFKA_REPLICATION_FACTOR)',
+    );
+    expect(Date.now() - started).toBeGreaterThanOrEqual(3000);
+  });
+});
