@@ -1,0 +1,71 @@
+import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+
+/**
+ * What a mail to a return-path address is about: `bounce` for the envelope sender of a message
+ * (DSNs and complaints come back to it), `unsubscribe` for its List-Unsubscribe mailto address.
+ */
+export type ReturnPathPurpose = 'bounce' | 'unsubscribe';
+
+export interface ReturnPathClaim {
+  purpose: ReturnPathPurpose;
+  messageId: string;
+}
+
+const PREFIX: Record<ReturnPathPurpose, string> = { bounce: 'b', unsubscribe: 'u' };
+const PURPOSE: Record<string, ReturnPathPurpose> = { b: 'bounce', u: 'unsubscribe' };
+/** Message ids are `msg_` and 32 hex digits; the local part carries the hex only. */
+const MESSAGE_ID = /^msg_([0-9a-f]{32})$/;
+/** 20 base32 characters: 100 bits of HMAC-SHA256, far beyond guessing one message's address. */
+const MAC_LENGTH = 20;
+const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
+
+function base32(bytes: Buffer, length: number): string {
+  let bits = 0;
+  let value = 0;
+  let out = '';
+  for (const byte of bytes) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5 && out.length < length) {
+      out += BASE32[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  return out;
+}
+
+/**
+ * The local parts of return-path addresses: `b.<message hex>.<mac>` (55 characters, under the
+ * 64 that RFC 5321 allows), lowercase only, since some servers change a local part's case. The
+ * MAC, keyed by a key derived from the tracking secret, makes the address unforgeable: knowing a
+ * message id is not enough to bounce it, and a token for one message names no other.
+ */
+export class ReturnPathTokens {
+  private readonly key: Buffer;
+
+  constructor(secret: string) {
+    if (secret.length < 32) throw new Error('the secret return-path tokens derive from must be at least 32 characters');
+    this.key = Buffer.from(hkdfSync('sha256', secret, '', 'postbus return-path tokens', 32));
+  }
+
+  private mac(prefix: string, hex: string): string {
+    return base32(createHmac('sha256', this.key).update(`${prefix}.${hex}`).digest(), MAC_LENGTH);
+  }
+
+  localPart(claim: ReturnPathClaim): string {
+    const hex = claim.messageId.match(MESSAGE_ID)?.[1];
+    if (!hex) throw new Error(`not a message id: ${claim.messageId}`);
+    const prefix = PREFIX[claim.purpose];
+    return `${prefix}.${hex}.${this.mac(prefix, hex)}`;
+  }
+
+  /** The claim of a local part (any case), or null when it was not signed with this secret or does not parse. */
+  verify(localPart: string): ReturnPathClaim | null {
+    const match = localPart.toLowerCase().match(/^([bu])\.([0-9a-f]{32})\.([a-z2-7]{20})$/);
+    if (!match) return null;
+    const [, prefix, hex, mac] = match as unknown as [string, string, string, string];
+    const expected = Buffer.from(this.mac(prefix, hex));
+    if (!timingSafeEqual(expected, Buffer.from(mac))) return null;
+    return { purpose: PURPOSE[prefix]!, messageId: `msg_${hex}` };
+  }
+}
