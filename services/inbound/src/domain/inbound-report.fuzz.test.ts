@@ -1,0 +1,81 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { readInboundReport } from './inbound-report';
+
+/** A small seeded generator (mulberry32), so that a failing case can be run again. */
+function random(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const root = join(__dirname, '../../fixtures');
+const fixtures = readdirSync(root).flatMap((dir) => readdirSync(join(root, dir)).map((name) => readFileSync(join(root, dir, name))));
+
+type Mutation = (raw: Buffer, next: () => number) => Buffer;
+const at = (raw: Buffer, next: () => number) => Math.floor(next() * raw.length);
+const mutations: Record<string, Mutation> = {
+  truncated: (raw, next) => raw.subarray(0, at(raw, next)),
+  'bytes flipped': (raw, next) => {
+    const copy = Buffer.from(raw);
+    for (let i = 0; i < 20; i++) copy[at(copy, next)] = Math.floor(next() * 256);
+    return copy;
+  },
+  'a line removed': (raw, next) => {
+    const lines = raw.toString('latin1').split('\n');
+    lines.splice(Math.floor(next() * lines.length), 1);
+    return Buffer.from(lines.join('\n'), 'latin1');
+  },
+  'boundaries broken': (raw) => Buffer.from(raw.toString('latin1').replace(/boundary="?([^";\s]+)"?/i, 'boundary="$1-gone"'), 'latin1'),
+  'a block repeated': (raw, next) => {
+    const start = at(raw, next);
+    return Buffer.concat([
+      raw.subarray(0, start),
+      Buffer.from(
+        raw
+          .subarray(start, start + 400)
+          .toString('latin1')
+          .repeat(50),
+        'latin1',
+      ),
+      raw.subarray(start),
+    ]);
+  },
+  'report fields garbled': (raw, next) =>
+    Buffer.from(
+      raw
+        .toString('latin1')
+        .replace(/^(Action|Status|Final-Recipient|Feedback-Type|Diagnostic-Code):.*$/gim, (line) =>
+          next() < 0.5 ? line.replace(':', '') : `${line}\u0000;;;<<>>`,
+        ),
+      'latin1',
+    ),
+};
+
+const kinds = new Set(['delivery_status', 'complaint', 'auto_reply', 'unclassified']);
+
+describe('reading malformed mail (a seeded fuzz of every fixture)', () => {
+  it.each(Object.keys(mutations))('%s: always an answer of a known kind, never an exception', async (name) => {
+    const next = random(name.length * 7919);
+    for (const raw of fixtures)
+      for (let round = 0; round < 8; round++) {
+        const report = await readInboundReport(mutations[name]!(raw, next));
+        expect(kinds.has(report.kind)).toBe(true);
+        if (report.kind === 'delivery_status')
+          for (const outcome of report.outcomes) expect([undefined, 'hard', 'soft']).toContain(outcome.bounce);
+      }
+  });
+
+  it('nested multiparts 300 deep and a 2 MB header line are read without an exception', async () => {
+    let body = 'Content-Type: text/plain\r\n\r\nhello\r\n';
+    for (let depth = 0; depth < 300; depth++)
+      body = `Content-Type: multipart/mixed; boundary="b${depth}"\r\n\r\n--b${depth}\r\n${body}--b${depth}--\r\n`;
+    const nested = Buffer.from(`From: MAILER-DAEMON@odd.example\r\nSubject: Undelivered\r\n${body}`);
+    expect(kinds.has((await readInboundReport(nested)).kind)).toBe(true);
+    const long = Buffer.from(`From: a@b.example\r\nSubject: ${'x'.repeat(2_000_000)}\r\n\r\nbody\r\n`);
+    expect(kinds.has((await readInboundReport(long)).kind)).toBe(true);
+  });
+});
