@@ -4,11 +4,11 @@ import type { SMTPServer } from 'smtp-server';
 import { closeServer, listen, notFoundHandler, problemHandler, requestId } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import type { SmtpSinkConfig } from './config';
-import { FaultInjector } from './fault';
-import { sinkApi } from './http';
-import { MailpitViews } from './mailpit';
-import { createSmtpServer } from './smtp';
-import { MessageStore } from './store';
+import { FaultInjector } from './domain/fault';
+import { sinkApi } from './http/sink-api';
+import { MailpitViews } from './domain/mailpit-views';
+import { createSmtpServer } from './smtp/smtp-server';
+import { MessageStore } from './model/message.repository';
 
 export interface SmtpSink {
   smtpPort: number;

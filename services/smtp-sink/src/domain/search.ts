@@ -1,6 +1,6 @@
 import type { MailAddress } from './headers';
-import type { HeaderView } from './mailpit';
-import type { StoredMessage } from './store';
+import type { HeaderView } from './mailpit-views';
+import type { StoredMessage } from '../model/message.repository';
 
 export type MessageFilter = (message: StoredMessage) => boolean;
 

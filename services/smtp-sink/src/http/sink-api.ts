@@ -1,11 +1,11 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { ValidationError } from '@postbus/errors';
 import type { Logger } from '@postbus/logger';
-import { validateFaultSpec, type ActiveFault, type FaultInjector } from './fault';
-import { headerMap } from './headers';
-import type { MailpitViews } from './mailpit';
-import { compileSearch } from './search';
-import type { MessageStore, StoredMessage } from './store';
+import { validateFaultSpec, type ActiveFault, type FaultInjector } from '../domain/fault';
+import { headerMap } from '../domain/headers';
+import type { MailpitViews } from '../domain/mailpit-views';
+import { compileSearch } from '../domain/search';
+import type { MessageStore, StoredMessage } from '../model/message.repository';
 
 export interface SinkApiOptions {
   store: MessageStore;

@@ -1,4 +1,4 @@
-import { MessageStore } from './store';
+import { MessageStore } from './message.repository';
 
 const incoming = (subject: string) => ({
   raw: Buffer.from(`Subject: ${subject}\r\n\r\nbody`),

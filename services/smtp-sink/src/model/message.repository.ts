@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { keyHeadersOf, type KeyHeaders } from './headers';
+import { keyHeadersOf, type KeyHeaders } from '../domain/headers';
 
 export interface StoredMessage {
   readonly id: string;

@@ -1,6 +1,6 @@
-import { MailpitViews } from './mailpit';
+import { MailpitViews } from './mailpit-views';
 import { compileSearch, splitQuery } from './search';
-import { MessageStore } from './store';
+import { MessageStore } from '../model/message.repository';
 
 describe('compileSearch', () => {
   const store = new MessageStore(10);

@@ -1,6 +1,6 @@
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
-import type { FaultInjector, SmtpReplyError } from './fault';
-import type { MessageStore } from './store';
+import type { FaultInjector, SmtpReplyError } from '../domain/fault';
+import type { MessageStore } from '../model/message.repository';
 
 export interface SmtpOptions {
   store: MessageStore;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { simpleParser, type Attachment } from 'mailparser';
 import { decodeEncodedWords, headerMap, parseAddressList, withoutAngleBrackets, type MailAddress } from './headers';
-import type { MessageStore, StoredMessage } from './store';
+import type { MessageStore, StoredMessage } from '../model/message.repository';
 
 /** The JSON shapes of Mailpit's API v1, field for field, so Mailpit clients work against the sink. */
 
