@@ -13,7 +13,9 @@ function random(seed: number): () => number {
 }
 
 const root = join(__dirname, '../../fixtures');
-const fixtures = readdirSync(root).flatMap((dir) => readdirSync(join(root, dir)).map((name) => readFileSync(join(root, dir, name))));
+const fixtures = readdirSync(root, { recursive: true, encoding: 'utf8' })
+  .filter((path) => path.endsWith('.eml'))
+  .map((path) => readFileSync(join(root, path)));
 
 type Mutation = (raw: Buffer, next: () => number) => Buffer;
 const at = (raw: Buffer, next: () => number) => Math.floor(next() * raw.length);
