@@ -7,6 +7,8 @@ const moduleNameMapper = {
   '^@postbus/sdk$': '<rootDir>/sdks/typescript/src/index.ts',
   '^(\\.{1,2}/.*)\\.js$': '$1',
   '^@postbus/([a-z-]+)$': '<rootDir>/libs/$1/src',
+  // The contracts' value lists (a subpath export), as their TypeScript.
+  '^@postbus/contracts/values$': '<rootDir>/libs/contracts/src/values.ts',
 };
 const common = {
   transform,
@@ -24,6 +26,8 @@ const adminPanel = {
   testMatch: ['<rootDir>/services/admin/src/**/*.test.tsx'],
   setupFilesAfterEnv: ['<rootDir>/services/admin/src/test-setup.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  // As the panel's bundler reads it: the contracts' value lists from their source.
+  moduleNameMapper: { '^@postbus/contracts/values$': '<rootDir>/libs/contracts/src/values.ts' },
   transform: {
     '^.+\\.tsx?$': [
       '@swc/jest',

@@ -2,7 +2,7 @@
  * What the webhook benchmark sends, shared by its processes: the `message.sent` event of message n as the mailer
  * publishes it, the webhook body the dispatcher makes of it, and the Standard Webhooks headers it signs it with.
  */
-import type { MessageData } from '@postbus/contracts';
+import { messageWebhook, serialiseWebhookBody, type MessageData } from '@postbus/contracts';
 import { Webhook } from 'standardwebhooks';
 
 /** The message id of the n-th event of a run (also what the receiver reads back from each body). */
@@ -23,23 +23,8 @@ export function sentEvent(tag: string, projectId: string, n: number, at = new Da
   };
 }
 
-/** The body the dispatcher POSTs for it (services/webhook-dispatcher/src/payloads.ts: messageEvent, bodyOf). */
-export function webhookBody(e: MessageData<'message.sent'>): string {
-  return JSON.stringify({
-    type: 'message.sent',
-    timestamp: e.at,
-    data: {
-      message_id: e.messageId,
-      project_id: e.projectId,
-      email_key: e.emailKey,
-      email: e.email,
-      user_id: e.userId,
-      event: e.event,
-      sequence: e.sequence,
-      smtp: e.smtp,
-    },
-  });
-}
+/** The body the dispatcher POSTs for it: the contracts' own builder (libs/contracts/src/webhook-events.ts). */
+export const webhookBody = (e: MessageData<'message.sent'>): string => serialiseWebhookBody(messageWebhook('message.sent', e));
 
 /** The dispatcher's request headers (services/webhook-dispatcher/src/delivery/sender.ts: send, signedHeaders). */
 export function webhookHeaders(webhookId: string, payload: string, secrets: string[], at = new Date()): Record<string, string> {

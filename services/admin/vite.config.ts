@@ -1,4 +1,4 @@
-import { defineConfig } from 'vite';
+import { defaultClientConditions, defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 import tailwindcss from '@tailwindcss/vite';
 
@@ -8,6 +8,9 @@ import tailwindcss from '@tailwindcss/vite';
 export default defineConfig({
   base: '/admin/',
   plugins: [react(), tailwindcss()],
+  // `@postbus/contracts/values` (the API's value lists) bundled from its TypeScript source, not the
+  // CommonJS build the services run.
+  resolve: { conditions: ['source', ...defaultClientConditions] },
   build: {
     outDir: 'dist',
     emptyOutDir: true,

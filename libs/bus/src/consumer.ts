@@ -1,7 +1,7 @@
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
-import { dlqOf, MessageSchemas, type MessageData, type MessageType } from '@postbus/contracts';
+import { dlqOf, MessageSchemas, type MessageData, type MessageType, type TopicOf } from '@postbus/contracts';
 import type { Logger } from '@postbus/logger';
 import { fromKafkaMessage, type Envelope } from './envelope';
 import { isTransientError, PoisonMessageError } from './errors';
@@ -24,8 +24,8 @@ export interface MessageContext {
 }
 
 export interface Handler<T extends MessageType = MessageType> {
-  /** The logical topic name (without namespace). */
-  topic: string;
+  /** The logical topic name (without namespace): the one its type travels on. */
+  topic: TopicOf<T>;
   type: T;
   handle(data: MessageData<T>, ctx: MessageContext): Promise<void>;
   /**

@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { PAGE_LIMIT } from './values';
 
 export const Email = Type.String({ format: 'email', maxLength: 254, description: 'email address, compared case-insensitively' });
 export const UserId = Type.String({
@@ -20,6 +21,13 @@ export const Nullable = <T extends TSchema>(schema: T) => {
     : Type.Unsafe<Static<T> | null>({ anyOf: [schema, { type: 'null' }] });
 };
 
+/**
+ * A string that is one of `values`, as a JSON Schema `enum` rather than a union of literals, so that
+ * a bad value is answered with the allowed ones.
+ */
+export const StringEnum = <const T extends readonly string[]>(values: T, options: { description?: string } = {}) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+
 /** One page of a newest-first list: the items and the cursor of the next page. */
 export const pageOf = <T extends TSchema>(item: T) =>
   Type.Object({
@@ -29,7 +37,7 @@ export const pageOf = <T extends TSchema>(item: T) =>
 
 /** The query parameters of a page: its size and where it starts. */
 export const PageParams = {
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_LIMIT.max, default: PAGE_LIMIT.default })),
   cursor: Type.Optional(Type.String({ maxLength: 200 })),
 };
 

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Email, Nullable, ObjectIdString, pageOf, PageParams, Timestamp, UserId } from './common';
+import { Email, Nullable, ObjectIdString, pageOf, PageParams, StringEnum, Timestamp, UserId } from './common';
+import { ERASURE_STATUSES } from './values';
 
 /**
  * GDPR erasure (docs/architecture.md#erasure). The gateway sends `erasure.request`; the erasure service schedules it
@@ -11,9 +12,6 @@ import { Email, Nullable, ObjectIdString, pageOf, PageParams, Timestamp, UserId 
 /** The services that hold user data and must confirm an erasure before it is complete. */
 export const ERASURE_PARTICIPANTS = ['users', 'mailer', 'payments', 'webhook-dispatcher'] as const;
 export type ErasureParticipant = (typeof ERASURE_PARTICIPANTS)[number];
-
-export const ERASURE_STATUSES = ['queued', 'executing', 'completed'] as const;
-export type ErasureStatus = (typeof ERASURE_STATUSES)[number];
 
 const BusUserRef = Type.Object(
   { email: Type.Optional(Type.String()), userId: Type.Optional(Type.String()) },
@@ -91,8 +89,7 @@ export const EraseAccepted = Type.Object({
 });
 export type EraseAccepted = Static<typeof EraseAccepted>;
 
-// An enum rather than a union of literals, so that a bad value is answered with the allowed ones.
-const ErasureStatusSchema = Type.Unsafe<ErasureStatus>({ type: 'string', enum: [...ERASURE_STATUSES] });
+const ErasureStatusSchema = StringEnum(ERASURE_STATUSES);
 
 /** An erasure request as operators see it: the audit record, which holds no personal data. */
 export const Erasure = Type.Object({

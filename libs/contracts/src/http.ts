@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { MESSAGE_STATUSES, type MessageStatus } from './messages';
+import { ENGAGEMENT_EVENTS, MAX_STATS_DAYS, MESSAGE_STATUSES, PAGE_LIMIT, TIMELINE_EVENTS } from './values';
 import { Day } from './payments';
 import {
   Email,
@@ -11,6 +11,7 @@ import {
   pageOf,
   PageParams,
   StandardAttributes,
+  StringEnum,
   Timestamp,
   UserFields,
   UserId,
@@ -387,22 +388,16 @@ export type Project = Static<typeof Project>;
 export const ProjectList = Type.Object({ data: Type.Array(Project) });
 
 export const ListQuery = Type.Object(
-  { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })) },
+  { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_LIMIT.max, default: PAGE_LIMIT.default })) },
   { additionalProperties: false },
 );
 
-// An enum rather than a union of literals, so that a bad value is answered with the allowed ones.
-const MessageStatusSchema = Type.Unsafe<MessageStatus>({
-  type: 'string',
-  enum: [...MESSAGE_STATUSES],
-  description: 'the delivery status',
-});
+const MessageStatusSchema = StringEnum(MESSAGE_STATUSES, { description: 'the delivery status' });
 
 export const TimelineEntry = Type.Object({
   sequence: Type.Integer({ minimum: 1 }),
-  event: Type.String({
-    description:
-      'a delivery status (queued, deferred, sent, bounced, failed, suppressed) or an engagement event (opened, clicked, unsubscribed)',
+  event: StringEnum(TIMELINE_EVENTS, {
+    description: `a delivery status (${MESSAGE_STATUSES.join(', ')}) or an engagement event (${ENGAGEMENT_EVENTS.join(', ')})`,
   }),
   at: Timestamp,
   smtp: Type.Optional(Type.Object({ code: Type.Integer(), response: Type.String() })),
@@ -478,7 +473,7 @@ export type MessageListQuery = Static<typeof MessageListQuery>;
 export const MessageStatsQuery = Type.Object(
   {
     from: Type.String({ ...Day, description: 'the first UTC day included, YYYY-MM-DD' }),
-    to: Type.String({ ...Day, description: 'the last UTC day included (at most 400 days after from)' }),
+    to: Type.String({ ...Day, description: `the last UTC day included (at most ${MAX_STATS_DAYS} days after from)` }),
   },
   { additionalProperties: false },
 );

@@ -1,8 +1,10 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { Nullable, Timestamp } from './common';
+import { Nullable, StringEnum, Timestamp } from './common';
 import { GatewayUsageReport, KeyRevokedEvent } from './auth';
+import { FeedbackBounceEvent, FeedbackComplaintEvent, FeedbackUnsubscribeEvent, InboundReceivedEvent } from './feedback';
 import { ErasureConfirmedEvent, ErasureExecuteCommand, ErasureRequestCommand, UserErasedEvent, UserErasureScheduledEvent } from './erasure';
 import { PaymentRecordCommand, PaymentRecordedEvent, PaymentRejectedEvent } from './payments';
+import { TIMELINE_EVENTS, USER_UPDATE_REJECTED_REASONS } from './values';
 
 /**
  * Bus messages: the `data` of a CloudEvent, one schema per `ce_type`. Emails in commands are
@@ -61,7 +63,7 @@ export const UserUpdateRejectedEvent = Type.Object({
   user: UserRef,
   command: Type.String({ description: 'the ce_type of the rejected command' }),
   commandId: Type.String(),
-  reason: Type.Union([Type.Literal('user_not_found'), Type.Literal('user_id_taken')]),
+  reason: Type.Union(USER_UPDATE_REJECTED_REASONS.map((reason) => Type.Literal(reason))),
 });
 
 /** An accepted trigger: the mailer renders and sends it; the users service registers an unknown user. */
@@ -171,13 +173,6 @@ export type CatalogDeleted = Static<typeof CatalogDeleted>;
 /** The Kafka key of a catalog entity on the compacted topic. */
 export const catalogKey = (kind: CatalogKind, id: string): string => `${kind}:${id}`;
 
-/** Delivery statuses in the order a message moves through them; engagement events follow `sent`. */
-export const MESSAGE_STATUSES = ['queued', 'deferred', 'sent', 'bounced', 'failed', 'suppressed'] as const;
-export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
-export const ENGAGEMENT_EVENTS = ['opened', 'clicked', 'unsubscribed'] as const;
-export type EngagementEvent = (typeof ENGAGEMENT_EVENTS)[number];
-export type TimelineEventName = MessageStatus | EngagementEvent;
-
 /** One entry of a message's timeline, as the mailer emits it (`message.<event>`). */
 export const MessageEvent = Type.Object({
   messageId: Type.String(),
@@ -185,7 +180,7 @@ export const MessageEvent = Type.Object({
   emailKey: Type.String(),
   email: Type.String(),
   userId: Nullable(Type.String()),
-  event: Type.String({ description: 'a delivery status or an engagement event' }),
+  event: StringEnum(TIMELINE_EVENTS, { description: 'a delivery status or an engagement event' }),
   /** Per message, from 1 (queued): receivers order what arrives out of order. */
   sequence: Type.Integer({ minimum: 1 }),
   at: Timestamp,
@@ -243,6 +238,10 @@ export const MessageSchemas = {
   'user.erased': UserErasedEvent,
   'auth.key_revoked': KeyRevokedEvent,
   'gateway.usage': GatewayUsageReport,
+  'inbound.received': InboundReceivedEvent,
+  'feedback.bounce': FeedbackBounceEvent,
+  'feedback.complaint': FeedbackComplaintEvent,
+  'feedback.unsubscribe': FeedbackUnsubscribeEvent,
 } satisfies Record<string, TSchema>;
 
 export type MessageType = keyof typeof MessageSchemas;

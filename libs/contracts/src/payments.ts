@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Email, FreeFormObject, Nullable, pageOf, PageParams, Timestamp, UserId } from './common';
+import { PAYMENT_REJECTED_REASONS } from './values';
 
 /**
  * Active ISO 4217 currency codes (list one, current currencies and funds). Kept here rather than
@@ -294,6 +295,6 @@ export const PaymentRejectedEvent = Type.Object({
   paymentId: Type.String(),
   user: PaymentUserRef,
   commandId: Type.String(),
-  reason: Type.Literal('user_not_found'),
+  reason: Type.Union(PAYMENT_REJECTED_REASONS.map((reason) => Type.Literal(reason))),
 });
 export type PaymentRejectedEvent = Static<typeof PaymentRejectedEvent>;

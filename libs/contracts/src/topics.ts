@@ -1,3 +1,5 @@
+import type { MessageType } from './messages';
+
 /** Kafka topics, named postbus.<domain>.<kind>.v1; the namespace suffix isolates test runs. */
 export const Topics = {
   UserCommands: 'postbus.users.commands.v1',
@@ -23,9 +25,66 @@ export const Topics = {
   Auth: 'postbus.auth.v1',
   /** What each gateway instance counted towards the shared rate limits (key: instance id); read from the end, kept an hour. */
   GatewayUsage: 'postbus.gateway.usage.v1',
+  /** Mail the inbound MX took for a return-path domain, stored before it answered 250 (key: the recipient). */
+  InboundMail: 'postbus.inbound.mail.v1',
+  /** What came back about a message: bounces, complaints, mailto unsubscribes (key: message id). */
+  Feedback: 'postbus.feedback.v1',
 } as const;
 
 export type TopicName = (typeof Topics)[keyof typeof Topics];
+
+/**
+ * The topic each message type travels on, stated once: publishing or handling a type on another
+ * topic does not type-check (`Publisher.publish`, `defineHandler` in libs/bus).
+ */
+export const MessageTopics = {
+  'user.create': Topics.UserCommands,
+  'user.update': Topics.UserCommands,
+  'user.unsubscribe': Topics.UserCommands,
+  'user.created': Topics.UserEvents,
+  'user.updated': Topics.UserEvents,
+  'user.unsubscribed': Topics.UserEvents,
+  'user.update_rejected': Topics.UserEvents,
+  'email.trigger': Topics.EmailCommands,
+  'email.erasure_requested': Topics.EmailCommands,
+  'catalog.project': Topics.Catalog,
+  'catalog.domain': Topics.Catalog,
+  'catalog.template': Topics.Catalog,
+  'catalog.email': Topics.Catalog,
+  'catalog.deleted': Topics.Catalog,
+  'message.queued': Topics.EmailEvents,
+  'message.deferred': Topics.EmailEvents,
+  'message.sent': Topics.EmailEvents,
+  'message.bounced': Topics.EmailEvents,
+  'message.failed': Topics.EmailEvents,
+  'message.suppressed': Topics.EmailEvents,
+  'message.opened': Topics.EmailEvents,
+  'message.clicked': Topics.EmailEvents,
+  'message.unsubscribed': Topics.EmailEvents,
+  'tracking.opened': Topics.TrackingEvents,
+  'tracking.clicked': Topics.TrackingEvents,
+  'tracking.unsubscribed': Topics.TrackingEvents,
+  'payment.record': Topics.PaymentCommands,
+  'payment.recorded': Topics.PaymentEvents,
+  'payment.rejected': Topics.PaymentEvents,
+  'erasure.request': Topics.ErasureCommands,
+  'user.erasure_scheduled': Topics.ErasureEvents,
+  'erasure.execute': Topics.ErasureEvents,
+  'erasure.confirmed': Topics.ErasureEvents,
+  'user.erased': Topics.ErasureEvents,
+  'auth.key_revoked': Topics.Auth,
+  'gateway.usage': Topics.GatewayUsage,
+  'inbound.received': Topics.InboundMail,
+  'feedback.bounce': Topics.Feedback,
+  'feedback.complaint': Topics.Feedback,
+  'feedback.unsubscribe': Topics.Feedback,
+} as const satisfies Record<MessageType, TopicName>;
+
+/** The topic a message type travels on. */
+export type TopicOf<T extends MessageType> = (typeof MessageTopics)[T];
+
+/** The message types that travel on a topic: a type parameter bounded by it may be published there. */
+export type MessageTypeOn<Topic extends TopicName> = { [T in MessageType]: TopicOf<T> extends Topic ? T : never }[MessageType];
 
 /**
  * The topics whose messages name people (addresses, user ids, attributes, payments, engagement):
@@ -43,6 +102,8 @@ export const PersonalDataTopics: ReadonlySet<string> = new Set<TopicName>([
   Topics.PaymentEvents,
   Topics.ErasureCommands,
   Topics.ErasureEvents,
+  Topics.InboundMail,
+  Topics.Feedback,
 ]);
 
 /** The topic name as it exists on the broker, with an optional namespace suffix. */

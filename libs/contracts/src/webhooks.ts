@@ -1,26 +1,15 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, pageOf, PageParams, Timestamp } from './common';
+import { Nullable, pageOf, PageParams, StringEnum, Timestamp } from './common';
+import {
+  DELIVERY_ATTEMPT_OUTCOMES,
+  DELIVERY_STATUSES,
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_TEST_EVENT_TYPE,
+  type DeliveryStatus,
+  type WebhookEventType,
+} from './values';
 
 /** Webhook endpoints and their delivery log (docs/architecture.md#webhooks, and #the-public-api for the endpoints). */
-
-export const WEBHOOK_EVENT_TYPES = [
-  'message.queued',
-  'message.sent',
-  'message.deferred',
-  'message.bounced',
-  'message.failed',
-  'message.suppressed',
-  'message.opened',
-  'message.clicked',
-  'user.unsubscribed',
-  'user.erasure_scheduled',
-  'user.erased',
-  'user.update_rejected',
-] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
-
-export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 // Enums rather than unions of literals, so that a bad value is answered with the allowed ones.
 const EventSelector = Type.Unsafe<WebhookEventType | '*'>({
@@ -99,7 +88,7 @@ export const DeliveryAttempt = Type.Object({
   latency_ms: Type.Integer({ minimum: 0 }),
   response: Nullable(Type.String({ description: 'the first bytes of the response body' })),
   error: Nullable(Type.String()),
-  outcome: Type.Unsafe<'succeeded' | 'retrying' | 'failed'>({ type: 'string', enum: ['succeeded', 'retrying', 'failed'] }),
+  outcome: StringEnum(DELIVERY_ATTEMPT_OUTCOMES),
   /** When the next attempt is due, after a retrying one; otherwise null. */
   next_attempt_at: Nullable(Timestamp),
 });
@@ -109,7 +98,7 @@ export type DeliveryAttempt = Static<typeof DeliveryAttempt>;
 export const Delivery = Type.Object({
   id: DeliveryId,
   event_id: Type.String(),
-  event_type: Type.String(),
+  event_type: StringEnum([...WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT_TYPE]),
   status: DeliveryStatusSchema,
   created_at: Timestamp,
   payload: Type.Record(Type.String(), Type.Unknown(), { description: 'the body every attempt sends' }),

@@ -1,3 +1,4 @@
+import { PAGE_LIMIT } from '@postbus/contracts/values';
 import { UnprocessableError } from '@postbus/errors';
 
 /** A document listed newest first: ordered by creation time, then id. */
@@ -27,8 +28,9 @@ export function decodeCursor(cursor: string): Position {
 /** A query string parameter, or undefined when absent or empty. */
 export const queryText = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 
-/** The page size asked for, 1 to 100, 50 by default. */
-export const queryLimit = (value: unknown): number => Math.min(100, Math.max(1, Number(queryText(value) ?? 50) || 50));
+/** The page size asked for, 1 to PAGE_LIMIT.max, PAGE_LIMIT.default by default. */
+export const queryLimit = (value: unknown): number =>
+  Math.min(PAGE_LIMIT.max, Math.max(1, Number(queryText(value) ?? PAGE_LIMIT.default) || PAGE_LIMIT.default));
 
 export interface FilteredPageOptions<D extends Positioned, V> {
   limit: number;

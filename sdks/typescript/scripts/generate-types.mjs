@@ -55,7 +55,17 @@ const types = astToString(
   }),
 );
 const aliases = `\n/** Any JSON value; object keys as the gateway's document key rule allows. */\nexport type ${documentValue} = string | number | boolean | null | ${documentValue}[] | { [key: string]: ${documentValue} };\n`;
-const source = await prettier.format(header + types + aliases, { ...(await prettier.resolveConfig(target)), filepath: target });
+// The document's `webhooks` (one body schema per event type, from libs/contracts) as a map from the
+// event type to its body, which the SDK's WebhookEvent is built on.
+const webhookEntries = Object.entries(document.webhooks ?? {}).map(([type, item]) => {
+  const ref = item.post.requestBody.content['application/json'].schema.$ref;
+  return `  ${JSON.stringify(type)}: components['schemas'][${JSON.stringify(ref.split('/').pop())}];`;
+});
+const webhookMap = `\n/** What Postbus POSTs to a webhook endpoint, by event type (the document's \`webhooks\`). */\nexport interface WebhookEvents {\n${webhookEntries.join('\n')}\n}\n`;
+const source = await prettier.format(header + types + aliases + webhookMap, {
+  ...(await prettier.resolveConfig(target)),
+  filepath: target,
+});
 
 if (check) {
   const committed = existsSync(target) ? readFileSync(target, 'utf8') : '';

@@ -17,7 +17,14 @@ export {
   type FieldError,
   type WebhookFailure,
 } from './errors.js';
-export { Webhook, verifyWebhook, type WebhookEvent, type WebhookHeaders, type WebhookVerifyOptions } from './webhook.js';
+export {
+  Webhook,
+  verifyWebhook,
+  type WebhookEvent,
+  type WebhookEventType,
+  type WebhookHeaders,
+  type WebhookVerifyOptions,
+} from './webhook.js';
 export type * from './types.js';
 export type { paths, components, operations } from './generated/openapi.js';
 export { SDK_VERSION } from './version.js';

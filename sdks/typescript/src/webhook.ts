@@ -1,14 +1,16 @@
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { WebhookVerificationError } from './errors.js';
+import type { WebhookEvents } from './generated/openapi.js';
 
-/** What Postbus posts to a webhook endpoint. */
-export interface WebhookEvent<Data = Record<string, unknown>> {
-  /** e.g. `message.sent`, `user.unsubscribed` */
-  type: string;
-  /** ISO 8601 */
-  timestamp: string;
-  data: Data;
-}
+/** Every event type Postbus posts to webhook endpoints, e.g. `message.sent`, `user.unsubscribed`. */
+export type WebhookEventType = keyof WebhookEvents;
+
+/**
+ * What Postbus posts to a webhook endpoint: `{ type, timestamp, data }`, typed from the gateway's
+ * OpenAPI document (its `webhooks`, generated into src/generated/openapi.ts). Without a type
+ * argument it is any of them; narrow it by `type`.
+ */
+export type WebhookEvent<T extends WebhookEventType = WebhookEventType> = WebhookEvents[T];
 
 /**
  * Request headers as frameworks hand them over: a fetch `Headers`, Node's `IncomingHttpHeaders`

@@ -1,12 +1,18 @@
 import { BusUnavailableError, type Publisher } from '@postbus/bus';
-import type { MessageData, MessageType } from '@postbus/contracts';
+import type { MessageData, MessageType, TopicOf } from '@postbus/contracts';
 import { ServiceUnavailableError } from '@postbus/errors';
 
 /** Puts accepted commands on the bus; a write the broker did not acknowledge becomes a 503. */
 export class CommandSender {
   constructor(private readonly publisher: Publisher) {}
 
-  async send<T extends MessageType>(topic: string, type: T, key: string, data: MessageData<T>, requestId: string): Promise<string> {
+  async send<T extends MessageType>(
+    topic: NoInfer<TopicOf<T>>,
+    type: T,
+    key: string,
+    data: MessageData<T>,
+    requestId: string,
+  ): Promise<string> {
     try {
       return await this.publisher.publish(topic, type, key, data, { requestId });
     } catch (error) {

@@ -1,84 +1,36 @@
-import type { MessageData } from '@postbus/contracts';
+import {
+  messageWebhook,
+  serialiseWebhookBody,
+  userErasedWebhook,
+  userErasureScheduledWebhook,
+  userUnsubscribedWebhook,
+  userUpdateRejectedWebhook,
+  type MessageData,
+  type MessageWebhookEvent,
+  type WebhookBody,
+} from '@postbus/contracts';
 
-/** A webhook body: `{"type", "timestamp", "data"}` (docs/architecture.md#webhooks), data in the API's snake_case. */
-export interface WebhookEvent {
-  type: string;
-  timestamp: string;
-  projectId: string;
-  data: Record<string, unknown>;
-}
+/**
+ * A webhook body (its schema and builder: libs/contracts/src/webhook-events.ts) with the project it
+ * is about, which picks the endpoints it goes to.
+ */
+export type WebhookEvent = WebhookBody & { projectId: string };
 
-const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+const about = <B extends WebhookBody>(body: B, projectId: string): B & { projectId: string } => ({ ...body, projectId });
 
-export function messageEvent(type: string, e: MessageData<'message.sent'>): WebhookEvent {
-  return {
-    type,
-    timestamp: e.at,
-    projectId: e.projectId,
-    data: defined({
-      message_id: e.messageId,
-      project_id: e.projectId,
-      email_key: e.emailKey,
-      email: e.email,
-      user_id: e.userId,
-      event: e.event,
-      sequence: e.sequence,
-      smtp: e.smtp,
-      reason: e.reason,
-      url: e.url,
-      attempt: e.attempt,
-    }),
-  };
-}
+export const messageEvent = (type: `message.${MessageWebhookEvent}`, e: MessageData<'message.sent'>): WebhookEvent =>
+  about(messageWebhook(type, e), e.projectId);
 
-export function userUnsubscribed(e: MessageData<'user.unsubscribed'>): WebhookEvent {
-  return {
-    type: 'user.unsubscribed',
-    timestamp: e.unsubscribedAt,
-    projectId: e.projectId,
-    data: { project_id: e.projectId, email: e.email, user_id: e.userId, reason: e.reason, unsubscribed_at: e.unsubscribedAt },
-  };
-}
+export const userUnsubscribed = (e: MessageData<'user.unsubscribed'>): WebhookEvent => about(userUnsubscribedWebhook(e), e.projectId);
 
-export function userUpdateRejected(e: MessageData<'user.update_rejected'>, at: string): WebhookEvent {
-  return {
-    type: 'user.update_rejected',
-    timestamp: at,
-    projectId: e.projectId,
-    data: defined({ project_id: e.projectId, email: e.user.email, user_id: e.user.userId, command: e.command, reason: e.reason }),
-  };
-}
+export const userUpdateRejected = (e: MessageData<'user.update_rejected'>, at: string): WebhookEvent =>
+  about(userUpdateRejectedWebhook(e, at), e.projectId);
 
-export function userErasureScheduled(e: MessageData<'user.erasure_scheduled'>): WebhookEvent {
-  return {
-    type: 'user.erasure_scheduled',
-    timestamp: e.requestedAt,
-    projectId: e.projectId,
-    data: {
-      erasure_id: e.erasureId,
-      project_id: e.projectId,
-      email: e.email,
-      user_id: e.userId,
-      erase_at: e.eraseAt,
-      requested_at: e.requestedAt,
-    },
-  };
-}
+export const userErasureScheduled = (e: MessageData<'user.erasure_scheduled'>): WebhookEvent =>
+  about(userErasureScheduledWebhook(e), e.projectId);
 
 /** The erasure is complete: the payload names no one (the subscriber matches it by `erasure_id`). */
-export function userErased(e: MessageData<'user.erased'>): WebhookEvent {
-  return {
-    type: 'user.erased',
-    timestamp: e.completedAt,
-    projectId: e.projectId,
-    data: {
-      erasure_id: e.erasureId,
-      project_id: e.projectId,
-      requested_at: e.requestedAt,
-      erase_at: e.eraseAt,
-      completed_at: e.completedAt,
-    },
-  };
-}
+export const userErased = (e: MessageData<'user.erased'>): WebhookEvent => about(userErasedWebhook(e), e.projectId);
 
-export const bodyOf = (event: WebhookEvent): string => JSON.stringify({ type: event.type, timestamp: event.timestamp, data: event.data });
+/** The bytes sent: `{"type", "timestamp", "data"}`, without the routing projectId. */
+export const bodyOf = (event: WebhookEvent): string => serialiseWebhookBody(event);

@@ -55,7 +55,7 @@ describe('events for a deleted project', () => {
       emailKey: 'welcome',
       email: 'someone@example.org',
       userId: null,
-      event: 'sent',
+      event: 'sent' as const,
       sequence: 2,
       at: new Date().toISOString(),
     };

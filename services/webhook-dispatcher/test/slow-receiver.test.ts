@@ -57,7 +57,7 @@ describe('a slow receiver', () => {
       emailKey: 'welcome',
       email: 'slow@example.org',
       userId: null,
-      event: 'sent',
+      event: 'sent' as const,
       sequence: 2,
       at: new Date().toISOString(),
     };

@@ -849,7 +849,801 @@ export interface paths {
     trace?: never;
   };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+  'message.queued': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A send was accepted and the message queued. */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description the delivery id (msg_…), the same on every attempt: deduplicate by it */
+          'webhook-id': string;
+          /** @description unix seconds when this attempt was signed */
+          'webhook-timestamp': string;
+          /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body"> with each current secret (Standard Webhooks) */
+          'webhook-signature': string;
+          /** @description the attempt number, from 1 */
+          'postbus-attempt': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['MessageQueuedEvent'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received: the delivery succeeded */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Anything else, or no answer in time: the delivery is tried again later */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'message.sent': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** The relay accepted the message. */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description the delivery id (msg_…), the same on every attempt: deduplicate by it */
+          'webhook-id': string;
+          /** @description unix seconds when this attempt was signed */
+          'webhook-timestamp': string;
+          /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body"> with each current secret (Standard Webhooks) */
+          'webhook-signature': string;
+          /** @description the attempt number, from 1 */
+          'postbus-attempt': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['MessageSentEvent'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received: the delivery succeeded */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Anything else, or no answer in time: the delivery is tried again later */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'message.deferred': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A delivery attempt failed for now; it is retried. */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description the delivery id (msg_…), the same on every attempt: deduplicate by it */
+          'webhook-id': string;
+          /** @description unix seconds when this attempt was signed */
+          'webhook-timestamp': string;
+          /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body"> with each current secret (Standard Webhooks) */
+          'webhook-signature': string;
+          /** @description the attempt number, from 1 */
+          'postbus-attempt': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['MessageDeferredEvent'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received: the delivery succeeded */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Anything else, or no answer in time: the delivery is tried again later */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'message.bounced': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** The relay refused the message for good. */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description the delivery id (msg_…), the same on every attempt: deduplicate by it */
+          'webhook-id': string;
+          /** @description unix seconds when this attempt was signed */
+          'webhook-timestamp': string;
+          /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body"> with each current secret (Standard Webhooks) */
+          'webhook-signature': string;
+          /** @description the attempt number, from 1 */
+          'postbus-attempt': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['MessageBouncedEvent'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received: the delivery succeeded */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Anything else, or no answer in time: the delivery is tried again later */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'message.failed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** The message could not be sent (retries exhausted, or a prerequisite missing). */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description the delivery id (msg_…), the same on every attempt: deduplicate by it */
+          'webhook-id': string;
+          /** @description unix seconds when this attempt was signed */
+          'webhook-timestamp': string;
+          /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body"> with each current secret (Standard Webhooks) */
+          'webhook-signature': string;
+          /** @description the attempt number, from 1 */
+          'postbus-attempt': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['MessageFailedEvent'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received: the delivery succeeded */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Anything else, or no answer in time: the delivery is tried again later */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'message.suppressed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** The message was not sent: the recipient is unsubscribed or being erased. */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description the delivery id (msg_…), the same on every attempt: deduplicate by it */
+          'webhook-id': string;
+          /** @description unix seconds when this attempt was signed */
+          'webhook-timestamp': string;
+          /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body"> with each current secret (Standard Webhooks) */
+          'webhook-signature': string;
+          /** @description the attempt number, from 1 */
+          'postbus-attempt': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['MessageSuppressedEvent'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received: the delivery succeeded */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Anything else, or no answer in time: the delivery is tried again later */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'message.opened': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** The recipient opened the message (the first open). */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description the delivery id (msg_…), the same on every attempt: deduplicate by it */
+          'webhook-id': string;
+          /** @description unix seconds when this attempt was signed */
+          'webhook-timestamp': string;
+          /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body"> with each current secret (Standard Webhooks) */
+          'webhook-signature': string;
+          /** @description the attempt number, from 1 */
+          'postbus-attempt': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['MessageOpenedEvent'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received: the delivery succeeded */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Anything else, or no answer in time: the delivery is tried again later */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'message.clicked': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** The recipient followed a tracked link (the first click of each link). */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description the delivery id (msg_…), the same on every attempt: deduplicate by it */
+          'webhook-id': string;
+          /** @description unix seconds when this attempt was signed */
+          'webhook-timestamp': string;
+          /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body"> with each current secret (Standard Webhooks) */
+          'webhook-signature': string;
+          /** @description the attempt number, from 1 */
+          'postbus-attempt': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['MessageClickedEvent'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received: the delivery succeeded */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Anything else, or no answer in time: the delivery is tried again later */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'user.unsubscribed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A user unsubscribed (through the API, or a one-click unsubscribe). */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description the delivery id (msg_…), the same on every attempt: deduplicate by it */
+          'webhook-id': string;
+          /** @description unix seconds when this attempt was signed */
+          'webhook-timestamp': string;
+          /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body"> with each current secret (Standard Webhooks) */
+          'webhook-signature': string;
+          /** @description the attempt number, from 1 */
+          'postbus-attempt': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['UserUnsubscribedEvent'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received: the delivery succeeded */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Anything else, or no answer in time: the delivery is tried again later */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'user.erasure_scheduled': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** An erasure was requested; it runs at erase_at. */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description the delivery id (msg_…), the same on every attempt: deduplicate by it */
+          'webhook-id': string;
+          /** @description unix seconds when this attempt was signed */
+          'webhook-timestamp': string;
+          /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body"> with each current secret (Standard Webhooks) */
+          'webhook-signature': string;
+          /** @description the attempt number, from 1 */
+          'postbus-attempt': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['UserErasureScheduledEvent'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received: the delivery succeeded */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Anything else, or no answer in time: the delivery is tried again later */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'user.erased': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** The erasure is complete: every service has erased the person's data. */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description the delivery id (msg_…), the same on every attempt: deduplicate by it */
+          'webhook-id': string;
+          /** @description unix seconds when this attempt was signed */
+          'webhook-timestamp': string;
+          /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body"> with each current secret (Standard Webhooks) */
+          'webhook-signature': string;
+          /** @description the attempt number, from 1 */
+          'postbus-attempt': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['UserErasedEvent'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received: the delivery succeeded */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Anything else, or no answer in time: the delivery is tried again later */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'user.update_rejected': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** An accepted update or unsubscribe could not be applied. */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description the delivery id (msg_…), the same on every attempt: deduplicate by it */
+          'webhook-id': string;
+          /** @description unix seconds when this attempt was signed */
+          'webhook-timestamp': string;
+          /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body"> with each current secret (Standard Webhooks) */
+          'webhook-signature': string;
+          /** @description the attempt number, from 1 */
+          'postbus-attempt': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['UserUpdateRejectedEvent'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received: the delivery succeeded */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Anything else, or no answer in time: the delivery is tried again later */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'webhook.test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Sent by the "send a test event" call only. */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description the delivery id (msg_…), the same on every attempt: deduplicate by it */
+          'webhook-id': string;
+          /** @description unix seconds when this attempt was signed */
+          'webhook-timestamp': string;
+          /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body"> with each current secret (Standard Webhooks) */
+          'webhook-signature': string;
+          /** @description the attempt number, from 1 */
+          'postbus-attempt': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['WebhookTestEvent'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received: the delivery succeeded */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Anything else, or no answer in time: the delivery is tried again later */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+}
 export interface components {
   schemas: {
     Problem: {
@@ -864,6 +1658,376 @@ export interface components {
       request_id?: string;
     };
     DocumentValue: JsonDocumentValue;
+    /** @description A send was accepted and the message queued. */
+    MessageQueuedEvent: {
+      /** @constant */
+      type: 'message.queued';
+      /**
+       * Format: date-time
+       * @description when it happened
+       */
+      timestamp: string;
+      data: {
+        /** @description the message_id the send call returned */
+        message_id: string;
+        project_id: string;
+        /** @description the transactional email the message was sent as */
+        email_key: string;
+        /** @description the recipient */
+        email: string;
+        user_id: string | null;
+        /** @constant */
+        event: 'queued';
+        /** @description per message, from 1 (queued): order events that arrive out of order by it */
+        sequence: number;
+        /** @description the relay's answer */
+        smtp?: {
+          code: number;
+          response: string;
+        };
+        /** @description why it was deferred, bounced, failed or suppressed */
+        reason?: string;
+        /** @description clicked: the link followed */
+        url?: string;
+        /** @description the delivery attempt this event is about */
+        attempt?: number;
+      };
+    };
+    /** @description The relay accepted the message. */
+    MessageSentEvent: {
+      /** @constant */
+      type: 'message.sent';
+      /**
+       * Format: date-time
+       * @description when it happened
+       */
+      timestamp: string;
+      data: {
+        /** @description the message_id the send call returned */
+        message_id: string;
+        project_id: string;
+        /** @description the transactional email the message was sent as */
+        email_key: string;
+        /** @description the recipient */
+        email: string;
+        user_id: string | null;
+        /** @constant */
+        event: 'sent';
+        /** @description per message, from 1 (queued): order events that arrive out of order by it */
+        sequence: number;
+        /** @description the relay's answer */
+        smtp?: {
+          code: number;
+          response: string;
+        };
+        /** @description why it was deferred, bounced, failed or suppressed */
+        reason?: string;
+        /** @description clicked: the link followed */
+        url?: string;
+        /** @description the delivery attempt this event is about */
+        attempt?: number;
+      };
+    };
+    /** @description A delivery attempt failed for now; it is retried. */
+    MessageDeferredEvent: {
+      /** @constant */
+      type: 'message.deferred';
+      /**
+       * Format: date-time
+       * @description when it happened
+       */
+      timestamp: string;
+      data: {
+        /** @description the message_id the send call returned */
+        message_id: string;
+        project_id: string;
+        /** @description the transactional email the message was sent as */
+        email_key: string;
+        /** @description the recipient */
+        email: string;
+        user_id: string | null;
+        /** @constant */
+        event: 'deferred';
+        /** @description per message, from 1 (queued): order events that arrive out of order by it */
+        sequence: number;
+        /** @description the relay's answer */
+        smtp?: {
+          code: number;
+          response: string;
+        };
+        /** @description why it was deferred, bounced, failed or suppressed */
+        reason?: string;
+        /** @description clicked: the link followed */
+        url?: string;
+        /** @description the delivery attempt this event is about */
+        attempt?: number;
+      };
+    };
+    /** @description The relay refused the message for good. */
+    MessageBouncedEvent: {
+      /** @constant */
+      type: 'message.bounced';
+      /**
+       * Format: date-time
+       * @description when it happened
+       */
+      timestamp: string;
+      data: {
+        /** @description the message_id the send call returned */
+        message_id: string;
+        project_id: string;
+        /** @description the transactional email the message was sent as */
+        email_key: string;
+        /** @description the recipient */
+        email: string;
+        user_id: string | null;
+        /** @constant */
+        event: 'bounced';
+        /** @description per message, from 1 (queued): order events that arrive out of order by it */
+        sequence: number;
+        /** @description the relay's answer */
+        smtp?: {
+          code: number;
+          response: string;
+        };
+        /** @description why it was deferred, bounced, failed or suppressed */
+        reason?: string;
+        /** @description clicked: the link followed */
+        url?: string;
+        /** @description the delivery attempt this event is about */
+        attempt?: number;
+      };
+    };
+    /** @description The message could not be sent (retries exhausted, or a prerequisite missing). */
+    MessageFailedEvent: {
+      /** @constant */
+      type: 'message.failed';
+      /**
+       * Format: date-time
+       * @description when it happened
+       */
+      timestamp: string;
+      data: {
+        /** @description the message_id the send call returned */
+        message_id: string;
+        project_id: string;
+        /** @description the transactional email the message was sent as */
+        email_key: string;
+        /** @description the recipient */
+        email: string;
+        user_id: string | null;
+        /** @constant */
+        event: 'failed';
+        /** @description per message, from 1 (queued): order events that arrive out of order by it */
+        sequence: number;
+        /** @description the relay's answer */
+        smtp?: {
+          code: number;
+          response: string;
+        };
+        /** @description why it was deferred, bounced, failed or suppressed */
+        reason?: string;
+        /** @description clicked: the link followed */
+        url?: string;
+        /** @description the delivery attempt this event is about */
+        attempt?: number;
+      };
+    };
+    /** @description The message was not sent: the recipient is unsubscribed or being erased. */
+    MessageSuppressedEvent: {
+      /** @constant */
+      type: 'message.suppressed';
+      /**
+       * Format: date-time
+       * @description when it happened
+       */
+      timestamp: string;
+      data: {
+        /** @description the message_id the send call returned */
+        message_id: string;
+        project_id: string;
+        /** @description the transactional email the message was sent as */
+        email_key: string;
+        /** @description the recipient */
+        email: string;
+        user_id: string | null;
+        /** @constant */
+        event: 'suppressed';
+        /** @description per message, from 1 (queued): order events that arrive out of order by it */
+        sequence: number;
+        /** @description the relay's answer */
+        smtp?: {
+          code: number;
+          response: string;
+        };
+        /** @description why it was deferred, bounced, failed or suppressed */
+        reason?: string;
+        /** @description clicked: the link followed */
+        url?: string;
+        /** @description the delivery attempt this event is about */
+        attempt?: number;
+      };
+    };
+    /** @description The recipient opened the message (the first open). */
+    MessageOpenedEvent: {
+      /** @constant */
+      type: 'message.opened';
+      /**
+       * Format: date-time
+       * @description when it happened
+       */
+      timestamp: string;
+      data: {
+        /** @description the message_id the send call returned */
+        message_id: string;
+        project_id: string;
+        /** @description the transactional email the message was sent as */
+        email_key: string;
+        /** @description the recipient */
+        email: string;
+        user_id: string | null;
+        /** @constant */
+        event: 'opened';
+        /** @description per message, from 1 (queued): order events that arrive out of order by it */
+        sequence: number;
+        /** @description the relay's answer */
+        smtp?: {
+          code: number;
+          response: string;
+        };
+        /** @description why it was deferred, bounced, failed or suppressed */
+        reason?: string;
+        /** @description clicked: the link followed */
+        url?: string;
+        /** @description the delivery attempt this event is about */
+        attempt?: number;
+      };
+    };
+    /** @description The recipient followed a tracked link (the first click of each link). */
+    MessageClickedEvent: {
+      /** @constant */
+      type: 'message.clicked';
+      /**
+       * Format: date-time
+       * @description when it happened
+       */
+      timestamp: string;
+      data: {
+        /** @description the message_id the send call returned */
+        message_id: string;
+        project_id: string;
+        /** @description the transactional email the message was sent as */
+        email_key: string;
+        /** @description the recipient */
+        email: string;
+        user_id: string | null;
+        /** @constant */
+        event: 'clicked';
+        /** @description per message, from 1 (queued): order events that arrive out of order by it */
+        sequence: number;
+        /** @description the relay's answer */
+        smtp?: {
+          code: number;
+          response: string;
+        };
+        /** @description why it was deferred, bounced, failed or suppressed */
+        reason?: string;
+        /** @description clicked: the link followed */
+        url?: string;
+        /** @description the delivery attempt this event is about */
+        attempt?: number;
+      };
+    };
+    /** @description A user unsubscribed (through the API, or a one-click unsubscribe). */
+    UserUnsubscribedEvent: {
+      /** @constant */
+      type: 'user.unsubscribed';
+      /**
+       * Format: date-time
+       * @description when it happened
+       */
+      timestamp: string;
+      data: {
+        project_id: string;
+        email: string;
+        user_id: string | null;
+        reason: string | null;
+        /** Format: date-time */
+        unsubscribed_at: string;
+      };
+    };
+    /** @description An erasure was requested; it runs at erase_at. */
+    UserErasureScheduledEvent: {
+      /** @constant */
+      type: 'user.erasure_scheduled';
+      /**
+       * Format: date-time
+       * @description when it happened
+       */
+      timestamp: string;
+      data: {
+        erasure_id: string;
+        project_id: string;
+        email: string | null;
+        user_id: string | null;
+        /** Format: date-time */
+        erase_at: string;
+        /** Format: date-time */
+        requested_at: string;
+      };
+    };
+    /** @description The erasure is complete: every service has erased the person's data. */
+    UserErasedEvent: {
+      /** @constant */
+      type: 'user.erased';
+      /**
+       * Format: date-time
+       * @description when it happened
+       */
+      timestamp: string;
+      data: {
+        /** @description match it with the user.erasure_scheduled event: this one names no one */
+        erasure_id: string;
+        project_id: string;
+        /** Format: date-time */
+        requested_at: string;
+        /** Format: date-time */
+        erase_at: string;
+        /** Format: date-time */
+        completed_at: string;
+      };
+    };
+    /** @description An accepted update or unsubscribe could not be applied. */
+    UserUpdateRejectedEvent: {
+      /** @constant */
+      type: 'user.update_rejected';
+      /**
+       * Format: date-time
+       * @description when it happened
+       */
+      timestamp: string;
+      data: {
+        project_id: string;
+        email?: string;
+        user_id?: string;
+        /** @description the command rejected, e.g. user.update */
+        command: string;
+        reason: 'user_not_found' | 'user_id_taken';
+      };
+    };
+    /** @description Sent by the "send a test event" call only. */
+    WebhookTestEvent: {
+      /** @constant */
+      type: 'webhook.test';
+      /**
+       * Format: date-time
+       * @description when it happened
+       */
+      timestamp: string;
+      data: {
+        webhook_id: string;
+      };
+    };
   };
   responses: never;
   parameters: never;
@@ -5837,8 +7001,11 @@ export interface operations {
               updated_at: string;
               timeline: {
                 sequence: number;
-                /** @description a delivery status (queued, deferred, sent, bounced, failed, suppressed) or an engagement event (opened, clicked, unsubscribed) */
-                event: string;
+                /**
+                 * @description a delivery status (queued, deferred, sent, bounced, failed, suppressed) or an engagement event (opened, clicked, unsubscribed)
+                 * @enum {string}
+                 */
+                event: 'queued' | 'deferred' | 'sent' | 'bounced' | 'failed' | 'suppressed' | 'opened' | 'clicked' | 'unsubscribed';
                 /** Format: date-time */
                 at: string;
                 smtp?: {
@@ -6063,8 +7230,11 @@ export interface operations {
             updated_at: string;
             timeline: {
               sequence: number;
-              /** @description a delivery status (queued, deferred, sent, bounced, failed, suppressed) or an engagement event (opened, clicked, unsubscribed) */
-              event: string;
+              /**
+               * @description a delivery status (queued, deferred, sent, bounced, failed, suppressed) or an engagement event (opened, clicked, unsubscribed)
+               * @enum {string}
+               */
+              event: 'queued' | 'deferred' | 'sent' | 'bounced' | 'failed' | 'suppressed' | 'opened' | 'clicked' | 'unsubscribed';
               /** Format: date-time */
               at: string;
               smtp?: {
@@ -6968,7 +8138,21 @@ export interface operations {
               /** @description the webhook-id header of every attempt */
               id: string;
               event_id: string;
-              event_type: string;
+              /** @enum {string} */
+              event_type:
+                | 'message.queued'
+                | 'message.sent'
+                | 'message.deferred'
+                | 'message.bounced'
+                | 'message.failed'
+                | 'message.suppressed'
+                | 'message.opened'
+                | 'message.clicked'
+                | 'user.unsubscribed'
+                | 'user.erasure_scheduled'
+                | 'user.erased'
+                | 'user.update_rejected'
+                | 'webhook.test';
               /**
                * @description pending (being tried), succeeded, or failed (every attempt failed; retry it by hand)
                * @enum {string}
@@ -8349,3 +9533,20 @@ export interface operations {
 
 /** Any JSON value; object keys as the gateway's document key rule allows. */
 export type JsonDocumentValue = string | number | boolean | null | JsonDocumentValue[] | { [key: string]: JsonDocumentValue };
+
+/** What Postbus POSTs to a webhook endpoint, by event type (the document's `webhooks`). */
+export interface WebhookEvents {
+  'message.queued': components['schemas']['MessageQueuedEvent'];
+  'message.sent': components['schemas']['MessageSentEvent'];
+  'message.deferred': components['schemas']['MessageDeferredEvent'];
+  'message.bounced': components['schemas']['MessageBouncedEvent'];
+  'message.failed': components['schemas']['MessageFailedEvent'];
+  'message.suppressed': components['schemas']['MessageSuppressedEvent'];
+  'message.opened': components['schemas']['MessageOpenedEvent'];
+  'message.clicked': components['schemas']['MessageClickedEvent'];
+  'user.unsubscribed': components['schemas']['UserUnsubscribedEvent'];
+  'user.erasure_scheduled': components['schemas']['UserErasureScheduledEvent'];
+  'user.erased': components['schemas']['UserErasedEvent'];
+  'user.update_rejected': components['schemas']['UserUpdateRejectedEvent'];
+  'webhook.test': components['schemas']['WebhookTestEvent'];
+}

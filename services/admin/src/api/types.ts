@@ -54,25 +54,17 @@ export interface Problem {
 /** A timeline entry of a message (the API's TimelineEntry). */
 export type TimelineEntry = import('@postbus/contracts').Message['timeline'][number];
 
-// Mirrors of the contracts' value lists: importing the arrays would pull TypeBox into the bundle.
-export const TERMINAL_STATUSES = ['sent', 'bounced', 'failed', 'suppressed'] as const;
-export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
-export const WEBHOOK_EVENT_TYPES = [
-  'message.queued',
-  'message.sent',
-  'message.deferred',
-  'message.bounced',
-  'message.failed',
-  'message.suppressed',
-  'message.opened',
-  'message.clicked',
-  'user.unsubscribed',
-  'user.erasure_scheduled',
-  'user.erased',
-  'user.update_rejected',
-] as const;
-export const MESSAGE_STATUSES = ['queued', 'deferred', 'sent', 'bounced', 'failed', 'suppressed'] as const;
-export const ERASURE_STATUSES = ['queued', 'executing', 'completed'] as const;
+// The contracts' value lists, from the subpath that holds only them (no TypeBox in the bundle).
+export {
+  TERMINAL_STATUSES,
+  DELIVERY_STATUSES,
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_TEST_EVENT_TYPE,
+  MESSAGE_STATUSES,
+  ERASURE_STATUSES,
+  MAX_STATS_DAYS,
+  PAGE_LIMIT,
+} from '@postbus/contracts/values';
 
 /** A list answer of the catalog routes (sender domains, templates, emails, keys): every item at once. */
 export interface ListOf<T> {

@@ -1,5 +1,5 @@
 import { Bar, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import type { MessageStats } from '../api/types';
+import { TERMINAL_STATUSES, type MessageStats } from '../api/types';
 import { usePrefersDark } from '../lib/use-prefers-dark';
 
 /**
@@ -24,7 +24,7 @@ export const statusTotals = (stats: MessageStats): Record<string, number> => {
 /** Accepted in the range and not yet settled in it: sent, bounced, failed or suppressed. */
 export const inFlight = (stats: MessageStats): number => {
   const totals = statusTotals(stats);
-  const settled = ['sent', 'bounced', 'failed', 'suppressed'].reduce((sum, status) => sum + (totals[status] ?? 0), 0);
+  const settled = TERMINAL_STATUSES.reduce((sum, status) => sum + (totals[status] ?? 0), 0);
   return (totals['queued'] ?? 0) - settled;
 };
 

@@ -4,7 +4,7 @@ import { Navigate, NavLink, Outlet, useLocation, useNavigate, useParams } from '
 import { ApiError, api, onSessionEnded } from '../api/client';
 import { queryKeys } from '../api/query-keys';
 import { currentSession, signOut } from '../api/session';
-import type { Project } from '../api/types';
+import { PAGE_LIMIT, type Project } from '../api/types';
 import { Button, ErrorState, Loading } from '../components/ui';
 import type { SignInState } from '../screens/sign-in';
 import { rememberProject, SECTIONS, useRememberedProject } from './navigation';
@@ -17,7 +17,7 @@ export function useProjects() {
   const session = useSession();
   return useQuery({
     queryKey: queryKeys.projects,
-    queryFn: () => api<{ data: Project[] }>('/projects', { query: { limit: 100 } }),
+    queryFn: () => api<{ data: Project[] }>('/projects', { query: { limit: PAGE_LIMIT.max } }),
     enabled: session.isSuccess,
   });
 }

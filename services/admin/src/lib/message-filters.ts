@@ -1,3 +1,4 @@
+import { MAX_STATS_DAYS } from '../api/types';
 import { addDays, daysBetween, utcDay } from './days';
 
 /**
@@ -51,8 +52,6 @@ export function messageLogQuery(filters: MessageFilters, cursor?: string): Recor
   };
 }
 
-/** The stats route answers at most this many days at once. */
-export const MAX_STATS_DAYS = 400;
 const DEFAULT_CHART_DAYS = 30;
 
 /**

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { useParams } from 'react-router';
 import { ApiError, api } from '../api/client';
 import { queryKeys } from '../api/query-keys';
-import type { EraseAccepted, MessageList, PaymentList, UserProfile } from '../api/types';
+import { PAGE_LIMIT, type EraseAccepted, type MessageList, type PaymentList, type UserProfile } from '../api/types';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { isSettled, MessageItem } from '../components/timeline';
 import { Badge, Button, Card, Empty, ErrorState, Loading, Time } from '../components/ui';
@@ -180,7 +180,8 @@ function Status({
 function Payments({ projectId, email }: { projectId: string; email: string }) {
   const payments = useInfiniteQuery({
     queryKey: queryKeys.userPayments(projectId, email),
-    queryFn: ({ pageParam }) => api<PaymentList>(`/projects/${projectId}/payments`, { query: { email, limit: 100, cursor: pageParam } }),
+    queryFn: ({ pageParam }) =>
+      api<PaymentList>(`/projects/${projectId}/payments`, { query: { email, limit: PAGE_LIMIT.max, cursor: pageParam } }),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.next_cursor ?? undefined,
   });

@@ -4,7 +4,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { api } from '../api/client';
 import { queryKeys } from '../api/query-keys';
 import type { CreateWebhookRequest, Delivery, DeliveryList, UpdateWebhookRequest, Webhook, WebhookWithSecret } from '../api/types';
-import { DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from '../api/types';
+import { DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT_TYPE } from '../api/types';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { Badge, Button, Card, Empty, ErrorState, Loading, SelectField, Time, type BadgeTone } from '../components/ui';
 import { SecretOnce, WebhookForm } from '../components/webhook-form';
@@ -115,7 +115,7 @@ function DeliveryLog({
         </SelectField>
         <SelectField label="Event type" value={eventType} onChange={(e) => setEventType(e.target.value)}>
           <option value="">All event types</option>
-          {[...WEBHOOK_EVENT_TYPES, 'webhook.test'].map((t) => (
+          {[...WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT_TYPE].map((t) => (
             <option key={t} value={t}>
               {t}
             </option>

@@ -2,7 +2,23 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import type { Request, Response } from 'express';
 import type { OpenAPI } from 'openapi-types';
 import type { IdempotencyRepository } from '../model/idempotency.repository';
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+import {
+  MESSAGE_WEBHOOK_EVENTS,
+  messageWebhook,
+  serialiseWebhookBody,
+  userErasedWebhook,
+  userErasureScheduledWebhook,
+  userUnsubscribedWebhook,
+  userUpdateRejectedWebhook,
+  WebhookBodySchemas,
+  webhookTestBody,
+  type WebhookBody,
+  type WebhookBodyType,
+} from '@postbus/contracts';
 import { apiDocument, apiRouteTable } from './api-routes';
+import { webhookSchemaName } from './openapi';
 import { apiRouter } from './route';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
@@ -67,5 +83,76 @@ describe('the OpenAPI document (/v1/openapi.json)', () => {
     const paths = document['paths'] as Record<string, Record<string, { operationId: string }>>;
     const ids = Object.values(paths).flatMap((item) => METHODS.filter((m) => item[m]).map((m) => item[m]!.operationId));
     expect(new Set(ids).size).toBe(ids.length);
+  });
+});
+
+describe('the OpenAPI document’s webhooks', () => {
+  const document = apiDocument() as {
+    webhooks: Record<string, { post: { requestBody: { content: Record<string, { schema: { $ref: string } }> } } }>;
+  };
+
+  it('lists every webhook body of libs/contracts, each by a schema of the document', () => {
+    expect(Object.keys(document.webhooks).sort()).toEqual(Object.keys(WebhookBodySchemas).sort());
+    const schemas = (document as unknown as { components: { schemas: Record<string, unknown> } }).components.schemas;
+    for (const [type, item] of Object.entries(document.webhooks)) {
+      const ref = item.post.requestBody.content['application/json']!.schema.$ref;
+      expect(ref).toBe(`#/components/schemas/${webhookSchemaName(type as keyof typeof WebhookBodySchemas)}`);
+      expect(schemas[ref.split('/').pop()!]).toMatchObject({ properties: { type: { const: type } } });
+    }
+  });
+
+  const ajv = addFormats(new Ajv({ allErrors: true, strict: false }));
+  const schemaOf = (type: WebhookBodyType) =>
+    (document as unknown as { components: { schemas: Record<string, object> } }).components.schemas[webhookSchemaName(type)]!;
+  const valid = (body: WebhookBody): boolean => {
+    const validate = ajv.compile(schemaOf(body.type));
+    const ok = validate(JSON.parse(serialiseWebhookBody(body)));
+    if (!ok) throw new Error(`${body.type}: ${ajv.errorsText(validate.errors)}`);
+    return ok;
+  };
+  const at = '2026-01-02T03:04:05.000Z';
+
+  it('as the builders make them, match the schemas the document publishes', () => {
+    for (const event of MESSAGE_WEBHOOK_EVENTS) {
+      const base = {
+        messageId: 'msg_1',
+        projectId: 'p1',
+        emailKey: 'welcome',
+        email: 'a@example.com',
+        userId: null,
+        event,
+        sequence: 2,
+        at,
+      };
+      expect(valid(messageWebhook(`message.${event}`, base))).toBe(true);
+      const full = { ...base, userId: 'u1', smtp: { code: 250, response: 'ok' }, reason: 'why', url: 'https://x.example', attempt: 1 };
+      expect(valid(messageWebhook(`message.${event}`, full))).toBe(true);
+    }
+    expect(
+      valid(userUnsubscribedWebhook({ projectId: 'p1', id: 'x', userId: null, email: 'a@example.com', reason: null, unsubscribedAt: at })),
+    ).toBe(true);
+    expect(
+      valid(
+        userUpdateRejectedWebhook(
+          { projectId: 'p1', user: { userId: 'u1' }, command: 'user.update', commandId: 'c1', reason: 'user_not_found' },
+          at,
+        ),
+      ),
+    ).toBe(true);
+    const subject = { erasureId: 'era_1', projectId: 'p1', id: null, email: 'a@example.com', userId: null };
+    expect(valid(userErasureScheduledWebhook({ ...subject, requestedAt: at, eraseAt: at }))).toBe(true);
+    expect(valid(userErasedWebhook({ erasureId: 'era_1', projectId: 'p1', requestedAt: at, eraseAt: at, completedAt: at }))).toBe(true);
+    expect(valid(webhookTestBody('we_1', new Date(at)))).toBe(true);
+  });
+
+  it('refuse a body whose event does not match its type (the schemas can fail)', () => {
+    const validate = ajv.compile(schemaOf('message.sent'));
+    expect(validate({ type: 'message.opened', timestamp: at, data: {} })).toBe(false);
+  });
+
+  it('a broken webhooks section is refused by the validator (the check covers it)', async () => {
+    const broken = structuredClone(document);
+    broken.webhooks['message.sent']!.post.requestBody.content['application/json']!.schema.$ref = '#/components/schemas/NoSuchEvent';
+    await expect(SwaggerParser.validate(broken as unknown as OpenAPI.Document)).rejects.toThrow();
   });
 });

@@ -1,5 +1,5 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
-import { DOCUMENT_KEY_PATTERN, ProblemBody } from '@postbus/contracts';
+import { DOCUMENT_KEY_PATTERN, ProblemBody, WebhookBodySchemas, type WebhookBodyType } from '@postbus/contracts';
 import { acceptsSession, type RouteSpec } from './route';
 import { SECURE_SESSION_COOKIE, SESSION_COOKIE } from './session-cookie';
 
@@ -72,6 +72,53 @@ function parameters(route: RouteSpec): unknown[] {
   return out;
 }
 
+/** A webhook body's name among the document's schemas: `user.erasure_scheduled` → `UserErasureScheduledEvent`. */
+export const webhookSchemaName = (type: WebhookBodyType): string =>
+  `${type
+    .split(/[._]/)
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('')}Event`;
+
+const WEBHOOK_HEADERS = [
+  ['webhook-id', 'the delivery id (msg_…), the same on every attempt: deduplicate by it'],
+  ['webhook-timestamp', 'unix seconds when this attempt was signed'],
+  ['webhook-signature', 'v1,<base64 HMAC-SHA256 of "id.timestamp.body"> with each current secret (Standard Webhooks)'],
+  ['postbus-attempt', 'the attempt number, from 1'],
+] as const;
+
+/**
+ * The OpenAPI `webhooks` section: what Postbus POSTs to a webhook endpoint, one entry per event
+ * type, each body a schema of libs/contracts (listed in `components.schemas`).
+ */
+function webhooks(): { webhooks: Record<string, unknown>; schemas: Record<string, unknown> } {
+  const section: Record<string, unknown> = {};
+  const schemas: Record<string, unknown> = {};
+  for (const [type, schema] of Object.entries(WebhookBodySchemas) as Array<[WebhookBodyType, TSchema]>) {
+    const name = webhookSchemaName(type);
+    schemas[name] = json(schema);
+    section[type] = {
+      post: {
+        summary: schema.description,
+        tags: ['webhooks'],
+        parameters: WEBHOOK_HEADERS.map(([header, description]) => ({
+          name: header,
+          in: 'header',
+          required: true,
+          schema: { type: 'string' },
+          description,
+        })),
+        requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } } },
+        responses: {
+          '2XX': { description: 'Received: the delivery succeeded' },
+          '410': { description: 'Gone: the endpoint is disabled and gets nothing more' },
+          default: { description: 'Anything else, or no answer in time: the delivery is tried again later' },
+        },
+      },
+    };
+  }
+  return { webhooks: section, schemas };
+}
+
 /** The OpenAPI 3.1 document, generated from the same route specs and schemas that validate requests. */
 export function openApiDocument(routes: RouteSpec[], version: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -115,6 +162,7 @@ export function openApiDocument(routes: RouteSpec[], version: string): Record<st
       responses,
     };
   }
+  const events = webhooks();
   return {
     openapi: '3.1.0',
     info: {
@@ -136,8 +184,9 @@ export function openApiDocument(routes: RouteSpec[], version: string): Record<st
           description: `the admin panel's session from POST /v1/auth/session/cookie, named ${SECURE_SESSION_COOKIE} over https (where only that name counts); it counts only with Sec-Fetch-Site: same-origin or an Origin of this host (from another origin: 403)`,
         },
       },
-      schemas: { Problem: json(ProblemBody), DocumentValue },
+      schemas: { Problem: json(ProblemBody), DocumentValue, ...events.schemas },
     },
     paths,
+    webhooks: events.webhooks,
   };
 }

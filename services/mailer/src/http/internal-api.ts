@@ -1,13 +1,11 @@
 import express, { type Router } from 'express';
-import { MESSAGE_STATUSES, normaliseEmail, type MessageStatus } from '@postbus/contracts';
+import { MAX_STATS_DAYS, MESSAGE_STATUSES, normaliseEmail, type MessageStatus } from '@postbus/contracts';
 import { NotFoundError, ValidationError } from '@postbus/errors';
 import { queryLimit, queryText } from '@postbus/http';
 import type { MessageLog } from '../message-log';
 import type { StatusRollups } from '../model/rollups';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
-/** The longest range of days one stats read covers. */
-export const MAX_STATS_DAYS = 400;
 
 function queryTime(value: unknown, name: string): Date | undefined {
   const text = queryText(value);

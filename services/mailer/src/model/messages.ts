@@ -2,6 +2,7 @@ import { Schema, type Connection } from 'mongoose';
 import {
   MESSAGE_CONTENT_MAX_HTML_BYTES,
   MESSAGE_STATUSES,
+  TERMINAL_STATUSES,
   type Message,
   type MessageStatus,
   type TimelineEventName,
@@ -152,7 +153,7 @@ const summarySchema = growing(
   ),
 );
 
-const TERMINAL = new Set<string>(['sent', 'bounced', 'failed', 'suppressed']);
+const TERMINAL = new Set<string>(TERMINAL_STATUSES);
 const RANK = new Map<string, number>(MESSAGE_STATUSES.map((s, i) => [s, i]));
 
 /** The delivery status a message's events add up to: the latest delivery event, or queued. */

@@ -1,5 +1,5 @@
 import { defineHandler, type BatchItem, type Handler, type MessageContext } from '@postbus/bus';
-import { Topics, type MessageType } from '@postbus/contracts';
+import { MESSAGE_WEBHOOK_EVENTS, Topics, type MessageType, type TopicOf } from '@postbus/contracts';
 import type { Logger } from '@postbus/logger';
 import { deliveryIdOf, type DeliveryDoc, type DeliveryStore } from '../model/deliveries';
 import type { EndpointStore } from '../model/endpoints';
@@ -30,7 +30,6 @@ export interface EventDeps {
   projectWaitMs?: number;
 }
 
-const MESSAGE_EVENTS = ['queued', 'sent', 'deferred', 'bounced', 'failed', 'suppressed', 'opened', 'clicked'] as const;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -87,7 +86,11 @@ export function eventHandlers({ endpoints, deliveries, projects, logger, attempt
     }
     await attemptFirst(await deliveries.add(docs));
   };
-  const handler = <T extends MessageType>(topic: string, type: T, toEvent: (data: never, ctx: MessageContext) => WebhookEvent): Handler =>
+  const handler = <T extends MessageType>(
+    topic: TopicOf<T>,
+    type: T,
+    toEvent: (data: never, ctx: MessageContext) => WebhookEvent,
+  ): Handler =>
     defineHandler({
       topic,
       type,
@@ -98,7 +101,7 @@ export function eventHandlers({ endpoints, deliveries, projects, logger, attempt
       },
     });
   return [
-    ...MESSAGE_EVENTS.map((e) =>
+    ...MESSAGE_WEBHOOK_EVENTS.map((e) =>
       handler(Topics.EmailEvents, `message.${e}` as 'message.sent', (data: Parameters<typeof messageEvent>[1]) =>
         messageEvent(`message.${e}`, data),
       ),

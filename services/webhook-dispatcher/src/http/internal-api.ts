@@ -2,11 +2,14 @@ import { randomBytes } from 'node:crypto';
 import express, { type Request, type Router } from 'express';
 import {
   DELIVERY_STATUSES,
+  serialiseWebhookBody,
+  webhookTestBody,
   type CreateWebhookRequest,
   type Delivery,
   type DeliveryStatus,
   type UpdateWebhookRequest,
   type Webhook,
+  WEBHOOK_TEST_EVENT_TYPE,
 } from '@postbus/contracts';
 import { ConflictError, NotFoundError, UnprocessableError, ValidationError } from '@postbus/errors';
 import { queryLimit, queryText, UnsafeAddressError, type AddressPolicy } from '@postbus/http';
@@ -73,7 +76,8 @@ export function toDelivery(d: DeliveryDoc, attempts: AttemptDoc[]): Delivery {
   return {
     id: d._id,
     event_id: d.eventId,
-    event_type: d.eventType,
+    // Stored from the bodies' own types, which the schema lists.
+    event_type: d.eventType as Delivery['event_type'],
     status: statusOf(attempts),
     created_at: d.createdAt.toISOString(),
     payload,
@@ -225,8 +229,8 @@ export function internalApi({ endpoints, deliveries, policy, secretOverlapMs }: 
       endpointId: endpoint._id,
       clientId: endpoint.clientId,
       eventId,
-      eventType: 'webhook.test',
-      payload: JSON.stringify({ type: 'webhook.test', timestamp: now.toISOString(), data: { webhook_id: endpoint._id } }),
+      eventType: WEBHOOK_TEST_EVENT_TYPE,
+      payload: serialiseWebhookBody(webhookTestBody(endpoint._id, now)),
       createdAt: now,
     };
     // add() only records and lists it; the first attempt is due now (the worker's poll takes it).

@@ -1,4 +1,5 @@
 import {
+  MAX_STATS_DAYS,
   Message,
   MessageContent,
   MessageList,
@@ -18,9 +19,6 @@ export interface MessageRouteDeps {
   /** Resolves when the project exists and belongs to the client; throws NotFoundError otherwise. */
   assertProject: (clientId: string, projectId: string) => Promise<void>;
 }
-
-/** The longest range one stats read covers (the mailer's limit too). */
-const MAX_STATS_DAYS = 400;
 
 const MAILER_DOWN = { 503: { description: 'The mailer service did not answer (see Retry-After)' } };
 

@@ -13,7 +13,7 @@ import {
   userOrderingKey,
   UserProfile,
   type MessageData,
-  type MessageType,
+  type MessageTypeOn,
   type UserRef,
 } from '@postbus/contracts';
 import { NotFoundError } from '@postbus/errors';
@@ -33,7 +33,12 @@ const ProjectUserParams = Type.Object({ projectId: ProjectIdParam.properties.pro
 
 /** The user operations of the data plane (any key) and the profile reads. */
 export function userRoutes({ commands, usersApi, assertProject }: UserRouteDeps): RouteSpec[] {
-  const accept = async <T extends MessageType>(type: T, key: string, data: MessageData<T>, requestId: string): Promise<Reply> => {
+  const accept = async <T extends MessageTypeOn<typeof Topics.UserCommands>>(
+    type: T,
+    key: string,
+    data: MessageData<T>,
+    requestId: string,
+  ): Promise<Reply> => {
     await commands.send(Topics.UserCommands, type, key, data, requestId);
     return { status: 200, body: { status: 'accepted', request_id: requestId } };
   };

@@ -1,0 +1,68 @@
+/**
+ * The value lists of the contracts, stated once: statuses, event types, reasons and limits. Plain
+ * constants with no imports, so that the admin panel bundles them (`@postbus/contracts/values`)
+ * without TypeBox; the schemas in this package are built from them.
+ */
+
+/** Delivery statuses in the order a message moves through them; engagement events follow `sent`. */
+export const MESSAGE_STATUSES = ['queued', 'deferred', 'sent', 'bounced', 'failed', 'suppressed'] as const;
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+
+/** The statuses a message's delivery ends in: no delivery event follows one of them. */
+export const TERMINAL_STATUSES = ['sent', 'bounced', 'failed', 'suppressed'] as const satisfies readonly MessageStatus[];
+export type TerminalStatus = (typeof TERMINAL_STATUSES)[number];
+
+/** Whether a status (or any timeline event) ends a message's delivery. */
+export const isTerminalStatus = (status: string): status is TerminalStatus => (TERMINAL_STATUSES as readonly string[]).includes(status);
+
+/** What a recipient did with a sent message. */
+export const ENGAGEMENT_EVENTS = ['opened', 'clicked', 'unsubscribed'] as const;
+export type EngagementEvent = (typeof ENGAGEMENT_EVENTS)[number];
+
+/** Every entry a message's timeline may have: the `event` of `message.<event>` on the bus. */
+export const TIMELINE_EVENTS = [...MESSAGE_STATUSES, ...ENGAGEMENT_EVENTS] as const;
+export type TimelineEventName = (typeof TIMELINE_EVENTS)[number];
+
+/** The message events that reach webhooks as `message.<event>` (an unsubscribe reaches them as `user.unsubscribed`). */
+export const MESSAGE_WEBHOOK_EVENTS = ['queued', 'sent', 'deferred', 'bounced', 'failed', 'suppressed', 'opened', 'clicked'] as const;
+export type MessageWebhookEvent = (typeof MESSAGE_WEBHOOK_EVENTS)[number];
+
+/** The user events that reach webhooks. */
+export const USER_WEBHOOK_EVENT_TYPES = ['user.unsubscribed', 'user.erasure_scheduled', 'user.erased', 'user.update_rejected'] as const;
+
+/** The event types a webhook endpoint subscribes to. */
+export const WEBHOOK_EVENT_TYPES = [...MESSAGE_WEBHOOK_EVENTS.map((e) => `message.${e}` as const), ...USER_WEBHOOK_EVENT_TYPES] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** What the "send a test event" call delivers; no endpoint subscribes to it. */
+export const WEBHOOK_TEST_EVENT_TYPE = 'webhook.test';
+
+/** A webhook delivery: pending (being tried), succeeded, or failed (every attempt failed). */
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** What one delivery attempt came to. */
+export const DELIVERY_ATTEMPT_OUTCOMES = ['succeeded', 'retrying', 'failed'] as const;
+export type DeliveryAttemptOutcome = (typeof DELIVERY_ATTEMPT_OUTCOMES)[number];
+
+/** An erasure request: waiting for its time, executing (waiting for confirmations), completed. */
+export const ERASURE_STATUSES = ['queued', 'executing', 'completed'] as const;
+export type ErasureStatus = (typeof ERASURE_STATUSES)[number];
+
+/** Why the users service rejected an update or unsubscribe (`user.update_rejected`). */
+export const USER_UPDATE_REJECTED_REASONS = ['user_not_found', 'user_id_taken'] as const;
+export type UserUpdateRejectedReason = (typeof USER_UPDATE_REJECTED_REASONS)[number];
+
+/** Why the payments service rejected a payment (`payment.rejected`). */
+export const PAYMENT_REJECTED_REASONS = ['user_not_found'] as const;
+export type PaymentRejectedReason = (typeof PAYMENT_REJECTED_REASONS)[number];
+
+/** A bounce's class: hard (the address takes no mail: suppress it) or soft (not now: count it). */
+export const BOUNCE_CLASSES = ['hard', 'soft'] as const;
+export type BounceClass = (typeof BOUNCE_CLASSES)[number];
+
+/** The longest range of UTC days one message stats read covers. */
+export const MAX_STATS_DAYS = 400;
+
+/** The size of one page of a list: at most `max` items, `default` when the query names none. */
+export const PAGE_LIMIT = { max: 100, default: 50 } as const;
