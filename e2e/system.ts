@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import {
   basicAuth,
   call,
@@ -9,6 +8,7 @@ import {
   startDnsServer,
   startService,
   startSmtpSink,
+  systemEnv,
   uniqueName,
   type LocalDnsServer,
   type ServiceProcess,
@@ -46,41 +46,6 @@ export async function startSystem(extraEnv: Record<string, string> = {}): Promis
     freePort(),
   ]);
   const [dns, sink] = await Promise.all([startDnsServer(), startSmtpSink()]);
-  const env: Record<string, string> = {
-    KAFKA_NAMESPACE: id,
-    KAFKA_TOPIC_PARTITIONS: '3',
-    // A request that would scan a collection growing with traffic fails the test (issue 14).
-    QUERY_AUDIT: 'strict',
-    GATEWAY_DB_NAME: `${id}_gateway`.replace(/-/g, '_'),
-    USERS_DB_NAME: `${id}_users`.replace(/-/g, '_'),
-    MAILER_DB_NAME: `${id}_mailer`.replace(/-/g, '_'),
-    WEBHOOKS_DB_NAME: `${id}_webhooks`.replace(/-/g, '_'),
-    PAYMENTS_DB_NAME: `${id}_payments`.replace(/-/g, '_'),
-    ERASURE_DB_NAME: `${id}_erasure`.replace(/-/g, '_'),
-    PAYMENTS_URL: `http://127.0.0.1:${paymentsPort}`,
-    ERASURE_URL: `http://127.0.0.1:${erasurePort}`,
-    ERASURE_SCHEDULE: '* * * * * *',
-    ERASURE_AUDIT_KEY: randomBytes(32).toString('hex'),
-    WEBHOOKS_URL: `http://127.0.0.1:${webhooksPort}`,
-    WEBHOOK_ALLOWED_HOSTS: '127.0.0.1,localhost',
-    WEBHOOK_RETRY_SCHEDULE: '0,0.3,0.6,1,1,1,1,1',
-    WEBHOOK_TIMEOUT_MS: '2000',
-    USERS_URL: `http://127.0.0.1:${usersPort}`,
-    MAILER_URL: `http://127.0.0.1:${mailerPort}`,
-    PUBLIC_BASE_URL: `http://127.0.0.1:${gatewayPort}`,
-    SMTP_URL: sink.smtpUrl,
-    DNS_SERVERS: dns.address,
-    SPF_INCLUDE: 'spf.postbus.test',
-    SECRETS_KEY: randomBytes(32).toString('base64'),
-    TRACKING_SECRET: randomBytes(32).toString('hex'),
-    SESSION_SECRET: randomBytes(32).toString('hex'),
-    INTERNAL_API_SECRET: randomBytes(32).toString('hex'),
-    // The gateway's internal listener (/metrics): a free port for each instance.
-    INTERNAL_PORT: '0',
-    MAILER_RETRY_BASE_MS: '300',
-    LOG_LEVEL: 'info',
-    ...extraEnv,
-  };
   const ports: Record<ServiceName, number> = {
     gateway: gatewayPort,
     users: usersPort,
@@ -89,6 +54,22 @@ export async function startSystem(extraEnv: Record<string, string> = {}): Promis
     payments: paymentsPort,
     erasure: erasurePort,
   };
+  const env = systemEnv({
+    namespace: id,
+    ports,
+    smtpUrl: sink.smtpUrl,
+    dnsServers: dns.address,
+    overrides: {
+      KAFKA_TOPIC_PARTITIONS: '3',
+      // A request that would scan a collection growing with traffic fails the test (issue 14).
+      QUERY_AUDIT: 'strict',
+      WEBHOOK_RETRY_SCHEDULE: '0,0.3,0.6,1,1,1,1,1',
+      WEBHOOK_TIMEOUT_MS: '2000',
+      MAILER_RETRY_BASE_MS: '300',
+      LOG_LEVEL: 'info',
+      ...extraEnv,
+    },
+  });
   const launch = (name: ServiceName) => startService(name, ports[name], env, `${id}-${name}`);
   const [users, mailer, dispatcher, payments, erasure] = await Promise.all([
     launch('users'),

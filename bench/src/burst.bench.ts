@@ -9,11 +9,11 @@
  *   BENCH_RECIPIENTS=5000   distinct addresses they go to (the first trigger of each registers it)
  *   BENCH_KEEP_DATA=1       keep the run's topics, consumer groups and databases
  */
-import { randomBytes } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import { consumerGroupLag, type GroupLag } from '@postbus/bus';
 import { topicName } from '@postbus/contracts';
 import {
+  databaseName,
   defaultKafkaBrokers,
   defaultMongoUrl,
   ensureInfrastructure,
@@ -30,7 +30,17 @@ import { sinkChild, startPostbusService, type Child } from './children';
 import { infraPids, measureCpu, type CpuUsage } from './cpu';
 import { BusProbe, cleanUpRun } from './infra';
 import { BenchRun, runBench, saveResults } from './run';
-import { authorizationOf, createClient, createProject, createSendableEmail, envNumber, environment, type Environment } from './setup';
+import {
+  authorizationOf,
+  benchEnv,
+  createClient,
+  createProject,
+  createSendableEmail,
+  envNumber,
+  environment,
+  UNTHROTTLED,
+  type Environment,
+} from './setup';
 import { TriggerClient } from './triggers';
 
 const IN_FLIGHT = 32;
@@ -102,13 +112,7 @@ async function main(): Promise<number> {
   const recipients = Math.round(envNumber('BENCH_RECIPIENTS', 5_000, 'integer'));
   const keepData = process.env['BENCH_KEEP_DATA'] === '1';
   const runId = uniqueName('burst');
-  const dbPrefix = runId.replace(/-/g, '_');
-  const databases = {
-    users: `${dbPrefix}_users`,
-    gateway: `${dbPrefix}_gateway`,
-    mailer: `${dbPrefix}_mailer`,
-    webhooks: `${dbPrefix}_webhooks`,
-  };
+  const databases = (['gateway', ...CONSUMERS] as const).map((name) => databaseName(runId, name));
   const brokers = defaultKafkaBrokers();
   const mongoUrl = defaultMongoUrl();
   const partitions = 6;
@@ -139,30 +143,13 @@ async function main(): Promise<number> {
     const ports = Object.fromEntries(
       await Promise.all(['gateway', ...CONSUMERS].map(async (name) => [name, await freePort()] as const)),
     ) as Record<'gateway' | (typeof CONSUMERS)[number], number>;
-    const env: Record<string, string> = {
-      KAFKA_BROKERS: brokers,
-      MONGO_URL: mongoUrl,
-      KAFKA_NAMESPACE: runId,
-      GATEWAY_DB_NAME: databases.gateway,
-      USERS_DB_NAME: databases.users,
-      MAILER_DB_NAME: databases.mailer,
-      WEBHOOKS_DB_NAME: databases.webhooks,
-      USERS_URL: `http://127.0.0.1:${ports.users}`,
-      MAILER_URL: `http://127.0.0.1:${ports.mailer}`,
-      WEBHOOKS_URL: `http://127.0.0.1:${ports['webhook-dispatcher']}`,
-      PUBLIC_BASE_URL: `http://127.0.0.1:${ports.gateway}`,
-      SMTP_URL: sink.smtpUrl,
-      DNS_SERVERS: dns.address,
-      SPF_INCLUDE: 'spf.postbus.test',
-      SECRETS_KEY: randomBytes(32).toString('base64'),
-      TRACKING_SECRET: randomBytes(32).toString('hex'),
-      SESSION_SECRET: randomBytes(32).toString('hex'),
-      INTERNAL_API_SECRET: randomBytes(32).toString('hex'),
-      INTERNAL_PORT: '0',
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_PER_SECOND: '0',
-      KAFKA_TOPIC_PARTITIONS: String(partitions),
-    };
+    const env = benchEnv({
+      namespace: runId,
+      ports,
+      smtpUrl: sink.smtpUrl,
+      dnsServers: dns.address,
+      overrides: { ...UNTHROTTLED, KAFKA_TOPIC_PARTITIONS: String(partitions) },
+    });
     const services = new Map<string, Child>();
     const start = async (name: string) => {
       const child = started(await startPostbusService(name, ports[name as keyof typeof ports], env, `${runId}-${name}`));
@@ -174,7 +161,7 @@ async function main(): Promise<number> {
     const gateway = await start('gateway');
     signal.throwIfAborted();
 
-    const authorization = authorizationOf(await createClient({ MONGO_URL: mongoUrl, GATEWAY_DB_NAME: databases.gateway }));
+    const authorization = authorizationOf(await createClient(env));
     const projectId = await createProject(gateway.url, authorization);
     const email = await createSendableEmail(gateway.url, authorization, projectId, dns);
     triggers = new TriggerClient({ gatewayUrl: gateway.url, projectId, emailKey: email.emailKey, authorization, connections: IN_FLIGHT });
@@ -269,7 +256,7 @@ async function main(): Promise<number> {
     await run.stopChildren();
     await dns?.close().catch(() => undefined);
     await admin.disconnect().catch(() => undefined);
-    await cleanUpRun({ keepData, probe, mongoUrl, databases: Object.values(databases), infraStarted, progress });
+    await cleanUpRun({ keepData, probe, mongoUrl, databases, infraStarted, progress });
   }
 }
 

@@ -17,7 +17,6 @@
  *   BENCH_SEED_ROOT=<dir>     run the seed CLIs of another built checkout (services/<svc>/dist/seed.js there)
  *   QUERY_AUDIT=strict        run the services with the query audit on (a scanning read then fails, as a 500)
  */
-import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -25,6 +24,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   call,
+  databaseName,
   defaultKafkaBrokers,
   defaultMongoUrl,
   ensureInfrastructure,
@@ -45,7 +45,7 @@ import { idOf, runSeed, seedAvailable, seedPlans, type SeedOutcome, type SeedSiz
 import { BusProbe, cleanUpRun } from './infra';
 import { SENDER_DOMAIN } from './mail-template';
 import { BenchRun, runBench, saveResults } from './run';
-import { authorizationOf, createClient, createProject, createSendableEmail, environment } from './setup';
+import { authorizationOf, benchEnv, createClient, createProject, createSendableEmail, environment, UNTHROTTLED } from './setup';
 import { latencyOf } from './stats';
 import { matchDeliveries, readSink, TriggerClient, waitForSinkCount } from './triggers';
 
@@ -272,15 +272,7 @@ async function main(): Promise<number> {
   const keepData = process.env['BENCH_KEEP_DATA'] === '1';
   const queryAudit = process.env['QUERY_AUDIT'] ?? 'off';
   const runId = uniqueName('dbench');
-  const dbPrefix = runId.replace(/-/g, '_');
-  const databases: Record<ServiceName, string> = {
-    gateway: `${dbPrefix}_gateway`,
-    users: `${dbPrefix}_users`,
-    mailer: `${dbPrefix}_mailer`,
-    'webhook-dispatcher': `${dbPrefix}_webhooks`,
-    payments: `${dbPrefix}_payments`,
-    erasure: `${dbPrefix}_erasure`,
-  };
+  const databases = SERVICES.map((name) => databaseName(runId, name));
   const brokers = defaultKafkaBrokers();
   const mongoUrl = defaultMongoUrl();
 
@@ -317,49 +309,27 @@ async function main(): Promise<number> {
       ServiceName,
       number
     >;
-    const local = (name: ServiceName) => `http://127.0.0.1:${ports[name]}`;
-    const env: Record<string, string> = {
-      KAFKA_BROKERS: brokers,
-      MONGO_URL: mongoUrl,
-      KAFKA_NAMESPACE: runId,
-      GATEWAY_DB_NAME: databases.gateway,
-      USERS_DB_NAME: databases.users,
-      MAILER_DB_NAME: databases.mailer,
-      WEBHOOKS_DB_NAME: databases['webhook-dispatcher'],
-      PAYMENTS_DB_NAME: databases.payments,
-      ERASURE_DB_NAME: databases.erasure,
-      USERS_URL: local('users'),
-      MAILER_URL: local('mailer'),
-      WEBHOOKS_URL: local('webhook-dispatcher'),
-      PAYMENTS_URL: local('payments'),
-      ERASURE_URL: local('erasure'),
-      PUBLIC_BASE_URL: local('gateway'),
-      SMTP_URL: sink.smtpUrl,
-      DNS_SERVERS: dns.address,
-      SPF_INCLUDE: 'spf.postbus.test',
-      WEBHOOK_ALLOWED_HOSTS: '127.0.0.1,localhost',
-      // An erasure goes ahead a second after it is asked for (two days by default), checked every second.
-      ERASURE_DELAY: 'PT1S',
-      ERASURE_SCHEDULE: '* * * * * *',
-      ERASURE_AUDIT_KEY: randomBytes(32).toString('hex'),
-      SECRETS_KEY: randomBytes(32).toString('base64'),
-      TRACKING_SECRET: randomBytes(32).toString('hex'),
-      SESSION_SECRET: randomBytes(32).toString('hex'),
-      INTERNAL_API_SECRET: randomBytes(32).toString('hex'),
-      INTERNAL_PORT: '0',
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_PER_SECOND: '0',
-      QUERY_AUDIT: queryAudit,
-    };
+    const env = benchEnv({
+      namespace: runId,
+      ports,
+      smtpUrl: sink.smtpUrl,
+      dnsServers: dns.address,
+      overrides: {
+        ...UNTHROTTLED,
+        // An erasure goes ahead a second after it is asked for (two days by default), checked every second.
+        ERASURE_DELAY: 'PT1S',
+        QUERY_AUDIT: queryAudit,
+      },
+    });
     for (const name of SERVICES) {
       progress(`starting ${name}`);
       started(await startPostbusService(name, ports[name], env, `${runId}-${name}`));
       signal.throwIfAborted();
     }
-    const gatewayUrl = local('gateway');
+    const gatewayUrl = env['PUBLIC_BASE_URL']!;
 
     // The measured project, made as a client would make it, with a little real traffic of every kind.
-    const credentials = await createClient({ MONGO_URL: mongoUrl, GATEWAY_DB_NAME: databases.gateway });
+    const credentials = await createClient(env);
     const authorization = authorizationOf(credentials);
     /** A set-up or erase call as a client makes it: a 503 or 429 ("retry later") is retried with backoff. */
     const api = async (method: string, path: string, json?: unknown, expected = [200, 201, 202]) => {
@@ -709,7 +679,7 @@ async function main(): Promise<number> {
     await run.stopChildren();
     await new Promise((resolve) => receiver?.server.close(resolve) ?? resolve(undefined));
     await dns?.close().catch(() => undefined);
-    await cleanUpRun({ keepData, probe: bus, mongoUrl, databases: Object.values(databases), infraStarted, progress });
+    await cleanUpRun({ keepData, probe: bus, mongoUrl, databases, infraStarted, progress });
   }
 }
 

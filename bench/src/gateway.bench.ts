@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 /**
  * Peak throughput and latency of the gateway's POST /v1/projects/{id}/users (validated, authenticated,
  * durably written to Kafka) against two baselines in processes of their own: express with the same
@@ -9,7 +8,7 @@ import { randomBytes } from 'node:crypto';
  *   BENCH_PROFILE=gateway  write a V8 CPU profile of the gateway to .data/profiles/<run>/
  *   BENCH_KEEP_DATA=1   keep the run's topics, consumer group and databases (until the next `npm test`, which removes what finished runs left)
  */
-import { defaultKafkaBrokers, defaultMongoUrl, ensureInfrastructure, freePort, uniqueName } from '@postbus/testing';
+import { databaseName, defaultKafkaBrokers, defaultMongoUrl, ensureInfrastructure, freePort, uniqueName } from '@postbus/testing';
 import { profilerFor, startBaseline, startPostbusService } from './children';
 import { BenchRun, runBench, saveResults } from './run';
 import { infraPids } from './cpu';
@@ -26,7 +25,7 @@ import {
   type Target,
   type TargetResult,
 } from './report';
-import { authorizationOf, createClient, createProject, envSeconds, environment } from './setup';
+import { authorizationOf, benchEnv, createClient, createProject, envSeconds, environment } from './setup';
 
 const WARMUP_SEC = 2;
 const CONNECTIONS = 50;
@@ -58,8 +57,7 @@ async function main(): Promise<number> {
   const withUsers = process.env['BENCH_USERS'] === '1';
   const keepData = process.env['BENCH_KEEP_DATA'] === '1';
   const runId = uniqueName('bench');
-  const dbPrefix = runId.replace(/-/g, '_');
-  const databases = { users: `${dbPrefix}_users`, gateway: `${dbPrefix}_gateway` };
+  const databases = (['gateway', 'users'] as const).map((name) => databaseName(runId, name));
   const brokers = defaultKafkaBrokers();
   const mongoUrl = defaultMongoUrl();
 
@@ -71,31 +69,24 @@ async function main(): Promise<number> {
     await ensureInfrastructure();
     Object.assign(watch, infraPids());
 
-    const common = {
-      KAFKA_BROKERS: brokers,
-      MONGO_URL: mongoUrl,
-      KAFKA_NAMESPACE: runId,
-      INTERNAL_API_SECRET: randomBytes(32).toString('hex'),
-      INTERNAL_PORT: '0',
-    };
-    // Without the users service (the default) the gateway still accepts: the commands wait on the topic.
-    let usersUrl = 'http://127.0.0.1:9';
-    if (withUsers) {
-      const usersPort = await freePort();
+    const gatewayPort = await freePort();
+    const usersPort = withUsers ? await freePort() : undefined;
+    const env = benchEnv({
+      namespace: runId,
+      ports: { gateway: gatewayPort, ...(usersPort !== undefined ? { users: usersPort } : {}) },
+      // Without the users service (the default) the gateway still accepts: the commands wait on the topic.
+      ...(usersPort === undefined ? { overrides: { USERS_URL: 'http://127.0.0.1:9' } } : {}),
+    });
+    if (usersPort !== undefined) {
       progress(`starting users service on ${usersPort}`);
-      const usersEnv = { ...common, USERS_DB_NAME: databases.users };
-      usersUrl = started(await startPostbusService('users', usersPort, usersEnv, `${runId}-users`)).url;
+      started(await startPostbusService('users', usersPort, env, `${runId}-users`));
       signal.throwIfAborted();
     }
-    const gatewayPort = await freePort();
     progress(`starting gateway on ${gatewayPort}`);
-    const gatewayEnv = { ...common, GATEWAY_DB_NAME: databases.gateway, USERS_URL: usersUrl };
-    const gateway = started(
-      await startPostbusService('gateway', gatewayPort, profilerFor(runId)('gateway', gatewayEnv), `${runId}-gateway`),
-    );
+    const gateway = started(await startPostbusService('gateway', gatewayPort, profilerFor(runId)('gateway', env), `${runId}-gateway`));
     signal.throwIfAborted();
 
-    const credentials = await createClient({ GATEWAY_DB_NAME: databases.gateway, MONGO_URL: mongoUrl });
+    const credentials = await createClient(env);
     const authorization = authorizationOf(credentials);
     const projectId = await createProject(gateway.url, authorization);
     progress(`client ${credentials.client_id}, project ${projectId}`);
@@ -187,7 +178,7 @@ async function main(): Promise<number> {
   } finally {
     await run.stopChildren();
     // The infrastructure stays up: the mail and webhook benches that follow use it.
-    await cleanUpRun({ keepData, probe: bus, mongoUrl, databases: Object.values(databases), infraStarted: [], progress });
+    await cleanUpRun({ keepData, probe: bus, mongoUrl, databases, infraStarted: [], progress });
   }
 }
 

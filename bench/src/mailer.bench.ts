@@ -13,9 +13,9 @@
  *   BENCH_PROFILE=mailer  also write V8 CPU profiles of these processes (comma-separated: gateway, users, mailer,
  *                         direct) to .data/profiles/<run>/
  */
-import { randomBytes } from 'node:crypto';
 import {
   call,
+  databaseName,
   defaultKafkaBrokers,
   defaultMongoUrl,
   ensureInfrastructure,
@@ -54,7 +54,17 @@ import {
   type ScaleOutResult,
   type ThroughputResult,
 } from './mailer-report';
-import { authorizationOf, createClient, createProject, createSendableEmail, envNumber, envSeconds, environment } from './setup';
+import {
+  authorizationOf,
+  benchEnv,
+  createClient,
+  createProject,
+  createSendableEmail,
+  envNumber,
+  envSeconds,
+  environment,
+  UNTHROTTLED,
+} from './setup';
 import { latencyOf, perSecond } from './stats';
 import { matchDeliveries, readSink, TriggerClient, waitForSinkCount, type Trigger } from './triggers';
 
@@ -164,8 +174,7 @@ async function main(): Promise<number> {
   const keepData = process.env['BENCH_KEEP_DATA'] === '1';
   const directKey = process.env['BENCH_DIRECT_KEY'] === 'pem' ? 'pem' : 'keyobject';
   const runId = uniqueName('mbench');
-  const dbPrefix = runId.replace(/-/g, '_');
-  const databases = { users: `${dbPrefix}_users`, gateway: `${dbPrefix}_gateway`, mailer: `${dbPrefix}_mailer` };
+  const databases = (['gateway', 'users', 'mailer'] as const).map((name) => databaseName(runId, name));
   const brokers = defaultKafkaBrokers();
   const mongoUrl = defaultMongoUrl();
 
@@ -192,28 +201,13 @@ async function main(): Promise<number> {
     progress(`SMTP sink on ${sink.smtpUrl} (API ${sink.httpUrl}), DNS server on ${dns.address}`);
 
     const [gatewayPort, usersPort, mailerPort] = await Promise.all([freePort(), freePort(), freePort()]);
-    const env: Record<string, string> = {
-      KAFKA_BROKERS: brokers,
-      MONGO_URL: mongoUrl,
-      KAFKA_NAMESPACE: runId,
-      GATEWAY_DB_NAME: databases.gateway,
-      USERS_DB_NAME: databases.users,
-      MAILER_DB_NAME: databases.mailer,
-      USERS_URL: `http://127.0.0.1:${usersPort}`,
-      MAILER_URL: `http://127.0.0.1:${mailerPort}`,
-      PUBLIC_BASE_URL: `http://127.0.0.1:${gatewayPort}`,
-      SMTP_URL: sink.smtpUrl,
-      DNS_SERVERS: dns.address,
-      SPF_INCLUDE: 'spf.postbus.test',
-      SECRETS_KEY: randomBytes(32).toString('base64'),
-      TRACKING_SECRET: randomBytes(32).toString('hex'),
-      SESSION_SECRET: randomBytes(32).toString('hex'),
-      INTERNAL_API_SECRET: randomBytes(32).toString('hex'),
-      INTERNAL_PORT: '0',
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_PER_SECOND: '0',
-      KAFKA_TOPIC_PARTITIONS: '6',
-    };
+    const env = benchEnv({
+      namespace: runId,
+      ports: { gateway: gatewayPort, users: usersPort, mailer: mailerPort },
+      smtpUrl: sink.smtpUrl,
+      dnsServers: dns.address,
+      overrides: { ...UNTHROTTLED, KAFKA_TOPIC_PARTITIONS: '6' },
+    });
     const profile = profilerFor(runId);
     const envOf = (name: string, base = env) => profile(name, base);
     // One after the other: started side by side, both create the run's new topics at once, and the loser of that
@@ -226,7 +220,7 @@ async function main(): Promise<number> {
     const gateway = started(await startPostbusService('gateway', gatewayPort, envOf('gateway'), `${runId}-gateway`));
     signal.throwIfAborted();
 
-    const authorization = authorizationOf(await createClient({ MONGO_URL: mongoUrl, GATEWAY_DB_NAME: databases.gateway }));
+    const authorization = authorizationOf(await createClient(env));
     const projectId = await createProject(gateway.url, authorization);
     const email = await createSendableEmail(gateway.url, authorization, projectId, dns);
     progress(`project ${projectId}: sender domain ${email.domain} verified, email "${email.emailKey}" ready`);
@@ -411,7 +405,7 @@ async function main(): Promise<number> {
     await run.stopChildren();
     await dns?.close().catch(() => undefined);
     await dbCounters?.close().catch(() => undefined);
-    await cleanUpRun({ keepData, probe: bus, mongoUrl, databases: Object.values(databases), infraStarted, progress });
+    await cleanUpRun({ keepData, probe: bus, mongoUrl, databases, infraStarted, progress });
   }
 }
 

@@ -3,7 +3,16 @@ import { execFile } from 'node:child_process';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { basicAuth, call, repoRoot, type LocalDnsServer } from '@postbus/testing';
+import {
+  basicAuth,
+  call,
+  defaultKafkaBrokers,
+  defaultMongoUrl,
+  repoRoot,
+  systemEnv,
+  type LocalDnsServer,
+  type SystemEnvOptions,
+} from '@postbus/testing';
 import { BENCH_TEMPLATE, FROM_NAME, SENDER_DOMAIN } from './mail-template';
 
 const run = promisify(execFile);
@@ -18,6 +27,14 @@ export function envNumber(name: string, fallback: number, what = 'number'): numb
 }
 
 export const envSeconds = (name: string, fallback: number): number => envNumber(name, fallback, 'number of seconds');
+
+/** A run's environment: the whole system's (libs/testing), on the broker and the database server the run checked. */
+export function benchEnv(options: SystemEnvOptions): Record<string, string> {
+  return systemEnv({ ...options, overrides: { KAFKA_BROKERS: defaultKafkaBrokers(), MONGO_URL: defaultMongoUrl(), ...options.overrides } });
+}
+
+/** The throughput runs' settings: no rate limit, and services that log warnings only. */
+export const UNTHROTTLED = { LOG_LEVEL: 'warn', RATE_LIMIT_PER_SECOND: '0' };
 
 export interface Credentials {
   client_id: string;

@@ -20,6 +20,7 @@ import { loadCommonConfig } from '@postbus/config';
 import { catalogKey, Topics } from '@postbus/contracts';
 import { createLogger } from '@postbus/logger';
 import {
+  databaseName,
   defaultKafkaBrokers,
   defaultMongoUrl,
   ensureInfrastructure,
@@ -36,7 +37,7 @@ import { infraPids, measureCpu, type CpuUsage } from './cpu';
 import { DbCounters, type CommandCounts } from './db-counters';
 import { BusProbe, cleanUpRun } from './infra';
 import { cpuLine, dbLine } from './mailer-report';
-import { envNumber, environment, type Environment } from './setup';
+import { benchEnv, envNumber, environment, type Environment } from './setup';
 import { latencyOf, perSecond, type Latency } from './stats';
 import type { WebhookDirectMessage, WebhookDirectOptions, WebhookDirectResult } from './webhook-direct';
 import { messageIdOf, nowMs, sentEvent } from './webhook-events';
@@ -407,7 +408,7 @@ async function main(): Promise<number> {
   const count = Math.round(envNumber('BENCH_WEBHOOKS', 5000, 'integer'));
   const keepData = process.env['BENCH_KEEP_DATA'] === '1';
   const runId = uniqueName('wbench');
-  const dbName = `${runId.replace(/-/g, '_')}_webhooks`;
+  const dbName = databaseName(runId, 'webhook-dispatcher');
   const brokers = defaultKafkaBrokers();
   const mongoUrl = defaultMongoUrl();
 
@@ -443,17 +444,16 @@ async function main(): Promise<number> {
     await publisher.connect();
 
     const port = await freePort();
-    const env: Record<string, string> = {
-      KAFKA_BROKERS: brokers,
-      MONGO_URL: mongoUrl,
-      KAFKA_NAMESPACE: runId,
-      WEBHOOKS_DB_NAME: dbName,
-      SECRETS_KEY: randomBytes(32).toString('base64'),
-      WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
-      INTERNAL_API_SECRET,
-      WEBHOOK_CONCURRENCY: String(CONCURRENCY),
-      LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn',
-    };
+    const env = benchEnv({
+      namespace: runId,
+      ports: { 'webhook-dispatcher': port },
+      secrets: { INTERNAL_API_SECRET },
+      overrides: {
+        WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+        WEBHOOK_CONCURRENCY: String(CONCURRENCY),
+        LOG_LEVEL: process.env['BENCH_LOG_LEVEL'] ?? 'warn',
+      },
+    });
     progress('starting webhook-dispatcher');
     const dispatcher = started(
       await startPostbusService('webhook-dispatcher', port, profilerFor(runId)('webhook-dispatcher', env), `${runId}-webhook-dispatcher`),

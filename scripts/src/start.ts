@@ -10,12 +10,12 @@ import {
   defaultKafkaBrokers,
   defaultMongoUrl,
   ensureInfrastructure,
-  LOCAL_WEBHOOK_ALLOWED_HOSTS,
   portOpen,
   stopInfrastructure,
   repoRoot,
   startDnsServer,
   startService,
+  systemEnv,
   type LocalDnsServer,
   type ServiceProcess,
 } from '@postbus/testing';
@@ -54,7 +54,6 @@ const SINK_SMTP_PORT = Number(process.env['SINK_SMTP_PORT'] ?? 1025);
 const demoFile = join(dataDir(), 'demo-client.json');
 const secretsFile = join(dataDir(), 'secrets.json');
 const DEMO_DOMAIN = 'demo.postbus.test';
-const SPF_INCLUDE = 'spf.postbus.test';
 
 interface LocalSecrets {
   SECRETS_KEY: string;
@@ -68,8 +67,9 @@ interface LocalSecrets {
 }
 
 /**
- * This installation's secrets: the environment's where set, else made on the first start and kept
- * in .data/ (never in the repository).
+ * This installation's secrets, made on the first start and kept in .data/ (never in the
+ * repository); the environment's win where set. One INTERNAL_API_SECRET for every service: the
+ * gateway's tokens must be accepted by the others.
  */
 function localSecrets(): LocalSecrets {
   const saved = existsSync(secretsFile) ? (JSON.parse(readFileSync(secretsFile, 'utf8')) as Partial<LocalSecrets>) : {};
@@ -85,17 +85,7 @@ function localSecrets(): LocalSecrets {
   };
   mkdirSync(dataDir(), { recursive: true });
   writeFileSync(secretsFile, JSON.stringify(made, null, 2), { mode: 0o600 });
-  return {
-    SECRETS_KEY: setting('SECRETS_KEY', made.SECRETS_KEY),
-    SESSION_SECRET: setting('SESSION_SECRET', made.SESSION_SECRET),
-    TRACKING_SECRET: setting('TRACKING_SECRET', made.TRACKING_SECRET),
-    ERASURE_AUDIT_KEY: setting('ERASURE_AUDIT_KEY', made.ERASURE_AUDIT_KEY),
-    // One secret for every service: the gateway's tokens must be accepted by the others.
-    INTERNAL_API_SECRET: setting('INTERNAL_API_SECRET', made.INTERNAL_API_SECRET),
-    STATUS_OPERATOR_TOKEN: setting('STATUS_OPERATOR_TOKEN', made.STATUS_OPERATOR_TOKEN),
-    STATUS_SUBSCRIPTION_SECRET: setting('STATUS_SUBSCRIPTION_SECRET', made.STATUS_SUBSCRIPTION_SECRET),
-    STATUS_SECRETS_KEY: setting('STATUS_SECRETS_KEY', made.STATUS_SECRETS_KEY),
-  };
+  return made;
 }
 
 interface DemoDomain {
@@ -244,21 +234,25 @@ async function main(): Promise<void> {
       say(`relay smtp://127.0.0.1:${SINK_SMTP_PORT} (the local SMTP sink: mail stays on this machine)`);
       services.push(await startService('smtp-sink', SINK_HTTP_PORT, { SMTP_PORT: String(SINK_SMTP_PORT) }));
     } else say(`relay ${redactUrl(process.env['SMTP_URL']!)}`);
-    const env = {
-      USERS_URL: setting('USERS_URL', `http://127.0.0.1:${USERS_PORT}`),
-      MAILER_URL: setting('MAILER_URL', `http://127.0.0.1:${MAILER_PORT}`),
-      WEBHOOKS_URL: setting('WEBHOOKS_URL', `http://127.0.0.1:${WEBHOOKS_PORT}`),
-      PAYMENTS_URL: setting('PAYMENTS_URL', `http://127.0.0.1:${PAYMENTS_PORT}`),
-      ERASURE_URL: setting('ERASURE_URL', `http://127.0.0.1:${ERASURE_PORT}`),
-      // Development: webhook receivers on this machine on ports 9000-9099, never the services' own ports.
-      WEBHOOK_ALLOWED_HOSTS: setting('WEBHOOK_ALLOWED_HOSTS', LOCAL_WEBHOOK_ALLOWED_HOSTS),
-      SMTP_URL: setting('SMTP_URL', `smtp://127.0.0.1:${SINK_SMTP_PORT}`),
-      PUBLIC_BASE_URL: setting('PUBLIC_BASE_URL', `http://localhost:${GATEWAY_PORT}`),
-      DNS_SERVERS: setting('DNS_SERVERS', dns?.address ?? ''),
-      SPF_INCLUDE: setting('SPF_INCLUDE', SPF_INCLUDE),
-      ...localSecrets(),
-    };
-    say(`public URL ${env.PUBLIC_BASE_URL} (tracking and unsubscribe links)`);
+    // The environment (and .env) wins over each of these; webhook receivers on this machine go to ports 9000-9099 only.
+    const env = systemEnv({
+      ports: {
+        gateway: GATEWAY_PORT,
+        users: USERS_PORT,
+        mailer: MAILER_PORT,
+        'webhook-dispatcher': WEBHOOKS_PORT,
+        payments: PAYMENTS_PORT,
+        erasure: ERASURE_PORT,
+        status: STATUS_PORT,
+      },
+      publicHost: 'localhost',
+      internalPort: GATEWAY_INTERNAL_PORT,
+      smtpUrl: `smtp://127.0.0.1:${SINK_SMTP_PORT}`,
+      dnsServers: dns?.address ?? '',
+      secrets: { ...localSecrets() },
+      given: process.env,
+    });
+    say(`public URL ${env['PUBLIC_BASE_URL']} (tracking and unsubscribe links)`);
     say('starting users service, mailer, webhook dispatcher, payments and erasure services');
     services.push(
       ...(await Promise.all([
@@ -270,7 +264,7 @@ async function main(): Promise<void> {
       ])),
     );
     say('starting gateway');
-    const gateway = await startService('gateway', GATEWAY_PORT, { ...env, INTERNAL_PORT: String(GATEWAY_INTERNAL_PORT) });
+    const gateway = await startService('gateway', GATEWAY_PORT, env);
     services.push(gateway);
     for (const s of services) {
       s.child.once('exit', (code, signal) => {
@@ -297,11 +291,10 @@ async function main(): Promise<void> {
     say('starting the status service');
     const status = await startService('status', STATUS_PORT, {
       ...env,
-      GATEWAY_URL: setting('GATEWAY_URL', gateway.url),
       STATUS_SNAPSHOT_FILE: setting('STATUS_SNAPSHOT_FILE', join(dataDir(), 'status-snapshot.json')),
       // Locally its mails (subscription confirmations, notifications) land in the sink too; with a
       // real relay it needs its own STATUS_SMTP_URL (a relay that is not the one it reports on).
-      ...(smtpGiven ? {} : { STATUS_SMTP_URL: setting('STATUS_SMTP_URL', env.SMTP_URL) }),
+      ...(smtpGiven ? {} : { STATUS_SMTP_URL: setting('STATUS_SMTP_URL', env['SMTP_URL']!) }),
       ...canary,
     });
     services.push(status);
@@ -312,11 +305,11 @@ async function main(): Promise<void> {
     const pending =
       senderDomain.status === 'verified'
         ? ''
-        : `\n  The demo domain is not verified by DNS_SERVERS (${env.DNS_SERVERS}) yet: publish these records there, then\n  curl -u ${demo.clientId}:${demo.apiKey} -X POST ${url}/v1/sender-domains/${senderDomain.id}/verify\n${senderDomain.records
+        : `\n  The demo domain is not verified by DNS_SERVERS (${env['DNS_SERVERS']}) yet: publish these records there, then\n  curl -u ${demo.clientId}:${demo.apiKey} -X POST ${url}/v1/sender-domains/${senderDomain.id}/verify\n${senderDomain.records
             .map((r) => `    ${r.type} ${r.name}  "${r.value}"`)
             .join('\n')}\n  Until then its triggers are refused with 422 (sender domain not verified).\n`;
     const sinkLine = smtpGiven
-      ? `  Relay        ${redactUrl(env.SMTP_URL)}   (SMTP_URL)`
+      ? `  Relay        ${redactUrl(env['SMTP_URL']!)}   (SMTP_URL)`
       : `  Mail sink    http://localhost:${SINK_HTTP_PORT}/api/v1/messages   (SMTP on 127.0.0.1:${SINK_SMTP_PORT}; Mailpit's API)`;
     console.log(`
 Postbus is running.

@@ -17,3 +17,4 @@ export { SinkClient, startSmtpSink, type SmtpSink, type SinkFault, type SinkMess
 export { internalAuthorization, otherLocalAddresses, testInternalApiSecret } from './internal-api';
 export { LOCAL_WEBHOOK_ALLOWED_HOSTS } from './local-settings';
 export { testRunToken, registerTestRun, removeTestRunData, cleanUpTestRuns, type RemovedTestData } from './test-run';
+export { databaseName, systemEnv, type SystemEnvOptions, type SystemService } from './system-env';

@@ -5,8 +5,7 @@
  * users service would have announced, payments, their lists, the revenue rollup) in chunks of
  * 1,000; progress on stderr, one JSON line on stdout.
  */
-import { parseArgs } from 'node:util';
-import { connectDb, KnownUsers, type Connection } from '@postbus/db';
+import { KnownUsers, seedCommand, type Connection } from '@postbus/db';
 import { Types } from 'mongoose';
 import { PaymentRepository, type NewPayment } from './model/payment.repository';
 import { paymentModels } from './model/payment.schema';
@@ -89,60 +88,40 @@ export async function seedPayments(
   };
 }
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      project: { type: 'string' },
-      count: { type: 'string', default: '100000' },
-      users: { type: 'string' },
-      person: { type: 'string' },
-      'person-count': { type: 'string', default: '1000' },
-      days: { type: 'string', default: '30' },
-      prefix: { type: 'string' },
-    },
-  });
-  const count = Number(values.count);
-  if (!values.project || !Number.isInteger(count) || count < 0) {
-    process.stderr.write('usage: seed.js --project <id> [--count <n>] [--users <n>] [--person <email> --person-count <n>] [--days <n>]\n');
-    process.exit(2);
-  }
-  const connection = await connectDb({
-    url: process.env['MONGO_URL'] ?? 'mongodb://127.0.0.1:27017',
-    dbName: process.env['PAYMENTS_DB_NAME'] ?? 'postbus_payments',
-  });
-  try {
-    const result = await seedPayments(connection, {
-      projectId: values.project,
-      count,
-      ...(values.users ? { users: Number(values.users) } : {}),
-      ...(values.person ? { person: values.person, personCount: Number(values['person-count']) } : {}),
-      days: Number(values.days),
-      ...(values.prefix ? { prefix: values.prefix } : {}),
-      progress: (done) => process.stderr.write(`payments: ${done}\n`),
-    });
+seedCommand(module, {
+  service: 'payments',
+  database: 'PAYMENTS_DB_NAME',
+  defaultCount: 100_000,
+  options: {
+    users: { type: 'string' },
+    person: { type: 'string' },
+    'person-count': { type: 'string', default: '1000' },
+    days: { type: 'string', default: '30' },
+    prefix: { type: 'string' },
+  },
+  usage: '[--users <n>] [--person <email> --person-count <n>] [--days <n>] [--prefix <text>]',
+  parse: ({ projectId, count, values, wholeNumber }) => ({
+    projectId,
+    count,
+    ...(values.users ? { users: wholeNumber('users')! } : {}),
+    ...(values.person ? { person: values.person, personCount: wholeNumber('person-count')! } : {}),
+    days: wholeNumber('days')!,
+    ...(values.prefix ? { prefix: values.prefix } : {}),
+  }),
+  async seed(connection, options, { progress }) {
+    const result = await seedPayments(connection, { ...options, progress: (done) => progress(`${done} payments`) });
     const to = new Date().toISOString().slice(0, 10);
-    const from = new Date(Date.now() - Number(values.days) * DAY_MS).toISOString().slice(0, 10);
-    process.stdout.write(
-      `${JSON.stringify({
-        seeded: { payments: result.payments, known_users: result.users },
-        ids: {
-          email: result.sample?.email ?? null,
-          user_id: result.sample?.userId ?? null,
-          payment_id: result.sample?.paymentId ?? null,
-          person: result.person,
-          revenue_from: from,
-          revenue_to: to,
-        },
-      })}\n`,
-    );
-  } finally {
-    await connection.close();
-  }
-}
-
-if (require.main === module) {
-  main().catch((error: unknown) => {
-    process.stderr.write(`seed failed: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exit(1);
-  });
-}
+    const from = new Date(Date.now() - options.days * DAY_MS).toISOString().slice(0, 10);
+    return {
+      seeded: { payments: result.payments, known_users: result.users },
+      ids: {
+        email: result.sample?.email ?? null,
+        user_id: result.sample?.userId ?? null,
+        payment_id: result.sample?.paymentId ?? null,
+        person: result.person,
+        revenue_from: from,
+        revenue_to: to,
+      },
+    };
+  },
+});

@@ -4,8 +4,7 @@
  * with MONGO_URL and USERS_DB_NAME. Writes the shapes the service writes (users and their key
  * documents) in bulk inserts of 1,000; progress on stderr, one JSON line on stdout.
  */
-import { parseArgs } from 'node:util';
-import { connectDb, type Connection } from '@postbus/db';
+import { seedCommand, type Connection } from '@postbus/db';
 import { Types } from 'mongoose';
 import { uidKeyOf } from './domain/fields';
 import { userKeyId } from './model/user.repository';
@@ -70,51 +69,33 @@ export async function seedUsers(
   return { users: people.length, ...(person ? { person } : {}) };
 }
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      project: { type: 'string' },
-      count: { type: 'string', default: '100000' },
-      person: { type: 'string' },
-      prefix: { type: 'string' },
-    },
-  });
-  const count = Number(values.count);
-  if (!values.project || !Number.isInteger(count) || count < 0) {
-    process.stderr.write('usage: seed.js --project <id> [--count <n>] [--person <email>] [--prefix <text>]\n');
-    process.exit(2);
-  }
-  const connection = await connectDb({
-    url: process.env['MONGO_URL'] ?? 'mongodb://127.0.0.1:27017',
-    dbName: process.env['USERS_DB_NAME'] ?? 'postbus_users',
-  });
-  try {
-    const prefix = values.prefix ?? `seed${Date.now().toString(36)}`;
+seedCommand(module, {
+  service: 'users',
+  database: 'USERS_DB_NAME',
+  defaultCount: 100_000,
+  options: { person: { type: 'string' }, prefix: { type: 'string' } },
+  usage: '[--person <email>] [--prefix <text>]',
+  parse: ({ projectId, count, values }) => ({
+    projectId,
+    count,
+    person: values.person,
+    prefix: values.prefix ?? `seed${Date.now().toString(36)}`,
+  }),
+  async seed(connection, { projectId, count, person, prefix }, { progress }) {
     const result = await seedUsers(connection, {
-      projectId: values.project,
+      projectId,
       count,
       prefix,
-      ...(values.person ? { person: values.person } : {}),
-      progress: (done) => process.stderr.write(`users: ${done}\n`),
+      ...(person ? { person } : {}),
+      progress: (done) => progress(`${done} users`),
     });
-    process.stdout.write(
-      `${JSON.stringify({
-        seeded: { users: result.users },
-        ids: {
-          email: count > 0 ? `${prefix}-0@example.com` : null,
-          user_id: count > 0 ? `${prefix}-0` : null,
-          person: result.person ?? null,
-        },
-      })}\n`,
-    );
-  } finally {
-    await connection.close();
-  }
-}
-
-if (require.main === module) {
-  main().catch((error: unknown) => {
-    process.stderr.write(`seed failed: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exit(1);
-  });
-}
+    return {
+      seeded: { users: result.users },
+      ids: {
+        email: count > 0 ? `${prefix}-0@example.com` : null,
+        user_id: count > 0 ? `${prefix}-0` : null,
+        person: result.person ?? null,
+      },
+    };
+  },
+});

@@ -14,54 +14,46 @@
  * Environment: MONGO_URL, WEBHOOKS_DB_NAME (as the service), SECRETS_KEY (seals the new endpoint's secret).
  * Progress goes to stderr; the last line on stdout is `{"seeded": {...}, "ids": {...}}`.
  */
-import { parseArgs } from 'node:util';
 import { SecretBox } from '@postbus/crypto';
-import { connectDb } from '@postbus/db';
+import { seedCommand } from '@postbus/db';
 import { DeliveryStore } from './model/deliveries';
 import { EndpointStore } from './model/endpoints';
 import { ProjectOwners } from './model/projects';
 import { seedDeliveries } from './seed-data';
 
-function fail(message: string): never {
-  process.stderr.write(`seed: ${message}\n`);
-  process.exit(2);
-}
-
-async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      project: { type: 'string' },
-      count: { type: 'string' },
-      client: { type: 'string' },
-      endpoint: { type: 'string' },
-      person: { type: 'string' },
-      'person-count': { type: 'string' },
-      'person-user-id': { type: 'string' },
-      days: { type: 'string', default: '7' },
-    },
-  });
-  const projectId = values.project ?? fail('--project <id> is required');
-  const count = Number(values.count ?? fail('--count <n> is required'));
-  if (!Number.isInteger(count) || count < 0) fail('--count must be a whole number');
-  const personCount = values.person ? Number(values['person-count'] ?? Math.min(count, 40_000)) : 0;
-  if (!Number.isInteger(personCount) || personCount < 0 || personCount > count) fail('--person-count must be between 0 and --count');
-  const days = Number(values.days);
-  if (!(days > 0)) fail('--days must be positive');
-
-  const db = await connectDb({
-    url: process.env['MONGO_URL'] ?? 'mongodb://127.0.0.1:27017',
-    dbName: process.env['WEBHOOKS_DB_NAME'] ?? 'postbus_webhooks',
-  });
-  try {
+seedCommand(module, {
+  service: 'webhook-dispatcher',
+  database: 'WEBHOOKS_DB_NAME',
+  options: {
+    client: { type: 'string' },
+    endpoint: { type: 'string' },
+    person: { type: 'string' },
+    'person-count': { type: 'string' },
+    'person-user-id': { type: 'string' },
+    days: { type: 'string', default: '7' },
+  },
+  usage: '[--client <clientId>] [--endpoint <webhookId>] [--person <email> [--person-count <n>] [--person-user-id <id>]] [--days <n>]',
+  parse({ projectId, count, values, wholeNumber, fail }) {
+    const personCount = values.person ? (wholeNumber('person-count') ?? Math.min(count, 40_000)) : 0;
+    if (personCount > count) fail('--person-count must be between 0 and --count');
+    const days = Number(values.days);
+    if (!(days > 0)) fail('--days must be positive');
+    const person = values.person ? { email: values.person, userId: values['person-user-id'] ?? null, count: personCount } : undefined;
+    return { projectId, count, days, person, client: values.client, endpoint: values.endpoint };
+  },
+  async seed(db, { projectId, count, days, person, ...given }, { progress, fail }) {
     const endpoints = new EndpointStore(db, new SecretBox(process.env['SECRETS_KEY'] || undefined));
     const deliveries = new DeliveryStore(db);
     const projects = new ProjectOwners(db);
     await Promise.all([endpoints.init(), deliveries.init(), projects.init()]);
 
     const owner = await projects.ownerOf(projectId);
-    const clientId = values.client ?? (owner && owner !== 'deleted' ? owner.clientId : undefined);
-    if (!clientId) fail('the project is not in the dispatcher\u2019s projection yet: pass --client <clientId>');
-    let endpointId = values.endpoint;
+    const clientId =
+      given.client ??
+      (owner && owner !== 'deleted'
+        ? owner.clientId
+        : fail('the project is not in the dispatcher\u2019s projection yet: pass --client <clientId>'));
+    let endpointId = given.endpoint;
     if (endpointId) {
       if (!(await endpoints.get(clientId, endpointId))) fail('--endpoint names no webhook of that client');
     } else {
@@ -83,28 +75,19 @@ async function main(): Promise<void> {
       count,
       since: new Date(Date.now() - days * 86_400_000),
       until: new Date(),
-      ...(values.person ? { person: { email: values.person, userId: values['person-user-id'] ?? null, count: personCount } } : {}),
-      onProgress: (done) => process.stderr.write(`seed: ${done.deliveries}/${count} deliveries, ${done.attempts} attempts\n`),
+      ...(person ? { person } : {}),
+      onProgress: (done) => progress(`${done.deliveries}/${count} deliveries, ${done.attempts} attempts`),
     });
-    process.stdout.write(
-      `${JSON.stringify({
-        seeded,
-        ids: {
-          clientId,
-          projectId,
-          webhookId: endpointId,
-          deliveryId: sampleDelivery ?? null,
-          failedDeliveryId: sampleFailed ?? null,
-          ...(values.person ? { personEmail: values.person, personUserId: values['person-user-id'] ?? null } : {}),
-        },
-      })}\n`,
-    );
-  } finally {
-    await db.close();
-  }
-}
-
-main().catch((error: unknown) => {
-  process.stderr.write(`seed: ${(error as Error).stack ?? String(error)}\n`);
-  process.exit(1);
+    return {
+      seeded,
+      ids: {
+        clientId,
+        projectId,
+        webhookId: endpointId,
+        deliveryId: sampleDelivery ?? null,
+        failedDeliveryId: sampleFailed ?? null,
+        ...(person ? { personEmail: person.email, personUserId: person.userId } : {}),
+      },
+    };
+  },
 });
