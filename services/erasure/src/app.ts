@@ -7,7 +7,7 @@ import { connectDb, pingDb } from '@postbus/db';
 import { closeServer, createMetricsRegistry, startInternalServer } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import type { ErasureConfig } from './config';
-import { Erasures } from './erasures';
+import { Erasures } from './domain/erasures';
 import { erasureHandlers } from './handlers';
 import { internalApi } from './http/internal-api';
 import { ErasureRepository } from './model/erasure.repository';

@@ -8,8 +8,8 @@ import { erasureHandlers, paymentHandlers } from './handlers';
 import { internalApi } from './http/internal-api';
 import { PaymentRepository } from './model/payment.repository';
 import { paymentModels } from './model/payment.schema';
-import { PaymentCommands } from './payment-commands';
-import { PaymentErasure } from './payment-erasure';
+import { PaymentCommands } from './domain/payment-commands';
+import { PaymentErasure } from './domain/erasure-participant';
 
 export interface PaymentsService {
   port: number;

@@ -3,7 +3,7 @@ import { createLogger } from '@postbus/logger';
 import { defaultMongoUrl, uniqueName } from '@postbus/testing';
 import { erasedList, PaymentRepository, userList, type NewPayment } from '../src/model/payment.repository';
 import { paymentModels } from '../src/model/payment.schema';
-import { erasedPseudonym, PaymentErasure } from '../src/payment-erasure';
+import { erasedPseudonym, PaymentErasure } from '../src/domain/erasure-participant';
 import { seedPayments } from '../src/seed';
 
 describe('payments store on the real MongoDB-wire server', () => {

@@ -13,7 +13,7 @@ import { Monitor } from './engine/monitor';
 import { Persistence } from './engine/persistence';
 import { SnapshotFile } from './engine/snapshot-file';
 import { operatorApi } from './http/operator-api';
-import { outboxPathFor, publicRouter } from './http/public-router';
+import { publicRouter } from './http/public-router';
 import { DeferredSubscriberStore } from './model/deferred-subscriber-store';
 import { canaryProbe } from './probes/canary';
 import { pageProbe, readyzProbe } from './probes/http-probes';
@@ -21,6 +21,7 @@ import { kafkaProbe } from './probes/kafka-probe';
 import { mongoProbe } from './probes/mongo-probe';
 import type { Probe } from './probes/probe';
 import { smtpProbe } from './probes/smtp-probe';
+import { outboxPathFor } from './subscriptions/notifier';
 
 export interface StatusService {
   port: number;

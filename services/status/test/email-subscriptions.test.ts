@@ -4,7 +4,7 @@ import express from 'express';
 import { startSmtpSink, waitFor, type SmtpSink } from '@postbus/testing';
 import { publicRouter, type PublicRouter } from '../src/http/public-router';
 import { activeMaintenance, buildSnapshot, FakeStatusSource, openIncident, PREVIEW_NOW } from '../src/preview/scenarios';
-import { InMemorySubscriberStore } from '../src/subscriptions/store';
+import { InMemorySubscriberStore } from '../src/model/subscriber.repository';
 
 /** Email subscriptions through a real SMTP server (the repo's sink): double opt-in, then notifications, then unsubscribe. */
 describe('email subscribers', () => {

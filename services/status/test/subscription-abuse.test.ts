@@ -8,7 +8,7 @@ import { connectDb, type Connection } from '@postbus/db';
 import { defaultMongoUrl, sleep, startSmtpSink, uniqueName, waitFor, type SmtpSink } from '@postbus/testing';
 import { publicRouter, type PublicRouter, type PublicRouterOptions } from '../src/http/public-router';
 import { buildSnapshot, FakeStatusSource, openIncident, PREVIEW_NOW } from '../src/preview/scenarios';
-import { MongoSubscriberStore } from '../src/subscriptions/store';
+import { MongoSubscriberStore } from '../src/model/subscriber.repository';
 
 /**
  * The public subscription endpoints against what abuses them: floods from one address or many, a

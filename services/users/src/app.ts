@@ -8,8 +8,8 @@ import { erasureHandlers, userHandlers } from './handlers';
 import { internalApi } from './http/internal-api';
 import { UserRepository } from './model/user.repository';
 import { userModels } from './model/user.schema';
-import { UserCommands } from './user-commands';
-import { UserErasure } from './user-erasure';
+import { UserCommands } from './domain/user-commands';
+import { UserErasure } from './domain/erasure-participant';
 
 export interface UsersService {
   port: number;

@@ -6,8 +6,8 @@ import { planFieldChanges } from '../src/domain/fields';
 import { UserRepository } from '../src/model/user.repository';
 import { userModels } from '../src/model/user.schema';
 import { seedUsers } from '../src/seed';
-import { UserCommands } from '../src/user-commands';
-import { UserErasure } from '../src/user-erasure';
+import { UserCommands } from '../src/domain/user-commands';
+import { UserErasure } from '../src/domain/erasure-participant';
 
 describe('UserRepository on the real MongoDB-wire server', () => {
   let db: Connection;

@@ -1,10 +1,8 @@
-import { defineHandler, type Handler } from '@postbus/bus';
-import { Topics } from '@postbus/contracts';
-import type { Erasures } from '../erasures';
+import type { Handler } from '@postbus/bus';
+import type { Erasures } from '../domain/erasures';
+import { erasureConfirmedHandler } from './erasure-confirmed.handler';
+import { erasureRequestHandler } from './erasure-request.handler';
 
 /** Erase requests from the gateway and the participants' confirmations. */
 export const erasureHandlers = (erasures: Erasures): Handler[] =>
-  [
-    defineHandler({ topic: Topics.ErasureCommands, type: 'erasure.request', handle: (cmd, ctx) => erasures.request(cmd, ctx) }),
-    defineHandler({ topic: Topics.ErasureEvents, type: 'erasure.confirmed', handle: (event, ctx) => erasures.confirmed(event, ctx) }),
-  ] as Handler[];
+  [erasureRequestHandler(erasures), erasureConfirmedHandler(erasures)] as Handler[];

@@ -1,14 +1,11 @@
-import { defineHandler, erasureParticipant, type Publisher } from '@postbus/bus';
-import { Topics } from '@postbus/contracts';
-import type { PaymentCommands } from '../payment-commands';
-import type { PaymentErasure } from '../payment-erasure';
+import type { Publisher } from '@postbus/bus';
+import type { PaymentErasure } from '../domain/erasure-participant';
+import type { PaymentCommands } from '../domain/payment-commands';
+import { erasureExecuteHandler } from './erasure-execute.handler';
+import { paymentRecordHandler } from './payment-record.handler';
 
 /** The payment commands. */
-export const paymentHandlers = (commands: PaymentCommands) => [
-  defineHandler({ topic: Topics.PaymentCommands, type: 'payment.record', handle: (cmd, ctx) => commands.record(cmd, ctx) }),
-];
+export const paymentHandlers = (commands: PaymentCommands) => [paymentRecordHandler(commands)];
 
 /** Erasures: the person's payments are anonymised and the service forgets them. */
-export const erasureHandlers = (erasure: PaymentErasure, publisher: Publisher) => [
-  erasureParticipant('payments', publisher, (subject) => erasure.erase(subject)),
-];
+export const erasureHandlers = (erasure: PaymentErasure, publisher: Publisher) => [erasureExecuteHandler(erasure, publisher)];

@@ -4,7 +4,7 @@ import type { KnownUsers } from '@postbus/db';
 import { UnprocessableError, ValidationError } from '@postbus/errors';
 import { filteredPage, queryLimit, queryText } from '@postbus/http';
 import { erasedList, userList, type PaymentRepository } from '../model/payment.repository';
-import { erasedPseudonym } from '../payment-erasure';
+import { erasedPseudonym } from '../domain/erasure-participant';
 import type { PaymentDoc } from '../model/payment.schema';
 
 /** The email of anonymised payments: `erased:<erasure id>`. */

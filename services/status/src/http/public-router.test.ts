@@ -7,7 +7,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { publicRouter } from './public-router';
 import { STATUSPAGE_SCHEMAS } from '../publish/statuspage.schema';
 import { activeMaintenance, buildSnapshot, FakeStatusSource, openIncident, PREVIEW_NOW, previewSnapshot } from '../preview/scenarios';
-import { InMemorySubscriberStore } from '../subscriptions/store';
+import { InMemorySubscriberStore } from '../model/subscriber.repository';
 import type { StatusSnapshot } from '../domain/model';
 
 const OPERATOR_TOKEN = 'operator-token-for-tests';

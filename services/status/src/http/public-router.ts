@@ -13,7 +13,7 @@
  *     mailFrom: config.STATUS_MAIL_FROM,
  *     allowedWebhookHosts: config.STATUS_WEBHOOK_ALLOWED_HOSTS.split(','), // hosts admitted although private, on their ports
  *     limits: subscriptionLimits(config),           // rates, the size of the list, unconfirmed expiry, confirmation resends
- *     outboxFile: outboxPathFor(config.STATUS_SNAPSHOT_FILE), // pending notifications, kept across restarts
+ *     outboxFile: outboxPathFor(config.STATUS_SNAPSHOT_FILE), // pending notifications, kept across restarts (subscriptions/notifier.ts)
  *     logger,
  *   });
  *   app.use(publishing);
@@ -21,6 +21,8 @@
  *   await publishing.stop();
  *
  * Everything is answered from `source.snapshot()` (memory): the page stays up whatever else is down.
+ * The notifications (outbox, SMTP mailer, the subscribers last read) are the `Notifier`'s
+ * (`subscriptions/notifier.ts`); the router starts and stops it.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { lookup as dnsLookup } from 'node:dns';
@@ -36,23 +38,16 @@ import {
 } from '@postbus/errors';
 import { AddressPolicy, every } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
-import type { StatusEvent, StatusSnapshot, StatusSource } from '../domain/model';
+import type { StatusSnapshot, StatusSource } from '../domain/model';
 import { atomFeed, componentBadge, overallBadge, rssFeed } from '../publish/feeds';
 import { escapeHtml, HTML_CSP, renderHistoryPage, renderIncidentPage, renderMessagePage, renderStatusPage } from '../publish/html';
 import { StatuspageView } from '../publish/statuspage';
-import { JsonFile } from '../engine/snapshot-file';
-import { notificationMail, StatusMailer } from '../subscriptions/email';
-import { NotificationOutbox, type PendingNotification } from '../subscriptions/outbox';
-import { webhookPayload } from '../subscriptions/payloads';
-import type { Subscriber, SubscriberStore } from '../subscriptions/store';
+import type { Subscriber, SubscriberStore } from '../model/subscriber.repository';
+import { Notifier } from '../subscriptions/notifier';
 import { SubscriptionTokens } from '../subscriptions/tokens';
 import { clientKey, DEFAULT_SUBSCRIPTION_LIMITS, TokenBuckets, type SubscriptionLimits } from '../subscriptions/limits';
-import { DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS, postNotification } from '../subscriptions/webhooks';
 import { webhookUrlProblems } from '../subscriptions/webhook-url';
 import { subscriberAdmin } from './subscriber-admin';
-
-/** A subscriber as notifications name it: their address and secret are read when a notification goes. */
-type SubscriberRef = Pick<Subscriber, 'id' | 'kind'>;
 
 export interface PublicRouterOptions {
   /** The page's public address, e.g. `https://status.example.com` (links in pages, feeds and mails). */
@@ -121,33 +116,21 @@ export function publicRouter(source: StatusSource, options: PublicRouterOptions)
         setting: 'STATUS_WEBHOOK_ALLOWED_HOSTS',
       });
   const limits: SubscriptionLimits = { ...DEFAULT_SUBSCRIPTION_LIMITS, ...options.limits };
-  const pageName = source.snapshot().page.name;
-  const lookupRetryMs = options.lookupRetryMs ?? 5_000;
-  const mailer = options.smtpUrl
-    ? new StatusMailer({ smtpUrl: options.smtpUrl, from: options.mailFrom ?? `status@${new URL(baseUrl).hostname}`, pageName })
-    : undefined;
-  const outbox = new NotificationOutbox({
-    subscribers: options.subscribers,
-    senders: {
-      webhook: async (subscriber, messageId, body) => {
-        const status = await postNotification(policy, subscriber, messageId, body);
-        return status !== null && status >= 200 && status < 300 ? 'delivered' : status === 410 ? 'gone' : { failed: status };
-      },
-      email: async (subscriber, mail) => {
-        if (!mailer) return 'failed'; // started without STATUS_SMTP_URL while mails were pending: retried on the schedule
-        await mailer.send(subscriber.address, mail);
-        return 'delivered';
-      },
-    },
-    retryScheduleMs: options.webhookRetryScheduleMs ?? DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS,
-    lookupRetryMs,
-    ...(options.outboxFile ? { file: new JsonFile<PendingNotification[]>(options.outboxFile) } : {}),
-    ...(options.logger ? { logger: options.logger } : {}),
-  });
-  const resumed = outbox.resume();
   const confirmTtlMs = Math.min(options.confirmTtlMs ?? limits.unconfirmedTtlMs, limits.unconfirmedTtlMs);
   const unsubscribeUrl = (subscriber: Pick<Subscriber, 'id'>) =>
     `${baseUrl}/subscriptions/unsubscribe?token=${tokens.issue('unsubscribe', subscriber.id)}`;
+  const notifier = new Notifier(source, {
+    subscribers: options.subscribers,
+    baseUrl,
+    unsubscribeUrl,
+    policy,
+    smtpUrl: options.smtpUrl,
+    mailFrom: options.mailFrom,
+    retryScheduleMs: options.webhookRetryScheduleMs,
+    outboxFile: options.outboxFile,
+    lookupRetryMs: options.lookupRetryMs,
+    logger: options.logger,
+  });
 
   const router = express.Router() as PublicRouter;
   router.use((_req, res, next) => {
@@ -292,22 +275,10 @@ export function publicRouter(source: StatusSource, options: PublicRouterOptions)
   const isExpired = (subscriber: Subscriber, now: number) =>
     subscriber.confirmedAt === null && subscriber.createdAt.getTime() <= now - limits.unconfirmedTtlMs;
 
-  const confirmationsInFlight = new Set<Promise<void>>();
-  /**
-   * Sent after the answer, not before: waiting for the relay would make a first subscription of an
-   * address answer slower than a repeat, which sends nothing, and tell the two apart.
-   */
-  const sendConfirmation = (mail: StatusMailer, subscriberId: string, address: string) => {
+  /** Sent after the answer, not before (see Notifier.sendConfirmation). */
+  const sendConfirmation = (subscriberId: string, address: string) => {
     const token = tokens.issue('confirm', subscriberId, confirmTtlMs);
-    const sending: Promise<void> = mail
-      .sendConfirmation(address, `${baseUrl}/subscriptions/confirm?token=${encodeURIComponent(token)}`)
-      .then(() => void options.logger?.info('status email subscription requested', { subscriberId }))
-      .catch((error: unknown) => {
-        const { responseCode, code } = error as { responseCode?: number; code?: string };
-        options.logger?.warn('a status confirmation mail could not be sent', { subscriberId, reason: responseCode ?? code ?? null });
-      })
-      .finally(() => confirmationsInFlight.delete(sending));
-    confirmationsInFlight.add(sending);
+    notifier.sendConfirmation(subscriberId, address, `${baseUrl}/subscriptions/confirm?token=${encodeURIComponent(token)}`);
   };
 
   /**
@@ -320,7 +291,7 @@ export function publicRouter(source: StatusSource, options: PublicRouterOptions)
     const address = typeof raw === 'string' ? raw.trim().toLowerCase() : '';
     if (address.length > 254 || !EMAIL.test(address))
       throw new ValidationError('The email address is invalid.', [{ pointer, message: 'is not an email address' }]);
-    if (!mailer)
+    if (!notifier.mailer)
       throw new AppError(
         503,
         'email-subscriptions-unavailable',
@@ -337,7 +308,7 @@ export function publicRouter(source: StatusSource, options: PublicRouterOptions)
     }
     if (subscriber.confirmedAt) return;
     const claimed = await options.subscribers.claimConfirmation(subscriber.id, now, new Date(now.getTime() - limits.confirmationResendMs));
-    if (claimed) sendConfirmation(mailer, subscriber.id, address);
+    if (claimed) sendConfirmation(subscriber.id, address);
   };
 
   /** Subscribes a webhook: its URL checked (port, scheme, and every address it names or resolves to), its secret shown once. */
@@ -533,90 +504,6 @@ export function publicRouter(source: StatusSource, options: PublicRouterOptions)
     html(res, 200, renderMessagePage(snapshot, 'Unsubscribed', 'You will get no more notifications from this page.', { baseUrl }));
   });
 
-  // ---- Notifications --------------------------------------------------------------------------
-
-  let stopping = false;
-  let wakeUp: (() => void) | undefined;
-  /**
-   * The confirmed subscribers last read, by id and kind only (no address, no secret), kept in a
-   * file beside the outbox: an event during a database outage (just when its incident must go out)
-   * is queued for them at once, and their outbox entries wait for the database to be sent.
-   */
-  const lastReadFile = options.outboxFile
-    ? new JsonFile<SubscriberRef[]>(`${options.outboxFile.replace(/\.json$/i, '')}-subscribers.json`)
-    : undefined;
-  let lastRead: SubscriberRef[] | undefined;
-  const lastReadLoaded = (async () => {
-    try {
-      lastRead = await lastReadFile?.read();
-    } catch (error) {
-      options.logger?.warn('the file of the subscribers last read could not be read', { error: (error as Error).message });
-    }
-  })();
-  const remember = async (subscribers: Subscriber[]): Promise<void> => {
-    const refs = subscribers.map(({ id, kind }) => ({ id, kind }));
-    if (JSON.stringify(refs) === JSON.stringify(lastRead)) return;
-    lastRead = refs;
-    await lastReadFile?.write(refs).catch((error: unknown) => {
-      options.logger?.warn('the file of the subscribers last read could not be written', { error: (error as Error).message });
-    });
-  };
-  /**
-   * Everyone to notify. While the database cannot be read, the subscribers last read; with none
-   * read yet (a start with the database down), this waits and tries again, holding the events after
-   * it in order. Null once the router stops (what was not handed to the outbox yet is not notified).
-   */
-  const confirmedSubscribers = async (): Promise<SubscriberRef[] | null> => {
-    await lastReadLoaded;
-    for (let tries = 1; !stopping; tries++) {
-      try {
-        const subscribers = await options.subscribers.listConfirmed();
-        await remember(subscribers);
-        return subscribers;
-      } catch (error) {
-        if (tries === 1)
-          options.logger?.warn('the subscribers cannot be read', {
-            error: (error as Error).message,
-            notified: lastRead ? 'the subscribers last read' : 'everyone, once the database answers',
-          });
-        if (lastRead) return lastRead;
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, lookupRetryMs);
-          wakeUp = () => (clearTimeout(timer), resolve());
-        });
-      }
-    }
-    return null;
-  };
-
-  const notify = async (event: StatusEvent): Promise<void> => {
-    const snapshot = source.snapshot();
-    const subscribers = (await confirmedSubscribers()) ?? [];
-    for (const subscriber of subscribers) {
-      const unsubscribe = unsubscribeUrl(subscriber);
-      if (subscriber.kind === 'webhook') {
-        const payload = webhookPayload(event, snapshot, baseUrl, unsubscribe);
-        if (payload) await outbox.enqueue(subscriber.id, { kind: 'webhook', body: JSON.stringify(payload) });
-        continue;
-      }
-      // Email subscribers hear about incidents and maintenance, not every component flap.
-      if (event.kind === 'component' || !mailer) continue;
-      const item = event.kind === 'incident' ? event.incident : event.maintenance;
-      const links = { incident: `${baseUrl}/incidents/${encodeURIComponent(item.id)}`, unsubscribe };
-      await outbox.enqueue(subscriber.id, { kind: 'email', mail: notificationMail(pageName, item, event.update, links) });
-    }
-  };
-
-  let pending: Promise<void> = resumed;
-  const removeListener = source.onEvent((event) => {
-    // In order, one event at a time: a subscriber reads "resolved" after "investigating".
-    pending = pending.then(() =>
-      notify(event).catch((error: unknown) => {
-        options.logger?.error('status notifications failed', { error: (error as Error).message });
-      }),
-    );
-  });
-
   /** Unconfirmed subscribers past their time are removed by this timer: FerretDB has no TTL indexes. */
   const sweeper = every(
     options.sweepIntervalMs ?? Math.max(1_000, Math.min(limits.unconfirmedTtlMs / 4, 10 * 60_000)),
@@ -630,22 +517,7 @@ export function publicRouter(source: StatusSource, options: PublicRouterOptions)
     },
   );
 
-  router.idle = async () => {
-    await pending;
-    await Promise.all([...confirmationsInFlight]);
-  };
-  router.stop = async () => {
-    removeListener();
-    stopping = true;
-    wakeUp?.();
-    await sweeper.stop();
-    await Promise.all([...confirmationsInFlight]);
-    await pending;
-    await outbox.stop();
-    mailer?.close();
-  };
+  router.idle = () => notifier.idle();
+  router.stop = () => notifier.stop(() => sweeper.stop());
   return router;
 }
-
-/** The outbox file beside the snapshot file: `…/status-snapshot.json` → `…/status-snapshot-outbox.json`. */
-export const outboxPathFor = (snapshotFile: string): string => `${snapshotFile.replace(/\.json$/i, '')}-outbox.json`;

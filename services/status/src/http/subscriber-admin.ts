@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { NotFoundError, UnauthorizedError } from '@postbus/errors';
 import { maskEmails } from '@postbus/logger';
-import type { ListedSubscriber, SubscriberStore } from '../subscriptions/store';
+import type { ListedSubscriber, SubscriberStore } from '../model/subscriber.repository';
 
 /**
  * A subscriber as operators see it. The address is shown masked (an email address is a person's),

@@ -7,7 +7,7 @@ import {
   type NewSubscriber,
   type Subscriber,
   type SubscriberStore,
-} from '../subscriptions/store';
+} from './subscriber.repository';
 
 /**
  * The subscribers in the status service's database, on whatever connection the persistence has

@@ -1,6 +1,6 @@
 import express from 'express';
 import { publicRouter } from '../http/public-router';
-import { InMemorySubscriberStore } from '../subscriptions/store';
+import { InMemorySubscriberStore } from '../model/subscriber.repository';
 import { FakeStatusSource, PREVIEW_STATES, previewSnapshot } from './scenarios';
 
 /**

@@ -5,7 +5,7 @@ import { waitFor } from '@postbus/testing';
 import { JsonFile } from '../engine/snapshot-file';
 import type { NotificationMail } from './email';
 import { NotificationOutbox, type AttemptOutcome, type PendingNotification } from './outbox';
-import { InMemorySubscriberStore, type Subscriber } from './store';
+import { InMemorySubscriberStore, type Subscriber } from '../model/subscriber.repository';
 
 const mail: NotificationMail = { subject: 'Incident: API down', text: 'Investigating', unsubscribe: 'https://status.example/u?token=t' };
 

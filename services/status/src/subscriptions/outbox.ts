@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '@postbus/logger';
 import type { JsonFile } from '../engine/snapshot-file';
 import type { NotificationMail } from './email';
-import type { Subscriber, SubscriberStore } from './store';
+import type { Subscriber, SubscriberStore } from '../model/subscriber.repository';
 
 /** What a notification carries: a webhook's signed body, or a mail as rendered. */
 export type NotificationContent = { kind: 'webhook'; body: string } | { kind: 'email'; mail: NotificationMail };

@@ -10,7 +10,7 @@ import { AddressPolicy } from '@postbus/http';
 import { waitFor } from '@postbus/testing';
 import { publicRouter, type PublicRouter } from '../http/public-router';
 import { buildSnapshot, FakeStatusSource, openIncident, PREVIEW_NOW } from '../preview/scenarios';
-import { InMemorySubscriberStore } from './store';
+import { InMemorySubscriberStore } from '../model/subscriber.repository';
 
 interface Received {
   url: string | undefined;

@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { Webhook } from 'standardwebhooks';
 import type { AddressPolicy } from '@postbus/http';
-import type { Subscriber } from './store';
+import type { Subscriber } from '../model/subscriber.repository';
 import { sendableWebhookUrl } from './webhook-url';
 
 /** Standard Webhooks' schedule, in ms: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h. Tests pass a shorter one. */

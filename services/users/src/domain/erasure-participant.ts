@@ -1,6 +1,6 @@
 import type { ErasureExecuteCommand, UserErasureScheduledEvent } from '@postbus/contracts';
 import type { Logger } from '@postbus/logger';
-import { refKey, type UserRepository } from './model/user.repository';
+import { refKey, type UserRepository } from '../model/user.repository';
 
 export interface UserErasureDeps {
   users: UserRepository;

@@ -1,12 +1,12 @@
 import type { MessageContext, Publisher } from '@postbus/bus';
 import type { Logger } from '@postbus/logger';
 import { loadConfig } from '@postbus/config';
-import { ErasureConfig } from './config';
+import { ErasureConfig } from '../config';
 import { NotYetKnownError } from '@postbus/bus';
 import { Erasures } from './erasures';
-import type { ErasureRepository } from './model/erasure.repository';
+import type { ErasureRepository } from '../model/erasure.repository';
 import type { KnownUser } from '@postbus/db';
-import type { ConfirmationDoc, ErasureDoc, OpenRequestDoc } from './model/erasure.schema';
+import type { ConfirmationDoc, ErasureDoc, OpenRequestDoc } from '../model/erasure.schema';
 
 const ctx = (id: string, time = '2026-01-03T00:00:05.000Z'): MessageContext => ({
   id,

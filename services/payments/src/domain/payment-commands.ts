@@ -2,7 +2,7 @@ import { NotYetKnownError, type MessageContext, type Publisher } from '@postbus/
 import { Topics, userOrderingKey, type PaymentRecordCommand } from '@postbus/contracts';
 import type { Logger } from '@postbus/logger';
 import type { KnownUsers } from '@postbus/db';
-import type { PaymentRepository } from './model/payment.repository';
+import type { PaymentRepository } from '../model/payment.repository';
 
 export interface PaymentCommandsDeps {
   payments: PaymentRepository;

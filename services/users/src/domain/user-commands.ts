@@ -3,16 +3,16 @@ import {
   Topics,
   userOrderingKey,
   type MessageData,
-  type MessageType,
+  type MessageTypeOn,
   type UserCreateCommand,
   type UserRef,
   type UserUnsubscribeCommand,
   type UserUpdateCommand,
 } from '@postbus/contracts';
 import type { Logger } from '@postbus/logger';
-import { fieldsThatChange, planFieldChanges } from './domain/fields';
-import { refKey, type NewUser, type UserRepository } from './model/user.repository';
-import type { ParkedCommandDoc, UserDoc } from './model/user.schema';
+import { fieldsThatChange, planFieldChanges } from './fields';
+import { refKey, type NewUser, type UserRepository } from '../model/user.repository';
+import type { ParkedCommandDoc, UserDoc } from '../model/user.schema';
 
 type WaitingCommand = { type: 'user.update'; data: UserUpdateCommand } | { type: 'user.unsubscribe'; data: UserUnsubscribeCommand };
 
@@ -236,7 +236,13 @@ export class UserCommands {
     );
   }
 
-  private async emit<T extends MessageType>(type: T, user: UserDoc, data: MessageData<T>, origin: Origin, suffix: string): Promise<void> {
+  private async emit<T extends MessageTypeOn<typeof Topics.UserEvents>>(
+    type: T,
+    user: UserDoc,
+    data: MessageData<T>,
+    origin: Origin,
+    suffix: string,
+  ): Promise<void> {
     await this.deps.publisher.publish(Topics.UserEvents, type, userOrderingKey(user.projectId, { email: user.email }), data, {
       id: `${origin.commandId}.${suffix}`,
       ...(origin.requestId ? { requestId: origin.requestId } : {}),

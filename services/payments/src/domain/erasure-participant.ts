@@ -1,7 +1,7 @@
 import type { ErasureExecuteCommand } from '@postbus/contracts';
 import type { KnownUsers, UserName } from '@postbus/db';
 import type { Logger } from '@postbus/logger';
-import { userList, type PaymentRepository } from './model/payment.repository';
+import { userList, type PaymentRepository } from '../model/payment.repository';
 
 /**
  * What stands for an erased person in their payments: derived from the erasure's id alone, so it

@@ -8,8 +8,8 @@ import {
   type ErasureRequestCommand,
 } from '@postbus/contracts';
 import type { Logger } from '@postbus/logger';
-import { keysOf, type ErasureRepository } from './model/erasure.repository';
-import type { ErasureDoc } from './model/erasure.schema';
+import { keysOf, type ErasureRepository } from '../model/erasure.repository';
+import type { ErasureDoc } from '../model/erasure.schema';
 
 export interface ErasuresDeps {
   repository: ErasureRepository;
