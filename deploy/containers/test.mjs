@@ -14,274 +14,48 @@
 //   5. tears everything down (volumes too), and ends with "N passed, N failed".
 // POSTBUS_KEEP_STACK=1 leaves the stack running for a look (`bash deploy/containers/podman.sh
 // compose -p postbus-ctest … down -v` removes it). Heavy commands run under nice/ionice.
-/* global AbortSignal, Buffer, console, fetch, process, setTimeout -- a plain Node script, run without a build */
-import { spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+/* global fetch, AbortSignal, process -- a plain Node script, run without a build */
+import { join } from 'node:path';
+import {
+  createStack,
+  dkimResult,
+  expectStatus,
+  gatewayUrl,
+  here,
+  http,
+  receiverPort,
+  sinkUrl,
+  statusUrl,
+  until,
+  verifyWebhook,
+} from './stack.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, '..', '..');
 const project = process.env.POSTBUS_TEST_PROJECT ?? 'postbus-ctest';
-const gatewayUrl = 'http://127.0.0.1:18080';
-const statusUrl = 'http://127.0.0.1:18090';
-const sinkUrl = 'http://127.0.0.1:18025';
 // POSTBUS_TEST_BROKERS=1 runs the single-broker variant (docker-compose.single-broker.yml on top).
 const single = process.env.POSTBUS_TEST_BROKERS === '1';
-const brokers = single ? ['kafka-1'] : ['kafka-1', 'kafka-2', 'kafka-3'];
+const {
+  brokers,
+  say,
+  elapsed,
+  run,
+  stream,
+  container,
+  results,
+  check,
+  waitHealthy,
+  showLogs,
+  startDns,
+  startReceiver,
+  up,
+  down,
+  createClient,
+  setupSender,
+  createWelcomeEmail,
+  finish,
+  crashed,
+} = createStack({ project, single, tag: 'test:containers' });
 const replicas = brokers.length;
 const minInsync = Math.min(2, replicas);
-const services = ['users', 'payments', 'erasure', 'mailer', 'webhook-dispatcher', 'gateway', 'status'];
-const heavy = ['nice', '-n', '19', 'ionice', '-c3'];
-const started = Date.now();
-
-const env = { ...process.env, CONTAINERS_CONF: join(here, 'containers.conf') };
-const secret = (bytes) => randomBytes(bytes).toString('base64');
-for (const [name, bytes] of [
-  ['SECRETS_KEY', 32],
-  ['SESSION_SECRET', 48],
-  ['TRACKING_SECRET', 48],
-  ['INTERNAL_API_SECRET', 48],
-  ['ERASURE_AUDIT_KEY', 48],
-  ['STATUS_OPERATOR_TOKEN', 32],
-  ['STATUS_SUBSCRIPTION_SECRET', 32],
-  ['STATUS_SECRETS_KEY', 32],
-])
-  env[`POSTBUS_${name}`] = secret(bytes);
-env.POSTBUS_PUBLIC_BASE_URL = 'http://localhost:18080';
-env.POSTBUS_STATUS_PUBLIC_URL = 'http://localhost:18090';
-// The webhook receiver runs in the gateway's container (startReceiver): a private address, which
-// the dispatcher refuses unless the operator admits it, as docker-compose.yml lets one do.
-const receiverPort = 9999;
-env.POSTBUS_WEBHOOK_ALLOWED_HOSTS = `gateway:${receiverPort}`;
-
-const say = (line) => console.log(`[test:containers] ${line}`);
-const elapsed = () => `${Math.round((Date.now() - started) / 1000)} s`;
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-function run(cmd, args, { quiet = false, allowFail = false, timeoutMs = 600_000 } = {}) {
-  const r = spawnSync(cmd, args, { cwd: root, env, encoding: 'utf8', timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
-  if (!quiet && r.stderr) process.stderr.write(r.stderr);
-  if (r.status !== 0 && !allowFail)
-    throw new Error(`${cmd} ${args.join(' ')} exited ${r.status ?? r.signal}: ${(r.stderr || r.stdout || '').slice(-2000)}`);
-  return r;
-}
-
-/** A long command whose output is streamed (the image builds, compose up). */
-function stream(cmd, args) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] });
-    child.on('error', reject);
-    child.on('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`${cmd} ${args.join(' ')} exited ${code ?? signal}`))));
-  });
-}
-
-/** podman-compose (podman.sh compose: the project's containers.conf) on docker-compose.yml and the override. */
-const composeArgs = (args) => [
-  ...heavy.slice(1),
-  'bash',
-  join(here, 'podman.sh'),
-  'compose',
-  '-p',
-  project,
-  '-f',
-  'docker-compose.yml',
-  ...(single ? ['-f', 'docker-compose.single-broker.yml'] : []),
-  '-f',
-  'deploy/containers/compose.podman.yml',
-  ...args,
-];
-const compose = (args, options) => run(heavy[0], composeArgs(args), options);
-const container = (service) => `${project}_${service}_1`;
-
-// ---------------------------------------------------------------------------------------------
-const results = [];
-async function check(name, fn) {
-  const t = Date.now();
-  try {
-    const detail = await fn();
-    results.push({ name, ok: true });
-    say(`ok   ${name}${detail ? ` (${detail})` : ''} [${Date.now() - t} ms]`);
-    return true;
-  } catch (error) {
-    results.push({ name, ok: false });
-    say(`FAIL ${name}: ${error instanceof Error ? error.message : String(error)}`);
-    return false;
-  }
-}
-
-async function http(base, method, path, { auth, json } = {}) {
-  const headers = { accept: 'application/json' };
-  if (auth) headers.authorization = `Basic ${Buffer.from(`${auth[0]}:${auth[1]}`).toString('base64')}`;
-  if (json !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers,
-    body: json === undefined ? undefined : JSON.stringify(json),
-    signal: AbortSignal.timeout(15_000),
-  });
-  const text = await res.text();
-  let body;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  return { status: res.status, body, text };
-}
-
-function expectStatus(res, status, what) {
-  if (res.status !== status) throw new Error(`${what}: ${res.status} ${res.text.slice(0, 500)}`);
-  return res.body;
-}
-
-async function until(what, timeoutMs, fn, intervalMs = 2000) {
-  const deadline = Date.now() + timeoutMs;
-  let last;
-  for (;;) {
-    try {
-      const value = await fn();
-      if (value) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`${what}: not within ${timeoutMs / 1000} s${last ? ` (last: ${last.message ?? last})` : ''}`);
-    await sleep(intervalMs);
-  }
-}
-
-/** Runs a container's health check (podman does not schedule them without systemd). */
-const healthy = (service) =>
-  run('podman', ['healthcheck', 'run', container(service)], { quiet: true, allowFail: true, timeoutMs: 40_000 }).status === 0;
-
-/** Runs the health checks of the services until each has passed once. */
-async function waitHealthy(names, timeoutMs) {
-  const pending = new Set(names);
-  await until(
-    `not healthy: ${names.join(', ')}`,
-    timeoutMs,
-    async () => {
-      for (const service of [...pending]) if (healthy(service)) pending.delete(service);
-      return pending.size === 0;
-    },
-    3000,
-  );
-}
-
-function showLogs(service) {
-  const r = run('podman', ['logs', '--tail', '40', container(service)], { quiet: true, allowFail: true });
-  console.log(`----- ${service} (last 40 lines) -----\n${r.stdout}${r.stderr}`);
-}
-
-/**
- * The test's DNS server: libs/testing's, run with `podman exec` inside the gateway's container
- * (its network namespace: the gateway's DNS_SERVERS is 127.0.0.1:5353 in compose.podman.yml).
- * Records are published by writing {name, type, value} lines to its standard input.
- */
-/** Runs a Node script in the gateway's container (its network namespace), once it prints "ready"; stdin's end stops it. */
-async function nodeInGateway(script, what) {
-  const child = spawn('podman', ['exec', '-i', container('gateway'), 'node', '-e', script], {
-    cwd: root,
-    env,
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  let out = '';
-  child.stdout.setEncoding('utf8');
-  child.stdout.on('data', (chunk) => (out += chunk));
-  await until(`${what} in the gateway container`, 30_000, async () => out.includes('ready'), 200);
-  return { child, output: () => out };
-}
-
-async function startDns() {
-  const script = `
-    const { startDnsServer } = require('/app/libs/testing/dist/dns-server.js');
-    startDnsServer(5353, '127.0.0.1').then((dns) => {
-      console.log('ready ' + dns.address);
-      let buffer = '';
-      process.stdin.on('data', (chunk) => {
-        buffer += chunk;
-        let i;
-        while ((i = buffer.indexOf('\\n')) >= 0) {
-          const r = JSON.parse(buffer.slice(0, i));
-          buffer = buffer.slice(i + 1);
-          dns.publish(r.name, r.type, [r.value]);
-          console.log('published ' + r.name);
-        }
-      });
-      process.stdin.on('end', () => dns.close().then(() => process.exit(0)));
-    });`;
-  const { child, output } = await nodeInGateway(script, 'the DNS server');
-  return {
-    publish: async (records) => {
-      const before = (output().match(/published /g) ?? []).length;
-      for (const r of records) child.stdin.write(`${JSON.stringify(r)}\n`);
-      await until('records published', 10_000, async () => (output().match(/published /g) ?? []).length >= before + records.length, 100);
-    },
-    close: () => child.stdin.end(),
-  };
-}
-
-/**
- * A webhook receiver inside the gateway's container (the compose network reaches it as
- * gateway:9999): it answers 200 and writes each delivery (headers and body) as a JSON line.
- */
-async function startReceiver() {
-  const script = `
-    require('node:http').createServer((req, res) => {
-      let body = '';
-      req.setEncoding('utf8');
-      req.on('data', (c) => (body += c));
-      req.on('end', () => {
-        console.log(JSON.stringify({ headers: req.headers, body }));
-        res.end('ok');
-      });
-    }).listen(${receiverPort}, '0.0.0.0', () => console.log('ready'));
-    process.stdin.on('end', () => process.exit(0));
-    process.stdin.resume();`;
-  const { child, output } = await nodeInGateway(script, 'the webhook receiver');
-  return {
-    deliveries: () =>
-      output()
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line)),
-    close: () => child.stdin.end(),
-  };
-}
-
-/** standardwebhooks (a dependency, present after npm ci) verifies a delivery's signature. */
-function verifyWebhook(delivery, secret) {
-  const require = createRequire(join(root, 'package.json'));
-  const { Webhook } = require('standardwebhooks');
-  return new Webhook(secret).verify(delivery.body, delivery.headers);
-}
-
-/** mailauth (a devDependency, present after npm ci) checks the DKIM signature, with the published records as DNS. */
-async function dkimResult(raw, records) {
-  const require = createRequire(join(root, 'package.json'));
-  let mailauth;
-  try {
-    mailauth = require('mailauth');
-  } catch {
-    return undefined;
-  }
-  const resolver = async (name, type) => {
-    const found = records.filter((r) => r.name.toLowerCase() === String(name).toLowerCase() && r.type === type);
-    if (found.length === 0) throw Object.assign(new Error(`no ${type} at ${name}`), { code: 'ENOTFOUND' });
-    return found.map((r) => (type === 'TXT' ? [r.value] : r.value));
-  };
-  const result = await mailauth.authenticate(Buffer.from(raw), {
-    resolver,
-    ip: '127.0.0.1',
-    helo: 'localhost',
-    sender: 'test@localhost',
-    trustReceived: false,
-  });
-  return result.dkim?.results ?? [];
-}
-
 // ---------------------------------------------------------------------------------------------
 async function main() {
   say('building images (deploy/containers/podman.sh images)');
@@ -290,27 +64,12 @@ async function main() {
   const imagesSeconds = Math.round((Date.now() - tImages) / 1000);
 
   say(`starting the stack (project ${project})`);
-  compose(['down', '-v', '-t', '5'], { quiet: true, allowFail: true }); // what an interrupted run left
-  const tUp = Date.now();
   let upSeconds;
   try {
-    // podman 4.3 cannot wait for `condition: service_healthy` (podman-compose skips it with a
-    // warning), so the test does what Compose would: the infrastructure first, until its health
-    // checks pass (kafka-1's: the whole cluster is there), then the services.
-    const infra = [...brokers, 'mongo', 'mailpit'];
-    await stream(heavy[0], composeArgs(['up', '-d', '--no-build', ...infra]));
-    const infraReady = await check('Kafka, the database and the mail sink pass their health checks', async () => {
-      await waitHealthy(infra, 300_000);
-      return `${Math.round((Date.now() - tUp) / 1000)} s after up`;
-    });
-    if (!infraReady) for (const s of infra) showLogs(s);
-    await stream(heavy[0], composeArgs(['up', '-d', '--no-build']));
-    const ready = await check("every service passes its health check (the service's own /readyz)", async () => {
-      await waitHealthy(services, 300_000);
-      upSeconds = Math.round((Date.now() - tUp) / 1000);
-      return `${upSeconds} s after up`;
-    });
-    if (!ready) for (const s of services) showLogs(s);
+    ({ upSeconds } = await up({
+      infraCheck: 'Kafka, the database and the mail sink pass their health checks',
+      servicesCheck: "every service passes its health check (the service's own /readyz)",
+    }));
 
     await check(`the Kafka cluster has ${replicas} broker(s), each healthy (a KRaft quorum of ${replicas})`, async () => {
       // Each broker, probed again: Compose calls a broker unhealthy only after 12 failed probes in
@@ -365,29 +124,7 @@ async function main() {
 
     let client;
     await check('a client is created with the CLI in a container (compose run gateway … clients create)', async () => {
-      const r = compose(
-        [
-          'run',
-          '--rm',
-          '--no-deps',
-          '-T',
-          'gateway',
-          'node',
-          'services/gateway/bin/postbus.js',
-          'clients',
-          'create',
-          '--name',
-          'Container test',
-          '--json',
-        ],
-        { quiet: true },
-      );
-      const line = r.stdout
-        .split('\n')
-        .reverse()
-        .find((l) => l.trim().startsWith('{'));
-      client = JSON.parse(line ?? 'null');
-      if (!client?.client_id || !client?.api_key) throw new Error(`no client in: ${r.stdout.slice(-500)}`);
+      client = createClient('Container test');
       return client.client_id;
     });
 
@@ -399,25 +136,7 @@ async function main() {
       if (!client) throw new Error('no client');
       const auth = [client.client_id, client.api_key];
       dns = await startDns();
-      const domain = expectStatus(
-        await http(gatewayUrl, 'POST', '/v1/sender-domains', { auth, json: { domain: domainName } }),
-        201,
-        'POST /v1/sender-domains',
-      );
-      records = domain.records;
-      await dns.publish(records.map((r) => ({ name: r.name, type: 'TXT', value: r.value })));
-      const result = expectStatus(await http(gatewayUrl, 'POST', `/v1/sender-domains/${domain.id}/verify`, { auth }), 200, 'verify');
-      if (result.status !== 'verified') throw new Error(`status ${result.status}: ${JSON.stringify(result).slice(0, 500)}`);
-      projectId = expectStatus(
-        await http(gatewayUrl, 'POST', '/v1/projects', { auth, json: { name: 'Container test' } }),
-        201,
-        'POST /v1/projects',
-      ).id;
-      const patched = await http(gatewayUrl, 'PATCH', `/v1/projects/${projectId}`, {
-        auth,
-        json: { sender_domain_id: domain.id, from_email: `hello@${domainName}`, from_name: 'Postbus container test' },
-      });
-      if (patched.status >= 300) throw new Error(`PATCH project: ${patched.status} ${patched.text}`);
+      ({ records, projectId } = await setupSender(auth, dns, domainName, 'Container test'));
       return `${records.length} records`;
     });
 
@@ -442,19 +161,7 @@ async function main() {
       if (!verified) throw new Error('no verified sender domain');
       const auth = [client.client_id, client.api_key];
       const p = `/v1/projects/${projectId}`;
-      const template = expectStatus(
-        await http(gatewayUrl, 'POST', `${p}/templates`, {
-          auth,
-          json: { name: 'Welcome', subject: 'Welcome, {{user.name}}', html: '<p>Your code is <b>{{data.code}}</b>.</p>' },
-        }),
-        201,
-        'POST templates',
-      );
-      expectStatus(
-        await http(gatewayUrl, 'POST', `${p}/emails`, { auth, json: { key: 'welcome', name: 'Welcome', template_id: template.id } }),
-        201,
-        'POST emails',
-      );
+      await createWelcomeEmail(auth, projectId);
       const send = await http(gatewayUrl, 'POST', `${p}/emails/welcome/send`, {
         auth,
         json: { user: { email: to, name: 'Ada' }, data: { code: '4711' } },
@@ -542,21 +249,10 @@ async function main() {
     dns?.close();
   } finally {
     if (results.some((r) => !r.ok)) for (const s of ['mailer', 'gateway']) showLogs(s);
-    if (process.env.POSTBUS_KEEP_STACK === '1') say(`POSTBUS_KEEP_STACK=1: the stack ${project} keeps running`);
-    else {
-      say('tearing down (compose down -v)');
-      compose(['down', '-v', '-t', '10'], { quiet: true, allowFail: true });
-    }
+    down();
   }
-  const failed = results.filter((r) => !r.ok).length;
   say(`images ${imagesSeconds} s, stack ready ${upSeconds ?? '-'} s, total ${elapsed()}`);
-  console.log(`${results.length - failed} passed, ${failed} failed`);
-  process.exitCode = failed > 0 ? 1 : 0;
+  finish();
 }
 
-main().catch((error) => {
-  say(`error: ${error instanceof Error ? error.message : String(error)}`);
-  const failed = results.filter((r) => !r.ok).length + 1;
-  console.log(`${results.length - failed + 1} passed, ${failed} failed`);
-  process.exitCode = 1;
-});
+main().catch(crashed);

@@ -1,5 +1,5 @@
 import { CompressionTypes, Partitioners, type Kafka, type Message, type Producer, type TopicMessages } from 'kafkajs';
-import type { MessageData, MessageType } from '@postbus/contracts';
+import type { MessageData, MessageType, TopicOf } from '@postbus/contracts';
 import type { Logger } from '@postbus/logger';
 import { newEnvelope, toKafkaHeaders } from './envelope';
 import { BusUnavailableError } from './errors';
@@ -42,14 +42,14 @@ export interface PublisherOptions {
  * load, and each caller still learns when its own message is durably stored.
  */
 class Lane {
-  private readonly producer: Producer;
+  private producer: Producer;
   private queue: Pending[] = [];
   private flushing = false;
   private scheduled = false;
   private connected: Promise<void> | undefined;
 
   constructor(
-    kafka: Kafka,
+    private readonly kafka: Kafka,
     private readonly logger: Logger,
     private readonly ackTimeoutMs: number,
     private readonly maxBatchSize: number,
@@ -57,13 +57,36 @@ class Lane {
     /** Told whether each write was acknowledged. */
     private readonly onWrite: (acknowledged: boolean) => void,
   ) {
-    this.producer = kafka.producer({
+    this.producer = this.newProducer();
+  }
+
+  private newProducer(): Producer {
+    return this.kafka.producer({
       idempotent: true,
       maxInFlightRequests: 1,
       allowAutoTopicCreation: false,
       createPartitioner: Partitioners.DefaultPartitioner,
       retry: { initialRetryTime: 100, retries: 3, maxRetryTime: 1000 },
     });
+  }
+
+  /**
+   * After a failed or abandoned send, a new producer (a new producer id, its sequence numbers
+   * from 0). kafkajs's idempotent producer cannot recover its own: a request that timed out here
+   * while kafkajs still retried it, or that the broker stored although the answer was lost, leaves
+   * its sequence numbers out of step with the broker's, and every later send is refused with
+   * OUT_OF_ORDER_SEQUENCE_NUMBER (seen after a broker was SIGKILLed under load: the gateway
+   * answered 503 to every request until restarted). The old producer is disconnected once its
+   * last send settles.
+   */
+  private replaceProducer(abandoned: Promise<unknown>): void {
+    const old = this.producer;
+    this.producer = this.newProducer();
+    this.connected = undefined;
+    void abandoned
+      .catch(() => undefined)
+      .then(() => old.disconnect())
+      .catch(() => undefined);
   }
 
   async connect(): Promise<void> {
@@ -94,12 +117,14 @@ class Lane {
     if (this.flushing || this.queue.length === 0) return;
     this.flushing = true;
     const batch = this.queue.splice(0, this.batchLength());
+    const sending = this.send(batch);
     try {
-      await this.withTimeout(this.send(batch));
+      await this.withTimeout(sending);
       this.onWrite(true);
       for (const p of batch) p.resolve();
     } catch (error) {
       this.onWrite(false);
+      this.replaceProducer(sending);
       this.logger.warn('publish failed', { error: (error as Error).message, messages: batch.length });
       const failure = error instanceof BusUnavailableError ? error : new BusUnavailableError(error);
       for (const p of batch) p.reject(failure);
@@ -225,7 +250,13 @@ export class Publisher {
   }
 
   /** Resolves with the event id once the broker has acknowledged the write (acks=all). */
-  publish<T extends MessageType>(topic: string, type: T, key: string, data: MessageData<T>, options: PublishOptions = {}): Promise<string> {
+  publish<T extends MessageType>(
+    topic: NoInfer<TopicOf<T>>,
+    type: T,
+    key: string,
+    data: MessageData<T>,
+    options: PublishOptions = {},
+  ): Promise<string> {
     const envelope = newEnvelope(type, this.options.source, data, options.requestId, options.id);
     const message = { key, value: JSON.stringify(envelope.data), headers: toKafkaHeaders(envelope) };
     return this.laneFor(key)
