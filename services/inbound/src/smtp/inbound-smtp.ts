@@ -14,7 +14,7 @@ export interface InboundSmtpOptions {
   /** The name in the greeting and in Received lines. */
   hostname: string;
   /** True for a domain this MX takes mail for: a return-path domain it knows. */
-  acceptsDomain(domain: string): boolean;
+  acceptsDomain(domain: string): boolean | Promise<boolean>;
   /** Resolves once the mail is stored for good (on Kafka with acks=all): the 250 waits for it. */
   record(mail: InboundMail): Promise<void>;
   maxMessageBytes: number;
@@ -97,8 +97,15 @@ export function createInboundSmtpServer(options: InboundSmtpOptions): SMTPServer
     onRcptTo(address, _session, callback) {
       const at = address.address.lastIndexOf('@');
       const domain = at > 0 ? address.address.slice(at + 1).toLowerCase() : '';
-      if (domain && options.acceptsDomain(domain)) return callback();
-      callback(reply(550, '5.7.1 Relaying denied: this server takes mail for its return-path domains only'));
+      Promise.resolve(domain !== '' && options.acceptsDomain(domain))
+        .then((known) =>
+          callback(known ? null : reply(550, '5.7.1 Relaying denied: this server takes mail for its return-path domains only')),
+        )
+        .catch((error: unknown) => {
+          // Not knowing is not a refusal: a 550 would make the sender drop a real report for good.
+          logger.error('inbound recipient not checked; the sender will retry', { error: (error as Error).message });
+          callback(reply(451, '4.3.0 Temporary failure, try again later'));
+        });
     },
 
     onData(stream, session, callback) {

@@ -1,0 +1,46 @@
+import { Type } from '@sinclair/typebox';
+import { CommonConfig, InternalApiConfig, RequiredInProduction } from '@postbus/config';
+
+export const InboundConfig = Type.Object({
+  ...CommonConfig,
+  ...InternalApiConfig,
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8087, description: 'internal API port (health, metrics)' }),
+  INBOUND_SMTP_HOST: Type.String({
+    default: '127.0.0.1',
+    description: 'the address the MX listens on: 0.0.0.0 in production, where it is the return-path domains’ MX',
+  }),
+  INBOUND_SMTP_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 2525, description: 'the MX’s SMTP port (25 in production)' }),
+  INBOUND_HOSTNAME: Type.String({
+    default: 'localhost',
+    pattern: '^[A-Za-z0-9.-]+$',
+    description: 'the name the MX greets with: INBOUND_MX_HOST, the host the return-path domains’ MX records point at',
+  }),
+  INBOUND_MAX_MESSAGE_BYTES: Type.Integer({
+    minimum: 1024,
+    default: 26_214_400,
+    description: 'the largest mail the MX takes (SIZE); only the first 256 KiB of each is kept, where reports put what they say',
+  }),
+  INBOUND_CONNECTIONS_PER_MINUTE: Type.Integer({
+    minimum: 1,
+    default: 120,
+    description: 'connections one remote address may open per minute; more get 421',
+  }),
+  INBOUND_TLS_KEY_FILE: Type.String({
+    default: '',
+    description: 'PEM private key for STARTTLS; with INBOUND_TLS_CERT_FILE, STARTTLS is offered',
+  }),
+  INBOUND_TLS_CERT_FILE: Type.String({ default: '', description: 'PEM certificate chain for STARTTLS' }),
+  INBOUND_DB_NAME: Type.String({
+    default: 'postbus_inbound',
+    pattern: '^[A-Za-z0-9_-]+$',
+    description: "the inbound service's own database",
+  }),
+  TRACKING_SECRET: Type.String({
+    default: '',
+    [RequiredInProduction]: true,
+    pattern: '^(|.{32,})$',
+    description: "the mailer's: return-path and mailto unsubscribe addresses are signed with a key derived from it",
+  }),
+});
+
+export type InboundConfig = typeof InboundConfig.static;

@@ -1,0 +1,47 @@
+import { Schema, type Connection } from 'mongoose';
+import { insertNew } from '@postbus/db';
+
+/**
+ * What the MX received and what it came to, without the mail itself or any address: when, the
+ * reader's verdict, why nothing came of it, and which message it was about. Append-only.
+ */
+export interface ReceivedRecord {
+  receivedAt: Date;
+  report?: string;
+  ignored?: string;
+  messageIds: string[];
+  feedback: string[];
+  truncated: boolean;
+}
+
+type ReceivedDoc = ReceivedRecord & { _id: string };
+
+const receivedSchema = new Schema<ReceivedDoc>(
+  {
+    _id: String,
+    receivedAt: Date,
+    report: String,
+    ignored: String,
+    messageIds: [String],
+    feedback: [String],
+    truncated: Boolean,
+  },
+  { collection: 'received_mail', versionKey: false },
+);
+
+export class ReceivedMail {
+  private readonly Doc;
+
+  constructor(connection: Connection) {
+    this.Doc = connection.model<ReceivedDoc>('ReceivedMail', receivedSchema);
+  }
+
+  async init(): Promise<void> {
+    await this.Doc.init();
+  }
+
+  /** `id` is the bus message's id, so a redelivered mail is recorded once. */
+  async record(id: string, record: ReceivedRecord): Promise<void> {
+    await insertNew(this.Doc, [{ _id: id, ...record }]);
+  }
+}

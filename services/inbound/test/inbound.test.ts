@@ -1,0 +1,146 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import nodemailer from 'nodemailer';
+import { Bus } from '@postbus/bus';
+import { connectDb, type Connection } from '@postbus/db';
+import { loadConfig } from '@postbus/config';
+import { catalogKey, Topics } from '@postbus/contracts';
+import { ReturnPathTokens } from '@postbus/crypto';
+import { createLogger } from '@postbus/logger';
+import { defaultKafkaBrokers, TopicRecorder, uniqueName, waitFor } from '@postbus/testing';
+import { start, type InboundService } from '../src/app';
+import { InboundConfig } from '../src/config';
+
+const secret = 'an-inbound-service-test-secret-of-32-chars-or-more';
+const tokens = new ReturnPathTokens(secret);
+const fixture = (name: string) => readFileSync(join(__dirname, '../fixtures', name));
+
+describe('inbound service: the MX of the return-path domains, end to end on Kafka and the database', () => {
+  const namespace = uniqueName('t');
+  const logger = createLogger({ service: 'inbound-test', level: 'error' });
+  const brokers = defaultKafkaBrokers().split(',');
+  const domainId = 'dddddddddddddddddddddddd';
+  const messageId = 'msg_0a1b2c3d4e5f60718293a4b5c6d7e8f9';
+  let service: InboundService;
+  let bus: Bus;
+  let feedback: TopicRecorder;
+  let db: Connection;
+  const dbName = uniqueName('inbound').replace(/-/g, '_');
+  /** What the service recorded of the mail it read (the test reads the whole small collection). */
+  const receivedRecords = () => db.collection('received_mail').find({}).toArray();
+
+  const send = (to: string, raw: Buffer | string) =>
+    nodemailer
+      .createTransport({ host: '127.0.0.1', port: service.smtpPort, secure: false, ignoreTLS: true })
+      .sendMail({ envelope: { from: '', to }, raw });
+  const publishDomain = (domain: string, revision: number) =>
+    bus.publisher.publish(Topics.Catalog, 'catalog.domain', catalogKey('domain', domainId), {
+      id: domainId,
+      clientId: 'cl_test',
+      revision,
+      kind: 'sender',
+      domain,
+      status: 'verified',
+      dkim: null,
+    });
+
+  beforeAll(async () => {
+    const config = loadConfig(InboundConfig, {
+      ...process.env,
+      PORT: '0',
+      INBOUND_SMTP_PORT: '0',
+      INBOUND_DB_NAME: dbName,
+      KAFKA_NAMESPACE: namespace,
+      KAFKA_TOPIC_PARTITIONS: '3',
+      TRACKING_SECRET: secret,
+      LOG_LEVEL: 'error',
+      QUERY_AUDIT: 'strict',
+    });
+    service = await start({ config, logger });
+    bus = new Bus({ brokers, service: 'test', logger, namespace, partitions: 3, replicationFactor: 1 });
+    await bus.publisher.connect();
+    feedback = await new TopicRecorder(brokers, [`${Topics.Feedback}.${namespace}`]).start();
+    db = await connectDb({ url: config.MONGO_URL, dbName });
+  });
+
+  afterAll(async () => {
+    await db?.close();
+    await feedback?.stop();
+    await bus?.close();
+    await service?.stop();
+  });
+
+  it('refuses every domain until the catalog names it, then takes mail for its return-path domain', async () => {
+    await expect(send('x@pb-bounces.sender.test', 'Subject: x\r\n\r\nx\r\n')).rejects.toMatchObject({ responseCode: 550 });
+    await publishDomain('Sender.test', 1);
+    await waitFor(
+      () =>
+        send('x@pb-bounces.sender.test', 'Subject: probe\r\n\r\nx\r\n').then(
+          () => true,
+          () => false,
+        ),
+      { what: 'the return-path domain accepted' },
+    );
+    await expect(send('x@sender.test', 'Subject: x\r\n\r\nx\r\n')).rejects.toMatchObject({ responseCode: 550 });
+    await expect(send('x@pb-bounces.other.test', 'Subject: x\r\n\r\nx\r\n')).rejects.toMatchObject({ responseCode: 550 });
+  });
+
+  it('a Postfix bounce to a signed return path becomes a hard bounce of its message on the feedback topic', async () => {
+    const to = `${tokens.localPart({ purpose: 'bounce', messageId })}@pb-bounces.sender.test`;
+    expect((await send(to, fixture('postfix/failed-550-user-unknown.eml'))).response).toMatch(/^250 /);
+    const [bounce] = await waitFor(() => feedback.ofType('feedback.bounce').length > 0 && feedback.ofType('feedback.bounce'), {
+      what: 'feedback.bounce',
+    });
+    expect(bounce!.key).toBe(messageId);
+    expect(bounce!.value).toMatchObject({ messageId, class: 'hard', status: '5.1.1', reportingMta: 'relay.postfix.test' });
+  });
+
+  it('a forged return path is taken (it is our domain) but changes nothing, and is recorded with the reason', async () => {
+    const forged = `b.${messageId.slice(4)}.aaaaaaaaaaaaaaaaaaaa@pb-bounces.sender.test`;
+    await send(forged, fixture('exim/failed-550-user-unknown.eml'));
+    const records = await waitFor(
+      async () => {
+        const all = await receivedRecords();
+        return all.some((r) => r['ignored'] === 'a delivery report without a valid return-path token') && all;
+      },
+      { what: 'the forged report recorded' },
+    );
+    expect(records.find((r) => r['ignored'] === 'a delivery report without a valid return-path token')).toMatchObject({
+      report: 'delivery_status',
+      messageIds: [],
+      feedback: [],
+    });
+    expect(feedback.ofType('feedback.bounce')).toHaveLength(1);
+  });
+
+  it('a mail to a signed unsubscribe address unsubscribes the recipient of its message', async () => {
+    await send(`${tokens.localPart({ purpose: 'unsubscribe', messageId })}@pb-bounces.sender.test`, 'Subject: unsubscribe\r\n\r\n\r\n');
+    const [unsubscribe] = await waitFor(
+      () => feedback.ofType('feedback.unsubscribe').length > 0 && feedback.ofType('feedback.unsubscribe'),
+      {
+        what: 'feedback.unsubscribe',
+      },
+    );
+    expect(unsubscribe!.value).toMatchObject({ messageId });
+  });
+
+  it('a deleted domain is refused again', async () => {
+    await bus.publisher.publish(Topics.Catalog, 'catalog.deleted', catalogKey('domain', domainId), {
+      kind: 'domain',
+      id: domainId,
+      clientId: 'cl_test',
+      revision: 2,
+    });
+    await waitFor(
+      () =>
+        send('x@pb-bounces.sender.test', 'Subject: x\r\n\r\nx\r\n').then(
+          () => false,
+          (e: { responseCode?: number }) => e.responseCode === 550,
+        ),
+      {
+        timeoutMs: 15_000,
+        what: 'the deleted domain refused',
+      },
+    );
+  });
+});
