@@ -50,12 +50,12 @@ import { ClientRepository } from './model/client.repository';
 import { IdempotencyRepository } from './model/idempotency.repository';
 import { ProjectRepository } from './model/project.repository';
 import { CatalogChanges } from './model/catalog-changes';
-import { UsersClient } from './users-client';
-import { MailerClient } from './mailer-client';
+import { UsersClient } from './clients/users-client';
+import { MailerClient } from './clients/mailer-client';
 import { edgeRouter, trackingTokens } from './http/edge';
-import { WebhooksClient } from './webhooks-client';
-import { PaymentsClient } from './payments-client';
-import { ErasureClient } from './erasure-client';
+import { WebhooksClient } from './clients/webhooks-client';
+import { PaymentsClient } from './clients/payments-client';
+import { ErasureClient } from './clients/erasure-client';
 
 export interface Gateway {
   port: number;

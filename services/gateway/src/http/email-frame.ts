@@ -2,7 +2,7 @@ import express, { type ErrorRequestHandler, type RequestHandler, type Router } f
 import { ForbiddenError, NotFoundError, problemFor } from '@postbus/errors';
 import { MessageParams } from '@postbus/contracts';
 import type { Logger } from '@postbus/logger';
-import type { MailerClient } from '../mailer-client';
+import type { MailerClient } from '../clients/mailer-client';
 import { compileText } from './validation';
 
 /**

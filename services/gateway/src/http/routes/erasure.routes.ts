@@ -14,7 +14,7 @@ import {
 } from '@postbus/contracts';
 import { NotFoundError } from '@postbus/errors';
 import type { CommandSender } from '../../command-sender';
-import type { ErasureClient } from '../../erasure-client';
+import type { ErasureClient } from '../../clients/erasure-client';
 import { defineRoute, type RouteSpec } from '../route';
 
 export interface ErasureRouteDeps {

@@ -11,7 +11,7 @@ import {
   ProjectIdParam,
 } from '@postbus/contracts';
 import { NotFoundError, UnprocessableError } from '@postbus/errors';
-import type { MailerClient } from '../../mailer-client';
+import type { MailerClient } from '../../clients/mailer-client';
 import { defineRoute, type RouteSpec } from '../route';
 
 export interface MessageRouteDeps {

@@ -13,7 +13,7 @@ import {
 } from '@postbus/contracts';
 import { UnprocessableError } from '@postbus/errors';
 import type { CommandSender } from '../../command-sender';
-import type { PaymentsClient } from '../../payments-client';
+import type { PaymentsClient } from '../../clients/payments-client';
 import { defineRoute, type RouteSpec } from '../route';
 
 export interface PaymentRouteDeps {

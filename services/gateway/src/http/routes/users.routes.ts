@@ -18,7 +18,7 @@ import {
 } from '@postbus/contracts';
 import { NotFoundError } from '@postbus/errors';
 import type { CommandSender } from '../../command-sender';
-import type { UsersClient } from '../../users-client';
+import type { UsersClient } from '../../clients/users-client';
 import { defineRoute, type Reply, type RouteSpec } from '../route';
 
 export interface UserRouteDeps {

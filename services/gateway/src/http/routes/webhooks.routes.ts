@@ -11,7 +11,7 @@ import {
   WebhookTestAccepted,
   WebhookWithSecret,
 } from '@postbus/contracts';
-import type { WebhooksClient } from '../../webhooks-client';
+import type { WebhooksClient } from '../../clients/webhooks-client';
 import { defineRoute, type RouteSpec } from '../route';
 
 export interface WebhookRouteDeps {

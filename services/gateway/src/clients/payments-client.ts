@@ -1,6 +1,6 @@
 import type { PaymentList, Revenue, UserRef } from '@postbus/contracts';
 import type { InternalTokens } from '@postbus/http';
-import { InternalApiClient, projectPath } from './users-client';
+import { InternalApiClient, projectPath } from './internal-api-client';
 
 /** Reads payments and revenue from the payments service's internal API. */
 export class PaymentsClient extends InternalApiClient {

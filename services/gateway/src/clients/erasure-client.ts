@@ -1,7 +1,7 @@
 import type { Erasure, ErasureList, ErasureStatus, UserRef } from '@postbus/contracts';
 import { NotFoundError } from '@postbus/errors';
 import type { InternalTokens } from '@postbus/http';
-import { InternalApiClient, projectPath } from './users-client';
+import { InternalApiClient, projectPath } from './internal-api-client';
 
 export interface OpenErasure {
   /** The person's queued erasure, if any. */

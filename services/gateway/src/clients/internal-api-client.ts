@@ -1,4 +1,3 @@
-import type { UserProfile } from '@postbus/contracts';
 import {
   ConflictError,
   NotFoundError,
@@ -143,18 +142,3 @@ async function passedOn(response: Response): Promise<AppError> {
 }
 
 export const projectPath = (projectId: string): string => `/internal/projects/${encodeURIComponent(projectId)}`;
-
-/** Reads profiles from the users service's internal API. */
-export class UsersClient extends InternalApiClient {
-  constructor(baseUrl: string, tokens: InternalTokens, timeoutMs?: number) {
-    super('users', 'users', baseUrl, tokens, timeoutMs);
-  }
-
-  byEmail(projectId: string, email: string): Promise<UserProfile | null> {
-    return this.get(`${projectPath(projectId)}/users`, { email });
-  }
-
-  byUserId(projectId: string, userId: string): Promise<UserProfile | null> {
-    return this.get(`${projectPath(projectId)}/users/${encodeURIComponent(userId)}`);
-  }
-}

@@ -11,7 +11,7 @@ import type {
 } from '@postbus/contracts';
 import { ServiceUnavailableError } from '@postbus/errors';
 import type { InternalTokens } from '@postbus/http';
-import { InternalApiClient, type InternalReply } from './users-client';
+import { InternalApiClient, type InternalReply } from './internal-api-client';
 
 const clientPath = (clientId: string): string => `/internal/clients/${encodeURIComponent(clientId)}/webhooks`;
 const webhookPath = (clientId: string, webhookId: string): string => `${clientPath(clientId)}/${encodeURIComponent(webhookId)}`;

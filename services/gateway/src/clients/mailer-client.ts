@@ -1,7 +1,7 @@
 import type { Message, MessageContent, MessageList, MessageListQuery, MessageStats, MessageStatsQuery } from '@postbus/contracts';
 import { ServiceUnavailableError } from '@postbus/errors';
 import type { InternalTokens } from '@postbus/http';
-import { InternalApiClient, projectPath } from './users-client';
+import { InternalApiClient, projectPath } from './internal-api-client';
 
 /** Reads the message log (statuses and timelines) from the mailer service's internal API. */
 export class MailerClient extends InternalApiClient {
