@@ -841,7 +841,8 @@ async function main() {
     });
   } finally {
     const failedAny = results.some((r) => !r.ok);
-    if (failedAny) for (const s of ['mailer', 'mailer-2', 'gateway']) showLogs(s, 30);
+    const notReady = report.not_ready_at_end ?? [];
+    if (failedAny) for (const s of new Set(['mailer', 'mailer-2', 'gateway', ...notReady])) showLogs(s, notReady.includes(s) ? 80 : 30);
     monitor?.close();
     dns?.close();
     for (const r of receiver.all) r.close();

@@ -7,13 +7,17 @@ import { closeServer, createMetricsRegistry, startInternalServer } from '@postbu
 import type { Logger } from '@postbus/logger';
 import { engineOptionsFrom, TemplateEngine } from '@postbus/templates';
 import type { MailerConfig } from './config';
-import { Deliverer } from './delivery/deliverer';
-import { SmtpRelay } from './delivery/smtp-relay';
-import { MailerErasure } from './erasure';
-import { catalogHandlers, erasureHandlers, erasureRequestHandler, trackingHandlers, userEventHandlers } from './handlers/projections';
-import { triggerHandler } from './handlers/trigger';
+import { SmtpRelay } from './clients/smtp-relay';
+import { Deliverer } from './domain/delivery/deliverer';
+import { Engagements } from './domain/engagements';
+import { MailerErasure } from './domain/erasure-participant';
+import { MessageLog } from './domain/message-log';
+import { MessageRetention } from './domain/message-retention';
+import { RetryWorker } from './domain/retry-worker';
+import { Timeline } from './domain/timeline';
+import { TriggerDelivery } from './domain/trigger-delivery';
+import { catalogHandlers, emailCommandHandlers, peopleHandlers } from './handlers';
 import { internalApi } from './http/internal-api';
-import { MessageLog } from './message-log';
 import { CatalogProjection } from './model/catalog';
 import { ErasuresDone } from './model/erasures';
 import { MessageLists } from './model/message-lists';
@@ -21,9 +25,6 @@ import { MessageStore } from './model/messages';
 import { RetryQueue } from './model/retries';
 import { StatusRollups } from './model/rollups';
 import { Suppressions } from './model/suppressions';
-import { MessageRetention } from './retention';
-import { RetryWorker } from './retry-worker';
-import { Timeline } from './timeline';
 
 export interface MailerService {
   port: number;
@@ -99,15 +100,13 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     groupId: 'postbus-mailer-projections',
     handlers: [
       ...catalogHandlers(catalog),
-      ...userEventHandlers(suppressions),
-      ...erasureHandlers(erasure, bus.publisher),
-      ...trackingHandlers({ store, timeline, suppressions, publisher: bus.publisher }),
+      ...peopleHandlers(suppressions, erasure, new Engagements({ store, timeline, suppressions, publisher: bus.publisher }), bus.publisher),
     ],
   });
   await bus.consume({
     groupId: 'postbus-mailer-triggers',
     gatherFetches: 'send-path',
-    handlers: [triggerHandler({ store, suppressions, retries, deliverer, timeline, lists, rollups }), erasureRequestHandler(erasure)],
+    handlers: emailCommandHandlers(new TriggerDelivery({ store, suppressions, retries, deliverer, timeline, lists, rollups }), erasure),
     partitionsConsumedConcurrently: config.KAFKA_TOPIC_PARTITIONS,
     // A run is delivered side by side and committed as a whole: a few times the SMTP pool keeps
     // the relay busy without letting one run's slowest mail hold back hundreds of others.

@@ -4,7 +4,7 @@ import { summaryOf } from './domain/message-view';
 import { listNames, type MessageLists } from './model/message-lists';
 import { deliveryEventId, engagementEventId, type EventDoc, type MessageDoc, type MessageStore, type SummaryDoc } from './model/messages';
 import type { StatusRollups } from './model/rollups';
-import { engagementKey } from './timeline';
+import { engagementKey } from './domain/timeline';
 
 export interface SeedOptions {
   projectId: string;

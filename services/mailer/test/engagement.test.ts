@@ -4,7 +4,7 @@ import { defaultMongoUrl, uniqueName } from '@postbus/testing';
 import { messageView } from '../src/domain/message-view';
 import { MessageStore, type MessageDoc } from '../src/model/messages';
 import { RetryQueue } from '../src/model/retries';
-import { Timeline } from '../src/timeline';
+import { Timeline } from '../src/domain/timeline';
 
 /** Issue 13.6: replayed tracking links are counted, not appended: a timeline stays as long as the email's distinct links. */
 describe('opens and clicks on the real MongoDB-wire server', () => {

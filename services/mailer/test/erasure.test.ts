@@ -1,6 +1,6 @@
 import { connectDb, type Connection } from '@postbus/db';
 import { defaultMongoUrl, uniqueName } from '@postbus/testing';
-import { MailerErasure } from '../src/erasure';
+import { MailerErasure } from '../src/domain/erasure-participant';
 import { ErasuresDone } from '../src/model/erasures';
 import { MessageLists } from '../src/model/message-lists';
 import { MessageStore, type MessageDoc } from '../src/model/messages';

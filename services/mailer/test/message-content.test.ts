@@ -6,17 +6,18 @@ import { connectDb, type Connection } from '@postbus/db';
 import { closeServer } from '@postbus/http';
 import { createLogger } from '@postbus/logger';
 import { call, defaultMongoUrl, internalAuthorization, uniqueName } from '@postbus/testing';
-import type { Deliverer, Outcome } from '../src/delivery/deliverer';
-import { MailerErasure } from '../src/erasure';
-import { triggerHandler } from '../src/handlers/trigger';
+import type { Deliverer, Outcome } from '../src/domain/delivery/deliverer';
+import { MailerErasure } from '../src/domain/erasure-participant';
+import { TriggerDelivery } from '../src/domain/trigger-delivery';
+import { emailTriggerHandler } from '../src/handlers/email-trigger.handler';
 import { ErasuresDone } from '../src/model/erasures';
 import { MessageLists } from '../src/model/message-lists';
 import { contentDoc, MessageStore, type MessageDoc, type RenderedContent } from '../src/model/messages';
 import { RetryQueue } from '../src/model/retries';
 import { StatusRollups } from '../src/model/rollups';
 import { Suppressions } from '../src/model/suppressions';
-import { MessageRetention } from '../src/retention';
-import { Timeline } from '../src/timeline';
+import { MessageRetention } from '../src/domain/message-retention';
+import { Timeline } from '../src/domain/timeline';
 import { startMessageLogServer } from './message-log-server';
 
 describe('capping a rendered email for keeping', () => {
@@ -155,7 +156,7 @@ describe("a message's rendered email", () => {
     const suppressions = new Suppressions(db);
     await suppressions.init();
     const rollups = new StatusRollups(db, 'test-instance');
-    const handler = triggerHandler({ store, suppressions, retries, deliverer, timeline, lists, rollups });
+    const handler = emailTriggerHandler(new TriggerDelivery({ store, suppressions, retries, deliverer, timeline, lists, rollups }));
     let t = 0;
     const trigger = (): EmailTriggerCommand => ({
       messageId: `msg_${(++t).toString(16).padStart(32, 'a')}`,

@@ -3,7 +3,7 @@ import { startInternalServer } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import { testInternalApiSecret } from '@postbus/testing';
 import { internalApi } from '../src/http/internal-api';
-import { MessageLog } from '../src/message-log';
+import { MessageLog } from '../src/domain/message-log';
 import type { MessageLists } from '../src/model/message-lists';
 import type { MessageStore } from '../src/model/messages';
 import type { StatusRollups } from '../src/model/rollups';

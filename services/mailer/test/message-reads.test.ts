@@ -8,9 +8,9 @@ import { listNames, MessageLists, personListsOf } from '../src/model/message-lis
 import { MessageStore, type MessageDoc } from '../src/model/messages';
 import { RetryQueue } from '../src/model/retries';
 import { StatusRollups } from '../src/model/rollups';
-import { MessageRetention } from '../src/retention';
+import { MessageRetention } from '../src/domain/message-retention';
 import { seedMessages } from '../src/seed-data';
-import { Timeline } from '../src/timeline';
+import { Timeline } from '../src/domain/timeline';
 import { startMessageLogServer } from './message-log-server';
 
 /**

@@ -1,14 +1,15 @@
 import type { EmailTriggerCommand } from '@postbus/contracts';
 import { connectDb, type Connection } from '@postbus/db';
 import { defaultMongoUrl, uniqueName } from '@postbus/testing';
-import type { Deliverer, Outcome } from '../src/delivery/deliverer';
-import { triggerHandler } from '../src/handlers/trigger';
+import type { Deliverer, Outcome } from '../src/domain/delivery/deliverer';
+import { TriggerDelivery } from '../src/domain/trigger-delivery';
+import { emailTriggerHandler } from '../src/handlers/email-trigger.handler';
 import { MessageLists } from '../src/model/message-lists';
 import { MessageStore, type MessageDoc } from '../src/model/messages';
 import { RetryQueue } from '../src/model/retries';
 import { StatusRollups } from '../src/model/rollups';
 import { Suppressions } from '../src/model/suppressions';
-import type { Timeline } from '../src/timeline';
+import type { Timeline } from '../src/domain/timeline';
 
 /**
  * Issue 13.5: triggers of many tenants share one grouped insertMany on the real MongoDB-wire
@@ -18,7 +19,7 @@ describe('a poisoned trigger among others', () => {
   let db: Connection;
   let store: MessageStore;
   const delivered: string[] = [];
-  let handler: ReturnType<typeof triggerHandler>;
+  let handler: ReturnType<typeof emailTriggerHandler>;
 
   beforeAll(async () => {
     db = await connectDb({ url: defaultMongoUrl(), dbName: uniqueName('t').replace(/-/g, '_') });
@@ -36,7 +37,7 @@ describe('a poisoned trigger among others', () => {
       },
     } as unknown as Deliverer;
     const timeline = { recordAttempt: () => Promise.resolve(), republish: () => Promise.resolve() } as unknown as Timeline;
-    handler = triggerHandler({ store, suppressions, retries, deliverer, timeline, lists, rollups });
+    handler = emailTriggerHandler(new TriggerDelivery({ store, suppressions, retries, deliverer, timeline, lists, rollups }));
   });
 
   afterAll(async () => {

@@ -2,7 +2,7 @@ import express, { type Router } from 'express';
 import { MAX_STATS_DAYS, MESSAGE_STATUSES, normaliseEmail, type MessageStatus } from '@postbus/contracts';
 import { NotFoundError, ValidationError } from '@postbus/errors';
 import { queryLimit, queryText } from '@postbus/http';
-import type { MessageLog } from '../message-log';
+import type { MessageLog } from '../domain/message-log';
 import type { StatusRollups } from '../model/rollups';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;

@@ -1,14 +1,13 @@
-import { defineHandler, type Handler } from '@postbus/bus';
-import { Topics, type EmailTriggerCommand } from '@postbus/contracts';
-import type { Deliverer } from '../delivery/deliverer';
+import type { EmailTriggerCommand } from '@postbus/contracts';
 import type { MessageLists } from '../model/message-lists';
+import type { Deliverer } from './delivery/deliverer';
 import { isFinished, type MessageDoc, type MessageStore } from '../model/messages';
 import type { RetryQueue } from '../model/retries';
 import type { StatusRollups } from '../model/rollups';
 import type { Suppressions } from '../model/suppressions';
-import type { Timeline } from '../timeline';
+import type { Timeline } from './timeline';
 
-export interface TriggerDeps {
+export interface TriggerDeliveryDeps {
   store: MessageStore;
   suppressions: Suppressions;
   retries: RetryQueue;
@@ -19,7 +18,7 @@ export interface TriggerDeps {
 }
 
 /** The stored message a trigger starts; the other way, stored to as clients read it, is domain/message-view's messageView. */
-const messageDocFromTrigger = (t: EmailTriggerCommand): MessageDoc => ({
+export const messageDocFromTrigger = (t: EmailTriggerCommand): MessageDoc => ({
   _id: t.messageId,
   projectId: t.projectId,
   emailId: t.emailId,
@@ -40,17 +39,12 @@ const messageDocFromTrigger = (t: EmailTriggerCommand): MessageDoc => ({
  * the relay answers. A redelivered trigger whose message
  * has an outcome only re-emits its events; one with a retry scheduled is left to the retry worker.
  */
-export function triggerHandler({
-  store,
-  suppressions,
-  retries,
-  deliverer,
-  timeline,
-  lists,
-  rollups,
-}: TriggerDeps): Handler<'email.trigger'> {
+export class TriggerDelivery {
+  constructor(private readonly deps: TriggerDeliveryDeps) {}
+
   /** One trigger: its message stored (or found, when redelivered) and listed, then delivered unless it has an outcome already. */
-  const one = async (message: MessageDoc): Promise<void> => {
+  readonly one = async (message: MessageDoc): Promise<void> => {
+    const { store, suppressions, retries, deliverer, timeline, lists, rollups } = this.deps;
     let attempt = 1;
     if (await store.insertOne(message)) {
       // The first delivery may have stopped before the message was listed: once per message id.
@@ -78,16 +72,10 @@ export function triggerHandler({
   // Side by side; the stores group what concurrent triggers (of every partition) write and read.
   // Every trigger runs to its end, and only those that failed are left to the consumer to retry
   // alone (and dead-letter): one poisoned trigger does not fail, nor resend, the others.
-  const run = async (triggers: EmailTriggerCommand[]): Promise<number[]> => {
+  readonly run = async (triggers: EmailTriggerCommand[]): Promise<number[]> => {
     const byId = new Map<string, Promise<void>>();
-    for (const t of triggers) if (!byId.has(t.messageId)) byId.set(t.messageId, one(messageDocFromTrigger(t)));
+    for (const t of triggers) if (!byId.has(t.messageId)) byId.set(t.messageId, this.one(messageDocFromTrigger(t)));
     const outcomes = await Promise.allSettled(triggers.map((t) => byId.get(t.messageId)!));
     return outcomes.flatMap((o, i) => (o.status === 'rejected' ? [i] : []));
   };
-  return defineHandler({
-    topic: Topics.EmailCommands,
-    type: 'email.trigger',
-    handle: (data) => one(messageDocFromTrigger(data)),
-    handleBatch: (items) => run(items.map((i) => i.data)),
-  });
 }

@@ -3,7 +3,7 @@ import type { Publisher } from '@postbus/bus';
 import { Topics, type MessageEvent, type TimelineEventName } from '@postbus/contracts';
 import { GroupCommit, KeyedSerializer } from '@postbus/db';
 import type { Outcome } from './delivery/deliverer';
-import { queuedEntry, summaryOf } from './domain/message-view';
+import { queuedEntry, summaryOf } from './message-view';
 import {
   contentDoc,
   deliveryEventId,
@@ -14,8 +14,8 @@ import {
   type MessageDoc,
   type MessageStore,
   type SummaryDoc,
-} from './model/messages';
-import type { RetryQueue } from './model/retries';
+} from '../model/messages';
+import type { RetryQueue } from '../model/retries';
 
 export interface RetryPolicy {
   maxAttempts: number;
@@ -27,23 +27,29 @@ export interface RetryPolicy {
 export const retryDelayMs = (policy: RetryPolicy, attempt: number): number =>
   Math.min(policy.maxMs, policy.baseMs * 2 ** (attempt - 1)) * (0.8 + Math.random() * 0.4);
 
-/**
- * Appends to message timelines and emits each entry as a `message.<event>` on the bus. The
- * outcome of an attempt is stored the moment it is known, in group commits, which keeps the
- * window between a relay's 250 and its record as short as one insert. An entry's event id is
- * `<messageId>:<sequence>`, so a re-emitted entry is recognisably the same.
- */
-interface DeliveryRecord {
-  event: EventDoc;
+/** What is kept beside an attempt's outcome, once the outcome is stored. */
+interface DeliveryCopies {
   /** The rendered email, when this attempt rendered one. */
   content?: ContentDoc;
   /** The message as read once its delivery ended, when this attempt ended it. */
   summary?: SummaryDoc;
 }
 
+/**
+ * Appends to message timelines and emits each entry as a `message.<event>` on the bus. The
+ * outcome of an attempt is stored the moment it is known, in group commits of outcomes alone
+ * (small documents), which keeps the window between a relay's 250 and its record as short as one
+ * insert: a process killed inside it has sent a mail it did not record, and the trigger's
+ * redelivery sends it again. The rendered email and the summary are kept after it, in groups of
+ * their own, whose large documents never hold an outcome back. An entry's event id is
+ * `<messageId>:<sequence>`, so a re-emitted entry is recognisably the same.
+ */
+
 export class Timeline {
-  /** Delivery events (with the rendered email), each answered with whether it was stored already. */
-  private readonly writer: GroupCommit<DeliveryRecord, boolean>;
+  /** Delivery events, each answered with whether it was stored already. */
+  private readonly outcomes: GroupCommit<EventDoc, boolean>;
+  /** The rendered emails and summaries of outcomes stored. */
+  private readonly copies: GroupCommit<DeliveryCopies>;
   /** Engagement inserts, each answered with whether it was stored already. */
   private readonly engagements: GroupCommit<EventDoc, boolean>;
   /** One engagement of a message at a time here, so that two never take the same sequence number. */
@@ -63,18 +69,15 @@ export class Timeline {
       const existing = await store.appendNew(events);
       return events.map((e) => existing.has(e._id));
     };
-    // The rendered emails go in the same group as the outcomes, side by side with their insert:
-    // no round trip added to the send path. Their loss fails nothing (the message log shows no
-    // body): an outcome must not wait for, nor be split from its group by, a display copy.
-    // Summaries follow their outcomes (a crash in between leaves a message read from its parts).
-    this.writer = new GroupCommit(async (records) => {
+    this.outcomes = new GroupCommit(appendNew);
+    // The loss of a rendered email fails nothing (the message log shows no body). Summaries follow
+    // their outcomes (a crash in between leaves a message read from its parts).
+    this.copies = new GroupCommit(async (records) => {
       const contents = records.flatMap((r) => (r.content ? [r.content] : []));
-      const [stored] = await Promise.all([
-        appendNew(records.map((r) => r.event)),
+      await Promise.all([
         store.keepContents(contents).catch((error: unknown) => this.onContentLost(error, contents.length)),
+        store.keepSummaries(records.flatMap((r) => (r.summary ? [r.summary] : []))),
       ]);
-      await store.keepSummaries(records.flatMap((r) => (r.summary ? [r.summary] : [])));
-      return stored;
     });
     this.engagements = new GroupCommit(appendNew);
   }
@@ -102,8 +105,9 @@ export class Timeline {
     const summary = isTerminal(event)
       ? summaryOf(message, attempt === 1 ? [doc] : [...(await this.store.timeline(message._id)), doc])
       : undefined;
-    if (!(await this.writer.add({ event: doc, ...(content ? { content } : {}), ...(summary ? { summary } : {}) })))
-      await this.onStored(message, doc);
+    const existed = await this.outcomes.add(doc);
+    if (content || summary) await this.copies.add({ ...(content ? { content } : {}), ...(summary ? { summary } : {}) });
+    if (!existed) await this.onStored(message, doc);
     await this.emit(message, attempt === 1 ? [queuedEntry(message), doc] : [doc]);
     return doc;
   }

@@ -3,10 +3,10 @@ import { simpleParser } from 'mailparser';
 import type { CatalogDomain, CatalogEmail, CatalogProject, CatalogTemplate } from '@postbus/contracts';
 import { SecretBox, TrackingTokens } from '@postbus/crypto';
 import { loopHeld, TemplateEngine } from '@postbus/templates';
-import type { CatalogProjection } from '../model/catalog';
-import type { MessageDoc } from '../model/messages';
+import type { CatalogProjection } from '../../model/catalog';
+import type { MessageDoc } from '../../model/messages';
 import { Deliverer, type Outcome } from './deliverer';
-import type { SmtpRelay } from './smtp-relay';
+import type { SmtpRelay } from '../../clients/smtp-relay';
 
 const secrets = new SecretBox(randomBytes(32).toString('base64'));
 const dkimPem = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();

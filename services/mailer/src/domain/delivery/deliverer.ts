@@ -1,12 +1,12 @@
 import type { CatalogDomain, CatalogEmail, CatalogProject, CatalogTemplate } from '@postbus/contracts';
 import type { SecretBox, TrackingTokens } from '@postbus/crypto';
 import { TenantBusyError, type Rendered, type TemplateEngine } from '@postbus/templates';
-import type { CatalogProjection } from '../model/catalog';
-import type { MessageDoc, RenderedContent } from '../model/messages';
-import { ERASURE } from '../model/suppressions';
+import type { CatalogProjection } from '../../model/catalog';
+import type { MessageDoc, RenderedContent } from '../../model/messages';
+import { ERASURE } from '../../model/suppressions';
 import { compose } from './compose';
 import { dkimKey, dkimSign, type DkimKey } from './dkim';
-import type { SmtpRelay } from './smtp-relay';
+import type { SmtpRelay } from '../../clients/smtp-relay';
 import { addTracking } from './tracking';
 
 /** What one attempt at a message came to. */

@@ -1,8 +1,8 @@
 import type { Message, MessageContent, MessageStatus } from '@postbus/contracts';
 import { UnprocessableError } from '@postbus/errors';
-import { messageView } from './domain/message-view';
-import { hasStatusList, listNames, type MessageLists } from './model/message-lists';
-import type { MessageStore } from './model/messages';
+import { messageView } from './message-view';
+import { hasStatusList, listNames, type MessageLists } from '../model/message-lists';
+import type { MessageStore } from '../model/messages';
 
 export interface MessageQuery {
   projectId: string;

@@ -1,5 +1,5 @@
 import type { ErasureExecuteCommand } from '@postbus/contracts';
-import { MailerErasure, type ErasureDeps } from './erasure';
+import { MailerErasure, type ErasureDeps } from './erasure-participant';
 
 const subject: ErasureExecuteCommand = {
   erasureId: 'era_1',

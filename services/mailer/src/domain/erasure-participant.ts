@@ -1,9 +1,9 @@
 import type { ErasureExecuteCommand, UserErasureScheduledEvent } from '@postbus/contracts';
-import type { ErasuresDone } from './model/erasures';
-import { listNames, type MessageLists } from './model/message-lists';
-import type { MessageStore } from './model/messages';
-import type { RetryQueue } from './model/retries';
-import type { Suppressions } from './model/suppressions';
+import type { ErasuresDone } from '../model/erasures';
+import { listNames, type MessageLists } from '../model/message-lists';
+import type { MessageStore } from '../model/messages';
+import type { RetryQueue } from '../model/retries';
+import type { Suppressions } from '../model/suppressions';
 
 export interface ErasureDeps {
   store: MessageStore;

@@ -1,0 +1,40 @@
+import type { Publisher } from '@postbus/bus';
+import { Topics, userOrderingKey, type TrackingEvent } from '@postbus/contracts';
+import type { MessageStore } from '../model/messages';
+import type { Suppressions } from '../model/suppressions';
+import type { Timeline } from './timeline';
+
+export interface EngagementDeps {
+  store: MessageStore;
+  timeline: Timeline;
+  suppressions: Suppressions;
+  publisher: Publisher;
+}
+
+/**
+ * Opens, clicks and one-click unsubscribes join the message's timeline. An unsubscribe also
+ * suppresses the address here at once and asks the users service (the owner of subscription
+ * state) to unsubscribe the user.
+ */
+export class Engagements {
+  constructor(private readonly deps: EngagementDeps) {}
+
+  /** `eventId`: the tracking event's id, from which the unsubscribe command's id is derived (a replay publishes the same). */
+  async record(data: TrackingEvent, event: 'opened' | 'clicked' | 'unsubscribed', eventId: string): Promise<void> {
+    const { store, timeline, suppressions, publisher } = this.deps;
+    const message = await store.message(data.projectId, data.messageId);
+    if (!message) return; // a token of a message since erased, or of another installation
+    const at = new Date(data.at);
+    if (event === 'unsubscribed') {
+      await suppressions.add(message.projectId, message.email, 'unsubscribed', at);
+      await publisher.publish(
+        Topics.UserCommands,
+        'user.unsubscribe',
+        userOrderingKey(message.projectId, { email: message.email }),
+        { projectId: message.projectId, user: { email: message.email }, reason: 'one-click unsubscribe', acceptedAt: data.at },
+        { id: `${eventId}:unsubscribe` },
+      );
+    }
+    await timeline.recordEngagement(message, event, at, data.url);
+  }
+}

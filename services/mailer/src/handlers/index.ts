@@ -1,0 +1,42 @@
+import type { Publisher } from '@postbus/bus';
+import type { Engagements } from '../domain/engagements';
+import type { MailerErasure } from '../domain/erasure-participant';
+import type { TriggerDelivery } from '../domain/trigger-delivery';
+import type { CatalogProjection } from '../model/catalog';
+import type { Suppressions } from '../model/suppressions';
+import { catalogDeletedHandler } from './catalog-deleted.handler';
+import { catalogEntityHandler } from './catalog-entity.handler';
+import { emailErasureRequestedHandler } from './email-erasure-requested.handler';
+import { emailTriggerHandler } from './email-trigger.handler';
+import { erasureExecuteHandler } from './erasure-execute.handler';
+import { trackingEngagementHandler } from './tracking-engagement.handler';
+import { userErasureScheduledHandler } from './user-erasure-scheduled.handler';
+import { userUnsubscribedHandler } from './user-unsubscribed.handler';
+
+/**
+ * The email commands, in one consumer group of their own: the triggers, and the erase the gateway
+ * puts among them (so that no trigger accepted after it is handled before its suppression).
+ */
+export const emailCommandHandlers = (delivery: TriggerDelivery, erasure: MailerErasure) => [
+  emailTriggerHandler(delivery),
+  emailErasureRequestedHandler(erasure),
+];
+
+/** The catalog topic into this service's projection of it. */
+export const catalogHandlers = (catalog: CatalogProjection) => [
+  catalogEntityHandler(catalog, 'catalog.project', 'project'),
+  catalogEntityHandler(catalog, 'catalog.domain', 'domain'),
+  catalogEntityHandler(catalog, 'catalog.template', 'template'),
+  catalogEntityHandler(catalog, 'catalog.email', 'email'),
+  catalogDeletedHandler(catalog),
+];
+
+/** What reaches the mailer about people and their mail: unsubscribes, erasures, opens and clicks. */
+export const peopleHandlers = (suppressions: Suppressions, erasure: MailerErasure, engagements: Engagements, publisher: Publisher) => [
+  userUnsubscribedHandler(suppressions),
+  userErasureScheduledHandler(erasure),
+  erasureExecuteHandler(erasure, publisher),
+  trackingEngagementHandler(engagements, 'tracking.opened', 'opened'),
+  trackingEngagementHandler(engagements, 'tracking.clicked', 'clicked'),
+  trackingEngagementHandler(engagements, 'tracking.unsubscribed', 'unsubscribed'),
+];
