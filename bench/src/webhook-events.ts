@@ -26,7 +26,7 @@ export function sentEvent(tag: string, projectId: string, n: number, at = new Da
 /** The body the dispatcher POSTs for it: the contracts' own builder (libs/contracts/src/webhook-events.ts). */
 export const webhookBody = (e: MessageData<'message.sent'>): string => serialiseWebhookBody(messageWebhook('message.sent', e));
 
-/** The dispatcher's request headers (services/webhook-dispatcher/src/delivery/sender.ts: send, signedHeaders). */
+/** The dispatcher's request headers (services/webhook-dispatcher/src/clients/webhook-sender.ts: send, signedHeaders). */
 export function webhookHeaders(webhookId: string, payload: string, secrets: string[], at = new Date()): Record<string, string> {
   return {
     'content-type': 'application/json',

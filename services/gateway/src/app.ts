@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import express from 'express';
-import { Bus, busOptions, defineHandler } from '@postbus/bus';
+import { Bus, busOptions } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
 import { connectDb, pingDb } from '@postbus/db';
 import {
@@ -35,12 +35,13 @@ import { API_VERSION, apiRoutes } from './http/api-routes';
 import { ProjectAccess } from './http/project-access';
 import { AuthFailureLimit, edgeRateLimit, rateLimit, SharedCounters } from './http/rate-limit';
 import { KeyCheck } from './http/key-check';
+import { instanceHandlers } from './handlers';
 import { announceOnBus, KeyAdmin } from './key-admin';
 import { ApiKeyRepository } from './model/api-key.repository';
 import { DomainRepository, type DomainKind } from './model/domain.repository';
 import { TemplateRepository } from './model/template.repository';
 import { EmailRepository } from './model/email.repository';
-import { DnsLookup } from './dns-lookup';
+import { DnsLookup } from './clients/dns-lookup';
 import { SecretBox } from '@postbus/crypto';
 import { Sessions } from './domain/sessions';
 import { apiRouter } from './http/route';
@@ -141,14 +142,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
     groupId: `postbus-gateway-${instance}`,
     fromBeginning: false,
     partitionsConsumedConcurrently: config.KAFKA_TOPIC_PARTITIONS * 2,
-    handlers: [
-      defineHandler({
-        topic: Topics.Auth,
-        type: 'auth.key_revoked',
-        handle: ({ keyId }) => Promise.resolve(keyCheck.revoked(keyId)),
-      }),
-      defineHandler({ topic: Topics.GatewayUsage, type: 'gateway.usage', handle: (report) => Promise.resolve(counters.receive(report)) }),
-    ],
+    handlers: instanceHandlers(keyCheck, counters),
   });
   counters.start();
   const commands = new CommandSender(bus.publisher);

@@ -1,19 +1,21 @@
 import express from 'express';
-import { Bus, busOptions, erasureParticipant } from '@postbus/bus';
+import { Bus, busOptions } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
 import { SecretBox } from '@postbus/crypto';
 import { connectDb, pingDb } from '@postbus/db';
 import { AddressPolicy, closeServer, createMetricsRegistry, startInternalServer } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import { retrySchedule, type DispatcherConfig } from './config';
-import { DeliveryWorker } from './delivery/worker';
-import { eraseDeliveries } from './erasure';
-import { eventHandlers, projectHandlers } from './handlers/events';
+import { DeliveryRetention } from './domain/delivery-retention';
+import { DeliveryWorker } from './domain/delivery-worker';
+import { DeliveryErasure } from './domain/erasure-participant';
+import { EventFanout } from './domain/event-fanout';
+import { erasureHandlers, eventHandlers, projectHandlers } from './handlers';
 import { internalApi } from './http/internal-api';
 import { DeliveryStore } from './model/deliveries';
 import { EndpointStore } from './model/endpoints';
 import { ProjectOwners } from './model/projects';
-import { DeliveryRetention } from './retention';
+import { RetentionRuns } from './model/retention-runs';
 
 export interface Dispatcher {
   port: number;
@@ -27,14 +29,15 @@ export async function start({ config, logger }: { config: DispatcherConfig; logg
   const endpoints = new EndpointStore(db, new SecretBox(config.SECRETS_KEY || undefined));
   const deliveries = new DeliveryStore(db);
   const projects = new ProjectOwners(db);
+  const runs = new RetentionRuns(db);
+  await Promise.all([endpoints.init(), deliveries.init(), projects.init(), runs.init()]);
   const retention = new DeliveryRetention({
     deliveries,
-    connection: db,
+    runs,
     logger,
     retentionDays: config.WEBHOOK_DELIVERY_RETENTION_DAYS,
     intervalMs: config.WEBHOOK_RETENTION_INTERVAL_MS,
   });
-  await Promise.all([endpoints.init(), deliveries.init(), projects.init(), retention.init()]);
   const policy = new AddressPolicy(config.WEBHOOK_ALLOWED_HOSTS ? config.WEBHOOK_ALLOWED_HOSTS.split(',') : []);
 
   const worker = new DeliveryWorker({
@@ -58,23 +61,19 @@ export async function start({ config, logger }: { config: DispatcherConfig; logg
     { topic: Topics.ErasureEvents },
   ]);
   await bus.publisher.connect();
+  const fanout = new EventFanout({ endpoints, deliveries, projects, logger, attemptFirst: worker.attemptFirst });
+  const erasure = new DeliveryErasure({ deliveries });
   // Erasures share the projects' group (both quiet topics) rather than adding one: every consumer
   // group costs the broker a fetch loop. An erasure's scan may delay a new project's first
   // deliveries, which wait for their project anyway.
   await bus.consume({
     groupId: 'postbus-webhooks-projects',
-    handlers: [...projectHandlers(projects), erasureParticipant('webhook-dispatcher', bus.publisher, eraseDeliveries(deliveries))],
+    handlers: [...projectHandlers(projects), ...erasureHandlers(erasure, bus.publisher)],
   });
   await bus.consume({
     groupId: 'postbus-webhooks',
     gatherFetches: 'send-path',
-    handlers: eventHandlers({
-      endpoints,
-      deliveries,
-      projects,
-      logger,
-      attemptFirst: worker.attemptFirst,
-    }),
+    handlers: eventHandlers(fanout),
     partitionsConsumedConcurrently: config.KAFKA_TOPIC_PARTITIONS,
     // A run's deliveries are stored, attempted and recorded before the next run of its partition
     // starts: runs a few times the worker's concurrency keep it busy while other partitions'

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { attemptIdOf, deliveryIdOf, type AttemptDoc, type DeliveryDoc, type DeliveryStore } from './model/deliveries';
-import { bodyOf, messageEvent } from './payloads';
+import { bodyOf, messageEvent } from './domain/webhook-payloads';
 
 const CHUNK = 1_000;
 const EVENTS = ['queued', 'sent', 'opened', 'clicked', 'deferred'] as const;

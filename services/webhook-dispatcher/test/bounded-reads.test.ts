@@ -2,10 +2,11 @@ import { connectDb, isPointFilter, recordQueries, type Connection } from '@postb
 import type { Bus } from '@postbus/bus';
 import { call, internalAuthorization } from '@postbus/testing';
 import type { Dispatcher } from '../src/app';
-import { eraseDeliveries } from '../src/erasure';
+import { DeliveryErasure } from '../src/domain/erasure-participant';
 import { DeliveryStore } from '../src/model/deliveries';
-import { DeliveryRetention } from '../src/retention';
+import { DeliveryRetention } from '../src/domain/delivery-retention';
 import { EndpointStore } from '../src/model/endpoints';
+import { RetentionRuns } from '../src/model/retention-runs';
 import { seedDeliveries } from '../src/seed-data';
 import { SecretBox } from '@postbus/crypto';
 import { createLogger } from '@postbus/logger';
@@ -178,7 +179,7 @@ describe('webhook deliveries at size', () => {
     const recorder = recordQueries(['deliveries', 'attempts']);
     let erased: Record<string, number>;
     try {
-      erased = await eraseDeliveries(deliveries)(subject, { heartbeat: () => Promise.resolve(void heartbeats++) });
+      erased = await new DeliveryErasure({ deliveries }).erase(subject, { heartbeat: () => Promise.resolve(void heartbeats++) });
     } finally {
       recorder.stop();
     }
@@ -192,7 +193,7 @@ describe('webhook deliveries at size', () => {
     expect(left.body.data).toHaveLength(100);
     expect(JSON.stringify(left.body.data)).not.toContain('many@example.org');
     // Idempotent: a redelivered command finds nothing more.
-    expect(await eraseDeliveries(deliveries)(subject)).toEqual({ deliveries: 0, attempts: 0 });
+    expect(await new DeliveryErasure({ deliveries }).erase(subject)).toEqual({ deliveries: 0, attempts: 0 });
   }, 120_000);
 
   it('14.2 retention deletes the deliveries older than the window with their attempts, in chunks by _id, once per interval', async () => {
@@ -219,10 +220,11 @@ describe('webhook deliveries at size', () => {
       until: new Date(now - 86_400_000),
     });
     const logger = createLogger({ service: 'test', level: 'error' });
+    const claims = new RetentionRuns(db);
+    await claims.init();
     const retention = (deliveriesStore: DeliveryStore) =>
-      new DeliveryRetention({ deliveries: deliveriesStore, connection: db, logger, retentionDays: 30, intervalMs: 3_600_000 });
+      new DeliveryRetention({ deliveries: deliveriesStore, runs: claims, logger, retentionDays: 30, intervalMs: 3_600_000 });
     const first = retention(old);
-    await first.init();
     const recorder = recordQueries(['deliveries', 'attempts']);
     const at = new Date();
     let runs: Array<{ deliveries: number; attempts: number } | undefined>;

@@ -1,8 +1,8 @@
 import { connectDb, type Connection } from '@postbus/db';
 import { defaultMongoUrl, uniqueName } from '@postbus/testing';
-import { eraseDeliveries } from '../src/erasure';
+import { DeliveryErasure } from '../src/domain/erasure-participant';
 import { DeliveryStore, type DeliveryDoc } from '../src/model/deliveries';
-import { bodyOf, messageEvent } from '../src/payloads';
+import { bodyOf, messageEvent } from '../src/domain/webhook-payloads';
 
 /** The dispatcher's erasure against the real MongoDB-wire server: a `$regex` scan, confirmed in code. */
 describe('erasing a person from the webhook deliveries', () => {
@@ -64,7 +64,7 @@ describe('erasing a person from the webhook deliveries', () => {
     }
     await deliveries.due.schedule('d2', new Date(Date.now() + 60_000), { attempt: 2, endpointId: 'ep_1' });
 
-    const erase = eraseDeliveries(deliveries);
+    const erasure = new DeliveryErasure({ deliveries });
     const subject = {
       erasureId: 'era_1',
       projectId: 'p1',
@@ -73,10 +73,10 @@ describe('erasing a person from the webhook deliveries', () => {
       userId: 'u(1)',
       before: new Date(Date.now() + 60_000).toISOString(),
     };
-    expect(await erase(subject)).toEqual({ deliveries: 2, attempts: 2 });
+    expect(await erasure.erase(subject)).toEqual({ deliveries: 2, attempts: 2 });
     expect([...(await deliveries.deliveriesById(['d1', 'd2', 'd3', 'd4'])).keys()].sort()).toEqual(['d3', 'd4']);
     expect((await deliveries.attempts(['d4'])).get('d4')).toHaveLength(1);
     expect(await deliveries.due.pending('d2')).toBe(false);
-    expect(await erase(subject)).toEqual({ deliveries: 0, attempts: 0 });
+    expect(await erasure.erase(subject)).toEqual({ deliveries: 0, attempts: 0 });
   });
 });

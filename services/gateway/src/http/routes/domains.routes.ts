@@ -10,7 +10,7 @@ import {
   TrackingDomainList,
 } from '@postbus/contracts';
 import { ConflictError, NotFoundError } from '@postbus/errors';
-import type { DnsLookup } from '../../dns-lookup';
+import type { DnsLookup } from '../../clients/dns-lookup';
 import { randomBytes } from 'node:crypto';
 import {
   checkRecords,

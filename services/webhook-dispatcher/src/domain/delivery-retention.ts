@@ -1,20 +1,11 @@
-import { Schema, type Connection } from 'mongoose';
-import { isDuplicateKeyError } from '@postbus/db';
 import { every, type Repeating } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
-import type { DeliveryStore } from './model/deliveries';
-
-/** Which instance purges in one interval: `_id` is `deliveries@<interval number>`, unique, so one insert wins. */
-interface RunDoc {
-  _id: string;
-  at: Date;
-}
-
-const runSchema = new Schema<RunDoc>({ _id: String, at: Date }, { collection: 'retention_runs', versionKey: false });
+import type { DeliveryStore } from '../model/deliveries';
+import type { RetentionRuns } from '../model/retention-runs';
 
 export interface RetentionOptions {
   deliveries: DeliveryStore;
-  connection: Connection;
+  runs: RetentionRuns;
   logger: Logger;
   retentionDays: number;
   intervalMs: number;
@@ -27,16 +18,9 @@ export interface RetentionOptions {
  * tails where it stopped; the next interval's run goes on from there.
  */
 export class DeliveryRetention {
-  private readonly Run;
   private loop: Repeating | undefined;
 
-  constructor(private readonly options: RetentionOptions) {
-    this.Run = options.connection.model<RunDoc>('RetentionRun', runSchema);
-  }
-
-  async init(): Promise<void> {
-    await this.Run.init();
-  }
+  constructor(private readonly options: RetentionOptions) {}
 
   start(): void {
     this.loop = every(this.options.intervalMs, () => this.runOnce(), {
@@ -51,14 +35,9 @@ export class DeliveryRetention {
   /** Purges when no other instance has this interval; returns what went, or undefined when another instance has it. */
   async runOnce(now = new Date()): Promise<{ deliveries: number; attempts: number } | undefined> {
     const slot = Math.floor(now.getTime() / this.options.intervalMs);
-    try {
-      await this.Run.create({ _id: `deliveries@${slot}`, at: now });
-    } catch (error) {
-      if (isDuplicateKeyError(error)) return undefined;
-      throw error;
-    }
+    if (!(await this.options.runs.claim(slot, now))) return undefined;
     // The collection stays at two claims: the one before the previous is no longer contended.
-    await this.Run.deleteOne({ _id: `deliveries@${slot - 2}` }).exec();
+    await this.options.runs.forget(slot - 2);
     const cutoff = new Date(now.getTime() - this.options.retentionDays * 86_400_000);
     const purged = await this.options.deliveries.purgeOlderThan(cutoff);
     if (purged.deliveries > 0) this.options.logger.info('purged old webhook deliveries', { ...purged, cutoff: cutoff.toISOString() });

@@ -1,6 +1,6 @@
 import type { MessageContext } from '@postbus/bus';
 import type { ErasureExecuteCommand } from '@postbus/contracts';
-import { personList, type DeliveryStore } from './model/deliveries';
+import { personList, type DeliveryStore } from '../model/deliveries';
 
 type Subject = Pick<ErasureExecuteCommand, 'projectId' | 'email' | 'userId' | 'before'>;
 
@@ -21,6 +21,10 @@ export function concerns(payload: string, { projectId, email, userId, before }: 
   return (email !== null && data['email'] === email) || (userId !== null && data['user_id'] === userId);
 }
 
+export interface DeliveryErasureDeps {
+  deliveries: DeliveryStore;
+}
+
 /**
  * The dispatcher's part in a GDPR erasure (docs/architecture.md#erasure): every delivery whose body names the person,
  * with its attempts (whose responses may echo the body) and its due attempts. The deliveries are
@@ -29,10 +33,11 @@ export function concerns(payload: string, { projectId, email, userId, before }: 
  * tens of thousands of deliveries neither scans nor names them all in one statement, and resumes
  * where it stopped when redelivered. Idempotent.
  */
-export function eraseDeliveries(
-  deliveries: DeliveryStore,
-): (subject: ErasureExecuteCommand, ctx?: Pick<MessageContext, 'heartbeat'>) => Promise<Record<string, number>> {
-  return async (subject, ctx) => {
+export class DeliveryErasure {
+  constructor(private readonly deps: DeliveryErasureDeps) {}
+
+  /** erasure.execute: deletes the person's deliveries with their attempts; returns what went, by kind. */
+  async erase(subject: ErasureExecuteCommand, ctx?: Pick<MessageContext, 'heartbeat'>): Promise<Record<string, number>> {
     const total = { deliveries: 0, attempts: 0 };
     const lists = [
       ...(subject.email !== null ? [personList(subject.projectId, { kind: 'email', value: subject.email })] : []),
@@ -41,7 +46,7 @@ export function eraseDeliveries(
     const erased = new Set<string>();
     for (const list of lists) {
       // The broker hears from this consumer after each chunk, however long the erasure takes.
-      const gone = await deliveries.erasePerson(
+      const gone = await this.deps.deliveries.erasePerson(
         list,
         new Date(subject.before),
         (payload) => concerns(payload, subject),
@@ -52,5 +57,5 @@ export function eraseDeliveries(
       total.attempts += gone.attempts;
     }
     return total;
-  };
+  }
 }

@@ -2,7 +2,7 @@ import type { Logger } from '@postbus/logger';
 import type { AttemptOutcome, DeliveryDoc, DeliveryStore, DuePayload } from '../model/deliveries';
 import type { EndpointStore } from '../model/endpoints';
 import type { DueItem } from '@postbus/db';
-import { send, type SendOptions, type SendResult } from './sender';
+import { send, type SendOptions, type SendResult } from '../clients/webhook-sender';
 
 export interface WorkerDeps {
   endpoints: EndpointStore;

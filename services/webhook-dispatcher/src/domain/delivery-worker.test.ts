@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createLogger } from '@postbus/logger';
 import type { AttemptDoc, DeliveryDoc, DeliveryStore } from '../model/deliveries';
 import type { EndpointDoc, EndpointStore } from '../model/endpoints';
-import { DeliveryWorker } from './worker';
+import { DeliveryWorker } from './delivery-worker';
 
 /** A receiver that answers 200 and counts the requests it holds at once. */
 async function receiver(): Promise<{ url: string; received: string[]; maxInFlight: () => number; close: () => Promise<void> }> {

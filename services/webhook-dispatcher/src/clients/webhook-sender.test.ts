@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { AddressPolicy } from '@postbus/http';
 import { newSecret } from '../model/endpoints';
-import { send, signedHeaders } from './sender';
+import { send, signedHeaders } from './webhook-sender';
 
 describe('signedHeaders', () => {
   it('carries one Standard Webhooks signature per secret, each verifiable on its own', () => {
