@@ -69,7 +69,7 @@ describe('the mailer through the public API', () => {
     const headers = await system.sink.client.headers(arrived.ID);
     expect(headers['List-Unsubscribe-Post']).toEqual(['List-Unsubscribe=One-Click']);
     expect(headers['List-Unsubscribe']?.[0]).toMatch(
-      /^<http:\/\/127\.0\.0\.1:\d+\/t\/u\/[\w.-]+>, <mailto:unsubscribe@mail\.e2e\.example\?subject=/,
+      /^<http:\/\/127\.0\.0\.1:\d+\/t\/u\/[\w.-]+>, <mailto:u\.[0-9a-f]{32}\.[a-z2-7]{20}@pb-bounces\.mail\.e2e\.example\?subject=unsubscribe>$/,
     );
 
     const message = await statusBecomes(id, 'sent');

@@ -63,6 +63,8 @@ describe('npm start on one host, configured by its environment', () => {
       'ERASURE_PORT',
       'INTERNAL_PORT',
       'STATUS_PORT',
+      'INBOUND_PORT',
+      'INBOUND_SMTP_PORT',
       'SINK_HTTP_PORT',
       'SINK_SMTP_PORT',
     ])
@@ -82,6 +84,7 @@ describe('npm start on one host, configured by its environment', () => {
       PAYMENTS_DB_NAME: db('payments'),
       ERASURE_DB_NAME: db('erasure'),
       STATUS_DB_NAME: db('status'),
+      INBOUND_DB_NAME: db('inbound'),
       DNS_SERVERS: dns.address,
       SMTP_URL: relay.smtpUrl,
       WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
@@ -164,11 +167,16 @@ describe('npm start on one host, configured by its environment', () => {
     expect(gatewayUp).toBeDefined();
   });
 
+  it('runs the inbound MX on 127.0.0.1 and the port it prints', async () => {
+    expect(output).toContain(`Inbound MX   smtp://127.0.0.1:${ports['INBOUND_SMTP_PORT']}`);
+    expect(await portOpen('127.0.0.1', ports['INBOUND_SMTP_PORT']!)).toBe(true);
+  });
+
   it('when npm start is killed outright (SIGKILL), the services it started stop by themselves', async () => {
     const starter = descendants(start!.pid!).find((p) => /^\S*node scripts\/dist\/start\.js$/.test(p.args));
     expect(starter).toBeDefined();
     const services = descendants(starter!.pid).filter((p) => p.args.includes('/dist/main.js'));
-    expect(services.length).toBe(7); // the sink was not started: SMTP_URL names the relay; the status service was
+    expect(services.length).toBe(8); // the sink was not started: SMTP_URL names the relay; the status service and the inbound MX were
     process.kill(starter!.pid, 'SIGKILL');
     await waitFor(
       async () => {

@@ -1,3 +1,4 @@
+import { ReturnPathTokens } from '@postbus/crypto';
 import { call, waitFor } from '@postbus/testing';
 import { createClientAndProject, createSendableEmail, startSystem, type DemoClient, type RunningSystem } from './system';
 
@@ -36,12 +37,14 @@ describe('sender identity through the public API', () => {
       { timeoutMs: 20_000, what: `an outcome for ${id}` },
     );
 
-  it('13.2 mail goes out From the project address with the envelope sender (Return-Path) bounces+<message id>@<sender domain>', async () => {
+  it('13.2 mail goes out From the project address with the envelope sender (Return-Path) a signed token naming the message at pb-bounces.<sender domain>', async () => {
     const id = await send('welcome');
     const arrived = await system.sink.client.waitForMessageId(`${id}@mail.e2e.example`);
     const mail = await system.sink.client.get(arrived.ID);
     expect(mail.From?.Address).toBe('hello@mail.e2e.example');
-    expect(mail.ReturnPath).toBe(`bounces+${id}@mail.e2e.example`);
+    const [localPart, domain] = String(mail.ReturnPath).split('@');
+    expect(domain).toBe('pb-bounces.mail.e2e.example');
+    expect(new ReturnPathTokens(system.env['TRACKING_SECRET']!).verify(localPart!)).toEqual({ purpose: 'bounce', messageId: id });
   });
 
   it('13.2 the mailer checks the sender again at send time: an address left on a domain the project no longer uses fails, nothing is sent', async () => {

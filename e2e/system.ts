@@ -26,6 +26,8 @@ export interface RunningSystem {
   services: Record<ServiceName, ServiceProcess>;
   dns: LocalDnsServer;
   sink: SmtpSink;
+  /** The inbound MX, when the system was started with it: its process and the port of its SMTP server. */
+  inbound?: { process: ServiceProcess; smtpPort: number };
   /** Starts a service again (after kill()) with the same configuration. */
   restart(name: ServiceName): Promise<ServiceProcess>;
   stop(): Promise<void>;
@@ -35,7 +37,7 @@ export interface RunningSystem {
  * Starts the whole system as separate processes, as `npm start` does, but isolated: its own
  * databases, topic namespace and ports.
  */
-export async function startSystem(extraEnv: Record<string, string> = {}): Promise<RunningSystem> {
+export async function startSystem(extraEnv: Record<string, string> = {}, options: { inbound?: boolean } = {}): Promise<RunningSystem> {
   const id = uniqueName('e2e');
   const [gatewayPort, usersPort, mailerPort, webhooksPort, paymentsPort, erasurePort] = await Promise.all([
     freePort(),
@@ -54,9 +56,10 @@ export async function startSystem(extraEnv: Record<string, string> = {}): Promis
     payments: paymentsPort,
     erasure: erasurePort,
   };
+  const inboundPorts = options.inbound ? { http: await freePort(), smtp: await freePort() } : undefined;
   const env = systemEnv({
     namespace: id,
-    ports,
+    ports: { ...ports, ...(inboundPorts ? { inbound: inboundPorts.http } : {}) },
     smtpUrl: sink.smtpUrl,
     dnsServers: dns.address,
     overrides: {
@@ -86,6 +89,10 @@ export async function startSystem(extraEnv: Record<string, string> = {}): Promis
     erasure,
     gateway: await launch('gateway'),
   };
+  const inbound = inboundPorts && {
+    process: await startService('inbound', inboundPorts.http, { ...env, INBOUND_SMTP_PORT: String(inboundPorts.smtp) }, `${id}-inbound`),
+    smtpPort: inboundPorts.smtp,
+  };
   return {
     gatewayUrl: services.gateway.url,
     mailerUrl: services.mailer.url,
@@ -96,12 +103,13 @@ export async function startSystem(extraEnv: Record<string, string> = {}): Promis
     services,
     dns,
     sink,
+    ...(inbound ? { inbound } : {}),
     async restart(name) {
       services[name] = await launch(name);
       return services[name];
     },
     async stop() {
-      await Promise.all(Object.values(services).map((s) => s.stop()));
+      await Promise.all([...Object.values(services), ...(inbound ? [inbound.process] : [])].map((s) => s.stop()));
       await sink.process.stop();
       await dns.close();
     },

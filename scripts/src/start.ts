@@ -49,6 +49,8 @@ const PAYMENTS_PORT = Number(process.env['PAYMENTS_PORT'] ?? 8084);
 const ERASURE_PORT = Number(process.env['ERASURE_PORT'] ?? 8085);
 const GATEWAY_INTERNAL_PORT = Number(process.env['INTERNAL_PORT'] ?? 8086);
 const STATUS_PORT = Number(process.env['STATUS_PORT'] ?? 8090);
+const INBOUND_PORT = Number(process.env['INBOUND_PORT'] ?? 8087);
+const INBOUND_SMTP_PORT = Number(process.env['INBOUND_SMTP_PORT'] ?? 2525);
 const SINK_HTTP_PORT = Number(process.env['SINK_HTTP_PORT'] ?? 8025);
 const SINK_SMTP_PORT = Number(process.env['SINK_SMTP_PORT'] ?? 1025);
 const demoFile = join(dataDir(), 'demo-client.json');
@@ -190,6 +192,8 @@ async function main(): Promise<void> {
     ['erasure', ERASURE_PORT],
     ['gateway (internal: /metrics)', GATEWAY_INTERNAL_PORT],
     ['status', STATUS_PORT],
+    ['inbound MX (internal)', INBOUND_PORT],
+    ['inbound MX (SMTP)', INBOUND_SMTP_PORT],
     ...(smtpGiven
       ? []
       : ([
@@ -199,7 +203,7 @@ async function main(): Promise<void> {
   ] as const) {
     if (await portOpen('127.0.0.1', port))
       throw new Error(
-        `port ${port} (${name}) is taken: is Postbus already running? Set PORT / USERS_PORT / MAILER_PORT / WEBHOOKS_PORT / PAYMENTS_PORT / ERASURE_PORT / INTERNAL_PORT / STATUS_PORT / SINK_HTTP_PORT / SINK_SMTP_PORT to use others.`,
+        `port ${port} (${name}) is taken: is Postbus already running? Set PORT / USERS_PORT / MAILER_PORT / WEBHOOKS_PORT / PAYMENTS_PORT / ERASURE_PORT / INTERNAL_PORT / STATUS_PORT / INBOUND_PORT / INBOUND_SMTP_PORT / SINK_HTTP_PORT / SINK_SMTP_PORT to use others.`,
       );
   }
   say(
@@ -244,6 +248,7 @@ async function main(): Promise<void> {
         payments: PAYMENTS_PORT,
         erasure: ERASURE_PORT,
         status: STATUS_PORT,
+        inbound: INBOUND_PORT,
       },
       publicHost: 'localhost',
       internalPort: GATEWAY_INTERNAL_PORT,
@@ -253,7 +258,7 @@ async function main(): Promise<void> {
       given: process.env,
     });
     say(`public URL ${env['PUBLIC_BASE_URL']} (tracking and unsubscribe links)`);
-    say('starting users service, mailer, webhook dispatcher, payments and erasure services');
+    say('starting users service, mailer, webhook dispatcher, payments and erasure services, and the inbound MX');
     services.push(
       ...(await Promise.all([
         startService('users', USERS_PORT, env),
@@ -261,6 +266,7 @@ async function main(): Promise<void> {
         startService('webhook-dispatcher', WEBHOOKS_PORT, env),
         startService('payments', PAYMENTS_PORT, env),
         startService('erasure', ERASURE_PORT, env),
+        startService('inbound', INBOUND_PORT, { ...env, INBOUND_SMTP_PORT: String(INBOUND_SMTP_PORT) }),
       ])),
     );
     say('starting gateway');
@@ -321,7 +327,8 @@ Postbus is running.
                e.g. STATUS_OPERATOR_TOKEN=… npx postbus status show)
   Health       ${url}/readyz · metrics http://127.0.0.1:${GATEWAY_INTERNAL_PORT}/metrics (internal listener)
 ${sinkLine}
-  Logs         ${dataDir()}/logs/{gateway,users,mailer,webhook-dispatcher,payments,erasure,status,smtp-sink}.log
+  Inbound MX   smtp://127.0.0.1:${INBOUND_SMTP_PORT}   (bounces, complaints and mailto unsubscribes to pb-bounces.<sender domain>)
+  Logs         ${dataDir()}/logs/{gateway,users,mailer,webhook-dispatcher,payments,erasure,inbound,status,smtp-sink}.log
 
 Demo client (kept in .data/demo-client.json):
   client id    ${demo.clientId}

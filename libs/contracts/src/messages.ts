@@ -225,6 +225,8 @@ export const MessageSchemas = {
   'message.opened': MessageEvent,
   'message.clicked': MessageEvent,
   'message.unsubscribed': MessageEvent,
+  'message.soft_bounced': MessageEvent,
+  'message.complained': MessageEvent,
   'tracking.opened': TrackingEvent,
   'tracking.clicked': TrackingEvent,
   'tracking.unsubscribed': TrackingEvent,

@@ -61,6 +61,8 @@ export const MessageTopics = {
   'message.opened': Topics.EmailEvents,
   'message.clicked': Topics.EmailEvents,
   'message.unsubscribed': Topics.EmailEvents,
+  'message.soft_bounced': Topics.EmailEvents,
+  'message.complained': Topics.EmailEvents,
   'tracking.opened': Topics.TrackingEvents,
   'tracking.clicked': Topics.TrackingEvents,
   'tracking.unsubscribed': Topics.TrackingEvents,

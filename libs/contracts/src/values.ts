@@ -19,12 +19,30 @@ export const isTerminalStatus = (status: string): status is TerminalStatus => (T
 export const ENGAGEMENT_EVENTS = ['opened', 'clicked', 'unsubscribed'] as const;
 export type EngagementEvent = (typeof ENGAGEMENT_EVENTS)[number];
 
+/**
+ * What the recipient's mail system reported after the relay took a message, other than a hard
+ * bounce (which turns the message `bounced`): a soft bounce (a delay, a full mailbox) and a spam
+ * complaint. Neither is a delivery status.
+ */
+export const FEEDBACK_EVENTS = ['soft_bounced', 'complained'] as const;
+export type FeedbackEvent = (typeof FEEDBACK_EVENTS)[number];
+
 /** Every entry a message's timeline may have: the `event` of `message.<event>` on the bus. */
-export const TIMELINE_EVENTS = [...MESSAGE_STATUSES, ...ENGAGEMENT_EVENTS] as const;
+export const TIMELINE_EVENTS = [...MESSAGE_STATUSES, ...ENGAGEMENT_EVENTS, ...FEEDBACK_EVENTS] as const;
 export type TimelineEventName = (typeof TIMELINE_EVENTS)[number];
 
 /** The message events that reach webhooks as `message.<event>` (an unsubscribe reaches them as `user.unsubscribed`). */
-export const MESSAGE_WEBHOOK_EVENTS = ['queued', 'sent', 'deferred', 'bounced', 'failed', 'suppressed', 'opened', 'clicked'] as const;
+export const MESSAGE_WEBHOOK_EVENTS = [
+  'queued',
+  'sent',
+  'deferred',
+  'bounced',
+  'failed',
+  'suppressed',
+  'opened',
+  'clicked',
+  'complained',
+] as const;
 export type MessageWebhookEvent = (typeof MESSAGE_WEBHOOK_EVENTS)[number];
 
 /** The user events that reach webhooks. */
@@ -60,6 +78,13 @@ export type PaymentRejectedReason = (typeof PAYMENT_REJECTED_REASONS)[number];
 /** A bounce's class: hard (the address takes no mail: suppress it) or soft (not now: count it). */
 export const BOUNCE_CLASSES = ['hard', 'soft'] as const;
 export type BounceClass = (typeof BOUNCE_CLASSES)[number];
+
+/**
+ * Why an address of a project gets no mail: it bounced hard, it soft-bounced SOFT_BOUNCE_LIMIT
+ * messages, its owner reported a message as spam, it unsubscribed, or the client suppressed it.
+ */
+export const SUPPRESSION_REASONS = ['hard_bounce', 'soft_bounce_limit', 'complaint', 'unsubscribed', 'manual'] as const;
+export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];
 
 /** The longest range of UTC days one message stats read covers. */
 export const MAX_STATS_DAYS = 400;

@@ -29,7 +29,11 @@ const messageWebhookData = <E extends MessageWebhookEvent>(event: E) =>
     event: Type.Literal(event),
     sequence: Type.Integer({ minimum: 1, description: 'per message, from 1 (queued): order events that arrive out of order by it' }),
     smtp: Type.Optional(Type.Object({ code: Type.Integer(), response: Type.String() }, { description: "the relay's answer" })),
-    reason: Type.Optional(Type.String({ description: 'why it was deferred, bounced, failed or suppressed' })),
+    reason: Type.Optional(
+      Type.String({
+        description: 'why it was deferred, bounced, failed or suppressed; for a bounce or a complaint reported later, what the report said',
+      }),
+    ),
     url: Type.Optional(Type.String({ description: 'clicked: the link followed' })),
     attempt: Type.Optional(Type.Integer({ minimum: 1, description: 'the delivery attempt this event is about' })),
   });
@@ -38,11 +42,13 @@ const MESSAGE_EVENT_DESCRIPTIONS: Record<MessageWebhookEvent, string> = {
   queued: 'A send was accepted and the message queued.',
   sent: 'The relay accepted the message.',
   deferred: 'A delivery attempt failed for now; it is retried.',
-  bounced: 'The relay refused the message for good.',
+  bounced:
+    "The relay refused the message for good, or the recipient's mail system reported a hard bounce after the relay took it; the address is suppressed.",
   failed: 'The message could not be sent (retries exhausted, or a prerequisite missing).',
   suppressed: 'The message was not sent: the recipient is unsubscribed or being erased.',
   opened: 'The recipient opened the message (the first open).',
   clicked: 'The recipient followed a tracked link (the first click of each link).',
+  complained: "The recipient reported the message as spam (a mailbox provider's feedback report); the address is suppressed.",
 };
 
 const messageBody = <E extends MessageWebhookEvent>(event: E) =>
@@ -56,6 +62,7 @@ export const MessageFailedWebhook = messageBody('failed');
 export const MessageSuppressedWebhook = messageBody('suppressed');
 export const MessageOpenedWebhook = messageBody('opened');
 export const MessageClickedWebhook = messageBody('clicked');
+export const MessageComplainedWebhook = messageBody('complained');
 
 export const UserUnsubscribedWebhook = body(
   'user.unsubscribed',
@@ -122,6 +129,7 @@ export const WebhookBodySchemas = {
   'message.suppressed': MessageSuppressedWebhook,
   'message.opened': MessageOpenedWebhook,
   'message.clicked': MessageClickedWebhook,
+  'message.complained': MessageComplainedWebhook,
   'user.unsubscribed': UserUnsubscribedWebhook,
   'user.erasure_scheduled': UserErasureScheduledWebhook,
   'user.erased': UserErasedWebhook,

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { LOCAL_WEBHOOK_ALLOWED_HOSTS } from './local-settings';
 
 /** The services a whole system runs (the SMTP sink is started on its own: it reads none of this). */
-export type SystemService = 'gateway' | 'users' | 'mailer' | 'webhook-dispatcher' | 'payments' | 'erasure' | 'status';
+export type SystemService = 'gateway' | 'users' | 'mailer' | 'webhook-dispatcher' | 'payments' | 'erasure' | 'status' | 'inbound';
 
 /** The variable naming each service's own database, and the word its database name ends in. */
 const DATABASES: Record<SystemService, { variable: string; suffix: string }> = {
@@ -13,6 +13,7 @@ const DATABASES: Record<SystemService, { variable: string; suffix: string }> = {
   payments: { variable: 'PAYMENTS_DB_NAME', suffix: 'payments' },
   erasure: { variable: 'ERASURE_DB_NAME', suffix: 'erasure' },
   status: { variable: 'STATUS_DB_NAME', suffix: 'status' },
+  inbound: { variable: 'INBOUND_DB_NAME', suffix: 'inbound' },
 };
 
 /** The variable the other services (and the status service) reach a service at. */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Bus, busOptions } from '@postbus/bus';
 import { Topics, type MessageStatus } from '@postbus/contracts';
-import { SecretBox, TrackingTokens } from '@postbus/crypto';
+import { ReturnPathTokens, SecretBox, TrackingTokens } from '@postbus/crypto';
 import { connectDb, pingDb } from '@postbus/db';
 import { closeServer, createMetricsRegistry, startInternalServer } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
@@ -10,6 +10,7 @@ import type { MailerConfig } from './config';
 import { SmtpRelay } from './clients/smtp-relay';
 import { Deliverer } from './domain/delivery/deliverer';
 import { Engagements } from './domain/engagements';
+import { Feedback } from './domain/feedback';
 import { MailerErasure } from './domain/erasure-participant';
 import { MessageLog } from './domain/message-log';
 import { MessageRetention } from './domain/message-retention';
@@ -59,6 +60,7 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     { topic: Topics.TrackingEvents },
     { topic: Topics.EmailEvents },
     { topic: Topics.ErasureEvents },
+    { topic: Topics.Feedback },
   ]);
   await bus.publisher.connect();
 
@@ -67,12 +69,12 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     ...engineOptionsFrom(config),
     onWorkerError: (error) => logger.warn('a template worker thread failed', { error: error.message }),
   });
+  const trackingSecret = config.TRACKING_SECRET || randomBytes(32).toString('hex');
   const deliverer = new Deliverer({
     catalog,
     secrets: new SecretBox(config.SECRETS_KEY || undefined),
-    tokens: new TrackingTokens(config.TRACKING_SECRET || randomBytes(32).toString('hex'), {
-      ttlMs: config.TRACKING_TOKEN_TTL_DAYS * 24 * 60 * 60 * 1000,
-    }),
+    tokens: new TrackingTokens(trackingSecret, { ttlMs: config.TRACKING_TOKEN_TTL_DAYS * 24 * 60 * 60 * 1000 }),
+    returnPath: new ReturnPathTokens(trackingSecret),
     relay,
     publicBaseUrl: config.PUBLIC_BASE_URL,
     catalogWaitMs: config.MAILER_CATALOG_WAIT_MS,
@@ -95,12 +97,19 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     (error, count) => logger.warn('could not keep the rendered emails of some messages', { error, count }),
   );
 
+  const engagements = new Engagements({ store, timeline, suppressions, publisher: bus.publisher });
   // Projections first, so triggers find the catalog; they are separate groups so a burst of triggers never delays them.
   await bus.consume({
     groupId: 'postbus-mailer-projections',
     handlers: [
       ...catalogHandlers(catalog),
-      ...peopleHandlers(suppressions, erasure, new Engagements({ store, timeline, suppressions, publisher: bus.publisher }), bus.publisher),
+      ...peopleHandlers(
+        suppressions,
+        erasure,
+        engagements,
+        new Feedback({ store, timeline, suppressions, engagements, lists, rollups, softBounceLimit: config.SOFT_BOUNCE_LIMIT }),
+        bus.publisher,
+      ),
     ],
   });
   await bus.consume({

@@ -45,6 +45,12 @@ export const MailerConfig = Type.Object({
     description: 'wait before the second attempt; each further one waits twice as long (with jitter)',
   }),
   MAILER_RETRY_MAX_MS: Type.Integer({ minimum: 10, default: 3_600_000, description: 'longest wait between two attempts' }),
+  SOFT_BOUNCE_LIMIT: Type.Integer({
+    minimum: 1,
+    default: 5,
+    description:
+      'soft-bounced messages to one address (delays, full mailboxes reported after sending) after which it is suppressed (soft_bounce_limit)',
+  }),
   MAILER_CATALOG_WAIT_MS: Type.Integer({
     minimum: 0,
     default: 30_000,

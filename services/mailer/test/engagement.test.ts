@@ -55,8 +55,8 @@ describe('opens and clicks on the real MongoDB-wire server', () => {
     await Promise.all(Array.from({ length: 60 }, () => timeline.recordEngagement(message, 'opened', at)));
     for (let i = 0; i < 3; i++) {
       await Promise.all([
-        timeline.recordEngagement(message, 'clicked', at, 'https://shop.example/a'),
-        timeline.recordEngagement(message, 'clicked', at, 'https://shop.example/b'),
+        timeline.recordEngagement(message, 'clicked', at, { url: 'https://shop.example/a' }),
+        timeline.recordEngagement(message, 'clicked', at, { url: 'https://shop.example/b' }),
       ]);
     }
     await timeline.recordEngagement(message, 'opened', at);

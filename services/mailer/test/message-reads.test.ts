@@ -94,7 +94,7 @@ describe('message reads as the data grows', () => {
     const cat = await accept(message('cat@example.org', 'u-cat', 'receipt'), ['bounced']);
     const ann2 = await accept(message('ann@example.org', 'u-ann', 'receipt'), ['deferred']);
     await timeline.recordEngagement(ann, 'opened', new Date());
-    await timeline.recordEngagement(ann, 'clicked', new Date(), 'https://shop.example/a');
+    await timeline.recordEngagement(ann, 'clicked', new Date(), { url: 'https://shop.example/a' });
     await timeline.recordEngagement(ann, 'opened', new Date());
 
     const one = await get(`${project}/messages/${ann._id}`);

@@ -1042,7 +1042,7 @@ export interface webhooks {
     };
     get?: never;
     put?: never;
-    /** The relay refused the message for good. */
+    /** The relay refused the message for good, or the recipient's mail system reported a hard bounce after the relay took it; the address is suppressed. */
     post: {
       parameters: {
         query?: never;
@@ -1306,6 +1306,67 @@ export interface webhooks {
       requestBody: {
         content: {
           'application/json': components['schemas']['MessageClickedEvent'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received: the delivery succeeded */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Anything else, or no answer in time: the delivery is tried again later */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'message.complained': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** The recipient reported the message as spam (a mailbox provider's feedback report); the address is suppressed. */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description the delivery id (msg_…), the same on every attempt: deduplicate by it */
+          'webhook-id': string;
+          /** @description unix seconds when this attempt was signed */
+          'webhook-timestamp': string;
+          /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body"> with each current secret (Standard Webhooks) */
+          'webhook-signature': string;
+          /** @description the attempt number, from 1 */
+          'postbus-attempt': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['MessageComplainedEvent'];
         };
       };
       responses: {
@@ -1685,7 +1746,7 @@ export interface components {
           code: number;
           response: string;
         };
-        /** @description why it was deferred, bounced, failed or suppressed */
+        /** @description why it was deferred, bounced, failed or suppressed; for a bounce or a complaint reported later, what the report said */
         reason?: string;
         /** @description clicked: the link followed */
         url?: string;
@@ -1720,7 +1781,7 @@ export interface components {
           code: number;
           response: string;
         };
-        /** @description why it was deferred, bounced, failed or suppressed */
+        /** @description why it was deferred, bounced, failed or suppressed; for a bounce or a complaint reported later, what the report said */
         reason?: string;
         /** @description clicked: the link followed */
         url?: string;
@@ -1755,7 +1816,7 @@ export interface components {
           code: number;
           response: string;
         };
-        /** @description why it was deferred, bounced, failed or suppressed */
+        /** @description why it was deferred, bounced, failed or suppressed; for a bounce or a complaint reported later, what the report said */
         reason?: string;
         /** @description clicked: the link followed */
         url?: string;
@@ -1763,7 +1824,7 @@ export interface components {
         attempt?: number;
       };
     };
-    /** @description The relay refused the message for good. */
+    /** @description The relay refused the message for good, or the recipient's mail system reported a hard bounce after the relay took it; the address is suppressed. */
     MessageBouncedEvent: {
       /** @constant */
       type: 'message.bounced';
@@ -1790,7 +1851,7 @@ export interface components {
           code: number;
           response: string;
         };
-        /** @description why it was deferred, bounced, failed or suppressed */
+        /** @description why it was deferred, bounced, failed or suppressed; for a bounce or a complaint reported later, what the report said */
         reason?: string;
         /** @description clicked: the link followed */
         url?: string;
@@ -1825,7 +1886,7 @@ export interface components {
           code: number;
           response: string;
         };
-        /** @description why it was deferred, bounced, failed or suppressed */
+        /** @description why it was deferred, bounced, failed or suppressed; for a bounce or a complaint reported later, what the report said */
         reason?: string;
         /** @description clicked: the link followed */
         url?: string;
@@ -1860,7 +1921,7 @@ export interface components {
           code: number;
           response: string;
         };
-        /** @description why it was deferred, bounced, failed or suppressed */
+        /** @description why it was deferred, bounced, failed or suppressed; for a bounce or a complaint reported later, what the report said */
         reason?: string;
         /** @description clicked: the link followed */
         url?: string;
@@ -1895,7 +1956,7 @@ export interface components {
           code: number;
           response: string;
         };
-        /** @description why it was deferred, bounced, failed or suppressed */
+        /** @description why it was deferred, bounced, failed or suppressed; for a bounce or a complaint reported later, what the report said */
         reason?: string;
         /** @description clicked: the link followed */
         url?: string;
@@ -1930,7 +1991,42 @@ export interface components {
           code: number;
           response: string;
         };
-        /** @description why it was deferred, bounced, failed or suppressed */
+        /** @description why it was deferred, bounced, failed or suppressed; for a bounce or a complaint reported later, what the report said */
+        reason?: string;
+        /** @description clicked: the link followed */
+        url?: string;
+        /** @description the delivery attempt this event is about */
+        attempt?: number;
+      };
+    };
+    /** @description The recipient reported the message as spam (a mailbox provider's feedback report); the address is suppressed. */
+    MessageComplainedEvent: {
+      /** @constant */
+      type: 'message.complained';
+      /**
+       * Format: date-time
+       * @description when it happened
+       */
+      timestamp: string;
+      data: {
+        /** @description the message_id the send call returned */
+        message_id: string;
+        project_id: string;
+        /** @description the transactional email the message was sent as */
+        email_key: string;
+        /** @description the recipient */
+        email: string;
+        user_id: string | null;
+        /** @constant */
+        event: 'complained';
+        /** @description per message, from 1 (queued): order events that arrive out of order by it */
+        sequence: number;
+        /** @description the relay's answer */
+        smtp?: {
+          code: number;
+          response: string;
+        };
+        /** @description why it was deferred, bounced, failed or suppressed; for a bounce or a complaint reported later, what the report said */
         reason?: string;
         /** @description clicked: the link followed */
         url?: string;
@@ -7005,7 +7101,18 @@ export interface operations {
                  * @description a delivery status (queued, deferred, sent, bounced, failed, suppressed) or an engagement event (opened, clicked, unsubscribed)
                  * @enum {string}
                  */
-                event: 'queued' | 'deferred' | 'sent' | 'bounced' | 'failed' | 'suppressed' | 'opened' | 'clicked' | 'unsubscribed';
+                event:
+                  | 'queued'
+                  | 'deferred'
+                  | 'sent'
+                  | 'bounced'
+                  | 'failed'
+                  | 'suppressed'
+                  | 'opened'
+                  | 'clicked'
+                  | 'unsubscribed'
+                  | 'soft_bounced'
+                  | 'complained';
                 /** Format: date-time */
                 at: string;
                 smtp?: {
@@ -7234,7 +7341,18 @@ export interface operations {
                * @description a delivery status (queued, deferred, sent, bounced, failed, suppressed) or an engagement event (opened, clicked, unsubscribed)
                * @enum {string}
                */
-              event: 'queued' | 'deferred' | 'sent' | 'bounced' | 'failed' | 'suppressed' | 'opened' | 'clicked' | 'unsubscribed';
+              event:
+                | 'queued'
+                | 'deferred'
+                | 'sent'
+                | 'bounced'
+                | 'failed'
+                | 'suppressed'
+                | 'opened'
+                | 'clicked'
+                | 'unsubscribed'
+                | 'soft_bounced'
+                | 'complained';
               /** Format: date-time */
               at: string;
               smtp?: {
@@ -7536,6 +7654,7 @@ export interface operations {
             | 'message.suppressed'
             | 'message.opened'
             | 'message.clicked'
+            | 'message.complained'
             | 'user.unsubscribed'
             | 'user.erasure_scheduled'
             | 'user.erased'
@@ -7877,6 +7996,7 @@ export interface operations {
             | 'message.suppressed'
             | 'message.opened'
             | 'message.clicked'
+            | 'message.complained'
             | 'user.unsubscribed'
             | 'user.erasure_scheduled'
             | 'user.erased'
@@ -8148,6 +8268,7 @@ export interface operations {
                 | 'message.suppressed'
                 | 'message.opened'
                 | 'message.clicked'
+                | 'message.complained'
                 | 'user.unsubscribed'
                 | 'user.erasure_scheduled'
                 | 'user.erased'
@@ -9544,6 +9665,7 @@ export interface WebhookEvents {
   'message.suppressed': components['schemas']['MessageSuppressedEvent'];
   'message.opened': components['schemas']['MessageOpenedEvent'];
   'message.clicked': components['schemas']['MessageClickedEvent'];
+  'message.complained': components['schemas']['MessageComplainedEvent'];
   'user.unsubscribed': components['schemas']['UserUnsubscribedEvent'];
   'user.erasure_scheduled': components['schemas']['UserErasureScheduledEvent'];
   'user.erased': components['schemas']['UserErasedEvent'];

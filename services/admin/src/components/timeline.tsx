@@ -11,6 +11,8 @@ const TONES: Record<string, BadgeTone> = {
   deferred: 'amber',
   unsubscribed: 'amber',
   bounced: 'red',
+  soft_bounced: 'amber',
+  complained: 'red',
   failed: 'red',
   suppressed: 'gray',
 };

@@ -1,8 +1,6 @@
-/**
- * Hard or soft. A hard bounce says the address will not take mail (suppress it now); a soft one
- * says not now (count it: SOFT_BOUNCE_LIMIT in a row suppress). Anything else is not a bounce.
- */
-export type BounceClass = 'hard' | 'soft';
+import type { BounceClass } from '@postbus/contracts';
+
+export type { BounceClass };
 
 export interface SmtpCodes {
   /** The SMTP reply code (RFC 5321), e.g. 550. */

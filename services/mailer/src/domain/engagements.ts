@@ -35,6 +35,6 @@ export class Engagements {
         { id: `${eventId}:unsubscribe` },
       );
     }
-    await timeline.recordEngagement(message, event, at, data.url);
+    await timeline.recordEngagement(message, event, at, data.url ? { url: data.url } : {});
   }
 }

@@ -27,6 +27,14 @@ export interface RetryPolicy {
 export const retryDelayMs = (policy: RetryPolicy, attempt: number): number =>
   Math.min(policy.maxMs, policy.baseMs * 2 ** (attempt - 1)) * (0.8 + Math.random() * 0.4);
 
+/** What an engagement or feedback entry says besides its event. */
+export interface EntryDetails {
+  /** A click: the link followed. */
+  url?: string;
+  /** A bounce or complaint reported after sending: what the report said. */
+  reason?: string;
+}
+
 /** What is kept beside an attempt's outcome, once the outcome is stored. */
 interface DeliveryCopies {
   /** The rendered email, when this attempt rendered one. */
@@ -113,21 +121,24 @@ export class Timeline {
   }
 
   /**
-   * Adds an engagement event after the message's last entry: the first open, the first click of
-   * each link, the unsubscribe. Later ones (a replayed link, an image proxy fetching again) are
-   * only counted on that entry, so a timeline stays as short as the email's distinct links.
+   * Adds an engagement or feedback event after the message's last entry: the first open, the
+   * first click of each link, the unsubscribe, a bounce or complaint reported after sending. Later
+   * ones (a replayed link, an image proxy fetching again, a second report) are only counted on
+   * that entry, so a timeline stays as short as the email's distinct links. True when the entry is
+   * new (it was emitted).
    */
-  recordEngagement(message: MessageDoc, event: TimelineEventName, at: Date, url?: string): Promise<void> {
-    return this.perMessage.run(message._id, () => this.addEngagement(message, event, at, url));
+  recordEngagement(message: MessageDoc, event: TimelineEventName, at: Date, details: EntryDetails = {}): Promise<boolean> {
+    return this.perMessage.run(message._id, () => this.addEngagement(message, event, at, details));
   }
 
-  private async addEngagement(message: MessageDoc, event: TimelineEventName, at: Date, url?: string): Promise<void> {
+  private async addEngagement(message: MessageDoc, event: TimelineEventName, at: Date, { url, reason }: EntryDetails): Promise<boolean> {
     const key = engagementKey(event, url);
     const timeline = await this.store.timeline(message._id);
     const same = timeline.find((e) => e.key === key);
     if (same) {
       await this.store.countAgain(same._id);
-      return this.summarise(message);
+      await this.summarise(message);
+      return false;
     }
     let last = 1;
     let n = 1;
@@ -148,15 +159,18 @@ export class Timeline {
         at,
         count: 1,
         ...(url ? { url } : {}),
+        ...(reason ? { reason } : {}),
       };
       if (!(await this.engagements.add(doc))) {
         await this.summarise(message);
-        return this.emit(message, [doc]);
+        await this.emit(message, [doc]);
+        return true;
       }
       const taken = (await this.store.timeline(message._id)).find((e) => e._id === doc._id);
       if (taken?.key === key) {
         await this.store.countAgain(taken._id);
-        return this.summarise(message);
+        await this.summarise(message);
+        return false;
       }
     }
   }

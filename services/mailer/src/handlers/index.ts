@@ -1,5 +1,6 @@
 import type { Publisher } from '@postbus/bus';
 import type { Engagements } from '../domain/engagements';
+import type { Feedback } from '../domain/feedback';
 import type { MailerErasure } from '../domain/erasure-participant';
 import type { TriggerDelivery } from '../domain/trigger-delivery';
 import type { CatalogProjection } from '../model/catalog';
@@ -9,6 +10,9 @@ import { catalogEntityHandler } from './catalog-entity.handler';
 import { emailErasureRequestedHandler } from './email-erasure-requested.handler';
 import { emailTriggerHandler } from './email-trigger.handler';
 import { erasureExecuteHandler } from './erasure-execute.handler';
+import { feedbackBounceHandler } from './feedback-bounce.handler';
+import { feedbackComplaintHandler } from './feedback-complaint.handler';
+import { feedbackUnsubscribeHandler } from './feedback-unsubscribe.handler';
 import { trackingEngagementHandler } from './tracking-engagement.handler';
 import { userErasureScheduledHandler } from './user-erasure-scheduled.handler';
 import { userUnsubscribedHandler } from './user-unsubscribed.handler';
@@ -31,12 +35,21 @@ export const catalogHandlers = (catalog: CatalogProjection) => [
   catalogDeletedHandler(catalog),
 ];
 
-/** What reaches the mailer about people and their mail: unsubscribes, erasures, opens and clicks. */
-export const peopleHandlers = (suppressions: Suppressions, erasure: MailerErasure, engagements: Engagements, publisher: Publisher) => [
+/** What reaches the mailer about people and their mail: unsubscribes, erasures, opens and clicks, bounces and complaints. */
+export const peopleHandlers = (
+  suppressions: Suppressions,
+  erasure: MailerErasure,
+  engagements: Engagements,
+  feedback: Feedback,
+  publisher: Publisher,
+) => [
   userUnsubscribedHandler(suppressions),
   userErasureScheduledHandler(erasure),
   erasureExecuteHandler(erasure, publisher),
   trackingEngagementHandler(engagements, 'tracking.opened', 'opened'),
   trackingEngagementHandler(engagements, 'tracking.clicked', 'clicked'),
   trackingEngagementHandler(engagements, 'tracking.unsubscribed', 'unsubscribed'),
+  feedbackBounceHandler(feedback),
+  feedbackComplaintHandler(feedback),
+  feedbackUnsubscribeHandler(feedback),
 ];

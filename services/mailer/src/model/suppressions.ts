@@ -8,6 +8,15 @@ interface SuppressionDoc {
   userId?: string | null;
   reason: string;
   at: Date;
+  /** The message whose bounce or complaint caused it. */
+  messageId?: string;
+}
+
+/** How many messages to an address soft-bounced: `_id` is `<project>:soft:<address>`. */
+interface SoftBounceDoc {
+  _id: string;
+  count: number;
+  at: Date;
 }
 
 const suppressionSchema = new Schema<SuppressionDoc>(
@@ -18,8 +27,14 @@ const suppressionSchema = new Schema<SuppressionDoc>(
     userId: { type: String, default: undefined },
     reason: String,
     at: Date,
+    messageId: { type: String, default: undefined },
   },
   { collection: 'suppressions', versionKey: false },
+);
+
+const softBounceSchema = new Schema<SoftBounceDoc>(
+  { _id: String, count: Number, at: Date },
+  { collection: 'soft_bounces', versionKey: false },
 );
 
 /** The reason of a suppression while an erasure is pending; it holds whatever the email says (docs/architecture.md#erasure). */
@@ -44,6 +59,14 @@ export interface ErasureTarget {
 const keyOf = (projectId: string, email: string) => `${projectId}:${email}`;
 const erasureEmailKey = (projectId: string, email: string) => `${projectId}:erase:email:${email}`;
 const erasureUserKey = (projectId: string, userId: string) => `${projectId}:erase:uid:${userId}`;
+// What the recipient's mail system said (a hard bounce, soft bounces, a complaint) has a key of its
+// own too: an address unsubscribed before still gets it, and it holds even for emails sent to the
+// unsubscribed (a receipt to a dead or complaining address is still not sent).
+const blockKey = (projectId: string, email: string) => `${projectId}:block:${email}`;
+const softBounceKey = (projectId: string, email: string) => `${projectId}:soft:${email}`;
+
+/** The reason of a suppression that holds for every email, sent_to_unsubscribed ones included. */
+export const isBlocking = (reason: string): boolean => reason !== 'unsubscribed';
 
 /** The erasure suppressions of a person: one per identifier known. */
 const erasureDocs = ({ projectId, email, userId }: ErasureTarget, at: Date): SuppressionDoc[] => [
@@ -55,12 +78,35 @@ const erasureDocs = ({ projectId, email, userId }: ErasureTarget, at: Date): Sup
 export class Suppressions {
   private readonly Suppression;
 
+  private readonly SoftBounce;
+
   constructor(connection: Connection) {
     this.Suppression = connection.model<SuppressionDoc>('Suppression', suppressionSchema);
+    this.SoftBounce = connection.model<SoftBounceDoc>('SoftBounce', softBounceSchema);
   }
 
   async init(): Promise<void> {
-    await this.Suppression.init();
+    await Promise.all([this.Suppression.init(), this.SoftBounce.init()]);
+  }
+
+  /**
+   * Suppresses an address for every email because of what its mail system reported (a hard
+   * bounce, too many soft bounces, a complaint); true when it is new (the first report wins).
+   */
+  async block(projectId: string, email: string, reason: string, at: Date, messageId: string): Promise<boolean> {
+    return (await insertNew(this.Suppression, [{ _id: blockKey(projectId, email), projectId, email, reason, at, messageId }])).size === 0;
+  }
+
+  /** Counts one more soft-bounced message to an address (the caller counts each message once); returns the count. */
+  async countSoftBounce(projectId: string, email: string, at: Date): Promise<number> {
+    const doc = await this.SoftBounce.findOneAndUpdate(
+      { _id: softBounceKey(projectId, email) },
+      { $inc: { count: 1 }, $set: { at } },
+      { upsert: true, new: true },
+    )
+      .lean<SoftBounceDoc>()
+      .exec();
+    return doc?.count ?? 1;
   }
 
   async add(projectId: string, email: string, reason: string, at: Date): Promise<void> {
@@ -87,8 +133,9 @@ export class Suppressions {
    * erasure the address belongs to no one known, and a new trigger reaches whoever it is now.
    */
   async removeAll(projectId: string, emails: string[], userId: string | null, before: Date): Promise<number> {
+    await this.SoftBounce.deleteMany({ _id: { $in: emails.map((e) => softBounceKey(projectId, e)) } }).exec();
     const keys = [
-      ...emails.flatMap((e) => [keyOf(projectId, e), erasureEmailKey(projectId, e)]),
+      ...emails.flatMap((e) => [keyOf(projectId, e), blockKey(projectId, e), erasureEmailKey(projectId, e)]),
       ...(userId !== null ? [erasureUserKey(projectId, userId)] : []),
     ];
     if (keys.length === 0) return 0;
@@ -103,20 +150,22 @@ export class Suppressions {
 
   /**
    * Why each recipient gets no mail (undefined when it gets mail), in order, in one `$in` read by
-   * `_id`. A pending erasure of the address or of the user id wins over any other reason.
+   * `_id`. A pending erasure of the address or of the user id wins over any other reason, and
+   * what the address's mail system reported wins over an unsubscribe.
    */
   async reasons(recipients: Recipient[]): Promise<Array<string | undefined>> {
     if (recipients.length === 0) return [];
     const keysOf = ({ projectId, email, userId }: Recipient) => ({
       erasure: [erasureEmailKey(projectId, email), ...(userId ? [erasureUserKey(projectId, userId)] : [])],
+      block: blockKey(projectId, email),
       other: keyOf(projectId, email),
     });
     const keys = recipients.map(keysOf);
-    const all = [...new Set(keys.flatMap((k) => [...k.erasure, k.other]))];
+    const all = [...new Set(keys.flatMap((k) => [...k.erasure, k.block, k.other]))];
     const docs = await this.Suppression.find({ _id: { $in: all } })
       .lean<SuppressionDoc[]>()
       .exec();
     const reasons = new Map(docs.map((d) => [d._id, d.reason]));
-    return keys.map((k) => (k.erasure.some((key) => reasons.has(key)) ? ERASURE : reasons.get(k.other)));
+    return keys.map((k) => (k.erasure.some((key) => reasons.has(key)) ? ERASURE : (reasons.get(k.block) ?? reasons.get(k.other))));
   }
 }

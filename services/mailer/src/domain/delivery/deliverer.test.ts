@@ -1,7 +1,7 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { simpleParser } from 'mailparser';
 import type { CatalogDomain, CatalogEmail, CatalogProject, CatalogTemplate } from '@postbus/contracts';
-import { SecretBox, TrackingTokens } from '@postbus/crypto';
+import { ReturnPathTokens, SecretBox, TrackingTokens } from '@postbus/crypto';
 import { loopHeld, TemplateEngine } from '@postbus/templates';
 import type { CatalogProjection } from '../../model/catalog';
 import type { MessageDoc } from '../../model/messages';
@@ -119,6 +119,7 @@ describe('Deliverer: rendering', () => {
       ]),
       secrets,
       tokens: new TrackingTokens(randomBytes(32).toString('hex')),
+      returnPath: new ReturnPathTokens(randomBytes(32).toString('hex')),
       relay,
       publicBaseUrl: 'https://pb.example.com',
       catalogWaitMs: 0,

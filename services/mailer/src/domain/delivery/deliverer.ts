@@ -1,9 +1,9 @@
-import type { CatalogDomain, CatalogEmail, CatalogProject, CatalogTemplate } from '@postbus/contracts';
-import type { SecretBox, TrackingTokens } from '@postbus/crypto';
+import { returnPathDomainOf, type CatalogDomain, type CatalogEmail, type CatalogProject, type CatalogTemplate } from '@postbus/contracts';
+import type { ReturnPathTokens, SecretBox, TrackingTokens } from '@postbus/crypto';
 import { TenantBusyError, type Rendered, type TemplateEngine } from '@postbus/templates';
 import type { CatalogProjection } from '../../model/catalog';
 import type { MessageDoc, RenderedContent } from '../../model/messages';
-import { ERASURE } from '../../model/suppressions';
+import { isBlocking } from '../../model/suppressions';
 import { compose } from './compose';
 import { dkimKey, dkimSign, type DkimKey } from './dkim';
 import type { SmtpRelay } from '../../clients/smtp-relay';
@@ -23,6 +23,8 @@ export interface DelivererOptions {
   catalog: CatalogProjection;
   secrets: SecretBox;
   tokens: TrackingTokens;
+  /** Sign the envelope sender and the List-Unsubscribe mailto address, which the inbound MX reads. */
+  returnPath: ReturnPathTokens;
   relay: SmtpRelay;
   /** The gateway's public origin: one-click unsubscribe links. */
   publicBaseUrl: string;
@@ -46,8 +48,17 @@ interface Resolved {
   trackingDomain: CatalogDomain | undefined;
 }
 
-/** The envelope sender of a message: `bounces+<message id>@<sender domain>` (VERP). */
-export const bounceAddress = (messageId: string, senderDomain: string): string => `bounces+${messageId}@${senderDomain}`;
+/**
+ * The envelope sender of a message (VERP): a signed token naming it, at the sender domain's
+ * return-path domain, whose MX is Postbus's inbound service. Only this installation can make one,
+ * so a forged bounce names no message.
+ */
+export const bounceAddress = (returnPath: ReturnPathTokens, messageId: string, senderDomain: string): string =>
+  `${returnPath.localPart({ purpose: 'bounce', messageId })}@${returnPathDomainOf(senderDomain)}`;
+
+/** The List-Unsubscribe mailto address of a message: a signed token, read by the inbound MX like a one-click unsubscribe. */
+export const unsubscribeAddress = (returnPath: ReturnPathTokens, messageId: string, senderDomain: string): string =>
+  `${returnPath.localPart({ purpose: 'unsubscribe', messageId })}@${returnPathDomainOf(senderDomain)}`;
 
 const CATALOG_POLL_MS = 200;
 const CACHE_LIMIT = 1_000;
@@ -85,7 +96,8 @@ export class Deliverer {
     const { project, email, template, domain, trackingDomain } = resolved;
     // An email sent to the unsubscribed too (a receipt, a password reset) still never reaches
     // someone whose erasure is pending: from the request on, the person gets no mail (docs/architecture.md#erasure).
-    if (suppression && (suppression === ERASURE || !email.sendToUnsubscribed)) return { event: 'suppressed', reason: suppression };
+    // So does an address whose mail system bounced or complained (isBlocking).
+    if (suppression && (isBlocking(suppression) || !email.sendToUnsubscribed)) return { event: 'suppressed', reason: suppression };
     const fromAddress = email.fromEmail ?? project.fromEmail ?? `no-reply@${domain.domain}`;
     // Checked again here, whatever the gateway let through: a client sends only as its own verified domain.
     const fromDomain = fromAddress.slice(fromAddress.lastIndexOf('@') + 1).toLowerCase();
@@ -148,16 +160,17 @@ export class Deliverer {
       text: rendered.text,
       unsubscribe: {
         url: `${publicBaseUrl}/t/u/${unsubscribeToken}`,
-        mailto: `mailto:unsubscribe@${domain.domain}?subject=unsubscribe%20${message._id}`,
+        mailto: `mailto:${unsubscribeAddress(this.options.returnPath, message._id, domain.domain)}?subject=unsubscribe`,
       },
     });
     const key = this.keys.get(`${domain.id}:${domain.revision}`, () =>
       dkimKey(domain.domain, domain.dkim!.selector, this.options.secrets.open(domain.dkim!.privateKey)),
     );
     const signed = await dkimSign(raw, key);
-    // The envelope sender (Return-Path) is a bounce address on the sender domain, one per message
-    // (VERP): bounces come back to the domain whose SPF vouches for the mail, naming the message.
-    const result = await this.options.relay.send(bounceAddress(message._id, domain.domain), message.email, signed);
+    // The envelope sender (Return-Path) is a bounce address under the sender domain, one per
+    // message (VERP): bounces come back to the inbound MX, naming the message; relaxed DMARC
+    // alignment holds, the return-path domain being a subdomain of the From domain.
+    const result = await this.options.relay.send(bounceAddress(this.options.returnPath, message._id, domain.domain), message.email, signed);
     return {
       event: result.status,
       smtp: { code: result.code, response: result.response },

@@ -1,0 +1,150 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import nodemailer from 'nodemailer';
+import { call, repoRoot, waitFor } from '@postbus/testing';
+import { createClientAndProject, createSendableEmail, startSystem, type DemoClient, type RunningSystem } from './system';
+import { startReceiver } from './webhook-receiver';
+
+const DOMAIN = 'mail.feedback.example';
+const fixture = (path: string) => readFileSync(join(repoRoot, 'services/inbound/fixtures', path));
+
+/**
+ * Postbus hears back (issue 33): mail comes back to the inbound MX at the envelope sender of a
+ * message (a signed token at pb-bounces.<sender domain>) and changes the message and the address:
+ * a hard bounce turns the message bounced and suppresses the address, a complaint suppresses it
+ * and goes out as message.complained, a mail to the List-Unsubscribe address unsubscribes.
+ */
+describe('feedback through the inbound MX', () => {
+  let system: RunningSystem;
+  let client: DemoClient;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  const inProject = (method: string, path: string, json?: unknown) =>
+    call(system.gatewayUrl, method, `/v1/projects/${client.projectId}${path}`, { auth: client.auth, ...(json ? { json } : {}) });
+
+  beforeAll(async () => {
+    system = await startSystem({}, { inbound: true });
+    client = await createClientAndProject(system);
+    await createSendableEmail(system, client, { domain: DOMAIN });
+    receiver = await startReceiver();
+    const hook = await call(system.gatewayUrl, 'POST', '/v1/webhooks', {
+      auth: client.auth,
+      json: { url: receiver.url, events: ['message.bounced', 'message.complained'] },
+    });
+    expect(hook.status).toBe(201);
+  }, 120_000);
+
+  afterAll(async () => {
+    await receiver?.close();
+    await system?.stop();
+  });
+
+  /** Sends a trigger and returns its message id and the mail's envelope sender and List-Unsubscribe mailto address. */
+  async function sendTo(email: string) {
+    const res = await inProject('POST', '/emails/welcome/send', { user: { email, name: 'Feedback' }, data: {} });
+    expect(res.status).toBe(200);
+    const id = res.body.message_id as string;
+    const arrived = await system.sink.client.waitForMessageId(`${id}@${DOMAIN}`);
+    const mail = await system.sink.client.get(arrived.ID);
+    const headers = await system.sink.client.headers(arrived.ID);
+    const mailto = /<mailto:([^?>]+)/.exec(headers['List-Unsubscribe']?.[0] ?? '')?.[1];
+    return { id, returnPath: String(mail.ReturnPath), mailto: mailto! };
+  }
+
+  /** Mails `raw` to the inbound MX for `to`, as a remote MTA would (null sender), until the MX knows the domain. */
+  async function mailToInbound(to: string, raw: Buffer) {
+    const transport = nodemailer.createTransport({ host: '127.0.0.1', port: system.inbound!.smtpPort, secure: false, ignoreTLS: true });
+    try {
+      // The MX learns the return-path domains from the catalog: until then it answers 550.
+      await waitFor(
+        async () => {
+          try {
+            await transport.sendMail({ envelope: { from: '', to: [to] }, raw });
+            return true;
+          } catch (error) {
+            if ((error as { responseCode?: number }).responseCode === 550) return undefined;
+            throw error;
+          }
+        },
+        { timeoutMs: 30_000, intervalMs: 500, what: `the inbound MX to take mail for ${to}` },
+      );
+    } finally {
+      transport.close();
+    }
+  }
+
+  const message = (id: string, what: string, done: (m: Record<string, unknown>) => boolean) =>
+    waitFor(
+      async () => {
+        const res = await inProject('GET', `/messages/${id}`);
+        return res.status === 200 && done(res.body) ? res.body : undefined;
+      },
+      { timeoutMs: 30_000, what },
+    );
+  const timelineOf = (m: Record<string, unknown>) => m['timeline'] as Array<{ event: string; reason?: string }>;
+
+  it('a DSN to a message’s return path turns it bounced, suppresses the address (hard_bounce) and sends message.bounced', async () => {
+    const first = await sendTo('gone@example.org');
+    expect(first.returnPath).toMatch(/^b\.[0-9a-f]{32}\.[a-z2-7]{20}@pb-bounces\.mail\.feedback\.example$/);
+    await message(first.id, 'the message sent', (m) => m['status'] === 'sent');
+
+    await mailToInbound(first.returnPath, fixture('postfix/failed-550-user-unknown.eml'));
+    const bounced = await message(first.id, 'the message bounced', (m) => m['status'] === 'bounced');
+    const entry = timelineOf(bounced).find((e) => e.event === 'bounced');
+    expect(entry?.reason).toMatch(/^hard bounce \(failed 5\.1\.1\)/);
+
+    const next = await inProject('POST', '/emails/welcome/send', { user: { email: 'gone@example.org' }, data: {} });
+    expect(next.status).toBe(200);
+    const suppressed = await message(next.body.message_id as string, 'the next message suppressed', (m) => m['status'] === 'suppressed');
+    expect(timelineOf(suppressed).find((e) => e.event === 'suppressed')?.reason).toBe('hard_bounce');
+
+    const hook = await waitFor(() => receiver.received.find((r) => JSON.parse(r.body).type === 'message.bounced'), {
+      timeoutMs: 30_000,
+      what: 'the message.bounced webhook',
+    });
+    expect(JSON.parse(hook.body).data).toMatchObject({ message_id: first.id, event: 'bounced' });
+  }, 120_000);
+
+  it('a forged token changes nothing: the MX takes the mail, no message moves', async () => {
+    const sent = await sendTo('still-here@example.org');
+    await message(sent.id, 'the message sent', (m) => m['status'] === 'sent');
+    const forged = sent.returnPath.replace(/\.([a-z2-7]{20})@/, (_, mac: string) => `.${mac.startsWith('a') ? 'b' : 'a'}${mac.slice(1)}@`);
+    await mailToInbound(forged, fixture('postfix/failed-550-user-unknown.eml'));
+    // A genuine report sent after it is read after it: once that one counts, the forged one has been read too.
+    const witness = await sendTo('witness@example.org');
+    await message(witness.id, 'the witness sent', (m) => m['status'] === 'sent');
+    await mailToInbound(witness.returnPath, fixture('exim/failed-550-user-unknown.eml'));
+    await message(witness.id, 'the witness bounced', (m) => m['status'] === 'bounced');
+    expect((await inProject('GET', `/messages/${sent.id}`)).body.status).toBe('sent');
+  }, 120_000);
+
+  it('an ARF complaint puts complained on the timeline, suppresses the address (complaint) and sends message.complained', async () => {
+    const sent = await sendTo('angry@example.org');
+    await message(sent.id, 'the message sent', (m) => m['status'] === 'sent');
+    await mailToInbound(sent.returnPath, fixture('complaints/arf-abuse-rfc822-headers.eml'));
+    const complained = await message(sent.id, 'the complaint on the timeline', (m) => timelineOf(m).some((e) => e.event === 'complained'));
+    expect(complained['status']).toBe('sent');
+    const next = await inProject('POST', '/emails/welcome/send', { user: { email: 'angry@example.org' }, data: {} });
+    const suppressed = await message(next.body.message_id as string, 'the next message suppressed', (m) => m['status'] === 'suppressed');
+    expect(timelineOf(suppressed).find((e) => e.event === 'suppressed')?.reason).toBe('complaint');
+    await waitFor(() => receiver.received.find((r) => JSON.parse(r.body).type === 'message.complained'), {
+      timeoutMs: 30_000,
+      what: 'the message.complained webhook',
+    });
+  }, 120_000);
+
+  it('a mail to the List-Unsubscribe mailto address unsubscribes the recipient', async () => {
+    const sent = await sendTo('leaving@example.org');
+    expect(sent.mailto).toMatch(/^u\.[0-9a-f]{32}\.[a-z2-7]{20}@pb-bounces\.mail\.feedback\.example$/);
+    const raw = Buffer.from(
+      `From: leaving@example.org\r\nTo: ${sent.mailto}\r\nSubject: unsubscribe\r\nMessage-ID: <u1@example.org>\r\nDate: ${new Date().toUTCString()}\r\n\r\nunsubscribe\r\n`,
+    );
+    await mailToInbound(sent.mailto, raw);
+    await waitFor(
+      async () => {
+        const user = await inProject('GET', '/users?email=leaving@example.org');
+        return user.status === 200 && user.body.subscription?.status === 'unsubscribed' ? user.body : undefined;
+      },
+      { timeoutMs: 30_000, what: 'the recipient unsubscribed' },
+    );
+  }, 120_000);
+});

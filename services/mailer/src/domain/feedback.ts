@@ -1,0 +1,82 @@
+import type { FeedbackBounceEvent, FeedbackComplaintEvent, FeedbackUnsubscribeEvent } from '@postbus/contracts';
+import type { MessageLists } from '../model/message-lists';
+import { statusOf, type MessageDoc, type MessageStore } from '../model/messages';
+import type { StatusRollups } from '../model/rollups';
+import type { Suppressions } from '../model/suppressions';
+import type { Engagements } from './engagements';
+import type { Timeline } from './timeline';
+
+export interface FeedbackDeps {
+  store: MessageStore;
+  timeline: Timeline;
+  suppressions: Suppressions;
+  engagements: Engagements;
+  lists: MessageLists;
+  rollups: StatusRollups;
+  /** Soft-bounced messages to one address after which it is suppressed (soft_bounce_limit). */
+  softBounceLimit: number;
+}
+
+/** What a bounce report says, in one line for the timeline: status, diagnostic code and reporting MTA. */
+export const bounceReason = (b: FeedbackBounceEvent): string =>
+  [
+    `${b.class} bounce (${b.action}${b.status ? ` ${b.status}` : ''})`,
+    b.diagnosticCode ? `: ${b.diagnosticCode}` : '',
+    b.reportingMta ? `; reported by ${b.reportingMta}` : '',
+  ]
+    .join('')
+    .slice(0, 1000);
+
+/**
+ * What came back about a sent message, read by the inbound MX (which verified the return-path
+ * token naming it): a hard bounce turns the message `bounced` and suppresses the address for every
+ * email of the project; a soft bounce is put on the timeline and counted, and the address is
+ * suppressed once SOFT_BOUNCE_LIMIT of its messages soft-bounced; a complaint is put on the
+ * timeline and suppresses the address; a mail to the List-Unsubscribe address unsubscribes the
+ * recipient as the one-click link does. Each is idempotent: a redelivered report adds nothing.
+ */
+export class Feedback {
+  constructor(private readonly deps: FeedbackDeps) {}
+
+  async bounce(report: FeedbackBounceEvent): Promise<void> {
+    const message = await this.message(report.messageId);
+    if (!message) return; // erased, or past retention
+    const { timeline, suppressions, lists, rollups, softBounceLimit } = this.deps;
+    const at = new Date(report.at);
+    const reason = bounceReason(report);
+    if (report.class === 'hard') {
+      // Refused by the relay already (a 5xx), the message is bounced: the report adds nothing to it.
+      const bouncedAlready = statusOf(await this.deps.store.timeline(message._id)) === 'bounced';
+      if (!bouncedAlready && (await timeline.recordEngagement(message, 'bounced', at, { reason }))) {
+        rollups.count(message.projectId, 'bounced', at);
+        await lists.reached(message, 'bounced', at);
+      }
+      await suppressions.block(message.projectId, message.email, 'hard_bounce', at, message._id);
+      return;
+    }
+    // A message counts once, however many delay notices its MTA sends.
+    if (!(await timeline.recordEngagement(message, 'soft_bounced', at, { reason }))) return;
+    const count = await suppressions.countSoftBounce(message.projectId, message.email, at);
+    if (count >= softBounceLimit) await suppressions.block(message.projectId, message.email, 'soft_bounce_limit', at, message._id);
+  }
+
+  async complaint(report: FeedbackComplaintEvent): Promise<void> {
+    const message = await this.message(report.messageId);
+    if (!message) return;
+    const at = new Date(report.at);
+    const reason = `${report.feedbackType} report${report.userAgent ? ` from ${report.userAgent}` : ''}`;
+    await this.deps.timeline.recordEngagement(message, 'complained', at, { reason });
+    await this.deps.suppressions.block(message.projectId, message.email, 'complaint', at, message._id);
+  }
+
+  /** `eventId`: the feedback event's id, from which the unsubscribe command's id is derived. */
+  async unsubscribe(report: FeedbackUnsubscribeEvent, eventId: string): Promise<void> {
+    const message = await this.message(report.messageId);
+    if (!message) return;
+    await this.deps.engagements.record({ messageId: message._id, projectId: message.projectId, at: report.at }, 'unsubscribed', eventId);
+  }
+
+  private async message(id: string): Promise<MessageDoc | undefined> {
+    return (await this.deps.store.messagesById([id])).get(id);
+  }
+}
