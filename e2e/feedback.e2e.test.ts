@@ -82,6 +82,17 @@ describe('feedback through the inbound MX', () => {
     );
   const timelineOf = (m: Record<string, unknown>) => m['timeline'] as Array<{ event: string; reason?: string }>;
 
+  it('the sender domain’s verify checks the return-path domain’s MX and SPF, published here', async () => {
+    const domains = await call(system.gatewayUrl, 'GET', '/v1/sender-domains', { auth: client.auth });
+    const domain = (
+      domains.body.data as Array<{ domain: string; verification: { records: Array<{ purpose: string; ok: boolean }> } }>
+    ).find((d) => d.domain === DOMAIN);
+    expect(domain?.verification.records.filter((r) => r.purpose.startsWith('return_path_'))).toEqual([
+      expect.objectContaining({ purpose: 'return_path_mx', ok: true }),
+      expect.objectContaining({ purpose: 'return_path_spf', ok: true }),
+    ]);
+  });
+
   it('a DSN to a message’s return path turns it bounced, suppresses the address (hard_bounce) and sends message.bounced', async () => {
     const first = await sendTo('gone@example.org');
     expect(first.returnPath).toMatch(/^b\.[0-9a-f]{32}\.[a-z2-7]{20}@pb-bounces\.mail\.feedback\.example$/);

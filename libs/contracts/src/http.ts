@@ -56,6 +56,8 @@ const RecordPurpose = Type.Union([
   Type.Literal('dmarc'),
   Type.Literal('tracking'),
   Type.Literal('ownership'),
+  Type.Literal('return_path_mx'),
+  Type.Literal('return_path_spf'),
 ]);
 
 /** `postbus-verification=<token>` at `_postbus.<domain>`: required when another client added the domain first. */
@@ -73,8 +75,17 @@ export const SenderDomain = Type.Object({
   status: Type.Union([Type.Literal('pending'), Type.Literal('verified'), Type.Literal('failed')]),
   dkim_selector: Type.String(),
   records: Type.Array(
-    Type.Object({ purpose: RecordPurpose, type: Type.Literal('TXT'), name: Type.String(), value: Type.String(), required: Type.Boolean() }),
-    { description: 'publish these in DNS, then call verify' },
+    Type.Object({
+      purpose: RecordPurpose,
+      type: Type.Union([Type.Literal('TXT'), Type.Literal('MX')]),
+      name: Type.String(),
+      value: Type.String({ description: 'an MX value is "<preference> <host>"' }),
+      required: Type.Boolean(),
+    }),
+    {
+      description:
+        'publish these in DNS, then call verify; the return-path MX and SPF (pb-bounces.<domain>) are not required to send, but without them bounces and complaints go unread',
+    },
   ),
   verification: Nullable(
     Type.Object({
@@ -82,7 +93,7 @@ export const SenderDomain = Type.Object({
       records: Type.Array(
         Type.Object({
           purpose: RecordPurpose,
-          type: Type.Union([Type.Literal('TXT'), Type.Literal('CNAME')]),
+          type: Type.Union([Type.Literal('TXT'), Type.Literal('CNAME'), Type.Literal('MX')]),
           name: Type.String(),
           expected: Type.String(),
           found: Type.Array(Type.String()),

@@ -166,6 +166,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
       dns: new DnsLookup(config.DNS_SERVERS ? config.DNS_SERVERS.split(',') : []),
       secrets: new SecretBox(config.SECRETS_KEY || undefined),
       spfInclude: config.SPF_INCLUDE,
+      inboundMxHost: config.INBOUND_MX_HOST,
     },
     projects: { repository: projects, onChange: access.forget, domainOf: senderDomainState },
     templates: { repository: templates, assertProject: access.assert },

@@ -89,6 +89,12 @@ export const GatewayConfig = Type.Object({
     pattern: '^[A-Za-z0-9.-]+$',
     description: "the domain whose SPF record lists the sending service's addresses; sender domains must include it",
   }),
+  INBOUND_MX_HOST: Type.String({
+    default: 'mx.postbus.local',
+    pattern: '^[A-Za-z0-9.-]+$',
+    description:
+      "the inbound service's host: each sender domain's return-path domain (pb-bounces.<domain>) has an MX record to it, so that bounces and complaints reach Postbus",
+  }),
   TRACKING_HOST: Type.String({
     default: 'track.postbus.local',
     pattern: '^[A-Za-z0-9.-]+$',

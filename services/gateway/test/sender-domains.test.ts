@@ -36,8 +36,9 @@ describe('sender domains, verified through a real DNS server', () => {
     const created = await add('Mail.Shop.Example');
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ domain: 'mail.shop.example', status: 'pending', verification: null });
-    const records = created.body.records as { purpose: string; name: string; value: string }[];
-    expect(records.map((r) => r.purpose)).toEqual(['spf', 'dkim', 'dmarc', 'ownership']);
+    const records = created.body.records as { purpose: string; type: string; name: string; value: string }[];
+    expect(records.map((r) => r.purpose)).toEqual(['spf', 'dkim', 'dmarc', 'return_path_mx', 'return_path_spf', 'ownership']);
+    expect(records[3]).toMatchObject({ type: 'MX', name: 'pb-bounces.mail.shop.example', required: false });
     expect(records[0]!.value).toBe(`v=spf1 include:${SPF_INCLUDE} ~all`);
     expect(records[1]!.name).toBe(`${created.body.dkim_selector}._domainkey.mail.shop.example`);
     expect(JSON.stringify(created.body)).not.toMatch(/PRIVATE KEY/);
@@ -47,7 +48,17 @@ describe('sender domains, verified through a real DNS server', () => {
     expect(before.body.status).toBe('failed');
     expect(byPurpose(before.body, 'dkim')).toMatchObject({ ok: false, found: [] });
 
-    for (const record of records) dns.publish(record.name, 'TXT', [record.value]);
+    // Without the return path's MX the domain verifies (it sends), and the check says its bounces go unread.
+    for (const record of records) if (record.type !== 'MX') dns.publish(record.name, record.type as 'TXT', [record.value]);
+    const withoutMx = await verify(created.body.id);
+    expect(withoutMx.body.status).toBe('verified');
+    expect(byPurpose(withoutMx.body, 'return_path_mx')).toMatchObject({
+      ok: false,
+      required: false,
+      detail: expect.stringContaining('go unread'),
+    });
+
+    for (const record of records) dns.publish(record.name, record.type as 'TXT' | 'MX', [record.value]);
     const after = await verify(created.body.id);
     expect(after.body.status).toBe('verified');
     expect(after.body.verified_at).toEqual(expect.any(String));

@@ -2865,12 +2865,12 @@ export interface operations {
               domain: string;
               status: 'pending' | 'verified' | 'failed';
               dkim_selector: string;
-              /** @description publish these in DNS, then call verify */
+              /** @description publish these in DNS, then call verify; the return-path MX and SPF (pb-bounces.<domain>) are not required to send, but without them bounces and complaints go unread */
               records: {
-                purpose: 'spf' | 'dkim' | 'dmarc' | 'tracking' | 'ownership';
-                /** @constant */
-                type: 'TXT';
+                purpose: 'spf' | 'dkim' | 'dmarc' | 'tracking' | 'ownership' | 'return_path_mx' | 'return_path_spf';
+                type: 'TXT' | 'MX';
                 name: string;
+                /** @description an MX value is "<preference> <host>" */
                 value: string;
                 required: boolean;
               }[];
@@ -2878,8 +2878,8 @@ export interface operations {
                 /** Format: date-time */
                 checked_at: string;
                 records: {
-                  purpose: 'spf' | 'dkim' | 'dmarc' | 'tracking' | 'ownership';
-                  type: 'TXT' | 'CNAME';
+                  purpose: 'spf' | 'dkim' | 'dmarc' | 'tracking' | 'ownership' | 'return_path_mx' | 'return_path_spf';
+                  type: 'TXT' | 'CNAME' | 'MX';
                   name: string;
                   expected: string;
                   found: string[];
@@ -2994,12 +2994,12 @@ export interface operations {
             domain: string;
             status: 'pending' | 'verified' | 'failed';
             dkim_selector: string;
-            /** @description publish these in DNS, then call verify */
+            /** @description publish these in DNS, then call verify; the return-path MX and SPF (pb-bounces.<domain>) are not required to send, but without them bounces and complaints go unread */
             records: {
-              purpose: 'spf' | 'dkim' | 'dmarc' | 'tracking' | 'ownership';
-              /** @constant */
-              type: 'TXT';
+              purpose: 'spf' | 'dkim' | 'dmarc' | 'tracking' | 'ownership' | 'return_path_mx' | 'return_path_spf';
+              type: 'TXT' | 'MX';
               name: string;
+              /** @description an MX value is "<preference> <host>" */
               value: string;
               required: boolean;
             }[];
@@ -3007,8 +3007,8 @@ export interface operations {
               /** Format: date-time */
               checked_at: string;
               records: {
-                purpose: 'spf' | 'dkim' | 'dmarc' | 'tracking' | 'ownership';
-                type: 'TXT' | 'CNAME';
+                purpose: 'spf' | 'dkim' | 'dmarc' | 'tracking' | 'ownership' | 'return_path_mx' | 'return_path_spf';
+                type: 'TXT' | 'CNAME' | 'MX';
                 name: string;
                 expected: string;
                 found: string[];
@@ -3138,12 +3138,12 @@ export interface operations {
             domain: string;
             status: 'pending' | 'verified' | 'failed';
             dkim_selector: string;
-            /** @description publish these in DNS, then call verify */
+            /** @description publish these in DNS, then call verify; the return-path MX and SPF (pb-bounces.<domain>) are not required to send, but without them bounces and complaints go unread */
             records: {
-              purpose: 'spf' | 'dkim' | 'dmarc' | 'tracking' | 'ownership';
-              /** @constant */
-              type: 'TXT';
+              purpose: 'spf' | 'dkim' | 'dmarc' | 'tracking' | 'ownership' | 'return_path_mx' | 'return_path_spf';
+              type: 'TXT' | 'MX';
               name: string;
+              /** @description an MX value is "<preference> <host>" */
               value: string;
               required: boolean;
             }[];
@@ -3151,8 +3151,8 @@ export interface operations {
               /** Format: date-time */
               checked_at: string;
               records: {
-                purpose: 'spf' | 'dkim' | 'dmarc' | 'tracking' | 'ownership';
-                type: 'TXT' | 'CNAME';
+                purpose: 'spf' | 'dkim' | 'dmarc' | 'tracking' | 'ownership' | 'return_path_mx' | 'return_path_spf';
+                type: 'TXT' | 'CNAME' | 'MX';
                 name: string;
                 expected: string;
                 found: string[];
@@ -3341,12 +3341,12 @@ export interface operations {
             domain: string;
             status: 'pending' | 'verified' | 'failed';
             dkim_selector: string;
-            /** @description publish these in DNS, then call verify */
+            /** @description publish these in DNS, then call verify; the return-path MX and SPF (pb-bounces.<domain>) are not required to send, but without them bounces and complaints go unread */
             records: {
-              purpose: 'spf' | 'dkim' | 'dmarc' | 'tracking' | 'ownership';
-              /** @constant */
-              type: 'TXT';
+              purpose: 'spf' | 'dkim' | 'dmarc' | 'tracking' | 'ownership' | 'return_path_mx' | 'return_path_spf';
+              type: 'TXT' | 'MX';
               name: string;
+              /** @description an MX value is "<preference> <host>" */
               value: string;
               required: boolean;
             }[];
@@ -3354,8 +3354,8 @@ export interface operations {
               /** Format: date-time */
               checked_at: string;
               records: {
-                purpose: 'spf' | 'dkim' | 'dmarc' | 'tracking' | 'ownership';
-                type: 'TXT' | 'CNAME';
+                purpose: 'spf' | 'dkim' | 'dmarc' | 'tracking' | 'ownership' | 'return_path_mx' | 'return_path_spf';
+                type: 'TXT' | 'CNAME' | 'MX';
                 name: string;
                 expected: string;
                 found: string[];
@@ -3490,8 +3490,8 @@ export interface operations {
                 /** Format: date-time */
                 checked_at: string;
                 records: {
-                  purpose: 'spf' | 'dkim' | 'dmarc' | 'tracking' | 'ownership';
-                  type: 'TXT' | 'CNAME';
+                  purpose: 'spf' | 'dkim' | 'dmarc' | 'tracking' | 'ownership' | 'return_path_mx' | 'return_path_spf';
+                  type: 'TXT' | 'CNAME' | 'MX';
                   name: string;
                   expected: string;
                   found: string[];
@@ -3630,8 +3630,8 @@ export interface operations {
               /** Format: date-time */
               checked_at: string;
               records: {
-                purpose: 'spf' | 'dkim' | 'dmarc' | 'tracking' | 'ownership';
-                type: 'TXT' | 'CNAME';
+                purpose: 'spf' | 'dkim' | 'dmarc' | 'tracking' | 'ownership' | 'return_path_mx' | 'return_path_spf';
+                type: 'TXT' | 'CNAME' | 'MX';
                 name: string;
                 expected: string;
                 found: string[];
@@ -3785,8 +3785,8 @@ export interface operations {
               /** Format: date-time */
               checked_at: string;
               records: {
-                purpose: 'spf' | 'dkim' | 'dmarc' | 'tracking' | 'ownership';
-                type: 'TXT' | 'CNAME';
+                purpose: 'spf' | 'dkim' | 'dmarc' | 'tracking' | 'ownership' | 'return_path_mx' | 'return_path_spf';
+                type: 'TXT' | 'CNAME' | 'MX';
                 name: string;
                 expected: string;
                 found: string[];
@@ -3999,8 +3999,8 @@ export interface operations {
               /** Format: date-time */
               checked_at: string;
               records: {
-                purpose: 'spf' | 'dkim' | 'dmarc' | 'tracking' | 'ownership';
-                type: 'TXT' | 'CNAME';
+                purpose: 'spf' | 'dkim' | 'dmarc' | 'tracking' | 'ownership' | 'return_path_mx' | 'return_path_spf';
+                type: 'TXT' | 'CNAME' | 'MX';
                 name: string;
                 expected: string;
                 found: string[];

@@ -40,6 +40,8 @@ const PURPOSE_LABELS: Record<string, string> = {
   dmarc: 'DMARC',
   tracking: 'CNAME',
   ownership: 'Ownership',
+  return_path_mx: 'Bounces (MX)',
+  return_path_spf: 'Bounces (SPF)',
 };
 
 function DomainRecords({ domain, kind }: { domain: Domain; kind: DomainKind }) {

@@ -1,5 +1,6 @@
 import { Resolver } from 'node:dns/promises';
 import { ServiceUnavailableError } from '@postbus/errors';
+import { answerKey, type RecordType } from '../domain/dns-records';
 
 /**
  * A name without such records answers ENOTFOUND or ENODATA: that is an empty answer, not a failure.
@@ -19,7 +20,7 @@ async function orNone(lookup: () => Promise<string[]>): Promise<string[]> {
   }
 }
 
-/** TXT and CNAME lookups through the configured resolvers (DNS_SERVERS), or the system's when none are set. */
+/** TXT, CNAME and MX lookups through the configured resolvers (DNS_SERVERS), or the system's when none are set. */
 export class DnsLookup {
   private readonly resolver: Resolver;
 
@@ -38,10 +39,17 @@ export class DnsLookup {
     return orNone(() => this.resolver.resolveCname(name));
   }
 
-  /** What DNS holds for each record's name and type (keyed by name; records of one name share a type). */
-  async answersFor(records: { name: string; type: 'TXT' | 'CNAME' }[]): Promise<Map<string, string[]>> {
-    const unique = [...new Map(records.map((r) => [r.name, r.type])).entries()];
-    const answers = await Promise.all(unique.map(([name, type]) => (type === 'TXT' ? this.txt(name) : this.cname(name))));
-    return new Map(unique.map(([name], i) => [name, answers[i]!]));
+  /** The MX records at a name as `<preference> <host>`; none when it has none. */
+  mx(name: string): Promise<string[]> {
+    return orNone(async () => (await this.resolver.resolveMx(name)).map((r) => `${r.priority} ${r.exchange}`));
+  }
+
+  /** What DNS holds for each record's name and type, keyed by answerKey. */
+  async answersFor(records: { name: string; type: RecordType }[]): Promise<Map<string, string[]>> {
+    const unique = [...new Map(records.map((r) => [answerKey(r), r])).entries()];
+    const answers = await Promise.all(
+      unique.map(([, { name, type }]) => (type === 'TXT' ? this.txt(name) : type === 'MX' ? this.mx(name) : this.cname(name))),
+    );
+    return new Map(unique.map(([key], i) => [key, answers[i]!]));
   }
 }

@@ -1,15 +1,35 @@
 import { checkRecords, generateDkimKey, ownershipRecord, ownershipRequired, requiredRecords, trackingRecords } from './dns-records';
 
 describe('sender domain records', () => {
-  const records = requiredRecords('shop.example', 'pb202611', 'KEYKEY', 'spf.postbus.test');
+  const records = requiredRecords('shop.example', 'pb202611', 'KEYKEY', 'spf.postbus.test', 'mx.postbus.test');
 
-  it('names SPF, DKIM and DMARC records to publish', () => {
-    expect(records.map((r) => [r.purpose, r.name, r.required])).toEqual([
-      ['spf', 'shop.example', true],
-      ['dkim', 'pb202611._domainkey.shop.example', true],
-      ['dmarc', '_dmarc.shop.example', false],
+  it('names SPF, DKIM and DMARC records to publish, and the return-path domain’s MX and SPF', () => {
+    expect(records.map((r) => [r.purpose, r.type, r.name, r.required])).toEqual([
+      ['spf', 'TXT', 'shop.example', true],
+      ['dkim', 'TXT', 'pb202611._domainkey.shop.example', true],
+      ['dmarc', 'TXT', '_dmarc.shop.example', false],
+      ['return_path_mx', 'MX', 'pb-bounces.shop.example', false],
+      ['return_path_spf', 'TXT', 'pb-bounces.shop.example', false],
     ]);
     expect(records[1]!.value).toBe('v=DKIM1; k=rsa; p=KEYKEY');
+    expect(records[3]!.value).toBe('10 mx.postbus.test');
+  });
+
+  it('says the bounces go unread while the return-path MX is missing or points elsewhere, and accepts it published', () => {
+    const missing = checkRecords(records, 'spf.postbus.test', new Map());
+    expect(missing[3]).toMatchObject({ ok: false, required: false, detail: expect.stringContaining('go unread') });
+    expect(missing[4]).toMatchObject({ ok: false, required: false, detail: expect.stringContaining('return-path domain') });
+    const elsewhere = checkRecords(records, 'spf.postbus.test', new Map([['MX pb-bounces.shop.example', ['10 mail.other.example']]]));
+    expect(elsewhere[3]).toMatchObject({ ok: false, detail: expect.stringContaining('not to mx.postbus.test') });
+    const published = checkRecords(
+      records,
+      'spf.postbus.test',
+      new Map([
+        ['MX pb-bounces.shop.example', ['5 MX.Postbus.Test.']],
+        ['pb-bounces.shop.example', ['v=spf1 include:spf.postbus.test ~all']],
+      ]),
+    );
+    expect([published[3]!.ok, published[4]!.ok]).toEqual([true, true]);
   });
 
   it('reports each record: a wrong DKIM key and an SPF record without the include', () => {
@@ -33,7 +53,7 @@ describe('sender domain records', () => {
       ['pb202611._domainkey.shop.example', ['v=DKIM1; k=rsa; p=KEY KEY']],
       ['_dmarc.shop.example', ['v=DMARC1; p=quarantine']],
     ]);
-    expect(checkRecords(records, 'spf.postbus.test', answers).map((c) => c.ok)).toEqual([true, true, true]);
+    expect(checkRecords(records, 'spf.postbus.test', answers).map((c) => c.ok)).toEqual([true, true, true, false, false]);
   });
 
   it('checks a tracking CNAME, trailing dot and case aside', () => {

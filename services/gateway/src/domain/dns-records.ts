@@ -1,26 +1,29 @@
 import { generateKeyPair } from 'node:crypto';
 import { promisify } from 'node:util';
+import { returnPathDomainOf } from '@postbus/contracts';
 
 const generateRsa = promisify(generateKeyPair);
 
-export type RecordPurpose = 'spf' | 'dkim' | 'dmarc' | 'tracking' | 'ownership';
+export type RecordPurpose = 'spf' | 'dkim' | 'dmarc' | 'tracking' | 'ownership' | 'return_path_mx' | 'return_path_spf';
+export type RecordType = 'TXT' | 'CNAME' | 'MX';
 
 /** A DNS record the client must publish for a sender or tracking domain. */
 export interface DnsRecord {
   purpose: RecordPurpose;
-  type: 'TXT' | 'CNAME';
+  type: RecordType;
   name: string;
   value: string;
   /**
    * SPF and DKIM must verify; DMARC is recommended; ownership is required for a tracking domain, and
-   * for a sender domain when another client has it too.
+   * for a sender domain when another client has it too. The return-path records are not required:
+   * without them the domain sends, but its bounces and complaints go unread.
    */
   required: boolean;
 }
 
 export interface RecordCheck {
   purpose: RecordPurpose;
-  type: 'TXT' | 'CNAME';
+  type: RecordType;
   name: string;
   expected: string;
   found: string[];
@@ -47,14 +50,44 @@ export async function generateDkimKey(now = new Date()): Promise<DkimKey> {
   return { selector, publicKey: publicKey.toString('base64'), privateKeyPem: privateKey };
 }
 
-/** The records to publish: SPF including the sending service, the DKIM key, and a DMARC policy. */
-export function requiredRecords(domain: string, selector: string, publicKey: string, spfInclude: string): DnsRecord[] {
+/**
+ * The records of a sender domain's return-path domain (`pb-bounces.<domain>`), where the envelope
+ * sender of its mail lives: an MX to the inbound service, so that bounces and complaints reach it,
+ * and an SPF record, since SPF checks the envelope sender's domain. Relaxed DMARC alignment holds:
+ * the return-path domain is under the From domain.
+ */
+export const returnPathRecords = (domain: string, inboundMxHost: string, spfInclude: string): DnsRecord[] => [
+  { purpose: 'return_path_mx', type: 'MX', name: returnPathDomainOf(domain), value: `10 ${inboundMxHost}`, required: false },
+  {
+    purpose: 'return_path_spf',
+    type: 'TXT',
+    name: returnPathDomainOf(domain),
+    value: `v=spf1 include:${spfInclude} ~all`,
+    required: false,
+  },
+];
+
+/** The records to publish: SPF including the sending service, the DKIM key, a DMARC policy and the return-path domain's MX and SPF. */
+export function requiredRecords(
+  domain: string,
+  selector: string,
+  publicKey: string,
+  spfInclude: string,
+  inboundMxHost: string,
+): DnsRecord[] {
   return [
     { purpose: 'spf', type: 'TXT', name: domain, value: `v=spf1 include:${spfInclude} ~all`, required: true },
     { purpose: 'dkim', type: 'TXT', name: `${selector}._domainkey.${domain}`, value: `v=DKIM1; k=rsa; p=${publicKey}`, required: true },
     { purpose: 'dmarc', type: 'TXT', name: `_dmarc.${domain}`, value: `v=DMARC1; p=none; rua=mailto:dmarc@${domain}`, required: false },
+    ...returnPathRecords(domain, inboundMxHost, spfInclude),
   ];
 }
+
+/**
+ * The key of a record's answers in the map checkRecords reads: its name, and for an MX its type
+ * too (the return-path domain has an MX and a TXT record under one name; no other name has two types).
+ */
+export const answerKey = (record: { name: string; type: RecordType }): string => (record.type === 'MX' ? `MX ${record.name}` : record.name);
 
 /**
  * A tracking domain is a CNAME to the service's tracking host. Every client's CNAME looks the same,
@@ -92,20 +125,40 @@ const hostname = (value: string) => value.toLowerCase().replace(/\.$/, '');
 const compact = (value: string) => value.replace(/\s+/g, '');
 const dkimKeyOf = (value: string) => /(?:^|;)\s*p=([^;]*)/.exec(value)?.[1]?.replace(/\s+/g, '');
 
-/** Compares what DNS answered (the TXT strings or CNAME targets at each record's name) with what must be there. */
+const UNREAD = 'bounces and complaints about this domain’s mail go unread until it is published (the domain still sends).';
+
+/** The SPF check of a domain's own record or of its return-path domain's. */
+function checkSpf(base: Omit<RecordCheck, 'found' | 'ok' | 'detail'>, all: string[], spfInclude: string, returnPath: boolean): RecordCheck {
+  const found = all.filter((v) => /^v=spf1(\s|$)/i.test(v.trim()));
+  const where = returnPath ? ' for the return-path domain' : '';
+  if (found.length === 0) return { ...base, found, ok: false, detail: `No SPF record (TXT starting with v=spf1) was found${where}.` };
+  if (found.length > 1) return { ...base, found, ok: false, detail: 'There is more than one SPF record; merge them into one.' };
+  const includes = found[0]!.split(/\s+/).some((term) => term.toLowerCase() === `include:${spfInclude}`.toLowerCase());
+  return includes
+    ? { ...base, found, ok: true, detail: `The SPF record${where} includes the sending service.` }
+    : { ...base, found, ok: false, detail: `The SPF record${where} does not include include:${spfInclude}.` };
+}
+
+/** Compares what DNS answered (the TXT strings, CNAME targets or MX `<preference> <host>` at each record's name) with what must be there. */
 export function checkRecords(records: DnsRecord[], spfInclude: string, answers: Map<string, string[]>): RecordCheck[] {
   return records.map((record) => {
-    const all = answers.get(record.name) ?? [];
+    const all = answers.get(answerKey(record)) ?? [];
     const base = { purpose: record.purpose, type: record.type, name: record.name, expected: record.value, required: record.required };
     switch (record.purpose) {
-      case 'spf': {
-        const found = all.filter((v) => /^v=spf1(\s|$)/i.test(v.trim()));
-        if (found.length === 0) return { ...base, found, ok: false, detail: 'No SPF record (TXT starting with v=spf1) was found.' };
-        if (found.length > 1) return { ...base, found, ok: false, detail: 'There is more than one SPF record; merge them into one.' };
-        const includes = found[0]!.split(/\s+/).some((term) => term.toLowerCase() === `include:${spfInclude}`.toLowerCase());
-        return includes
-          ? { ...base, found, ok: true, detail: 'The SPF record includes the sending service.' }
-          : { ...base, found, ok: false, detail: `The SPF record does not include include:${spfInclude}.` };
+      case 'spf':
+        return checkSpf(base, all, spfInclude, false);
+      case 'return_path_spf':
+        return checkSpf(base, all, spfInclude, true);
+      case 'return_path_mx': {
+        const host = hostname(record.value.split(/\s+/).pop() ?? '');
+        const ok = all.some((v) => hostname(v.split(/\s+/).pop() ?? '') === host);
+        if (all.length === 0) return { ...base, found: all, ok, detail: `No MX record for the return-path domain: ${UNREAD}` };
+        return {
+          ...base,
+          found: all,
+          ok,
+          detail: ok ? 'Bounces and complaints reach the inbound MX.' : `The MX points elsewhere, not to ${host}: ${UNREAD}`,
+        };
       }
       case 'dkim': {
         const found = all.filter((v) => /v=DKIM1|p=/i.test(v));

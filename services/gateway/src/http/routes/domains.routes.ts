@@ -18,6 +18,7 @@ import {
   ownershipRecord,
   ownershipRequired,
   requiredRecords,
+  returnPathRecords,
   trackingRecords,
   type DnsRecord,
 } from '../../domain/dns-records';
@@ -34,6 +35,8 @@ export interface DomainRouteDeps {
   spfInclude: string;
   /** Where a tracking domain's CNAME must point. */
   trackingHost: string;
+  /** Where a sender domain's return-path domain's MX must point: the inbound service. */
+  inboundMxHost: string;
 }
 
 const verification = (d: DomainDoc) => (d.checkedAt && d.checks ? { checked_at: d.checkedAt.toISOString(), records: d.checks } : null);
@@ -74,7 +77,7 @@ interface KindSpec {
 }
 
 /** List, read, verify and delete are the same for both kinds of domain; creation differs. */
-function routesFor(spec: KindSpec, { domains, dns, spfInclude }: DomainRouteDeps): RouteSpec[] {
+function routesFor(spec: KindSpec, { domains, dns, spfInclude, inboundMxHost }: DomainRouteDeps): RouteSpec[] {
   const notFound = `No such ${spec.noun} for this client.`;
   // The path schema has validated the id (a 24-digit hex string) before any handler runs.
   const idOf = (params: Record<string, unknown>) => {
@@ -157,6 +160,9 @@ function routesFor(spec: KindSpec, { domains, dns, spfInclude }: DomainRouteDeps
         const records = ownershipAsRequired(found.records, required);
         // A domain added before tokens existed gets one now, when it needs it.
         if (required && !records.some((r) => r.purpose === 'ownership')) records.push(ownershipRecord(found.domain, newToken(), true));
+        // So does a sender domain added before bounces were read, its return-path records.
+        if (spec.kind === 'sender' && !records.some((r) => r.purpose === 'return_path_mx'))
+          records.push(...returnPathRecords(found.domain, inboundMxHost, spfInclude));
         const checks = checkRecords(records, spfInclude, await dns.answersFor(records));
         const at = new Date();
         const checked = await domains.recordCheck(client.clientId, spec.kind, idOf(params), records, checks, at);
@@ -212,7 +218,7 @@ export function domainRoutes(deps: DomainRouteDeps): RouteSpec[] {
           const key = await generateDkimKey();
           return {
             dkim: { selector: key.selector, publicKey: key.publicKey, privateKey: deps.secrets.seal(key.privateKeyPem) },
-            records: requiredRecords(domain, key.selector, key.publicKey, deps.spfInclude),
+            records: requiredRecords(domain, key.selector, key.publicKey, deps.spfInclude, deps.inboundMxHost),
           };
         },
       },
