@@ -125,7 +125,7 @@ describe("a message's rendered email", () => {
     await retries.cancel([bob._id]);
   });
 
-  it('is written in the group commit of the outcomes, one insertMany beside theirs per group: no command of its own per mail', async () => {
+  it('is written in group commits after the outcomes, never a command of its own per mail', async () => {
     const commands: string[] = [];
     mongoose.set('debug', (collection: string, method: string) => {
       if (collection === 'message_events' || collection === 'message_contents') commands.push(`${collection}.${method}`);
@@ -141,13 +141,14 @@ describe("a message's rendered email", () => {
     commands.length = 0;
     await Promise.all(mails.slice(15).map((m, i) => timeline.recordAttempt(m, 1, { event: 'sent', content: rendered(`n${i}`) })));
     mongoose.set('debug', false);
-    expect(count('message_contents.insertMany')).toBe(count('message_events.insertMany'));
+    expect(count('message_contents.insertMany')).toBeGreaterThan(0);
+    expect(count('message_contents.insertMany')).toBeLessThan(15); // grouped
     expect(count('message_events.insertMany')).toBeLessThan(15);
     expect(commands.filter((c) => !c.endsWith('.insertMany'))).toEqual([]); // no read, no update
     expect((await getContent(mails[29]!)).body.content.text).toBe('Hello n14');
   });
 
-  it('costs the whole send path (trigger → stored, listed, delivered, outcome recorded) one command more for a lone mail, and one per group commit under load', async () => {
+  it('costs the whole send path (trigger → stored, listed, delivered, outcome recorded) one command more for a lone mail, and a few group commits under load', async () => {
     let keep = false;
     const deliverer = {
       deliver: (m: MessageDoc): Promise<Outcome> =>
@@ -189,8 +190,9 @@ describe("a message's rendered email", () => {
 
     expect([loneBefore.contents, batchBefore.contents]).toEqual([0, 0]);
     expect(loneAfter).toEqual({ ...loneBefore, all: loneBefore.all + 1, contents: 1 });
-    // Twenty mails: one contents insert beside each group's outcome insert, however the groups formed.
-    expect(batchAfter.contents).toBe(batchAfter.outcomes);
+    // Twenty mails: their contents grouped as their outcomes are, in group commits of their own.
+    expect(batchAfter.contents).toBeGreaterThan(0);
+    expect(batchAfter.contents).toBeLessThan(20);
     expect(batchAfter.outcomes).toBeLessThan(20);
   });
 
