@@ -128,6 +128,7 @@ async function startMonitor() {
     'webhook-dispatcher-2': { url: 'http://webhook-dispatcher-2:8083/readyz' },
     payments: { url: 'http://payments:8084/readyz' },
     erasure: { url: 'http://erasure:8085/readyz' },
+    inbound: { url: 'http://inbound:8087/readyz' },
     gateway: { url: 'http://127.0.0.1:8080/readyz' },
     status: { url: 'http://status:8090/readyz' },
   };

@@ -15,7 +15,7 @@ export const root = join(here, '..', '..');
 export const gatewayUrl = 'http://127.0.0.1:18080';
 export const statusUrl = 'http://127.0.0.1:18090';
 export const sinkUrl = 'http://127.0.0.1:18025';
-export const services = ['users', 'payments', 'erasure', 'mailer', 'webhook-dispatcher', 'gateway', 'status'];
+export const services = ['users', 'payments', 'erasure', 'mailer', 'webhook-dispatcher', 'inbound', 'gateway', 'status'];
 export const heavy = ['nice', '-n', '19', 'ionice', '-c3'];
 // The webhook receiver runs in the gateway's container (startReceiver): a private address, which
 // the dispatcher refuses unless the operator admits it, as docker-compose.yml lets one do.

@@ -57,12 +57,12 @@ beforeAll(async () => {
 }, 600_000);
 
 /** The services both deployments run (the SMTP sink is development's; Mailpit stands in for it). */
-const DEPLOYED_SERVICES = ['erasure', 'gateway', 'mailer', 'payments', 'status', 'users', 'webhook-dispatcher'];
+const DEPLOYED_SERVICES = ['erasure', 'gateway', 'inbound', 'mailer', 'payments', 'status', 'users', 'webhook-dispatcher'];
 
 describe('the deployment files give every service exactly the configuration its schema asks for', () => {
   it('every service that runs a process has a schema to check against', () => {
     expect([...schemas.keys()]).toEqual(
-      expect.arrayContaining(['erasure', 'gateway', 'mailer', 'payments', 'status', 'users', 'webhook-dispatcher']),
+      expect.arrayContaining(['erasure', 'gateway', 'inbound', 'mailer', 'payments', 'status', 'users', 'webhook-dispatcher']),
     );
   });
 
@@ -160,7 +160,7 @@ describe('the check reports drift (mutated copies of the files)', () => {
         file.services['mailer']!.environment['TRACKING_SECRET'] = '${POSTBUS_MAILER_TRACKING_SECRET:?set it}';
       }),
     ).toEqual([
-      'docker-compose.yml: mailer, gateway: TRACKING_SECRET is a secret wired differently: mailer ← ${POSTBUS_MAILER_TRACKING_SECRET}; gateway ← ${POSTBUS_TRACKING_SECRET}',
+      'docker-compose.yml: mailer, inbound, gateway: TRACKING_SECRET is a secret wired differently: mailer ← ${POSTBUS_MAILER_TRACKING_SECRET}; inbound ← ${POSTBUS_TRACKING_SECRET}; gateway ← ${POSTBUS_TRACKING_SECRET}',
     ]);
     expect(
       mutatedManifests((deployments) => {
