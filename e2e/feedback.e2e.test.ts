@@ -143,6 +143,48 @@ describe('feedback through the inbound MX', () => {
     });
   }, 120_000);
 
+  it('the suppression list shows why each address gets no mail; a bounce is lifted by the client, a complaint is not, and a manual one is added', async () => {
+    const list = await waitFor(
+      async () => {
+        const res = await inProject('GET', '/suppressions?limit=100');
+        const emails = (res.body.data as Array<{ email: string }>).map((s) => s.email);
+        return emails.includes('gone@example.org') && emails.includes('angry@example.org') ? res.body : undefined;
+      },
+      { timeoutMs: 30_000, what: 'the bounced and the complaining address listed' },
+    );
+    expect(list.data).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ email: 'gone@example.org', reason: 'hard_bounce', message_id: expect.stringMatching(/^msg_/) }),
+        expect.objectContaining({ email: 'angry@example.org', reason: 'complaint' }),
+      ]),
+    );
+    expect((await inProject('GET', '/suppressions?reason=complaint')).body.data.map((s: { email: string }) => s.email)).toEqual([
+      'angry@example.org',
+    ]);
+
+    const refused = await inProject('DELETE', '/suppressions/angry@example.org');
+    expect(refused.status).toBe(409);
+    expect(refused.body.type).toMatch(/suppression-is-a-complaint/);
+    expect((await inProject('DELETE', '/suppressions/nobody@example.org')).status).toBe(404);
+
+    expect((await inProject('DELETE', '/suppressions/Gone@Example.org')).status).toBe(200);
+    const again = await inProject('POST', '/emails/welcome/send', { user: { email: 'gone@example.org' }, data: {} });
+    await message(again.body.message_id as string, 'a send to the reactivated address', (m) => m['status'] === 'sent');
+
+    expect((await inProject('POST', '/suppressions', { email: 'Blocked@Example.org', reason: 'manual' })).status).toBe(200);
+    const manual = await inProject('POST', '/emails/welcome/send', { user: { email: 'blocked@example.org' }, data: {} });
+    const suppressed = await message(
+      manual.body.message_id as string,
+      'a send to the suppressed address',
+      (m) => m['status'] === 'suppressed',
+    );
+    expect(timelineOf(suppressed).find((e) => e.event === 'suppressed')?.reason).toBe('manual');
+    expect((await inProject('GET', '/suppressions?email=blocked@example.org')).body.data).toEqual([
+      expect.objectContaining({ email: 'blocked@example.org', reason: 'manual', message_id: null }),
+    ]);
+    expect((await inProject('POST', '/suppressions', { email: 'x@example.org', reason: 'complaint' })).status).toBe(400);
+  }, 120_000);
+
   it('a mail to the List-Unsubscribe mailto address unsubscribes the recipient', async () => {
     const sent = await sendTo('leaving@example.org');
     expect(sent.mailto).toMatch(/^u\.[0-9a-f]{32}\.[a-z2-7]{20}@pb-bounces\.mail\.feedback\.example$/);

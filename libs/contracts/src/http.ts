@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ENGAGEMENT_EVENTS, MAX_STATS_DAYS, MESSAGE_STATUSES, PAGE_LIMIT, TIMELINE_EVENTS } from './values';
+import { ENGAGEMENT_EVENTS, MAX_STATS_DAYS, MESSAGE_STATUSES, PAGE_LIMIT, SUPPRESSION_REASONS, TIMELINE_EVENTS } from './values';
 import { Day } from './payments';
 import {
   Email,
@@ -505,3 +505,36 @@ export const MessageStats = Type.Object({
 export type MessageStats = Static<typeof MessageStats>;
 
 export const MessageParams = Type.Object({ projectId: ObjectIdString, messageId: Type.String({ pattern: '^msg_[a-f0-9]{32}$' }) });
+
+/** An address of a project that gets no mail, and why (`unsubscribed` holds only for emails not sent to the unsubscribed). */
+export const Suppression = Type.Object({
+  email: Type.String(),
+  reason: StringEnum(SUPPRESSION_REASONS, {
+    description:
+      'hard_bounce: its mail system said it takes no mail; soft_bounce_limit: too many of its messages soft-bounced; complaint: its owner reported a message as spam; unsubscribed; manual: the client suppressed it',
+  }),
+  created_at: Timestamp,
+  message_id: Nullable(Type.String({ description: 'the message whose bounce or complaint caused it' })),
+});
+export type Suppression = Static<typeof Suppression>;
+
+export const SuppressionList = pageOf(Suppression);
+export type SuppressionList = Static<typeof SuppressionList>;
+
+export const SuppressionListQuery = Type.Object(
+  {
+    email: Type.Optional(Email),
+    reason: Type.Optional(StringEnum(SUPPRESSION_REASONS)),
+    ...PageParams,
+  },
+  { additionalProperties: false },
+);
+export type SuppressionListQuery = Static<typeof SuppressionListQuery>;
+
+export const CreateSuppressionRequest = Type.Object(
+  { email: Email, reason: Type.Literal('manual', { description: 'the only reason a client gives; the others come from the mail itself' }) },
+  { additionalProperties: false },
+);
+export type CreateSuppressionRequest = Static<typeof CreateSuppressionRequest>;
+
+export const SuppressionParams = Type.Object({ projectId: ObjectIdString, email: Email });

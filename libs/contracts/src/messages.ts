@@ -96,6 +96,24 @@ export const EmailErasureRequestedCommand = Type.Object({
 });
 export type EmailErasureRequestedCommand = Static<typeof EmailErasureRequestedCommand>;
 
+/** The client suppressed an address for every email of the project (`manual`), among the person's email commands. */
+export const EmailSuppressCommand = Type.Object({
+  projectId: Type.String(),
+  /** Normalised. */
+  email: Type.String(),
+  acceptedAt: Timestamp,
+});
+export type EmailSuppressCommand = Static<typeof EmailSuppressCommand>;
+
+/** The client lifted an address's suppression (a hard or soft bounce, or its own): a later trigger sends again. */
+export const EmailUnsuppressCommand = Type.Object({
+  projectId: Type.String(),
+  /** Normalised. */
+  email: Type.String(),
+  acceptedAt: Timestamp,
+});
+export type EmailUnsuppressCommand = Static<typeof EmailUnsuppressCommand>;
+
 /**
  * The catalog as the gateway publishes it: each change carries the entity's whole current state
  * and a `revision` (its last change, epoch ms) so that a projection keeps the newest copy whatever
@@ -211,6 +229,8 @@ export const MessageSchemas = {
   'user.update_rejected': UserUpdateRejectedEvent,
   'email.trigger': EmailTriggerCommand,
   'email.erasure_requested': EmailErasureRequestedCommand,
+  'email.suppress': EmailSuppressCommand,
+  'email.unsuppress': EmailUnsuppressCommand,
   'catalog.project': CatalogProject,
   'catalog.domain': CatalogDomain,
   'catalog.template': CatalogTemplate,

@@ -47,6 +47,8 @@ export const MessageTopics = {
   'user.update_rejected': Topics.UserEvents,
   'email.trigger': Topics.EmailCommands,
   'email.erasure_requested': Topics.EmailCommands,
+  'email.suppress': Topics.EmailCommands,
+  'email.unsuppress': Topics.EmailCommands,
   'catalog.project': Topics.Catalog,
   'catalog.domain': Topics.Catalog,
   'catalog.template': Topics.Catalog,

@@ -6,7 +6,17 @@ export { listen, closeServer, onShutdown, exitOnFatal } from './server';
 export { startInternalServer } from './internal-server';
 export { runService, type RunningService } from './run-service';
 export { every, type EveryOptions, type Repeating } from './every';
-export { decodeCursor, encodeCursor, filteredPage, queryLimit, queryText, type Position, type Positioned } from './pagination';
+export {
+  decodeCursor,
+  decodeListCursor,
+  encodeCursor,
+  encodeListCursor,
+  filteredPage,
+  queryLimit,
+  queryText,
+  type Position,
+  type Positioned,
+} from './pagination';
 export { auditQueries } from './query-audit';
 export {
   AddressPolicy,

@@ -25,6 +25,22 @@ export function decodeCursor(cursor: string): Position {
   return { createdAt, id };
 }
 
+// A position in a sequence list (libs/db SequenceLists): the message log's and the suppression
+// list's cursors. The prefix is the message log's first, kept so that cursors given out still read.
+const LIST_CURSOR_PREFIX = 'm1.';
+
+/** The cursor of a page read on from a sequence-list position (the next page's entries lie below `seq`). */
+export const encodeListCursor = (seq: number): string => Buffer.from(`${LIST_CURSOR_PREFIX}${seq}`).toString('base64url');
+
+export function decodeListCursor(cursor: string): number {
+  const text = Buffer.from(cursor, 'base64url').toString();
+  const seq = Number(text.slice(LIST_CURSOR_PREFIX.length));
+  if (!text.startsWith(LIST_CURSOR_PREFIX) || !Number.isSafeInteger(seq) || seq < 1)
+    // Well-formed (the schema checked its characters) but not one of ours: a 422, not a 400.
+    throw new UnprocessableError('invalid-cursor', 'The cursor is not one this API gave out; use next_cursor of a previous page.');
+  return seq;
+}
+
 /** A query string parameter, or undefined when absent or empty. */
 export const queryText = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 

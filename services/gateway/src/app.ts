@@ -183,6 +183,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
     },
     users: { commands, usersApi, assertProject: access.assert },
     messages: { mailerApi, assertProject: access.assert },
+    suppressions: { commands, mailerApi, assertProject: access.assert },
     webhooks: { webhooksApi: new WebhooksClient(config.WEBHOOKS_URL, internalTokens), assertProject: access.assert },
     payments: { commands, paymentsApi: new PaymentsClient(config.PAYMENTS_URL, internalTokens), assertProject: access.assert },
     erasure: {

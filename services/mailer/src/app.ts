@@ -115,7 +115,11 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
   await bus.consume({
     groupId: 'postbus-mailer-triggers',
     gatherFetches: 'send-path',
-    handlers: emailCommandHandlers(new TriggerDelivery({ store, suppressions, retries, deliverer, timeline, lists, rollups }), erasure),
+    handlers: emailCommandHandlers(
+      new TriggerDelivery({ store, suppressions, retries, deliverer, timeline, lists, rollups }),
+      erasure,
+      suppressions,
+    ),
     partitionsConsumedConcurrently: config.KAFKA_TOPIC_PARTITIONS,
     // A run is delivered side by side and committed as a whole: a few times the SMTP pool keeps
     // the relay busy without letting one run's slowest mail hold back hundreds of others.
@@ -145,7 +149,7 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     service: 'mailer',
     config,
     checks: { database: () => pingDb(db), bus: () => bus.publisher.healthy() },
-    handlers: [internalApi(new MessageLog(store, lists), rollups)],
+    handlers: [internalApi(new MessageLog(store, lists), rollups, suppressions)],
     logger,
   });
   logger.info('mailer started', { port, host: config.INTERNAL_HOST });

@@ -92,7 +92,7 @@ describe("a message's rendered email", () => {
     timeline = new Timeline(store, publisher, retries, { maxAttempts: 3, baseMs: 60_000, maxMs: 60_000 }, (m, e) =>
       lists.reached(m, e.event as 'sent', e.at),
     );
-    ({ server, url } = await startMessageLogServer({ store, lists, rollups }, logger));
+    ({ server, url } = await startMessageLogServer({ store, lists, rollups, suppressions: new Suppressions(db) }, logger));
   });
 
   afterAll(async () => {

@@ -7,17 +7,18 @@ import { MessageLog } from '../src/domain/message-log';
 import type { MessageLists } from '../src/model/message-lists';
 import type { MessageStore } from '../src/model/messages';
 import type { StatusRollups } from '../src/model/rollups';
+import type { Suppressions } from '../src/model/suppressions';
 
 /** The mailer's internal API over these stores, as the gateway reads it (QUERY_AUDIT strict: every read by `_id`). */
 export async function startMessageLogServer(
-  stores: { store: MessageStore; lists: MessageLists; rollups: StatusRollups },
+  stores: { store: MessageStore; lists: MessageLists; rollups: StatusRollups; suppressions: Suppressions },
   logger: Logger,
 ): Promise<{ server: Server; url: string }> {
   const { server, port } = await startInternalServer({
     service: 'mailer',
     config: { PORT: 0, INTERNAL_HOST: '127.0.0.1', INTERNAL_API_SECRET: testInternalApiSecret, QUERY_AUDIT: 'strict' },
     checks: {},
-    handlers: [internalApi(new MessageLog(stores.store, stores.lists), stores.rollups)],
+    handlers: [internalApi(new MessageLog(stores.store, stores.lists), stores.rollups, stores.suppressions)],
     logger,
   });
   return { server, url: `http://127.0.0.1:${port}` };

@@ -8,6 +8,7 @@ import { listNames, MessageLists, personListsOf } from '../src/model/message-lis
 import { MessageStore, type MessageDoc } from '../src/model/messages';
 import { RetryQueue } from '../src/model/retries';
 import { StatusRollups } from '../src/model/rollups';
+import { Suppressions } from '../src/model/suppressions';
 import { MessageRetention } from '../src/domain/message-retention';
 import { seedMessages } from '../src/seed-data';
 import { Timeline } from '../src/domain/timeline';
@@ -77,7 +78,7 @@ describe('message reads as the data grows', () => {
       rollups.count(m.projectId, e.event as 'sent', e.at);
       await lists.reached(m, e.event as 'sent', e.at);
     });
-    ({ server, url } = await startMessageLogServer({ store, lists, rollups }, logger));
+    ({ server, url } = await startMessageLogServer({ store, lists, rollups, suppressions: new Suppressions(db) }, logger));
     const seeded = await seedMessages({ store, lists, rollups }, { projectId: busy, count: BIG, recipients: 50, days: 10 });
     busyMessageId = seeded.ids.messageId;
   }, 600_000);

@@ -1,9 +1,18 @@
-import type { Message, MessageContent, MessageList, MessageListQuery, MessageStats, MessageStatsQuery } from '@postbus/contracts';
+import type {
+  Message,
+  MessageContent,
+  MessageList,
+  MessageListQuery,
+  MessageStats,
+  MessageStatsQuery,
+  SuppressionList,
+  SuppressionListQuery,
+} from '@postbus/contracts';
 import { ServiceUnavailableError } from '@postbus/errors';
 import type { InternalTokens } from '@postbus/http';
 import { InternalApiClient, projectPath } from './internal-api-client';
 
-/** Reads the message log (statuses and timelines) from the mailer service's internal API. */
+/** Reads the message log (statuses and timelines) and the suppression list from the mailer service's internal API. */
 export class MailerClient extends InternalApiClient {
   constructor(baseUrl: string, tokens: InternalTokens, timeoutMs?: number) {
     super('mailer', 'mailer', baseUrl, tokens, timeoutMs);
@@ -36,6 +45,13 @@ export class MailerClient extends InternalApiClient {
   /** null for no such message; `content: null` for one that was never rendered. */
   messageContent(projectId: string, messageId: string): Promise<{ content: MessageContent | null } | null> {
     return this.get(`${projectPath(projectId)}/messages/${encodeURIComponent(messageId)}/content`);
+  }
+
+  /** One page of the project's suppressions, newest first. */
+  async listSuppressions(projectId: string, query: SuppressionListQuery): Promise<SuppressionList> {
+    const { email, reason, limit, cursor } = query;
+    const page = await this.get<SuppressionList>(`${projectPath(projectId)}/suppressions`, { email, reason, limit, cursor });
+    return page ?? { data: [], next_cursor: null };
   }
 
   message(projectId: string, messageId: string): Promise<Message | null> {

@@ -10,6 +10,7 @@ import { emailRoutes, type EmailRouteDeps } from './routes/emails.routes';
 import { erasureRoutes, type ErasureRouteDeps } from './routes/erasure.routes';
 import { keyRoutes } from './routes/keys.routes';
 import { messageRoutes, type MessageRouteDeps } from './routes/messages.routes';
+import { suppressionRoutes, type SuppressionRouteDeps } from './routes/suppressions.routes';
 import { paymentRoutes, type PaymentRouteDeps } from './routes/payments.routes';
 import { projectRoutes } from './routes/projects.routes';
 import { sessionRoutes } from './routes/session.routes';
@@ -33,6 +34,7 @@ export interface ApiRouteDeps {
   emails: EmailRouteDeps;
   users: UserRouteDeps;
   messages: MessageRouteDeps;
+  suppressions: SuppressionRouteDeps;
   webhooks: WebhookRouteDeps;
   payments: PaymentRouteDeps;
   erasure: ErasureRouteDeps;
@@ -49,6 +51,7 @@ export function apiRoutes(deps: ApiRouteDeps): RouteSpec[] {
     ...emailRoutes(deps.emails),
     ...userRoutes(deps.users),
     ...messageRoutes(deps.messages),
+    ...suppressionRoutes(deps.suppressions),
     ...webhookRoutes(deps.webhooks),
     ...paymentRoutes(deps.payments),
     ...erasureRoutes(deps.erasure),

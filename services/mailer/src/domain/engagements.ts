@@ -19,8 +19,16 @@ export interface EngagementDeps {
 export class Engagements {
   constructor(private readonly deps: EngagementDeps) {}
 
-  /** `eventId`: the tracking event's id, from which the unsubscribe command's id is derived (a replay publishes the same). */
-  async record(data: TrackingEvent, event: 'opened' | 'clicked' | 'unsubscribed', eventId: string): Promise<void> {
+  /**
+   * `eventId`: the tracking event's id, from which the unsubscribe command's id is derived (a
+   * replay publishes the same); `how`: the unsubscribe's reason as the user's profile shows it.
+   */
+  async record(
+    data: TrackingEvent,
+    event: 'opened' | 'clicked' | 'unsubscribed',
+    eventId: string,
+    how = 'one-click unsubscribe',
+  ): Promise<void> {
     const { store, timeline, suppressions, publisher } = this.deps;
     const message = await store.message(data.projectId, data.messageId);
     if (!message) return; // a token of a message since erased, or of another installation
@@ -31,7 +39,7 @@ export class Engagements {
         Topics.UserCommands,
         'user.unsubscribe',
         userOrderingKey(message.projectId, { email: message.email }),
-        { projectId: message.projectId, user: { email: message.email }, reason: 'one-click unsubscribe', acceptedAt: data.at },
+        { projectId: message.projectId, user: { email: message.email }, reason: how, acceptedAt: data.at },
         { id: `${eventId}:unsubscribe` },
       );
     }

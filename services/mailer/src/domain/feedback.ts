@@ -73,7 +73,12 @@ export class Feedback {
   async unsubscribe(report: FeedbackUnsubscribeEvent, eventId: string): Promise<void> {
     const message = await this.message(report.messageId);
     if (!message) return;
-    await this.deps.engagements.record({ messageId: message._id, projectId: message.projectId, at: report.at }, 'unsubscribed', eventId);
+    await this.deps.engagements.record(
+      { messageId: message._id, projectId: message.projectId, at: report.at },
+      'unsubscribed',
+      eventId,
+      'mailto unsubscribe',
+    );
   }
 
   private async message(id: string): Promise<MessageDoc | undefined> {

@@ -1,5 +1,5 @@
 import type { Message, MessageContent, MessageStatus } from '@postbus/contracts';
-import { UnprocessableError } from '@postbus/errors';
+import { decodeListCursor, encodeListCursor } from '@postbus/http';
 import { messageView } from './message-view';
 import { hasStatusList, listNames, type MessageLists } from '../model/message-lists';
 import type { MessageStore } from '../model/messages';
@@ -24,19 +24,6 @@ export interface MessageQuery {
  * many listed messages have left, a page can come back short with a cursor to read on.
  */
 const SCAN_BUDGET = 200;
-const CURSOR_PREFIX = 'm1.';
-
-const encodeCursor = (seq: number): string => Buffer.from(`${CURSOR_PREFIX}${seq}`).toString('base64url');
-
-function decodeCursor(cursor: string): number {
-  const text = Buffer.from(cursor, 'base64url').toString();
-  const seq = Number(text.slice(CURSOR_PREFIX.length));
-  if (!text.startsWith(CURSOR_PREFIX) || !Number.isSafeInteger(seq) || seq < 1)
-    // Well-formed (the schema checked its characters) but not one of ours: a 422, not a 400.
-    throw new UnprocessableError('invalid-cursor', 'The cursor is not one this API gave out; use next_cursor of a previous page.');
-  return seq;
-}
-
 /**
  * The message log as clients read it: one message by id, and pages of a project's messages
  * newest first. Every read is a point read by `_id`: the entries of the list that serves the
@@ -69,7 +56,7 @@ export class MessageLog {
 
   async page(query: MessageQuery): Promise<{ data: Message[]; next_cursor: string | null }> {
     const { list, byTime } = this.listFor(query);
-    let before = query.cursor !== undefined ? decodeCursor(query.cursor) : undefined;
+    let before = query.cursor !== undefined ? decodeListCursor(query.cursor) : undefined;
     const data: Message[] = [];
     const seen = new Set<string>();
     let scanned = 0;
@@ -100,12 +87,12 @@ export class MessageLog {
         data.push(view);
         if (data.length === query.limit) {
           const last = i === page.entries.length - 1 && page.next === null;
-          return { data, next_cursor: last ? null : encodeCursor(entry.seq) };
+          return { data, next_cursor: last ? null : encodeListCursor(entry.seq) };
         }
       }
       if (page.next === null) return { data, next_cursor: null };
       before = page.next;
-      if (scanned >= SCAN_BUDGET) return { data, next_cursor: encodeCursor(before) };
+      if (scanned >= SCAN_BUDGET) return { data, next_cursor: encodeListCursor(before) };
     }
   }
 

@@ -8,6 +8,8 @@ import type { Suppressions } from '../model/suppressions';
 import { catalogDeletedHandler } from './catalog-deleted.handler';
 import { catalogEntityHandler } from './catalog-entity.handler';
 import { emailErasureRequestedHandler } from './email-erasure-requested.handler';
+import { emailSuppressHandler } from './email-suppress.handler';
+import { emailUnsuppressHandler } from './email-unsuppress.handler';
 import { emailTriggerHandler } from './email-trigger.handler';
 import { erasureExecuteHandler } from './erasure-execute.handler';
 import { feedbackBounceHandler } from './feedback-bounce.handler';
@@ -18,12 +20,15 @@ import { userErasureScheduledHandler } from './user-erasure-scheduled.handler';
 import { userUnsubscribedHandler } from './user-unsubscribed.handler';
 
 /**
- * The email commands, in one consumer group of their own: the triggers, and the erase the gateway
- * puts among them (so that no trigger accepted after it is handled before its suppression).
+ * The email commands, in one consumer group of their own: the triggers, and the erase and the
+ * client's suppressions the gateway puts among them (so that no trigger accepted after one is
+ * handled before it).
  */
-export const emailCommandHandlers = (delivery: TriggerDelivery, erasure: MailerErasure) => [
+export const emailCommandHandlers = (delivery: TriggerDelivery, erasure: MailerErasure, suppressions: Suppressions) => [
   emailTriggerHandler(delivery),
   emailErasureRequestedHandler(erasure),
+  emailSuppressHandler(suppressions),
+  emailUnsuppressHandler(suppressions),
 ];
 
 /** The catalog topic into this service's projection of it. */

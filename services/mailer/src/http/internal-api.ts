@@ -1,9 +1,17 @@
 import express, { type Router } from 'express';
-import { MAX_STATS_DAYS, MESSAGE_STATUSES, normaliseEmail, type MessageStatus } from '@postbus/contracts';
+import {
+  MAX_STATS_DAYS,
+  MESSAGE_STATUSES,
+  normaliseEmail,
+  SUPPRESSION_REASONS,
+  type MessageStatus,
+  type SuppressionReason,
+} from '@postbus/contracts';
 import { NotFoundError, ValidationError } from '@postbus/errors';
-import { queryLimit, queryText } from '@postbus/http';
+import { decodeListCursor, encodeListCursor, queryLimit, queryText } from '@postbus/http';
 import type { MessageLog } from '../domain/message-log';
 import type { StatusRollups } from '../model/rollups';
+import type { Suppressions } from '../model/suppressions';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -22,9 +30,23 @@ function queryDay(value: unknown, name: string): string {
   return text;
 }
 
-/** The message log the gateway proxies to; the gateway has authenticated the client and checked the project. */
-export function internalApi(log: MessageLog, rollups: StatusRollups): Router {
+/** The message log and the suppression list the gateway proxies to; the gateway has authenticated the client and checked the project. */
+export function internalApi(log: MessageLog, rollups: StatusRollups, suppressions: Suppressions): Router {
   const router = express.Router();
+  router.get('/internal/projects/:projectId/suppressions', async (req, res) => {
+    const email = queryText(req.query['email']);
+    const reason = queryText(req.query['reason']);
+    if (reason !== undefined && !(SUPPRESSION_REASONS as readonly string[]).includes(reason))
+      throw new ValidationError(`reason must be one of ${SUPPRESSION_REASONS.join(', ')}.`);
+    const cursor = queryText(req.query['cursor']);
+    const page = await suppressions.page(req.params.projectId, {
+      ...(email ? { email: normaliseEmail(email) } : {}),
+      ...(reason ? { reason: reason as SuppressionReason } : {}),
+      limit: queryLimit(req.query['limit']),
+      ...(cursor ? { cursor: decodeListCursor(cursor) } : {}),
+    });
+    res.json({ data: page.data, next_cursor: page.next === null ? null : encodeListCursor(page.next) });
+  });
   router.get('/internal/projects/:projectId/messages', async (req, res) => {
     const email = queryText(req.query['email']);
     const userId = queryText(req.query['user_id']);

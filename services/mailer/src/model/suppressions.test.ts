@@ -11,7 +11,7 @@ function fakeConnection(docs: Array<{ _id: string; reason: string }>) {
       return { lean: () => ({ exec: () => Promise.resolve(found) }) };
     },
   };
-  return { connection: { model: () => model } as unknown as Connection, finds };
+  return { connection: { model: () => model, models: {} } as unknown as Connection, finds };
 }
 
 const P = 'p1';

@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { Schema, type Connection } from 'mongoose';
-import { GroupCommit, insertNew, isDuplicateKeyError } from '@postbus/db';
+import type { Suppression, SuppressionReason } from '@postbus/contracts';
+import { GroupCommit, insertNew, isDuplicateKeyError, SequenceLists } from '@postbus/db';
 
 interface SuppressionDoc {
   _id: string;
@@ -10,6 +12,8 @@ interface SuppressionDoc {
   at: Date;
   /** The message whose bounce or complaint caused it. */
   messageId?: string;
+  /** Its entry in the project's list (see listEntryKey). */
+  entry?: string;
 }
 
 /** How many messages to an address soft-bounced: `_id` is `<project>:soft:<address>`. */
@@ -28,6 +32,7 @@ const suppressionSchema = new Schema<SuppressionDoc>(
     reason: String,
     at: Date,
     messageId: { type: String, default: undefined },
+    entry: { type: String, default: undefined },
   },
   { collection: 'suppressions', versionKey: false },
 );
@@ -64,6 +69,10 @@ const erasureUserKey = (projectId: string, userId: string) => `${projectId}:eras
 // unsubscribed (a receipt to a dead or complaining address is still not sent).
 const blockKey = (projectId: string, email: string) => `${projectId}:block:${email}`;
 const softBounceKey = (projectId: string, email: string) => `${projectId}:soft:${email}`;
+// A list entry names its suppression by a random token, whose own document holds the address: an
+// erasure deletes that document with the suppression, and the list keeps no address.
+const listEntryKey = (projectId: string, token: string) => `${projectId}:entry:${token}`;
+const newEntryToken = () => randomBytes(9).toString('base64url');
 
 /** The reason of a suppression that holds for every email, sent_to_unsubscribed ones included. */
 export const isBlocking = (reason: string): boolean => reason !== 'unsubscribed';
@@ -74,27 +83,106 @@ const erasureDocs = ({ projectId, email, userId }: ErasureTarget, at: Date): Sup
   ...(userId !== null ? [{ _id: erasureUserKey(projectId, userId), projectId, email: null, userId, reason: ERASURE, at }] : []),
 ];
 
-/** Addresses and users of a project that get no more mail (unsubscribed, pending erasure; later bounces). */
+/** A page of a project's suppression list: the query as the client gave it. */
+export interface SuppressionQuery {
+  email?: string;
+  reason?: SuppressionReason;
+  limit: number;
+  /** Where the previous page ended: the list position of its next cursor. */
+  cursor?: number;
+}
+
+const viewOf = (doc: SuppressionDoc): Suppression => ({
+  email: doc.email ?? '',
+  reason: doc.reason as SuppressionReason,
+  created_at: doc.at.toISOString(),
+  message_id: doc.messageId ?? null,
+});
+
+/**
+ * Addresses and users of a project that get no more mail (unsubscribed, pending erasure, bounced,
+ * complaining, suppressed by the client). Each suppression the client sees is also an entry of
+ * its project's list (a `SequenceLists` list, read newest first by point reads); an entry whose
+ * suppression was lifted, or replaced by a newer one, is skipped on reading.
+ */
 export class Suppressions {
   private readonly Suppression;
 
   private readonly SoftBounce;
 
+  private readonly lists: SequenceLists;
+
   constructor(connection: Connection) {
     this.Suppression = connection.model<SuppressionDoc>('Suppression', suppressionSchema);
     this.SoftBounce = connection.model<SoftBounceDoc>('SoftBounce', softBounceSchema);
+    this.lists = new SequenceLists(connection, 'suppression_lists', { registry: false });
   }
 
   async init(): Promise<void> {
-    await Promise.all([this.Suppression.init(), this.SoftBounce.init()]);
+    await Promise.all([this.Suppression.init(), this.SoftBounce.init(), this.lists.init()]);
   }
 
   /**
    * Suppresses an address for every email because of what its mail system reported (a hard
-   * bounce, too many soft bounces, a complaint); true when it is new (the first report wins).
+   * bounce, too many soft bounces, a complaint) or because the client says so (`manual`); true
+   * when it is new (the first reason stays).
    */
-  async block(projectId: string, email: string, reason: string, at: Date, messageId: string): Promise<boolean> {
-    return (await insertNew(this.Suppression, [{ _id: blockKey(projectId, email), projectId, email, reason, at, messageId }])).size === 0;
+  async block(projectId: string, email: string, reason: SuppressionReason, at: Date, messageId?: string): Promise<boolean> {
+    const entry = newEntryToken();
+    const doc = { _id: blockKey(projectId, email), projectId, email, reason, at, entry, ...(messageId ? { messageId } : {}) };
+    const added = (await insertNew(this.Suppression, [doc])).size === 0;
+    if (added) await this.listed(projectId, email, at, entry);
+    return added;
+  }
+
+  /** Lifts what `block` put on an address (and its soft-bounce count): a later trigger sends again. An unsubscribe stays. */
+  async unblock(projectId: string, email: string): Promise<boolean> {
+    const doc = await this.Suppression.findById(blockKey(projectId, email)).lean<SuppressionDoc>().exec();
+    await Promise.all([
+      this.Suppression.deleteMany({
+        _id: { $in: [blockKey(projectId, email), ...(doc?.entry ? [listEntryKey(projectId, doc.entry)] : [])] },
+      }).exec(),
+      this.SoftBounce.deleteOne({ _id: softBounceKey(projectId, email) }).exec(),
+    ]);
+    return doc !== null;
+  }
+
+  /** Adds a new suppression to its project's list: the entry's own document first, so that every entry read finds its address. */
+  private async listed(projectId: string, email: string, at: Date, entry: string): Promise<void> {
+    await this.Suppression.create({ _id: listEntryKey(projectId, entry), projectId, email, reason: 'entry', at });
+    await this.lists.append([{ list: projectId, at, value: entry }]);
+  }
+
+  /** What the client sees of an address's suppression: what blocks it, else its unsubscribe; null when it gets mail. */
+  async current(projectId: string, email: string): Promise<Suppression | null> {
+    const [block, other] = await Promise.all([
+      this.Suppression.findById(blockKey(projectId, email)).lean<SuppressionDoc>().exec(),
+      this.Suppression.findById(keyOf(projectId, email)).lean<SuppressionDoc>().exec(),
+    ]);
+    const doc = block ?? other;
+    return doc ? viewOf(doc) : null;
+  }
+
+  /** One page of the project's suppressions, newest first (a page may hold fewer than `limit` with a next cursor). */
+  async page(projectId: string, query: SuppressionQuery): Promise<{ data: Suppression[]; next: number | null }> {
+    const wanted = (s: Suppression | null): s is Suppression => s !== null && (query.reason === undefined || s.reason === query.reason);
+    if (query.email !== undefined) {
+      const found = await this.current(projectId, query.email);
+      return { data: wanted(found) ? [found] : [], next: null };
+    }
+    const page = await this.lists.page(projectId, {
+      limit: query.limit,
+      ...(query.cursor !== undefined ? { beforeSeq: query.cursor } : {}),
+    });
+    const data: Suppression[] = [];
+    for (const entry of page.entries) {
+      const named = await this.Suppression.findById(listEntryKey(projectId, entry.value)).lean<SuppressionDoc>().exec();
+      if (!named?.email) continue; // lifted, or erased
+      const found = await this.current(projectId, named.email);
+      // The entry of the suppression the address has now, not of one lifted since.
+      if (wanted(found) && found.created_at === entry.at.toISOString()) data.push(found);
+    }
+    return { data, next: page.next };
   }
 
   /** Counts one more soft-bounced message to an address (the caller counts each message once); returns the count. */
@@ -110,11 +198,14 @@ export class Suppressions {
   }
 
   async add(projectId: string, email: string, reason: string, at: Date): Promise<void> {
+    const entry = newEntryToken();
     try {
-      await this.Suppression.create({ _id: keyOf(projectId, email), projectId, email, reason, at });
+      await this.Suppression.create({ _id: keyOf(projectId, email), projectId, email, reason, at, entry });
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error; // suppressed already: the first reason stays
+      return;
     }
+    await this.listed(projectId, email, at, entry);
   }
 
   /** Suppresses a person whose erasure is scheduled, by address and by user id (a replay adds nothing). */
@@ -134,6 +225,12 @@ export class Suppressions {
    */
   async removeAll(projectId: string, emails: string[], userId: string | null, before: Date): Promise<number> {
     await this.SoftBounce.deleteMany({ _id: { $in: emails.map((e) => softBounceKey(projectId, e)) } }).exec();
+    // The list entries' address documents go with the suppressions they name (the entries, which hold no address, stay).
+    const listedDocs = await this.Suppression.find({ _id: { $in: emails.flatMap((e) => [keyOf(projectId, e), blockKey(projectId, e)]) } })
+      .lean<SuppressionDoc[]>()
+      .exec();
+    const entries = listedDocs.flatMap((d) => (d.entry && d.at <= before ? [listEntryKey(projectId, d.entry)] : []));
+    if (entries.length > 0) await this.Suppression.deleteMany({ _id: { $in: entries } }).exec();
     const keys = [
       ...emails.flatMap((e) => [keyOf(projectId, e), blockKey(projectId, e), erasureEmailKey(projectId, e)]),
       ...(userId !== null ? [erasureUserKey(projectId, userId)] : []),

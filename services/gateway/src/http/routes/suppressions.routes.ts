@@ -1,0 +1,118 @@
+import {
+  Accepted,
+  CreateSuppressionRequest,
+  normaliseEmail,
+  ProjectIdParam,
+  SuppressionList,
+  SuppressionListQuery,
+  SuppressionParams,
+  Topics,
+  userOrderingKey,
+} from '@postbus/contracts';
+import { ConflictError, NotFoundError } from '@postbus/errors';
+import type { MailerClient } from '../../clients/mailer-client';
+import type { CommandSender } from '../../command-sender';
+import { defineRoute, type RouteSpec } from '../route';
+
+export interface SuppressionRouteDeps {
+  commands: CommandSender;
+  mailerApi: MailerClient;
+  /** Resolves when the project exists and belongs to the client; throws NotFoundError otherwise. */
+  assertProject: (clientId: string, projectId: string) => Promise<void>;
+}
+
+const MAILER_DOWN = { 503: { description: 'The mailer service or the bus did not answer (see Retry-After)' } };
+const ACCEPTED = { 200: { description: 'Accepted: validated and durably queued, in order with the address’s sends', schema: Accepted } };
+
+/**
+ * The project's suppression list, kept by the mailer (the owner of that data): read from its
+ * internal API; the client's changes travel as commands among the address's email commands, so a
+ * send accepted after one is handled after it.
+ */
+export function suppressionRoutes({ commands, mailerApi, assertProject }: SuppressionRouteDeps): RouteSpec[] {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/v1/projects/:projectId/suppressions',
+      operationId: 'listSuppressions',
+      summary:
+        'List the addresses of a project that get no mail, newest first, with the reason and the message that caused it; filter by email and reason (a page may hold fewer than limit with a next_cursor: read on)',
+      tag: 'Suppressions',
+      scope: 'full',
+      params: ProjectIdParam,
+      query: SuppressionListQuery,
+      responses: {
+        200: { description: 'One page of suppressions; pass next_cursor as cursor for the next one', schema: SuppressionList },
+        ...MAILER_DOWN,
+      },
+      handle: async ({ params, query, client }) => {
+        await assertProject(client.clientId, params.projectId);
+        const filter = query.email === undefined ? query : { ...query, email: normaliseEmail(query.email) };
+        return { status: 200, body: await mailerApi.listSuppressions(params.projectId, filter) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/projects/:projectId/suppressions',
+      operationId: 'createSuppression',
+      summary: 'Suppress an address for every email of the project (reason manual): its later sends become suppressed messages',
+      tag: 'Suppressions',
+      scope: 'full',
+      params: ProjectIdParam,
+      body: CreateSuppressionRequest,
+      responses: { ...ACCEPTED, ...MAILER_DOWN },
+      handle: async ({ params, body, client, requestId }) => {
+        await assertProject(client.clientId, params.projectId);
+        const email = normaliseEmail(body.email);
+        await commands.send(
+          Topics.EmailCommands,
+          'email.suppress',
+          userOrderingKey(params.projectId, { email }),
+          { projectId: params.projectId, email, acceptedAt: new Date().toISOString() },
+          requestId,
+        );
+        return { status: 200, body: { status: 'accepted', request_id: requestId } };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/v1/projects/:projectId/suppressions/:email',
+      operationId: 'deleteSuppression',
+      summary:
+        'Reactivate a suppressed address: a later send mails it again. Refused (409) for a complaint, whose recipient asked for no mail, and for an unsubscribe, which only the recipient lifts',
+      tag: 'Suppressions',
+      scope: 'full',
+      params: SuppressionParams,
+      responses: {
+        ...ACCEPTED,
+        404: { description: 'The address is not suppressed in this project' },
+        409: { description: 'The suppression is a complaint or an unsubscribe: the recipient’s choice, not the client’s' },
+        ...MAILER_DOWN,
+      },
+      handle: async ({ params, client, requestId }) => {
+        await assertProject(client.clientId, params.projectId);
+        const email = normaliseEmail(params.email);
+        const [current] = (await mailerApi.listSuppressions(params.projectId, { email, limit: 1 })).data;
+        if (!current) throw new NotFoundError('This address is not suppressed in this project.');
+        if (current.reason === 'complaint')
+          throw new ConflictError(
+            'suppression-is-a-complaint',
+            'The recipient reported a message as spam: mailing them again would hurt every sender on this installation. The suppression stays.',
+          );
+        if (current.reason === 'unsubscribed')
+          throw new ConflictError(
+            'suppression-is-an-unsubscribe',
+            'The recipient unsubscribed: only they can subscribe again. Emails marked send_to_unsubscribed still reach them.',
+          );
+        await commands.send(
+          Topics.EmailCommands,
+          'email.unsuppress',
+          userOrderingKey(params.projectId, { email }),
+          { projectId: params.projectId, email, acceptedAt: new Date().toISOString() },
+          requestId,
+        );
+        return { status: 200, body: { status: 'accepted', request_id: requestId } };
+      },
+    }),
+  ];
+}
