@@ -43,13 +43,14 @@ const HOSTILE_DRAFT = { subject: 'x', html: '{{a}}'.repeat(4_500), text: '{{a}}'
 
 /**
  * The bounds, chosen from runs on the 2-core CI host shared with other runs (see the notes): while a
- * hostile client works, /readyz of the gateway and of the mailer stays within 150 ms of its quiet p99
- * (measured +8 to +100 ms: their database answers the hostile client's deferrals too; the same
- * harness measured 2.6–3.1 s before templates left the event loop), and another client's mail
+ * hostile client works, /readyz of the gateway and of the mailer stays within 300 ms of its quiet p99
+ * (measured +8 to +151 ms, the last in a clean-clone CI run, past the 150 ms first set: their
+ * database answers the hostile client's deferrals too; the same harness measured 2.6–3.1 s before
+ * templates left the event loop, which this bound still fails by far), and another client's mail
  * reaches the sink within twice its quiet p99 plus 4 s: measured 0.5–2.6 s (a clean-clone CI run
  * reached 2.6 s, past the 1.5 s margin first set); 18.7–20.5 s before, which this bound still fails.
  */
-const READYZ_P99_OVER_QUIET_MS = 150;
+const READYZ_P99_OVER_QUIET_MS = 300;
 const SEND_P99_FACTOR = 2;
 const SEND_P99_MARGIN_MS = 4_000;
 

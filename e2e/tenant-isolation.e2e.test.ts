@@ -47,6 +47,7 @@ const bodies = (a: Ids): Record<string, unknown> => ({
   createPayment: { email: 'ann@a-side.example', payment_id: 'b-1', amount: 100, currency: 'EUR' },
   eraseUser: { email: 'ann@a-side.example' },
   createApiKey: { name: 'B backend', scope: 'sdk' },
+  createSuppression: { email: 'ann@a-side.example', reason: 'manual' },
 });
 
 describe("tenant isolation: client B can reach nothing of client A's, on every route of the OpenAPI document", () => {
@@ -94,6 +95,13 @@ describe("tenant isolation: client B can reach nothing of client A's, on every r
       { timeoutMs: 20_000, what: "a delivery of A's webhook" },
     );
     ids['deliveryId'] = deliveries[0].id;
+    // An address A suppressed, which none of B's requests names.
+    await asA('POST', `/v1/projects/${a.projectId}/suppressions`, { email: 'blocked@a-side.example', reason: 'manual' });
+    await waitFor(
+      async () => (await asA('GET', `/v1/projects/${a.projectId}/suppressions?email=blocked@a-side.example`)).data.length > 0 || undefined,
+      { timeoutMs: 20_000, what: "A's suppression listed" },
+    );
+    ids['email'] = 'blocked@a-side.example';
   }, 120_000);
 
   afterAll(async () => {
