@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Schema, type Connection } from 'mongoose';
 import type { Suppression, SuppressionReason } from '@postbus/contracts';
-import { GroupCommit, insertNew, isDuplicateKeyError, SequenceLists } from '@postbus/db';
+import { GroupCommit, inParallel, insertNew, isDuplicateKeyError, SequenceLists } from '@postbus/db';
 
 interface SuppressionDoc {
   _id: string;
@@ -174,15 +174,14 @@ export class Suppressions {
       limit: query.limit,
       ...(query.cursor !== undefined ? { beforeSeq: query.cursor } : {}),
     });
-    const data: Suppression[] = [];
-    for (const entry of page.entries) {
+    const shown = await inParallel(page.entries, async (entry) => {
       const named = await this.Suppression.findById(listEntryKey(projectId, entry.value)).lean<SuppressionDoc>().exec();
-      if (!named?.email) continue; // lifted, or erased
+      if (!named?.email) return null; // lifted, or erased
       const found = await this.current(projectId, named.email);
       // The entry of the suppression the address has now, not of one lifted since.
-      if (wanted(found) && found.created_at === entry.at.toISOString()) data.push(found);
-    }
-    return { data, next: page.next };
+      return wanted(found) && found.created_at === entry.at.toISOString() ? found : null;
+    });
+    return { data: shown.filter((s): s is Suppression => s !== null), next: page.next };
   }
 
   /** Counts one more soft-bounced message to an address (the caller counts each message once); returns the count. */
