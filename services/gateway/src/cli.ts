@@ -8,7 +8,7 @@ import { connectDb } from '@postbus/db';
 import { createLogger } from '@postbus/logger';
 import { GatewayConfig } from './config';
 import { KEY_SCOPES, newClientId, type KeyScope } from './domain/credentials';
-import { announceOnBus, KeyAdmin, publicKey } from './key-admin';
+import { announceOnBus, KeyAdmin, publicKey } from './domain/key-admin';
 import { ApiKeyRepository } from './model/api-key.repository';
 import { ClientRepository } from './model/client.repository';
 

@@ -5,7 +5,7 @@ import { basicAuth, testInternalApiSecret, uniqueName } from '@postbus/testing';
 import { start, type Gateway } from '../src/app';
 import { GatewayConfig } from '../src/config';
 import { newClientId, type KeyScope } from '../src/domain/credentials';
-import { KeyAdmin } from '../src/key-admin';
+import { KeyAdmin } from '../src/domain/key-admin';
 import { ApiKeyRepository } from '../src/model/api-key.repository';
 import { ClientRepository } from '../src/model/client.repository';
 

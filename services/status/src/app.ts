@@ -14,7 +14,7 @@ import { Persistence } from './engine/persistence';
 import { SnapshotFile } from './engine/snapshot-file';
 import { operatorApi } from './http/operator-api';
 import { publicRouter } from './http/public-router';
-import { DeferredSubscriberStore } from './model/deferred-subscriber-store';
+import { DeferredSubscriberStore } from './model/deferred-subscriber.repository';
 import { canaryProbe } from './probes/canary';
 import { pageProbe, readyzProbe } from './probes/http-probes';
 import { kafkaProbe } from './probes/kafka-probe';

@@ -1,5 +1,5 @@
 import type { Sessions } from '../domain/sessions';
-import type { KeyAdmin } from '../key-admin';
+import type { KeyAdmin } from '../domain/key-admin';
 import type { SenderDomainState } from '../domain/sender-address';
 import type { ProjectRepository } from '../model/project.repository';
 import type { TemplateRepository } from '../model/template.repository';

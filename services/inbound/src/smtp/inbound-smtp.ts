@@ -1,5 +1,6 @@
-import { SMTPServer, type SMTPServerDataStream } from 'smtp-server';
+import { SMTPServer } from 'smtp-server';
 import type { Logger } from '@postbus/logger';
+import { collectMessage } from '@postbus/smtp';
 
 /** A mail as the MX took it: its bytes and envelope, before anything reads it. */
 export interface InboundMail {
@@ -54,18 +55,6 @@ export class ConnectionBudget {
   }
 }
 
-/** Reads the message; bytes past the size limit are read but not kept. */
-function collect(stream: SMTPServerDataStream): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    stream.on('data', (chunk: Buffer) => {
-      if (!stream.sizeExceeded) chunks.push(chunk);
-    });
-    stream.once('error', reject);
-    stream.once('end', () => resolve(Buffer.concat(chunks)));
-  });
-}
-
 /**
  * The MX of the return-path domains. It takes mail only for domains it knows (550 for any other:
  * it is no relay), and answers 250 only once the mail is stored for good, so a mail it accepted
@@ -109,7 +98,7 @@ export function createInboundSmtpServer(options: InboundSmtpOptions): SMTPServer
     },
 
     onData(stream, session, callback) {
-      collect(stream)
+      collectMessage(stream)
         .then(async (raw) => {
           if (stream.sizeExceeded) throw reply(552, `5.3.4 Message exceeds the maximum size of ${options.maxMessageBytes} bytes`);
           const { mailFrom, rcptTo } = session.envelope;

@@ -1,4 +1,5 @@
-import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import { SMTPServer, type SMTPServerSession } from 'smtp-server';
+import { collectMessage } from '@postbus/smtp';
 import type { FaultInjector, SmtpReplyError } from '../domain/fault';
 import type { MessageStore } from '../model/message.repository';
 
@@ -10,22 +11,6 @@ export interface SmtpOptions {
 
 function tooLarge(maxMessageBytes: number): SmtpReplyError {
   return Object.assign(new Error(`Message exceeds the fixed maximum message size of ${maxMessageBytes} bytes`), { responseCode: 552 });
-}
-
-/** Reads the message into memory; bytes past the size limit are read but not kept. */
-function collect(stream: SMTPServerDataStream, done: (error: Error | null, raw?: Buffer) => void): void {
-  const chunks: Buffer[] = [];
-  let finished = false;
-  const finish = (error: Error | null, raw?: Buffer) => {
-    if (finished) return;
-    finished = true;
-    done(error, raw);
-  };
-  stream.on('data', (chunk: Buffer) => {
-    if (!stream.sizeExceeded) chunks.push(chunk);
-  });
-  stream.once('error', (error: Error) => finish(error));
-  stream.once('end', () => finish(null, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
 }
 
 /**
@@ -57,15 +42,17 @@ export function createSmtpServer({ store, faults, maxMessageBytes }: SmtpOptions
     },
 
     onData(stream, session, callback) {
-      collect(stream, (error, raw) => {
-        if (error || !raw) return callback(error);
-        if (stream.sizeExceeded) return callback(tooLarge(maxMessageBytes));
-        const refused = faults.take('data');
-        if (refused) return callback(refused);
-        const { mailFrom, rcptTo } = session.envelope;
-        const message = store.add({ raw, mailFrom: mailFrom ? mailFrom.address : '', rcptTo: rcptTo.map((rcpt) => rcpt.address) });
-        callback(null, `OK: queued as ${message.id}`);
-      });
+      void collectMessage(stream).then(
+        (raw) => {
+          if (stream.sizeExceeded) return callback(tooLarge(maxMessageBytes));
+          const refused = faults.take('data');
+          if (refused) return callback(refused);
+          const { mailFrom, rcptTo } = session.envelope;
+          const message = store.add({ raw, mailFrom: mailFrom ? mailFrom.address : '', rcptTo: rcptTo.map((rcpt) => rcpt.address) });
+          callback(null, `OK: queued as ${message.id}`);
+        },
+        (error: Error) => callback(error),
+      );
     },
   });
 }

@@ -2,7 +2,7 @@ import type { AddressPolicy } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import type { StatusEvent, StatusSource } from '../domain/model';
 import { JsonFile } from '../engine/snapshot-file';
-import { LastReadSubscribers, type SubscriberRef } from '../model/last-read-subscribers';
+import { LastReadSubscribers, type SubscriberRef } from '../model/last-read-subscribers.repository';
 import type { Subscriber, SubscriberStore } from '../model/subscriber.repository';
 import { notificationMail, StatusMailer } from './email';
 import { NotificationOutbox, type PendingNotification } from './outbox';

@@ -13,10 +13,10 @@ import {
   userOrderingKey,
 } from '@postbus/contracts';
 import { ConflictError, NotFoundError, UnprocessableError } from '@postbus/errors';
-import type { CommandSender } from '../../command-sender';
+import type { CommandSender } from '../../clients/command-sender';
 import { fromEmailProblem, type SenderDomainState } from '../../domain/sender-address';
 import type { EmailRepository } from '../../model/email.repository';
-import { EMAIL_NOT_FOUND, type TriggerCatalog } from '../../catalog/trigger-catalog';
+import { EMAIL_NOT_FOUND, type TriggerCatalog } from '../../domain/trigger-catalog';
 import type { TemplateRepository } from '../../model/template.repository';
 import { defineRoute, type RouteSpec } from '../route';
 

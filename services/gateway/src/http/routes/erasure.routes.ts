@@ -13,7 +13,7 @@ import {
   type UserRef,
 } from '@postbus/contracts';
 import { NotFoundError } from '@postbus/errors';
-import type { CommandSender } from '../../command-sender';
+import type { CommandSender } from '../../clients/command-sender';
 import type { ErasureClient } from '../../clients/erasure-client';
 import { defineRoute, type RouteSpec } from '../route';
 

@@ -1,6 +1,6 @@
 import { ApiKey, ApiKeyList, ApiKeyParams, CreateApiKeyRequest, CreatedApiKey } from '@postbus/contracts';
 import { NotFoundError } from '@postbus/errors';
-import { publicKey, type KeyAdmin } from '../../key-admin';
+import { publicKey, type KeyAdmin } from '../../domain/key-admin';
 import { defineRoute, type RouteSpec } from '../route';
 
 const TAG = 'API keys';

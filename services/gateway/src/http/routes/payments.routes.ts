@@ -12,7 +12,7 @@ import {
   type UserRef,
 } from '@postbus/contracts';
 import { UnprocessableError } from '@postbus/errors';
-import type { CommandSender } from '../../command-sender';
+import type { CommandSender } from '../../clients/command-sender';
 import type { PaymentsClient } from '../../clients/payments-client';
 import { defineRoute, type RouteSpec } from '../route';
 

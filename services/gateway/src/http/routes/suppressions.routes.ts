@@ -11,7 +11,7 @@ import {
 } from '@postbus/contracts';
 import { ConflictError, NotFoundError } from '@postbus/errors';
 import type { MailerClient } from '../../clients/mailer-client';
-import type { CommandSender } from '../../command-sender';
+import type { CommandSender } from '../../clients/command-sender';
 import { defineRoute, type RouteSpec } from '../route';
 
 export interface SuppressionRouteDeps {
@@ -79,14 +79,14 @@ export function suppressionRoutes({ commands, mailerApi, assertProject }: Suppre
       path: '/v1/projects/:projectId/suppressions/:email',
       operationId: 'deleteSuppression',
       summary:
-        'Reactivate a suppressed address: a later send mails it again. Refused (409) for a complaint, whose recipient asked for no mail, and for an unsubscribe, which only the recipient lifts',
+        'Reactivate a suppressed address: a later send mails it again. For an unsubscribe, the user is subscribed again: the client asserts the recipient consented. Refused (409) for a complaint, whose recipient asked for no mail',
       tag: 'Suppressions',
       scope: 'full',
       params: SuppressionParams,
       responses: {
         ...ACCEPTED,
         404: { description: 'The address is not suppressed in this project' },
-        409: { description: 'The suppression is a complaint or an unsubscribe: the recipient’s choice, not the client’s' },
+        409: { description: 'The suppression is a complaint: the recipient reported a message as spam, and the suppression stays' },
         ...MAILER_DOWN,
       },
       handle: async ({ params, client, requestId }) => {
@@ -99,16 +99,18 @@ export function suppressionRoutes({ commands, mailerApi, assertProject }: Suppre
             'suppression-is-a-complaint',
             'The recipient reported a message as spam: mailing them again would hurt every sender on this installation. The suppression stays.',
           );
-        if (current.reason === 'unsubscribed')
-          throw new ConflictError(
-            'suppression-is-an-unsubscribe',
-            'The recipient unsubscribed: only they can subscribe again. Emails marked send_to_unsubscribed still reach them.',
-          );
+        // An unsubscribe is lifted as the others are, among the address's email commands (a send
+        // accepted after this 200 is handled after it); the mailer then subscribes the user again.
         await commands.send(
           Topics.EmailCommands,
           'email.unsuppress',
           userOrderingKey(params.projectId, { email }),
-          { projectId: params.projectId, email, acceptedAt: new Date().toISOString() },
+          {
+            projectId: params.projectId,
+            email,
+            acceptedAt: new Date().toISOString(),
+            ...(current.reason === 'unsubscribed' ? { resubscribe: true } : {}),
+          },
           requestId,
         );
         return { status: 200, body: { status: 'accepted', request_id: requestId } };

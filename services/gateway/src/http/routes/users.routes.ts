@@ -17,7 +17,7 @@ import {
   type UserRef,
 } from '@postbus/contracts';
 import { NotFoundError } from '@postbus/errors';
-import type { CommandSender } from '../../command-sender';
+import type { CommandSender } from '../../clients/command-sender';
 import type { UsersClient } from '../../clients/users-client';
 import { defineRoute, type Reply, type RouteSpec } from '../route';
 

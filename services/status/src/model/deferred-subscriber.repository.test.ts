@@ -1,6 +1,6 @@
 import type { Connection } from 'mongoose';
 import { SecretBox } from '@postbus/crypto';
-import { DeferredSubscriberStore } from './deferred-subscriber-store';
+import { DeferredSubscriberStore } from './deferred-subscriber.repository';
 
 describe('subscribers while the status database is unreachable', () => {
   it('a subscription is refused with 503, and notifications find the subscribers last read (none yet)', async () => {

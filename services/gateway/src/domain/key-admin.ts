@@ -2,8 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Publisher } from '@postbus/bus';
 import { Topics, type ApiKey } from '@postbus/contracts';
 import { ConflictError, ServiceUnavailableError } from '@postbus/errors';
-import { hashApiKey, newApiKey, newKeyId, type KeyScope } from './domain/credentials';
-import type { ApiKeyDoc, ApiKeyRepository } from './model/api-key.repository';
+import { hashApiKey, newApiKey, newKeyId, type KeyScope } from './credentials';
+import type { ApiKeyDoc, ApiKeyRepository } from '../model/api-key.repository';
 
 /** Told of each revocation: the gateway instances' caches (through the bus) and this process's own. */
 export type RevocationListener = (revoked: { clientId: string; keyId: string; revokedAt: Date }) => Promise<void>;

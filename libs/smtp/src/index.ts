@@ -1,0 +1,1 @@
+export { collectMessage } from './collect-message';
