@@ -28,7 +28,7 @@ describe('feedback through the inbound MX', () => {
     receiver = await startReceiver();
     const hook = await call(system.gatewayUrl, 'POST', '/v1/webhooks', {
       auth: client.auth,
-      json: { url: receiver.url, events: ['message.bounced', 'message.complained'] },
+      json: { url: receiver.url, events: ['message.bounced', 'message.complained', 'suppression.created', 'suppression.deleted'] },
     });
     expect(hook.status).toBe(201);
   }, 120_000);
@@ -37,6 +37,12 @@ describe('feedback through the inbound MX', () => {
     await receiver?.close();
     await system?.stop();
   });
+
+  /** The suppression.* webhook bodies received about an address. */
+  const suppressionHooks = (type: string, email: string) =>
+    receiver.received
+      .map((r) => JSON.parse(r.body) as { type: string; timestamp: string; data: Record<string, unknown> })
+      .filter((b) => b.type === type && b.data['email'] === email);
 
   /** Sends a trigger and returns its message id and the mail's envelope sender and List-Unsubscribe mailto address. */
   async function sendTo(email: string) {
@@ -113,6 +119,17 @@ describe('feedback through the inbound MX', () => {
       what: 'the message.bounced webhook',
     });
     expect(JSON.parse(hook.body).data).toMatchObject({ message_id: first.id, event: 'bounced' });
+    const created = await waitFor(() => suppressionHooks('suppression.created', 'gone@example.org')[0], {
+      timeoutMs: 30_000,
+      what: 'the suppression.created webhook',
+    });
+    expect(created.data).toEqual({
+      project_id: client.projectId,
+      email: 'gone@example.org',
+      reason: 'hard_bounce',
+      created_at: expect.any(String),
+      message_id: first.id,
+    });
   }, 120_000);
 
   it('a forged token changes nothing: the MX takes the mail, no message moves', async () => {
@@ -168,6 +185,11 @@ describe('feedback through the inbound MX', () => {
     expect((await inProject('DELETE', '/suppressions/nobody@example.org')).status).toBe(404);
 
     expect((await inProject('DELETE', '/suppressions/Gone@Example.org')).status).toBe(200);
+    const deleted = await waitFor(() => suppressionHooks('suppression.deleted', 'gone@example.org')[0], {
+      timeoutMs: 30_000,
+      what: 'the suppression.deleted webhook',
+    });
+    expect(deleted.data).toMatchObject({ reason: 'hard_bounce', message_id: expect.stringMatching(/^msg_/) });
     const again = await inProject('POST', '/emails/welcome/send', { user: { email: 'gone@example.org' }, data: {} });
     await message(again.body.message_id as string, 'a send to the reactivated address', (m) => m['status'] === 'sent');
 
@@ -182,6 +204,13 @@ describe('feedback through the inbound MX', () => {
     expect((await inProject('GET', '/suppressions?email=blocked@example.org')).body.data).toEqual([
       expect.objectContaining({ email: 'blocked@example.org', reason: 'manual', message_id: null }),
     ]);
+    await waitFor(() => suppressionHooks('suppression.created', 'blocked@example.org')[0], {
+      timeoutMs: 30_000,
+      what: 'the suppression.created webhook of the manual one',
+    });
+    // Each change once, however often its report or command came.
+    expect(suppressionHooks('suppression.created', 'gone@example.org')).toHaveLength(1);
+    expect(suppressionHooks('suppression.created', 'angry@example.org')).toHaveLength(1);
     expect((await inProject('POST', '/suppressions', { email: 'x@example.org', reason: 'complaint' })).status).toBe(400);
   }, 120_000);
 
@@ -199,5 +228,29 @@ describe('feedback through the inbound MX', () => {
       },
       { timeoutMs: 30_000, what: 'the recipient unsubscribed' },
     );
+  }, 120_000);
+
+  it('lifting an unsubscribe (the client asserts consent) subscribes the user again, and the next send goes out', async () => {
+    const listed = await waitFor(
+      async () => (await inProject('GET', '/suppressions?email=leaving@example.org')).body.data[0] as { reason: string } | undefined,
+      { timeoutMs: 30_000, what: 'the unsubscribe in the suppression list' },
+    );
+    expect(listed.reason).toBe('unsubscribed');
+    expect((await inProject('DELETE', '/suppressions/leaving@example.org')).status).toBe(200);
+    await waitFor(
+      async () => {
+        const user = await inProject('GET', '/users?email=leaving@example.org');
+        return user.status === 200 && user.body.subscription?.status === 'subscribed' ? user.body : undefined;
+      },
+      { timeoutMs: 30_000, what: 'the user subscribed again' },
+    );
+    expect((await inProject('GET', '/suppressions?email=leaving@example.org')).body.data).toEqual([]);
+    const again = await inProject('POST', '/emails/welcome/send', { user: { email: 'leaving@example.org' }, data: {} });
+    await message(again.body.message_id as string, 'a send to the resubscribed address', (m) => m['status'] === 'sent');
+    const deleted = await waitFor(() => suppressionHooks('suppression.deleted', 'leaving@example.org')[0], {
+      timeoutMs: 30_000,
+      what: 'the suppression.deleted webhook of the unsubscribe',
+    });
+    expect(deleted.data).toMatchObject({ reason: 'unsubscribed', message_id: null });
   }, 120_000);
 });

@@ -24,7 +24,7 @@ describe('a service started with NODE_ENV=production', () => {
   it.each([
     ['gateway', 'INTERNAL_API_SECRET, SECRETS_KEY, SESSION_SECRET, TRACKING_SECRET'],
     ['users', 'INTERNAL_API_SECRET'],
-    ['mailer', 'INTERNAL_API_SECRET, SECRETS_KEY, TRACKING_SECRET'],
+    ['mailer', 'INTERNAL_API_SECRET, SECRETS_KEY, TRACKING_SECRET, ERASURE_AUDIT_KEY'],
     ['webhook-dispatcher', 'INTERNAL_API_SECRET, SECRETS_KEY'],
     ['payments', 'INTERNAL_API_SECRET'],
     ['erasure', 'INTERNAL_API_SECRET, ERASURE_AUDIT_KEY'],

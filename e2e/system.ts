@@ -37,7 +37,14 @@ export interface RunningSystem {
  * Starts the whole system as separate processes, as `npm start` does, but isolated: its own
  * databases, topic namespace and ports.
  */
-export async function startSystem(extraEnv: Record<string, string> = {}, options: { inbound?: boolean } = {}): Promise<RunningSystem> {
+export async function startSystem(
+  extraEnv: Record<string, string> = {},
+  options: {
+    inbound?: boolean;
+    /** Where the DNS server listens, when a test needs it at a set address (a resolver that cannot take a port: port 53); default a free port on 127.0.0.1. */
+    dns?: { host: string; port: number };
+  } = {},
+): Promise<RunningSystem> {
   const id = uniqueName('e2e');
   const [gatewayPort, usersPort, mailerPort, webhooksPort, paymentsPort, erasurePort] = await Promise.all([
     freePort(),
@@ -47,7 +54,7 @@ export async function startSystem(extraEnv: Record<string, string> = {}, options
     freePort(),
     freePort(),
   ]);
-  const [dns, sink] = await Promise.all([startDnsServer(), startSmtpSink()]);
+  const [dns, sink] = await Promise.all([startDnsServer(options.dns?.port, options.dns?.host), startSmtpSink()]);
   const ports: Record<ServiceName, number> = {
     gateway: gatewayPort,
     users: usersPort,

@@ -120,6 +120,49 @@ describe('TypeScript SDK (@postbus/sdk) against the running system', () => {
     await expect(sdk.messages.list(client.projectId)).rejects.toBeInstanceOf(Sdk.PermissionError);
   });
 
+  it('suppresses an address (listed as manual, a send to it ends suppressed), then removes it (a send mails again)', async () => {
+    // A "+" and an "@", which suppressions.remove puts in the path.
+    const email = 'fay+suppressed@example.com';
+    await expect(reader.suppressions.add(client.projectId, email)).resolves.toMatchObject({ status: 'accepted' });
+
+    const listed = await waitFor(
+      async () => {
+        const page = await reader.suppressions.list(client.projectId, { reason: 'manual', limit: 100 });
+        return page.data.find((suppression) => suppression.email === email);
+      },
+      { what: 'the manual suppression in the list' },
+    );
+    expect(listed).toEqual({ email, reason: 'manual', created_at: expect.any(String), message_id: null });
+    expect((await reader.suppressions.list(client.projectId, { email, reason: 'complaint' })).data).toEqual([]);
+
+    const blocked = await sdk.emails.send(client.projectId, emailKey, { email });
+    const ended = await waitFor(
+      async () => {
+        const message = await reader.messages.get(client.projectId, blocked.message_id).catch(() => undefined);
+        return message && ['sent', 'suppressed', 'failed'].includes(message.status) ? message : undefined;
+      },
+      { timeoutMs: 20_000, what: 'the send to the suppressed address to end' },
+    );
+    expect(ended.status).toBe('suppressed');
+
+    await expect(reader.suppressions.remove(client.projectId, email)).resolves.toMatchObject({ status: 'accepted' });
+    await waitFor(async () => (await reader.suppressions.list(client.projectId, { email })).data.length === 0, {
+      what: 'the suppression gone from the list',
+    });
+    await expect(reader.suppressions.remove(client.projectId, email)).rejects.toBeInstanceOf(Sdk.NotFoundError);
+
+    const again = await sdk.emails.send(client.projectId, emailKey, { email });
+    await waitFor(async () => (await reader.messages.get(client.projectId, again.message_id).catch(() => undefined))?.status === 'sent', {
+      timeoutMs: 20_000,
+      what: 'the send after the removal to be sent',
+    });
+  });
+
+  it('surfaces the suppression list with an sdk-scoped key as a PermissionError', async () => {
+    await expect(sdk.suppressions.list(client.projectId)).rejects.toBeInstanceOf(Sdk.PermissionError);
+    await expect(sdk.suppressions.add(client.projectId, 'gil@example.com')).rejects.toBeInstanceOf(Sdk.PermissionError);
+  });
+
   it('retries a send the gateway processed but answered 503 twice, and mails exactly once', async () => {
     const email = 'eve.retry@example.com';
     const throughProxy = new Sdk.Postbus({

@@ -131,7 +131,11 @@ describe('the check reports drift (mutated copies of the files)', () => {
       mutatedCompose((file) => {
         delete file.services['erasure']!.environment['ERASURE_AUDIT_KEY'];
       }),
-    ).toEqual(['docker-compose.yml: erasure: ERASURE_AUDIT_KEY is required in production (RequiredInProduction) but not given']);
+    ).toEqual([
+      'docker-compose.yml: erasure: ERASURE_AUDIT_KEY is required in production (RequiredInProduction) but not given',
+      // The mailer holds the same key (the suppressions an erased address keeps): the two now differ.
+      expect.stringMatching(/: erasure, mailer: ERASURE_AUDIT_KEY is a secret wired differently: erasure ← \(not given\)/),
+    ]);
     const found = mutatedManifests((deployments) => {
       const container = deployments.get('payments')!;
       container.env = container.env.filter((e) => e.name !== 'INTERNAL_API_SECRET');

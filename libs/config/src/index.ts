@@ -144,6 +144,20 @@ export const loadCommonConfig = (env: Record<string, string | undefined>): Reado
  * The internal HTTP API every backend service serves to the gateway: where it listens and the
  * secret its callers' tokens are signed with.
  */
+/**
+ * The key of the address hashes that outlive an erasure: the audit record's (the erasure service)
+ * and the suppressions an erased address keeps (the mailer), so the same key on both.
+ */
+export const ErasureAuditConfig = {
+  ERASURE_AUDIT_KEY: Type.String({
+    default: '',
+    [RequiredInProduction]: true,
+    pattern: '^(.{32,})?$',
+    description:
+      "HMAC key (32+ characters) of the address hashes kept after an erasure: the audit record's, and the bounce and complaint suppressions of an erased address; empty: a random one per process (development only)",
+  }),
+};
+
 export const InternalApiConfig = {
   INTERNAL_HOST: Type.String({
     default: '127.0.0.1',

@@ -4,7 +4,7 @@ import { GatewayUsageReport, KeyRevokedEvent } from './auth';
 import { FeedbackBounceEvent, FeedbackComplaintEvent, FeedbackUnsubscribeEvent, InboundReceivedEvent } from './feedback';
 import { ErasureConfirmedEvent, ErasureExecuteCommand, ErasureRequestCommand, UserErasedEvent, UserErasureScheduledEvent } from './erasure';
 import { PaymentRecordCommand, PaymentRecordedEvent, PaymentRejectedEvent } from './payments';
-import { TIMELINE_EVENTS, USER_UPDATE_REJECTED_REASONS } from './values';
+import { SUPPRESSION_REASONS, TIMELINE_EVENTS, USER_UPDATE_REJECTED_REASONS } from './values';
 
 /**
  * Bus messages: the `data` of a CloudEvent, one schema per `ce_type`. Emails in commands are
@@ -43,6 +43,14 @@ export const UserUnsubscribeCommand = Type.Object({
   acceptedAt: Timestamp,
 });
 export type UserUnsubscribeCommand = Static<typeof UserUnsubscribeCommand>;
+
+/** The client lifted a user's unsubscribe, asserting the recipient's consent (a DELETE of the suppression). */
+export const UserResubscribeCommand = Type.Object({
+  projectId: Type.String(),
+  user: UserRef,
+  acceptedAt: Timestamp,
+});
+export type UserResubscribeCommand = Static<typeof UserResubscribeCommand>;
 
 const UserEventBase = {
   projectId: Type.String(),
@@ -111,8 +119,28 @@ export const EmailUnsuppressCommand = Type.Object({
   /** Normalised. */
   email: Type.String(),
   acceptedAt: Timestamp,
+  /** The suppression is an unsubscribe, and the client asserts the recipient's consent: the user is subscribed again. */
+  resubscribe: Type.Optional(Type.Boolean()),
 });
 export type EmailUnsuppressCommand = Static<typeof EmailUnsuppressCommand>;
+
+/**
+ * An address entered or left a project's suppression list (`suppression.created`,
+ * `suppression.deleted`), as the mailer, which keeps the list, announces it. An erasure's removals
+ * are not announced: the announcement would name the person again.
+ */
+export const SuppressionChangedEvent = Type.Object({
+  projectId: Type.String(),
+  /** Normalised. */
+  email: Type.String(),
+  reason: StringEnum(SUPPRESSION_REASONS),
+  createdAt: Timestamp,
+  /** The message whose bounce or complaint caused it. */
+  messageId: Nullable(Type.String()),
+  /** deleted: when it was lifted. */
+  deletedAt: Type.Optional(Timestamp),
+});
+export type SuppressionChangedEvent = Static<typeof SuppressionChangedEvent>;
 
 /**
  * The catalog as the gateway publishes it: each change carries the entity's whole current state
@@ -223,6 +251,7 @@ export const MessageSchemas = {
   'user.create': UserCreateCommand,
   'user.update': UserUpdateCommand,
   'user.unsubscribe': UserUnsubscribeCommand,
+  'user.resubscribe': UserResubscribeCommand,
   'user.created': UserCreatedEvent,
   'user.updated': UserUpdatedEvent,
   'user.unsubscribed': UserUnsubscribedEvent,
@@ -247,6 +276,8 @@ export const MessageSchemas = {
   'message.unsubscribed': MessageEvent,
   'message.soft_bounced': MessageEvent,
   'message.complained': MessageEvent,
+  'suppression.created': SuppressionChangedEvent,
+  'suppression.deleted': SuppressionChangedEvent,
   'tracking.opened': TrackingEvent,
   'tracking.clicked': TrackingEvent,
   'tracking.unsubscribed': TrackingEvent,

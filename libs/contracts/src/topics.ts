@@ -7,7 +7,10 @@ export const Topics = {
   EmailCommands: 'postbus.email.commands.v1',
   /** Log-compacted, keyed by `<kind>:<entity id>`: the latest state of every catalog entity, or its deletion marker. */
   Catalog: 'postbus.catalog.v1',
-  /** What happened to each triggered email: message.queued, message.sent, … (key: message id). */
+  /**
+   * What happened to each triggered email: message.queued, message.sent, … (key: message id); and
+   * the project's suppression list changing, suppression.created and .deleted (key: `<project>:<address>`).
+   */
   EmailEvents: 'postbus.email.events.v1',
   /** Opens, clicks and one-click unsubscribes seen at the gateway's edge (key: message id). */
   TrackingEvents: 'postbus.tracking.events.v1',
@@ -41,6 +44,7 @@ export const MessageTopics = {
   'user.create': Topics.UserCommands,
   'user.update': Topics.UserCommands,
   'user.unsubscribe': Topics.UserCommands,
+  'user.resubscribe': Topics.UserCommands,
   'user.created': Topics.UserEvents,
   'user.updated': Topics.UserEvents,
   'user.unsubscribed': Topics.UserEvents,
@@ -65,6 +69,8 @@ export const MessageTopics = {
   'message.unsubscribed': Topics.EmailEvents,
   'message.soft_bounced': Topics.EmailEvents,
   'message.complained': Topics.EmailEvents,
+  'suppression.created': Topics.EmailEvents,
+  'suppression.deleted': Topics.EmailEvents,
   'tracking.opened': Topics.TrackingEvents,
   'tracking.clicked': Topics.TrackingEvents,
   'tracking.unsubscribed': Topics.TrackingEvents,

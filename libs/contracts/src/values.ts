@@ -48,8 +48,15 @@ export type MessageWebhookEvent = (typeof MESSAGE_WEBHOOK_EVENTS)[number];
 /** The user events that reach webhooks. */
 export const USER_WEBHOOK_EVENT_TYPES = ['user.unsubscribed', 'user.erasure_scheduled', 'user.erased', 'user.update_rejected'] as const;
 
+/** The suppression list's changes that reach webhooks. */
+export const SUPPRESSION_WEBHOOK_EVENT_TYPES = ['suppression.created', 'suppression.deleted'] as const;
+
 /** The event types a webhook endpoint subscribes to. */
-export const WEBHOOK_EVENT_TYPES = [...MESSAGE_WEBHOOK_EVENTS.map((e) => `message.${e}` as const), ...USER_WEBHOOK_EVENT_TYPES] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  ...MESSAGE_WEBHOOK_EVENTS.map((e) => `message.${e}` as const),
+  ...USER_WEBHOOK_EVENT_TYPES,
+  ...SUPPRESSION_WEBHOOK_EVENT_TYPES,
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /** What the "send a test event" call delivers; no endpoint subscribes to it. */

@@ -1,7 +1,7 @@
 import { Type, type Static, type TObject } from '@sinclair/typebox';
-import { Nullable, Timestamp } from './common';
+import { Nullable, StringEnum, Timestamp } from './common';
 import type { MessageData } from './messages';
-import { USER_UPDATE_REJECTED_REASONS, WEBHOOK_TEST_EVENT_TYPE, type MessageWebhookEvent } from './values';
+import { SUPPRESSION_REASONS, USER_UPDATE_REJECTED_REASONS, WEBHOOK_TEST_EVENT_TYPE, type MessageWebhookEvent } from './values';
 
 /**
  * What Postbus POSTs to a webhook endpoint: `{"type", "timestamp", "data"}`, `data` in the API's
@@ -113,6 +113,26 @@ export const UserErasedWebhook = body(
   "The erasure is complete: every service has erased the person's data.",
 );
 
+const suppressionWebhookData = Type.Object({
+  project_id: Type.String(),
+  email: Type.String(),
+  reason: StringEnum(SUPPRESSION_REASONS, { description: 'why the address gets no mail (see the suppression list)' }),
+  created_at: Timestamp,
+  message_id: Nullable(Type.String({ description: 'the message whose bounce or complaint caused it' })),
+});
+
+export const SuppressionCreatedWebhook = body(
+  'suppression.created',
+  suppressionWebhookData,
+  "An address entered the project's suppression list: it bounced, complained, unsubscribed, or the client suppressed it.",
+);
+
+export const SuppressionDeletedWebhook = body(
+  'suppression.deleted',
+  suppressionWebhookData,
+  "An address left the project's suppression list (the client lifted it): a later trigger sends to it again.",
+);
+
 export const WebhookTestWebhook = body(
   WEBHOOK_TEST_EVENT_TYPE,
   Type.Object({ webhook_id: Type.String() }),
@@ -134,6 +154,8 @@ export const WebhookBodySchemas = {
   'user.erasure_scheduled': UserErasureScheduledWebhook,
   'user.erased': UserErasedWebhook,
   'user.update_rejected': UserUpdateRejectedWebhook,
+  'suppression.created': SuppressionCreatedWebhook,
+  'suppression.deleted': SuppressionDeletedWebhook,
   [WEBHOOK_TEST_EVENT_TYPE]: WebhookTestWebhook,
 } as const;
 
@@ -207,6 +229,16 @@ export const userErasedWebhook = (e: MessageData<'user.erased'>): WebhookBody<'u
     erase_at: e.eraseAt,
     completed_at: e.completedAt,
   },
+});
+
+/** `suppression.created` or `.deleted`; the time is the change's (created or lifted). */
+export const suppressionWebhook = <T extends 'suppression.created' | 'suppression.deleted'>(
+  type: T,
+  e: MessageData<'suppression.created'>,
+): WebhookBody<T> => ({
+  type,
+  timestamp: type === 'suppression.deleted' ? (e.deletedAt ?? e.createdAt) : e.createdAt,
+  data: { project_id: e.projectId, email: e.email, reason: e.reason, created_at: e.createdAt, message_id: e.messageId },
 });
 
 export const webhookTestBody = (webhookId: string, at: Date): WebhookBody<'webhook.test'> => ({

@@ -3,18 +3,18 @@ import { freePort } from './processes';
 
 const { Packet } = DNS;
 
-export type RecordType = 'TXT' | 'CNAME' | 'MX';
+export type RecordType = 'TXT' | 'CNAME' | 'MX' | 'A';
 
 export interface LocalDnsServer {
   /** `host:port`, the form DNS_SERVERS takes. */
   readonly address: string;
-  /** Replaces the records of one type at a name (TXT values over 255 bytes are split into character-strings; an MX value is `<preference> <host>`). */
+  /** Replaces the records of one type at a name (TXT values over 255 bytes are split into character-strings; an MX value is `<preference> <host>`, an A value an IPv4 address). */
   publish(name: string, type: RecordType, values: string[]): void;
   unpublish(name: string, type?: RecordType): void;
   close(): Promise<void>;
 }
 
-const TYPE_CODES: Record<RecordType, number> = { TXT: Packet.TYPE.TXT, CNAME: Packet.TYPE.CNAME, MX: Packet.TYPE.MX };
+const TYPE_CODES: Record<RecordType, number> = { TXT: Packet.TYPE.TXT, CNAME: Packet.TYPE.CNAME, MX: Packet.TYPE.MX, A: Packet.TYPE.A };
 const normalise = (name: string) => name.toLowerCase().replace(/\.$/, '');
 const chunks = (value: string): string[] => value.match(/[\s\S]{1,255}/g) ?? [''];
 
@@ -40,7 +40,9 @@ export async function startDnsServer(port?: number, host = '127.0.0.1'): Promise
                 ? { name: question.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 1, data: chunks(value) }
                 : recordType === 'MX'
                   ? { name: question.name, type: Packet.TYPE.MX, class: Packet.CLASS.IN, ttl: 1, priority: Number(preference), exchange }
-                  : { name: question.name, type: Packet.TYPE.CNAME, class: Packet.CLASS.IN, ttl: 1, domain: value };
+                  : recordType === 'A'
+                    ? { name: question.name, type: Packet.TYPE.A, class: Packet.CLASS.IN, ttl: 1, address: value }
+                    : { name: question.name, type: Packet.TYPE.CNAME, class: Packet.CLASS.IN, ttl: 1, domain: value };
             // dns2 encodes plain answer objects; its typings ask for a full Resource instance.
             response.answers.push(answer as unknown as (typeof response.answers)[number]);
           }

@@ -96,7 +96,7 @@ export function systemEnv(options: SystemEnvOptions): Record<string, string> {
       TRACKING_SECRET: hex(),
       SESSION_SECRET: hex(),
       INTERNAL_API_SECRET: hex(),
-      ...(has('erasure') ? { ERASURE_AUDIT_KEY: hex() } : {}),
+      ...(has('erasure') || has('mailer') ? { ERASURE_AUDIT_KEY: hex() } : {}),
     },
     options.secrets,
     options.overrides,

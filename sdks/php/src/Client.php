@@ -10,6 +10,7 @@ use Postbus\Internal\Requester;
 use Postbus\Resource\Emails;
 use Postbus\Resource\Messages;
 use Postbus\Resource\Payments;
+use Postbus\Resource\Suppressions;
 use Postbus\Resource\Users;
 
 /**
@@ -40,6 +41,7 @@ final class Client
     public readonly Users $users;
     public readonly Payments $payments;
     public readonly Messages $messages;
+    public readonly Suppressions $suppressions;
 
     /** @param array<string, mixed> $options */
     public function __construct(string $clientId, string $apiKey, array $options = [])
@@ -84,5 +86,6 @@ final class Client
         $this->users = new Users($requester);
         $this->payments = new Payments($requester);
         $this->messages = new Messages($requester);
+        $this->suppressions = new Suppressions($requester);
     }
 }

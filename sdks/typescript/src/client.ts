@@ -1,6 +1,7 @@
 import { HttpClient, segment, type PostbusOptions, type RequestOptions } from './http.js';
 import type {
   AcceptedResponse,
+  CreateSuppressionRequest,
   CreateUserRequest,
   EraseRequest,
   EraseResponse,
@@ -14,6 +15,8 @@ import type {
   SendEmailRequest,
   SendEmailResponse,
   SendEmailUser,
+  SuppressionList,
+  SuppressionListQuery,
   UnsubscribeRequest,
   UserFields,
   UserProfile,
@@ -109,6 +112,35 @@ export class Messages {
   }
 }
 
+/**
+ * Suppressions: the addresses of a project that get no mail, and why (needs a `full` key). A send
+ * to a suppressed address is accepted and becomes a message of status `suppressed`.
+ */
+export class Suppressions {
+  constructor(private readonly http: HttpClient) {}
+
+  /** GET /v1/projects/{projectId}/suppressions?email=&reason=&limit=&cursor= — newest first; pass `next_cursor` back as `cursor`. */
+  list(projectId: string, filters: SuppressionListQuery = {}, options?: RequestOptions): Promise<SuppressionList> {
+    return this.http.request({ method: 'GET', path: `${project(projectId)}/suppressions`, query: filters, options });
+  }
+
+  /** POST /v1/projects/{projectId}/suppressions with `{ email, reason: 'manual' }` — later sends to it are suppressed. */
+  add(projectId: string, email: string, options?: RequestOptions): Promise<AcceptedResponse> {
+    const body: CreateSuppressionRequest = { email, reason: 'manual' };
+    return this.http.request({ method: 'POST', path: `${project(projectId)}/suppressions`, body, options });
+  }
+
+  /**
+   * DELETE /v1/projects/{projectId}/suppressions/{email} — a later send mails the address again;
+   * lifting an unsubscribe subscribes the user again (you assert the recipient consented).
+   * NotFoundError when it is not suppressed; ConflictError (`/problems/suppression-is-a-complaint`)
+   * for a complaint, which stays.
+   */
+  remove(projectId: string, email: string, options?: RequestOptions): Promise<AcceptedResponse> {
+    return this.http.request({ method: 'DELETE', path: `${project(projectId)}/suppressions/${segment(email)}`, options });
+  }
+}
+
 function refOf(user: UserRef): { email: string } | { user_id: string } {
   if (typeof user.email === 'string') return { email: user.email };
   if (typeof user.user_id === 'string') return { user_id: user.user_id };
@@ -121,6 +153,7 @@ export class Postbus {
   readonly users: Users;
   readonly payments: Payments;
   readonly messages: Messages;
+  readonly suppressions: Suppressions;
 
   constructor(options: PostbusOptions) {
     const http = new HttpClient(options);
@@ -128,5 +161,6 @@ export class Postbus {
     this.users = new Users(http);
     this.payments = new Payments(http);
     this.messages = new Messages(http);
+    this.suppressions = new Suppressions(http);
   }
 }

@@ -44,7 +44,10 @@ export class AuthenticationError extends PostbusError {}
 export class PermissionError extends PostbusError {}
 /** 404: unknown project, email, user or message — or one of another client. */
 export class NotFoundError extends PostbusError {}
-/** 409: a conflict, e.g. an Idempotency-Key whose first request is still in flight (after the retries). */
+/**
+ * 409: a conflict, e.g. an Idempotency-Key whose first request is still in flight (after the retries),
+ * or removing a suppression that only the recipient may lift (`/problems/suppression-is-a-complaint`).
+ */
 export class ConflictError extends PostbusError {}
 /** 429: over the rate limit. */
 export class RateLimitError extends PostbusError {

@@ -46,3 +46,12 @@ export type PaymentList = ResponseBody<'listPayments'>;
 export type MessageListQuery = QueryOf<'listMessages'>;
 export type MessageList = ResponseBody<'listMessages'>;
 export type Message = ResponseBody<'getMessage'>;
+
+export type SuppressionListQuery = QueryOf<'listSuppressions'>;
+/** `{ data, next_cursor }`: one page of the project's suppressions, newest first. */
+export type SuppressionList = ResponseBody<'listSuppressions'>;
+/** An address that gets no mail: `email`, `reason`, `created_at`, `message_id` (the bounce's or complaint's message, or null). */
+export type Suppression = SuppressionList['data'][number];
+/** `hard_bounce`, `soft_bounce_limit`, `complaint`, `unsubscribed` or `manual`. */
+export type SuppressionReason = Suppression['reason'];
+export type CreateSuppressionRequest = RequestBody<'createSuppression'>;

@@ -334,6 +334,58 @@ describe('Postbus client', () => {
       ]);
       expect(sent[0]!.body).toEqual({ email: 'a@example.com', payment_id: 'pay_1', amount: 1999, currency: 'EUR' });
     });
+
+    it('suppressions: list with filters and a cursor, add as manual with an Idempotency-Key, remove by the encoded email', async () => {
+      const page = {
+        data: [{ email: 'a+b@example.com', reason: 'manual', created_at: '2026-11-27T05:00:00.000Z', message_id: null }],
+        next_cursor: 'c2',
+      };
+      const { postbus, sent } = client([
+        json(200, page),
+        json(200, { data: [], next_cursor: null }),
+        json(200, accepted),
+        json(200, accepted),
+      ]);
+
+      const listed = await postbus.suppressions.list('p1', { reason: 'manual', email: 'a+b@example.com', limit: 1 });
+      await postbus.suppressions.list('p1', { cursor: listed.next_cursor ?? undefined });
+      await postbus.suppressions.add('p1', 'a+b@example.com');
+      await postbus.suppressions.remove('p1', 'a+b/c@example.com');
+
+      expect(listed.data[0]?.reason).toBe('manual');
+      expect(sent.map((r) => [r.method, r.url])).toEqual([
+        ['GET', 'https://postbus.test/v1/projects/p1/suppressions?reason=manual&email=a%2Bb%40example.com&limit=1'],
+        ['GET', 'https://postbus.test/v1/projects/p1/suppressions?cursor=c2'],
+        ['POST', 'https://postbus.test/v1/projects/p1/suppressions'],
+        ['DELETE', 'https://postbus.test/v1/projects/p1/suppressions/a%2Bb%2Fc%40example.com'],
+      ]);
+      expect(sent[2]!.body).toEqual({ email: 'a+b@example.com', reason: 'manual' });
+      expect(sent[2]!.headers['idempotency-key']).toMatch(UUID);
+      expect(sent[3]!.body).toBeUndefined();
+      expect(sent[3]!.headers['idempotency-key']).toBeUndefined();
+      expect(sent[3]!.headers['content-type']).toBeUndefined();
+    });
+
+    it('suppressions.list without filters sends no query', async () => {
+      const { postbus, sent } = client([json(200, { data: [], next_cursor: null })]);
+      await postbus.suppressions.list('p1');
+      expect(sent[0]!.url).toBe('https://postbus.test/v1/projects/p1/suppressions');
+    });
+
+    it('removing a complaint suppression is a ConflictError naming why, not retried; an unknown one a NotFoundError', async () => {
+      const { postbus, sent } = client([problem(409, 'suppression-is-a-complaint'), problem(404, 'not-found')]);
+      const refused = await postbus.suppressions.remove('p1', 'angry@example.com').catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(ConflictError);
+      expect((refused as ConflictError).type).toBe('/problems/suppression-is-a-complaint');
+      await expect(postbus.suppressions.remove('p1', 'nobody@example.com')).rejects.toBeInstanceOf(NotFoundError);
+      expect(sent).toHaveLength(2);
+    });
+
+    it('a remove the gateway answered 503 is tried again', async () => {
+      const { postbus, sent } = client([problem(503, 'unavailable'), json(200, accepted)]);
+      await expect(postbus.suppressions.remove('p1', 'a@example.com')).resolves.toEqual(accepted);
+      expect(sent.map((r) => r.method)).toEqual(['DELETE', 'DELETE']);
+    });
   });
 
   it("SDK_VERSION is the package's version", () => {

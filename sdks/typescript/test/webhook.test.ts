@@ -1,7 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Webhook as ReferenceWebhook } from 'standardwebhooks';
-import { verifyWebhook, Webhook, WebhookVerificationError, type WebhookFailure } from '../src/index.js';
+import {
+  verifyWebhook,
+  Webhook,
+  WebhookVerificationError,
+  type SuppressionReason,
+  type WebhookEvent,
+  type WebhookEventType,
+  type WebhookFailure,
+} from '../src/index.js';
 
 interface Vector {
   name: string;
@@ -85,6 +93,26 @@ describe('Webhook', () => {
   it('refuses a secret that is not whsec_ base64, naming it as the reason', () => {
     expect(failureOf(() => new Webhook('whsec_'))?.reason).toBe('secret');
     expect(failureOf(() => new Webhook([]))?.reason).toBe('secret');
+  });
+
+  it('types the complaint and suppression events: narrowing by type gives their data', () => {
+    // Compiles only while the generated WebhookEvents holds these types (npm run typecheck).
+    const added: WebhookEventType[] = ['message.complained', 'suppression.created', 'suppression.deleted'];
+    const payload = JSON.stringify({
+      type: 'suppression.created',
+      timestamp: '2026-11-23T10:00:00.000Z',
+      data: { project_id: 'p1', email: 'a@example.com', reason: 'complaint', created_at: '2026-11-23T10:00:00.000Z', message_id: 'msg_1' },
+    });
+    const signed = { ...plain, 'webhook-signature': new ReferenceWebhook(secret).sign('msg_1', new Date('2026-11-23T10:00:00Z'), payload) };
+
+    const event: WebhookEvent = new Webhook(secret).verify(payload, signed, { now });
+
+    expect(added).toHaveLength(3);
+    if (event.type !== 'suppression.created') throw new Error(`unexpected ${event.type}`);
+    const reason: SuppressionReason = event.data.reason;
+    const complained: WebhookEvent<'message.complained'>['data']['event'] = 'complained';
+    const lifted: WebhookEvent<'suppression.deleted'>['type'] = 'suppression.deleted';
+    expect([reason, event.data.message_id, complained, lifted]).toEqual(['complaint', 'msg_1', 'complained', 'suppression.deleted']);
   });
 
   it('a verification error is a PostbusError with a message', () => {

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { CommonConfig, InternalApiConfig, RequiredInProduction } from '@postbus/config';
+import { CommonConfig, ErasureAuditConfig, InternalApiConfig } from '@postbus/config';
 import { ERASURE_PARTICIPANTS } from '@postbus/contracts';
 
 export const ErasureConfig = Type.Object({
@@ -43,12 +43,7 @@ export const ErasureConfig = Type.Object({
     default: 30_000,
     description: 'how long an erase by user_id waits for the user to be announced before it goes ahead with the user_id alone',
   }),
-  ERASURE_AUDIT_KEY: Type.String({
-    default: '',
-    [RequiredInProduction]: true,
-    pattern: '^(.{32,})?$',
-    description: 'HMAC key (32+ characters) of the email hash kept in the audit record; empty: a random one per process (development only)',
-  }),
+  ...ErasureAuditConfig,
 });
 
 export type ErasureConfig = typeof ErasureConfig.static;

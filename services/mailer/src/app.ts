@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { Bus, busOptions } from '@postbus/bus';
 import { Topics, type MessageStatus } from '@postbus/contracts';
 import { ReturnPathTokens, SecretBox, TrackingTokens } from '@postbus/crypto';
@@ -15,6 +15,7 @@ import { MailerErasure } from './domain/erasure-participant';
 import { MessageLog } from './domain/message-log';
 import { MessageRetention } from './domain/message-retention';
 import { RetryWorker } from './domain/retry-worker';
+import { SuppressionList } from './domain/suppression-list';
 import { Timeline } from './domain/timeline';
 import { TriggerDelivery } from './domain/trigger-delivery';
 import { catalogHandlers, emailCommandHandlers, peopleHandlers } from './handlers';
@@ -40,7 +41,10 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
   const db = await connectDb({ url: config.MONGO_URL, dbName: config.MAILER_DB_NAME });
   const catalog = new CatalogProjection(db);
   const store = new MessageStore(db);
-  const suppressions = new Suppressions(db);
+  if (!config.ERASURE_AUDIT_KEY)
+    logger.warn('ERASURE_AUDIT_KEY is not set: the suppressions an erased address keeps last only as long as this process');
+  const auditKey = config.ERASURE_AUDIT_KEY || randomBytes(32).toString('hex');
+  const suppressions = new Suppressions(db, (email) => createHmac('sha256', auditKey).update(email).digest('hex'));
   const retries = new RetryQueue(db);
   const erasuresDone = new ErasuresDone(db);
   const lists = new MessageLists(db);
@@ -97,17 +101,27 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     (error, count) => logger.warn('could not keep the rendered emails of some messages', { error, count }),
   );
 
-  const engagements = new Engagements({ store, timeline, suppressions, publisher: bus.publisher });
+  const suppressionList = new SuppressionList(suppressions, bus.publisher);
+  const engagements = new Engagements({ store, timeline, suppressionList, publisher: bus.publisher });
   // Projections first, so triggers find the catalog; they are separate groups so a burst of triggers never delays them.
   await bus.consume({
     groupId: 'postbus-mailer-projections',
     handlers: [
       ...catalogHandlers(catalog),
       ...peopleHandlers(
-        suppressions,
+        suppressionList,
         erasure,
         engagements,
-        new Feedback({ store, timeline, suppressions, engagements, lists, rollups, softBounceLimit: config.SOFT_BOUNCE_LIMIT }),
+        new Feedback({
+          store,
+          timeline,
+          suppressions,
+          suppressionList,
+          engagements,
+          lists,
+          rollups,
+          softBounceLimit: config.SOFT_BOUNCE_LIMIT,
+        }),
         bus.publisher,
       ),
     ],
@@ -118,7 +132,7 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     handlers: emailCommandHandlers(
       new TriggerDelivery({ store, suppressions, retries, deliverer, timeline, lists, rollups }),
       erasure,
-      suppressions,
+      suppressionList,
     ),
     partitionsConsumedConcurrently: config.KAFKA_TOPIC_PARTITIONS,
     // A run is delivered side by side and committed as a whole: a few times the SMTP pool keeps

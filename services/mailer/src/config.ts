@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { CommonConfig, InternalApiConfig, RequiredInProduction, TemplateEngineConfig } from '@postbus/config';
+import { CommonConfig, ErasureAuditConfig, InternalApiConfig, RequiredInProduction, TemplateEngineConfig } from '@postbus/config';
 
 export const MailerConfig = Type.Object({
   ...CommonConfig,
@@ -45,6 +45,7 @@ export const MailerConfig = Type.Object({
     description: 'wait before the second attempt; each further one waits twice as long (with jitter)',
   }),
   MAILER_RETRY_MAX_MS: Type.Integer({ minimum: 10, default: 3_600_000, description: 'longest wait between two attempts' }),
+  ...ErasureAuditConfig,
   SOFT_BOUNCE_LIMIT: Type.Integer({
     minimum: 1,
     default: 5,

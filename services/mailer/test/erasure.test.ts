@@ -44,7 +44,7 @@ describe('erasing a person from the mailer', () => {
     db = await connectDb({ url: defaultMongoUrl(), dbName: uniqueName('t').replace(/-/g, '_') });
     store = new MessageStore(db);
     lists = new MessageLists(db);
-    suppressions = new Suppressions(db);
+    suppressions = new Suppressions(db, (email) => `hash of ${email}`);
     retries = new RetryQueue(db);
     const done = new ErasuresDone(db);
     await Promise.all([store.init(), lists.init(), suppressions.init(), retries.init(), done.init()]);
@@ -65,8 +65,8 @@ describe('erasing a person from the mailer', () => {
     await Promise.all([ada, adaByUid, other, elsewhere].map((m) => lists.accepted(m, 'new')));
     await store.append([event(ada._id, 1), event(ada._id, 2), event(adaByUid._id, 1), event(other._id, 1)]);
     await retries.schedule(adaByUid._id, 2, new Date(Date.now() + 60_000));
-    await suppressions.add(projectId, 'ada@example.org', 'unsubscribed', new Date());
-    await suppressions.add(projectId, 'ada.old@example.org', 'unsubscribed', new Date());
+    await suppressions.unsubscribed(projectId, 'ada@example.org', new Date());
+    await suppressions.unsubscribed(projectId, 'ada.old@example.org', new Date());
 
     const scheduled = {
       erasureId: 'era_int1',

@@ -92,7 +92,10 @@ describe("a message's rendered email", () => {
     timeline = new Timeline(store, publisher, retries, { maxAttempts: 3, baseMs: 60_000, maxMs: 60_000 }, (m, e) =>
       lists.reached(m, e.event as 'sent', e.at),
     );
-    ({ server, url } = await startMessageLogServer({ store, lists, rollups, suppressions: new Suppressions(db) }, logger));
+    ({ server, url } = await startMessageLogServer(
+      { store, lists, rollups, suppressions: new Suppressions(db, (email) => `hash of ${email}`) },
+      logger,
+    ));
   });
 
   afterAll(async () => {
@@ -154,7 +157,7 @@ describe("a message's rendered email", () => {
       deliver: (m: MessageDoc): Promise<Outcome> =>
         Promise.resolve({ event: 'sent', smtp: { code: 250, response: 'OK' }, ...(keep ? { content: rendered(m.email) } : {}) }),
     } as unknown as Deliverer;
-    const suppressions = new Suppressions(db);
+    const suppressions = new Suppressions(db, (email) => `hash of ${email}`);
     await suppressions.init();
     const rollups = new StatusRollups(db, 'test-instance');
     const handler = emailTriggerHandler(new TriggerDelivery({ store, suppressions, retries, deliverer, timeline, lists, rollups }));
@@ -208,7 +211,7 @@ describe("a message's rendered email", () => {
   });
 
   it("goes with the person's messages when they are erased, and another person's stays", async () => {
-    const suppressions = new Suppressions(db);
+    const suppressions = new Suppressions(db, (email) => `hash of ${email}`);
     const done = new ErasuresDone(db);
     await Promise.all([suppressions.init(), done.init()]);
     const erasure = new MailerErasure({ store, lists, suppressions, retries, done });

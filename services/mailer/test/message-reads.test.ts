@@ -78,7 +78,10 @@ describe('message reads as the data grows', () => {
       rollups.count(m.projectId, e.event as 'sent', e.at);
       await lists.reached(m, e.event as 'sent', e.at);
     });
-    ({ server, url } = await startMessageLogServer({ store, lists, rollups, suppressions: new Suppressions(db) }, logger));
+    ({ server, url } = await startMessageLogServer(
+      { store, lists, rollups, suppressions: new Suppressions(db, (email) => `hash of ${email}`) },
+      logger,
+    ));
     const seeded = await seedMessages({ store, lists, rollups }, { projectId: busy, count: BIG, recipients: 50, days: 10 });
     busyMessageId = seeded.ids.messageId;
   }, 600_000);

@@ -24,7 +24,7 @@ describe('a poisoned trigger among others', () => {
   beforeAll(async () => {
     db = await connectDb({ url: defaultMongoUrl(), dbName: uniqueName('t').replace(/-/g, '_') });
     store = new MessageStore(db);
-    const suppressions = new Suppressions(db);
+    const suppressions = new Suppressions(db, (email) => `hash of ${email}`);
     const retries = new RetryQueue(db);
     const lists = new MessageLists(db);
     const rollups = new StatusRollups(db);

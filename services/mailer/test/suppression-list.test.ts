@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { connectDb, type Connection } from '@postbus/db';
 import { defaultMongoUrl, uniqueName } from '@postbus/testing';
 import { Suppressions } from '../src/model/suppressions';
@@ -8,10 +9,11 @@ describe('the suppression list', () => {
   let suppressions: Suppressions;
   const P = 'p-suppression-list';
   const at = (minute: number) => new Date(Date.UTC(2026, 10, 27, 9, minute));
+  const hashAddress = (email: string) => createHmac('sha256', 'the erasure audit key of this test').update(email).digest('hex');
 
   beforeAll(async () => {
     db = await connectDb({ url: defaultMongoUrl(), dbName: uniqueName('t').replace(/-/g, '_') });
-    suppressions = new Suppressions(db);
+    suppressions = new Suppressions(db, hashAddress);
     await suppressions.init();
   });
 
@@ -22,7 +24,7 @@ describe('the suppression list', () => {
 
   it('lists suppressions newest first with their reason and message, pages by cursor, filters by reason and address', async () => {
     await suppressions.block(P, 'gone@example.org', 'hard_bounce', at(1), 'msg_gone');
-    await suppressions.add(P, 'left@example.org', 'unsubscribed', at(2));
+    await suppressions.unsubscribed(P, 'left@example.org', at(2));
     await suppressions.block(P, 'angry@example.org', 'complaint', at(3), 'msg_angry');
     await suppressions.block(P, 'manual@example.org', 'manual', at(4));
     await suppressions.block('another-project', 'gone@example.org', 'hard_bounce', at(5), 'msg_other');
@@ -45,7 +47,7 @@ describe('the suppression list', () => {
   });
 
   it('a bounce wins over an unsubscribe; lifting it leaves the unsubscribe, and the address gets mail where unsubscribes do not count', async () => {
-    await suppressions.add(P, 'both@example.org', 'unsubscribed', at(10));
+    await suppressions.unsubscribed(P, 'both@example.org', at(10));
     await suppressions.block(P, 'both@example.org', 'hard_bounce', at(11), 'msg_both');
     expect(await suppressions.current(P, 'both@example.org')).toMatchObject({ reason: 'hard_bounce' });
     expect(await suppressions.reasons([{ projectId: P, email: 'both@example.org' }])).toEqual(['hard_bounce']);
@@ -70,12 +72,68 @@ describe('the suppression list', () => {
   });
 
   it('an erasure removes the suppressions and every document of the list that holds the address', async () => {
-    await suppressions.block(P, 'erased@example.org', 'complaint', at(30), 'msg_erased');
-    await suppressions.add(P, 'erased@example.org', 'unsubscribed', at(31));
+    await suppressions.block(P, 'erased@example.org', 'manual', at(30));
+    await suppressions.unsubscribed(P, 'erased@example.org', at(31));
     await suppressions.removeAll(P, ['erased@example.org'], null, at(40));
     expect(await suppressions.current(P, 'erased@example.org')).toBeNull();
     expect((await suppressions.page(P, { limit: 50 })).data.some((s) => s.email === 'erased@example.org')).toBe(false);
     const left = await db.collection('suppressions').countDocuments({ email: 'erased@example.org' });
     expect(left).toBe(0);
+  });
+
+  it('an erased address that bounced or complained stays suppressed by a hash of it alone, until the client lifts it', async () => {
+    await suppressions.block(P, 'complained@example.org', 'complaint', at(50), 'msg_complained');
+    await suppressions.block(P, 'dead@example.org', 'hard_bounce', at(51), 'msg_dead');
+    await suppressions.unsubscribed(P, 'dead@example.org', at(52));
+    await suppressions.removeAll(P, ['complained@example.org', 'dead@example.org'], null, at(60));
+    await suppressions.removeAll(P, ['complained@example.org', 'dead@example.org'], null, at(60)); // a redelivered erasure changes nothing
+
+    for (const email of ['complained@example.org', 'dead@example.org'])
+      expect(await db.collection('suppressions').countDocuments({ email })).toBe(0);
+    const kept = await db
+      .collection('suppressions')
+      .find({ _id: { $in: [`${P}:erased:${hashAddress('dead@example.org')}`] } } as never)
+      .toArray();
+    expect(kept).toEqual([expect.objectContaining({ email: null, reason: 'hard_bounce' })]);
+    expect(JSON.stringify(kept)).not.toContain('dead@example.org');
+    expect(
+      await suppressions.reasons([
+        { projectId: P, email: 'complained@example.org' },
+        { projectId: P, email: 'dead@example.org' },
+        { projectId: 'another-project-2', email: 'dead@example.org' },
+      ]),
+    ).toEqual(['complaint', 'hard_bounce', undefined]);
+    // Not in the list (it names no one), but the address asked about is shown with its reason.
+    expect((await suppressions.page(P, { limit: 50 })).data.some((s) => s.email === 'dead@example.org')).toBe(false);
+    expect(await suppressions.current(P, 'dead@example.org')).toEqual({
+      email: 'dead@example.org',
+      reason: 'hard_bounce',
+      created_at: at(51).toISOString(),
+      message_id: null,
+    });
+
+    await suppressions.unblock(P, 'dead@example.org');
+    expect(await suppressions.reasons([{ projectId: P, email: 'dead@example.org' }])).toEqual([undefined]);
+  });
+
+  it('a suppression whose process died before it was listed is listed when the same report comes again', async () => {
+    // As if the process died between the suppression and its list entry.
+    const stored = {
+      projectId: P,
+      email: 'half@example.org',
+      reason: 'hard_bounce',
+      at: at(70),
+      entry: 'entry-of-half',
+      messageId: 'msg_half',
+    };
+    await db.collection('suppressions').insertOne({ _id: `${P}:block:half@example.org`, ...stored } as never);
+    expect((await suppressions.page(P, { limit: 50 })).data.some((s) => s.email === 'half@example.org')).toBe(false);
+    const again = await suppressions.block(P, 'half@example.org', 'hard_bounce', at(71), 'msg_half');
+    expect(again).toMatchObject({ entry: 'entry-of-half', at: at(70) });
+    expect((await suppressions.page(P, { limit: 50 })).data.filter((s) => s.email === 'half@example.org')).toEqual([
+      { email: 'half@example.org', reason: 'hard_bounce', created_at: at(70).toISOString(), message_id: 'msg_half' },
+    ]);
+    await suppressions.block(P, 'half@example.org', 'hard_bounce', at(72), 'msg_half');
+    expect((await suppressions.page(P, { limit: 50 })).data.filter((s) => s.email === 'half@example.org')).toHaveLength(1);
   });
 });

@@ -380,6 +380,33 @@ describe('users service', () => {
     await waitFor(() => events.ofType('user.unsubscribed').find((m) => (m.value as { email: string }).email === 'ann@example.com'));
   });
 
+  it('when a resubscribe older than the unsubscribe arrives, then the unsubscribe stays; a newer one subscribes the user again', async () => {
+    const ann = userOrderingKey(projectId, { email: 'ann@example.com' });
+    const unsubscribedAt = (await profile('ann@example.com'))?.subscription.unsubscribed_at as string;
+    const resubscribe = (acceptedAt: string) =>
+      bus.publisher.publish(Topics.UserCommands, 'user.resubscribe', ann, { projectId, user: { email: 'ann@example.com' }, acceptedAt });
+    await resubscribe(new Date(Date.parse(unsubscribedAt) - 60_000).toISOString());
+    // An update published after it is handled after it (one partition per user): then the stale resubscribe was read.
+    await bus.publisher.publish(Topics.UserCommands, 'user.update', ann, {
+      projectId,
+      user: { email: 'ann@example.com' },
+      fields: { resubscribe_probe: 'stale' },
+      acceptedAt: now(),
+    });
+    const read = await waitFor(async () => {
+      const p = await profile('ann@example.com');
+      return p?.fields?.resubscribe_probe === 'stale' ? p : undefined;
+    });
+    expect(read.subscription.status).toBe('unsubscribed');
+
+    await resubscribe(now());
+    const user = await waitFor(async () => {
+      const p = await profile('ann@example.com');
+      return p?.subscription.status === 'subscribed' ? p : undefined;
+    });
+    expect(user.subscription).toEqual({ status: 'subscribed', unsubscribed_at: null, reason: null });
+  });
+
   it('when an erasure is scheduled and then executed, then the profile shows it, the user and their parked commands go, and it is confirmed', async () => {
     const email = 'erase-me@example.com';
     await bus.publisher.publish(Topics.UserCommands, 'user.create', userOrderingKey(projectId, { email }), { projectId, email });

@@ -226,6 +226,60 @@ final class StackTest extends TestCase
         self::assertSame($accepted['erasure_id'], $profile['erasure']['id']);
     }
 
+    public function testASuppressedAddressIsListedGetsNoMailAndIsMailedAgainOnceRemoved(): void
+    {
+        // A "+" and an "@" in the email, which remove() puts in the path.
+        $email = 'php-suppress+' . bin2hex(random_bytes(4)) . '@example.com';
+
+        $added = self::full()->suppressions->add(self::project(), $email);
+
+        self::assertSame('accepted', $added['status']);
+        $listed = self::eventually('the manual suppression listed', static function () use ($email): ?array {
+            $page = self::full()->suppressions->list(self::project(), ['reason' => 'manual', 'limit' => 100]);
+            $mine = array_values(array_filter($page['data'], static fn (array $s): bool => $s['email'] === $email));
+            return $mine !== [] ? $mine : null;
+        });
+        self::assertSame('manual', $listed[0]['reason']);
+        self::assertNull($listed[0]['message_id']);
+        self::assertSame([], self::full()->suppressions->list(self::project(), ['email' => $email, 'reason' => 'hard_bounce'])['data']);
+
+        $accepted = self::sdk()->emails->send(self::project(), self::$env['POSTBUS_EMAIL_KEY'], ['email' => $email]);
+        $message = self::eventually('the send to the suppressed address to end suppressed', static function () use ($accepted): ?array {
+            $message = self::full()->messages->get(self::project(), $accepted['message_id']);
+            return in_array($message['status'], ['sent', 'suppressed', 'failed'], true) ? $message : null;
+        });
+        self::assertSame('suppressed', $message['status']);
+
+        $removed = self::full()->suppressions->remove(self::project(), $email);
+
+        self::assertSame('accepted', $removed['status']);
+        self::eventually('the suppression gone from the list', static function () use ($email): ?bool {
+            return self::full()->suppressions->list(self::project(), ['email' => $email])['data'] === [] ? true : null;
+        });
+        try {
+            self::full()->suppressions->remove(self::project(), $email);
+            self::fail('removing an address that is not suppressed succeeded');
+        } catch (NotFoundException $e) {
+            self::assertSame(404, $e->getStatus());
+        }
+        $again = self::sdk()->emails->send(self::project(), self::$env['POSTBUS_EMAIL_KEY'], ['email' => $email]);
+        self::eventually('the send after the removal to be sent', static function () use ($again): ?bool {
+            return self::full()->messages->get(self::project(), $again['message_id'])['status'] === 'sent' ? true : null;
+        });
+    }
+
+    public function testTheSdkKeyMayNotReadOrChangeTheSuppressionList(): void
+    {
+        try {
+            self::sdk()->suppressions->list(self::project());
+            self::fail('an sdk key read the suppression list');
+        } catch (PermissionException $e) {
+            self::assertSame(403, $e->getStatus());
+        }
+        $this->expectException(PermissionException::class);
+        self::sdk()->suppressions->add(self::project(), self::recipient('sdk-suppress'));
+    }
+
     public function testAnInvalidEmailIsAValidationExceptionWithItsPointer(): void
     {
         try {

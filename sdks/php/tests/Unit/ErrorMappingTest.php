@@ -82,6 +82,26 @@ final class ErrorMappingTest extends TestCase
         }
     }
 
+    public function testRemovingAComplaintSuppressionIsAConflictNamingWhyAndIsNotRetried(): void
+    {
+        $f = ClientFactory::answering([
+            FakeTransport::problem(409, 'suppression-is-a-complaint', ['detail' => 'The recipient reported a message as spam.']),
+            FakeTransport::problem(404, 'not-found'),
+        ]);
+
+        try {
+            $f->client->suppressions->remove('p1', 'angry@example.com');
+            self::fail('no exception');
+        } catch (ConflictException $e) {
+            self::assertSame('suppression-is-a-complaint', $e->getSlug());
+            self::assertSame(409, $e->getStatus());
+        }
+        self::assertCount(1, $f->transport->requests);
+        self::assertSame([], $f->sleeps);
+        $this->expectException(NotFoundException::class);
+        $f->client->suppressions->remove('p1', 'nobody@example.com');
+    }
+
     public function testPrerequisiteAndKeyReuseAreValidationExceptionsToo(): void
     {
         self::assertTrue(is_subclass_of(PrerequisiteException::class, ValidationException::class));

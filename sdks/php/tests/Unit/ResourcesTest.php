@@ -141,6 +141,32 @@ final class ResourcesTest extends TestCase
         self::assertSame(['GET', 'https://postbus.test/v1/projects/p1/messages/msg_1'], [$get->method, $get->url]);
     }
 
+    public function testListAddAndRemoveSuppressions(): void
+    {
+        $this->f->client->suppressions->list('p1', ['reason' => 'manual', 'email' => 'ada+vip@example.com', 'limit' => 10, 'cursor' => null]);
+        $this->f->client->suppressions->list('p1', ['cursor' => 'c2']);
+        $this->f->client->suppressions->add('p1', 'ada+vip@example.com');
+        $this->f->client->suppressions->remove('p1', 'ada+vip/x@example.com');
+
+        [$list, $next, $add, $remove] = $this->f->transport->requests;
+        self::assertSame(['GET', 'https://postbus.test/v1/projects/p1/suppressions?reason=manual&email=ada%2Bvip%40example.com&limit=10'], [$list->method, $list->url]);
+        self::assertSame('https://postbus.test/v1/projects/p1/suppressions?cursor=c2', $next->url);
+        self::assertSame(['POST', 'https://postbus.test/v1/projects/p1/suppressions'], [$add->method, $add->url]);
+        self::assertSame('{"email":"ada+vip@example.com","reason":"manual"}', $add->body);
+        self::assertMatchesRegularExpression('/^[0-9a-f]{32}$/', (string) $add->header('Idempotency-Key'));
+        // The email is one path segment: "+", "/" and "@" are encoded.
+        self::assertSame(['DELETE', 'https://postbus.test/v1/projects/p1/suppressions/ada%2Bvip%2Fx%40example.com'], [$remove->method, $remove->url]);
+        self::assertNull($remove->body);
+        self::assertNull($remove->header('Idempotency-Key'));
+    }
+
+    public function testListSuppressionsWithoutFiltersSendsNoQuery(): void
+    {
+        $this->f->client->suppressions->list('p1');
+
+        self::assertSame(['GET', 'https://postbus.test/v1/projects/p1/suppressions'], [$this->only()->method, $this->only()->url]);
+    }
+
     public function testABaseUrlWithTrailingSlashOrV1IsTolerated(): void
     {
         foreach (['https://postbus.test/', 'https://postbus.test/v1', 'https://postbus.test/v1/'] as $base) {

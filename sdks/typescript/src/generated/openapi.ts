@@ -653,7 +653,7 @@ export interface paths {
     put?: never;
     post?: never;
     /**
-     * Reactivate a suppressed address: a later send mails it again. Refused (409) for a complaint, whose recipient asked for no mail, and for an unsubscribe, which only the recipient lifts
+     * Reactivate a suppressed address: a later send mails it again. For an unsubscribe, the user is subscribed again: the client asserts the recipient consented. Refused (409) for a complaint, whose recipient asked for no mail
      * @description Needs a key with scope "full".
      */
     delete: operations['deleteSuppression'];
@@ -1687,6 +1687,128 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'suppression.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** An address entered the project's suppression list: it bounced, complained, unsubscribed, or the client suppressed it. */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description the delivery id (msg_…), the same on every attempt: deduplicate by it */
+          'webhook-id': string;
+          /** @description unix seconds when this attempt was signed */
+          'webhook-timestamp': string;
+          /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body"> with each current secret (Standard Webhooks) */
+          'webhook-signature': string;
+          /** @description the attempt number, from 1 */
+          'postbus-attempt': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['SuppressionCreatedEvent'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received: the delivery succeeded */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Anything else, or no answer in time: the delivery is tried again later */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'suppression.deleted': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** An address left the project's suppression list (the client lifted it): a later trigger sends to it again. */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description the delivery id (msg_…), the same on every attempt: deduplicate by it */
+          'webhook-id': string;
+          /** @description unix seconds when this attempt was signed */
+          'webhook-timestamp': string;
+          /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body"> with each current secret (Standard Webhooks) */
+          'webhook-signature': string;
+          /** @description the attempt number, from 1 */
+          'postbus-attempt': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['SuppressionDeletedEvent'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received: the delivery succeeded */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Anything else, or no answer in time: the delivery is tried again later */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   'webhook.test': {
     parameters: {
       query?: never;
@@ -2153,6 +2275,52 @@ export interface components {
         /** @description the command rejected, e.g. user.update */
         command: string;
         reason: 'user_not_found' | 'user_id_taken';
+      };
+    };
+    /** @description An address entered the project's suppression list: it bounced, complained, unsubscribed, or the client suppressed it. */
+    SuppressionCreatedEvent: {
+      /** @constant */
+      type: 'suppression.created';
+      /**
+       * Format: date-time
+       * @description when it happened
+       */
+      timestamp: string;
+      data: {
+        project_id: string;
+        email: string;
+        /**
+         * @description why the address gets no mail (see the suppression list)
+         * @enum {string}
+         */
+        reason: 'hard_bounce' | 'soft_bounce_limit' | 'complaint' | 'unsubscribed' | 'manual';
+        /** Format: date-time */
+        created_at: string;
+        /** @description the message whose bounce or complaint caused it */
+        message_id: string | null;
+      };
+    };
+    /** @description An address left the project's suppression list (the client lifted it): a later trigger sends to it again. */
+    SuppressionDeletedEvent: {
+      /** @constant */
+      type: 'suppression.deleted';
+      /**
+       * Format: date-time
+       * @description when it happened
+       */
+      timestamp: string;
+      data: {
+        project_id: string;
+        email: string;
+        /**
+         * @description why the address gets no mail (see the suppression list)
+         * @enum {string}
+         */
+        reason: 'hard_bounce' | 'soft_bounce_limit' | 'complaint' | 'unsubscribed' | 'manual';
+        /** Format: date-time */
+        created_at: string;
+        /** @description the message whose bounce or complaint caused it */
+        message_id: string | null;
       };
     };
     /** @description Sent by the "send a test event" call only. */
@@ -7871,7 +8039,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The suppression is a complaint or an unsubscribe: the recipient’s choice, not the client’s */
+      /** @description The suppression is a complaint: the recipient reported a message as spam, and the suppression stays */
       409: {
         headers: {
           [name: string]: unknown;
@@ -8041,6 +8209,8 @@ export interface operations {
             | 'user.erasure_scheduled'
             | 'user.erased'
             | 'user.update_rejected'
+            | 'suppression.created'
+            | 'suppression.deleted'
             | '*'
           )[];
           /** @description only this project's events; null (the default) for all */
@@ -8383,6 +8553,8 @@ export interface operations {
             | 'user.erasure_scheduled'
             | 'user.erased'
             | 'user.update_rejected'
+            | 'suppression.created'
+            | 'suppression.deleted'
             | '*'
           )[];
           /** @description only this project's events; null (the default) for all */
@@ -8655,6 +8827,8 @@ export interface operations {
                 | 'user.erasure_scheduled'
                 | 'user.erased'
                 | 'user.update_rejected'
+                | 'suppression.created'
+                | 'suppression.deleted'
                 | 'webhook.test';
               /**
                * @description pending (being tried), succeeded, or failed (every attempt failed; retry it by hand)
@@ -10052,5 +10226,7 @@ export interface WebhookEvents {
   'user.erasure_scheduled': components['schemas']['UserErasureScheduledEvent'];
   'user.erased': components['schemas']['UserErasedEvent'];
   'user.update_rejected': components['schemas']['UserUpdateRejectedEvent'];
+  'suppression.created': components['schemas']['SuppressionCreatedEvent'];
+  'suppression.deleted': components['schemas']['SuppressionDeletedEvent'];
   'webhook.test': components['schemas']['WebhookTestEvent'];
 }

@@ -1,13 +1,13 @@
 import type { Publisher } from '@postbus/bus';
 import { Topics, userOrderingKey, type TrackingEvent } from '@postbus/contracts';
 import type { MessageStore } from '../model/messages';
-import type { Suppressions } from '../model/suppressions';
+import type { SuppressionList } from './suppression-list';
 import type { Timeline } from './timeline';
 
 export interface EngagementDeps {
   store: MessageStore;
   timeline: Timeline;
-  suppressions: Suppressions;
+  suppressionList: SuppressionList;
   publisher: Publisher;
 }
 
@@ -29,12 +29,12 @@ export class Engagements {
     eventId: string,
     how = 'one-click unsubscribe',
   ): Promise<void> {
-    const { store, timeline, suppressions, publisher } = this.deps;
+    const { store, timeline, suppressionList, publisher } = this.deps;
     const message = await store.message(data.projectId, data.messageId);
     if (!message) return; // a token of a message since erased, or of another installation
     const at = new Date(data.at);
     if (event === 'unsubscribed') {
-      await suppressions.add(message.projectId, message.email, 'unsubscribed', at);
+      await suppressionList.unsubscribed(message.projectId, message.email, at);
       await publisher.publish(
         Topics.UserCommands,
         'user.unsubscribe',

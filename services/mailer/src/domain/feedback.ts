@@ -4,12 +4,14 @@ import { statusOf, type MessageDoc, type MessageStore } from '../model/messages'
 import type { StatusRollups } from '../model/rollups';
 import type { Suppressions } from '../model/suppressions';
 import type { Engagements } from './engagements';
+import type { SuppressionList } from './suppression-list';
 import type { Timeline } from './timeline';
 
 export interface FeedbackDeps {
   store: MessageStore;
   timeline: Timeline;
   suppressions: Suppressions;
+  suppressionList: SuppressionList;
   engagements: Engagements;
   lists: MessageLists;
   rollups: StatusRollups;
@@ -41,23 +43,24 @@ export class Feedback {
   async bounce(report: FeedbackBounceEvent): Promise<void> {
     const message = await this.message(report.messageId);
     if (!message) return; // erased, or past retention
-    const { timeline, suppressions, lists, rollups, softBounceLimit } = this.deps;
+    const { timeline, suppressions, suppressionList, lists, rollups, softBounceLimit } = this.deps;
     const at = new Date(report.at);
     const reason = bounceReason(report);
     if (report.class === 'hard') {
+      // Suppressed before the message shows bounced: a client that sees it bounced and sends again is suppressed.
+      await suppressionList.block(message.projectId, message.email, 'hard_bounce', at, message._id);
       // Refused by the relay already (a 5xx), the message is bounced: the report adds nothing to it.
       const bouncedAlready = statusOf(await this.deps.store.timeline(message._id)) === 'bounced';
       if (!bouncedAlready && (await timeline.recordEngagement(message, 'bounced', at, { reason }))) {
         rollups.count(message.projectId, 'bounced', at);
         await lists.reached(message, 'bounced', at);
       }
-      await suppressions.block(message.projectId, message.email, 'hard_bounce', at, message._id);
       return;
     }
     // A message counts once, however many delay notices its MTA sends.
     if (!(await timeline.recordEngagement(message, 'soft_bounced', at, { reason }))) return;
     const count = await suppressions.countSoftBounce(message.projectId, message.email, at);
-    if (count >= softBounceLimit) await suppressions.block(message.projectId, message.email, 'soft_bounce_limit', at, message._id);
+    if (count >= softBounceLimit) await suppressionList.block(message.projectId, message.email, 'soft_bounce_limit', at, message._id);
   }
 
   async complaint(report: FeedbackComplaintEvent): Promise<void> {
@@ -65,8 +68,9 @@ export class Feedback {
     if (!message) return;
     const at = new Date(report.at);
     const reason = `${report.feedbackType} report${report.userAgent ? ` from ${report.userAgent}` : ''}`;
+    // Suppressed before the timeline shows it, as a hard bounce is.
+    await this.deps.suppressionList.block(message.projectId, message.email, 'complaint', at, message._id);
     await this.deps.timeline.recordEngagement(message, 'complained', at, { reason });
-    await this.deps.suppressions.block(message.projectId, message.email, 'complaint', at, message._id);
   }
 
   /** `eventId`: the feedback event's id, from which the unsubscribe command's id is derived. */

@@ -1,13 +1,13 @@
 import { defineHandler } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
-import type { Suppressions } from '../model/suppressions';
+import type { SuppressionList } from '../domain/suppression-list';
 
 /** `email.suppress`: the client suppressed an address for every email of the project (`manual`). */
-export const emailSuppressHandler = (suppressions: Suppressions) =>
+export const emailSuppressHandler = (suppressionList: SuppressionList) =>
   defineHandler({
     topic: Topics.EmailCommands,
     type: 'email.suppress',
     handle: async (data) => {
-      await suppressions.block(data.projectId, data.email, 'manual', new Date(data.acceptedAt));
+      await suppressionList.block(data.projectId, data.email, 'manual', new Date(data.acceptedAt));
     },
   });

@@ -1,13 +1,13 @@
 import { defineHandler } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
-import type { Suppressions } from '../model/suppressions';
+import type { SuppressionList } from '../domain/suppression-list';
 
-/** `email.unsuppress`: the client lifted an address's suppression (a bounce's or its own); an unsubscribe stays. */
-export const emailUnsuppressHandler = (suppressions: Suppressions) =>
+/** `email.unsuppress`: the client lifted an address's suppression (a bounce's, its own, or an unsubscribe with the recipient's consent). */
+export const emailUnsuppressHandler = (suppressionList: SuppressionList) =>
   defineHandler({
     topic: Topics.EmailCommands,
     type: 'email.unsuppress',
-    handle: async (data) => {
-      await suppressions.unblock(data.projectId, data.email);
+    handle: async (data, ctx) => {
+      await suppressionList.lift(data, ctx.id);
     },
   });

@@ -4,7 +4,7 @@ import type { Feedback } from '../domain/feedback';
 import type { MailerErasure } from '../domain/erasure-participant';
 import type { TriggerDelivery } from '../domain/trigger-delivery';
 import type { CatalogProjection } from '../model/catalog';
-import type { Suppressions } from '../model/suppressions';
+import type { SuppressionList } from '../domain/suppression-list';
 import { catalogDeletedHandler } from './catalog-deleted.handler';
 import { catalogEntityHandler } from './catalog-entity.handler';
 import { emailErasureRequestedHandler } from './email-erasure-requested.handler';
@@ -24,11 +24,11 @@ import { userUnsubscribedHandler } from './user-unsubscribed.handler';
  * client's suppressions the gateway puts among them (so that no trigger accepted after one is
  * handled before it).
  */
-export const emailCommandHandlers = (delivery: TriggerDelivery, erasure: MailerErasure, suppressions: Suppressions) => [
+export const emailCommandHandlers = (delivery: TriggerDelivery, erasure: MailerErasure, suppressionList: SuppressionList) => [
   emailTriggerHandler(delivery),
   emailErasureRequestedHandler(erasure),
-  emailSuppressHandler(suppressions),
-  emailUnsuppressHandler(suppressions),
+  emailSuppressHandler(suppressionList),
+  emailUnsuppressHandler(suppressionList),
 ];
 
 /** The catalog topic into this service's projection of it. */
@@ -42,13 +42,13 @@ export const catalogHandlers = (catalog: CatalogProjection) => [
 
 /** What reaches the mailer about people and their mail: unsubscribes, erasures, opens and clicks, bounces and complaints. */
 export const peopleHandlers = (
-  suppressions: Suppressions,
+  suppressionList: SuppressionList,
   erasure: MailerErasure,
   engagements: Engagements,
   feedback: Feedback,
   publisher: Publisher,
 ) => [
-  userUnsubscribedHandler(suppressions),
+  userUnsubscribedHandler(suppressionList),
   userErasureScheduledHandler(erasure),
   erasureExecuteHandler(erasure, publisher),
   trackingEngagementHandler(engagements, 'tracking.opened', 'opened'),

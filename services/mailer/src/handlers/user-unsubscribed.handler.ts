@@ -1,11 +1,11 @@
 import { defineHandler } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
-import type { Suppressions } from '../model/suppressions';
+import type { SuppressionList } from '../domain/suppression-list';
 
 /** `user.unsubscribed`: users who unsubscribed get no more mail (send_to_unsubscribed emails aside). */
-export const userUnsubscribedHandler = (suppressions: Suppressions) =>
+export const userUnsubscribedHandler = (suppressionList: SuppressionList) =>
   defineHandler({
     topic: Topics.UserEvents,
     type: 'user.unsubscribed',
-    handle: (data) => suppressions.add(data.projectId, data.email, 'unsubscribed', new Date(data.unsubscribedAt)),
+    handle: (data) => suppressionList.unsubscribed(data.projectId, data.email, new Date(data.unsubscribedAt)),
   });

@@ -23,17 +23,20 @@ describe('Suppressions.reasonFor', () => {
       { _id: `${P}:both@example.org`, reason: 'unsubscribed' },
       { _id: `${P}:erase:email:both@example.org`, reason: ERASURE },
       { _id: `${P}:erase:uid:u-7`, reason: ERASURE },
+      { _id: `${P}:erased:hash(bounced@example.org)`, reason: 'hard_bounce' },
     ]);
-    const suppressions = new Suppressions(connection);
+    const suppressions = new Suppressions(connection, (email) => `hash(${email})`);
     const reasons = await Promise.all([
       suppressions.reasonFor({ projectId: P, email: 'free@example.org', userId: null }),
       suppressions.reasonFor({ projectId: P, email: 'unsub@example.org', userId: 'u-1' }),
       suppressions.reasonFor({ projectId: P, email: 'both@example.org', userId: null }),
       suppressions.reasonFor({ projectId: P, email: 'new-address@example.org', userId: 'u-7' }),
       suppressions.reasonFor({ projectId: 'p2', email: 'both@example.org', userId: 'u-7' }),
+      // An erased address that bounced: found by the hash of the address alone.
+      suppressions.reasonFor({ projectId: P, email: 'bounced@example.org', userId: null }),
     ]);
-    expect(reasons).toEqual([undefined, 'unsubscribed', ERASURE, ERASURE, undefined]);
-    // The first call reads alone; the four that came while it was in flight share the second read.
+    expect(reasons).toEqual([undefined, 'unsubscribed', ERASURE, ERASURE, undefined, 'hard_bounce']);
+    // The first call reads alone; the five that came while it was in flight share the second read.
     expect(finds).toHaveLength(2);
     expect((finds[1] as { _id: { $in: string[] } })._id.$in).toEqual(
       expect.arrayContaining([`${P}:erase:uid:u-1`, `${P}:unsub@example.org`, `${P}:erase:email:unsub@example.org`, 'p2:erase:uid:u-7']),

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { Schema, type Connection } from 'mongoose';
 import type { Suppression, SuppressionReason } from '@postbus/contracts';
-import { GroupCommit, inParallel, insertNew, isDuplicateKeyError, SequenceLists } from '@postbus/db';
+import { GroupCommit, inParallel, insertNew, SequenceLists } from '@postbus/db';
 
-interface SuppressionDoc {
+export interface SuppressionDoc {
   _id: string;
   projectId: string;
   email: string | null;
@@ -72,6 +72,11 @@ const softBounceKey = (projectId: string, email: string) => `${projectId}:soft:$
 // A list entry names its suppression by a random token, whose own document holds the address: an
 // erasure deletes that document with the suppression, and the list keeps no address.
 const listEntryKey = (projectId: string, token: string) => `${projectId}:entry:${token}`;
+// What an erased address's mail system reported outlives the erasure as a suppression keyed by a
+// hash of the address (the erasure audit key's HMAC): no address is kept, and a trigger to it is
+// still suppressed, since the address is still dead, or still complains, whoever has it now.
+const erasedKey = (projectId: string, addressHash: string) => `${projectId}:erased:${addressHash}`;
+const OUTLIVING_ERASURE: ReadonlySet<string> = new Set<SuppressionReason>(['hard_bounce', 'soft_bounce_limit', 'complaint']);
 const newEntryToken = () => randomBytes(9).toString('base64url');
 
 /** The reason of a suppression that holds for every email, sent_to_unsubscribed ones included. */
@@ -92,8 +97,9 @@ export interface SuppressionQuery {
   cursor?: number;
 }
 
-const viewOf = (doc: SuppressionDoc): Suppression => ({
-  email: doc.email ?? '',
+/** A suppression as the list shows it; `email`: the address asked about (an erased address's suppression keeps none). */
+const viewOf = (doc: SuppressionDoc, email = doc.email ?? ''): Suppression => ({
+  email,
   reason: doc.reason as SuppressionReason,
   created_at: doc.at.toISOString(),
   message_id: doc.messageId ?? null,
@@ -112,7 +118,11 @@ export class Suppressions {
 
   private readonly lists: SequenceLists;
 
-  constructor(connection: Connection) {
+  /** `hashAddress`: the HMAC of an address under the erasure audit key (see erasedKey). */
+  constructor(
+    connection: Connection,
+    private readonly hashAddress: (email: string) => string,
+  ) {
     this.Suppression = connection.model<SuppressionDoc>('Suppression', suppressionSchema);
     this.SoftBounce = connection.model<SoftBounceDoc>('SoftBounce', softBounceSchema);
     this.lists = new SequenceLists(connection, 'suppression_lists', { registry: false });
@@ -124,23 +134,62 @@ export class Suppressions {
 
   /**
    * Suppresses an address for every email because of what its mail system reported (a hard
-   * bounce, too many soft bounces, a complaint) or because the client says so (`manual`); true
-   * when it is new (the first reason stays).
+   * bounce, too many soft bounces, a complaint) or because the client says so (`manual`). The
+   * first reason stays: returns the suppression the address has, new or not.
    */
-  async block(projectId: string, email: string, reason: SuppressionReason, at: Date, messageId?: string): Promise<boolean> {
-    const entry = newEntryToken();
-    const doc = { _id: blockKey(projectId, email), projectId, email, reason, at, entry, ...(messageId ? { messageId } : {}) };
-    const added = (await insertNew(this.Suppression, [doc])).size === 0;
-    if (added) await this.listed(projectId, email, at, entry);
-    return added;
+  async block(projectId: string, email: string, reason: SuppressionReason, at: Date, messageId?: string): Promise<SuppressionDoc> {
+    const doc = {
+      _id: blockKey(projectId, email),
+      projectId,
+      email,
+      reason,
+      at,
+      entry: newEntryToken(),
+      ...(messageId ? { messageId } : {}),
+    };
+    return this.stored(doc);
   }
 
-  /** Lifts what `block` put on an address (and its soft-bounce count): a later trigger sends again. An unsubscribe stays. */
+  /** Inserts a listed suppression unless its address has one of that kind; returns the one it has. */
+  private async stored(doc: SuppressionDoc & { email: string; entry: string }): Promise<SuppressionDoc> {
+    if ((await insertNew(this.Suppression, [doc])).size === 0) {
+      await this.listed(doc.projectId, doc.email, doc.at, doc.entry);
+      return doc;
+    }
+    const existing = await this.Suppression.findById(doc._id).lean<SuppressionDoc>().exec();
+    if (!existing) return this.stored(doc); // lifted in between
+    // A process that died between the two writes left it out of the list: listed now.
+    if (existing.entry && !(await this.Suppression.exists({ _id: listEntryKey(doc.projectId, existing.entry) }).exec()))
+      await this.listed(doc.projectId, doc.email, existing.at, existing.entry);
+    return existing;
+  }
+
+  /** What `block` put on an address, or what outlived its erasure; null when neither. */
+  async blocking(projectId: string, email: string): Promise<SuppressionDoc | null> {
+    const [block, erased] = await Promise.all([
+      this.Suppression.findById(blockKey(projectId, email)).lean<SuppressionDoc>().exec(),
+      this.Suppression.findById(erasedKey(projectId, this.hashAddress(email)))
+        .lean<SuppressionDoc>()
+        .exec(),
+    ]);
+    return block ?? (erased ? { ...erased, email } : null);
+  }
+
+  /**
+   * Lifts what `block` put on an address, what outlived its erasure, and its soft-bounce count: a
+   * later trigger sends again. An unsubscribe stays. True when `block` had put one.
+   */
   async unblock(projectId: string, email: string): Promise<boolean> {
     const doc = await this.Suppression.findById(blockKey(projectId, email)).lean<SuppressionDoc>().exec();
     await Promise.all([
       this.Suppression.deleteMany({
-        _id: { $in: [blockKey(projectId, email), ...(doc?.entry ? [listEntryKey(projectId, doc.entry)] : [])] },
+        _id: {
+          $in: [
+            blockKey(projectId, email),
+            erasedKey(projectId, this.hashAddress(email)),
+            ...(doc?.entry ? [listEntryKey(projectId, doc.entry)] : []),
+          ],
+        },
       }).exec(),
       this.SoftBounce.deleteOne({ _id: softBounceKey(projectId, email) }).exec(),
     ]);
@@ -153,14 +202,28 @@ export class Suppressions {
     await this.lists.append([{ list: projectId, at, value: entry }]);
   }
 
+  /** An address's unsubscribe, or null. */
+  async unsubscription(projectId: string, email: string): Promise<SuppressionDoc | null> {
+    return this.Suppression.findById(keyOf(projectId, email)).lean<SuppressionDoc>().exec();
+  }
+
+  /** Lifts an address's unsubscribe (the client asserts the recipient's consent); what `block` put on it stays. */
+  async resubscribed(projectId: string, email: string): Promise<void> {
+    const doc = await this.unsubscription(projectId, email);
+    if (!doc) return;
+    await this.Suppression.deleteMany({
+      _id: { $in: [keyOf(projectId, email), ...(doc.entry ? [listEntryKey(projectId, doc.entry)] : [])] },
+    }).exec();
+  }
+
   /** What the client sees of an address's suppression: what blocks it, else its unsubscribe; null when it gets mail. */
   async current(projectId: string, email: string): Promise<Suppression | null> {
-    const [block, other] = await Promise.all([
-      this.Suppression.findById(blockKey(projectId, email)).lean<SuppressionDoc>().exec(),
+    const [blocking, other] = await Promise.all([
+      this.blocking(projectId, email),
       this.Suppression.findById(keyOf(projectId, email)).lean<SuppressionDoc>().exec(),
     ]);
-    const doc = block ?? other;
-    return doc ? viewOf(doc) : null;
+    const doc = blocking ?? other;
+    return doc ? viewOf(doc, email) : null;
   }
 
   /** One page of the project's suppressions, newest first (a page may hold fewer than `limit` with a next cursor). */
@@ -196,15 +259,9 @@ export class Suppressions {
     return doc?.count ?? 1;
   }
 
-  async add(projectId: string, email: string, reason: string, at: Date): Promise<void> {
-    const entry = newEntryToken();
-    try {
-      await this.Suppression.create({ _id: keyOf(projectId, email), projectId, email, reason, at, entry });
-    } catch (error) {
-      if (!isDuplicateKeyError(error)) throw error; // suppressed already: the first reason stays
-      return;
-    }
-    await this.listed(projectId, email, at, entry);
+  /** Suppresses an unsubscribed address (for emails not sent to the unsubscribed); returns its suppression, new or not (the first stays). */
+  async unsubscribed(projectId: string, email: string, at: Date): Promise<SuppressionDoc> {
+    return this.stored({ _id: keyOf(projectId, email), projectId, email, reason: 'unsubscribed', at, entry: newEntryToken() });
   }
 
   /** Suppresses a person whose erasure is scheduled, by address and by user id (a replay adds nothing). */
@@ -219,8 +276,9 @@ export class Suppressions {
   }
 
   /**
-   * Removes the suppressions of these addresses and of this user id, whatever the reason: after an
-   * erasure the address belongs to no one known, and a new trigger reaches whoever it is now.
+   * Removes the suppressions of these addresses and of this user id: after an erasure the address
+   * belongs to no one known, and a new trigger reaches whoever it is now, unless its mail system
+   * said it takes no mail or complains (kept by hash, see erasedKey).
    */
   async removeAll(projectId: string, emails: string[], userId: string | null, before: Date): Promise<number> {
     await this.SoftBounce.deleteMany({ _id: { $in: emails.map((e) => softBounceKey(projectId, e)) } }).exec();
@@ -229,6 +287,20 @@ export class Suppressions {
       .lean<SuppressionDoc[]>()
       .exec();
     const entries = listedDocs.flatMap((d) => (d.entry && d.at <= before ? [listEntryKey(projectId, d.entry)] : []));
+    const outliving = listedDocs.filter(
+      (d) => d.email && d._id === blockKey(projectId, d.email) && OUTLIVING_ERASURE.has(d.reason) && d.at <= before,
+    );
+    if (outliving.length > 0)
+      await insertNew(
+        this.Suppression,
+        outliving.map((d) => ({
+          _id: erasedKey(projectId, this.hashAddress(d.email!)),
+          projectId,
+          email: null,
+          reason: d.reason,
+          at: d.at,
+        })),
+      );
     if (entries.length > 0) await this.Suppression.deleteMany({ _id: { $in: entries } }).exec();
     const keys = [
       ...emails.flatMap((e) => [keyOf(projectId, e), blockKey(projectId, e), erasureEmailKey(projectId, e)]),
@@ -254,14 +326,17 @@ export class Suppressions {
     const keysOf = ({ projectId, email, userId }: Recipient) => ({
       erasure: [erasureEmailKey(projectId, email), ...(userId ? [erasureUserKey(projectId, userId)] : [])],
       block: blockKey(projectId, email),
+      erased: erasedKey(projectId, this.hashAddress(email)),
       other: keyOf(projectId, email),
     });
     const keys = recipients.map(keysOf);
-    const all = [...new Set(keys.flatMap((k) => [...k.erasure, k.block, k.other]))];
+    const all = [...new Set(keys.flatMap((k) => [...k.erasure, k.block, k.erased, k.other]))];
     const docs = await this.Suppression.find({ _id: { $in: all } })
       .lean<SuppressionDoc[]>()
       .exec();
     const reasons = new Map(docs.map((d) => [d._id, d.reason]));
-    return keys.map((k) => (k.erasure.some((key) => reasons.has(key)) ? ERASURE : (reasons.get(k.block) ?? reasons.get(k.other))));
+    return keys.map((k) =>
+      k.erasure.some((key) => reasons.has(key)) ? ERASURE : (reasons.get(k.block) ?? reasons.get(k.erased) ?? reasons.get(k.other)),
+    );
   }
 }

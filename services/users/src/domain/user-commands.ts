@@ -6,6 +6,7 @@ import {
   type MessageTypeOn,
   type UserCreateCommand,
   type UserRef,
+  type UserResubscribeCommand,
   type UserUnsubscribeCommand,
   type UserUpdateCommand,
 } from '@postbus/contracts';
@@ -14,7 +15,10 @@ import { fieldsThatChange, planFieldChanges } from './fields';
 import { refKey, type NewUser, type UserRepository } from '../model/user.repository';
 import type { ParkedCommandDoc, UserDoc } from '../model/user.schema';
 
-type WaitingCommand = { type: 'user.update'; data: UserUpdateCommand } | { type: 'user.unsubscribe'; data: UserUnsubscribeCommand };
+type WaitingCommand =
+  | { type: 'user.update'; data: UserUpdateCommand }
+  | { type: 'user.unsubscribe'; data: UserUnsubscribeCommand }
+  | { type: 'user.resubscribe'; data: UserResubscribeCommand };
 
 interface Origin {
   commandId: string;
@@ -100,6 +104,11 @@ export class UserCommands {
     await this.whenUserExists({ type: 'user.unsubscribe', data: cmd }, ctx, (user, origin) => this.applyUnsubscribe(user, cmd, origin));
   }
 
+  /** The client lifted the user's unsubscribe (asserting the recipient's consent): subscribed again. */
+  async resubscribe(cmd: UserResubscribeCommand, ctx: MessageContext): Promise<void> {
+    await this.whenUserExists({ type: 'user.resubscribe', data: cmd }, ctx, (user) => this.applyResubscribe(user, cmd));
+  }
+
   /** Retries parked commands: applies those whose user now exists, rejects those that waited long enough (see waitedEnough). */
   async sweepParked(limit = 100): Promise<number> {
     let handled = 0;
@@ -166,6 +175,7 @@ export class UserCommands {
     const origin = { commandId: parked.commandId, requestId: parked.requestId ?? undefined };
     const current = (await this.deps.users.findById(String(user._id))) ?? user;
     if (parked.type === 'user.update') await this.applyUpdate(current, parked.data as UserUpdateCommand, origin);
+    else if (parked.type === 'user.resubscribe') await this.applyResubscribe(current, parked.data as UserResubscribeCommand);
     else await this.applyUnsubscribe(current, parked.data as UserUnsubscribeCommand, origin);
     await this.deps.users.unpark(parked.commandId);
   }
@@ -207,6 +217,12 @@ export class UserCommands {
       origin,
       'unsubscribed',
     );
+  }
+
+  private async applyResubscribe(user: UserDoc, cmd: UserResubscribeCommand): Promise<void> {
+    // An unsubscribe after the client's word is the recipient's later choice: it stays.
+    if (!user.unsubscribedAt || user.unsubscribedAt > new Date(cmd.acceptedAt)) return;
+    await this.deps.users.markResubscribed(user);
   }
 
   private async reject(

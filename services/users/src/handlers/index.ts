@@ -5,6 +5,7 @@ import { emailTriggerHandler } from './email-trigger.handler';
 import { erasureExecuteHandler } from './erasure-execute.handler';
 import { userCreateHandler } from './user-create.handler';
 import { userErasureScheduledHandler } from './user-erasure-scheduled.handler';
+import { userResubscribeHandler } from './user-resubscribe.handler';
 import { userUnsubscribeHandler } from './user-unsubscribe.handler';
 import { userUpdateHandler } from './user-update.handler';
 
@@ -13,6 +14,7 @@ export const userHandlers = (commands: UserCommands) => [
   userCreateHandler(commands),
   userUpdateHandler(commands),
   userUnsubscribeHandler(commands),
+  userResubscribeHandler(commands),
   emailTriggerHandler(commands),
 ];
 

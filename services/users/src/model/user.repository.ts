@@ -227,6 +227,13 @@ export class UserRepository {
     );
   }
 
+  /** Subscribed again: the unsubscribe and its reason are gone. */
+  async markResubscribed(user: UserDoc): Promise<void> {
+    await this.perUser.run(String(user._id), () =>
+      this.models.User.updateOne({ _id: user._id }, { $set: { unsubscribedAt: null, unsubscribeReason: null } }).exec(),
+    );
+  }
+
   /** The users an erasure names, each once: one point lookup per way of naming them; normally they all find the same user. */
   async findErasureTargets(target: ErasureTarget): Promise<UserDoc[]> {
     const { projectId, id, email, userId } = target;

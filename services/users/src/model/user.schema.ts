@@ -84,7 +84,7 @@ export interface ParkedCommandDoc {
   projectId: string;
   /** The user reference as `email:<email>` or `uid:<user_id>`. */
   ref: string;
-  type: 'user.update' | 'user.unsubscribe';
+  type: 'user.update' | 'user.unsubscribe' | 'user.resubscribe';
   data: unknown;
   requestId: string | null;
   acceptedAt: Date;

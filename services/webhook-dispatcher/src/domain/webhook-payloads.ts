@@ -1,6 +1,7 @@
 import {
   messageWebhook,
   serialiseWebhookBody,
+  suppressionWebhook,
   userErasedWebhook,
   userErasureScheduledWebhook,
   userUnsubscribedWebhook,
@@ -20,6 +21,11 @@ const about = <B extends WebhookBody>(body: B, projectId: string): B & { project
 
 export const messageEvent = (type: `message.${MessageWebhookEvent}`, e: MessageData<'message.sent'>): WebhookEvent =>
   about(messageWebhook(type, e), e.projectId);
+
+export const suppressionChanged = (
+  type: 'suppression.created' | 'suppression.deleted',
+  e: MessageData<'suppression.created'>,
+): WebhookEvent => about(suppressionWebhook(type, e), e.projectId);
 
 export const userUnsubscribed = (e: MessageData<'user.unsubscribed'>): WebhookEvent => about(userUnsubscribedWebhook(e), e.projectId);
 

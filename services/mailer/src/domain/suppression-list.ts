@@ -1,0 +1,77 @@
+import type { Publisher } from '@postbus/bus';
+import { Topics, userOrderingKey, type EmailUnsuppressCommand, type SuppressionReason } from '@postbus/contracts';
+import type { SuppressionDoc, Suppressions } from '../model/suppressions';
+
+type Change = 'suppression.created' | 'suppression.deleted';
+
+/**
+ * A project's suppression list as its clients see it change: each address entering it (a bounce,
+ * a complaint, an unsubscribe, the client's own) or lifted by the client is announced on the bus,
+ * for the `suppression.*` webhooks. An announcement's id derives from the suppression's own list
+ * entry, so a redelivered command or report that finds the suppression in place announces the same
+ * change again, which subscribers receive once.
+ */
+export class SuppressionList {
+  constructor(
+    private readonly suppressions: Suppressions,
+    private readonly publisher: Publisher,
+  ) {}
+
+  /** Suppresses an address for every email of the project (see `Suppressions.block`). */
+  async block(projectId: string, email: string, reason: SuppressionReason, at: Date, messageId?: string): Promise<void> {
+    await this.announce('suppression.created', await this.suppressions.block(projectId, email, reason, at, messageId), email);
+  }
+
+  /** Suppresses an unsubscribed address (for emails not sent to the unsubscribed). */
+  async unsubscribed(projectId: string, email: string, at: Date): Promise<void> {
+    await this.announce('suppression.created', await this.suppressions.unsubscribed(projectId, email, at), email);
+  }
+
+  /**
+   * Lifts a bounce's or the client's suppression of an address, and with `resubscribe` its
+   * unsubscribe, asking the users service (the owner of subscription state) to subscribe the user
+   * again. Each is announced, and asked for, before it is lifted: a process that dies in between
+   * lifts it when the command comes again, and announces the same change. `commandId`: the
+   * command's id, from which the resubscribe's id derives.
+   */
+  async lift(command: EmailUnsuppressCommand, commandId: string): Promise<void> {
+    const { projectId, email } = command;
+    const at = new Date(command.acceptedAt);
+    const suppression = await this.suppressions.blocking(projectId, email);
+    if (suppression) {
+      await this.announce('suppression.deleted', suppression, email, at);
+      await this.suppressions.unblock(projectId, email);
+    }
+    const unsubscribe = command.resubscribe ? await this.suppressions.unsubscription(projectId, email) : null;
+    if (unsubscribe) {
+      await this.announce('suppression.deleted', unsubscribe, email, at);
+      await this.publisher.publish(
+        Topics.UserCommands,
+        'user.resubscribe',
+        userOrderingKey(projectId, { email }),
+        { projectId, user: { email }, acceptedAt: command.acceptedAt },
+        { id: `${commandId}:resubscribe` },
+      );
+      await this.suppressions.resubscribed(projectId, email);
+    }
+  }
+
+  private async announce(type: Change, s: SuppressionDoc, email: string, deletedAt?: Date): Promise<void> {
+    // The list entry names one suppression of an address; what outlived an erasure has no entry but its own key, a hash.
+    const name = s.entry ?? s._id.slice(s.projectId.length + 1);
+    await this.publisher.publish(
+      Topics.EmailEvents,
+      type,
+      `${s.projectId}:${email}`,
+      {
+        projectId: s.projectId,
+        email,
+        reason: s.reason as SuppressionReason,
+        createdAt: s.at.toISOString(),
+        messageId: s.messageId ?? null,
+        ...(deletedAt ? { deletedAt: deletedAt.toISOString() } : {}),
+      },
+      { id: `suppression:${s.projectId}:${name}:${type === 'suppression.created' ? 'created' : 'deleted'}` },
+    );
+  }
+}
