@@ -25,12 +25,20 @@ export class BusProbe {
   }
 
   /** Commands on the user-commands topic that the users service has not consumed yet. */
-  async usersLag(): Promise<number> {
+  usersLag(): Promise<number> {
+    return this.lag(this.usersGroup, Topics.UserCommands);
+  }
+
+  /**
+   * Messages of `topic` (as the services name it, without the namespace) that the consumer group `groupId` (as it
+   * is on the broker) has not committed yet; the services commit at most 500 ms after handling a message.
+   */
+  async lag(groupId: string, topic: string): Promise<number> {
     await this.connect();
-    const topic = topicName(Topics.UserCommands, this.namespace);
+    const name = topicName(topic, this.namespace);
     const [ends, [committed]] = await Promise.all([
-      this.admin.fetchTopicOffsets(topic),
-      this.admin.fetchOffsets({ groupId: this.usersGroup, topics: [topic] }),
+      this.admin.fetchTopicOffsets(name),
+      this.admin.fetchOffsets({ groupId, topics: [name] }),
     ]);
     const done = new Map((committed?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
     return ends.reduce((lag, { partition, high, low }) => {

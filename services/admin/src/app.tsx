@@ -44,6 +44,10 @@ const router = createBrowserRouter(
           lazy: async () => ({ Component: (await import('./screens/template-editor')).TemplateEditorScreen }),
         },
         { path: 'projects/:projectId/messages', lazy: async () => ({ Component: (await import('./screens/messages')).MessagesScreen }) },
+        {
+          path: 'projects/:projectId/suppressions',
+          lazy: async () => ({ Component: (await import('./screens/suppressions')).SuppressionsScreen }),
+        },
         { path: 'projects/:projectId/revenue', lazy: async () => ({ Component: (await import('./screens/revenue')).RevenueScreen }) },
         { path: 'erasures', lazy: async () => ({ Component: (await import('./screens/erasures')).ErasuresScreen }) },
         { path: 'keys', lazy: async () => ({ Component: (await import('./screens/api-keys')).ApiKeysScreen }) },

@@ -19,6 +19,11 @@ export const queryKeys = {
   messageContent: (projectId: string, messageId: string) => ['projects', projectId, 'messages', messageId, 'content'] as const,
   messageStats: (projectId: string, from: string, to: string) => ['projects', projectId, 'messages', 'stats', { from, to }] as const,
   revenue: (projectId: string, from: string, to: string) => ['projects', projectId, 'revenue', { from, to }] as const,
+  /** Everything read of a project's suppression list: the screen's pages and each address's state. */
+  suppressions: (projectId: string) => ['projects', projectId, 'suppressions'] as const,
+  suppressionList: (projectId: string, query: Record<string, string | undefined>) =>
+    ['projects', projectId, 'suppressions', 'list', query] as const,
+  suppression: (projectId: string, email: string) => ['projects', projectId, 'suppressions', { email }] as const,
   erasures: (filters: { status?: string; project_id?: string; cursor?: string }) => ['erasures', filters] as const,
   apiKeys: ['keys'] as const,
   webhooks: {

@@ -39,6 +39,10 @@ export type {
   ApiKey,
   CreatedApiKey,
   CreateApiKeyRequest,
+  Suppression,
+  SuppressionList,
+  SuppressionReason,
+  CreateSuppressionRequest,
 } from '@postbus/contracts';
 
 /** An RFC 9457 problem body, as every /v1 error is answered. */
@@ -62,6 +66,8 @@ export {
   WEBHOOK_TEST_EVENT_TYPE,
   MESSAGE_STATUSES,
   ERASURE_STATUSES,
+  FEEDBACK_EVENTS,
+  SUPPRESSION_REASONS,
   MAX_STATS_DAYS,
   PAGE_LIMIT,
 } from '@postbus/contracts/values';

@@ -46,6 +46,37 @@ describe('a message with its timeline', () => {
     expect(steps[4]).toHaveTextContent('Link: https://example.com/start');
   });
 
+  it('names a soft bounce and a complaint on the timeline with their reports, and shows them beside the status', () => {
+    render(
+      <MessageItem
+        message={{
+          ...message,
+          timeline: [
+            { sequence: 1, event: 'queued', at: '2026-11-23T10:00:00.000Z' },
+            { sequence: 2, event: 'sent', at: '2026-11-23T10:00:01.000Z', smtp: { code: 250, response: '2.0.0 Ok' }, attempt: 1 },
+            {
+              sequence: 3,
+              event: 'soft_bounced',
+              at: '2026-11-23T11:00:00.000Z',
+              reason: 'soft bounce (delayed 4.2.2): smtp; 452 4.2.2 Mailbox full; reported by mx.example.com',
+            },
+            { sequence: 4, event: 'complained', at: '2026-11-23T12:00:00.000Z', reason: 'abuse report from Yahoo! Mail AntiSpam Feedback' },
+          ],
+        }}
+      />,
+    );
+    const steps = within(screen.getByRole('list', { name: 'Timeline' })).getAllByRole('listitem');
+    expect(steps[2]).toHaveTextContent(
+      'Soft bounce: soft bounce (delayed 4.2.2): smtp; 452 4.2.2 Mailbox full; reported by mx.example.com',
+    );
+    expect(steps[3]).toHaveTextContent('Complaint: abuse report from Yahoo! Mail AntiSpam Feedback');
+    // Beside the status, in the message's header: a complaint or a soft bounce is no status of its own.
+    const header = screen.getByRole('article').querySelector('header')!;
+    expect(within(header).getByText('sent')).toBeInTheDocument();
+    expect(within(header).getByText('complained')).toBeInTheDocument();
+    expect(within(header).getByText('soft_bounced')).toBeInTheDocument();
+  });
+
   it('is settled (no more polling) once sent, bounced, failed or suppressed, not while queued or deferred', () => {
     expect(isSettled({ status: 'sent' })).toBe(true);
     expect(isSettled({ status: 'bounced' })).toBe(true);

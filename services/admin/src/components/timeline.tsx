@@ -1,5 +1,5 @@
 import type { Message, TimelineEntry } from '../api/types';
-import { TERMINAL_STATUSES } from '../api/types';
+import { FEEDBACK_EVENTS, TERMINAL_STATUSES } from '../api/types';
 import { MessageContentToggle } from './message-content';
 import { Badge, Time, type BadgeTone } from './ui';
 
@@ -15,6 +15,14 @@ const TONES: Record<string, BadgeTone> = {
   complained: 'red',
   failed: 'red',
   suppressed: 'gray',
+};
+
+/** What an entry's reason is, by its event: the bounce report's status and diagnostic, the complaint's kind and sender, the suppression's reason. */
+const REASON_LABELS: Record<string, string> = {
+  bounced: 'Bounce',
+  soft_bounced: 'Soft bounce',
+  complained: 'Complaint',
+  suppressed: 'Suppressed',
 };
 
 export const toneOf = (event: string): BadgeTone => TONES[event] ?? 'gray';
@@ -34,7 +42,11 @@ function Details({ entry }: { entry: TimelineEntry }) {
           SMTP {entry.smtp.response.startsWith(String(entry.smtp.code)) ? entry.smtp.response : `${entry.smtp.code} ${entry.smtp.response}`}
         </p>
       )}
-      {entry.reason && <p className="text-slate-700 dark:text-slate-300">Reason: {entry.reason}</p>}
+      {entry.reason && (
+        <p className="break-words text-slate-700 dark:text-slate-300">
+          {REASON_LABELS[entry.event] ?? 'Reason'}: {entry.reason}
+        </p>
+      )}
       {entry.url && <p className="truncate text-slate-700 dark:text-slate-300">Link: {entry.url}</p>}
     </div>
   );
@@ -64,6 +76,10 @@ export function Timeline({ entries }: { entries: TimelineEntry[] }) {
   );
 }
 
+/** The feedback events (soft bounce, complaint) a message's timeline holds, once each. */
+const feedbackOf = (message: Message): string[] =>
+  FEEDBACK_EVENTS.filter((event) => message.timeline.some((entry) => entry.event === event));
+
 export function MessageItem({ message }: { message: Message }) {
   return (
     <article
@@ -72,6 +88,12 @@ export function MessageItem({ message }: { message: Message }) {
     >
       <header className="mb-3 flex flex-wrap items-center gap-2">
         <Badge tone={toneOf(message.status)}>{message.status}</Badge>
+        {/* A complaint or a soft bounce is no status of its own: it shows beside the status, its details on the timeline. */}
+        {feedbackOf(message).map((event) => (
+          <Badge key={event} tone={toneOf(event)}>
+            {event}
+          </Badge>
+        ))}
         <h3 className="min-w-0 flex-1 truncate font-medium" title={message.subject ?? undefined}>
           {message.subject ?? <em className="text-slate-500">(no subject yet)</em>}
         </h3>

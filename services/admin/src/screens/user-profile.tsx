@@ -1,9 +1,9 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { useParams } from 'react-router';
+import { Link, useParams } from 'react-router';
 import { ApiError, api } from '../api/client';
 import { queryKeys } from '../api/query-keys';
-import { PAGE_LIMIT, type EraseAccepted, type MessageList, type PaymentList, type UserProfile } from '../api/types';
+import { PAGE_LIMIT, type EraseAccepted, type MessageList, type PaymentList, type SuppressionList, type UserProfile } from '../api/types';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { isSettled, MessageItem } from '../components/timeline';
 import { Badge, Button, Card, Empty, ErrorState, Loading, Time } from '../components/ui';
@@ -78,6 +78,32 @@ function Attributes({ profile }: { profile: UserProfile }) {
 
 type PendingAction = 'unsubscribe' | 'erase' | null;
 
+/** Whether the address is on the project's suppression list (a bounce, a complaint, by hand), and why. */
+function SuppressionState({ projectId, email }: { projectId: string; email: string }) {
+  const suppression = useQuery({
+    queryKey: queryKeys.suppression(projectId, email),
+    queryFn: () => api<SuppressionList>(`/projects/${projectId}/suppressions`, { query: { email, limit: 1 } }),
+  });
+  if (suppression.isPending) return <span className="text-slate-500 dark:text-slate-400">…</span>;
+  if (suppression.isError) return <span className="text-slate-500 dark:text-slate-400">could not be read</span>;
+  const [entry] = suppression.data.data;
+  if (!entry) return <span>not suppressed</span>;
+  return (
+    <span className="flex flex-wrap items-center gap-2">
+      <Badge tone="red">suppressed: {entry.reason}</Badge>
+      <span className="text-xs">
+        since <Time at={entry.created_at} />
+      </span>
+      <Link
+        to={`/projects/${projectId}/suppressions?email=${encodeURIComponent(email)}`}
+        className="text-xs text-indigo-600 hover:underline dark:text-indigo-400"
+      >
+        in the suppression list
+      </Link>
+    </span>
+  );
+}
+
 function Status({
   projectId,
   profile,
@@ -117,6 +143,12 @@ function Status({
                 {profile.subscription.reason ? ` (${profile.subscription.reason})` : ''}
               </span>
             )}
+          </dd>
+        </div>
+        <div className="flex flex-wrap items-center gap-2">
+          <dt className="text-slate-500 dark:text-slate-400">Suppression</dt>
+          <dd>
+            <SuppressionState projectId={projectId} email={profile.email} />
           </dd>
         </div>
         <div className="flex flex-wrap items-center gap-2">

@@ -42,6 +42,14 @@ export class ReceivedMail {
 
   /** `id` is the bus message's id, so a redelivered mail is recorded once. */
   async record(id: string, record: ReceivedRecord): Promise<void> {
-    await insertNew(this.Doc, [{ _id: id, ...record }]);
+    await this.recordMany([{ id, record }]);
+  }
+
+  /** Several at once, with one insert. */
+  async recordMany(records: Array<{ id: string; record: ReceivedRecord }>): Promise<void> {
+    await insertNew(
+      this.Doc,
+      records.map(({ id, record }) => ({ _id: id, ...record })),
+    );
   }
 }

@@ -1,0 +1,214 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import nodemailer from 'nodemailer';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { call, repoRoot, waitFor } from '@postbus/testing';
+import { createClientAndProject, createSendableEmail, startSystem, type DemoClient, type RunningSystem } from './system';
+
+const SCREENSHOTS = join(repoRoot, '.data', 'screenshots');
+const DOMAIN = 'mail.panel-feedback.example';
+const fixture = (path: string) => readFileSync(join(repoRoot, 'services/inbound/fixtures', path));
+
+/** Debian's Chromium: the browser the tests drive (playwright-core downloads none). */
+function chromiumPath(): string {
+  try {
+    return execFileSync('sh', ['-c', 'command -v chromium || command -v chromium-browser'], { encoding: 'utf8' }).trim();
+  } catch {
+    throw new Error('Chromium is not installed: the admin panel tests drive it. Install it with `apt-get install chromium` (Debian).');
+  }
+}
+
+/**
+ * The suppression list in the panel (issue 33), with suppressions made the way they really are: a
+ * hard bounce and a spam complaint mailed to the inbound MX at a message's return path, and an
+ * address added by hand in the panel.
+ */
+describe("the admin panel's suppression list in a real browser, against the running system (issue 33)", () => {
+  let system: RunningSystem;
+  let client: DemoClient;
+  let browser: Browser;
+  let page: Page;
+  const cspViolations: string[] = [];
+  const bounced = 'gone@example.org';
+  const complaining = 'angry@example.org';
+  const blocked = 'blocked@example.com';
+  /** The message whose bounce suppressed `bounced`. */
+  let bounceMessage: string;
+
+  const inProject = (method: string, path: string, json?: unknown) =>
+    call(system.gatewayUrl, method, `/v1/projects/${client.projectId}${path}`, {
+      auth: client.auth,
+      ...(json !== undefined ? { json } : {}),
+    });
+  const shot = (name: string, fullPage = true) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage });
+
+  /** Sends the email to `email`, waits until it is sent, and returns its id and envelope sender. */
+  async function sendTo(email: string) {
+    const res = await inProject('POST', '/emails/welcome/send', { user: { email, name: 'Feedback' }, data: {} });
+    expect(res.status).toBe(200);
+    const id = res.body.message_id as string;
+    const arrived = await system.sink.client.waitForMessageId(`${id}@${DOMAIN}`);
+    const mail = await system.sink.client.get(arrived.ID);
+    return { id, returnPath: String(mail.ReturnPath) };
+  }
+
+  /** Mails `raw` to the inbound MX for `to` (null sender), as a remote MTA would, once the MX knows the domain. */
+  async function mailToInbound(to: string, raw: Buffer) {
+    const transport = nodemailer.createTransport({ host: '127.0.0.1', port: system.inbound!.smtpPort, secure: false, ignoreTLS: true });
+    try {
+      await waitFor(
+        async () => {
+          try {
+            await transport.sendMail({ envelope: { from: '', to: [to] }, raw });
+            return true;
+          } catch (error) {
+            if ((error as { responseCode?: number }).responseCode === 550) return undefined;
+            throw error;
+          }
+        },
+        { timeoutMs: 30_000, intervalMs: 500, what: `the inbound MX to take mail for ${to}` },
+      );
+    } finally {
+      transport.close();
+    }
+  }
+
+  const suppressedFor = (email: string, reason: string) =>
+    waitFor(async () => (await inProject('GET', `/suppressions?email=${email}`)).body?.data?.[0]?.reason === reason || undefined, {
+      timeoutMs: 30_000,
+      what: `${email} suppressed (${reason})`,
+    });
+
+  beforeAll(async () => {
+    const executablePath = chromiumPath();
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    system = await startSystem({}, { inbound: true });
+    client = await createClientAndProject(system);
+    await createSendableEmail(system, client, { domain: DOMAIN });
+    const [bounce, complaint] = await Promise.all([sendTo(bounced), sendTo(complaining)]);
+    bounceMessage = bounce.id;
+    await mailToInbound(bounce.returnPath, fixture('postfix/failed-550-user-unknown.eml'));
+    await mailToInbound(complaint.returnPath, fixture('complaints/arf-abuse-rfc822-headers.eml'));
+    await Promise.all([suppressedFor(bounced, 'hard_bounce'), suppressedFor(complaining, 'complaint')]);
+
+    browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.on('console', (message) => {
+      if (message.type() === 'error' && /Content[- ]Security[- ]Policy/i.test(message.text())) cspViolations.push(message.text());
+    });
+    await page.goto(`${system.gatewayUrl}/admin/`);
+    await page.waitForURL('**/admin/sign-in');
+    await page.getByLabel('Client ID').fill(client.clientId);
+    await page.getByLabel('API key').fill(client.apiKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await system?.stop();
+  });
+
+  it('opens from the navigation with the bounce and the complaint, each naming its message; an address added by hand is listed first', async () => {
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Suppressions' }).click();
+    await page.waitForURL(`**/admin/projects/${client.projectId}/suppressions`);
+    await page.getByRole('heading', { name: 'Suppressions' }).waitFor();
+    const bounceRow = page.getByRole('row', { name: `Suppression of ${bounced}` });
+    await expect(bounceRow.textContent()).resolves.toContain('hard_bounce');
+    await expect(bounceRow.getByRole('link', { name: bounceMessage }).getAttribute('href')).resolves.toBe(
+      `/admin/projects/${client.projectId}/messages?email=${encodeURIComponent(bounced)}`,
+    );
+    await expect(page.getByRole('row', { name: `Suppression of ${complaining}` }).textContent()).resolves.toContain('complaint');
+
+    await page.getByLabel('Address to suppress').fill(blocked);
+    await page.getByRole('button', { name: 'Suppress', exact: true }).click();
+    // Accepted, then applied by the mailer: the screen waits until the list shows it.
+    await page.getByText(`${blocked} is suppressed`).waitFor({ timeout: 30_000 });
+    const row = page.getByRole('row', { name: `Suppression of ${blocked}` });
+    await row.waitFor();
+    await expect(row.textContent()).resolves.toContain('manual');
+    await expect(
+      page
+        .getByRole('row', { name: /^Suppression of / })
+        .first()
+        .getAttribute('aria-label'),
+    ).resolves.toBe(`Suppression of ${blocked}`);
+    await page.mouse.move(0, 0);
+    await shot('suppressions');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await shot('suppressions-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+  }, 60_000);
+
+  it('on a phone, the screen fits its width', async () => {
+    const width = 390;
+    const phone = await browser.newPage({
+      viewport: { width, height: 844 },
+      isMobile: true,
+      hasTouch: true,
+      storageState: await page.context().storageState(),
+    });
+    try {
+      await phone.goto(page.url());
+      await phone.getByRole('row', { name: `Suppression of ${blocked}` }).waitFor();
+      const pageWidth = await phone.evaluate(
+        () => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth,
+      );
+      expect(pageWidth).toBeLessThanOrEqual(width);
+      await phone.screenshot({ path: join(SCREENSHOTS, 'suppressions-phone.png'), fullPage: true });
+    } finally {
+      await phone.close();
+    }
+  }, 60_000);
+
+  it("filters by reason; removing a complaint shows the API's refusal; removing the manual one is confirmed and done", async () => {
+    await page.getByLabel('Reason').selectOption('complaint');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForURL('**/suppressions?reason=complaint');
+    await page.getByRole('row', { name: `Suppression of ${blocked}` }).waitFor({ state: 'detached' });
+    await expect(page.getByRole('row', { name: /^Suppression of / }).count()).resolves.toBe(1);
+    await page.getByRole('button', { name: `Remove ${complaining}` }).click();
+    const refused = page.getByRole('dialog', { name: `Remove ${complaining} from the suppression list?` });
+    await refused.getByRole('button', { name: 'Remove', exact: true }).click();
+    await expect(refused.getByRole('alert').textContent()).resolves.toContain('The recipient reported a message as spam');
+    await shot('suppression-remove-refused', false);
+    await refused.getByRole('button', { name: 'Cancel' }).click();
+    await refused.waitFor({ state: 'hidden' });
+    expect((await inProject('GET', `/suppressions?email=${complaining}`)).body.data).toHaveLength(1);
+
+    await page.getByRole('button', { name: 'Clear' }).click();
+    await page.getByRole('button', { name: `Remove ${blocked}` }).click();
+    const dialog = page.getByRole('dialog', { name: `Remove ${blocked} from the suppression list?` });
+    await expect(dialog.textContent()).resolves.toContain('Postbus will mail this address again');
+    await shot('suppression-remove-confirmation', false);
+    await dialog.getByRole('button', { name: 'Remove', exact: true }).click();
+    await page.getByText(`${blocked} is no longer suppressed`).waitFor({ timeout: 30_000 });
+    await page.getByRole('row', { name: `Suppression of ${blocked}` }).waitFor({ state: 'detached' });
+    expect((await inProject('GET', `/suppressions?email=${blocked}`)).body.data).toEqual([]);
+  }, 90_000);
+
+  it('the profile says an address is suppressed and why, and its timeline shows the bounce report and the complaint', async () => {
+    await page.getByRole('link', { name: bounced, exact: true }).click();
+    await page.waitForURL(`**/users/${encodeURIComponent(bounced)}`);
+    await page.getByText('suppressed: hard_bounce').waitFor();
+    const timeline = page.getByRole('list', { name: 'Timeline' });
+    await timeline.getByText(/^Bounce: hard bounce \(failed 5\.1\.1\)/).waitFor();
+    await shot('user-profile-bounced');
+    await page.getByRole('link', { name: 'in the suppression list' }).click();
+    await page.waitForURL(`**/suppressions?email=${encodeURIComponent(bounced)}`);
+    await page.getByRole('row', { name: `Suppression of ${bounced}` }).waitFor();
+
+    await page.goto(`${system.gatewayUrl}/admin/projects/${client.projectId}/users/${encodeURIComponent(complaining)}`);
+    await page.getByText('suppressed: complaint').waitFor();
+    const message = page.getByRole('article').first();
+    // Beside the status (sent: a complaint is no delivery status), and on the timeline with the report's kind.
+    await message.locator('header').getByText('complained', { exact: true }).waitFor();
+    await message
+      .getByRole('list', { name: 'Timeline' })
+      .getByText(/^Complaint: abuse report/)
+      .waitFor();
+    await shot('user-profile-complained');
+    expect(cspViolations).toEqual([]);
+  }, 60_000);
+});

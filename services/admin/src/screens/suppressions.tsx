@@ -1,0 +1,372 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { Link, useParams, useSearchParams } from 'react-router';
+import { api } from '../api/client';
+import { queryKeys } from '../api/query-keys';
+import {
+  SUPPRESSION_REASONS,
+  type CreateSuppressionRequest,
+  type Suppression,
+  type SuppressionList,
+  type SuppressionReason,
+} from '../api/types';
+import { ConfirmDialog } from '../components/confirm-dialog';
+import { Badge, Button, Card, Empty, ErrorState, Loading, SelectField, TextField, Time, type BadgeTone } from '../components/ui';
+
+const SUPPRESSIONS_PER_PAGE = 25;
+/** How long an added or removed address is awaited in the list (the mailer applies it through Kafka), and how often it is asked. */
+const APPLY_TIMEOUT_MS = 20_000;
+const APPLY_POLL_MS = 500;
+
+export const REASON_TONES: Record<SuppressionReason, BadgeTone> = {
+  hard_bounce: 'red',
+  soft_bounce_limit: 'amber',
+  complaint: 'red',
+  unsubscribed: 'amber',
+  manual: 'gray',
+};
+
+/** What each reason means, as the API's contract says it (shown on hover and under the filter). */
+export const REASON_DESCRIPTIONS: Record<SuppressionReason, string> = {
+  hard_bounce: 'its mail system said it takes no mail',
+  soft_bounce_limit: 'too many of its messages soft-bounced',
+  complaint: 'its owner reported a message as spam',
+  unsubscribed: 'the recipient unsubscribed',
+  manual: 'suppressed by hand (here or through the API)',
+};
+
+/** What to weigh before removing a suppression of each reason (the API refuses what it may not lift, and says why). */
+const REMOVAL_CAVEATS: Partial<Record<SuppressionReason, string>> = {
+  hard_bounce: 'It bounced: remove it only if you know the mailbox takes mail now.',
+  soft_bounce_limit: 'Its messages kept bouncing: remove it only if you know the mailbox takes mail now.',
+  complaint: 'Its owner reported a message as spam.',
+  unsubscribed: 'The recipient unsubscribed: remove it only if they asked for email again.',
+};
+
+const isReason = (value: string | null): value is SuppressionReason =>
+  value !== null && (SUPPRESSION_REASONS as readonly string[]).includes(value);
+
+interface SuppressionFilters {
+  email?: string;
+  reason?: SuppressionReason;
+}
+
+function filtersFromSearch(search: URLSearchParams): SuppressionFilters {
+  const email = search.get('email')?.trim();
+  const reason = search.get('reason');
+  return { ...(email ? { email } : {}), ...(isReason(reason) ? { reason } : {}) };
+}
+
+function filtersToSearch(filters: SuppressionFilters): URLSearchParams {
+  const search = new URLSearchParams();
+  if (filters.email?.trim()) search.set('email', filters.email.trim());
+  if (filters.reason) search.set('reason', filters.reason);
+  return search;
+}
+
+/** Asks `read` until it says true or the time is up; tells which. */
+async function eventually(read: () => Promise<boolean>): Promise<boolean> {
+  const deadline = Date.now() + APPLY_TIMEOUT_MS;
+  for (;;) {
+    if (await read()) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, APPLY_POLL_MS));
+  }
+}
+
+function FilterForm({ filters, onApply }: { filters: SuppressionFilters; onApply: (filters: SuppressionFilters) => void }) {
+  const [email, setEmail] = useState(filters.email ?? '');
+  const [reason, setReason] = useState<string>(filters.reason ?? '');
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    onApply({ email, ...(isReason(reason) ? { reason } : {}) });
+  };
+  return (
+    <form role="search" aria-label="Filter suppressions" onSubmit={submit} className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
+      <SelectField label="Reason" value={reason} onChange={(e) => setReason(e.target.value)}>
+        <option value="">Any reason</option>
+        {SUPPRESSION_REASONS.map((r) => (
+          <option key={r} value={r}>
+            {r}
+          </option>
+        ))}
+      </SelectField>
+      <TextField label="Address" type="email" value={email} onChange={(e) => setEmail(e.target.value)} placeholder="ada@example.com" />
+      <div className="flex items-end gap-2">
+        <Button tone="primary" type="submit">
+          Apply
+        </Button>
+        <Button
+          onClick={() => {
+            setEmail('');
+            setReason('');
+            onApply({});
+          }}
+        >
+          Clear
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+/** One row per suppressed address: why, since when, and the message whose bounce or complaint caused it. */
+function SuppressionTable({
+  projectId,
+  suppressions,
+  onRemove,
+}: {
+  projectId: string;
+  suppressions: Suppression[];
+  onRemove: (suppression: Suppression) => void;
+}) {
+  return (
+    // relative: the containing block of the visually hidden "Actions" heading, which would otherwise widen the page on a phone.
+    <div className="relative overflow-x-auto">
+      <table className="w-full min-w-[40rem] text-left text-sm">
+        <caption className="sr-only">Suppressed addresses, newest first</caption>
+        <thead className="text-xs text-slate-500 uppercase dark:text-slate-400">
+          <tr>
+            <th scope="col" className="py-2 pr-3">
+              Address
+            </th>
+            <th scope="col" className="py-2 pr-3">
+              Reason
+            </th>
+            <th scope="col" className="py-2 pr-3">
+              Since
+            </th>
+            <th scope="col" className="py-2 pr-3">
+              Caused by
+            </th>
+            <th scope="col" className="py-2">
+              <span className="sr-only">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
+          {suppressions.map((s) => (
+            <tr key={s.email} aria-label={`Suppression of ${s.email}`}>
+              <td className="py-2 pr-3">
+                <Link
+                  to={`/projects/${projectId}/users/${encodeURIComponent(s.email)}`}
+                  className="text-indigo-600 hover:underline dark:text-indigo-400"
+                >
+                  {s.email}
+                </Link>
+              </td>
+              <td className="py-2 pr-3" title={REASON_DESCRIPTIONS[s.reason]}>
+                <Badge tone={REASON_TONES[s.reason] ?? 'gray'}>{s.reason}</Badge>
+              </td>
+              <td className="py-2 pr-3 text-xs whitespace-nowrap">
+                <Time at={s.created_at} />
+              </td>
+              <td className="py-2 pr-3 font-mono text-xs">
+                {s.message_id ? (
+                  // The message log has no filter by id: its recipient's messages, where this one is.
+                  <Link
+                    to={`/projects/${projectId}/messages?email=${encodeURIComponent(s.email)}`}
+                    title={`Messages to ${s.email}`}
+                    className="text-indigo-600 hover:underline dark:text-indigo-400"
+                  >
+                    {s.message_id}
+                  </Link>
+                ) : (
+                  <span className="text-slate-400">—</span>
+                )}
+              </td>
+              <td className="py-2 text-right">
+                <Button tone="danger" onClick={() => onRemove(s)} aria-label={`Remove ${s.email}`}>
+                  Remove
+                </Button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** Whether an address is on the project's suppression list, as the API says now. */
+const isListed = async (projectId: string, email: string): Promise<boolean> =>
+  (await api<SuppressionList>(`/projects/${projectId}/suppressions`, { query: { email, limit: 1 } })).data.length > 0;
+
+/** The project's suppression list: the addresses that get no mail and why; filter it, add one by hand, remove one. */
+export function SuppressionsScreen() {
+  const { projectId = '' } = useParams();
+  const queryClient = useQueryClient();
+  const [search, setSearch] = useSearchParams();
+  const filters = filtersFromSearch(search);
+  const filterKey = filtersToSearch(filters).toString();
+  // The cursors of the pages before this one, so Previous can go back (the API pages forward only).
+  const [paging, setPaging] = useState<{ filterKey: string; cursors: string[] }>({ filterKey, cursors: [] });
+  const cursors = paging.filterKey === filterKey ? paging.cursors : [];
+  const cursor = cursors.at(-1);
+  const query = {
+    email: filters.email?.toLowerCase(),
+    reason: filters.reason,
+    limit: String(SUPPRESSIONS_PER_PAGE),
+    cursor,
+  };
+  const list = useQuery({
+    queryKey: queryKeys.suppressionList(projectId, query),
+    queryFn: () => api<SuppressionList>(`/projects/${projectId}/suppressions`, { query }),
+    placeholderData: (previous) => previous,
+  });
+  /** What the last add or remove came to, shown above the list. */
+  const [notice, setNotice] = useState<string>();
+  const [newEmail, setNewEmail] = useState('');
+  const [removing, setRemoving] = useState<Suppression | null>(null);
+  const refresh = () => queryClient.invalidateQueries({ queryKey: queryKeys.suppressions(projectId) });
+
+  // Both changes are accepted, then applied by the mailer a moment later: each waits until the list shows it.
+  const add = useMutation({
+    mutationFn: async (email: string) => {
+      const body: CreateSuppressionRequest = { email, reason: 'manual' };
+      await api(`/projects/${projectId}/suppressions`, { method: 'POST', body });
+      return { email, applied: await eventually(() => isListed(projectId, email)) };
+    },
+    onSuccess: ({ email, applied }) => {
+      setNewEmail('');
+      setNotice(
+        applied
+          ? `${email} is suppressed: Postbus sends it no email from this project.`
+          : `Postbus accepted suppressing ${email}; it is not listed yet. Refresh in a moment.`,
+      );
+      void refresh();
+    },
+  });
+  const remove = useMutation({
+    mutationFn: async (suppression: Suppression) => {
+      await api(`/projects/${projectId}/suppressions/${encodeURIComponent(suppression.email)}`, { method: 'DELETE' });
+      return { email: suppression.email, applied: await eventually(async () => !(await isListed(projectId, suppression.email))) };
+    },
+    onSuccess: ({ email, applied }) => {
+      setRemoving(null);
+      setNotice(
+        applied
+          ? `${email} is no longer suppressed: Postbus mails it again.`
+          : `Postbus accepted removing ${email}; it is still listed. Refresh in a moment.`,
+      );
+      void refresh();
+    },
+  });
+  const submitAdd = (event: FormEvent) => {
+    event.preventDefault();
+    setNotice(undefined);
+    add.mutate(newEmail.trim().toLowerCase());
+  };
+
+  return (
+    <div className="space-y-4">
+      <h1 className="text-2xl font-semibold">Suppressions</h1>
+      <p className="text-sm text-slate-600 dark:text-slate-300">
+        Addresses of this project that get no email: sends to them become <em>suppressed</em> messages. Bounces and complaints add them by
+        themselves; you can add one by hand.
+      </p>
+      <Card>
+        <FilterForm key={filterKey} filters={filters} onApply={(next) => setSearch(filtersToSearch(next))} />
+      </Card>
+      <Card title="Suppress an address">
+        <form onSubmit={submitAdd} className="flex flex-wrap items-end gap-3">
+          <div className="min-w-0 flex-1 basis-64">
+            <TextField
+              label="Address to suppress"
+              type="email"
+              required
+              value={newEmail}
+              onChange={(e) => setNewEmail(e.target.value)}
+              placeholder="ada@example.com"
+            />
+          </div>
+          <Button tone="primary" type="submit" disabled={add.isPending}>
+            {add.isPending ? 'Suppressing…' : 'Suppress'}
+          </Button>
+        </form>
+        <p className="mt-2 text-xs text-slate-500 dark:text-slate-400">
+          With reason <strong>manual</strong>, for every email of this project, until you remove it.
+        </p>
+        {add.isError && (
+          <div className="mt-3">
+            <ErrorState error={add.error} />
+          </div>
+        )}
+      </Card>
+      {notice && (
+        <p
+          role="status"
+          className="rounded-md border border-emerald-300 bg-emerald-50 p-3 text-sm text-emerald-900 dark:border-emerald-800 dark:bg-emerald-950 dark:text-emerald-100"
+        >
+          {notice}
+        </p>
+      )}
+      <Card
+        title="Suppressed addresses"
+        actions={
+          <Button onClick={() => void list.refetch()} disabled={list.isFetching}>
+            {list.isFetching ? 'Refreshing…' : 'Refresh'}
+          </Button>
+        }
+      >
+        {list.isPending ? (
+          <Loading what="the suppression list" />
+        ) : list.isError ? (
+          <ErrorState error={list.error} retry={() => void list.refetch()} />
+        ) : (
+          <>
+            {list.data.data.length === 0 ? (
+              <Empty>
+                {list.data.next_cursor
+                  ? 'None on this page: the next one has more.'
+                  : filterKey || cursor
+                    ? 'No suppression matches these filters.'
+                    : 'No address is suppressed in this project.'}
+              </Empty>
+            ) : (
+              <SuppressionTable
+                projectId={projectId}
+                suppressions={list.data.data}
+                onRemove={(s) => {
+                  remove.reset();
+                  setRemoving(s);
+                }}
+              />
+            )}
+            <nav aria-label="Pages" className="mt-3 flex items-center justify-between gap-2">
+              <Button disabled={cursors.length === 0} onClick={() => setPaging({ filterKey, cursors: cursors.slice(0, -1) })}>
+                Previous
+              </Button>
+              <span className="text-xs text-slate-500 dark:text-slate-400">Page {cursors.length + 1}</span>
+              <Button
+                disabled={!list.data.next_cursor}
+                onClick={() => list.data.next_cursor && setPaging({ filterKey, cursors: [...cursors, list.data.next_cursor] })}
+              >
+                Next
+              </Button>
+            </nav>
+          </>
+        )}
+      </Card>
+      <ConfirmDialog
+        open={removing !== null}
+        onOpenChange={(open) => {
+          if (!open) {
+            setRemoving(null);
+            remove.reset();
+          }
+        }}
+        title={`Remove ${removing?.email ?? 'this address'} from the suppression list?`}
+        confirmLabel="Remove"
+        onConfirm={() => removing && remove.mutate(removing)}
+        pending={remove.isPending}
+        error={remove.error}
+      >
+        <p>
+          <strong>Postbus will mail this address again</strong>: the next email sent to it from this project is delivered.
+          {removing && REMOVAL_CAVEATS[removing.reason] ? ` ${REMOVAL_CAVEATS[removing.reason]}` : ''}
+        </p>
+      </ConfirmDialog>
+    </div>
+  );
+}
