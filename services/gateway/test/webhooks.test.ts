@@ -7,8 +7,8 @@ import { AddressPolicy, problemHandler, requireInternalToken } from '@postbus/ht
 import { createLogger } from '@postbus/logger';
 import { call, defaultMongoUrl, testInternalApiSecret, uniqueName } from '@postbus/testing';
 import { internalApi } from '../../webhook-dispatcher/src/http/internal-api';
-import { DeliveryStore } from '../../webhook-dispatcher/src/model/deliveries';
-import { EndpointStore } from '../../webhook-dispatcher/src/model/endpoints';
+import { DeliveryStore } from '../../webhook-dispatcher/src/model/delivery.repository';
+import { EndpointStore } from '../../webhook-dispatcher/src/model/endpoint.repository';
 import { createTestClient, startTestGateway, type TestClient, type TestGateway } from './helpers';
 
 /** The webhook dispatcher's real internal API on its own database, without its delivery loop. */

@@ -20,13 +20,13 @@ import { Timeline } from './domain/timeline';
 import { TriggerDelivery } from './domain/trigger-delivery';
 import { catalogHandlers, emailCommandHandlers, peopleHandlers } from './handlers';
 import { internalApi } from './http/internal-api';
-import { CatalogProjection } from './model/catalog';
-import { ErasuresDone } from './model/erasures';
-import { MessageLists } from './model/message-lists';
-import { MessageStore } from './model/messages';
-import { RetryQueue } from './model/retries';
-import { StatusRollups } from './model/rollups';
-import { Suppressions } from './model/suppressions';
+import { CatalogProjection } from './model/catalog.repository';
+import { ErasuresDone } from './model/erasure.repository';
+import { MessageLists } from './model/message-list.repository';
+import { MessageStore } from './model/message.repository';
+import { RetryQueue } from './model/retry.repository';
+import { StatusRollups } from './model/rollup.repository';
+import { Suppressions } from './model/suppression.repository';
 
 export interface MailerService {
   port: number;

@@ -1,9 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { ListAppend } from '@postbus/db';
 import { summaryOf } from './domain/message-view';
-import { listNames, type MessageLists } from './model/message-lists';
-import { deliveryEventId, engagementEventId, type EventDoc, type MessageDoc, type MessageStore, type SummaryDoc } from './model/messages';
-import type { StatusRollups } from './model/rollups';
+import { listNames, type MessageLists } from './model/message-list.repository';
+import {
+  deliveryEventId,
+  engagementEventId,
+  type EventDoc,
+  type MessageDoc,
+  type MessageStore,
+  type SummaryDoc,
+} from './model/message.repository';
+import type { StatusRollups } from './model/rollup.repository';
 import { engagementKey } from './domain/timeline';
 
 export interface SeedOptions {

@@ -1,7 +1,7 @@
 import { seedCommand } from '@postbus/db';
-import { MessageLists } from './model/message-lists';
-import { MessageStore } from './model/messages';
-import { StatusRollups } from './model/rollups';
+import { MessageLists } from './model/message-list.repository';
+import { MessageStore } from './model/message.repository';
+import { StatusRollups } from './model/rollup.repository';
 import { seedMessages } from './seed-data';
 
 /**

@@ -2,8 +2,8 @@ import type { Publisher } from '@postbus/bus';
 import { connectDb, type Connection } from '@postbus/db';
 import { defaultMongoUrl, uniqueName } from '@postbus/testing';
 import { messageView } from '../src/domain/message-view';
-import { MessageStore, type MessageDoc } from '../src/model/messages';
-import { RetryQueue } from '../src/model/retries';
+import { MessageStore, type MessageDoc } from '../src/model/message.repository';
+import { RetryQueue } from '../src/model/retry.repository';
 import { Timeline } from '../src/domain/timeline';
 
 /** Issue 13.6: replayed tracking links are counted, not appended: a timeline stays as long as the email's distinct links. */

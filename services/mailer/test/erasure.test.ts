@@ -1,11 +1,11 @@
 import { connectDb, type Connection } from '@postbus/db';
 import { defaultMongoUrl, uniqueName } from '@postbus/testing';
 import { MailerErasure } from '../src/domain/erasure-participant';
-import { ErasuresDone } from '../src/model/erasures';
-import { MessageLists } from '../src/model/message-lists';
-import { MessageStore, type MessageDoc } from '../src/model/messages';
-import { RetryQueue } from '../src/model/retries';
-import { ERASURE, Suppressions } from '../src/model/suppressions';
+import { ErasuresDone } from '../src/model/erasure.repository';
+import { MessageLists } from '../src/model/message-list.repository';
+import { MessageStore, type MessageDoc } from '../src/model/message.repository';
+import { RetryQueue } from '../src/model/retry.repository';
+import { ERASURE, Suppressions } from '../src/model/suppression.repository';
 
 /** The mailer's erasure against the real MongoDB-wire server: what goes, what stays, and that a repeat finds nothing. */
 describe('erasing a person from the mailer', () => {

@@ -4,10 +4,10 @@ import type { Logger } from '@postbus/logger';
 import { testInternalApiSecret } from '@postbus/testing';
 import { internalApi } from '../src/http/internal-api';
 import { MessageLog } from '../src/domain/message-log';
-import type { MessageLists } from '../src/model/message-lists';
-import type { MessageStore } from '../src/model/messages';
-import type { StatusRollups } from '../src/model/rollups';
-import type { Suppressions } from '../src/model/suppressions';
+import type { MessageLists } from '../src/model/message-list.repository';
+import type { MessageStore } from '../src/model/message.repository';
+import type { StatusRollups } from '../src/model/rollup.repository';
+import type { Suppressions } from '../src/model/suppression.repository';
 
 /** The mailer's internal API over these stores, as the gateway reads it (QUERY_AUDIT strict: every read by `_id`). */
 export async function startMessageLogServer(

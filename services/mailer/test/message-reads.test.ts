@@ -4,11 +4,11 @@ import { connectDb, isPointFilter, onRequestPath, recordQueries, UnboundedQueryE
 import { closeServer } from '@postbus/http';
 import { createLogger } from '@postbus/logger';
 import { call, defaultMongoUrl, internalAuthorization, uniqueName } from '@postbus/testing';
-import { listNames, MessageLists, personListsOf } from '../src/model/message-lists';
-import { MessageStore, type MessageDoc } from '../src/model/messages';
-import { RetryQueue } from '../src/model/retries';
-import { StatusRollups } from '../src/model/rollups';
-import { Suppressions } from '../src/model/suppressions';
+import { listNames, MessageLists, personListsOf } from '../src/model/message-list.repository';
+import { MessageStore, type MessageDoc } from '../src/model/message.repository';
+import { RetryQueue } from '../src/model/retry.repository';
+import { StatusRollups } from '../src/model/rollup.repository';
+import { Suppressions } from '../src/model/suppression.repository';
 import { MessageRetention } from '../src/domain/message-retention';
 import { seedMessages } from '../src/seed-data';
 import { Timeline } from '../src/domain/timeline';

@@ -4,11 +4,11 @@ import { defaultMongoUrl, uniqueName } from '@postbus/testing';
 import type { Deliverer, Outcome } from '../src/domain/delivery/deliverer';
 import { TriggerDelivery } from '../src/domain/trigger-delivery';
 import { emailTriggerHandler } from '../src/handlers/email-trigger.handler';
-import { MessageLists } from '../src/model/message-lists';
-import { MessageStore, type MessageDoc } from '../src/model/messages';
-import { RetryQueue } from '../src/model/retries';
-import { StatusRollups } from '../src/model/rollups';
-import { Suppressions } from '../src/model/suppressions';
+import { MessageLists } from '../src/model/message-list.repository';
+import { MessageStore, type MessageDoc } from '../src/model/message.repository';
+import { RetryQueue } from '../src/model/retry.repository';
+import { StatusRollups } from '../src/model/rollup.repository';
+import { Suppressions } from '../src/model/suppression.repository';
 import type { Timeline } from '../src/domain/timeline';
 
 /**

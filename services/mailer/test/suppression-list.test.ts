@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { connectDb, type Connection } from '@postbus/db';
 import { defaultMongoUrl, uniqueName } from '@postbus/testing';
-import { Suppressions } from '../src/model/suppressions';
+import { Suppressions } from '../src/model/suppression.repository';
 
 /** A project's suppression list against the real MongoDB-wire server: what it shows, in what order, and what an erasure leaves. */
 describe('the suppression list', () => {

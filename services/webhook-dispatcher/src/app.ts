@@ -12,10 +12,10 @@ import { DeliveryErasure } from './domain/erasure-participant';
 import { EventFanout } from './domain/event-fanout';
 import { erasureHandlers, eventHandlers, projectHandlers } from './handlers';
 import { internalApi } from './http/internal-api';
-import { DeliveryStore } from './model/deliveries';
-import { EndpointStore } from './model/endpoints';
-import { ProjectOwners } from './model/projects';
-import { RetentionRuns } from './model/retention-runs';
+import { DeliveryStore } from './model/delivery.repository';
+import { EndpointStore } from './model/endpoint.repository';
+import { ProjectOwners } from './model/project.repository';
+import { RetentionRuns } from './model/retention-run.repository';
 
 export interface Dispatcher {
   port: number;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { attemptIdOf, deliveryIdOf, type AttemptDoc, type DeliveryDoc, type DeliveryStore } from './model/deliveries';
+import { attemptIdOf, deliveryIdOf, type AttemptDoc, type DeliveryDoc, type DeliveryStore } from './model/delivery.repository';
 import { bodyOf, messageEvent } from './domain/webhook-payloads';
 
 const CHUNK = 1_000;

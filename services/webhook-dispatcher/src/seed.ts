@@ -16,9 +16,9 @@
  */
 import { SecretBox } from '@postbus/crypto';
 import { seedCommand } from '@postbus/db';
-import { DeliveryStore } from './model/deliveries';
-import { EndpointStore } from './model/endpoints';
-import { ProjectOwners } from './model/projects';
+import { DeliveryStore } from './model/delivery.repository';
+import { EndpointStore } from './model/endpoint.repository';
+import { ProjectOwners } from './model/project.repository';
 import { seedDeliveries } from './seed-data';
 
 seedCommand(module, {

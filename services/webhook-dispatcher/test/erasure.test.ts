@@ -1,7 +1,7 @@
 import { connectDb, type Connection } from '@postbus/db';
 import { defaultMongoUrl, uniqueName } from '@postbus/testing';
 import { DeliveryErasure } from '../src/domain/erasure-participant';
-import { DeliveryStore, type DeliveryDoc } from '../src/model/deliveries';
+import { DeliveryStore, type DeliveryDoc } from '../src/model/delivery.repository';
 import { bodyOf, messageEvent } from '../src/domain/webhook-payloads';
 
 /** The dispatcher's erasure against the real MongoDB-wire server: a `$regex` scan, confirmed in code. */

@@ -1,6 +1,6 @@
 import type { Publisher } from '@postbus/bus';
 import { Topics, userOrderingKey, type TrackingEvent } from '@postbus/contracts';
-import type { MessageStore } from '../model/messages';
+import type { MessageStore } from '../model/message.repository';
 import type { SuppressionList } from './suppression-list';
 import type { Timeline } from './timeline';
 

@@ -1,9 +1,9 @@
 import type { ErasureExecuteCommand, UserErasureScheduledEvent } from '@postbus/contracts';
-import type { ErasuresDone } from '../model/erasures';
-import { listNames, type MessageLists } from '../model/message-lists';
-import type { MessageStore } from '../model/messages';
-import type { RetryQueue } from '../model/retries';
-import type { Suppressions } from '../model/suppressions';
+import type { ErasuresDone } from '../model/erasure.repository';
+import { listNames, type MessageLists } from '../model/message-list.repository';
+import type { MessageStore } from '../model/message.repository';
+import type { RetryQueue } from '../model/retry.repository';
+import type { Suppressions } from '../model/suppression.repository';
 
 export interface ErasureDeps {
   store: MessageStore;

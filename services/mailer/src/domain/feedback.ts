@@ -1,8 +1,8 @@
 import type { FeedbackBounceEvent, FeedbackComplaintEvent, FeedbackUnsubscribeEvent } from '@postbus/contracts';
-import type { MessageLists } from '../model/message-lists';
-import { statusOf, type MessageDoc, type MessageStore } from '../model/messages';
-import type { StatusRollups } from '../model/rollups';
-import type { Suppressions } from '../model/suppressions';
+import type { MessageLists } from '../model/message-list.repository';
+import { statusOf, type MessageDoc, type MessageStore } from '../model/message.repository';
+import type { StatusRollups } from '../model/rollup.repository';
+import type { Suppressions } from '../model/suppression.repository';
 import type { Engagements } from './engagements';
 import type { SuppressionList } from './suppression-list';
 import type { Timeline } from './timeline';

@@ -1,5 +1,5 @@
 import type { Message } from '@postbus/contracts';
-import { statusOf, type EventDoc, type MessageDoc, type SummaryDoc } from '../model/messages';
+import { statusOf, type EventDoc, type MessageDoc, type SummaryDoc } from '../model/message.repository';
 
 /** `queued` is the message itself: sequence 1, at acceptance. */
 export const queuedEntry = (message: MessageDoc): EventDoc => ({

@@ -1,6 +1,6 @@
 import type { Publisher } from '@postbus/bus';
 import { Topics, userOrderingKey, type EmailUnsuppressCommand, type SuppressionReason } from '@postbus/contracts';
-import type { SuppressionDoc, Suppressions } from '../model/suppressions';
+import type { SuppressionDoc, Suppressions } from '../model/suppression.repository';
 
 type Change = 'suppression.created' | 'suppression.deleted';
 

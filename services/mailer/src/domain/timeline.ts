@@ -14,8 +14,8 @@ import {
   type MessageDoc,
   type MessageStore,
   type SummaryDoc,
-} from '../model/messages';
-import type { RetryQueue } from '../model/retries';
+} from '../model/message.repository';
+import type { RetryQueue } from '../model/retry.repository';
 
 export interface RetryPolicy {
   maxAttempts: number;

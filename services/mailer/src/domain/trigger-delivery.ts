@@ -1,10 +1,10 @@
 import type { EmailTriggerCommand } from '@postbus/contracts';
-import type { MessageLists } from '../model/message-lists';
+import type { MessageLists } from '../model/message-list.repository';
 import type { Deliverer } from './delivery/deliverer';
-import { isFinished, type MessageDoc, type MessageStore } from '../model/messages';
-import type { RetryQueue } from '../model/retries';
-import type { StatusRollups } from '../model/rollups';
-import type { Suppressions } from '../model/suppressions';
+import { isFinished, type MessageDoc, type MessageStore } from '../model/message.repository';
+import type { RetryQueue } from '../model/retry.repository';
+import type { StatusRollups } from '../model/rollup.repository';
+import type { Suppressions } from '../model/suppression.repository';
 import type { Timeline } from './timeline';
 
 export interface TriggerDeliveryDeps {

@@ -1,6 +1,6 @@
 import { defineHandler } from '@postbus/bus';
 import { Topics, type CatalogKind } from '@postbus/contracts';
-import type { CatalogProjection } from '../model/catalog';
+import type { CatalogProjection } from '../model/catalog.repository';
 
 type CatalogEntityType = 'catalog.project' | 'catalog.domain' | 'catalog.template' | 'catalog.email';
 

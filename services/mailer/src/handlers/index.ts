@@ -3,7 +3,7 @@ import type { Engagements } from '../domain/engagements';
 import type { Feedback } from '../domain/feedback';
 import type { MailerErasure } from '../domain/erasure-participant';
 import type { TriggerDelivery } from '../domain/trigger-delivery';
-import type { CatalogProjection } from '../model/catalog';
+import type { CatalogProjection } from '../model/catalog.repository';
 import type { SuppressionList } from '../domain/suppression-list';
 import { catalogDeletedHandler } from './catalog-deleted.handler';
 import { catalogEntityHandler } from './catalog-entity.handler';

@@ -10,8 +10,8 @@ import {
 import { NotFoundError, ValidationError } from '@postbus/errors';
 import { decodeListCursor, encodeListCursor, queryLimit, queryText } from '@postbus/http';
 import type { MessageLog } from '../domain/message-log';
-import type { StatusRollups } from '../model/rollups';
-import type { Suppressions } from '../model/suppressions';
+import type { StatusRollups } from '../model/rollup.repository';
+import type { Suppressions } from '../model/suppression.repository';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 

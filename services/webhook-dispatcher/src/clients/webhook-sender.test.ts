@@ -3,7 +3,7 @@ import { lookup } from 'node:dns';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { AddressPolicy } from '@postbus/http';
-import { newSecret } from '../model/endpoints';
+import { newSecret } from '../model/endpoint.repository';
 import { send, signedHeaders } from './webhook-sender';
 
 describe('signedHeaders', () => {

@@ -1,7 +1,7 @@
 import { every, type Repeating } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
-import type { DeliveryStore } from '../model/deliveries';
-import type { RetentionRuns } from '../model/retention-runs';
+import type { DeliveryStore } from '../model/delivery.repository';
+import type { RetentionRuns } from '../model/retention-run.repository';
 
 export interface RetentionOptions {
   deliveries: DeliveryStore;

@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger } from '@postbus/logger';
-import type { AttemptDoc, DeliveryDoc, DeliveryStore } from '../model/deliveries';
-import type { EndpointDoc, EndpointStore } from '../model/endpoints';
+import type { AttemptDoc, DeliveryDoc, DeliveryStore } from '../model/delivery.repository';
+import type { EndpointDoc, EndpointStore } from '../model/endpoint.repository';
 import { DeliveryWorker } from './delivery-worker';
 
 /** A receiver that answers 200 and counts the requests it holds at once. */

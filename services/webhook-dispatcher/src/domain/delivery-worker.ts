@@ -1,6 +1,6 @@
 import type { Logger } from '@postbus/logger';
-import type { AttemptOutcome, DeliveryDoc, DeliveryStore, DuePayload } from '../model/deliveries';
-import type { EndpointStore } from '../model/endpoints';
+import type { AttemptOutcome, DeliveryDoc, DeliveryStore, DuePayload } from '../model/delivery.repository';
+import type { EndpointStore } from '../model/endpoint.repository';
 import type { DueItem } from '@postbus/db';
 import { send, type SendOptions, type SendResult } from '../clients/webhook-sender';
 

@@ -1,6 +1,6 @@
 import type { MessageContext } from '@postbus/bus';
 import type { ErasureExecuteCommand } from '@postbus/contracts';
-import { personList, type DeliveryStore } from '../model/deliveries';
+import { personList, type DeliveryStore } from '../model/delivery.repository';
 
 type Subject = Pick<ErasureExecuteCommand, 'projectId' | 'email' | 'userId' | 'before'>;
 

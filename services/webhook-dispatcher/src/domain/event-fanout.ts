@@ -1,8 +1,8 @@
 import type { MessageContext } from '@postbus/bus';
 import type { Logger } from '@postbus/logger';
-import { deliveryIdOf, type DeliveryDoc, type DeliveryStore } from '../model/deliveries';
-import type { EndpointStore } from '../model/endpoints';
-import type { ProjectOwners } from '../model/projects';
+import { deliveryIdOf, type DeliveryDoc, type DeliveryStore } from '../model/delivery.repository';
+import type { EndpointStore } from '../model/endpoint.repository';
+import type { ProjectOwners } from '../model/project.repository';
 import { bodyOf, type WebhookEvent } from './webhook-payloads';
 
 export interface EventDeps {

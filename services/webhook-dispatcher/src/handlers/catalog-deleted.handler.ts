@@ -1,6 +1,6 @@
 import { defineHandler } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
-import type { ProjectOwners } from '../model/projects';
+import type { ProjectOwners } from '../model/project.repository';
 
 /** `catalog.deleted`: a deleted project stays known as deleted, so its late events are skipped at once; other kinds concern no webhook. */
 export const catalogDeletedHandler = (projects: ProjectOwners) =>

@@ -1,6 +1,6 @@
 import { defineHandler } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
-import type { ProjectOwners } from '../model/projects';
+import type { ProjectOwners } from '../model/project.repository';
 
 /** `catalog.project`: the projection learns the project's owner, whose endpoints its events go to. */
 export const catalogProjectHandler = (projects: ProjectOwners) =>

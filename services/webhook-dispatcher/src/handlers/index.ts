@@ -1,7 +1,7 @@
 import type { Publisher } from '@postbus/bus';
 import type { DeliveryErasure } from '../domain/erasure-participant';
 import type { EventFanout } from '../domain/event-fanout';
-import type { ProjectOwners } from '../model/projects';
+import type { ProjectOwners } from '../model/project.repository';
 import { catalogDeletedHandler } from './catalog-deleted.handler';
 import { catalogProjectHandler } from './catalog-project.handler';
 import { erasureExecuteHandler } from './erasure-execute.handler';

@@ -13,8 +13,8 @@ import {
 } from '@postbus/contracts';
 import { ConflictError, NotFoundError, UnprocessableError, ValidationError } from '@postbus/errors';
 import { queryLimit, queryText, UnsafeAddressError, type AddressPolicy } from '@postbus/http';
-import { deliveryIdOf, statusOf, type AttemptDoc, type DeliveryDoc, type DeliveryStore } from '../model/deliveries';
-import type { EndpointDoc, EndpointInput, EndpointStore } from '../model/endpoints';
+import { deliveryIdOf, statusOf, type AttemptDoc, type DeliveryDoc, type DeliveryStore } from '../model/delivery.repository';
+import type { EndpointDoc, EndpointInput, EndpointStore } from '../model/endpoint.repository';
 
 const NO_WEBHOOK = 'No such webhook for this client.';
 

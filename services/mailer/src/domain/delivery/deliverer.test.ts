@@ -3,8 +3,8 @@ import { simpleParser } from 'mailparser';
 import type { CatalogDomain, CatalogEmail, CatalogProject, CatalogTemplate } from '@postbus/contracts';
 import { ReturnPathTokens, SecretBox, TrackingTokens } from '@postbus/crypto';
 import { loopHeld, TemplateEngine } from '@postbus/templates';
-import type { CatalogProjection } from '../../model/catalog';
-import type { MessageDoc } from '../../model/messages';
+import type { CatalogProjection } from '../../model/catalog.repository';
+import type { MessageDoc } from '../../model/message.repository';
 import { Deliverer, type Outcome } from './deliverer';
 import type { SmtpRelay } from '../../clients/smtp-relay';
 

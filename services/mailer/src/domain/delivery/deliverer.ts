@@ -1,9 +1,9 @@
 import { returnPathDomainOf, type CatalogDomain, type CatalogEmail, type CatalogProject, type CatalogTemplate } from '@postbus/contracts';
 import type { ReturnPathTokens, SecretBox, TrackingTokens } from '@postbus/crypto';
 import { TenantBusyError, type Rendered, type TemplateEngine } from '@postbus/templates';
-import type { CatalogProjection } from '../../model/catalog';
-import type { MessageDoc, RenderedContent } from '../../model/messages';
-import { isBlocking } from '../../model/suppressions';
+import type { CatalogProjection } from '../../model/catalog.repository';
+import type { MessageDoc, RenderedContent } from '../../model/message.repository';
+import { isBlocking } from '../../model/suppression.repository';
 import { compose } from './compose';
 import { dkimKey, dkimSign, type DkimKey } from './dkim';
 import type { SmtpRelay } from '../../clients/smtp-relay';

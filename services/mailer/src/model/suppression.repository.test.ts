@@ -1,5 +1,5 @@
 import type { Connection } from 'mongoose';
-import { ERASURE, Suppressions } from './suppressions';
+import { ERASURE, Suppressions } from './suppression.repository';
 
 /** A suppressions collection in memory, counting the reads. */
 function fakeConnection(docs: Array<{ _id: string; reason: string }>) {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Connection } from 'mongoose';
 import type { MessageStatus } from '@postbus/contracts';
 import { GroupCommit, SequenceLists, type ListAppend, type ListPage, type PageOptions } from '@postbus/db';
-import type { MessageDoc } from './messages';
+import type { MessageDoc } from './message.repository';
 
 /**
  * A hash of an identifier for a list's name: list names are part of every entry's `_id`, which
