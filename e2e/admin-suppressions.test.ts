@@ -1,14 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import nodemailer from 'nodemailer';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { call, repoRoot, waitFor } from '@postbus/testing';
 import { createClientAndProject, createSendableEmail, startSystem, type DemoClient, type RunningSystem } from './system';
+import { inboundFixture, mailToInbound } from './inbound-mail';
 
 const SCREENSHOTS = join(repoRoot, '.data', 'screenshots');
 const DOMAIN = 'mail.panel-feedback.example';
-const fixture = (path: string) => readFileSync(join(repoRoot, 'services/inbound/fixtures', path));
 
 /** Debian's Chromium: the browser the tests drive (playwright-core downloads none). */
 function chromiumPath(): string {
@@ -53,27 +52,6 @@ describe("the admin panel's suppression list in a real browser, against the runn
     return { id, returnPath: String(mail.ReturnPath) };
   }
 
-  /** Mails `raw` to the inbound MX for `to` (null sender), as a remote MTA would, once the MX knows the domain. */
-  async function mailToInbound(to: string, raw: Buffer) {
-    const transport = nodemailer.createTransport({ host: '127.0.0.1', port: system.inbound!.smtpPort, secure: false, ignoreTLS: true });
-    try {
-      await waitFor(
-        async () => {
-          try {
-            await transport.sendMail({ envelope: { from: '', to: [to] }, raw });
-            return true;
-          } catch (error) {
-            if ((error as { responseCode?: number }).responseCode === 550) return undefined;
-            throw error;
-          }
-        },
-        { timeoutMs: 30_000, intervalMs: 500, what: `the inbound MX to take mail for ${to}` },
-      );
-    } finally {
-      transport.close();
-    }
-  }
-
   const suppressedFor = (email: string, reason: string) =>
     waitFor(async () => (await inProject('GET', `/suppressions?email=${email}`)).body?.data?.[0]?.reason === reason || undefined, {
       timeoutMs: 30_000,
@@ -88,8 +66,8 @@ describe("the admin panel's suppression list in a real browser, against the runn
     await createSendableEmail(system, client, { domain: DOMAIN });
     const [bounce, complaint] = await Promise.all([sendTo(bounced), sendTo(complaining)]);
     bounceMessage = bounce.id;
-    await mailToInbound(bounce.returnPath, fixture('postfix/failed-550-user-unknown.eml'));
-    await mailToInbound(complaint.returnPath, fixture('complaints/arf-abuse-rfc822-headers.eml'));
+    await mailToInbound(system, bounce.returnPath, inboundFixture('postfix/failed-550-user-unknown.eml'));
+    await mailToInbound(system, complaint.returnPath, inboundFixture('complaints/arf-abuse-rfc822-headers.eml'));
     await Promise.all([suppressedFor(bounced, 'hard_bounce'), suppressedFor(complaining, 'complaint')]);
 
     browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });

@@ -1,12 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import nodemailer from 'nodemailer';
-import { call, repoRoot, waitFor } from '@postbus/testing';
+import { call, waitFor } from '@postbus/testing';
 import { createClientAndProject, createSendableEmail, startSystem, type DemoClient, type RunningSystem } from './system';
+import { inboundFixture, mailToInbound } from './inbound-mail';
 import { startReceiver } from './webhook-receiver';
 
 const DOMAIN = 'mail.feedback.example';
-const fixture = (path: string) => readFileSync(join(repoRoot, 'services/inbound/fixtures', path));
 
 /**
  * Postbus hears back (issue 33): mail comes back to the inbound MX at the envelope sender of a
@@ -56,28 +53,6 @@ describe('feedback through the inbound MX', () => {
     return { id, returnPath: String(mail.ReturnPath), mailto: mailto! };
   }
 
-  /** Mails `raw` to the inbound MX for `to`, as a remote MTA would (null sender), until the MX knows the domain. */
-  async function mailToInbound(to: string, raw: Buffer) {
-    const transport = nodemailer.createTransport({ host: '127.0.0.1', port: system.inbound!.smtpPort, secure: false, ignoreTLS: true });
-    try {
-      // The MX learns the return-path domains from the catalog: until then it answers 550.
-      await waitFor(
-        async () => {
-          try {
-            await transport.sendMail({ envelope: { from: '', to: [to] }, raw });
-            return true;
-          } catch (error) {
-            if ((error as { responseCode?: number }).responseCode === 550) return undefined;
-            throw error;
-          }
-        },
-        { timeoutMs: 30_000, intervalMs: 500, what: `the inbound MX to take mail for ${to}` },
-      );
-    } finally {
-      transport.close();
-    }
-  }
-
   const message = (id: string, what: string, done: (m: Record<string, unknown>) => boolean) =>
     waitFor(
       async () => {
@@ -104,7 +79,7 @@ describe('feedback through the inbound MX', () => {
     expect(first.returnPath).toMatch(/^b\.[0-9a-f]{32}\.[a-z2-7]{20}@pb-bounces\.mail\.feedback\.example$/);
     await message(first.id, 'the message sent', (m) => m['status'] === 'sent');
 
-    await mailToInbound(first.returnPath, fixture('postfix/failed-550-user-unknown.eml'));
+    await mailToInbound(system, first.returnPath, inboundFixture('postfix/failed-550-user-unknown.eml'));
     const bounced = await message(first.id, 'the message bounced', (m) => m['status'] === 'bounced');
     const entry = timelineOf(bounced).find((e) => e.event === 'bounced');
     expect(entry?.reason).toMatch(/^hard bounce \(failed 5\.1\.1\)/);
@@ -136,11 +111,11 @@ describe('feedback through the inbound MX', () => {
     const sent = await sendTo('still-here@example.org');
     await message(sent.id, 'the message sent', (m) => m['status'] === 'sent');
     const forged = sent.returnPath.replace(/\.([a-z2-7]{20})@/, (_, mac: string) => `.${mac.startsWith('a') ? 'b' : 'a'}${mac.slice(1)}@`);
-    await mailToInbound(forged, fixture('postfix/failed-550-user-unknown.eml'));
+    await mailToInbound(system, forged, inboundFixture('postfix/failed-550-user-unknown.eml'));
     // A genuine report sent after it is read after it: once that one counts, the forged one has been read too.
     const witness = await sendTo('witness@example.org');
     await message(witness.id, 'the witness sent', (m) => m['status'] === 'sent');
-    await mailToInbound(witness.returnPath, fixture('exim/failed-550-user-unknown.eml'));
+    await mailToInbound(system, witness.returnPath, inboundFixture('exim/failed-550-user-unknown.eml'));
     await message(witness.id, 'the witness bounced', (m) => m['status'] === 'bounced');
     expect((await inProject('GET', `/messages/${sent.id}`)).body.status).toBe('sent');
   }, 120_000);
@@ -148,7 +123,7 @@ describe('feedback through the inbound MX', () => {
   it('an ARF complaint puts complained on the timeline, suppresses the address (complaint) and sends message.complained', async () => {
     const sent = await sendTo('angry@example.org');
     await message(sent.id, 'the message sent', (m) => m['status'] === 'sent');
-    await mailToInbound(sent.returnPath, fixture('complaints/arf-abuse-rfc822-headers.eml'));
+    await mailToInbound(system, sent.returnPath, inboundFixture('complaints/arf-abuse-rfc822-headers.eml'));
     const complained = await message(sent.id, 'the complaint on the timeline', (m) => timelineOf(m).some((e) => e.event === 'complained'));
     expect(complained['status']).toBe('sent');
     const next = await inProject('POST', '/emails/welcome/send', { user: { email: 'angry@example.org' }, data: {} });
@@ -220,7 +195,7 @@ describe('feedback through the inbound MX', () => {
     const raw = Buffer.from(
       `From: leaving@example.org\r\nTo: ${sent.mailto}\r\nSubject: unsubscribe\r\nMessage-ID: <u1@example.org>\r\nDate: ${new Date().toUTCString()}\r\n\r\nunsubscribe\r\n`,
     );
-    await mailToInbound(sent.mailto, raw);
+    await mailToInbound(system, sent.mailto, raw);
     await waitFor(
       async () => {
         const user = await inProject('GET', '/users?email=leaving@example.org');

@@ -102,7 +102,7 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
   );
 
   const suppressionList = new SuppressionList(suppressions, bus.publisher);
-  const engagements = new Engagements({ store, timeline, suppressionList, publisher: bus.publisher });
+  const engagements = new Engagements({ store, timeline, suppressionList, suppressions, publisher: bus.publisher });
   // Projections first, so triggers find the catalog; they are separate groups so a burst of triggers never delays them.
   await bus.consume({
     groupId: 'postbus-mailer-projections',

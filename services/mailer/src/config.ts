@@ -50,7 +50,7 @@ export const MailerConfig = Type.Object({
     minimum: 1,
     default: 5,
     description:
-      'soft-bounced messages to one address (delays, full mailboxes reported after sending) after which it is suppressed (soft_bounce_limit)',
+      'soft-bounced messages to one address in a row (delays, full mailboxes reported after sending; a message opened or clicked since starts the count again) after which it is suppressed (soft_bounce_limit)',
   }),
   MAILER_CATALOG_WAIT_MS: Type.Integer({
     minimum: 0,

@@ -7,6 +7,7 @@ import { MESSAGE_STATUSES, type MessageList, type MessageStats } from '../api/ty
 import { MessageContentView } from '../components/message-content';
 import { inFlight, MessageStatsChart } from '../components/message-stats-chart';
 import { isSettled } from '../components/timeline';
+import { CursorPager, useCursorPages } from '../components/cursor-pages';
 import { Badge, Button, Card, Empty, ErrorState, Loading, SelectField, TextField, Time, type BadgeTone } from '../components/ui';
 import { utcDay } from '../lib/days';
 import { chartRange, filtersFromSearch, filtersToSearch, messageLogQuery, type MessageFilters } from '../lib/message-filters';
@@ -67,10 +68,8 @@ export function MessagesScreen() {
   const [search, setSearch] = useSearchParams();
   const filters = filtersFromSearch(search);
   const filterKey = filtersToSearch(filters).toString();
-  // The cursors of the pages before this one, so Previous can go back (the API pages forward only).
-  const [paging, setPaging] = useState<{ filterKey: string; cursors: string[] }>({ filterKey, cursors: [] });
-  const cursors = paging.filterKey === filterKey ? paging.cursors : [];
-  const cursor = cursors.at(-1);
+  const pages = useCursorPages(filterKey);
+  const cursor = pages.cursor;
   /** The message whose email is shown under its row. */
   const [shown, setShown] = useState<string>();
   const query = messageLogQuery(filters, cursor);
@@ -211,18 +210,7 @@ export function MessagesScreen() {
                 </table>
               </div>
             )}
-            <nav aria-label="Pages" className="mt-3 flex items-center justify-between gap-2">
-              <Button disabled={cursors.length === 0} onClick={() => setPaging({ filterKey, cursors: cursors.slice(0, -1) })}>
-                Previous
-              </Button>
-              <span className="text-xs text-slate-500 dark:text-slate-400">Page {cursors.length + 1}</span>
-              <Button
-                disabled={!log.data.next_cursor}
-                onClick={() => log.data.next_cursor && setPaging({ filterKey, cursors: [...cursors, log.data.next_cursor] })}
-              >
-                Next
-              </Button>
-            </nav>
+            <CursorPager pages={pages} nextCursor={log.data.next_cursor} />
           </>
         )}
       </Card>

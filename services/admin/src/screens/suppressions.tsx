@@ -11,6 +11,7 @@ import {
   type SuppressionReason,
 } from '../api/types';
 import { ConfirmDialog } from '../components/confirm-dialog';
+import { CursorPager, useCursorPages } from '../components/cursor-pages';
 import { Badge, Button, Card, Empty, ErrorState, Loading, SelectField, TextField, Time, type BadgeTone } from '../components/ui';
 
 const SUPPRESSIONS_PER_PAGE = 25;
@@ -199,10 +200,8 @@ export function SuppressionsScreen() {
   const [search, setSearch] = useSearchParams();
   const filters = filtersFromSearch(search);
   const filterKey = filtersToSearch(filters).toString();
-  // The cursors of the pages before this one, so Previous can go back (the API pages forward only).
-  const [paging, setPaging] = useState<{ filterKey: string; cursors: string[] }>({ filterKey, cursors: [] });
-  const cursors = paging.filterKey === filterKey ? paging.cursors : [];
-  const cursor = cursors.at(-1);
+  const pages = useCursorPages(filterKey);
+  const cursor = pages.cursor;
   const query = {
     email: filters.email?.toLowerCase(),
     reason: filters.reason,
@@ -333,18 +332,7 @@ export function SuppressionsScreen() {
                 }}
               />
             )}
-            <nav aria-label="Pages" className="mt-3 flex items-center justify-between gap-2">
-              <Button disabled={cursors.length === 0} onClick={() => setPaging({ filterKey, cursors: cursors.slice(0, -1) })}>
-                Previous
-              </Button>
-              <span className="text-xs text-slate-500 dark:text-slate-400">Page {cursors.length + 1}</span>
-              <Button
-                disabled={!list.data.next_cursor}
-                onClick={() => list.data.next_cursor && setPaging({ filterKey, cursors: [...cursors, list.data.next_cursor] })}
-              >
-                Next
-              </Button>
-            </nav>
+            <CursorPager pages={pages} nextCursor={list.data.next_cursor} />
           </>
         )}
       </Card>

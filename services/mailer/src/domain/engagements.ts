@@ -1,6 +1,7 @@
 import type { Publisher } from '@postbus/bus';
 import { Topics, userOrderingKey, type TrackingEvent } from '@postbus/contracts';
 import type { MessageStore } from '../model/message.repository';
+import type { Suppressions } from '../model/suppression.repository';
 import type { SuppressionList } from './suppression-list';
 import type { Timeline } from './timeline';
 
@@ -8,13 +9,15 @@ export interface EngagementDeps {
   store: MessageStore;
   timeline: Timeline;
   suppressionList: SuppressionList;
+  suppressions: Suppressions;
   publisher: Publisher;
 }
 
 /**
  * Opens, clicks and one-click unsubscribes join the message's timeline. An unsubscribe also
  * suppresses the address here at once and asks the users service (the owner of subscription
- * state) to unsubscribe the user.
+ * state) to unsubscribe the user. A message opened or clicked reached its recipient: the address's
+ * soft bounces start counting again (SOFT_BOUNCE_LIMIT counts them in a row).
  */
 export class Engagements {
   constructor(private readonly deps: EngagementDeps) {}
@@ -29,7 +32,7 @@ export class Engagements {
     eventId: string,
     how = 'one-click unsubscribe',
   ): Promise<void> {
-    const { store, timeline, suppressionList, publisher } = this.deps;
+    const { store, timeline, suppressionList, suppressions, publisher } = this.deps;
     const message = await store.message(data.projectId, data.messageId);
     if (!message) return; // a token of a message since erased, or of another installation
     const at = new Date(data.at);
@@ -43,6 +46,8 @@ export class Engagements {
         { id: `${eventId}:unsubscribe` },
       );
     }
-    await timeline.recordEngagement(message, event, at, data.url ? { url: data.url } : {});
+    const first = await timeline.recordEngagement(message, event, at, data.url ? { url: data.url } : {});
+    // Once per message and event: a later open of the same message proves nothing new.
+    if (first && event !== 'unsubscribed') await suppressions.clearSoftBounces(message.projectId, message.email);
   }
 }

@@ -247,6 +247,11 @@ export class Suppressions {
     return { data: shown.filter((s): s is Suppression => s !== null), next: page.next };
   }
 
+  /** Forgets an address's soft bounces: a message reached it since (they count in a row). */
+  async clearSoftBounces(projectId: string, email: string): Promise<void> {
+    await this.SoftBounce.deleteOne({ _id: softBounceKey(projectId, email) }).exec();
+  }
+
   /** Counts one more soft-bounced message to an address (the caller counts each message once); returns the count. */
   async countSoftBounce(projectId: string, email: string, at: Date): Promise<number> {
     const doc = await this.SoftBounce.findOneAndUpdate(

@@ -1,0 +1,101 @@
+import type { FeedbackBounceEvent } from '@postbus/contracts';
+import type { MessageDoc, MessageStore } from '../model/message.repository';
+import type { Suppressions } from '../model/suppression.repository';
+import { Engagements } from './engagements';
+import { Feedback } from './feedback';
+import type { SuppressionList } from './suppression-list';
+import type { Timeline } from './timeline';
+
+const P = 'p1';
+const ADDRESS = 'slow@example.org';
+
+/** Messages to one address, a timeline that records each engagement once per message, soft bounces counted per address. */
+function fakes() {
+  const messages = new Map<string, MessageDoc>();
+  const recorded = new Set<string>();
+  const softBounces = new Map<string, number>();
+  const blocked: Array<{ reason: string; messageId?: string }> = [];
+  const store = {
+    messagesById: (ids: string[]) => Promise.resolve(new Map(ids.flatMap((id) => (messages.has(id) ? [[id, messages.get(id)!]] : [])))),
+    message: (_projectId: string, id: string) => Promise.resolve(messages.get(id)),
+    timeline: () => Promise.resolve([]),
+  } as unknown as MessageStore;
+  const timeline = {
+    recordEngagement: (m: MessageDoc, event: string) => {
+      const key = `${m._id}:${event}`;
+      const first = !recorded.has(key);
+      recorded.add(key);
+      return Promise.resolve(first);
+    },
+  } as unknown as Timeline;
+  const suppressions = {
+    countSoftBounce: (projectId: string, email: string) => {
+      const count = (softBounces.get(email) ?? 0) + 1;
+      softBounces.set(email, count);
+      return Promise.resolve(count);
+    },
+    clearSoftBounces: (projectId: string, email: string) => {
+      softBounces.delete(email);
+      return Promise.resolve();
+    },
+  } as unknown as Suppressions;
+  const suppressionList = {
+    block: (_p: string, _e: string, reason: string, _at: Date, messageId?: string) => {
+      blocked.push({ reason, messageId });
+      return Promise.resolve();
+    },
+  } as unknown as SuppressionList;
+  const engagements = new Engagements({ store, timeline, suppressionList, suppressions, publisher: {} as never });
+  const feedback = new Feedback({
+    store,
+    timeline,
+    suppressions,
+    suppressionList,
+    engagements,
+    lists: {} as never,
+    rollups: {} as never,
+    softBounceLimit: 3,
+  });
+  let n = 0;
+  const sent = () => {
+    const id = `msg_${++n}`;
+    messages.set(id, { _id: id, projectId: P, email: ADDRESS } as MessageDoc);
+    return id;
+  };
+  const delayed = (messageId: string): FeedbackBounceEvent => ({
+    messageId,
+    class: 'soft',
+    action: 'delayed',
+    format: 'rfc3464',
+    status: '4.2.0',
+    at: new Date().toISOString(),
+  });
+  return { feedback, engagements, blocked, sent, delayed };
+}
+
+describe('soft bounces', () => {
+  it('suppress the address once SOFT_BOUNCE_LIMIT of its messages soft-bounced, each message counted once', async () => {
+    const { feedback, blocked, sent, delayed } = fakes();
+    const first = sent();
+    await feedback.bounce(delayed(first));
+    await feedback.bounce(delayed(first)); // its MTA's second delay notice
+    await feedback.bounce(delayed(sent()));
+    expect(blocked).toEqual([]);
+    const third = sent();
+    await feedback.bounce(delayed(third));
+    expect(blocked).toEqual([{ reason: 'soft_bounce_limit', messageId: third }]);
+  });
+
+  it('count in a row: a message opened or clicked since starts the count again', async () => {
+    const { feedback, engagements, blocked, sent, delayed } = fakes();
+    await feedback.bounce(delayed(sent()));
+    await feedback.bounce(delayed(sent()));
+    const opened = sent();
+    await engagements.record({ messageId: opened, projectId: P, at: new Date().toISOString() }, 'opened', 'evt-1');
+    await feedback.bounce(delayed(sent()));
+    await feedback.bounce(delayed(sent()));
+    expect(blocked).toEqual([]);
+    await feedback.bounce(delayed(sent()));
+    expect(blocked).toEqual([expect.objectContaining({ reason: 'soft_bounce_limit' })]);
+  });
+});
