@@ -30,6 +30,7 @@ const GROUPS = [
   'postbus-users',
   'postbus-mailer-triggers',
   'postbus-mailer-projections',
+  'postbus-mailer-feedback',
   'postbus-webhooks',
   'postbus-webhooks-projects',
   'postbus-payments',

@@ -1,4 +1,5 @@
 import { Schema, type Connection } from 'mongoose';
+import { deleteByIds } from './by-ids';
 import { insertNew, isDuplicateKeyError } from './duplicate-key';
 import { GroupCommit } from './group-commit';
 
@@ -48,7 +49,7 @@ export class DueQueue<P extends Record<string, unknown>> {
     const claimSchema = new Schema<ClaimDoc>({ _id: String, at: Date }, { collection: `${collection}_claims`, versionKey: false });
     this.Claim = connection.model<ClaimDoc>(`Claim:${collection}`, claimSchema);
     this.removals = new GroupCommit(async (ids) => {
-      await this.Due.deleteMany({ _id: { $in: ids } }).exec();
+      await deleteByIds(this.Due, ids);
     });
   }
 

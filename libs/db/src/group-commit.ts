@@ -1,7 +1,7 @@
 /**
  * Collects items from many concurrent callers into one operation at a time: while one is in
  * flight the next group gathers, so each caller waits for at most one operation plus its own, and
- * under load one insertMany (or one `$in` read) carries hundreds of items (FerretDB: ≈ 0.03 ms a
+ * under load one insertMany carries hundreds of items (FerretDB: ≈ 0.03 ms a
  * document in a batch against ≈ 0.5 ms for a lone insert). Callers from different Kafka
  * partitions share a group, which per-partition batches cannot do.
  *

@@ -3,6 +3,7 @@ import mongoose, { type Connection } from 'mongoose';
 export type { Connection } from 'mongoose';
 export { GroupCommit } from './group-commit';
 export { inParallel } from './in-parallel';
+export { deleteByIds, findByIds } from './by-ids';
 export { insertEach, insertNew, isDuplicateKeyError } from './duplicate-key';
 export { DueQueue, type DueItem } from './due-queue';
 export { KeyedSerializer } from './keyed-serializer';

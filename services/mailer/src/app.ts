@@ -15,10 +15,11 @@ import { MailerErasure } from './domain/erasure-participant';
 import { MessageLog } from './domain/message-log';
 import { MessageRetention } from './domain/message-retention';
 import { RetryWorker } from './domain/retry-worker';
+import { SendPathPriority } from './domain/send-path-priority';
 import { SuppressionList } from './domain/suppression-list';
 import { Timeline } from './domain/timeline';
 import { TriggerDelivery } from './domain/trigger-delivery';
-import { catalogHandlers, emailCommandHandlers, peopleHandlers } from './handlers';
+import { catalogHandlers, emailCommandHandlers, feedbackHandlers, peopleHandlers } from './handlers';
 import { internalApi } from './http/internal-api';
 import { CatalogProjection } from './model/catalog.repository';
 import { ErasuresDone } from './model/erasure.repository';
@@ -102,35 +103,36 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
   );
 
   const suppressionList = new SuppressionList(suppressions, bus.publisher);
+  const sendPath = new SendPathPriority({ whileSendingPerSecond: config.FEEDBACK_RATE_WHILE_SENDING });
   const engagements = new Engagements({ store, timeline, suppressionList, suppressions, publisher: bus.publisher });
   // Projections first, so triggers find the catalog; they are separate groups so a burst of triggers never delays them.
   await bus.consume({
     groupId: 'postbus-mailer-projections',
-    handlers: [
-      ...catalogHandlers(catalog),
-      ...peopleHandlers(
+    handlers: [...catalogHandlers(catalog), ...peopleHandlers(suppressionList, erasure, engagements, bus.publisher)],
+  });
+  // Delivery reports in a group of their own: while they wait for the send path, the catalog and opens do not.
+  await bus.consume({
+    groupId: 'postbus-mailer-feedback',
+    handlers: feedbackHandlers(
+      new Feedback({
+        store,
+        timeline,
+        suppressions,
         suppressionList,
-        erasure,
         engagements,
-        new Feedback({
-          store,
-          timeline,
-          suppressions,
-          suppressionList,
-          engagements,
-          lists,
-          rollups,
-          softBounceLimit: config.SOFT_BOUNCE_LIMIT,
-        }),
-        bus.publisher,
-      ),
-    ],
+        lists,
+        rollups,
+        softBounceLimit: config.SOFT_BOUNCE_LIMIT,
+        sendPath,
+      }),
+    ),
   });
   await bus.consume({
     groupId: 'postbus-mailer-triggers',
     gatherFetches: 'send-path',
     handlers: emailCommandHandlers(
       new TriggerDelivery({ store, suppressions, retries, deliverer, timeline, lists, rollups }),
+      sendPath,
       erasure,
       suppressionList,
     ),

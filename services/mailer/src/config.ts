@@ -52,6 +52,12 @@ export const MailerConfig = Type.Object({
     description:
       'soft-bounced messages to one address in a row (delays, full mailboxes reported after sending; a message opened or clicked since starts the count again) after which it is suppressed (soft_bounce_limit)',
   }),
+  FEEDBACK_RATE_WHILE_SENDING: Type.Integer({
+    minimum: 1,
+    default: 50,
+    description:
+      'delivery reports (bounces) recorded a second at most while triggers are being delivered, so that a wave of DSNs never slows the mail; at once otherwise',
+  }),
   MAILER_CATALOG_WAIT_MS: Type.Integer({
     minimum: 0,
     default: 30_000,

@@ -9,6 +9,7 @@ import { call, defaultMongoUrl, internalAuthorization, uniqueName } from '@postb
 import type { Deliverer, Outcome } from '../src/domain/delivery/deliverer';
 import { MailerErasure } from '../src/domain/erasure-participant';
 import { TriggerDelivery } from '../src/domain/trigger-delivery';
+import { SendPathPriority } from '../src/domain/send-path-priority';
 import { emailTriggerHandler } from '../src/handlers/email-trigger.handler';
 import { ErasuresDone } from '../src/model/erasure.repository';
 import { MessageLists } from '../src/model/message-list.repository';
@@ -160,7 +161,10 @@ describe("a message's rendered email", () => {
     const suppressions = new Suppressions(db, (email) => `hash of ${email}`);
     await suppressions.init();
     const rollups = new StatusRollups(db, 'test-instance');
-    const handler = emailTriggerHandler(new TriggerDelivery({ store, suppressions, retries, deliverer, timeline, lists, rollups }));
+    const handler = emailTriggerHandler(
+      new TriggerDelivery({ store, suppressions, retries, deliverer, timeline, lists, rollups }),
+      new SendPathPriority({ whileSendingPerSecond: 50 }),
+    );
     let t = 0;
     const trigger = (): EmailTriggerCommand => ({
       messageId: `msg_${(++t).toString(16).padStart(32, 'a')}`,

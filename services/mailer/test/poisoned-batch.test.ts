@@ -3,6 +3,7 @@ import { connectDb, type Connection } from '@postbus/db';
 import { defaultMongoUrl, uniqueName } from '@postbus/testing';
 import type { Deliverer, Outcome } from '../src/domain/delivery/deliverer';
 import { TriggerDelivery } from '../src/domain/trigger-delivery';
+import { SendPathPriority } from '../src/domain/send-path-priority';
 import { emailTriggerHandler } from '../src/handlers/email-trigger.handler';
 import { MessageLists } from '../src/model/message-list.repository';
 import { MessageStore, type MessageDoc } from '../src/model/message.repository';
@@ -37,7 +38,10 @@ describe('a poisoned trigger among others', () => {
       },
     } as unknown as Deliverer;
     const timeline = { recordAttempt: () => Promise.resolve(), republish: () => Promise.resolve() } as unknown as Timeline;
-    handler = emailTriggerHandler(new TriggerDelivery({ store, suppressions, retries, deliverer, timeline, lists, rollups }));
+    handler = emailTriggerHandler(
+      new TriggerDelivery({ store, suppressions, retries, deliverer, timeline, lists, rollups }),
+      new SendPathPriority({ whileSendingPerSecond: 50 }),
+    );
   });
 
   afterAll(async () => {

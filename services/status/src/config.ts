@@ -138,7 +138,7 @@ export const StatusConfig = Type.Object({
   }),
   STATUS_CONSUMER_GROUPS: Type.String({
     default:
-      'postbus-users,postbus-mailer-triggers,postbus-mailer-projections,postbus-webhooks,postbus-webhooks-projects,postbus-payments,postbus-payments-users,postbus-erasure,postbus-erasure-users',
+      'postbus-users,postbus-mailer-triggers,postbus-mailer-projections,postbus-mailer-feedback,postbus-inbound,postbus-webhooks,postbus-webhooks-projects,postbus-payments,postbus-payments-users,postbus-erasure,postbus-erasure-users',
     description: 'comma-separated consumer groups whose lag is watched (KAFKA_NAMESPACE is applied)',
   }),
   GATEWAY_URL: url('gateway (public API, tracking edge, admin panel)', 8080),

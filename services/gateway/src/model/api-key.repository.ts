@@ -1,5 +1,5 @@
 import { Schema, type Connection } from 'mongoose';
-import { isDuplicateKeyError } from '@postbus/db';
+import { findByIds, isDuplicateKeyError } from '@postbus/db';
 import type { KeyScope } from '../domain/credentials';
 
 export interface ApiKeyDoc {
@@ -109,9 +109,10 @@ export class ApiKeyRepository {
   async list(clientId: string): Promise<ApiKeyDoc[]> {
     const keys = await this.Key.find({ clientId }).lean<ApiKeyDoc[]>().exec();
     const usage = keys.length
-      ? await this.Usage.find({ _id: { $in: keys.map((k) => k._id) } })
-          .lean<KeyUsageDoc[]>()
-          .exec()
+      ? await findByIds(
+          this.Usage,
+          keys.map((k) => k._id),
+        )
       : [];
     const lastUsed = new Map(usage.map((u) => [u._id, u.lastUsedAt]));
     return keys

@@ -3,6 +3,7 @@ import type { MessageDoc, MessageStore } from '../model/message.repository';
 import type { Suppressions } from '../model/suppression.repository';
 import { Engagements } from './engagements';
 import { Feedback } from './feedback';
+import { SendPathPriority } from './send-path-priority';
 import type { SuppressionList } from './suppression-list';
 import type { Timeline } from './timeline';
 
@@ -19,14 +20,18 @@ function fakes() {
     messagesById: (ids: string[]) => Promise.resolve(new Map(ids.flatMap((id) => (messages.has(id) ? [[id, messages.get(id)!]] : [])))),
     message: (_projectId: string, id: string) => Promise.resolve(messages.get(id)),
     timeline: () => Promise.resolve([]),
+    deliveryHistories: (ids: string[]) => Promise.resolve(new Map(ids.map((id) => [id, []]))),
   } as unknown as MessageStore;
+  const record = (m: MessageDoc, event: string) => {
+    const key = `${m._id}:${event}`;
+    const first = !recorded.has(key);
+    recorded.add(key);
+    return first;
+  };
   const timeline = {
-    recordEngagement: (m: MessageDoc, event: string) => {
-      const key = `${m._id}:${event}`;
-      const first = !recorded.has(key);
-      recorded.add(key);
-      return Promise.resolve(first);
-    },
+    recordEngagement: (m: MessageDoc, event: string) => Promise.resolve(record(m, event)),
+    recordEngagements: (entries: Array<{ message: MessageDoc; event: string }>) =>
+      Promise.resolve(entries.map((e) => record(e.message, e.event))),
   } as unknown as Timeline;
   const suppressions = {
     countSoftBounce: (projectId: string, email: string) => {
@@ -40,8 +45,8 @@ function fakes() {
     },
   } as unknown as Suppressions;
   const suppressionList = {
-    block: (_p: string, _e: string, reason: string, _at: Date, messageId?: string) => {
-      blocked.push({ reason, messageId });
+    block: (requests: Array<{ email: string; reason: string; messageId?: string }>) => {
+      blocked.push(...requests.map(({ reason, messageId }) => ({ reason, messageId })));
       return Promise.resolve();
     },
   } as unknown as SuppressionList;
@@ -52,14 +57,15 @@ function fakes() {
     suppressions,
     suppressionList,
     engagements,
-    lists: {} as never,
-    rollups: {} as never,
+    lists: { reached: () => Promise.resolve() } as never,
+    rollups: { count: () => undefined } as never,
     softBounceLimit: 3,
+    sendPath: new SendPathPriority({ whileSendingPerSecond: 50 }),
   });
   let n = 0;
-  const sent = () => {
+  const sent = (email = ADDRESS) => {
     const id = `msg_${++n}`;
-    messages.set(id, { _id: id, projectId: P, email: ADDRESS } as MessageDoc);
+    messages.set(id, { _id: id, projectId: P, email } as MessageDoc);
     return id;
   };
   const delayed = (messageId: string): FeedbackBounceEvent => ({
@@ -70,7 +76,8 @@ function fakes() {
     status: '4.2.0',
     at: new Date().toISOString(),
   });
-  return { feedback, engagements, blocked, sent, delayed };
+  const refused = (messageId: string): FeedbackBounceEvent => ({ ...delayed(messageId), class: 'hard', action: 'failed', status: '5.1.1' });
+  return { feedback, engagements, blocked, sent, delayed, refused, softBounces };
 }
 
 describe('soft bounces', () => {
@@ -97,5 +104,31 @@ describe('soft bounces', () => {
     expect(blocked).toEqual([]);
     await feedback.bounce(delayed(sent()));
     expect(blocked).toEqual([expect.objectContaining({ reason: 'soft_bounce_limit' })]);
+  });
+});
+
+describe('a run of reports', () => {
+  it('is recorded together; a second report about a message or an address of the run is left to the one-by-one path', async () => {
+    const { feedback, blocked, sent, delayed, refused, softBounces } = fakes();
+    const first = sent();
+    const other = sent('other@example.org');
+    const dead = sent('dead@example.org');
+    const reports = [delayed(first), delayed(first), delayed(other), delayed(sent()), refused(dead), delayed('msg_gone')];
+    expect(await feedback.bounces(reports)).toEqual([1, 3]);
+    expect(blocked).toEqual([{ reason: 'hard_bounce', messageId: dead }]);
+    expect(Object.fromEntries(softBounces)).toEqual({ [ADDRESS]: 1, 'other@example.org': 1 });
+    // What it left, as the consumer handles it: the notice again counts nothing, the other message counts.
+    await feedback.bounce(reports[1]!);
+    await feedback.bounce(reports[3]!);
+    expect(softBounces.get(ADDRESS)).toBe(2);
+  });
+
+  it('suppresses the addresses whose soft bounces reach the limit in it', async () => {
+    const { feedback, blocked, sent, delayed } = fakes();
+    await feedback.bounce(delayed(sent()));
+    await feedback.bounce(delayed(sent()));
+    const third = sent();
+    expect(await feedback.bounces([delayed(third), delayed(sent('fine@example.org'))])).toEqual([]);
+    expect(blocked).toEqual([{ reason: 'soft_bounce_limit', messageId: third }]);
   });
 });

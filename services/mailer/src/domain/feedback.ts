@@ -4,6 +4,7 @@ import { statusOf, type MessageDoc, type MessageStore } from '../model/message.r
 import type { StatusRollups } from '../model/rollup.repository';
 import type { Suppressions } from '../model/suppression.repository';
 import type { Engagements } from './engagements';
+import type { SendPathPriority } from './send-path-priority';
 import type { SuppressionList } from './suppression-list';
 import type { Timeline } from './timeline';
 
@@ -17,6 +18,8 @@ export interface FeedbackDeps {
   rollups: StatusRollups;
   /** Soft-bounced messages to one address after which it is suppressed (soft_bounce_limit). */
   softBounceLimit: number;
+  /** Reports wait for their turn while triggers are delivered. */
+  sendPath: SendPathPriority;
 }
 
 /** What a bounce report says, in one line for the timeline: status, diagnostic code and reporting MTA. */
@@ -40,16 +43,96 @@ export const bounceReason = (b: FeedbackBounceEvent): string =>
 export class Feedback {
   constructor(private readonly deps: FeedbackDeps) {}
 
+  /** One report: the batch path, and what it leaves (a report again, a timeline changed meanwhile) step by step. */
   async bounce(report: FeedbackBounceEvent): Promise<void> {
+    if ((await this.bounces([report])).length > 0) await this.bounceStepwise(report);
+  }
+
+  /**
+   * A run of reports: their messages, suppressions and timelines read and written together, each
+   * with the effects `bounceStepwise` has. Returns the positions it left to `bounce`: a second
+   * report about a message or an address of the run, a message with an engagement entry (a
+   * report again, an open before a delay notice), or one that got another entry in between.
+   */
+  async bounces(reports: FeedbackBounceEvent[]): Promise<number[]> {
+    const { store, timeline, suppressions, suppressionList, lists, rollups, softBounceLimit, sendPath } = this.deps;
+    await sendPath.admit(reports.length);
+    const messages = await store.messagesById(reports.map((r) => r.messageId));
+    const left: number[] = [];
+    const seen = new Set<string>();
+    const run = reports.flatMap((report, i) => {
+      const message = messages.get(report.messageId);
+      if (!message) return []; // erased, or past retention
+      const address = `${message.projectId}\n${message.email}`;
+      if (seen.has(message._id) || seen.has(address)) {
+        left.push(i);
+        return [];
+      }
+      seen.add(message._id).add(address);
+      return [{ i, report, message, hard: report.class === 'hard', at: new Date(report.at) }];
+    });
+    // Suppressed before the messages show bounced: a client that sees one bounced and sends again is suppressed.
+    const hard = run.filter((r) => r.hard);
+    await suppressionList.block(
+      hard.map(({ message, at }) => ({
+        projectId: message.projectId,
+        email: message.email,
+        reason: 'hard_bounce',
+        at,
+        messageId: message._id,
+      })),
+    );
+    // Without engagement entries, which a reported message mostly lacks: the new entry's unique insert
+    // finds out when it has one (it is then left to `bounce`), and a read is saved per report.
+    const timelines = await store.deliveryHistories(run.map((r) => r.message._id));
+    // Refused by the relay already (a 5xx), a message is bounced: the report adds nothing to it.
+    const entries = run.filter((r) => !(r.hard && statusOf(timelines.get(r.message._id)!) === 'bounced'));
+    const added = await timeline.recordEngagements(
+      entries.map(({ message, report, hard: isHard, at }) => ({
+        message,
+        timeline: timelines.get(message._id)!,
+        event: isHard ? 'bounced' : 'soft_bounced',
+        at,
+        details: { reason: bounceReason(report) },
+      })),
+    );
+    const soft: typeof run = [];
+    await Promise.all(
+      entries.map(async (entry, k) => {
+        if (!added[k]) left.push(entry.i);
+        else if (!entry.hard) soft.push(entry);
+        else {
+          rollups.count(entry.message.projectId, 'bounced', entry.at);
+          await lists.reached(entry.message, 'bounced', entry.at);
+        }
+      }),
+    );
+    // A message counts once, however many delay notices its MTA sends.
+    const counts = await Promise.all(soft.map(({ message, at }) => suppressions.countSoftBounce(message.projectId, message.email, at)));
+    await suppressionList.block(
+      soft
+        .filter((_, k) => counts[k]! >= softBounceLimit)
+        .map(({ message, at }) => ({
+          projectId: message.projectId,
+          email: message.email,
+          reason: 'soft_bounce_limit',
+          at,
+          messageId: message._id,
+        })),
+    );
+    return left.sort((a, b) => a - b);
+  }
+
+  /** One report, one step at a time: what the batch path leaves. */
+  private async bounceStepwise(report: FeedbackBounceEvent): Promise<void> {
     const message = await this.message(report.messageId);
     if (!message) return; // erased, or past retention
     const { timeline, suppressions, suppressionList, lists, rollups, softBounceLimit } = this.deps;
     const at = new Date(report.at);
     const reason = bounceReason(report);
+    const blocked = { projectId: message.projectId, email: message.email, at, messageId: message._id };
     if (report.class === 'hard') {
-      // Suppressed before the message shows bounced: a client that sees it bounced and sends again is suppressed.
-      await suppressionList.block(message.projectId, message.email, 'hard_bounce', at, message._id);
-      // Refused by the relay already (a 5xx), the message is bounced: the report adds nothing to it.
+      await suppressionList.block([{ ...blocked, reason: 'hard_bounce' }]);
       const bouncedAlready = statusOf(await this.deps.store.timeline(message._id)) === 'bounced';
       if (!bouncedAlready && (await timeline.recordEngagement(message, 'bounced', at, { reason }))) {
         rollups.count(message.projectId, 'bounced', at);
@@ -57,10 +140,9 @@ export class Feedback {
       }
       return;
     }
-    // A message counts once, however many delay notices its MTA sends.
     if (!(await timeline.recordEngagement(message, 'soft_bounced', at, { reason }))) return;
     const count = await suppressions.countSoftBounce(message.projectId, message.email, at);
-    if (count >= softBounceLimit) await suppressionList.block(message.projectId, message.email, 'soft_bounce_limit', at, message._id);
+    if (count >= softBounceLimit) await suppressionList.block([{ ...blocked, reason: 'soft_bounce_limit' }]);
   }
 
   async complaint(report: FeedbackComplaintEvent): Promise<void> {
@@ -69,7 +151,9 @@ export class Feedback {
     const at = new Date(report.at);
     const reason = `${report.feedbackType} report${report.userAgent ? ` from ${report.userAgent}` : ''}`;
     // Suppressed before the timeline shows it, as a hard bounce is.
-    await this.deps.suppressionList.block(message.projectId, message.email, 'complaint', at, message._id);
+    await this.deps.suppressionList.block([
+      { projectId: message.projectId, email: message.email, reason: 'complaint', at, messageId: message._id },
+    ]);
     await this.deps.timeline.recordEngagement(message, 'complained', at, { reason });
   }
 

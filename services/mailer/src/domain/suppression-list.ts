@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import type { Publisher } from '@postbus/bus';
 import { Topics, userOrderingKey, type EmailUnsuppressCommand, type SuppressionReason } from '@postbus/contracts';
-import type { SuppressionDoc, Suppressions } from '../model/suppression.repository';
+import type { BlockRequest, SuppressionDoc, Suppressions } from '../model/suppression.repository';
 
 type Change = 'suppression.created' | 'suppression.deleted';
 
@@ -17,9 +18,10 @@ export class SuppressionList {
     private readonly publisher: Publisher,
   ) {}
 
-  /** Suppresses an address for every email of the project (see `Suppressions.block`). */
-  async block(projectId: string, email: string, reason: SuppressionReason, at: Date, messageId?: string): Promise<void> {
-    await this.announce('suppression.created', await this.suppressions.block(projectId, email, reason, at, messageId), email);
+  /** Suppresses addresses for every email of their projects, together (see `Suppressions.blockAll`). */
+  async block(requests: BlockRequest[]): Promise<void> {
+    const suppressions = await this.suppressions.blockAll(requests);
+    await Promise.all(suppressions.map((s, i) => this.announce('suppression.created', s, requests[i]!.email)));
   }
 
   /** Suppresses an unsubscribed address (for emails not sent to the unsubscribed). */
@@ -57,8 +59,9 @@ export class SuppressionList {
   }
 
   private async announce(type: Change, s: SuppressionDoc, email: string, deletedAt?: Date): Promise<void> {
-    // The list entry names one suppression of an address; what outlived an erasure has no entry but its own key, a hash.
-    const name = s.entry ?? s._id.slice(s.projectId.length + 1);
+    // The list entry names one suppression of an address; one without an entry (what outlived an
+    // erasure) is named by a hash of its key, which no event id may show.
+    const name = s.entry ?? createHash('sha256').update(s._id).digest('base64url').slice(0, 22);
     await this.publisher.publish(
       Topics.EmailEvents,
       type,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Publisher } from '@postbus/bus';
 import { Topics, type MessageEvent, type TimelineEventName } from '@postbus/contracts';
-import { GroupCommit, KeyedSerializer } from '@postbus/db';
+import { GroupCommit, inParallel, KeyedSerializer } from '@postbus/db';
 import type { Outcome } from './delivery/deliverer';
 import { queuedEntry, summaryOf } from './message-view';
 import {
@@ -131,8 +131,8 @@ export class Timeline {
     return this.perMessage.run(message._id, () => this.addEngagement(message, event, at, details));
   }
 
-  private async addEngagement(message: MessageDoc, event: TimelineEventName, at: Date, { url, reason }: EntryDetails): Promise<boolean> {
-    const key = engagementKey(event, url);
+  private async addEngagement(message: MessageDoc, event: TimelineEventName, at: Date, details: EntryDetails): Promise<boolean> {
+    const key = engagementKey(event, details.url);
     const timeline = await this.store.timeline(message._id);
     const same = timeline.find((e) => e.key === key);
     if (same) {
@@ -140,27 +140,10 @@ export class Timeline {
       await this.summarise(message);
       return false;
     }
-    let last = 1;
-    let n = 1;
-    for (const e of timeline) {
-      if (e.sequence > last) last = e.sequence;
-      if (e.key !== undefined) n++;
-    }
     // Entries are claimed in order by unique insert; a number another instance took is read, and
     // counted instead when it is this very engagement (so each kind or link is one entry).
-    for (; ; n++, last++) {
-      const doc: EventDoc = {
-        _id: engagementEventId(message._id, n),
-        messageId: message._id,
-        projectId: message.projectId,
-        event,
-        key,
-        sequence: last + 1,
-        at,
-        count: 1,
-        ...(url ? { url } : {}),
-        ...(reason ? { reason } : {}),
-      };
+    for (let skipped = 0; ; skipped++) {
+      const doc = nextEntry(message, timeline, event, at, details, skipped);
       if (!(await this.engagements.add(doc))) {
         await this.summarise(message);
         await this.emit(message, [doc]);
@@ -173,6 +156,30 @@ export class Timeline {
         return false;
       }
     }
+  }
+
+  /**
+   * `recordEngagement` for a run of distinct messages whose timelines the caller has just read
+   * (or their delivery histories alone: the insert claims the entry after them): their new entries
+   * inserted together, each summary written from its timeline. Per entry: true when it was added
+   * (and emitted); false when the timeline has it already or another entry took its number, which
+   * `recordEngagement` then sorts out.
+   */
+  async recordEngagements(entries: NewEntry[]): Promise<boolean[]> {
+    const docs = entries.map(({ message, timeline, event, at, details }) =>
+      timeline.some((e) => e.key === engagementKey(event, details?.url)) ? null : nextEntry(message, timeline, event, at, details),
+    );
+    const fresh = docs.filter((d): d is EventDoc => d !== null);
+    const taken = await this.store.appendNew(fresh);
+    const added = docs.map((d) => d !== null && !taken.has(d._id));
+    await inParallel(
+      entries.flatMap((entry, i) => (added[i] ? [{ ...entry, doc: docs[i]! }] : [])),
+      async ({ message, timeline, doc }) => {
+        await this.store.replaceSummary(summaryOf(message, [...timeline, doc]));
+        await this.emit(message, [doc]);
+      },
+    );
+    return added;
   }
 
   /** Writes the message's summary anew from its timeline as stored now. */
@@ -195,6 +202,47 @@ export class Timeline {
       ),
     );
   }
+}
+
+/** An engagement to add to a message whose timeline the caller read. */
+export interface NewEntry {
+  message: MessageDoc;
+  timeline: EventDoc[];
+  event: TimelineEventName;
+  at: Date;
+  details?: EntryDetails;
+}
+
+/**
+ * The entry an engagement takes after a timeline's last: the next engagement number and sequence,
+ * or `skipped` further on when others took those.
+ */
+function nextEntry(
+  message: MessageDoc,
+  timeline: EventDoc[],
+  event: TimelineEventName,
+  at: Date,
+  { url, reason }: EntryDetails = {},
+  skipped = 0,
+): EventDoc {
+  let last = 1 + skipped;
+  let n = 1 + skipped;
+  for (const e of timeline) {
+    if (e.sequence > last) last = e.sequence;
+    if (e.key !== undefined) n++;
+  }
+  return {
+    _id: engagementEventId(message._id, n),
+    messageId: message._id,
+    projectId: message.projectId,
+    event,
+    key: engagementKey(event, url),
+    sequence: last + 1,
+    at,
+    count: 1,
+    ...(url ? { url } : {}),
+    ...(reason ? { reason } : {}),
+  };
 }
 
 /** What is counted once: an open, an unsubscribe, a click of one link. */

@@ -8,6 +8,6 @@ export const emailSuppressHandler = (suppressionList: SuppressionList) =>
     topic: Topics.EmailCommands,
     type: 'email.suppress',
     handle: async (data) => {
-      await suppressionList.block(data.projectId, data.email, 'manual', new Date(data.acceptedAt));
+      await suppressionList.block([{ projectId: data.projectId, email: data.email, reason: 'manual', at: new Date(data.acceptedAt) }]);
     },
   });

@@ -2,6 +2,7 @@ import type { Publisher } from '@postbus/bus';
 import type { Engagements } from '../domain/engagements';
 import type { Feedback } from '../domain/feedback';
 import type { MailerErasure } from '../domain/erasure-participant';
+import type { SendPathPriority } from '../domain/send-path-priority';
 import type { TriggerDelivery } from '../domain/trigger-delivery';
 import type { CatalogProjection } from '../model/catalog.repository';
 import type { SuppressionList } from '../domain/suppression-list';
@@ -24,8 +25,13 @@ import { userUnsubscribedHandler } from './user-unsubscribed.handler';
  * client's suppressions the gateway puts among them (so that no trigger accepted after one is
  * handled before it).
  */
-export const emailCommandHandlers = (delivery: TriggerDelivery, erasure: MailerErasure, suppressionList: SuppressionList) => [
-  emailTriggerHandler(delivery),
+export const emailCommandHandlers = (
+  delivery: TriggerDelivery,
+  sendPath: SendPathPriority,
+  erasure: MailerErasure,
+  suppressionList: SuppressionList,
+) => [
+  emailTriggerHandler(delivery, sendPath),
   emailErasureRequestedHandler(erasure),
   emailSuppressHandler(suppressionList),
   emailUnsuppressHandler(suppressionList),
@@ -40,12 +46,11 @@ export const catalogHandlers = (catalog: CatalogProjection) => [
   catalogDeletedHandler(catalog),
 ];
 
-/** What reaches the mailer about people and their mail: unsubscribes, erasures, opens and clicks, bounces and complaints. */
+/** What reaches the mailer about people and their mail: unsubscribes, erasures, opens and clicks. */
 export const peopleHandlers = (
   suppressionList: SuppressionList,
   erasure: MailerErasure,
   engagements: Engagements,
-  feedback: Feedback,
   publisher: Publisher,
 ) => [
   userUnsubscribedHandler(suppressionList),
@@ -54,6 +59,10 @@ export const peopleHandlers = (
   trackingEngagementHandler(engagements, 'tracking.opened', 'opened'),
   trackingEngagementHandler(engagements, 'tracking.clicked', 'clicked'),
   trackingEngagementHandler(engagements, 'tracking.unsubscribed', 'unsubscribed'),
+];
+
+/** What the inbound MX read about sent mail: bounces, complaints, mailto unsubscribes. */
+export const feedbackHandlers = (feedback: Feedback) => [
   feedbackBounceHandler(feedback),
   feedbackComplaintHandler(feedback),
   feedbackUnsubscribeHandler(feedback),

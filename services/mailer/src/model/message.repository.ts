@@ -332,6 +332,12 @@ export class MessageStore {
     return new Map(ids.map((id, i) => [id, found[i]!]));
   }
 
+  /** The delivery events of some messages, each in attempt order: their timelines without engagement entries. */
+  async deliveryHistories(ids: string[]): Promise<Map<string, EventDoc[]>> {
+    const found = await inParallel(ids, (id) => this.deliveries(id));
+    return new Map(ids.map((id, i) => [id, found[i]!]));
+  }
+
   /** The delivery events (one per attempt): no delivery event follows a terminal one, so a sent message costs one read. */
   private async deliveries(id: string): Promise<EventDoc[]> {
     const hot = this.hotDeliveries.get(id);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Schema, type Connection } from 'mongoose';
 import type { Suppression, SuppressionReason } from '@postbus/contracts';
-import { GroupCommit, inParallel, insertNew, SequenceLists } from '@postbus/db';
+import { deleteByIds, findByIds, GroupCommit, inParallel, insertNew, SequenceLists } from '@postbus/db';
 
 export interface SuppressionDoc {
   _id: string;
@@ -14,6 +14,19 @@ export interface SuppressionDoc {
   messageId?: string;
   /** Its entry in the project's list (see listEntryKey). */
   entry?: string;
+}
+
+/** A suppression the list shows: it names an address and has an entry in its project's list. */
+type ListedDoc = SuppressionDoc & { email: string; entry: string };
+
+/** An address to suppress for every email, and why. */
+export interface BlockRequest {
+  projectId: string;
+  email: string;
+  reason: SuppressionReason;
+  at: Date;
+  /** The message whose bounce or complaint caused it. */
+  messageId?: string;
 }
 
 /** How many messages to an address soft-bounced: `_id` is `<project>:soft:<address>`. */
@@ -133,12 +146,12 @@ export class Suppressions {
   }
 
   /**
-   * Suppresses an address for every email because of what its mail system reported (a hard
-   * bounce, too many soft bounces, a complaint) or because the client says so (`manual`). The
-   * first reason stays: returns the suppression the address has, new or not.
+   * Suppresses addresses for every email because of what their mail systems reported (a hard
+   * bounce, too many soft bounces, a complaint) or because the client says so (`manual`), together.
+   * The first reason stays: returns the suppression each address has, new or not.
    */
-  async block(projectId: string, email: string, reason: SuppressionReason, at: Date, messageId?: string): Promise<SuppressionDoc> {
-    const doc = {
+  async blockAll(requests: BlockRequest[]): Promise<SuppressionDoc[]> {
+    const docs = requests.map(({ projectId, email, reason, at, messageId }) => ({
       _id: blockKey(projectId, email),
       projectId,
       email,
@@ -146,21 +159,29 @@ export class Suppressions {
       at,
       entry: newEntryToken(),
       ...(messageId ? { messageId } : {}),
-    };
-    return this.stored(doc);
+    }));
+    const taken = await insertNew(this.Suppression, docs);
+    await this.listed(docs.filter((_, i) => !taken.has(i)));
+    return Promise.all(docs.map((doc, i) => (taken.has(i) ? this.stored(doc) : Promise.resolve(doc))));
+  }
+
+  /** `blockAll` for one address. */
+  async block(projectId: string, email: string, reason: SuppressionReason, at: Date, messageId?: string): Promise<SuppressionDoc> {
+    const [suppression] = await this.blockAll([{ projectId, email, reason, at, ...(messageId ? { messageId } : {}) }]);
+    return suppression!;
   }
 
   /** Inserts a listed suppression unless its address has one of that kind; returns the one it has. */
-  private async stored(doc: SuppressionDoc & { email: string; entry: string }): Promise<SuppressionDoc> {
+  private async stored(doc: ListedDoc): Promise<SuppressionDoc> {
     if ((await insertNew(this.Suppression, [doc])).size === 0) {
-      await this.listed(doc.projectId, doc.email, doc.at, doc.entry);
+      await this.listed([doc]);
       return doc;
     }
     const existing = await this.Suppression.findById(doc._id).lean<SuppressionDoc>().exec();
     if (!existing) return this.stored(doc); // lifted in between
     // A process that died between the two writes left it out of the list: listed now.
     if (existing.entry && !(await this.Suppression.exists({ _id: listEntryKey(doc.projectId, existing.entry) }).exec()))
-      await this.listed(doc.projectId, doc.email, existing.at, existing.entry);
+      await this.listed([{ ...doc, at: existing.at, entry: existing.entry }]);
     return existing;
   }
 
@@ -182,24 +203,24 @@ export class Suppressions {
   async unblock(projectId: string, email: string): Promise<boolean> {
     const doc = await this.Suppression.findById(blockKey(projectId, email)).lean<SuppressionDoc>().exec();
     await Promise.all([
-      this.Suppression.deleteMany({
-        _id: {
-          $in: [
-            blockKey(projectId, email),
-            erasedKey(projectId, this.hashAddress(email)),
-            ...(doc?.entry ? [listEntryKey(projectId, doc.entry)] : []),
-          ],
-        },
-      }).exec(),
+      deleteByIds(this.Suppression, [
+        blockKey(projectId, email),
+        erasedKey(projectId, this.hashAddress(email)),
+        ...(doc?.entry ? [listEntryKey(projectId, doc.entry)] : []),
+      ]),
       this.SoftBounce.deleteOne({ _id: softBounceKey(projectId, email) }).exec(),
     ]);
     return doc !== null;
   }
 
-  /** Adds a new suppression to its project's list: the entry's own document first, so that every entry read finds its address. */
-  private async listed(projectId: string, email: string, at: Date, entry: string): Promise<void> {
-    await this.Suppression.create({ _id: listEntryKey(projectId, entry), projectId, email, reason: 'entry', at });
-    await this.lists.append([{ list: projectId, at, value: entry }]);
+  /** Adds new suppressions to their projects' lists: the entries' own documents first, so that every entry read finds its address. */
+  private async listed(docs: ListedDoc[]): Promise<void> {
+    if (docs.length === 0) return;
+    await insertNew(
+      this.Suppression,
+      docs.map(({ projectId, email, at, entry }) => ({ _id: listEntryKey(projectId, entry), projectId, email, reason: 'entry', at })),
+    );
+    await this.lists.append(docs.map(({ projectId, at, entry }) => ({ list: projectId, at, value: entry })));
   }
 
   /** An address's unsubscribe, or null. */
@@ -211,9 +232,7 @@ export class Suppressions {
   async resubscribed(projectId: string, email: string): Promise<void> {
     const doc = await this.unsubscription(projectId, email);
     if (!doc) return;
-    await this.Suppression.deleteMany({
-      _id: { $in: [keyOf(projectId, email), ...(doc.entry ? [listEntryKey(projectId, doc.entry)] : [])] },
-    }).exec();
+    await deleteByIds(this.Suppression, [keyOf(projectId, email), ...(doc.entry ? [listEntryKey(projectId, doc.entry)] : [])]);
   }
 
   /** What the client sees of an address's suppression: what blocks it, else its unsubscribe; null when it gets mail. */
@@ -257,7 +276,7 @@ export class Suppressions {
     const doc = await this.SoftBounce.findOneAndUpdate(
       { _id: softBounceKey(projectId, email) },
       { $inc: { count: 1 }, $set: { at } },
-      { upsert: true, new: true },
+      { upsert: true, returnDocument: 'after' },
     )
       .lean<SoftBounceDoc>()
       .exec();
@@ -277,7 +296,7 @@ export class Suppressions {
   /** Removes the erasure suppressions of a person (undoing an `addErasure` that lost a race with the erasure). */
   async removeErasure(target: ErasureTarget): Promise<void> {
     const keys = erasureDocs(target, new Date(0)).map((d) => d._id);
-    if (keys.length > 0) await this.Suppression.deleteMany({ _id: { $in: keys } }).exec();
+    await deleteByIds(this.Suppression, keys);
   }
 
   /**
@@ -286,11 +305,15 @@ export class Suppressions {
    * said it takes no mail or complains (kept by hash, see erasedKey).
    */
   async removeAll(projectId: string, emails: string[], userId: string | null, before: Date): Promise<number> {
-    await this.SoftBounce.deleteMany({ _id: { $in: emails.map((e) => softBounceKey(projectId, e)) } }).exec();
+    await deleteByIds(
+      this.SoftBounce,
+      emails.map((e) => softBounceKey(projectId, e)),
+    );
     // The list entries' address documents go with the suppressions they name (the entries, which hold no address, stay).
-    const listedDocs = await this.Suppression.find({ _id: { $in: emails.flatMap((e) => [keyOf(projectId, e), blockKey(projectId, e)]) } })
-      .lean<SuppressionDoc[]>()
-      .exec();
+    const listedDocs = await findByIds(
+      this.Suppression,
+      emails.flatMap((e) => [keyOf(projectId, e), blockKey(projectId, e)]),
+    );
     const entries = listedDocs.flatMap((d) => (d.entry && d.at <= before ? [listEntryKey(projectId, d.entry)] : []));
     const outliving = listedDocs.filter(
       (d) => d.email && d._id === blockKey(projectId, d.email) && OUTLIVING_ERASURE.has(d.reason) && d.at <= before,
@@ -306,14 +329,14 @@ export class Suppressions {
           at: d.at,
         })),
       );
-    if (entries.length > 0) await this.Suppression.deleteMany({ _id: { $in: entries } }).exec();
+    await deleteByIds(this.Suppression, entries);
     const keys = [
       ...emails.flatMap((e) => [keyOf(projectId, e), blockKey(projectId, e), erasureEmailKey(projectId, e)]),
       ...(userId !== null ? [erasureUserKey(projectId, userId)] : []),
     ];
     if (keys.length === 0) return 0;
     // Only those from before the erasure ran: a later one is the choice of whoever has the address now.
-    return (await this.Suppression.deleteMany({ _id: { $in: keys }, at: { $lte: before } }).exec()).deletedCount;
+    return deleteByIds(this.Suppression, keys, { at: { $lte: before } });
   }
 
   /** Why this recipient gets no mail, or undefined; asked together with concurrent callers in one read. */
@@ -322,8 +345,8 @@ export class Suppressions {
   private readonly lookups = new GroupCommit<Recipient, string | undefined>((recipients) => this.reasons(recipients));
 
   /**
-   * Why each recipient gets no mail (undefined when it gets mail), in order, in one `$in` read by
-   * `_id`. A pending erasure of the address or of the user id wins over any other reason, and
+   * Why each recipient gets no mail (undefined when it gets mail), in order, from point reads of
+   * the keys they may have. A pending erasure of the address or of the user id wins over any other reason, and
    * what the address's mail system reported wins over an unsubscribe.
    */
   async reasons(recipients: Recipient[]): Promise<Array<string | undefined>> {
@@ -336,9 +359,7 @@ export class Suppressions {
     });
     const keys = recipients.map(keysOf);
     const all = [...new Set(keys.flatMap((k) => [...k.erasure, k.block, k.erased, k.other]))];
-    const docs = await this.Suppression.find({ _id: { $in: all } })
-      .lean<SuppressionDoc[]>()
-      .exec();
+    const docs = await findByIds(this.Suppression, all);
     const reasons = new Map(docs.map((d) => [d._id, d.reason]));
     return keys.map((k) =>
       k.erasure.some((key) => reasons.has(key)) ? ERASURE : (reasons.get(k.block) ?? reasons.get(k.erased) ?? reasons.get(k.other)),

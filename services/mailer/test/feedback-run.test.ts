@@ -1,0 +1,163 @@
+import { createHmac } from 'node:crypto';
+import type { Publisher } from '@postbus/bus';
+import type { FeedbackBounceEvent } from '@postbus/contracts';
+import { connectDb, isPointFilter, recordQueries, type Connection } from '@postbus/db';
+import { defaultMongoUrl, uniqueName } from '@postbus/testing';
+import { Engagements } from '../src/domain/engagements';
+import { Feedback } from '../src/domain/feedback';
+import { SendPathPriority } from '../src/domain/send-path-priority';
+import { SuppressionList } from '../src/domain/suppression-list';
+import { Timeline } from '../src/domain/timeline';
+import { MessageLists } from '../src/model/message-list.repository';
+import { MessageStore, statusOf, type MessageDoc } from '../src/model/message.repository';
+import { RetryQueue } from '../src/model/retry.repository';
+import { StatusRollups } from '../src/model/rollup.repository';
+import { Suppressions } from '../src/model/suppression.repository';
+
+/** Issue 33.7: a run of delivery reports recorded together on the real MongoDB-wire server, as the one-by-one path records them. */
+describe('a run of bounce reports', () => {
+  let db: Connection;
+  let store: MessageStore;
+  let timeline: Timeline;
+  let suppressions: Suppressions;
+  let rollups: StatusRollups;
+  let feedback: Feedback;
+  const published: Array<{ type: string; id: string }> = [];
+  const P = 'p-feedback-run';
+
+  beforeAll(async () => {
+    db = await connectDb({ url: defaultMongoUrl(), dbName: uniqueName('t').replace(/-/g, '_') });
+    store = new MessageStore(db);
+    const retries = new RetryQueue(db);
+    const lists = new MessageLists(db);
+    suppressions = new Suppressions(db, (email) => createHmac('sha256', 'the audit key of this test').update(email).digest('hex'));
+    rollups = new StatusRollups(db, 'feedback-run', 60_000);
+    await Promise.all([store.init(), retries.init(), lists.init(), suppressions.init(), rollups.init()]);
+    const publisher = {
+      publish: (_topic: string, type: string, _key: string, _data: unknown, options: { id: string }) => {
+        published.push({ type, id: options.id });
+        return Promise.resolve(options.id);
+      },
+    } as unknown as Publisher;
+    timeline = new Timeline(store, publisher, retries, { maxAttempts: 3, baseMs: 1000, maxMs: 10_000 });
+    const suppressionList = new SuppressionList(suppressions, publisher);
+    const engagements = new Engagements({ store, timeline, suppressionList, suppressions, publisher });
+    feedback = new Feedback({
+      store,
+      timeline,
+      suppressions,
+      suppressionList,
+      engagements,
+      lists,
+      rollups,
+      softBounceLimit: 2,
+      sendPath: new SendPathPriority({ whileSendingPerSecond: 50 }),
+    });
+  });
+
+  afterAll(async () => {
+    await rollups?.stop();
+    await db?.dropDatabase();
+    await db?.close();
+  });
+
+  let n = 0;
+  const sent = async (email: string, event: 'sent' | 'bounced' = 'sent'): Promise<MessageDoc> => {
+    const message: MessageDoc = {
+      _id: `msg_run_${++n}`,
+      projectId: P,
+      emailId: 'e1',
+      emailKey: 'receipt',
+      templateId: 't1',
+      templateVersion: 1,
+      email,
+      userId: null,
+      user: { email },
+      data: {},
+      acceptedAt: new Date(),
+      createdAt: new Date(),
+    };
+    await store.insertNew([message]);
+    await timeline.recordAttempt(message, 1, { event, smtp: { code: event === 'sent' ? 250 : 550, response: 'relay' } });
+    return message;
+  };
+  const report = (message: MessageDoc, hard: boolean): FeedbackBounceEvent => ({
+    messageId: message._id,
+    class: hard ? 'hard' : 'soft',
+    action: hard ? 'failed' : 'delayed',
+    format: 'rfc3464',
+    status: hard ? '5.1.1' : '4.2.0',
+    diagnosticCode: hard ? 'smtp; 550 5.1.1 no such user' : 'smtp; 450 4.2.0 mailbox busy',
+    at: new Date().toISOString(),
+  });
+  const events = async (message: MessageDoc) => (await store.timeline(message._id)).map((e) => e.event);
+
+  it('bounces, suppresses and counts each message once, leaves repeats to the one-by-one path, and adds nothing when redelivered', async () => {
+    const gone = await sent('gone@example.org');
+    const alsoGone = await sent('also-gone@example.org');
+    const refused = await sent('refused@example.org', 'bounced');
+    const busy = await sent('busy@example.org');
+    const busyAgain = await sent('busy@example.org');
+    const run = [
+      report(gone, true),
+      report(alsoGone, true),
+      report(gone, true), // the same report again
+      report(refused, true),
+      report(busy, false),
+      report(busyAgain, false), // a second message to an address of the run
+    ];
+    published.length = 0;
+    const left = await feedback.bounces(run);
+    expect(left).toEqual([2, 5]);
+    for (const i of left) await feedback.bounce(run[i]!);
+
+    expect(await events(gone)).toEqual(['sent', 'bounced']);
+    expect(await events(alsoGone)).toEqual(['sent', 'bounced']);
+    expect(await events(refused)).toEqual(['bounced']); // refused by the relay: the report adds nothing
+    expect(await events(busy)).toEqual(['sent', 'soft_bounced']);
+    expect(await events(busyAgain)).toEqual(['sent', 'soft_bounced']);
+    expect(statusOf(await store.timeline(gone._id))).toBe('bounced');
+    expect((await store.summary(P, gone._id))?.status).toBe('bounced');
+    const reasons = await suppressions.reasons(
+      ['gone@example.org', 'also-gone@example.org', 'refused@example.org', 'busy@example.org'].map((email) => ({ projectId: P, email })),
+    );
+    // Two soft-bounced messages to busy@ reach this test's limit of 2.
+    expect(reasons).toEqual(['hard_bounce', 'hard_bounce', 'hard_bounce', 'soft_bounce_limit']);
+    const bounced = published.filter((p) => p.type === 'message.bounced');
+    expect(bounced.map((p) => p.id).sort()).toEqual([`${alsoGone._id}:3`, `${gone._id}:3`].sort());
+    const created = new Set(published.filter((p) => p.type === 'suppression.created').map((p) => p.id));
+    expect(created.size).toBe(4);
+    expect(published.filter((p) => p.type === 'message.soft_bounced')).toHaveLength(2);
+
+    // The whole run again (a consumer that died before committing): nothing new is stored or emitted.
+    published.length = 0;
+    const again = await feedback.bounces(run);
+    for (const i of again) await feedback.bounce(run[i]!);
+    expect(await events(gone)).toEqual(['sent', 'bounced']);
+    expect(await events(busy)).toEqual(['sent', 'soft_bounced']);
+    expect(published.filter((p) => p.type.startsWith('message.'))).toEqual([]);
+    expect(published.filter((p) => p.type === 'suppression.created').every((p) => created.has(p.id))).toBe(true);
+  });
+
+  it('reads and writes a run by _id only, three commands a report: the message, its delivery, its summary (a `$in` read would scan the collection)', async () => {
+    const run: FeedbackBounceEvent[] = [];
+    for (let i = 0; i < 40; i++) run.push(report(await sent(`dead-${i}@example.org`), true));
+    const recorded = recordQueries([
+      'messages',
+      'message_events',
+      'message_summaries',
+      'message_lists',
+      'suppressions',
+      'suppression_lists',
+    ]);
+    try {
+      expect(await feedback.bounces(run)).toEqual([]);
+    } finally {
+      recorded.stop();
+    }
+    expect(recorded.queries.filter((q) => !isPointFilter(q.filter))).toEqual([]);
+    const perReport = recorded.queries.length / run.length;
+    console.log(`a run of ${run.length} hard bounces: ${perReport.toFixed(2)} filtered commands a report`);
+    expect(perReport).toBeLessThanOrEqual(3.2);
+  });
+});
