@@ -42,7 +42,7 @@ export class SuppressionList {
     const suppression = await this.suppressions.blocking(projectId, email);
     if (suppression) {
       await this.announce('suppression.deleted', suppression, email, at);
-      await this.suppressions.unblock(projectId, email);
+      await this.suppressions.unblock(projectId, email, suppression);
     }
     const unsubscribe = command.resubscribe ? await this.suppressions.unsubscription(projectId, email) : null;
     if (unsubscribe) {

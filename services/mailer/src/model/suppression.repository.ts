@@ -198,10 +198,12 @@ export class Suppressions {
 
   /**
    * Lifts what `block` put on an address, what outlived its erasure, and its soft-bounce count: a
-   * later trigger sends again. An unsubscribe stays. True when `block` had put one.
+   * later trigger sends again. An unsubscribe stays. True when `block` had put one. `known`: what
+   * `blocking` answered for the address just before, which saves reading it again.
    */
-  async unblock(projectId: string, email: string): Promise<boolean> {
-    const doc = await this.Suppression.findById(blockKey(projectId, email)).lean<SuppressionDoc>().exec();
+  async unblock(projectId: string, email: string, known?: SuppressionDoc | null): Promise<boolean> {
+    const found = known === undefined ? await this.Suppression.findById(blockKey(projectId, email)).lean<SuppressionDoc>().exec() : known;
+    const doc = found?._id === blockKey(projectId, email) ? found : null;
     await Promise.all([
       deleteByIds(this.Suppression, [
         blockKey(projectId, email),
