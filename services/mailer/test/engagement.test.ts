@@ -2,9 +2,10 @@ import type { Publisher } from '@postbus/bus';
 import { connectDb, type Connection } from '@postbus/db';
 import { defaultMongoUrl, uniqueName } from '@postbus/testing';
 import { messageView } from '../src/domain/message-view';
-import { MessageStore, type MessageDoc } from '../src/model/message.repository';
+import { MessageStore } from '../src/model/message.repository';
 import { RetryQueue } from '../src/model/retry.repository';
 import { Timeline } from '../src/domain/timeline';
+import { acceptedMessage } from './accepted-message';
 
 /** Issue 13.6: replayed tracking links are counted, not appended: a timeline stays as long as the email's distinct links. */
 describe('opens and clicks on the real MongoDB-wire server', () => {
@@ -33,20 +34,7 @@ describe('opens and clicks on the real MongoDB-wire server', () => {
   });
 
   it('13.6 replayed opens and clicks add one entry for the first open and one per distinct link, with counts', async () => {
-    const message: MessageDoc = {
-      _id: 'msg_engaged',
-      projectId: 'p1',
-      emailId: 'e1',
-      emailKey: 'welcome',
-      templateId: 't1',
-      templateVersion: 1,
-      email: 'ann@example.org',
-      userId: null,
-      user: { email: 'ann@example.org' },
-      data: {},
-      acceptedAt: new Date(),
-      createdAt: new Date(),
-    };
+    const message = acceptedMessage({ id: 'msg_engaged', projectId: 'p1', email: 'ann@example.org' });
     await store.insertNew([message]);
     await timeline.recordAttempt(message, 1, { event: 'sent', smtp: { code: 250, response: '250 OK' } });
     emitted.length = 0;

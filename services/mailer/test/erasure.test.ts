@@ -6,6 +6,7 @@ import { MessageLists } from '../src/model/message-list.repository';
 import { MessageStore, type MessageDoc } from '../src/model/message.repository';
 import { RetryQueue } from '../src/model/retry.repository';
 import { ERASURE, Suppressions } from '../src/model/suppression.repository';
+import { acceptedMessage } from './accepted-message';
 
 /** The mailer's erasure against the real MongoDB-wire server: what goes, what stays, and that a repeat finds nothing. */
 describe('erasing a person from the mailer', () => {
@@ -17,20 +18,8 @@ describe('erasing a person from the mailer', () => {
   let erasure: MailerErasure;
   const projectId = 'p-erasure';
 
-  const message = (id: string, email: string, userId: string | null, project = projectId): MessageDoc => ({
-    _id: id,
-    projectId: project,
-    emailId: 'e1',
-    emailKey: 'welcome',
-    templateId: 't1',
-    templateVersion: 1,
-    email,
-    userId,
-    user: { email },
-    data: {},
-    acceptedAt: new Date(),
-    createdAt: new Date(),
-  });
+  const message = (id: string, email: string, userId: string | null, project = projectId): MessageDoc =>
+    acceptedMessage({ id, projectId: project, email, userId });
   const event = (messageId: string, sequence: number) => ({
     _id: `${messageId}:${sequence + 1}`, // the outcome of attempt `sequence`
     messageId,

@@ -13,6 +13,7 @@ import { MessageStore, statusOf, type MessageDoc } from '../src/model/message.re
 import { RetryQueue } from '../src/model/retry.repository';
 import { StatusRollups } from '../src/model/rollup.repository';
 import { Suppressions } from '../src/model/suppression.repository';
+import { acceptedMessage } from './accepted-message';
 
 /** Issue 33.7: a run of delivery reports recorded together on the real MongoDB-wire server, as the one-by-one path records them. */
 describe('a run of bounce reports', () => {
@@ -63,20 +64,7 @@ describe('a run of bounce reports', () => {
 
   let n = 0;
   const sent = async (email: string, event: 'sent' | 'bounced' = 'sent'): Promise<MessageDoc> => {
-    const message: MessageDoc = {
-      _id: `msg_run_${++n}`,
-      projectId: P,
-      emailId: 'e1',
-      emailKey: 'receipt',
-      templateId: 't1',
-      templateVersion: 1,
-      email,
-      userId: null,
-      user: { email },
-      data: {},
-      acceptedAt: new Date(),
-      createdAt: new Date(),
-    };
+    const message = acceptedMessage({ id: `msg_run_${++n}`, projectId: P, email });
     await store.insertNew([message]);
     await timeline.recordAttempt(message, 1, { event, smtp: { code: event === 'sent' ? 250 : 550, response: 'relay' } });
     return message;

@@ -20,6 +20,7 @@ import { Suppressions } from '../src/model/suppression.repository';
 import { MessageRetention } from '../src/domain/message-retention';
 import { Timeline } from '../src/domain/timeline';
 import { startMessageLogServer } from './message-log-server';
+import { acceptedMessage } from './accepted-message';
 
 describe('capping a rendered email for keeping', () => {
   it('keeps an email under the cap whole, and cuts a longer one at the cap without splitting a character', () => {
@@ -50,20 +51,8 @@ describe("a message's rendered email", () => {
   const logger = createLogger({ service: 'mailer-test', level: 'error' });
 
   let n = 0;
-  const message = (email: string, acceptedAt = new Date(), projectId = project): MessageDoc => ({
-    _id: `msg_${(++n).toString(16).padStart(32, 'c')}`,
-    projectId,
-    emailId: 'e-welcome',
-    emailKey: 'welcome',
-    templateId: 't1',
-    templateVersion: 1,
-    email,
-    userId: null,
-    user: { email },
-    data: {},
-    acceptedAt,
-    createdAt: acceptedAt,
-  });
+  const message = (email: string, acceptedAt = new Date(), projectId = project): MessageDoc =>
+    acceptedMessage({ id: `msg_${(++n).toString(16).padStart(32, 'c')}`, projectId, email, acceptedAt });
   const rendered = (name: string): RenderedContent => ({
     subject: `Welcome ${name}`,
     html: `<p>Hello ${name}</p><script>document.title='pwned'</script>`,

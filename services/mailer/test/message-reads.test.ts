@@ -13,6 +13,7 @@ import { MessageRetention } from '../src/domain/message-retention';
 import { seedMessages } from '../src/seed-data';
 import { Timeline } from '../src/domain/timeline';
 import { startMessageLogServer } from './message-log-server';
+import { acceptedMessage } from './accepted-message';
 
 /**
  * Issue 14: the message log's reads against the real MongoDB-wire server, through the internal
@@ -34,20 +35,8 @@ describe('message reads as the data grows', () => {
   const logger = createLogger({ service: 'mailer-test', level: 'error' });
 
   let n = 0;
-  const message = (email: string, userId: string | null, emailKey = 'welcome', acceptedAt = new Date()): MessageDoc => ({
-    _id: `msg_${(++n).toString(16).padStart(32, '0')}`,
-    projectId: project,
-    emailId: `e-${emailKey}`,
-    emailKey,
-    templateId: 't1',
-    templateVersion: 1,
-    email,
-    userId,
-    user: { email },
-    data: {},
-    acceptedAt,
-    createdAt: acceptedAt,
-  });
+  const message = (email: string, userId: string | null, emailKey = 'welcome', acceptedAt = new Date()): MessageDoc =>
+    acceptedMessage({ id: `msg_${(++n).toString(16).padStart(32, '0')}`, projectId: project, email, userId, emailKey, acceptedAt });
 
   /** A message as the trigger handler writes it: stored, listed, counted, then its attempts recorded. */
   async function accept(m: MessageDoc, outcomes: Array<'sent' | 'deferred' | 'bounced'>): Promise<MessageDoc> {
