@@ -111,8 +111,10 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     handlers: [...catalogHandlers(catalog), ...peopleHandlers(suppressionList, erasure, engagements, bus.publisher)],
   });
   // Delivery reports in a group of their own: while they wait for the send path, the catalog and opens do not.
+  // Keyed by message, so partitions side by side keep each message's reports in order.
   await bus.consume({
     groupId: 'postbus-mailer-feedback',
+    partitionsConsumedConcurrently: config.KAFKA_TOPIC_PARTITIONS,
     handlers: feedbackHandlers(
       new Feedback({
         store,
