@@ -1,33 +1,20 @@
-import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { call, repoRoot, waitFor } from '@postbus/testing';
+import type { Browser, Page } from 'playwright-core';
+import { call, waitFor } from '@postbus/testing';
+import { openPanelBrowser, SCREENSHOTS } from './browser';
+import { onPhone, scrollWidthOf, shotDark } from './panel-pages';
 import { createClientAndProject, createSendableEmail, startSystem, type DemoClient, type RunningSystem } from './system';
 import { startReceiver } from './webhook-receiver';
-
-const SCREENSHOTS = join(repoRoot, '.data', 'screenshots');
-
-/** Debian's Chromium: the browser the tests drive (playwright-core downloads none). */
-function chromiumPath(): string {
-  try {
-    return execFileSync('sh', ['-c', 'command -v chromium || command -v chromium-browser'], { encoding: 'utf8' }).trim();
-  } catch {
-    throw new Error('Chromium is not installed: the admin panel tests drive it. Install it with `apt-get install chromium` (Debian).');
-  }
-}
 
 describe('the admin panel in a real browser, against the running system (issue 15)', () => {
   let system: RunningSystem;
   let client: DemoClient;
   let browser: Browser;
   let page: Page;
-  const cspViolations: string[] = [];
+  let cspViolations: string[] = [];
   let panel: string;
 
   beforeAll(async () => {
-    const executablePath = chromiumPath();
-    mkdirSync(SCREENSHOTS, { recursive: true });
     // Two quick retries, then a delivery is failed (and can be retried by hand).
     system = await startSystem({ WEBHOOK_RETRY_SCHEDULE: '0,0.2,0.2' });
     client = await createClientAndProject(system);
@@ -39,12 +26,7 @@ describe('the admin panel in a real browser, against the running system (issue 1
       text: 'Hi {{user.name}}, your code is {{data.code}} (text part).',
     });
     panel = `${system.gatewayUrl}/admin/`;
-    // As root (CI containers) Chromium needs --no-sandbox.
-    browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.on('console', (message) => {
-      if (message.type() === 'error' && /Content[- ]Security[- ]Policy/i.test(message.text())) cspViolations.push(message.text());
-    });
+    ({ browser, page, cspViolations } = await openPanelBrowser());
   }, 120_000);
 
   afterAll(async () => {
@@ -102,7 +84,7 @@ describe('the admin panel in a real browser, against the running system (issue 1
     await page.getByLabel('Email or user_id').fill(email);
     await page.getByRole('button', { name: 'Find user' }).click();
     await page.waitForURL(`**/users/${encodeURIComponent(email)}`);
-    await page.getByRole('heading', { name: 'Ada Lovelace' }).waitFor();
+    await page.getByRole('heading', { name: 'Ada Lovelace', exact: true }).waitFor();
     const message = page.getByRole('article', { name: 'Message Welcome, Ada Lovelace' });
     // The list refreshes by itself while the message is in flight.
     const timeline = message.getByRole('list', { name: 'Timeline' });
@@ -131,21 +113,12 @@ describe('the admin panel in a real browser, against the running system (issue 1
     await expect(page.getByLabel('Totals').textContent()).resolves.toContain('19.99');
     await expect(page.getByText('"pro"').count()).resolves.toBe(1);
     await shot('user-profile');
-    await page.emulateMedia({ colorScheme: 'dark' });
-    await shot('user-profile-dark');
-    await page.emulateMedia({ colorScheme: 'light' });
+    await shotDark(page, shot, 'user-profile-dark');
   }, 90_000);
 
   it('on a phone, the profile fits the screen and shows the email as sent', async () => {
     const width = 390;
-    const phone = await browser.newPage({
-      viewport: { width, height: 844 },
-      isMobile: true,
-      hasTouch: true,
-      storageState: await page.context().storageState(),
-    });
-    try {
-      await phone.goto(page.url());
+    await onPhone(browser, page, width, async (phone) => {
       const message = phone.getByRole('article', { name: 'Message Welcome, Ada Lovelace' });
       await message.getByRole('button', { name: 'Show email' }).click();
       const frame = message.getByTitle('Email as sent: Welcome, Ada Lovelace');
@@ -158,14 +131,10 @@ describe('the admin panel in a real browser, against the running system (issue 1
       const box = await frame.boundingBox();
       expect(box!.x + box!.width).toBeLessThanOrEqual(width);
       // Nothing on the page is wider than the screen (no sideways scrolling).
-      const pageWidth = await phone.evaluate(
-        () => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth,
-      );
+      const pageWidth = await scrollWidthOf(phone);
       expect(pageWidth).toBeLessThanOrEqual(width);
       await phone.screenshot({ path: join(SCREENSHOTS, 'user-profile-phone.png') });
-    } finally {
-      await phone.close();
-    }
+    });
   }, 60_000);
 
   it('unsubscribe and erase from the profile, the erase confirmed after naming the 2-day delay', async () => {

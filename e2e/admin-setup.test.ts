@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
 import { call, waitFor } from '@postbus/testing';
 import { openPanelBrowser, type PanelBrowser } from './browser';
+import { shotDark } from './panel-pages';
 import { createClientAndProject, startSystem, type DemoClient, type RunningSystem } from './system';
 
 /**
@@ -167,10 +168,7 @@ describe('the admin panel setup, messages, revenue, erasures and API keys in a r
     await page.getByLabel('Version history').selectOption('1');
     await page.getByText('You are looking at version 1').waitFor();
     await expect(page.getByRole('button', { name: 'Restore as version 3' }).isEnabled()).resolves.toBe(true);
-    await page.emulateMedia({ colorScheme: 'dark' });
-    await page.waitForTimeout(300); // the buttons' colour transition
-    await panel.shot('template-editor-dark');
-    await page.emulateMedia({ colorScheme: 'light' });
+    await shotDark(page, (name) => panel.shot(name), 'template-editor-dark', 300); // 300 ms: the buttons' colour transition
 
     // 5. The transactional email, bound to the template by its key.
     await page.getByRole('link', { name: '← Setup' }).click();
@@ -254,10 +252,7 @@ describe('the admin panel setup, messages, revenue, erasures and API keys in a r
     await page.getByRole('button', { name: '7 days', pressed: true }).waitFor();
     await expect(page.locator('.recharts-bar-rectangle').count()).resolves.toBeGreaterThanOrEqual(2);
     await panel.shot('revenue');
-    await page.emulateMedia({ colorScheme: 'dark' });
-    await page.waitForTimeout(300); // the buttons' colour transition
-    await panel.shot('revenue-dark');
-    await page.emulateMedia({ colorScheme: 'light' });
+    await shotDark(page, (name) => panel.shot(name), 'revenue-dark', 300); // 300 ms: the buttons' colour transition
   }, 60_000);
 
   it('an erasure requested through the API is listed with its state, erase_at and the services that confirmed', async () => {

@@ -29,6 +29,7 @@ import {
 import { sinkChild, startPostbusService, type Child } from './children';
 import { infraPids, measureCpu, type CpuUsage } from './cpu';
 import { BusProbe, cleanUpRun } from './infra';
+import { envCount, envFlag } from './options';
 import { BenchRun, runBench, saveResults } from './run';
 import {
   authorizationOf,
@@ -36,7 +37,6 @@ import {
   createClient,
   createProject,
   createSendableEmail,
-  envNumber,
   environment,
   UNTHROTTLED,
   type Environment,
@@ -108,9 +108,9 @@ function formatMarkdown(r: BurstBenchResults): string {
 }
 
 async function main(): Promise<number> {
-  const burst = Math.round(envNumber('BENCH_BURST', 20_000, 'integer'));
-  const recipients = Math.round(envNumber('BENCH_RECIPIENTS', 5_000, 'integer'));
-  const keepData = process.env['BENCH_KEEP_DATA'] === '1';
+  const burst = envCount('BENCH_BURST', 20_000);
+  const recipients = envCount('BENCH_RECIPIENTS', 5_000);
+  const keepData = envFlag('BENCH_KEEP_DATA');
   const runId = uniqueName('burst');
   const databases = (['gateway', ...CONSUMERS] as const).map((name) => databaseName(runId, name));
   const brokers = defaultKafkaBrokers();

@@ -44,6 +44,7 @@ import { compareReads, formatMarkdown, GOALS, type DataBenchResults, type Erasur
 import { idOf, runSeed, seedAvailable, seedPlans, type SeedOutcome, type SeedSizes } from './data-seeds';
 import { BusProbe, cleanUpRun } from './infra';
 import { SENDER_DOMAIN } from './mail-template';
+import { envFlag } from './options';
 import { BenchRun, runBench, saveResults } from './run';
 import { authorizationOf, benchEnv, createClient, createProject, createSendableEmail, environment, UNTHROTTLED } from './setup';
 import { latencyOf } from './stats';
@@ -269,7 +270,7 @@ function readsOf(ctx: ReadContext, withClientWide: boolean): { reads: ReadSpec[]
 
 async function main(): Promise<number> {
   const options = optionsOf(process.argv.slice(2));
-  const keepData = process.env['BENCH_KEEP_DATA'] === '1';
+  const keepData = envFlag('BENCH_KEEP_DATA');
   const queryAudit = process.env['QUERY_AUDIT'] ?? 'off';
   const runId = uniqueName('dbench');
   const databases = SERVICES.map((name) => databaseName(runId, name));
@@ -280,6 +281,7 @@ async function main(): Promise<number> {
   const { signal, children, started } = run;
   const bus = new BusProbe(brokers.split(','), runId, undefined, [
     'postbus-mailer-projections',
+    'postbus-mailer-feedback',
     'postbus-mailer-triggers',
     'postbus-webhooks',
     'postbus-webhooks-projects',

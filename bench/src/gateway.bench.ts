@@ -10,6 +10,7 @@
  */
 import { databaseName, defaultKafkaBrokers, defaultMongoUrl, ensureInfrastructure, freePort, uniqueName } from '@postbus/testing';
 import { profilerFor, startBaseline, startPostbusService } from './children';
+import { envFlag, envSeconds } from './options';
 import { BenchRun, runBench, saveResults } from './run';
 import { infraPids } from './cpu';
 import { BusProbe, cleanUpRun } from './infra';
@@ -25,7 +26,7 @@ import {
   type Target,
   type TargetResult,
 } from './report';
-import { authorizationOf, benchEnv, createClient, createProject, envSeconds, environment } from './setup';
+import { authorizationOf, benchEnv, createClient, createProject, environment } from './setup';
 
 const WARMUP_SEC = 2;
 const CONNECTIONS = 50;
@@ -54,8 +55,8 @@ async function probe(name: string, url: string, headers: Record<string, string>,
 
 async function main(): Promise<number> {
   const durationSec = envSeconds('BENCH_DURATION', 10);
-  const withUsers = process.env['BENCH_USERS'] === '1';
-  const keepData = process.env['BENCH_KEEP_DATA'] === '1';
+  const withUsers = envFlag('BENCH_USERS');
+  const keepData = envFlag('BENCH_KEEP_DATA');
   const runId = uniqueName('bench');
   const databases = (['gateway', 'users'] as const).map((name) => databaseName(runId, name));
   const brokers = defaultKafkaBrokers();

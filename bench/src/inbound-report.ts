@@ -8,7 +8,7 @@ import type { Latency } from './stats';
 
 /** Issue 33: the MX takes at least this many DSNs a second on the 2-core machine. */
 export const GOAL_DSN_RATE = 200;
-/** The send path's mails/s at the sink beside the DSNs, against alone: "does not drop", within the machine's noise. */
+/** The paced send path's mails/s at the sink beside the DSNs, against alone: "does not drop", within the machine's noise. */
 export const GOAL_SEND_RATIO = 0.9;
 
 export interface InboundRun {
@@ -46,6 +46,14 @@ export interface InboundRun {
   senderCpuMs: { user: number; system: number };
 }
 
+/** The send path alone and beside the DSNs. */
+interface SendPathPair {
+  alone: SendRun;
+  besideDsns: SendRun;
+  /** Beside the DSNs / alone. */
+  ratios: { acceptRate: number; deliveryRate: number; sinkP99: number };
+}
+
 interface Goal {
   rule: string;
   actual: number | null;
@@ -56,15 +64,27 @@ export interface InboundBenchResults {
   timestamp: string;
   runId: string;
   environment: Environment;
-  settings: { dsns: number; connections: number; dsnRate: number; mails: number; inFlight: number; warmup: number; lagPollMs: number };
-  inbound: { alone: InboundRun; besideSendPath: InboundRun };
-  sendPath: {
-    alone: SendRun;
-    besideDsns: SendRun;
-    /** Beside the DSNs / alone. */
-    ratios: { acceptRate: number; deliveryRate: number; sinkP99: number };
+  settings: {
+    dsns: number;
+    connections: number;
+    dsnRate: number;
+    mails: number;
+    inFlight: number;
+    warmup: number;
+    lagPollMs: number;
+    pacedRate: number;
+    pacedSeconds: number;
   };
-  goals: { dsnsTaken: Goal; dsnsRead: Goal; dsnsProcessed: Goal; sendPath: Goal };
+  inbound: { alone: InboundRun; besideSendPath: InboundRun; besidePacedSendPath: InboundRun };
+  sendPath: SendPathPair & {
+    /** At a steady rate the machine carries: the goal is judged here (a closed loop measures what is left of the machine). */
+    paced: SendPathPair;
+  };
+  /**
+   * Issue 33's two: the MX takes 200 DSNs/s, and the send path keeps its pace beside them. How fast the bounces are
+   * read and recorded behind the MX is reported, not a goal: it is asynchronous, and yields to the send path.
+   */
+  goals: { dsnsTaken: Goal; sendPath: Goal };
   logs: Record<string, string>;
   failures: string[];
   warnings: string[];
@@ -85,7 +105,7 @@ function inboundLine(name: string, r: InboundRun): string[] {
 
 function sendLine(name: string, s: SendRun): string[] {
   return [
-    `${name}: ${s.mails} triggers, ${s.inFlight} in flight: ${s.acceptRate} accepted/s, ${s.deliveryRate} mails/s at the sink, trigger -> sink ${lat(s.sinkLatencyMs)}`,
+    `${name}: ${s.mails} triggers, ${s.inFlight === null ? `${s.targetRate}/s paced` : `${s.inFlight} in flight`}: ${s.acceptRate} accepted/s, ${s.deliveryRate} mails/s at the sink, trigger -> sink ${lat(s.sinkLatencyMs)}`,
     `  ${cpuLine(s.cpu)}`,
   ];
 }
@@ -98,8 +118,12 @@ export function formatReport(results: InboundBenchResults): string {
     ...sendLine('send path alone', sendPath.alone),
     ...sendLine('send path beside DSNs', sendPath.besideDsns),
     ...inboundLine('DSNs beside the send path', inbound.besideSendPath),
+    ...sendLine('paced send path alone', sendPath.paced.alone),
+    ...sendLine('paced send path beside DSNs', sendPath.paced.besideDsns),
+    ...inboundLine('DSNs beside the paced send path', inbound.besidePacedSendPath),
     '',
-    `send path beside DSNs / alone: accepted ${sendPath.ratios.acceptRate}, at the sink ${sendPath.ratios.deliveryRate}, p99 trigger -> sink ${sendPath.ratios.sinkP99}`,
+    `closed loop (capacity) beside DSNs / alone: accepted ${sendPath.ratios.acceptRate}, at the sink ${sendPath.ratios.deliveryRate}, p99 trigger -> sink ${sendPath.ratios.sinkP99}`,
+    `paced beside DSNs / alone: accepted ${sendPath.paced.ratios.acceptRate}, at the sink ${sendPath.paced.ratios.deliveryRate}, p99 trigger -> sink ${sendPath.paced.ratios.sinkP99}`,
     '',
     ...Object.values(goals).map((g) => `goal ${verdict(g.pass)}: ${g.rule}: ${g.actual ?? '?'}`),
     ...(results.warnings.length > 0 ? ['', 'warnings:', ...results.warnings.map((w) => `  - ${w}`)] : []),

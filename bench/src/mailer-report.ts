@@ -53,18 +53,11 @@ export interface DeliveryCheck {
   strangers: number;
 }
 
-export interface ThroughputResult {
-  mails: number;
-  inFlight: number;
-  /** Triggers a second: matched messages / (first trigger sent → last of them at the sink). */
-  rate: number;
-  spanMs: number;
-  /** HTTP 200s a second: accepted / (first trigger sent → last answer). */
-  acceptRate: number;
-  acceptSpanMs: number;
+/** What a Postbus run through to the sink measured, closed loop or paced alike. */
+interface SinkRunFigures {
   /** Trigger sent → HTTP answer. */
   httpLatencyMs: Latency;
-  /** Trigger sent → sink Created, under saturation. */
+  /** Trigger sent → sink Created (under saturation in a closed loop). */
   sinkLatencyMs: Latency;
   delivery: DeliveryCheck;
   /** Messages that reached the sink in each second after the first trigger. */
@@ -75,21 +68,24 @@ export interface ThroughputResult {
   dbCommandsPerMessage: CommandCounts | null;
 }
 
-export interface PacedResult {
+export interface ThroughputResult extends SinkRunFigures {
+  mails: number;
+  inFlight: number;
+  /** Triggers a second: matched messages / (first trigger sent → last of them at the sink). */
+  rate: number;
+  spanMs: number;
+  /** HTTP 200s a second: accepted / (first trigger sent → last answer). */
+  acceptRate: number;
+  acceptSpanMs: number;
+}
+
+export interface PacedResult extends SinkRunFigures {
   targetRate: number;
   durationSec: number;
   /** Triggers sent a second, as paced. */
   sentRate: number;
   /** How late the generator sent triggers after they were due. */
   lateMs: Latency;
-  httpLatencyMs: Latency;
-  /** Trigger sent → sink Created. */
-  sinkLatencyMs: Latency;
-  delivery: DeliveryCheck;
-  arrivalsPerSecond: number[];
-  cpu: CpuUsage | null;
-  cpuPerMailMs: CpuPerMail | null;
-  dbCommandsPerMessage: CommandCounts | null;
 }
 
 export interface DirectPhase extends DirectResult {

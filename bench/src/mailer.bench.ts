@@ -30,6 +30,7 @@ import {
   type SinkClient,
 } from '@postbus/testing';
 import { forkChild, profilerFor, sinkChild, startPostbusService } from './children';
+import { envCount, envFlag, envOptionalNumber, envSeconds } from './options';
 import { BenchRun, runBench, saveResults } from './run';
 import { infraPids, measureCpu } from './cpu';
 import { DbCounters } from './db-counters';
@@ -54,17 +55,7 @@ import {
   type ScaleOutResult,
   type ThroughputResult,
 } from './mailer-report';
-import {
-  authorizationOf,
-  benchEnv,
-  createClient,
-  createProject,
-  createSendableEmail,
-  envNumber,
-  envSeconds,
-  environment,
-  UNTHROTTLED,
-} from './setup';
+import { authorizationOf, benchEnv, createClient, createProject, createSendableEmail, environment, UNTHROTTLED } from './setup';
 import { latencyOf, perSecond } from './stats';
 import { matchDeliveries, readSink, TriggerClient, waitForSinkCount, type Trigger } from './triggers';
 
@@ -167,11 +158,11 @@ const spread = <T>(values: readonly T[], count: number): T[] =>
   values.length <= count ? [...values] : Array.from({ length: count }, (_, i) => values[Math.floor((i * values.length) / count)]!);
 
 async function main(): Promise<number> {
-  const mails = Math.round(envNumber('BENCH_MAILS', 3000, 'integer'));
-  const pacedRateAsked = process.env['BENCH_RATE'] ? envNumber('BENCH_RATE', 0, 'number of triggers a second') : undefined;
+  const mails = envCount('BENCH_MAILS', 3000);
+  const pacedRateAsked = envOptionalNumber('BENCH_RATE', 'number of triggers a second');
   const scaleOut = process.env['BENCH_SCALE_OUT'] !== '0';
   const pacedDurationSec = envSeconds('BENCH_DURATION', 10);
-  const keepData = process.env['BENCH_KEEP_DATA'] === '1';
+  const keepData = envFlag('BENCH_KEEP_DATA');
   const directKey = process.env['BENCH_DIRECT_KEY'] === 'pem' ? 'pem' : 'keyobject';
   const runId = uniqueName('mbench');
   const databases = (['gateway', 'users', 'mailer'] as const).map((name) => databaseName(runId, name));
@@ -180,7 +171,11 @@ async function main(): Promise<number> {
 
   const run = new BenchRun(progress);
   const { signal, children, watch, started } = run;
-  const bus = new BusProbe(brokers.split(','), runId, undefined, ['postbus-mailer-projections', 'postbus-mailer-triggers']);
+  const bus = new BusProbe(brokers.split(','), runId, undefined, [
+    'postbus-mailer-projections',
+    'postbus-mailer-feedback',
+    'postbus-mailer-triggers',
+  ]);
   let infraStarted: LocalComponent[] = [];
   let dns: LocalDnsServer | undefined;
   let triggers: TriggerClient | undefined;

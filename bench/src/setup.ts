@@ -17,17 +17,6 @@ import { BENCH_TEMPLATE, FROM_NAME, SENDER_DOMAIN } from './mail-template';
 
 const run = promisify(execFile);
 
-/** A positive number from the environment, or the fallback when unset. */
-export function envNumber(name: string, fallback: number, what = 'number'): number {
-  const text = process.env[name];
-  if (text === undefined || text === '') return fallback;
-  const value = Number(text);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive ${what}, not "${text}"`);
-  return value;
-}
-
-export const envSeconds = (name: string, fallback: number): number => envNumber(name, fallback, 'number of seconds');
-
 /** A run's environment: the whole system's (libs/testing), on the broker and the database server the run checked. */
 export function benchEnv(options: SystemEnvOptions): Record<string, string> {
   return systemEnv({ ...options, overrides: { KAFKA_BROKERS: defaultKafkaBrokers(), MONGO_URL: defaultMongoUrl(), ...options.overrides } });

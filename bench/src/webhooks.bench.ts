@@ -32,12 +32,13 @@ import {
   uniqueName,
 } from '@postbus/testing';
 import { forkChild, profilerFor, startPostbusService, type Child } from './children';
+import { envCount, envFlag } from './options';
 import { BenchRun, runBench, saveResults } from './run';
 import { infraPids, measureCpu, type CpuUsage } from './cpu';
 import { DbCounters, type CommandCounts } from './db-counters';
 import { BusProbe, cleanUpRun } from './infra';
 import { cpuLine, dbLine } from './mailer-report';
-import { benchEnv, envNumber, environment, type Environment } from './setup';
+import { benchEnv, environment, type Environment } from './setup';
 import { latencyOf, perSecond, type Latency } from './stats';
 import type { WebhookDirectMessage, WebhookDirectOptions, WebhookDirectResult } from './webhook-direct';
 import { messageIdOf, nowMs, sentEvent } from './webhook-events';
@@ -405,8 +406,8 @@ function warningsOf(direct: DirectRun, dispatcher: DispatcherRun): string[] {
 }
 
 async function main(): Promise<number> {
-  const count = Math.round(envNumber('BENCH_WEBHOOKS', 5000, 'integer'));
-  const keepData = process.env['BENCH_KEEP_DATA'] === '1';
+  const count = envCount('BENCH_WEBHOOKS', 5000);
+  const keepData = envFlag('BENCH_KEEP_DATA');
   const runId = uniqueName('wbench');
   const dbName = databaseName(runId, 'webhook-dispatcher');
   const brokers = defaultKafkaBrokers();

@@ -1,5 +1,6 @@
-import { useState } from 'react';
-import { Button } from './ui';
+import type { UseQueryResult } from '@tanstack/react-query';
+import { useState, type ReactNode } from 'react';
+import { Button, Empty, ErrorState, Loading } from './ui';
 
 /**
  * Paging through a list by the API's cursors. The API pages forward only, so the cursors of the
@@ -25,5 +26,33 @@ export function CursorPager({ pages, nextCursor }: { pages: ReturnType<typeof us
         Next
       </Button>
     </nav>
+  );
+}
+
+/**
+ * A cursor-paged list as its query has it: `what` loading, the error with Retry, or the page (`empty`
+ * when it holds nothing, else `children` of its items) with Previous and Next under it.
+ */
+export function CursorPage<Page extends { data: unknown[]; next_cursor: string | null }>({
+  query,
+  what,
+  pages,
+  empty,
+  children,
+}: {
+  query: UseQueryResult<Page>;
+  what: string;
+  pages: ReturnType<typeof useCursorPages>;
+  empty: (page: Page) => ReactNode;
+  children: (items: Page['data']) => ReactNode;
+}) {
+  if (query.isPending) return <Loading what={what} />;
+  if (query.isError) return <ErrorState error={query.error} retry={() => void query.refetch()} />;
+  const page = query.data;
+  return (
+    <>
+      {page.data.length === 0 ? <Empty>{empty(page)}</Empty> : children(page.data)}
+      <CursorPager pages={pages} nextCursor={page.next_cursor} />
+    </>
   );
 }

@@ -1,6 +1,6 @@
-import { Bar, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { Bar, CartesianGrid, ComposedChart, Legend, Line, Tooltip, XAxis, YAxis } from 'recharts';
 import { TERMINAL_STATUSES, type MessageStats } from '../api/types';
-import { usePrefersDark } from '../lib/use-prefers-dark';
+import { ChartBox, useChartTheme } from './chart-theme';
 
 /**
  * Each day counts the messages that reached a status that day: a message accepted and sent on
@@ -29,35 +29,24 @@ export const inFlight = (stats: MessageStats): number => {
 };
 
 export function MessageStatsChart({ stats }: { stats: MessageStats }) {
-  const dark = usePrefersDark();
-  const axis = dark ? '#94a3b8' : '#475569';
+  const theme = useChartTheme();
   const rows = stats.data.map((d) => ({ day: d.day, ...d.counts }));
   const totals = statusTotals(stats);
   return (
     <figure>
-      <div className="h-72 w-full" aria-hidden="true">
-        <ResponsiveContainer width="100%" height="100%">
-          <ComposedChart data={rows} margin={{ top: 8, right: 8, bottom: 24, left: 0 }}>
-            <CartesianGrid strokeDasharray="3 3" stroke={dark ? '#1e293b' : '#e2e8f0'} />
-            <XAxis
-              dataKey="day"
-              tick={{ fill: axis, fontSize: 11 }}
-              tickFormatter={(day: string) => day.slice(5)}
-              label={{ value: 'UTC day', position: 'insideBottom', offset: -16, fill: axis, fontSize: 12 }}
-            />
-            <YAxis allowDecimals={false} tick={{ fill: axis, fontSize: 11 }} width={40} />
-            <Tooltip
-              contentStyle={{ background: dark ? '#0f172a' : '#fff', borderColor: dark ? '#334155' : '#cbd5e1' }}
-              labelFormatter={(day) => `${typeof day === 'string' ? day : ''} (UTC)`}
-            />
-            <Legend verticalAlign="top" height={28} wrapperStyle={{ fontSize: 12 }} />
-            {OUTCOMES.map(({ status, color }) => (
-              <Bar key={status} dataKey={status} stackId="outcome" fill={color} name={status} isAnimationActive={false} />
-            ))}
-            <Line dataKey="queued" name="queued (accepted)" stroke={dark ? '#818cf8' : '#4f46e5'} dot={false} isAnimationActive={false} />
-          </ComposedChart>
-        </ResponsiveContainer>
-      </div>
+      <ChartBox className="h-72">
+        <ComposedChart data={rows} margin={{ top: 8, right: 8, bottom: 24, left: 0 }}>
+          <CartesianGrid {...theme.grid} />
+          <XAxis {...theme.dayAxis} />
+          <YAxis allowDecimals={false} tick={theme.tick} width={40} />
+          <Tooltip {...theme.tooltip} />
+          <Legend verticalAlign="top" height={28} wrapperStyle={{ fontSize: 12 }} />
+          {OUTCOMES.map(({ status, color }) => (
+            <Bar key={status} dataKey={status} stackId="outcome" fill={color} name={status} isAnimationActive={false} />
+          ))}
+          <Line dataKey="queued" name="queued (accepted)" stroke={theme.accent} dot={false} isAnimationActive={false} />
+        </ComposedChart>
+      </ChartBox>
       {/* What the chart shows, in words: for screen readers, and a check for the reader's eye. */}
       <figcaption aria-label="Totals by status" className="mt-1 text-xs text-slate-600 dark:text-slate-300">
         {stats.data[0]?.day} to {stats.data.at(-1)?.day} (UTC): {totals['queued'] ?? 0} accepted

@@ -28,17 +28,33 @@ export function Button({
 const inputClass =
   'w-full rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm text-slate-900 placeholder:text-slate-400 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-100';
 
-/** A labelled input: the label is the accessible name. */
-export function TextField({ label, hint, ...props }: InputHTMLAttributes<HTMLInputElement> & { label: string; hint?: string }) {
+/**
+ * A label over the control it names: `children` gets the id the label points at, for the control
+ * (and for whatever the control refers to, such as its error).
+ */
+export function Field({ label, children }: { label: ReactNode; children: (id: string) => ReactNode }) {
   const id = useId();
   return (
     <div className="flex flex-col gap-1">
       <label htmlFor={id} className="text-sm font-medium">
         {label}
       </label>
-      <input id={id} className={inputClass} {...props} />
-      {hint && <p className="text-xs text-slate-500 dark:text-slate-400">{hint}</p>}
+      {children(id)}
     </div>
+  );
+}
+
+/** A labelled input: the label is the accessible name. */
+export function TextField({ label, hint, ...props }: InputHTMLAttributes<HTMLInputElement> & { label: string; hint?: string }) {
+  return (
+    <Field label={label}>
+      {(id) => (
+        <>
+          <input id={id} className={inputClass} {...props} />
+          {hint && <p className="text-xs text-slate-500 dark:text-slate-400">{hint}</p>}
+        </>
+      )}
+    </Field>
   );
 }
 
@@ -47,15 +63,43 @@ export function SelectField({
   children,
   ...props
 }: SelectHTMLAttributes<HTMLSelectElement> & { label: string; children: ReactNode }) {
-  const id = useId();
   return (
-    <div className="flex flex-col gap-1">
-      <label htmlFor={id} className="text-sm font-medium">
-        {label}
-      </label>
-      <select id={id} className={inputClass} {...props}>
-        {children}
-      </select>
+    <Field label={label}>
+      {(id) => (
+        <select id={id} className={inputClass} {...props}>
+          {children}
+        </select>
+      )}
+    </Field>
+  );
+}
+
+/** A SelectField over `choices`, each its own label, after a first, empty choice `any` ("Any status"). */
+export function ChoiceField({
+  any,
+  choices,
+  ...props
+}: SelectHTMLAttributes<HTMLSelectElement> & { label: string; any: string; choices: readonly string[] }) {
+  return (
+    <SelectField {...props}>
+      <option value="">{any}</option>
+      {choices.map((choice) => (
+        <option key={choice} value={choice}>
+          {choice}
+        </option>
+      ))}
+    </SelectField>
+  );
+}
+
+/** The buttons of a filter form: Apply (its submit) and Clear. */
+export function FilterButtons({ onClear }: { onClear: () => void }) {
+  return (
+    <div className="flex items-end gap-2">
+      <Button tone="primary" type="submit">
+        Apply
+      </Button>
+      <Button onClick={onClear}>Clear</Button>
     </div>
   );
 }
@@ -118,6 +162,15 @@ export function ErrorState({ error, retry }: { error: unknown; retry?: () => voi
         </Button>
       )}
     </div>
+  );
+}
+
+/** Asks again for what a card shows; `fetching` while it is being asked. */
+export function RefreshButton({ fetching, onClick }: { fetching: boolean; onClick: () => void }) {
+  return (
+    <Button onClick={onClick} disabled={fetching}>
+      {fetching ? 'Refreshing…' : 'Refresh'}
+    </Button>
   );
 }
 

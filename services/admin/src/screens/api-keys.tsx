@@ -6,7 +6,10 @@ import { basicAuthorization, currentSession } from '../api/session';
 import type { ApiKey, CreateApiKeyRequest, CreatedApiKey, ListOf } from '../api/types';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { CopyButton } from '../components/copy-button';
+import { DataTable } from '../components/data-table';
 import { Badge, Button, Card, Empty, ErrorState, Loading, SelectField, TextField, Time } from '../components/ui';
+
+const KEY_COLUMNS = ['Name', 'Scope', 'Created', 'Last used', 'State'];
 
 /** A key's secret, shown once: it is stored only as a digest, so it can never be read again. */
 function KeyOnce({ created, onDismiss }: { created: CreatedApiKey; onDismiss: () => void }) {
@@ -140,69 +143,41 @@ export function ApiKeysScreen() {
         ) : keys.data.data.length === 0 ? (
           <Empty>No API key.</Empty>
         ) : (
-          // relative: the containing block of the visually hidden "Actions" heading, which would otherwise widen the page on a phone.
-          <div className="relative overflow-x-auto">
-            <table className="w-full min-w-[40rem] text-left text-sm">
-              <caption className="sr-only">API keys of this client, oldest first</caption>
-              <thead className="text-xs text-slate-500 uppercase dark:text-slate-400">
-                <tr>
-                  <th scope="col" className="py-2 pr-3">
-                    Name
-                  </th>
-                  <th scope="col" className="py-2 pr-3">
-                    Scope
-                  </th>
-                  <th scope="col" className="py-2 pr-3">
-                    Created
-                  </th>
-                  <th scope="col" className="py-2 pr-3">
-                    Last used
-                  </th>
-                  <th scope="col" className="py-2 pr-3">
-                    State
-                  </th>
-                  <th scope="col" className="py-2">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
-                {keys.data.data.map((key) => (
-                  <tr key={key.id} aria-label={`Key ${key.name}`} className={key.revoked_at ? 'text-slate-400 dark:text-slate-500' : ''}>
-                    <td className="py-2 pr-3">
-                      <span className="font-medium">{key.name}</span>
-                      <br />
-                      <code className="font-mono text-xs text-slate-500 dark:text-slate-400">{key.id}</code>
-                    </td>
-                    <td className="py-2 pr-3">
-                      <Badge tone={key.scope === 'full' ? 'blue' : 'gray'}>{key.scope}</Badge>
-                    </td>
-                    <td className="py-2 pr-3 text-xs">
-                      <Time at={key.created_at} />
-                    </td>
-                    <td className="py-2 pr-3 text-xs">{key.last_used_at ? <Time at={key.last_used_at} /> : 'never'}</td>
-                    <td className="py-2 pr-3 text-xs">
-                      {key.revoked_at ? (
-                        <span className="flex flex-col gap-0.5">
-                          <Badge tone="red">revoked</Badge>
-                          <Time at={key.revoked_at} />
-                        </span>
-                      ) : (
-                        <Badge tone="green">active</Badge>
-                      )}
-                    </td>
-                    <td className="py-2 text-right">
-                      {!key.revoked_at && (
-                        <Button tone="danger" onClick={() => setRevoking(key)} aria-label={`Revoke ${key.name}`}>
-                          Revoke
-                        </Button>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable caption="API keys of this client, oldest first" minWidth="min-w-[40rem]" columns={KEY_COLUMNS} lastColumn="Actions">
+            {keys.data.data.map((key) => (
+              <tr key={key.id} aria-label={`Key ${key.name}`} className={key.revoked_at ? 'text-slate-400 dark:text-slate-500' : ''}>
+                <td className="py-2 pr-3">
+                  <span className="font-medium">{key.name}</span>
+                  <br />
+                  <code className="font-mono text-xs text-slate-500 dark:text-slate-400">{key.id}</code>
+                </td>
+                <td className="py-2 pr-3">
+                  <Badge tone={key.scope === 'full' ? 'blue' : 'gray'}>{key.scope}</Badge>
+                </td>
+                <td className="py-2 pr-3 text-xs">
+                  <Time at={key.created_at} />
+                </td>
+                <td className="py-2 pr-3 text-xs">{key.last_used_at ? <Time at={key.last_used_at} /> : 'never'}</td>
+                <td className="py-2 pr-3 text-xs">
+                  {key.revoked_at ? (
+                    <span className="flex flex-col gap-0.5">
+                      <Badge tone="red">revoked</Badge>
+                      <Time at={key.revoked_at} />
+                    </span>
+                  ) : (
+                    <Badge tone="green">active</Badge>
+                  )}
+                </td>
+                <td className="py-2 text-right">
+                  {!key.revoked_at && (
+                    <Button tone="danger" onClick={() => setRevoking(key)} aria-label={`Revoke ${key.name}`}>
+                      Revoke
+                    </Button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       </Card>
       {session.data ? (

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { api } from '../api/client';
 import { queryKeys } from '../api/query-keys';
 import { ERASURE_STATUSES, type ErasureList } from '../api/types';
-import { Badge, Button, Card, Empty, ErrorState, Loading, SelectField, Time, type BadgeTone } from '../components/ui';
+import { Badge, Button, Card, ChoiceField, Empty, ErrorState, Loading, SelectField, Time, type BadgeTone } from '../components/ui';
 import { useProjects } from '../layout/layout';
 
 const STATUS_TONES: Record<string, BadgeTone> = { queued: 'amber', executing: 'blue', completed: 'green' };
@@ -38,14 +38,13 @@ export function ErasuresScreen() {
       </p>
       <Card>
         <div className="grid gap-3 sm:grid-cols-2">
-          <SelectField label="State" value={status} onChange={(e) => filter(() => setStatus(e.target.value))}>
-            <option value="">Any state</option>
-            {ERASURE_STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </SelectField>
+          <ChoiceField
+            label="State"
+            value={status}
+            onChange={(e) => filter(() => setStatus(e.target.value))}
+            any="Any state"
+            choices={ERASURE_STATUSES}
+          />
           <SelectField label="Project" value={projectId} onChange={(e) => filter(() => setProjectId(e.target.value))}>
             <option value="">All projects</option>
             {projects.data?.data.map((p) => (

@@ -1,19 +1,34 @@
 import { useQuery } from '@tanstack/react-query';
 import { Fragment, useState, type FormEvent } from 'react';
-import { Link, useParams, useSearchParams } from 'react-router';
+import { useParams, useSearchParams } from 'react-router';
 import { api } from '../api/client';
 import { queryKeys } from '../api/query-keys';
 import { MESSAGE_STATUSES, type MessageList, type MessageStats } from '../api/types';
 import { MessageContentView } from '../components/message-content';
 import { inFlight, MessageStatsChart } from '../components/message-stats-chart';
 import { isSettled } from '../components/timeline';
-import { CursorPager, useCursorPages } from '../components/cursor-pages';
-import { Badge, Button, Card, Empty, ErrorState, Loading, SelectField, TextField, Time, type BadgeTone } from '../components/ui';
+import { CursorPage, useCursorPages } from '../components/cursor-pages';
+import { DataTable } from '../components/data-table';
+import { UserLink } from '../components/user-link';
+import {
+  Badge,
+  Button,
+  Card,
+  ChoiceField,
+  ErrorState,
+  Loading,
+  FilterButtons,
+  RefreshButton,
+  TextField,
+  Time,
+  type BadgeTone,
+} from '../components/ui';
 import { utcDay } from '../lib/days';
 import { chartRange, filtersFromSearch, filtersToSearch, messageLogQuery, type MessageFilters } from '../lib/message-filters';
 
 /** How often the log asks again while a message on the page is still in flight (only while the tab is visible). */
 const POLL_MS = 3_000;
+const MESSAGE_COLUMNS = ['Accepted', 'Recipient', 'Email', 'Subject', 'Status', 'Opens / clicks'];
 
 export const STATUS_TONES: Record<string, BadgeTone> = {
   queued: 'blue',
@@ -33,31 +48,17 @@ function FilterForm({ filters, onApply }: { filters: MessageFilters; onApply: (f
   };
   return (
     <form role="search" aria-label="Filter messages" onSubmit={submit} className="grid gap-3 sm:grid-cols-2 lg:grid-cols-6">
-      <SelectField label="Status" value={draft.status ?? ''} onChange={set('status')}>
-        <option value="">Any status</option>
-        {MESSAGE_STATUSES.map((s) => (
-          <option key={s} value={s}>
-            {s}
-          </option>
-        ))}
-      </SelectField>
+      <ChoiceField label="Status" value={draft.status ?? ''} onChange={set('status')} any="Any status" choices={MESSAGE_STATUSES} />
       <TextField label="Recipient" type="email" value={draft.email ?? ''} onChange={set('email')} placeholder="ada@example.com" />
       <TextField label="Email key" value={draft.email_key ?? ''} onChange={set('email_key')} placeholder="welcome" />
       <TextField label="From (UTC)" type="datetime-local" value={draft.from ?? ''} onChange={set('from')} />
       <TextField label="To (UTC)" type="datetime-local" value={draft.to ?? ''} onChange={set('to')} />
-      <div className="flex items-end gap-2">
-        <Button tone="primary" type="submit">
-          Apply
-        </Button>
-        <Button
-          onClick={() => {
-            setDraft({});
-            onApply({});
-          }}
-        >
-          Clear
-        </Button>
-      </div>
+      <FilterButtons
+        onClear={() => {
+          setDraft({});
+          onApply({});
+        }}
+      />
     </form>
   );
 }
@@ -111,108 +112,67 @@ export function MessagesScreen() {
         title="Log"
         actions={
           // New messages are not pushed to the panel: the log polls only while one on the page is in flight.
-          <Button
+          <RefreshButton
+            fetching={log.isFetching}
             onClick={() => {
               void log.refetch();
               void stats.refetch();
             }}
-            disabled={log.isFetching}
-          >
-            {log.isFetching ? 'Refreshing…' : 'Refresh'}
-          </Button>
+          />
         }
       >
-        {log.isPending ? (
-          <Loading what="messages" />
-        ) : log.isError ? (
-          <ErrorState error={log.error} retry={() => void log.refetch()} />
-        ) : (
-          <>
-            {log.data.data.length === 0 ? (
-              <Empty>{filterKey || cursor ? 'No message matches these filters.' : 'No message yet: send one through the API.'}</Empty>
-            ) : (
-              <div className="relative overflow-x-auto">
-                <table className="w-full min-w-[44rem] text-left text-sm">
-                  <caption className="sr-only">Messages, newest first</caption>
-                  <thead className="text-xs text-slate-500 uppercase dark:text-slate-400">
+        <CursorPage
+          query={log}
+          what="messages"
+          pages={pages}
+          empty={() => (filterKey || cursor ? 'No message matches these filters.' : 'No message yet: send one through the API.')}
+        >
+          {(messages) => (
+            <DataTable caption="Messages, newest first" minWidth="min-w-[44rem]" columns={MESSAGE_COLUMNS} lastColumn="Email as sent">
+              {messages.map((m) => (
+                <Fragment key={m.id}>
+                  <tr>
+                    <td className="py-2 pr-3 whitespace-nowrap">
+                      <Time at={m.created_at} />
+                    </td>
+                    <td className="py-2 pr-3">
+                      <UserLink projectId={projectId} email={m.email} />
+                    </td>
+                    <td className="py-2 pr-3 font-mono text-xs">{m.email_key}</td>
+                    <td className="max-w-[16rem] truncate py-2 pr-3" title={m.subject ?? undefined}>
+                      {m.subject ?? <span className="text-slate-400">—</span>}
+                    </td>
+                    <td className="py-2 pr-3">
+                      <Badge tone={STATUS_TONES[m.status] ?? 'gray'}>{m.status}</Badge>
+                    </td>
+                    <td className="py-2 pr-3 text-xs">
+                      {m.opens} / {m.clicks}
+                    </td>
+                    <td className="py-2">
+                      {/* A subject means an attempt rendered the email: before that there is nothing to show. */}
+                      {m.subject !== null && (
+                        <Button
+                          aria-expanded={shown === m.id}
+                          aria-label={`${shown === m.id ? 'Hide' : 'Show'} the email sent to ${m.email}`}
+                          onClick={() => setShown(shown === m.id ? undefined : m.id)}
+                        >
+                          {shown === m.id ? 'Hide' : 'Show'}
+                        </Button>
+                      )}
+                    </td>
+                  </tr>
+                  {shown === m.id && (
                     <tr>
-                      <th scope="col" className="py-2 pr-3">
-                        Accepted
-                      </th>
-                      <th scope="col" className="py-2 pr-3">
-                        Recipient
-                      </th>
-                      <th scope="col" className="py-2 pr-3">
-                        Email
-                      </th>
-                      <th scope="col" className="py-2 pr-3">
-                        Subject
-                      </th>
-                      <th scope="col" className="py-2 pr-3">
-                        Status
-                      </th>
-                      <th scope="col" className="py-2 pr-3">
-                        Opens / clicks
-                      </th>
-                      <th scope="col" className="py-2">
-                        <span className="sr-only">Email as sent</span>
-                      </th>
+                      <td colSpan={7} className="pb-3">
+                        <MessageContentView projectId={projectId} messageId={m.id} />
+                      </td>
                     </tr>
-                  </thead>
-                  <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
-                    {log.data.data.map((m) => (
-                      <Fragment key={m.id}>
-                        <tr>
-                          <td className="py-2 pr-3 whitespace-nowrap">
-                            <Time at={m.created_at} />
-                          </td>
-                          <td className="py-2 pr-3">
-                            <Link
-                              to={`/projects/${projectId}/users/${encodeURIComponent(m.email)}`}
-                              className="text-indigo-600 hover:underline dark:text-indigo-400"
-                            >
-                              {m.email}
-                            </Link>
-                          </td>
-                          <td className="py-2 pr-3 font-mono text-xs">{m.email_key}</td>
-                          <td className="max-w-[16rem] truncate py-2 pr-3" title={m.subject ?? undefined}>
-                            {m.subject ?? <span className="text-slate-400">—</span>}
-                          </td>
-                          <td className="py-2 pr-3">
-                            <Badge tone={STATUS_TONES[m.status] ?? 'gray'}>{m.status}</Badge>
-                          </td>
-                          <td className="py-2 pr-3 text-xs">
-                            {m.opens} / {m.clicks}
-                          </td>
-                          <td className="py-2">
-                            {/* A subject means an attempt rendered the email: before that there is nothing to show. */}
-                            {m.subject !== null && (
-                              <Button
-                                aria-expanded={shown === m.id}
-                                aria-label={`${shown === m.id ? 'Hide' : 'Show'} the email sent to ${m.email}`}
-                                onClick={() => setShown(shown === m.id ? undefined : m.id)}
-                              >
-                                {shown === m.id ? 'Hide' : 'Show'}
-                              </Button>
-                            )}
-                          </td>
-                        </tr>
-                        {shown === m.id && (
-                          <tr>
-                            <td colSpan={7} className="pb-3">
-                              <MessageContentView projectId={projectId} messageId={m.id} />
-                            </td>
-                          </tr>
-                        )}
-                      </Fragment>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-            )}
-            <CursorPager pages={pages} nextCursor={log.data.next_cursor} />
-          </>
-        )}
+                  )}
+                </Fragment>
+              ))}
+            </DataTable>
+          )}
+        </CursorPage>
       </Card>
     </div>
   );

@@ -1,20 +1,19 @@
 import { useQuery } from '@tanstack/react-query';
 import { useParams, useSearchParams } from 'react-router';
-import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { Bar, BarChart, CartesianGrid, Tooltip, XAxis, YAxis } from 'recharts';
 import { api } from '../api/client';
 import { queryKeys } from '../api/query-keys';
 import type { Revenue } from '../api/types';
+import { ChartBox, useChartTheme } from '../components/chart-theme';
 import { Card, Empty, ErrorState, Loading } from '../components/ui';
 import { eachDay, presetRange, RANGE_PRESETS, type RangePreset } from '../lib/days';
 import { formatMoney, toMajorUnits } from '../lib/money';
-import { usePrefersDark } from '../lib/use-prefers-dark';
 
 const isPreset = (value: string | null): value is RangePreset => RANGE_PRESETS.some((p) => p.id === value);
 
 /** One currency's revenue per UTC day: currencies are never added together, so each has its own chart. */
 function CurrencyChart({ revenue, currency }: { revenue: Revenue; currency: string }) {
-  const dark = usePrefersDark();
-  const axis = dark ? '#94a3b8' : '#475569';
+  const theme = useChartTheme();
   const byDay = new Map(revenue.days.filter((d) => d.currency === currency).map((d) => [d.day, d]));
   const rows = eachDay(revenue.from, revenue.to).map((day) => ({
     day,
@@ -23,29 +22,21 @@ function CurrencyChart({ revenue, currency }: { revenue: Revenue; currency: stri
     payments: byDay.get(day)?.payments ?? 0,
   }));
   return (
-    <div className="h-56 w-full" aria-hidden="true">
-      <ResponsiveContainer width="100%" height="100%">
-        <BarChart data={rows} margin={{ top: 8, right: 8, bottom: 24, left: 8 }}>
-          <CartesianGrid strokeDasharray="3 3" stroke={dark ? '#1e293b' : '#e2e8f0'} />
-          <XAxis
-            dataKey="day"
-            tick={{ fill: axis, fontSize: 11 }}
-            tickFormatter={(day: string) => day.slice(5)}
-            label={{ value: 'UTC day', position: 'insideBottom', offset: -16, fill: axis, fontSize: 12 }}
-          />
-          <YAxis tick={{ fill: axis, fontSize: 11 }} width={56} />
-          <Tooltip
-            contentStyle={{ background: dark ? '#0f172a' : '#fff', borderColor: dark ? '#334155' : '#cbd5e1' }}
-            labelFormatter={(day) => `${typeof day === 'string' ? day : ''} (UTC)`}
-            formatter={(_value, _name, item) => {
-              const row = item.payload as (typeof rows)[number];
-              return [`${formatMoney(row.minor, currency)} (${row.payments} payment${row.payments === 1 ? '' : 's'})`, currency];
-            }}
-          />
-          <Bar dataKey="amount" name={currency} fill={dark ? '#818cf8' : '#4f46e5'} isAnimationActive={false} />
-        </BarChart>
-      </ResponsiveContainer>
-    </div>
+    <ChartBox className="h-56">
+      <BarChart data={rows} margin={{ top: 8, right: 8, bottom: 24, left: 8 }}>
+        <CartesianGrid {...theme.grid} />
+        <XAxis {...theme.dayAxis} />
+        <YAxis tick={theme.tick} width={56} />
+        <Tooltip
+          {...theme.tooltip}
+          formatter={(_value, _name, item) => {
+            const row = item.payload as (typeof rows)[number];
+            return [`${formatMoney(row.minor, currency)} (${row.payments} payment${row.payments === 1 ? '' : 's'})`, currency];
+          }}
+        />
+        <Bar dataKey="amount" name={currency} fill={theme.accent} isAnimationActive={false} />
+      </BarChart>
+    </ChartBox>
   );
 }
 

@@ -11,10 +11,24 @@ import {
   type SuppressionReason,
 } from '../api/types';
 import { ConfirmDialog } from '../components/confirm-dialog';
-import { CursorPager, useCursorPages } from '../components/cursor-pages';
-import { Badge, Button, Card, Empty, ErrorState, Loading, SelectField, TextField, Time, type BadgeTone } from '../components/ui';
+import { CursorPage, useCursorPages } from '../components/cursor-pages';
+import { DataTable } from '../components/data-table';
+import { UserLink } from '../components/user-link';
+import {
+  Badge,
+  Button,
+  Card,
+  ChoiceField,
+  ErrorState,
+  FilterButtons,
+  RefreshButton,
+  TextField,
+  Time,
+  type BadgeTone,
+} from '../components/ui';
 
 const SUPPRESSIONS_PER_PAGE = 25;
+const SUPPRESSION_COLUMNS = ['Address', 'Reason', 'Since', 'Caused by'];
 /** How long an added or removed address is awaited in the list (the mailer applies it through Kafka), and how often it is asked. */
 const APPLY_TIMEOUT_MS = 20_000;
 const APPLY_POLL_MS = 500;
@@ -84,29 +98,21 @@ function FilterForm({ filters, onApply }: { filters: SuppressionFilters; onApply
   };
   return (
     <form role="search" aria-label="Filter suppressions" onSubmit={submit} className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
-      <SelectField label="Reason" value={reason} onChange={(e) => setReason(e.target.value)}>
-        <option value="">Any reason</option>
-        {SUPPRESSION_REASONS.map((r) => (
-          <option key={r} value={r}>
-            {r}
-          </option>
-        ))}
-      </SelectField>
+      <ChoiceField
+        label="Reason"
+        value={reason}
+        onChange={(e) => setReason(e.target.value)}
+        any="Any reason"
+        choices={SUPPRESSION_REASONS}
+      />
       <TextField label="Address" type="email" value={email} onChange={(e) => setEmail(e.target.value)} placeholder="ada@example.com" />
-      <div className="flex items-end gap-2">
-        <Button tone="primary" type="submit">
-          Apply
-        </Button>
-        <Button
-          onClick={() => {
-            setEmail('');
-            setReason('');
-            onApply({});
-          }}
-        >
-          Clear
-        </Button>
-      </div>
+      <FilterButtons
+        onClear={() => {
+          setEmail('');
+          setReason('');
+          onApply({});
+        }}
+      />
     </form>
   );
 }
@@ -122,70 +128,40 @@ function SuppressionTable({
   onRemove: (suppression: Suppression) => void;
 }) {
   return (
-    // relative: the containing block of the visually hidden "Actions" heading, which would otherwise widen the page on a phone.
-    <div className="relative overflow-x-auto">
-      <table className="w-full min-w-[40rem] text-left text-sm">
-        <caption className="sr-only">Suppressed addresses, newest first</caption>
-        <thead className="text-xs text-slate-500 uppercase dark:text-slate-400">
-          <tr>
-            <th scope="col" className="py-2 pr-3">
-              Address
-            </th>
-            <th scope="col" className="py-2 pr-3">
-              Reason
-            </th>
-            <th scope="col" className="py-2 pr-3">
-              Since
-            </th>
-            <th scope="col" className="py-2 pr-3">
-              Caused by
-            </th>
-            <th scope="col" className="py-2">
-              <span className="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-slate-100 dark:divide-slate-800">
-          {suppressions.map((s) => (
-            <tr key={s.email} aria-label={`Suppression of ${s.email}`}>
-              <td className="py-2 pr-3">
-                <Link
-                  to={`/projects/${projectId}/users/${encodeURIComponent(s.email)}`}
-                  className="text-indigo-600 hover:underline dark:text-indigo-400"
-                >
-                  {s.email}
-                </Link>
-              </td>
-              <td className="py-2 pr-3" title={REASON_DESCRIPTIONS[s.reason]}>
-                <Badge tone={REASON_TONES[s.reason] ?? 'gray'}>{s.reason}</Badge>
-              </td>
-              <td className="py-2 pr-3 text-xs whitespace-nowrap">
-                <Time at={s.created_at} />
-              </td>
-              <td className="py-2 pr-3 font-mono text-xs">
-                {s.message_id ? (
-                  // The message log has no filter by id: its recipient's messages, where this one is.
-                  <Link
-                    to={`/projects/${projectId}/messages?email=${encodeURIComponent(s.email)}`}
-                    title={`Messages to ${s.email}`}
-                    className="text-indigo-600 hover:underline dark:text-indigo-400"
-                  >
-                    {s.message_id}
-                  </Link>
-                ) : (
-                  <span className="text-slate-400">—</span>
-                )}
-              </td>
-              <td className="py-2 text-right">
-                <Button tone="danger" onClick={() => onRemove(s)} aria-label={`Remove ${s.email}`}>
-                  Remove
-                </Button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable caption="Suppressed addresses, newest first" minWidth="min-w-[40rem]" columns={SUPPRESSION_COLUMNS} lastColumn="Actions">
+      {suppressions.map((s) => (
+        <tr key={s.email} aria-label={`Suppression of ${s.email}`}>
+          <td className="py-2 pr-3">
+            <UserLink projectId={projectId} email={s.email} />
+          </td>
+          <td className="py-2 pr-3" title={REASON_DESCRIPTIONS[s.reason]}>
+            <Badge tone={REASON_TONES[s.reason] ?? 'gray'}>{s.reason}</Badge>
+          </td>
+          <td className="py-2 pr-3 text-xs whitespace-nowrap">
+            <Time at={s.created_at} />
+          </td>
+          <td className="py-2 pr-3 font-mono text-xs">
+            {s.message_id ? (
+              // The message log has no filter by id: its recipient's messages, where this one is.
+              <Link
+                to={`/projects/${projectId}/messages?email=${encodeURIComponent(s.email)}`}
+                title={`Messages to ${s.email}`}
+                className="text-indigo-600 hover:underline dark:text-indigo-400"
+              >
+                {s.message_id}
+              </Link>
+            ) : (
+              <span className="text-slate-400">—</span>
+            )}
+          </td>
+          <td className="py-2 text-right">
+            <Button tone="danger" onClick={() => onRemove(s)} aria-label={`Remove ${s.email}`}>
+              Remove
+            </Button>
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 
@@ -300,41 +276,30 @@ export function SuppressionsScreen() {
           {notice}
         </p>
       )}
-      <Card
-        title="Suppressed addresses"
-        actions={
-          <Button onClick={() => void list.refetch()} disabled={list.isFetching}>
-            {list.isFetching ? 'Refreshing…' : 'Refresh'}
-          </Button>
-        }
-      >
-        {list.isPending ? (
-          <Loading what="the suppression list" />
-        ) : list.isError ? (
-          <ErrorState error={list.error} retry={() => void list.refetch()} />
-        ) : (
-          <>
-            {list.data.data.length === 0 ? (
-              <Empty>
-                {list.data.next_cursor
-                  ? 'None on this page: the next one has more.'
-                  : filterKey || cursor
-                    ? 'No suppression matches these filters.'
-                    : 'No address is suppressed in this project.'}
-              </Empty>
-            ) : (
-              <SuppressionTable
-                projectId={projectId}
-                suppressions={list.data.data}
-                onRemove={(s) => {
-                  remove.reset();
-                  setRemoving(s);
-                }}
-              />
-            )}
-            <CursorPager pages={pages} nextCursor={list.data.next_cursor} />
-          </>
-        )}
+      <Card title="Suppressed addresses" actions={<RefreshButton fetching={list.isFetching} onClick={() => void list.refetch()} />}>
+        <CursorPage
+          query={list}
+          what="the suppression list"
+          pages={pages}
+          empty={(page) =>
+            page.next_cursor
+              ? 'None on this page: the next one has more.'
+              : filterKey || cursor
+                ? 'No suppression matches these filters.'
+                : 'No address is suppressed in this project.'
+          }
+        >
+          {(suppressions) => (
+            <SuppressionTable
+              projectId={projectId}
+              suppressions={suppressions}
+              onRemove={(s) => {
+                remove.reset();
+                setRemoving(s);
+              }}
+            />
+          )}
+        </CursorPage>
       </Card>
       <ConfirmDialog
         open={removing !== null}

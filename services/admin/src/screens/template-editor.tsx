@@ -1,13 +1,13 @@
 import { html } from '@codemirror/lang-html';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import CodeMirror, { EditorView } from '@uiw/react-codemirror';
-import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { createPortal } from 'react-dom';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { api } from '../api/client';
 import { queryKeys } from '../api/query-keys';
 import type { RenderedEmail, SaveTemplateRequest, Template, TemplateVersionList } from '../api/types';
-import { Button, Card, ErrorState, localTime, Loading, SelectField, TextField, Time } from '../components/ui';
+import { Button, Card, ErrorState, Field, localTime, Loading, SelectField, TextField, Time } from '../components/ui';
 import { usePrefersDark } from '../lib/use-prefers-dark';
 
 const STARTER: SaveTemplateRequest = {
@@ -161,28 +161,28 @@ function Preview({ projectId, parts }: { projectId: string; parts: TemplateParts
 }
 
 function JsonField({ label, value, onChange, error }: { label: string; value: string; onChange: (v: string) => void; error?: string }) {
-  const id = useId();
   return (
-    <div className="flex flex-col gap-1">
-      <label htmlFor={id} className="text-sm font-medium">
-        {label}
-      </label>
-      <textarea
-        id={id}
-        value={value}
-        onChange={(e) => onChange(e.target.value)}
-        rows={6}
-        spellCheck={false}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={error ? `${id}-error` : undefined}
-        className="rounded-md border border-slate-300 bg-white px-2 py-1 font-mono text-xs dark:border-slate-600 dark:bg-slate-900"
-      />
-      {error && (
-        <p id={`${id}-error`} className="text-xs text-red-700 dark:text-red-400">
-          Not previewed: {error}
-        </p>
+    <Field label={label}>
+      {(id) => (
+        <>
+          <textarea
+            id={id}
+            value={value}
+            onChange={(e) => onChange(e.target.value)}
+            rows={6}
+            spellCheck={false}
+            aria-invalid={error ? true : undefined}
+            aria-describedby={error ? `${id}-error` : undefined}
+            className="rounded-md border border-slate-300 bg-white px-2 py-1 font-mono text-xs dark:border-slate-600 dark:bg-slate-900"
+          />
+          {error && (
+            <p id={`${id}-error`} className="text-xs text-red-700 dark:text-red-400">
+              Not previewed: {error}
+            </p>
+          )}
+        </>
       )}
-    </div>
+    </Field>
   );
 }
 
@@ -308,20 +308,18 @@ export function TemplateEditorScreen() {
 }
 
 function TextTemplate({ value, onChange }: { value: string; onChange: (value: string) => void }) {
-  const id = useId();
   return (
-    <div className="flex flex-col gap-1">
-      <label htmlFor={id} className="text-sm font-medium">
-        Text part (optional)
-      </label>
-      <textarea
-        id={id}
-        value={value}
-        onChange={(e) => onChange(e.target.value)}
-        rows={4}
-        placeholder="Left empty, the text part is derived from the HTML."
-        className="rounded-md border border-slate-300 bg-white px-3 py-1.5 font-mono text-xs dark:border-slate-600 dark:bg-slate-900"
-      />
-    </div>
+    <Field label="Text part (optional)">
+      {(id) => (
+        <textarea
+          id={id}
+          value={value}
+          onChange={(e) => onChange(e.target.value)}
+          rows={4}
+          placeholder="Left empty, the text part is derived from the HTML."
+          className="rounded-md border border-slate-300 bg-white px-3 py-1.5 font-mono text-xs dark:border-slate-600 dark:bg-slate-900"
+        />
+      )}
+    </Field>
   );
 }

@@ -6,7 +6,7 @@ import { queryKeys } from '../api/query-keys';
 import type { CreateWebhookRequest, Delivery, DeliveryList, UpdateWebhookRequest, Webhook, WebhookWithSecret } from '../api/types';
 import { DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT_TYPE } from '../api/types';
 import { ConfirmDialog } from '../components/confirm-dialog';
-import { Badge, Button, Card, Empty, ErrorState, Loading, SelectField, Time, type BadgeTone } from '../components/ui';
+import { Badge, Button, Card, ChoiceField, Empty, ErrorState, Loading, Time, type BadgeTone } from '../components/ui';
 import { SecretOnce, WebhookForm } from '../components/webhook-form';
 import { useProjects } from '../layout/layout';
 
@@ -105,22 +105,20 @@ function DeliveryLog({
   return (
     <Card title="Deliveries">
       <div className="mb-4 grid gap-3 sm:grid-cols-2 md:max-w-xl">
-        <SelectField label="Status" value={status} onChange={(e) => setStatus(e.target.value)}>
-          <option value="">All statuses</option>
-          {DELIVERY_STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </SelectField>
-        <SelectField label="Event type" value={eventType} onChange={(e) => setEventType(e.target.value)}>
-          <option value="">All event types</option>
-          {[...WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT_TYPE].map((t) => (
-            <option key={t} value={t}>
-              {t}
-            </option>
-          ))}
-        </SelectField>
+        <ChoiceField
+          label="Status"
+          value={status}
+          onChange={(e) => setStatus(e.target.value)}
+          any="All statuses"
+          choices={DELIVERY_STATUSES}
+        />
+        <ChoiceField
+          label="Event type"
+          value={eventType}
+          onChange={(e) => setEventType(e.target.value)}
+          any="All event types"
+          choices={[...WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT_TYPE]}
+        />
       </div>
       {retry.isError && <ErrorState error={retry.error} />}
       {deliveries.isPending ? (
