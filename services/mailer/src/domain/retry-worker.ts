@@ -36,7 +36,8 @@ export class RetryWorker {
     await this.loop?.stop();
   }
 
-  private async runDue(): Promise<void> {
+  /** One poll: the attempts due now, claimed and made (what each run of `start`'s loop does). */
+  async runDue(): Promise<void> {
     const { retries, store, suppressions, deliverer, timeline } = this.deps;
     const due = await retries.claimDue(CLAIM_BATCH, LEASE_MS);
     if (due.length === 0) return;

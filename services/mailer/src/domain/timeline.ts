@@ -225,12 +225,14 @@ function nextEntry(
   { url, reason }: EntryDetails = {},
   skipped = 0,
 ): EventDoc {
-  let last = 1 + skipped;
-  let n = 1 + skipped;
+  let last = 1;
+  let n = 1;
   for (const e of timeline) {
     if (e.sequence > last) last = e.sequence;
     if (e.key !== undefined) n++;
   }
+  n += skipped;
+  last += skipped;
   return {
     _id: engagementEventId(message._id, n),
     messageId: message._id,

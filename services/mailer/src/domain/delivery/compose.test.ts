@@ -1,0 +1,51 @@
+import { simpleParser } from 'mailparser';
+import { compose, messageIdHeader, type OutgoingMail } from './compose';
+
+const mail: OutgoingMail = {
+  messageId: 'msg_1',
+  senderDomain: 'mail.example.com',
+  from: { name: 'Example Shop', address: 'shop@mail.example.com' },
+  to: 'ada@example.org',
+  replyTo: 'help@example.com',
+  subject: 'Your receipt',
+  html: '<p>Thanks</p>',
+  text: 'Thanks',
+  unsubscribe: { url: 'https://t.example.com/t/u/tok', mailto: 'mailto:u.tok@pb-bounces.mail.example.com' },
+};
+
+describe('compose', () => {
+  it('names the message by its id at the sender domain, stable across attempts', () => {
+    expect(messageIdHeader('msg_1', 'mail.example.com')).toBe('<msg_1@mail.example.com>');
+  });
+
+  it('builds multipart/alternative text and HTML with the Message-ID and the one-click unsubscribe headers', async () => {
+    const raw = await compose(mail);
+    const parsed = await simpleParser(raw);
+    expect(parsed.messageId).toBe('<msg_1@mail.example.com>');
+    expect(parsed.from?.value).toEqual([{ name: 'Example Shop', address: 'shop@mail.example.com' }]);
+    expect(parsed.replyTo?.value).toEqual([{ name: '', address: 'help@example.com' }]);
+    expect(parsed.subject).toBe('Your receipt');
+    expect(parsed.text?.trim()).toBe('Thanks');
+    expect(parsed.html).toBe('<p>Thanks</p>');
+    expect(raw.toString()).toMatch(/Content-Type: multipart\/alternative/);
+    // The header block, unfolded.
+    const headers = raw
+      .toString()
+      .split('\r\n\r\n')[0]!
+      .replace(/\r\n\s+/g, ' ')
+      .split('\r\n');
+    expect(headers).toEqual(
+      expect.arrayContaining([
+        'List-Unsubscribe: <https://t.example.com/t/u/tok>, <mailto:u.tok@pb-bounces.mail.example.com>',
+        'List-Unsubscribe-Post: List-Unsubscribe=One-Click',
+        'X-Postbus-Message-ID: msg_1',
+      ]),
+    );
+  });
+
+  it('has no Reply-To unless given, and a From without a name is the bare address', async () => {
+    const parsed = await simpleParser(await compose({ ...mail, replyTo: null, from: { name: null, address: 'shop@mail.example.com' } }));
+    expect(parsed.replyTo).toBeUndefined();
+    expect(parsed.from?.value).toEqual([{ name: '', address: 'shop@mail.example.com' }]);
+  });
+});

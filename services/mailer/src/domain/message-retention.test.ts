@@ -1,0 +1,104 @@
+import type { Logger } from '@postbus/logger';
+import { listNames, type MessageLists } from '../model/message-list.repository';
+import type { MessageDoc, MessageStore } from '../model/message.repository';
+import { MessageRetention } from './message-retention';
+
+const DAY = 86_400_000;
+const NOW = new Date('2026-07-01T00:00:00.000Z');
+const daysAgo = (n: number) => new Date(NOW.getTime() - n * DAY);
+
+const message = (id: string, email: string, userId: string | null): MessageDoc =>
+  ({ _id: id, projectId: 'p1', email, userId }) as MessageDoc;
+
+/** Lists of (message id, time) in memory; a store that deletes what it holds. */
+function fakes(entries: Array<{ list: string; at: Date; id: string }>, messages: MessageDoc[]) {
+  const held = new Map(messages.map((m) => [m._id, m]));
+  const log: string[] = [];
+  const cutoffs: Date[] = [];
+  let kept = [...entries];
+  const lists = {
+    trimAll: async (cutoff: Date, onChunk: (list: string, ids: string[]) => Promise<void>) => {
+      cutoffs.push(cutoff);
+      const names = [...new Set(kept.map((e) => e.list))];
+      let removed = 0;
+      for (const list of names) {
+        const old = kept.filter((e) => e.list === list && e.at < cutoff);
+        if (old.length === 0) continue;
+        await onChunk(
+          list,
+          old.map((e) => e.id),
+        );
+        kept = kept.filter((e) => !old.includes(e));
+        removed += old.length;
+      }
+      return { lists: names.length, removed };
+    },
+    trim: (list: string, cutoff: Date) => {
+      log.push(`trim ${list} ${cutoff.toISOString()}`);
+      return Promise.resolve(0);
+    },
+    forget: (ids: string[]) => {
+      log.push(`forget ${ids.join(',')}`);
+      return Promise.resolve();
+    },
+  } as unknown as MessageLists;
+  const store = {
+    messagesById: (ids: string[]) => Promise.resolve(new Map(ids.flatMap((id) => (held.has(id) ? [[id, held.get(id)!]] : [])))),
+    delete: (ids: string[]) => {
+      log.push(`delete ${ids.join(',')}`);
+      const gone = ids.filter((id) => held.delete(id));
+      return Promise.resolve({ messages: gone.length, events: gone.length * 2 });
+    },
+  } as unknown as MessageStore;
+  const logger = { info: jest.fn(), warn: jest.fn() } as unknown as Logger & { info: jest.Mock };
+  const retention = new MessageRetention({ store, lists, logger, retentionDays: 30, intervalMs: 60_000 });
+  return { retention, log, cutoffs, held, logger };
+}
+
+describe('purge', () => {
+  it('deletes the messages leaving their project’s list before the cutoff, and trims their people’s lists', async () => {
+    const old = message('old', 'ada@example.org', 'u-1');
+    const anon = message('anon', 'bob@example.org', null);
+    const recent = message('recent', 'ada@example.org', 'u-1');
+    const { retention, log, cutoffs, held, logger } = fakes(
+      [
+        { list: listNames.project('p1'), at: daysAgo(40), id: 'old' },
+        { list: listNames.project('p1'), at: daysAgo(31), id: 'anon' },
+        { list: listNames.project('p1'), at: daysAgo(29), id: 'recent' },
+        // A status list only loses its entries: its messages go with the project's list.
+        { list: listNames.status('p1', 'bounced'), at: daysAgo(40), id: 'old' },
+      ],
+      [old, anon, recent],
+    );
+    const result = await retention.purge(NOW);
+    expect(cutoffs).toEqual([daysAgo(30)]);
+    expect([...held.keys()]).toEqual(['recent']);
+    const cutoff = daysAgo(30).toISOString();
+    expect(log).toEqual([
+      'delete old,anon',
+      'forget old,anon',
+      // After the messages: each person once.
+      `trim ${listNames.recipient('p1', 'ada@example.org')} ${cutoff}`,
+      `trim ${listNames.user('p1', 'u-1')} ${cutoff}`,
+      `trim ${listNames.recipient('p1', 'bob@example.org')} ${cutoff}`,
+    ]);
+    expect(result).toEqual({ lists: 2, entries: 3, messages: 2, events: 4 });
+    expect(logger.info).toHaveBeenCalledWith('purged old messages', { cutoff, messages: 2, events: 4, lists: 2 });
+  });
+
+  it('with nothing old deletes nothing and logs nothing', async () => {
+    const { retention, log, logger } = fakes(
+      [{ list: listNames.project('p1'), at: daysAgo(1), id: 'm' }],
+      [message('m', 'a@example.org', null)],
+    );
+    expect(await retention.purge(NOW)).toEqual({ lists: 1, entries: 0, messages: 0, events: 0 });
+    expect(log).toEqual([]);
+    expect(logger.info).not.toHaveBeenCalled();
+  });
+
+  it('resumes a purge cut short: entries pointing at messages already gone delete nothing more', async () => {
+    const { retention, log } = fakes([{ list: listNames.project('p1'), at: daysAgo(60), id: 'gone' }], []);
+    expect(await retention.purge(NOW)).toEqual({ lists: 1, entries: 1, messages: 0, events: 0 });
+    expect(log).toEqual(['delete gone', 'forget gone']);
+  });
+});

@@ -1,0 +1,207 @@
+import { createHash } from 'node:crypto';
+import type { Publisher } from '@postbus/bus';
+import { Topics, type EmailUnsuppressCommand } from '@postbus/contracts';
+import type { BlockRequest, SuppressionDoc, Suppressions } from '../model/suppression.repository';
+import { SuppressionList } from './suppression-list';
+
+const P = 'p1';
+const ADDRESS = 'ada@example.org';
+const created = new Date('2026-02-01T08:00:00.000Z');
+
+interface Published {
+  topic: string;
+  type: string;
+  key: string;
+  data: Record<string, unknown>;
+  id: string | undefined;
+}
+
+/** Suppressions in memory (a bounce's or the client's block, and an unsubscribe, per address); every call logged in order. */
+function fakes(state: { block?: SuppressionDoc | null; unsubscribe?: SuppressionDoc | null } = {}) {
+  const log: string[] = [];
+  const published: Published[] = [];
+  let block = state.block ?? null;
+  let unsubscribe = state.unsubscribe ?? null;
+  const suppressions = {
+    blockAll: (requests: BlockRequest[]) => {
+      log.push('blockAll');
+      return Promise.resolve(
+        requests.map((r, i): SuppressionDoc => ({
+          _id: `${r.projectId}:${r.email}:block`,
+          projectId: r.projectId,
+          email: r.email,
+          reason: r.reason,
+          at: created,
+          ...(r.messageId ? { messageId: r.messageId } : {}),
+          entry: `entry-${i + 1}`,
+        })),
+      );
+    },
+    unsubscribed: (projectId: string, email: string, at: Date) => {
+      log.push('unsubscribed');
+      unsubscribe = { _id: `${projectId}:${email}:unsub`, projectId, email, reason: 'unsubscribed', at, entry: 'entry-u' };
+      return Promise.resolve(unsubscribe);
+    },
+    blocking: () => Promise.resolve(block),
+    unblock: (_projectId: string, _email: string, s: SuppressionDoc) => {
+      log.push(`unblock ${s._id}`);
+      block = null;
+      return Promise.resolve();
+    },
+    unsubscription: () => Promise.resolve(unsubscribe),
+    resubscribed: () => {
+      log.push('resubscribed');
+      unsubscribe = null;
+      return Promise.resolve();
+    },
+  } as unknown as Suppressions;
+  const publisher = {
+    publish: (topic: string, type: string, key: string, data: Record<string, unknown>, options?: { id?: string }) => {
+      log.push(`publish ${type}`);
+      published.push({ topic, type, key, data, id: options?.id });
+      return Promise.resolve();
+    },
+  } as unknown as Publisher;
+  const list = new SuppressionList(suppressions, publisher);
+  return { list, log, published, state: () => ({ block, unsubscribe }) };
+}
+
+const unsuppress = (resubscribe: boolean): EmailUnsuppressCommand => ({
+  projectId: P,
+  email: ADDRESS,
+  resubscribe,
+  acceptedAt: '2026-02-02T09:00:00.000Z',
+});
+
+const hardBounce: SuppressionDoc = {
+  _id: `${P}:${ADDRESS}:block`,
+  projectId: P,
+  email: ADDRESS,
+  reason: 'hard_bounce',
+  at: created,
+  messageId: 'msg_9',
+  entry: 'entry-b',
+};
+const unsubscribed: SuppressionDoc = {
+  _id: `${P}:${ADDRESS}:unsub`,
+  projectId: P,
+  email: ADDRESS,
+  reason: 'unsubscribed',
+  at: created,
+  entry: 'entry-u',
+};
+
+describe('block', () => {
+  it('announces each suppression created, its id derived from its list entry', async () => {
+    const { list, published } = fakes();
+    await list.block([
+      { projectId: P, email: ADDRESS, reason: 'hard_bounce', messageId: 'msg_1' } as BlockRequest,
+      { projectId: P, email: 'bob@example.org', reason: 'manual' } as BlockRequest,
+    ]);
+    expect(published).toEqual([
+      {
+        topic: Topics.EmailEvents,
+        type: 'suppression.created',
+        key: `${P}:${ADDRESS}`,
+        data: { projectId: P, email: ADDRESS, reason: 'hard_bounce', createdAt: created.toISOString(), messageId: 'msg_1' },
+        id: `suppression:${P}:entry-1:created`,
+      },
+      {
+        topic: Topics.EmailEvents,
+        type: 'suppression.created',
+        key: `${P}:bob@example.org`,
+        data: { projectId: P, email: 'bob@example.org', reason: 'manual', createdAt: created.toISOString(), messageId: null },
+        id: `suppression:${P}:entry-2:created`,
+      },
+    ]);
+  });
+
+  it('a redelivered block announces the same change again (same id)', async () => {
+    const { list, published } = fakes();
+    const request = { projectId: P, email: ADDRESS, reason: 'complaint' } as BlockRequest;
+    await list.block([request]);
+    await list.block([request]);
+    expect(published.map((p) => p.id)).toEqual([`suppression:${P}:entry-1:created`, `suppression:${P}:entry-1:created`]);
+  });
+});
+
+describe('unsubscribed', () => {
+  it('suppresses the address and announces it at the unsubscribe’s time', async () => {
+    const { list, log, published } = fakes();
+    const at = new Date('2026-02-03T00:00:00.000Z');
+    await list.unsubscribed(P, ADDRESS, at);
+    expect(log).toEqual(['unsubscribed', 'publish suppression.created']);
+    expect(published[0]).toMatchObject({
+      type: 'suppression.created',
+      data: { reason: 'unsubscribed', createdAt: at.toISOString(), messageId: null },
+      id: `suppression:${P}:entry-u:created`,
+    });
+  });
+});
+
+describe('lift', () => {
+  it('without resubscribe: announces the block deleted, then unblocks; the unsubscribe stays', async () => {
+    const { list, log, published, state } = fakes({ block: hardBounce, unsubscribe: unsubscribed });
+    await list.lift(unsuppress(false), 'cmd-1');
+    expect(log).toEqual(['publish suppression.deleted', `unblock ${hardBounce._id}`]);
+    expect(published).toEqual([
+      {
+        topic: Topics.EmailEvents,
+        type: 'suppression.deleted',
+        key: `${P}:${ADDRESS}`,
+        data: {
+          projectId: P,
+          email: ADDRESS,
+          reason: 'hard_bounce',
+          createdAt: created.toISOString(),
+          messageId: 'msg_9',
+          deletedAt: '2026-02-02T09:00:00.000Z',
+        },
+        id: `suppression:${P}:entry-b:deleted`,
+      },
+    ]);
+    expect(state().unsubscribe).toEqual(unsubscribed);
+  });
+
+  it('with resubscribe: also announces the unsubscribe deleted and asks the users service, before it is lifted', async () => {
+    const { list, log, published, state } = fakes({ block: hardBounce, unsubscribe: unsubscribed });
+    await list.lift(unsuppress(true), 'cmd-2');
+    expect(log).toEqual([
+      'publish suppression.deleted',
+      `unblock ${hardBounce._id}`,
+      'publish suppression.deleted',
+      'publish user.resubscribe',
+      'resubscribed',
+    ]);
+    expect(published[1]).toMatchObject({ type: 'suppression.deleted', id: `suppression:${P}:entry-u:deleted` });
+    expect(published[2]).toEqual({
+      topic: Topics.UserCommands,
+      type: 'user.resubscribe',
+      key: `${P}:${ADDRESS}`,
+      data: { projectId: P, user: { email: ADDRESS }, acceptedAt: '2026-02-02T09:00:00.000Z' },
+      id: 'cmd-2:resubscribe',
+    });
+    expect(state()).toEqual({ block: null, unsubscribe: null });
+  });
+
+  it('with resubscribe and only an unsubscribe: lifts that alone', async () => {
+    const { list, log } = fakes({ unsubscribe: unsubscribed });
+    await list.lift(unsuppress(true), 'cmd-3');
+    expect(log).toEqual(['publish suppression.deleted', 'publish user.resubscribe', 'resubscribed']);
+  });
+
+  it('with nothing to lift: announces nothing', async () => {
+    const { list, log } = fakes();
+    await list.lift(unsuppress(true), 'cmd-4');
+    expect(log).toEqual([]);
+  });
+
+  it('names a suppression without a list entry (outlived an erasure) by a hash of its key, never by its address', async () => {
+    const { entry: _, ...kept } = hardBounce;
+    const { list, published } = fakes({ block: kept });
+    await list.lift(unsuppress(false), 'cmd-5');
+    const name = createHash('sha256').update(kept._id).digest('base64url').slice(0, 22);
+    expect(published[0]!.id).toBe(`suppression:${P}:${name}:deleted`);
+    expect(published[0]!.id).not.toContain(ADDRESS);
+  });
+});
