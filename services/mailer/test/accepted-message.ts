@@ -1,4 +1,4 @@
-import type { MessageDoc } from '../src/model/message.repository';
+import type { MessageDoc } from '../src/domain/message-records';
 
 /** A message as the mailer accepts it from a trigger of the `welcome` email: what the integration tests store and send. */
 export const acceptedMessage = ({

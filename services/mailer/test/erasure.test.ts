@@ -3,9 +3,11 @@ import { defaultMongoUrl, uniqueName } from '@postbus/testing';
 import { MailerErasure } from '../src/domain/erasure-participant';
 import { ErasuresDone } from '../src/model/erasure.repository';
 import { MessageLists } from '../src/model/message-list.repository';
-import { MessageStore, type MessageDoc } from '../src/model/message.repository';
+import { MessageStore } from '../src/model/message.repository';
+import type { MessageDoc } from '../src/domain/message-records';
 import { RetryQueue } from '../src/model/retry.repository';
-import { ERASURE, Suppressions } from '../src/model/suppression.repository';
+import { ERASURE } from '../src/domain/suppression-reasons';
+import { Suppressions } from '../src/model/suppression.repository';
 import { acceptedMessage } from './accepted-message';
 
 /** The mailer's erasure against the real MongoDB-wire server: what goes, what stays, and that a repeat finds nothing. */

@@ -4,8 +4,10 @@ import { connectDb, isPointFilter, onRequestPath, recordQueries, UnboundedQueryE
 import { closeServer } from '@postbus/http';
 import { createLogger } from '@postbus/logger';
 import { call, defaultMongoUrl, internalAuthorization, uniqueName } from '@postbus/testing';
-import { listNames, MessageLists, personListsOf } from '../src/model/message-list.repository';
-import { MessageStore, type MessageDoc } from '../src/model/message.repository';
+import { listNames, personListsOf } from '../src/domain/message-lists';
+import { MessageLists } from '../src/model/message-list.repository';
+import { MessageStore } from '../src/model/message.repository';
+import type { MessageDoc } from '../src/domain/message-records';
 import { RetryQueue } from '../src/model/retry.repository';
 import { StatusRollups } from '../src/model/rollup.repository';
 import { Suppressions } from '../src/model/suppression.repository';

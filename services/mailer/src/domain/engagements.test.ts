@@ -1,6 +1,7 @@
 import type { Publisher } from '@postbus/bus';
 import { Topics, type TrackingEvent } from '@postbus/contracts';
-import type { MessageDoc, MessageStore } from '../model/message.repository';
+import type { MessageDoc } from './message-records';
+import type { MessageStore } from '../model/message.repository';
 import type { Suppressions } from '../model/suppression.repository';
 import { Engagements } from './engagements';
 import type { SuppressionList } from './suppression-list';

@@ -1,6 +1,7 @@
 import type { ErasureExecuteCommand, UserErasureScheduledEvent } from '@postbus/contracts';
 import type { ErasuresDone } from '../model/erasure.repository';
-import { listNames, type MessageLists } from '../model/message-list.repository';
+import { listNames } from './message-lists';
+import type { MessageLists } from '../model/message-list.repository';
 import type { MessageStore } from '../model/message.repository';
 import type { RetryQueue } from '../model/retry.repository';
 import type { Suppressions } from '../model/suppression.repository';

@@ -1,5 +1,6 @@
 import type { FeedbackBounceEvent } from '@postbus/contracts';
-import type { MessageDoc, MessageStore } from '../model/message.repository';
+import type { MessageDoc } from './message-records';
+import type { MessageStore } from '../model/message.repository';
 import type { Suppressions } from '../model/suppression.repository';
 import { Engagements } from './engagements';
 import { Feedback } from './feedback';

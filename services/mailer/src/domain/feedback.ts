@@ -1,6 +1,8 @@
 import type { FeedbackBounceEvent, FeedbackComplaintEvent, FeedbackUnsubscribeEvent } from '@postbus/contracts';
 import type { MessageLists } from '../model/message-list.repository';
-import { statusOf, type MessageDoc, type MessageStore } from '../model/message.repository';
+import { statusOf } from './message-status';
+import type { MessageDoc } from './message-records';
+import type { MessageStore } from '../model/message.repository';
 import type { StatusRollups } from '../model/rollup.repository';
 import type { Suppressions } from '../model/suppression.repository';
 import type { Engagements } from './engagements';

@@ -1,7 +1,8 @@
 import type { Message, MessageContent, MessageStatus } from '@postbus/contracts';
 import { decodeListCursor, encodeListCursor } from '@postbus/http';
 import { messageView } from './message-view';
-import { hasStatusList, listNames, type MessageLists } from '../model/message-list.repository';
+import { hasStatusList, listNames } from './message-lists';
+import type { MessageLists } from '../model/message-list.repository';
 import type { MessageStore } from '../model/message.repository';
 
 export interface MessageQuery {

@@ -1,6 +1,8 @@
 import type { Logger } from '@postbus/logger';
-import { listNames, type MessageLists } from '../model/message-list.repository';
-import type { MessageDoc, MessageStore } from '../model/message.repository';
+import { listNames } from './message-lists';
+import type { MessageLists } from '../model/message-list.repository';
+import type { MessageDoc } from './message-records';
+import type { MessageStore } from '../model/message.repository';
 import { MessageRetention } from './message-retention';
 
 const DAY = 86_400_000;

@@ -1,6 +1,7 @@
 import { every, type Repeating } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
-import { isProjectList, personListsOf, type MessageLists } from '../model/message-list.repository';
+import { isProjectList, personListsOf } from './message-lists';
+import type { MessageLists } from '../model/message-list.repository';
 import type { MessageStore } from '../model/message.repository';
 
 export interface RetentionDeps {

@@ -1,4 +1,4 @@
-import type { EventDoc, MessageDoc } from '../model/message.repository';
+import type { EventDoc, MessageDoc } from './message-records';
 import { messageView, queuedEntry, summaryOf } from './message-view';
 
 const accepted = new Date('2026-03-01T10:00:00.000Z');

@@ -1,5 +1,6 @@
 import type { Message } from '@postbus/contracts';
-import { statusOf, type EventDoc, type MessageDoc, type SummaryDoc } from '../model/message.repository';
+import { statusOf } from './message-status';
+import type { EventDoc, MessageDoc, SummaryDoc } from './message-records';
 
 /** `queued` is the message itself: sequence 1, at acceptance. */
 export const queuedEntry = (message: MessageDoc): EventDoc => ({

@@ -1,5 +1,6 @@
 import type { Logger } from '@postbus/logger';
-import type { EventDoc, MessageDoc, MessageStore } from '../model/message.repository';
+import type { EventDoc, MessageDoc } from './message-records';
+import type { MessageStore } from '../model/message.repository';
 import type { DueRetry, RetryQueue } from '../model/retry.repository';
 import type { Suppressions } from '../model/suppression.repository';
 import type { Deliverer, Outcome } from './delivery/deliverer';

@@ -1,7 +1,8 @@
 import { every, type Repeating } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import type { Deliverer } from './delivery/deliverer';
-import { isFinished, type MessageStore } from '../model/message.repository';
+import { isFinished } from './message-status';
+import type { MessageStore } from '../model/message.repository';
 import type { RetryQueue } from '../model/retry.repository';
 import type { Suppressions } from '../model/suppression.repository';
 import type { Timeline } from './timeline';

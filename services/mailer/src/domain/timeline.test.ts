@@ -1,5 +1,6 @@
 import type { Publisher } from '@postbus/bus';
-import type { ContentDoc, EventDoc, MessageDoc, MessageStore, SummaryDoc } from '../model/message.repository';
+import type { ContentDoc, EventDoc, MessageDoc, SummaryDoc } from './message-records';
+import type { MessageStore } from '../model/message.repository';
 import type { RetryQueue } from '../model/retry.repository';
 import { engagementKey, retryDelayMs, Timeline, type RetryPolicy } from './timeline';
 

@@ -4,17 +4,11 @@ import { Topics, type MessageEvent, type TimelineEventName } from '@postbus/cont
 import { GroupCommit, inParallel, KeyedSerializer } from '@postbus/db';
 import type { Outcome } from './delivery/deliverer';
 import { queuedEntry, summaryOf } from './message-view';
-import {
-  contentDoc,
-  deliveryEventId,
-  engagementEventId,
-  isTerminal,
-  type ContentDoc,
-  type EventDoc,
-  type MessageDoc,
-  type MessageStore,
-  type SummaryDoc,
-} from '../model/message.repository';
+import { contentDoc } from './message-content';
+import { deliveryEventId, engagementEventId } from './message-ids';
+import { isTerminal } from './message-status';
+import type { ContentDoc, EventDoc, MessageDoc, SummaryDoc } from './message-records';
+import type { MessageStore } from '../model/message.repository';
 import type { RetryQueue } from '../model/retry.repository';
 
 export interface RetryPolicy {

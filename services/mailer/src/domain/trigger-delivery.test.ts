@@ -1,6 +1,7 @@
 import type { EmailTriggerCommand } from '@postbus/contracts';
 import type { MessageLists } from '../model/message-list.repository';
-import type { EventDoc, MessageDoc, MessageStore } from '../model/message.repository';
+import type { EventDoc, MessageDoc } from './message-records';
+import type { MessageStore } from '../model/message.repository';
 import type { RetryQueue } from '../model/retry.repository';
 import type { StatusRollups } from '../model/rollup.repository';
 import type { Suppressions } from '../model/suppression.repository';

@@ -1,7 +1,9 @@
 import type { EmailTriggerCommand } from '@postbus/contracts';
 import type { MessageLists } from '../model/message-list.repository';
 import type { Deliverer } from './delivery/deliverer';
-import { isFinished, type MessageDoc, type MessageStore } from '../model/message.repository';
+import { isFinished } from './message-status';
+import type { MessageDoc } from './message-records';
+import type { MessageStore } from '../model/message.repository';
 import type { RetryQueue } from '../model/retry.repository';
 import type { StatusRollups } from '../model/rollup.repository';
 import type { Suppressions } from '../model/suppression.repository';

@@ -1,101 +1,13 @@
 import { Schema, type Connection } from 'mongoose';
-import {
-  MESSAGE_CONTENT_MAX_HTML_BYTES,
-  MESSAGE_STATUSES,
-  TERMINAL_STATUSES,
-  type Message,
-  type MessageStatus,
-  type TimelineEventName,
-} from '@postbus/contracts';
+import type { Message } from '@postbus/contracts';
 import { GroupCommit, growing, inParallel, insertNew } from '@postbus/db';
+import { deliveryEventId, engagementEventId } from '../domain/message-ids';
+import type { ContentDoc, EventDoc, MessageDoc, SummaryDoc } from '../domain/message-records';
+import { isTerminal } from '../domain/message-status';
 
-/** One triggered email as accepted: written once, never updated (updates scan on FerretDB). */
-export interface MessageDoc {
-  _id: string;
-  projectId: string;
-  emailId: string;
-  emailKey: string;
-  templateId: string;
-  templateVersion: number;
-  email: string;
-  userId: string | null;
-  user: Record<string, unknown>;
-  data: Record<string, unknown>;
-  acceptedAt: Date;
-  createdAt: Date;
-}
-
-/** One entry of a message's timeline after `queued` (which the message itself stands for). */
-export interface EventDoc {
-  /** `<messageId>:<attempt + 1>` for delivery (a replay inserts nothing), `<messageId>:e<n>` for engagement. */
-  _id: string;
-  messageId: string;
-  projectId: string;
-  event: TimelineEventName;
-  sequence: number;
-  at: Date;
-  smtp?: { code: number; response: string };
-  reason?: string;
-  url?: string;
-  attempt?: number;
-  subject?: string;
-  /** Engagement: what is counted once (`opened`, `unsubscribed`, `clicked:<hash of the link>`). */
-  key?: string;
-  /** Engagement: how many times it happened (the first open, one link, the unsubscribe); only the first is an event. */
-  count?: number;
-}
-
-/**
- * A message's email as rendered (the HTML before tracking was added): written once, with the
- * outcome of the first attempt that rendered it, and read and deleted by `_id` (= message id).
- */
-export interface ContentDoc {
-  _id: string;
-  subject: string;
-  html: string;
-  text: string;
-  /** The HTML or the text was longer than MESSAGE_CONTENT_MAX_HTML_BYTES and is cut there. */
-  truncated: boolean;
-}
-
-/**
- * A message as clients read it, kept whole once its delivery is over (sent, bounced, failed,
- * suppressed), so that a page of the message log costs one read a message instead of the message
- * and its timeline's probes. Replaced by `_id` when an open or a click changes it; a message still
- * in delivery has none and is read from its parts.
- */
-export interface SummaryDoc {
-  _id: string;
-  projectId: string;
-  view: Message;
-}
-
-/** What a deliverer rendered, before it is capped for keeping. */
-export interface RenderedContent {
-  subject: string;
-  html: string;
-  text: string;
-}
-
-/** Cuts a string to at most `maxBytes` of UTF-8, never inside a character. */
-function cutUtf8(value: string, maxBytes: number): { value: string; cut: boolean } {
-  if (Buffer.byteLength(value) <= maxBytes) return { value, cut: false };
-  // A character split by the cut decodes as U+FFFD at the end: drop it.
-  return {
-    value: Buffer.from(value)
-      .subarray(0, maxBytes)
-      .toString()
-      .replace(/\uFFFD+$/, ''),
-    cut: true,
-  };
-}
-
-/** The document kept of a message's rendered email, its HTML and text capped. */
-export function contentDoc(messageId: string, rendered: RenderedContent, maxBytes = MESSAGE_CONTENT_MAX_HTML_BYTES): ContentDoc {
-  const html = cutUtf8(rendered.html, maxBytes);
-  const text = cutUtf8(rendered.text, maxBytes);
-  return { _id: messageId, subject: rendered.subject, html: html.value, text: text.value, truncated: html.cut || text.cut };
-}
+// Kept for src/seed-data.ts, which imports them from here.
+export { deliveryEventId, engagementEventId } from '../domain/message-ids';
+export type { EventDoc, MessageDoc, SummaryDoc } from '../domain/message-records';
 
 // All three grow with traffic: on a request path only exact-_id queries are allowed (see MessageStore).
 const messageSchema = growing(
@@ -153,22 +65,6 @@ const summarySchema = growing(
   ),
 );
 
-const TERMINAL = new Set<string>(TERMINAL_STATUSES);
-const RANK = new Map<string, number>(MESSAGE_STATUSES.map((s, i) => [s, i]));
-
-/** The delivery status a message's events add up to: the latest delivery event, or queued. */
-export function statusOf(events: EventDoc[]): MessageStatus {
-  let status: MessageStatus = 'queued';
-  let sequence = 0;
-  for (const e of events) if (RANK.has(e.event) && e.sequence >= sequence) [status, sequence] = [e.event as MessageStatus, e.sequence];
-  return status;
-}
-
-export const isFinished = (events: EventDoc[]): boolean => TERMINAL.has(statusOf(events));
-
-/** Whether a delivery event ends the message's delivery (no attempt follows it). */
-export const isTerminal = (event: TimelineEventName): boolean => TERMINAL.has(event);
-
 /**
  * A bounded map whose entries expire: a hot window of what never changes (a message as accepted,
  * a finished delivery history), so that a page read again costs fewer reads. A restart starts it
@@ -204,11 +100,6 @@ class HotWindow<V> {
 
 const HOT_ENTRIES = 20_000;
 const HOT_TTL_MS = 30_000;
-
-/** The id of a message's delivery event: the outcome of attempt `attempt` (sequence attempt + 1). */
-export const deliveryEventId = (messageId: string, attempt: number): string => `${messageId}:${attempt + 1}`;
-/** The id of a message's n-th engagement entry (n from 1), claimed by unique insert. */
-export const engagementEventId = (messageId: string, n: number): string => `${messageId}:e${n}`;
 
 /**
  * Messages and their timelines: both append-only, every read and delete by exact `_id`. A
@@ -344,10 +235,10 @@ export class MessageStore {
     if (hot) return hot;
     const events = await this.probe(
       (n) => deliveryEventId(id, n),
-      (e) => !TERMINAL.has(e.event),
+      (e) => !isTerminal(e.event),
       2,
     );
-    if (events.some((e) => TERMINAL.has(e.event))) this.hotDeliveries.set(id, events);
+    if (events.some((e) => isTerminal(e.event))) this.hotDeliveries.set(id, events);
     return events;
   }
 

@@ -1,5 +1,6 @@
 import type { Connection } from 'mongoose';
-import { ERASURE, Suppressions } from './suppression.repository';
+import { ERASURE } from '../domain/suppression-reasons';
+import { Suppressions } from './suppression.repository';
 
 /** A suppressions collection in memory, recording the ids read. */
 function fakeConnection(docs: Array<{ _id: string; reason: string }>) {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Schema, type Connection } from 'mongoose';
 import type { Suppression, SuppressionReason } from '@postbus/contracts';
 import { deleteByIds, findByIds, GroupCommit, inParallel, insertNew, SequenceLists } from '@postbus/db';
+import { ERASURE } from '../domain/suppression-reasons';
 
 export interface SuppressionDoc {
   _id: string;
@@ -55,9 +56,6 @@ const softBounceSchema = new Schema<SoftBounceDoc>(
   { collection: 'soft_bounces', versionKey: false },
 );
 
-/** The reason of a suppression while an erasure is pending; it holds whatever the email says (docs/architecture.md#erasure). */
-export const ERASURE = 'erasure';
-
 /** Who a message goes to: its address, and the client's user id when the trigger named one. */
 export interface Recipient {
   projectId: string;
@@ -91,9 +89,6 @@ const listEntryKey = (projectId: string, token: string) => `${projectId}:entry:$
 const erasedKey = (projectId: string, addressHash: string) => `${projectId}:erased:${addressHash}`;
 const OUTLIVING_ERASURE: ReadonlySet<string> = new Set<SuppressionReason>(['hard_bounce', 'soft_bounce_limit', 'complaint']);
 const newEntryToken = () => randomBytes(9).toString('base64url');
-
-/** The reason of a suppression that holds for every email, sent_to_unsubscribed ones included. */
-export const isBlocking = (reason: string): boolean => reason !== 'unsubscribed';
 
 /** The erasure suppressions of a person: one per identifier known. */
 const erasureDocs = ({ projectId, email, userId }: ErasureTarget, at: Date): SuppressionDoc[] => [

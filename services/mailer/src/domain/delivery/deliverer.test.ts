@@ -4,7 +4,7 @@ import type { CatalogDomain, CatalogEmail, CatalogProject, CatalogTemplate } fro
 import { ReturnPathTokens, SecretBox, TrackingTokens } from '@postbus/crypto';
 import { loopHeld, TemplateEngine } from '@postbus/templates';
 import type { CatalogProjection } from '../../model/catalog.repository';
-import type { MessageDoc } from '../../model/message.repository';
+import type { MessageDoc } from '../message-records';
 import { Deliverer, type Outcome } from './deliverer';
 import type { SmtpRelay } from '../../clients/smtp-relay';
 

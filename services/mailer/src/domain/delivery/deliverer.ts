@@ -2,8 +2,9 @@ import { returnPathDomainOf, type CatalogDomain, type CatalogEmail, type Catalog
 import type { ReturnPathTokens, SecretBox, TrackingTokens } from '@postbus/crypto';
 import { TenantBusyError, type Rendered, type TemplateEngine } from '@postbus/templates';
 import type { CatalogProjection } from '../../model/catalog.repository';
-import type { MessageDoc, RenderedContent } from '../../model/message.repository';
-import { isBlocking } from '../../model/suppression.repository';
+import type { MessageDoc } from '../message-records';
+import type { RenderedContent } from '../message-content';
+import { isBlocking } from '../suppression-reasons';
 import { compose } from './compose';
 import { dkimKey, dkimSign, type DkimKey } from './dkim';
 import type { SmtpRelay } from '../../clients/smtp-relay';

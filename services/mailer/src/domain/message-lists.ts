@@ -1,0 +1,39 @@
+import { createHash } from 'node:crypto';
+import type { MessageStatus } from '@postbus/contracts';
+import type { MessageDoc } from './message-records';
+
+/**
+ * A hash of an identifier for a list's name: list names are part of every entry's `_id`, which
+ * must hold no personal data (an address, a client's user id).
+ */
+const hashed = (projectId: string, kind: string, value: string): string =>
+  createHash('sha256').update(`${projectId}\n${kind}\n${value}`).digest('base64url').slice(0, 22);
+
+/** The names of the lists a message is in (each a `SequenceLists` list, newest read first). */
+export const listNames = {
+  project: (projectId: string): string => `p:${projectId}`,
+  recipient: (projectId: string, email: string): string => `p:${projectId}:r:${hashed(projectId, 'email', email)}`,
+  user: (projectId: string, userId: string): string => `p:${projectId}:u:${hashed(projectId, 'user', userId)}`,
+  emailKey: (projectId: string, emailKey: string): string => `p:${projectId}:k:${hashed(projectId, 'key', emailKey)}`,
+  status: (projectId: string, status: MessageStatus): string => `p:${projectId}:s:${status}`,
+};
+
+/**
+ * Whether messages that reached a status are listed under it. Not where nearly every message
+ * goes: `queued` (every message starts there) and `sent` (nearly every one ends there, and stays
+ * while opened and clicked); those are read from the project's list, checking each message's
+ * status, which saves a document on every message.
+ */
+export const hasStatusList = (status: MessageStatus): boolean => status !== 'queued' && status !== 'sent';
+
+/** True for a project's list of all its messages (the one retention deletes messages by). */
+export const isProjectList = (list: string): boolean => /^p:[^:]+$/.test(list);
+
+/** True for a recipient's or a user's list: one per person, trimmed through the messages retention deletes. */
+export const isPersonList = (list: string): boolean => /^p:[^:]+:[ru]:/.test(list);
+
+/** The recipient's and the user's lists a message is in. */
+export const personListsOf = (message: Pick<MessageDoc, 'projectId' | 'email' | 'userId'>): string[] => [
+  listNames.recipient(message.projectId, message.email),
+  ...(message.userId !== null ? [listNames.user(message.projectId, message.userId)] : []),
+];

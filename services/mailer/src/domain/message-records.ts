@@ -1,0 +1,62 @@
+import type { Message, TimelineEventName } from '@postbus/contracts';
+
+/** One triggered email as accepted: written once, never updated (updates scan on FerretDB). */
+export interface MessageDoc {
+  _id: string;
+  projectId: string;
+  emailId: string;
+  emailKey: string;
+  templateId: string;
+  templateVersion: number;
+  email: string;
+  userId: string | null;
+  user: Record<string, unknown>;
+  data: Record<string, unknown>;
+  acceptedAt: Date;
+  createdAt: Date;
+}
+
+/** One entry of a message's timeline after `queued` (which the message itself stands for). */
+export interface EventDoc {
+  /** `<messageId>:<attempt + 1>` for delivery (a replay inserts nothing), `<messageId>:e<n>` for engagement. */
+  _id: string;
+  messageId: string;
+  projectId: string;
+  event: TimelineEventName;
+  sequence: number;
+  at: Date;
+  smtp?: { code: number; response: string };
+  reason?: string;
+  url?: string;
+  attempt?: number;
+  subject?: string;
+  /** Engagement: what is counted once (`opened`, `unsubscribed`, `clicked:<hash of the link>`). */
+  key?: string;
+  /** Engagement: how many times it happened (the first open, one link, the unsubscribe); only the first is an event. */
+  count?: number;
+}
+
+/**
+ * A message's email as rendered (the HTML before tracking was added): written once, with the
+ * outcome of the first attempt that rendered it, and read and deleted by `_id` (= message id).
+ */
+export interface ContentDoc {
+  _id: string;
+  subject: string;
+  html: string;
+  text: string;
+  /** The HTML or the text was longer than MESSAGE_CONTENT_MAX_HTML_BYTES and is cut there. */
+  truncated: boolean;
+}
+
+/**
+ * A message as clients read it, kept whole once its delivery is over (sent, bounced, failed,
+ * suppressed), so that a page of the message log costs one read a message instead of the message
+ * and its timeline's probes. Replaced by `_id` when an open or a click changes it; a message still
+ * in delivery has none and is read from its parts.
+ */
+export interface SummaryDoc {
+  _id: string;
+  projectId: string;
+  view: Message;
+}
