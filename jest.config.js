@@ -9,6 +9,8 @@ const moduleNameMapper = {
   '^@postbus/([a-z-]+)$': '<rootDir>/libs/$1/src',
   // The contracts' value lists (a subpath export), as their TypeScript.
   '^@postbus/contracts/values$': '<rootDir>/libs/contracts/src/values.ts',
+  // The bus's error types (a subpath export without kafkajs, for services' domain code), as their TypeScript.
+  '^@postbus/bus/errors$': '<rootDir>/libs/bus/src/errors.ts',
 };
 const common = {
   transform,

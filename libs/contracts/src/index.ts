@@ -9,3 +9,4 @@ export * from './payments';
 export * from './erasure';
 export * from './auth';
 export * from './feedback';
+export * from './internal-api';

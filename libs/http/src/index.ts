@@ -6,17 +6,8 @@ export { listen, closeServer, onShutdown, exitOnFatal } from './server';
 export { startInternalServer } from './internal-server';
 export { runService, type RunningService } from './run-service';
 export { every, type EveryOptions, type Repeating } from './every';
-export {
-  decodeCursor,
-  decodeListCursor,
-  encodeCursor,
-  encodeListCursor,
-  filteredPage,
-  queryLimit,
-  queryText,
-  type Position,
-  type Positioned,
-} from './pagination';
+export { decodeListCursor, encodeListCursor, filteredPage, type FilteredPageOptions } from './pagination';
+export { decodeCursor, encodeCursor, invalidCursor, isSequence, isSequenceMap, type CursorFilters, type CursorPosition } from './cursor';
 export { auditQueries } from './query-audit';
 export {
   AddressPolicy,
@@ -30,3 +21,16 @@ export {
   type AddressPolicyOptions,
   type UnsafeReason,
 } from './outbound/address-policy';
+export {
+  compileRoute,
+  defineRoute,
+  sendReply,
+  validatedInput,
+  type CompiledRoute,
+  type HandlerInput,
+  type Reply,
+  type RouteInput,
+  type RouteSpec,
+} from './route';
+export { routeTree, serveRoutes, type AnswerRoute } from './route-tree';
+export { compileBody, compileText, invalidUtf8Offset, loneSurrogates, toFieldErrors, type Validator } from './validation';

@@ -1,35 +1,13 @@
-import { PAGE_LIMIT } from '@postbus/contracts/values';
 import { UnprocessableError } from '@postbus/errors';
-
-/** A document listed newest first: ordered by creation time, then id. */
-export interface Positioned {
-  _id: string;
-  createdAt: Date;
-}
-
-export interface Position {
-  createdAt: Date;
-  id: string;
-}
+import { decodeCursor, encodeCursor, type CursorFilters, type CursorPosition } from './cursor';
 
 const MAX_SCANNED_PAGES = 20;
 
-export const encodeCursor = (doc: Positioned): string => Buffer.from(`${doc.createdAt.toISOString()}|${doc._id}`).toString('base64url');
-
-export function decodeCursor(cursor: string): Position {
-  const [at, id] = Buffer.from(cursor, 'base64url').toString().split('|');
-  const createdAt = new Date(at ?? '');
-  if (!id || Number.isNaN(createdAt.getTime()))
-    // Well-formed (the schema checked its characters) but not one of ours: a 422, not a 400.
-    throw new UnprocessableError('invalid-cursor', 'The cursor is not one this API gave out; use next_cursor of a previous page.');
-  return { createdAt, id };
-}
-
-// A position in a sequence list (libs/db SequenceLists): the message log's and the suppression
-// list's cursors. The prefix is the message log's first, kept so that cursors given out still read.
+// The message log's own position token (services/mailer domain), older than the shared cursor
+// format: its internal API turns it into an `encodeCursor` cursor before it leaves the service.
 const LIST_CURSOR_PREFIX = 'm1.';
 
-/** The cursor of a page read on from a sequence-list position (the next page's entries lie below `seq`). */
+/** The message log's token for a sequence-list position (the next page's entries lie below `seq`). */
 export const encodeListCursor = (seq: number): string => Buffer.from(`${LIST_CURSOR_PREFIX}${seq}`).toString('base64url');
 
 export function decodeListCursor(cursor: string): number {
@@ -41,18 +19,16 @@ export function decodeListCursor(cursor: string): number {
   return seq;
 }
 
-/** A query string parameter, or undefined when absent or empty. */
-export const queryText = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
-
-/** The page size asked for, 1 to PAGE_LIMIT.max, PAGE_LIMIT.default by default. */
-export const queryLimit = (value: unknown): number =>
-  Math.min(PAGE_LIMIT.max, Math.max(1, Number(queryText(value) ?? PAGE_LIMIT.default) || PAGE_LIMIT.default));
-
-export interface FilteredPageOptions<D extends Positioned, V> {
+export interface FilteredPageOptions<D, V, P extends CursorPosition> {
   limit: number;
   cursor: string | undefined;
-  /** Up to `limit` documents strictly older than `after`, newest first. */
-  fetch: (limit: number, after: Position | undefined) => Promise<D[]>;
+  /** The filters that chose the list: a cursor of other filters is refused (see encodeCursor). */
+  filters: CursorFilters;
+  isPosition: (value: unknown) => value is P;
+  /** Up to `limit` documents after `after` (from the start without it), newest first. */
+  fetch: (limit: number, after: P | undefined) => Promise<D[]>;
+  /** Where the list goes on after a document. */
+  positionAfter: (doc: D) => P;
   /** The public views of a page of documents, in the same order. */
   view: (docs: D[]) => Promise<V[]>;
   /** A filter that can only be applied to views (a status derived on read). */
@@ -63,11 +39,11 @@ export interface FilteredPageOptions<D extends Positioned, V> {
  * One page of a newest-first list with a cursor. A filter on views is applied page by page,
  * reading further pages (at most 20) until this one is full.
  */
-export async function filteredPage<D extends Positioned, V>(
-  options: FilteredPageOptions<D, V>,
+export async function filteredPage<D, V, P extends CursorPosition>(
+  options: FilteredPageOptions<D, V, P>,
 ): Promise<{ data: V[]; next_cursor: string | null }> {
-  const { limit, fetch, view, keep = () => true } = options;
-  let after = options.cursor ? decodeCursor(options.cursor) : undefined;
+  const { limit, filters, fetch, positionAfter, view, keep = () => true } = options;
+  let after = options.cursor ? decodeCursor(options.cursor, filters, options.isPosition) : undefined;
   const data: V[] = [];
   let next: string | null = null;
   for (let pages = 0; pages < MAX_SCANNED_PAGES && data.length < limit; pages++) {
@@ -77,7 +53,7 @@ export async function filteredPage<D extends Positioned, V>(
       if (!keep(v)) continue;
       data.push(v);
       if (data.length === limit) {
-        next = encodeCursor(docs[i]!);
+        next = encodeCursor(positionAfter(docs[i]!), filters);
         break;
       }
     }
@@ -85,9 +61,8 @@ export async function filteredPage<D extends Positioned, V>(
       next = null;
       break;
     }
-    const last = docs[docs.length - 1]!;
-    after = { createdAt: last.createdAt, id: last._id };
-    if (data.length < limit) next = encodeCursor(last);
+    after = positionAfter(docs[docs.length - 1]!);
+    if (data.length < limit) next = encodeCursor(after, filters);
   }
   return { data, next_cursor: next };
 }

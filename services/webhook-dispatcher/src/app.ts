@@ -3,13 +3,14 @@ import { Bus, busOptions } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
 import { SecretBox } from '@postbus/crypto';
 import { connectDb, pingDb } from '@postbus/db';
-import { AddressPolicy, closeServer, createMetricsRegistry, startInternalServer } from '@postbus/http';
+import { AddressPolicy, closeServer, createMetricsRegistry, every, startInternalServer } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import { retrySchedule, type DispatcherConfig } from './config';
 import { DeliveryRetention } from './domain/delivery-retention';
 import { DeliveryWorker } from './domain/delivery-worker';
 import { DeliveryErasure } from './domain/erasure-participant';
 import { EventFanout } from './domain/event-fanout';
+import { send } from './clients/webhook-sender';
 import { erasureHandlers, eventHandlers, projectHandlers } from './handlers';
 import { internalApi } from './http/internal-api';
 import { DeliveryStore } from './model/delivery.repository';
@@ -47,6 +48,7 @@ export async function start({ config, logger }: { config: DispatcherConfig; logg
     schedule: retrySchedule(config),
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     concurrency: config.WEBHOOK_CONCURRENCY,
+    send,
     lookup: policy.lookup,
     connectRefusal: policy.connectRefusal,
   });
@@ -81,7 +83,9 @@ export async function start({ config, logger }: { config: DispatcherConfig; logg
     maxRunSize: config.WEBHOOK_CONCURRENCY * 4,
   });
   worker.start();
-  retention.start();
+  const retentionLoop = every(config.WEBHOOK_RETENTION_INTERVAL_MS, () => retention.runOnce(), {
+    onError: (error) => logger.warn('purging old webhook deliveries failed; the next run goes on', { error }),
+  });
 
   const { server, port } = await startInternalServer({
     metrics,
@@ -100,7 +104,7 @@ export async function start({ config, logger }: { config: DispatcherConfig; logg
     port,
     async stop() {
       await worker.stop();
-      await retention.stop();
+      await retentionLoop.stop();
       await closeServer(server);
       await bus.close();
       await db.close();

@@ -39,6 +39,10 @@ function fakeRepository() {
       find: (projectId: string, ref: { email?: string; userId?: string }) =>
         Promise.resolve(known.get(ref.email ? `${projectId}:email:${ref.email}` : `${projectId}:uid:${ref.userId}`) ?? null),
     },
+    personKeys: (projectId: string, who: { email: string | null; userId: string | null }) => [
+      ...(who.email ? [`${projectId}:email:${who.email}`] : []),
+      ...(who.userId ? [`${projectId}:uid:${who.userId}`] : []),
+    ],
     openRequest: (keys: string[]) => Promise.resolve(keys.map((k) => openKeys.get(k)).find(Boolean) ?? null),
     claimKey: (key: string, erasureId: string, eraseAt: Date) => {
       if (!openKeys.has(key)) openKeys.set(key, { _id: key, erasureId, eraseAt });

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { NotYetKnownError, type MessageContext, type Publisher } from '@postbus/bus';
+import type { MessageContext, Publisher } from '@postbus/bus';
+import { NotYetKnownError } from '@postbus/bus/errors';
 import {
   Topics,
   userOrderingKey,
@@ -8,11 +9,30 @@ import {
   type ErasureRequestCommand,
 } from '@postbus/contracts';
 import type { Logger } from '@postbus/logger';
-import { keysOf, type ErasureRepository } from '../model/erasure.repository';
+import type { ErasureRepository } from '../model/erasure.repository';
 import type { ErasureDoc } from '../model/erasure.schema';
 
+/** What the erasure queue needs of its persistence (model/erasure.repository.ts). */
+export type ErasureStore = Pick<
+  ErasureRepository,
+  | 'users'
+  | 'due'
+  | 'personKeys'
+  | 'openRequest'
+  | 'claimKey'
+  | 'alias'
+  | 'open'
+  | 'claimDue'
+  | 'byId'
+  | 'markExecuting'
+  | 'confirm'
+  | 'confirmations'
+  | 'complete'
+  | 'forgetSubject'
+>;
+
 export interface ErasuresDeps {
-  repository: ErasureRepository;
+  repository: ErasureStore;
   publisher: Publisher;
   logger: Logger;
   /** The services that must confirm before an erasure is complete. */
@@ -50,7 +70,7 @@ export class Erasures {
     }
     const email = known?.email ?? cmd.user.email ?? null;
     const userId = known?.userId ?? cmd.user.userId ?? null;
-    const keys = keysOf(cmd.projectId, { email, userId });
+    const keys = repository.personKeys(cmd.projectId, { email, userId });
     const open = await repository.openRequest(keys);
     // Two requests for one person handled at once (by email and by user_id they travel on different
     // partitions) both find nothing open: the unique insert of the person's first key decides.

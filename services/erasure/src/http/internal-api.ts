@@ -1,7 +1,18 @@
-import express, { type Router } from 'express';
-import { ERASURE_STATUSES, normaliseEmail, type Erasure, type ErasureStatus } from '@postbus/contracts';
-import { NotFoundError, UnprocessableError, ValidationError } from '@postbus/errors';
-import { filteredPage, queryLimit, queryText } from '@postbus/http';
+import type { RequestHandler } from 'express';
+import {
+  Erasure,
+  ErasureList,
+  InternalErasureListQuery,
+  InternalErasureParams,
+  InternalErasureQuery,
+  InternalOpenErasureQuery,
+  InternalProjectParams,
+  normaliseEmail,
+  OpenErasure,
+  PAGE_LIMIT,
+} from '@postbus/contracts';
+import { NotFoundError, ValidationError } from '@postbus/errors';
+import { defineRoute, filteredPage, isSequenceMap, serveRoutes } from '@postbus/http';
 import { keysOf, type ErasureRepository, type ListPosition } from '../model/erasure.repository';
 import type { ConfirmationDoc, ErasureDoc } from '../model/erasure.schema';
 
@@ -12,28 +23,21 @@ export interface InternalApiDeps {
   eraseAtFrom: (acceptedAt: Date) => Date;
 }
 
-const projectIdsOf = (value: unknown): string[] => (queryText(value) ?? '').split(',').filter(Boolean);
+const projectIdsOf = (value: string | undefined): string[] => (value ?? '').split(',').filter(Boolean);
 
-/** A list position inside the cursor: `<projectId>:<number>` per project, comma-separated. */
-const encodePosition = (position: ListPosition): string => [...position].map(([p, seq]) => `${p}:${seq}`).join(',');
-
-function decodePosition(text: string): ListPosition {
-  const position: ListPosition = new Map();
-  for (const part of text.split(',')) {
-    const at = part.lastIndexOf(':');
-    const seq = Number(part.slice(at + 1));
-    if (at < 1 || !Number.isSafeInteger(seq) || seq < 1)
-      throw new UnprocessableError('invalid-cursor', 'The cursor is not one this API gave out; use next_cursor of a previous page.');
-    position.set(part.slice(0, at), seq);
-  }
-  return position;
-}
+/**
+ * A list position in a cursor: per project, the sequence number the next page starts below. A
+ * project still at its top is left out (the repository starts such a list from its newest), which
+ * keeps cursors short for clients with many projects.
+ */
+const toCursorPosition = (position: ListPosition): Record<string, number> =>
+  Object.fromEntries([...position].filter(([, seq]) => seq !== Number.MAX_SAFE_INTEGER));
 
 /**
  * The read API the gateway calls. It is internal: the gateway has already authenticated the
  * client and names the projects the client may see.
  */
-export function internalApi({ repository, participants, eraseAtFrom }: InternalApiDeps): Router {
+export function internalApi({ repository, participants, eraseAtFrom }: InternalApiDeps): RequestHandler {
   const view = (erasure: ErasureDoc, confirmations: ConfirmationDoc[]): Erasure => {
     const confirmed = new Set(confirmations.map((c) => c.service));
     return {
@@ -54,50 +58,64 @@ export function internalApi({ repository, participants, eraseAtFrom }: InternalA
     return docs.map((d) => view(d, confirmations.get(d._id) ?? []));
   };
 
-  const router = express.Router();
-  /** The person's open request, if any, and when a new one accepted now would run. */
-  router.get('/internal/projects/:projectId/erasures/open', async (req, res) => {
-    const email = queryText(req.query['email']);
-    const userId = queryText(req.query['user_id']);
-    if (!email && !userId) throw new ValidationError('Pass the email or the user_id.', [{ pointer: '/email', message: 'is required' }]);
-    const open = await repository.openRequest(
-      keysOf(req.params.projectId, email ? { email: normaliseEmail(email) } : { userId: userId ?? null }),
-    );
-    res.json({
-      erasure: open ? { id: open.erasureId, erase_at: open.eraseAt.toISOString() } : null,
-      erase_at_if_new: eraseAtFrom(new Date()).toISOString(),
-    });
-  });
-  router.get('/internal/erasures', async (req, res) => {
-    const status = queryText(req.query['status']);
-    if (status !== undefined && !(ERASURE_STATUSES as readonly string[]).includes(status))
-      throw new ValidationError('Unknown status.', [{ pointer: '/status', message: `must be one of ${ERASURE_STATUSES.join(', ')}` }]);
-    const projectIds = projectIdsOf(req.query['project_ids']);
-    res.json(
-      await filteredPage({
-        limit: queryLimit(req.query['limit']),
-        cursor: queryText(req.query['cursor']),
-        fetch: async (limit, after) =>
-          (await repository.page(projectIds, limit, after && decodePosition(after.id))).map((listed) => ({
-            _id: encodePosition(listed.after),
-            createdAt: listed.at,
-            erasure: listed.erasure,
-          })),
-        view: async (docs) => {
-          const present = docs.flatMap((d) => (d.erasure ? [d.erasure] : []));
-          const viewed = new Map((await views(present)).map((v) => [v.id, v]));
-          return docs.map((d) => (d.erasure ? viewed.get(d.erasure._id)! : null));
-        },
-        // The status moves on after the erasure is listed: a filter on what is read.
-        keep: (view) => view !== null && (status === undefined || view.status === (status as ErasureStatus)),
-      }),
-    );
-  });
-  router.get('/internal/erasures/:erasureId', async (req, res) => {
-    const erasure = await repository.byIdOrAlias(req.params.erasureId);
-    if (!erasure || !projectIdsOf(req.query['project_ids']).includes(erasure.projectId)) throw new NotFoundError('No such erasure.');
-    const [one] = await views([erasure]);
-    res.json(one);
-  });
-  return router;
+  return serveRoutes([
+    defineRoute({
+      method: 'get',
+      path: '/internal/projects/:projectId/erasures/open',
+      params: InternalProjectParams,
+      query: InternalOpenErasureQuery,
+      responses: {
+        200: { description: "The person's open request, if any, and when a new one accepted now would run", schema: OpenErasure },
+      },
+      handle: async ({ params, query: { email, user_id: userId } }) => {
+        if (!email && !userId) throw new ValidationError('Pass the email or the user_id.', [{ pointer: '/email', message: 'is required' }]);
+        const open = await repository.openRequest(
+          keysOf(params.projectId, email ? { email: normaliseEmail(email) } : { userId: userId ?? null }),
+        );
+        const body: OpenErasure = {
+          erasure: open ? { id: open.erasureId, erase_at: open.eraseAt.toISOString() } : null,
+          erase_at_if_new: eraseAtFrom(new Date()).toISOString(),
+        };
+        return { status: 200, body };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/internal/erasures',
+      query: InternalErasureListQuery,
+      responses: { 200: { description: 'One page of erasures of the projects named, newest first', schema: ErasureList } },
+      handle: async ({ query: { status, project_ids, limit, cursor } }) => {
+        const projectIds = projectIdsOf(project_ids);
+        const page = await filteredPage({
+          limit: limit ?? PAGE_LIMIT.default,
+          cursor,
+          filters: { status },
+          isPosition: isSequenceMap,
+          fetch: (pageLimit, after) => repository.page(projectIds, pageLimit, after && new Map(Object.entries(after))),
+          positionAfter: (listed) => toCursorPosition(listed.after),
+          view: async (listed) => {
+            const present = listed.flatMap((l) => (l.erasure ? [l.erasure] : []));
+            const viewed = new Map((await views(present)).map((v) => [v.id, v]));
+            return listed.map((l) => (l.erasure ? viewed.get(l.erasure._id)! : null));
+          },
+          // The status moves on after the erasure is listed: a filter on what is read.
+          keep: (view) => view !== null && (status === undefined || view.status === status),
+        });
+        return { status: 200, body: page };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/internal/erasures/:erasureId',
+      params: InternalErasureParams,
+      query: InternalErasureQuery,
+      responses: { 200: { description: 'The erasure', schema: Erasure }, 404: { description: 'No such erasure in the projects named' } },
+      handle: async ({ params, query }) => {
+        const erasure = await repository.byIdOrAlias(params.erasureId);
+        if (!erasure || !projectIdsOf(query.project_ids).includes(erasure.projectId)) throw new NotFoundError('No such erasure.');
+        const [one] = await views([erasure]);
+        return { status: 200, body: one };
+      },
+    }),
+  ]);
 }

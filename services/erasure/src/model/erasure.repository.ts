@@ -50,6 +50,11 @@ export class ErasureRepository {
     this.users = new KnownUsers(connection);
   }
 
+  /** Every way a person is named in a project, as open-request keys (see keysOf). */
+  personKeys(projectId: string, who: { email: string | null; userId: string | null }): string[] {
+    return keysOf(projectId, who);
+  }
+
   async init(): Promise<void> {
     await Promise.all([...Object.values(this.models).map((m) => m.init()), this.lists.init(), this.due.init(), this.users.init()]);
   }

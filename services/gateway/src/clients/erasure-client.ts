@@ -1,14 +1,7 @@
-import type { Erasure, ErasureList, ErasureStatus, UserRef } from '@postbus/contracts';
+import type { Erasure, ErasureList, ErasureStatus, OpenErasure, UserRef } from '@postbus/contracts';
 import { NotFoundError } from '@postbus/errors';
 import type { InternalTokens } from '@postbus/http';
 import { InternalApiClient, projectPath } from './internal-api-client';
-
-export interface OpenErasure {
-  /** The person's queued erasure, if any. */
-  erasure: { id: string; erase_at: string } | null;
-  /** When an erasure accepted now would run (the erasure service owns the delay). */
-  erase_at_if_new: string;
-}
 
 /** The erasure queue, owned by the erasure service, through its internal API. */
 export class ErasureClient extends InternalApiClient {

@@ -4,7 +4,7 @@ import type { Logger } from '@postbus/logger';
 import type { CatalogChange, CatalogListener, CatalogSource } from '../model/catalog-changes';
 
 export interface CatalogFeedOptions {
-  publisher: Publisher;
+  publisher: Pick<Publisher, 'publish'>;
   /** The repositories whose whole state each republish sends. */
   sources: readonly CatalogSource[];
   logger: Logger;

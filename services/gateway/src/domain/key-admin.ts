@@ -13,7 +13,7 @@ const MAX_CLAIM_ATTEMPTS = 20;
 
 /** Announces a revocation on the bus, where every gateway instance hears it. */
 export const announceOnBus =
-  (publisher: Publisher): RevocationListener =>
+  (publisher: Pick<Publisher, 'publish'>): RevocationListener =>
   ({ clientId, keyId, revokedAt }) =>
     publisher
       .publish(Topics.Auth, 'auth.key_revoked', keyId, { clientId, keyId, revokedAt: revokedAt.toISOString() })
@@ -29,10 +29,13 @@ export const publicKey = (key: ApiKeyDoc): ApiKey => ({
   revoked_at: key.revokedAt?.toISOString() ?? null,
 });
 
+/** What key administration needs of the keys' persistence (model/api-key.repository.ts). */
+export type KeyStore = Pick<ApiKeyRepository, 'create' | 'list' | 'markRevoked' | 'latestRevocationClaim' | 'claimRevocation'>;
+
 /** Creating, listing and revoking a client's API keys: shared by the API and the operator CLI. */
 export class KeyAdmin {
   constructor(
-    private readonly keys: ApiKeyRepository,
+    private readonly keys: KeyStore,
     private readonly onRevoked: RevocationListener,
   ) {}
 

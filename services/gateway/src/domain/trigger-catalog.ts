@@ -13,10 +13,10 @@ export interface TriggerPlan {
 }
 
 export interface TriggerCatalogDeps {
-  projects: ProjectRepository;
-  emails: EmailRepository;
-  domains: DomainRepository;
-  templates: TemplateRepository;
+  projects: Pick<ProjectRepository, 'get'>;
+  emails: Pick<EmailRepository, 'get'>;
+  domains: Pick<DomainRepository, 'get'>;
+  templates: Pick<TemplateRepository, 'get'>;
   /** How long a resolved plan is reused; 0 reads the database on every trigger. */
   ttlMs: number;
   maxEntries?: number;

@@ -1,6 +1,6 @@
 import express, { type RequestHandler } from 'express';
 import { MalformedRequestError, UnsupportedMediaTypeError } from '@postbus/errors';
-import { invalidUtf8Offset } from './validation';
+import { invalidUtf8Offset } from '@postbus/http';
 
 const hasBody = (req: Parameters<RequestHandler>[0]): boolean =>
   req.get('transfer-encoding') !== undefined || Number(req.get('content-length') ?? 0) > 0;

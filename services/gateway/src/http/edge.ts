@@ -4,14 +4,13 @@ import type { Publisher } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
 import { TrackingTokens, type TrackingAction, type TrackingClaim } from '@postbus/crypto';
 import type { Logger } from '@postbus/logger';
+import { answersOnHost, redirectTarget, trackingEventOf, type TrackingEventType } from '../domain/tracking-links';
 
 export interface EdgeDeps {
   tokens: TrackingTokens;
   publisher: Publisher;
   logger: Logger;
 }
-
-type TrackingEventType = 'tracking.opened' | 'tracking.clicked' | 'tracking.unsubscribed';
 
 /** Longer tokens are refused unread: a real one is a few hundred characters (a click's URL included). */
 const MAX_TOKEN_LENGTH = 4096;
@@ -55,24 +54,16 @@ export function edgeRouter({ tokens, publisher, logger }: EdgeDeps): Router {
     next();
   });
 
-  // A token answers only on the host its link was sent with (the message's tracking domain, or
-  // the public host for unsubscribe links): another tenant's domain pointing here is no alias.
+  // A token answers only on the host its link was sent with (answersOnHost).
   const claimOf = async (req: Request, action: TrackingAction): Promise<TrackingClaim | null> => {
     const token = String(req.params['token'] ?? '');
     if (token.length > MAX_TOKEN_LENGTH) return null;
     const claim = await tokens.verify(token, action);
-    if (claim?.host !== undefined && claim.host !== req.hostname.toLowerCase().replace(/\.$/, '')) return null;
-    return claim;
+    return claim && answersOnHost(claim, req.hostname) ? claim : null;
   };
 
   const record = async (type: TrackingEventType, claim: TrackingClaim): Promise<void> => {
-    const { messageId, projectId, url } = claim;
-    await publisher.publish(Topics.TrackingEvents, type, messageId, {
-      messageId,
-      projectId,
-      at: new Date().toISOString(),
-      ...(type === 'tracking.clicked' && url !== undefined ? { url } : {}),
-    });
+    await publisher.publish(Topics.TrackingEvents, type, claim.messageId, trackingEventOf(type, claim, new Date()));
   };
 
   const recordInBackground = (type: TrackingEventType, claim: TrackingClaim): void => {
@@ -162,18 +153,6 @@ export function edgeRouter({ tokens, publisher, logger }: EdgeDeps): Router {
   const router = express.Router();
   router.use('/t', edge);
   return router;
-}
-
-/** Where a click may go: an http(s) URL, exactly as signed when it is plain ASCII, else in its serialised form. */
-function redirectTarget(url: string): string | undefined {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return undefined;
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return undefined;
-  return /^[\x21-\x7e]+$/.test(url) ? url : parsed.href;
 }
 
 function notFound(res: Response): void {

@@ -3,7 +3,7 @@ import { ForbiddenError, NotFoundError, problemFor } from '@postbus/errors';
 import { MessageParams } from '@postbus/contracts';
 import type { Logger } from '@postbus/logger';
 import type { MailerClient } from '../clients/mailer-client';
-import { compileText } from './validation';
+import { compileText } from '@postbus/http';
 
 /**
  * The policy of an email shown in the panel: its inline styles and embedded (data:) images and

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ReturnPathTokens } from '@postbus/crypto';
-import { feedbackOf } from './feedback';
+import { feedbackOf, receivedRecordOf, type Feedback, type Verdict } from './feedback';
 
 const tokens = new ReturnPathTokens('an-inbound-test-secret-of-at-least-32-chars');
 const fixture = (name: string) => readFileSync(join(__dirname, '../../fixtures', name));
@@ -100,6 +100,30 @@ describe('feedback from mail to return paths', () => {
     expect(await feedbackOf({ raw: fixture('other/human-reply.eml'), rcptTo: [returnPath('bounce')], receivedAt }, tokens)).toMatchObject({
       feedback: [],
       report: 'unclassified',
+    });
+  });
+});
+
+describe('what is kept of an inbound mail', () => {
+  it('the verdict, each message once, the feedback types, and never the mail itself', () => {
+    const bounce = (id: string): Feedback => ({
+      type: 'feedback.bounce',
+      data: { messageId: id } as Extract<Feedback, { type: 'feedback.bounce' }>['data'],
+    });
+    const verdict: Verdict = { feedback: [bounce('msg_1'), bounce('msg_1'), bounce('msg_2')], report: 'delivery_status' };
+    expect(receivedRecordOf(verdict, { receivedAt, truncated: false })).toEqual({
+      receivedAt: new Date(receivedAt),
+      report: 'delivery_status',
+      messageIds: ['msg_1', 'msg_2'],
+      feedback: ['feedback.bounce', 'feedback.bounce', 'feedback.bounce'],
+      truncated: false,
+    });
+    expect(receivedRecordOf({ feedback: [], ignored: 'auto-reply' }, { receivedAt, truncated: true })).toEqual({
+      receivedAt: new Date(receivedAt),
+      ignored: 'auto-reply',
+      messageIds: [],
+      feedback: [],
+      truncated: true,
     });
   });
 });

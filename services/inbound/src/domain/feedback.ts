@@ -1,5 +1,6 @@
 import type { ReturnPathClaim, ReturnPathTokens } from '@postbus/crypto';
 import type { FeedbackBounceEvent, FeedbackComplaintEvent, FeedbackUnsubscribeEvent } from '@postbus/contracts';
+import type { ReceivedRecord } from '../model/received-mail.repository';
 import { readInboundReport, type InboundReport } from './inbound-report';
 
 export type Feedback =
@@ -103,3 +104,13 @@ export async function feedbackOf(mail: ReceivedMail, tokens: ReturnPathTokens): 
     }
   }
 }
+
+/** What is kept of a mail once read: the verdict, the messages its feedback is about (each once) and the feedback's types; never the mail. */
+export const receivedRecordOf = (verdict: Verdict, mail: { receivedAt: string; truncated: boolean }): ReceivedRecord => ({
+  receivedAt: new Date(mail.receivedAt),
+  ...(verdict.report ? { report: verdict.report } : {}),
+  ...(verdict.ignored ? { ignored: verdict.ignored } : {}),
+  messageIds: [...new Set(verdict.feedback.map((f) => f.data.messageId))],
+  feedback: verdict.feedback.map((f) => f.type),
+  truncated: mail.truncated,
+});

@@ -2,7 +2,7 @@ import type { ReturnPathTokens } from '@postbus/crypto';
 import { defineHandler, type MessageContext, type Publisher } from '@postbus/bus';
 import { Topics, type MessageData } from '@postbus/contracts';
 import type { Logger } from '@postbus/logger';
-import { feedbackOf, type Verdict } from '../domain/feedback';
+import { feedbackOf, receivedRecordOf, type Verdict } from '../domain/feedback';
 import type { ReceivedMail, ReceivedRecord } from '../model/received-mail.repository';
 
 export interface InboundReceivedDeps {
@@ -28,17 +28,7 @@ export const inboundReceivedHandler = ({ tokens, publisher, received, logger }: 
     feedbackOf({ raw: Buffer.from(data.raw, 'base64'), rcptTo: data.rcptTo, receivedAt: data.receivedAt }, tokens);
   const recordOf = ({ data, ctx }: Item, verdict: Verdict): { id: string; record: ReceivedRecord } => {
     if (verdict.ignored) logger.info('inbound mail changes nothing', { reason: verdict.ignored, report: verdict.report });
-    return {
-      id: ctx.id,
-      record: {
-        receivedAt: new Date(data.receivedAt),
-        ...(verdict.report ? { report: verdict.report } : {}),
-        ...(verdict.ignored ? { ignored: verdict.ignored } : {}),
-        messageIds: [...new Set(verdict.feedback.map((f) => f.data.messageId))],
-        feedback: verdict.feedback.map((f) => f.type),
-        truncated: data.truncated,
-      },
-    };
+    return { id: ctx.id, record: receivedRecordOf(verdict, data) };
   };
   /** Publishes every verdict's feedback, in order, and resolves once the broker has acknowledged all of it. */
   const publish = (verdicts: Verdict[]) =>

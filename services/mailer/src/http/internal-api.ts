@@ -1,95 +1,107 @@
-import express, { type Router } from 'express';
+import type { RequestHandler } from 'express';
 import {
+  InternalMessageContent,
+  InternalMessageParams,
+  InternalProjectParams,
   MAX_STATS_DAYS,
-  MESSAGE_STATUSES,
+  Message,
+  MessageList,
+  MessageListQuery,
+  MessageStats,
+  MessageStatsQuery,
   normaliseEmail,
-  SUPPRESSION_REASONS,
-  type MessageStatus,
-  type SuppressionReason,
+  PAGE_LIMIT,
+  SuppressionList,
+  SuppressionListQuery,
 } from '@postbus/contracts';
 import { NotFoundError, ValidationError } from '@postbus/errors';
-import { decodeListCursor, encodeListCursor, queryLimit, queryText } from '@postbus/http';
+import { decodeCursor, decodeListCursor, defineRoute, encodeCursor, encodeListCursor, isSequence, serveRoutes } from '@postbus/http';
 import type { MessageLog } from '../domain/message-log';
 import type { StatusRollups } from '../model/rollup.repository';
 import type { Suppressions } from '../model/suppression.repository';
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
-
-function queryTime(value: unknown, name: string): Date | undefined {
-  const text = queryText(value);
-  if (text === undefined) return undefined;
-  const time = new Date(text);
-  if (Number.isNaN(time.getTime())) throw new ValidationError(`${name} must be a date-time (RFC 3339).`);
-  return time;
-}
-
-function queryDay(value: unknown, name: string): string {
-  const text = queryText(value);
-  if (text === undefined || !DAY.test(text) || Number.isNaN(Date.parse(`${text}T00:00:00Z`)))
-    throw new ValidationError(`${name} must be a day (YYYY-MM-DD).`);
-  return text;
-}
+const NO_MESSAGE = { description: 'No such message in this project' };
 
 /** The message log and the suppression list the gateway proxies to; the gateway has authenticated the client and checked the project. */
-export function internalApi(log: MessageLog, rollups: StatusRollups, suppressions: Suppressions): Router {
-  const router = express.Router();
-  router.get('/internal/projects/:projectId/suppressions', async (req, res) => {
-    const email = queryText(req.query['email']);
-    const reason = queryText(req.query['reason']);
-    if (reason !== undefined && !(SUPPRESSION_REASONS as readonly string[]).includes(reason))
-      throw new ValidationError(`reason must be one of ${SUPPRESSION_REASONS.join(', ')}.`);
-    const cursor = queryText(req.query['cursor']);
-    const page = await suppressions.page(req.params.projectId, {
-      ...(email ? { email: normaliseEmail(email) } : {}),
-      ...(reason ? { reason: reason as SuppressionReason } : {}),
-      limit: queryLimit(req.query['limit']),
-      ...(cursor ? { cursor: decodeListCursor(cursor) } : {}),
-    });
-    res.json({ data: page.data, next_cursor: page.next === null ? null : encodeListCursor(page.next) });
-  });
-  router.get('/internal/projects/:projectId/messages', async (req, res) => {
-    const email = queryText(req.query['email']);
-    const userId = queryText(req.query['user_id']);
-    const emailKey = queryText(req.query['email_key']);
-    const status = queryText(req.query['status']);
-    if (status !== undefined && !(MESSAGE_STATUSES as readonly string[]).includes(status))
-      throw new ValidationError(`status must be one of ${MESSAGE_STATUSES.join(', ')}.`);
-    const from = queryTime(req.query['from'], 'from');
-    const to = queryTime(req.query['to'], 'to');
-    const cursor = queryText(req.query['cursor']);
-    res.json(
-      await log.page({
-        projectId: req.params.projectId,
-        ...(email ? { email: normaliseEmail(email) } : {}),
-        ...(userId ? { userId } : {}),
-        ...(emailKey ? { emailKey } : {}),
-        ...(status ? { status: status as MessageStatus } : {}),
-        ...(from ? { from } : {}),
-        ...(to ? { to } : {}),
-        limit: queryLimit(req.query['limit']),
-        ...(cursor ? { cursor } : {}),
-      }),
-    );
-  });
-  // Before /:messageId, which would take "stats" for a message id.
-  router.get('/internal/projects/:projectId/messages/stats', async (req, res) => {
-    const from = queryDay(req.query['from'], 'from');
-    const to = queryDay(req.query['to'], 'to');
-    const days = (Date.parse(to) - Date.parse(from)) / 86_400_000 + 1;
-    if (days < 1) throw new ValidationError('to must not be before from.');
-    if (days > MAX_STATS_DAYS) throw new ValidationError(`At most ${MAX_STATS_DAYS} days at once.`);
-    res.json({ data: await rollups.days(req.params.projectId, from, to) });
-  });
-  // `{content: null}` for a message that was never rendered, so the gateway can tell it from an unknown one.
-  router.get('/internal/projects/:projectId/messages/:messageId/content', async (req, res) => {
-    const found = await log.content(req.params.projectId, req.params.messageId);
-    if (!found) throw new NotFoundError('No such message in this project.');
-    res.json(found);
-  });
-  router.get('/internal/projects/:projectId/messages/:messageId', async (req, res) => {
-    const message = await log.message(req.params.projectId, req.params.messageId);
-    if (!message) throw new NotFoundError('No such message in this project.');
-    res.json(message);
-  });
-  return router;
+export function internalApi(log: MessageLog, rollups: StatusRollups, suppressions: Suppressions): RequestHandler {
+  return serveRoutes([
+    defineRoute({
+      method: 'get',
+      path: '/internal/projects/:projectId/suppressions',
+      params: InternalProjectParams,
+      query: SuppressionListQuery,
+      responses: { 200: { description: 'One page of suppressions, newest first', schema: SuppressionList } },
+      handle: async ({ params, query }) => {
+        const filters = { email: query.email && normaliseEmail(query.email), reason: query.reason };
+        const page = await suppressions.page(params.projectId, {
+          ...(filters.email ? { email: filters.email } : {}),
+          ...(filters.reason ? { reason: filters.reason } : {}),
+          limit: query.limit ?? PAGE_LIMIT.default,
+          ...(query.cursor ? { cursor: decodeCursor(query.cursor, filters, isSequence) } : {}),
+        });
+        return { status: 200, body: { data: page.data, next_cursor: page.next === null ? null : encodeCursor(page.next, filters) } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/internal/projects/:projectId/messages',
+      params: InternalProjectParams,
+      query: MessageListQuery,
+      responses: { 200: { description: 'One page of messages, newest first', schema: MessageList } },
+      handle: async ({ params, query }) => {
+        const { email, user_id: userId, email_key: emailKey, status, from, to } = query;
+        const filters = { email: email && normaliseEmail(email), user_id: userId, email_key: emailKey, status, from, to };
+        // The message log (services/mailer/src/domain) speaks its own position token: translated here.
+        const before = query.cursor ? decodeCursor(query.cursor, filters, isSequence) : undefined;
+        const page = await log.page({
+          projectId: params.projectId,
+          ...(filters.email ? { email: filters.email } : {}),
+          ...(userId ? { userId } : {}),
+          ...(emailKey ? { emailKey } : {}),
+          ...(status ? { status } : {}),
+          ...(from ? { from: new Date(from) } : {}),
+          ...(to ? { to: new Date(to) } : {}),
+          limit: query.limit ?? PAGE_LIMIT.default,
+          ...(before !== undefined ? { cursor: encodeListCursor(before) } : {}),
+        });
+        const next = page.next_cursor === null ? null : encodeCursor(decodeListCursor(page.next_cursor), filters);
+        return { status: 200, body: { data: page.data, next_cursor: next } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/internal/projects/:projectId/messages/stats',
+      params: InternalProjectParams,
+      query: MessageStatsQuery,
+      responses: { 200: { description: 'Counts by status per day', schema: MessageStats } },
+      handle: async ({ params, query: { from, to } }) => {
+        const days = (Date.parse(to) - Date.parse(from)) / 86_400_000 + 1;
+        if (days < 1) throw new ValidationError('to must not be before from.');
+        if (days > MAX_STATS_DAYS) throw new ValidationError(`At most ${MAX_STATS_DAYS} days at once.`);
+        return { status: 200, body: { data: await rollups.days(params.projectId, from, to) } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/internal/projects/:projectId/messages/:messageId/content',
+      params: InternalMessageParams,
+      responses: { 200: { description: 'The email as rendered, or null', schema: InternalMessageContent }, 404: NO_MESSAGE },
+      handle: async ({ params }) => {
+        const found = await log.content(params.projectId, params.messageId);
+        if (!found) throw new NotFoundError('No such message in this project.');
+        return { status: 200, body: found };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/internal/projects/:projectId/messages/:messageId',
+      params: InternalMessageParams,
+      responses: { 200: { description: 'The message and its timeline', schema: Message }, 404: NO_MESSAGE },
+      handle: async ({ params }) => {
+        const message = await log.message(params.projectId, params.messageId);
+        if (!message) throw new NotFoundError('No such message in this project.');
+        return { status: 200, body: message };
+      },
+    }),
+  ]);
 }

@@ -1,7 +1,15 @@
 import type { ErasureExecuteCommand } from '@postbus/contracts';
 import type { KnownUsers, UserName } from '@postbus/db';
 import type { Logger } from '@postbus/logger';
-import { userList, type PaymentRepository } from '../model/payment.repository';
+import type { PaymentRepository } from '../model/payment.repository';
+import { userList } from './payment-lists';
+
+/** What the erasure needs of the payments' persistence (model/payment.repository.ts) and of the known users (libs/db). */
+export interface PaymentErasureDeps {
+  payments: Pick<PaymentRepository, 'anonymise' | 'page'>;
+  users: Pick<KnownUsers, 'find' | 'byId' | 'forget'>;
+  logger: Logger;
+}
 
 /**
  * What stands for an erased person in their payments: derived from the erasure's id alone, so it
@@ -16,7 +24,7 @@ export const erasedPseudonym = (erasureId: string): string => `erased:${erasureI
  * service has confirmed. Logs name the erasure, never the person.
  */
 export class PaymentErasure {
-  constructor(private readonly deps: { payments: PaymentRepository; users: KnownUsers; logger: Logger }) {}
+  constructor(private readonly deps: PaymentErasureDeps) {}
 
   async erase(subject: ErasureExecuteCommand): Promise<Record<string, number>> {
     const { projectId, erasureId } = subject;

@@ -1,14 +1,15 @@
-import { NotYetKnownError, type MessageContext, type Publisher } from '@postbus/bus';
+import type { MessageContext, Publisher } from '@postbus/bus';
+import { NotYetKnownError } from '@postbus/bus/errors';
 import { Topics, userOrderingKey, type PaymentRecordCommand } from '@postbus/contracts';
 import type { Logger } from '@postbus/logger';
 import type { KnownUsers } from '@postbus/db';
 import type { PaymentRepository } from '../model/payment.repository';
 
 export interface PaymentCommandsDeps {
-  payments: PaymentRepository;
+  payments: Pick<PaymentRepository, 'insert' | 'byId' | 'recorded'>;
   /** The users the users service announced: a payment may only name those. */
-  users: KnownUsers;
-  publisher: Publisher;
+  users: Pick<KnownUsers, 'find'>;
+  publisher: Pick<Publisher, 'publish'>;
   logger: Logger;
   /** How long a payment for an unknown user waits for the user, from when the gateway accepted it. */
   userWaitMs: number;

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { GroupCommit, inParallel, insertNew, isDuplicateKeyError, type ListEntry } from '@postbus/db';
+import { erasedList, userList } from '../domain/payment-lists';
 import type { PaymentDoc, PaymentModels, RevenueShardDoc } from './payment.schema';
 
 export type NewPayment = Omit<PaymentDoc, '_id' | 'day' | 'recordedAt' | 'rolledUp'>;
@@ -21,10 +22,7 @@ export interface ListedPayment {
 export const dayOf = (date: Date): string => date.toISOString().slice(0, 10);
 
 export const paymentKey = (projectId: string, paymentId: string): string => `${projectId}:${paymentId}`;
-/** A user's payments (by the users service's id), in the order they were recorded. */
-export const userList = (projectId: string, uid: string): string => `${projectId}:user:${uid}`;
-/** The payments one erasure anonymised (listed under the pseudonym's email). */
-export const erasedList = (projectId: string, erasureId: string): string => `${projectId}:erased:${erasureId}`;
+export { erasedList, userList } from '../domain/payment-lists';
 const monthsList = (projectId: string): string => `${projectId}:months`;
 const shardsList = (projectId: string, month: string): string => `${projectId}:shards:${month}`;
 

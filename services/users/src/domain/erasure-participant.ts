@@ -1,9 +1,13 @@
 import type { ErasureExecuteCommand, UserErasureScheduledEvent } from '@postbus/contracts';
 import type { Logger } from '@postbus/logger';
-import { refKey, type UserRepository } from '../model/user.repository';
+import type { UserRepository } from '../model/user.repository';
+import { refKey } from './fields';
+
+/** What the erasure needs of the users' persistence (model/user.repository.ts). */
+export type UserErasureStore = Pick<UserRepository, 'findErasureTargets' | 'markErasure' | 'delete' | 'unparkAll'>;
 
 export interface UserErasureDeps {
-  users: UserRepository;
+  users: UserErasureStore;
   logger: Logger;
 }
 

@@ -1,4 +1,4 @@
-import { fieldsThatChange, planFieldChanges, uidKeyOf } from './fields';
+import { fieldsThatChange, planFieldChanges, refKey, uidKeyOf } from './fields';
 
 describe('planFieldChanges', () => {
   it('puts standard attributes at the top, custom fields under fields, and null removes', () => {
@@ -35,5 +35,13 @@ describe('fieldsThatChange', () => {
       country: 'NL',
       extra: 1,
     });
+  });
+});
+
+describe('refKey', () => {
+  it('names a user by email, or by user_id when the ref has no email', () => {
+    expect(refKey({ email: 'a@b.co' })).toBe('email:a@b.co');
+    expect(refKey({ userId: 'u1' })).toBe('uid:u1');
+    expect(refKey({ email: 'a@b.co', userId: 'u1' })).toBe('email:a@b.co');
   });
 });

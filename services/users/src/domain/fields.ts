@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { STANDARD_ATTRIBUTE_NAMES, type StandardAttributeName } from '@postbus/contracts';
+import { STANDARD_ATTRIBUTE_NAMES, type StandardAttributeName, type UserRef } from '@postbus/contracts';
 
 export interface FieldChanges {
   set: Record<string, unknown>;
@@ -27,6 +27,9 @@ export function planFieldChanges(fields: Record<string, unknown>): FieldChanges 
   }
   return plan;
 }
+
+/** `email:<email>` or `uid:<user_id>`: how parked commands name the user they wait for. */
+export const refKey = (ref: UserRef): string => (ref.email !== undefined ? `email:${ref.email}` : `uid:${ref.userId ?? ''}`);
 
 export const uidKeyOf = (email: string, userId: string | null | undefined): string => (userId ? `uid:${userId}` : `email:${email}`);
 

@@ -11,8 +11,8 @@ import {
   type UserUpdateCommand,
 } from '@postbus/contracts';
 import type { Logger } from '@postbus/logger';
-import { fieldsThatChange, planFieldChanges } from './fields';
-import { refKey, type NewUser, type UserRepository } from '../model/user.repository';
+import { fieldsThatChange, planFieldChanges, refKey } from './fields';
+import type { NewUser, UserRepository } from '../model/user.repository';
 import type { ParkedCommandDoc, UserDoc } from '../model/user.schema';
 
 type WaitingCommand =
@@ -25,8 +25,27 @@ interface Origin {
   requestId: string | undefined;
 }
 
+/** What the commands need of the users' persistence (model/user.repository.ts). */
+export type UserCommandStore = Pick<
+  UserRepository,
+  | 'findByRef'
+  | 'findById'
+  | 'insert'
+  | 'insertMany'
+  | 'claimKeys'
+  | 'applyChanges'
+  | 'markUnsubscribed'
+  | 'markResubscribed'
+  | 'park'
+  | 'parkedFor'
+  | 'parkedById'
+  | 'forgetParkedRefs'
+  | 'oldestParked'
+  | 'unpark'
+>;
+
 export interface UserCommandsDeps {
-  users: UserRepository;
+  users: UserCommandStore;
   publisher: Publisher;
   logger: Logger;
   /** How long an update for an unknown user waits for the user's create. */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { GroupCommit, insertEach, insertNew, KeyedSerializer } from '@postbus/db';
 import type { UserRef } from '@postbus/contracts';
 import { Types } from 'mongoose';
-import { uidKeyOf, type FieldChanges } from '../domain/fields';
+import { refKey, uidKeyOf, type FieldChanges } from '../domain/fields';
 import type { ParkedCommandDoc, UserDoc, UserErasureMark, UserKeyDoc, UserModels } from './user.schema';
 
 export type NewUser = Pick<UserDoc, 'projectId' | 'email' | 'userId' | 'createdBy'> & { changes: FieldChanges };
@@ -20,9 +20,6 @@ const OBJECT_ID = /^[a-f0-9]{24}$/i;
 const PARALLEL = 16;
 /** Email keys remembered as taken (a few MB at most); the memory starts again when full. */
 const KNOWN_KEYS_LIMIT = 100_000;
-
-/** `email:<email>` or `uid:<user_id>`: how parked commands name the user they wait for. */
-export const refKey = (ref: UserRef): string => (ref.email !== undefined ? `email:${ref.email}` : `uid:${ref.userId ?? ''}`);
 
 /** The `_id` of the key document naming a user: `<projectId>:email:<email>` or `<projectId>:uid:<user_id>`. */
 export const userKeyId = (projectId: string, ref: UserRef): string => `${projectId}:${refKey(ref)}`;

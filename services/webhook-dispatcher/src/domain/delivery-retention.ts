@@ -1,11 +1,10 @@
-import { every, type Repeating } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import type { DeliveryStore } from '../model/delivery.repository';
 import type { RetentionRuns } from '../model/retention-run.repository';
 
 export interface RetentionOptions {
-  deliveries: DeliveryStore;
-  runs: RetentionRuns;
+  deliveries: Pick<DeliveryStore, 'purgeOlderThan'>;
+  runs: Pick<RetentionRuns, 'claim' | 'forget'>;
   logger: Logger;
   retentionDays: number;
   intervalMs: number;
@@ -15,22 +14,11 @@ export interface RetentionOptions {
  * Webhook delivery retention: every interval one instance (the one whose claim of that interval
  * is inserted first) deletes the deliveries older than the retention, in resumable chunks of
  * point deletes through the endpoints' lists. An instance that dies midway leaves the lists'
- * tails where it stopped; the next interval's run goes on from there.
+ * tails where it stopped; the next interval's run goes on from there. The timer that calls
+ * runOnce every interval is the app's (app.ts).
  */
 export class DeliveryRetention {
-  private loop: Repeating | undefined;
-
   constructor(private readonly options: RetentionOptions) {}
-
-  start(): void {
-    this.loop = every(this.options.intervalMs, () => this.runOnce(), {
-      onError: (error) => this.options.logger.warn('purging old webhook deliveries failed; the next run goes on', { error }),
-    });
-  }
-
-  async stop(): Promise<void> {
-    await this.loop?.stop();
-  }
 
   /** Purges when no other instance has this interval; returns what went, or undefined when another instance has it. */
   async runOnce(now = new Date()): Promise<{ deliveries: number; attempts: number } | undefined> {

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createLogger } from '@postbus/logger';
 import type { AttemptDoc, DeliveryDoc, DeliveryStore } from '../model/delivery.repository';
 import type { EndpointDoc, EndpointStore } from '../model/endpoint.repository';
+import { send, type SendOptions, type SendResult } from '../clients/webhook-sender';
 import { DeliveryWorker } from './delivery-worker';
 
 /** A receiver that answers 200 and counts the requests it holds at once. */
@@ -81,6 +82,7 @@ describe('DeliveryWorker', () => {
       schedule: [0, 1000],
       timeoutMs: 2000,
       concurrency: 2,
+      send,
       lookup: undefined,
       connectRefusal: () => null,
     });
@@ -106,5 +108,92 @@ describe('DeliveryWorker', () => {
       await worker.stop();
       await target.close();
     }
+  });
+});
+
+describe('DeliveryWorker: what an answer leads to', () => {
+  /** One first attempt against a receiver that answers `result`; returns what was recorded, scheduled and disabled. */
+  async function attemptOnce(result: Partial<SendResult>, schedule = [0, 60_000]) {
+    const recorded: AttemptDoc[] = [];
+    const scheduled: { id: string; at: Date; payload: Record<string, unknown> }[] = [];
+    const disabled: string[] = [];
+    const sent: SendOptions[] = [];
+    const deliveries = {
+      recordAttempt: (attempt: AttemptDoc) => {
+        recorded.push(attempt);
+        return Promise.resolve();
+      },
+      delivery: () => Promise.resolve(null),
+      due: {
+        done: () => Promise.resolve(),
+        scheduleMany: () => Promise.resolve(),
+        schedule: (id: string, at: Date, payload: Record<string, unknown>) => {
+          scheduled.push({ id, at, payload });
+          return Promise.resolve();
+        },
+      },
+    } as unknown as DeliveryStore;
+    const endpoints = {
+      cachedById: () => Promise.resolve(endpoint('https://receiver.example/hook')),
+      signingSecrets: () => ['whsec_1'],
+      disable: (id: string) => {
+        disabled.push(id);
+        return Promise.resolve();
+      },
+    } as unknown as EndpointStore;
+    const worker = new DeliveryWorker({
+      endpoints,
+      deliveries,
+      logger: createLogger({ service: 'worker-test', level: 'error' }),
+      schedule,
+      timeoutMs: 2000,
+      concurrency: 2,
+      send: (options) => {
+        sent.push(options);
+        return Promise.resolve({ statusCode: 200, latencyMs: 1, response: null, error: null, retryAfterSeconds: null, ...result });
+      },
+      lookup: undefined,
+      connectRefusal: () => null,
+    });
+    const started = Date.now();
+    await worker.attemptFirst([delivery(1)]);
+    await worker.stop();
+    return { recorded, scheduled, disabled, sent, started };
+  }
+
+  it("a 2xx succeeds and schedules nothing; the POST is the delivery, signed with the endpoint's secrets", async () => {
+    const { recorded, scheduled, sent } = await attemptOnce({ statusCode: 204 });
+    expect(recorded.map((a) => [a._id, a.outcome, a.nextAttemptAt])).toEqual([['msg_1:1', 'succeeded', null]]);
+    expect(scheduled).toEqual([]);
+    expect(sent).toEqual([
+      expect.objectContaining({ url: 'https://receiver.example/hook', webhookId: 'msg_1', attempt: 1, secrets: ['whsec_1'] }),
+    ]);
+  });
+
+  it('a failure with attempts left schedules the next one after its wait', async () => {
+    const { recorded, scheduled, started } = await attemptOnce({ statusCode: 500 });
+    expect(recorded[0]!.outcome).toBe('retrying');
+    expect(scheduled).toEqual([{ id: 'msg_1', at: recorded[0]!.nextAttemptAt, payload: { attempt: 2, endpointId: 'we_1' } }]);
+    const waited = scheduled[0]!.at.getTime() - started;
+    expect(waited).toBeGreaterThanOrEqual(54_000 - 100); // 60 s, give or take the 10 % jitter
+    expect(waited).toBeLessThanOrEqual(66_000 + 1000);
+  });
+
+  it('a receiver asking to slow down is waited for as long as it says', async () => {
+    const { scheduled, started } = await attemptOnce({ statusCode: 429, retryAfterSeconds: 3600 });
+    expect(scheduled[0]!.at.getTime() - started).toBeGreaterThanOrEqual(3_600_000 - 100);
+  });
+
+  it('410 Gone disables the endpoint and ends the delivery', async () => {
+    const { recorded, scheduled, disabled } = await attemptOnce({ statusCode: 410 });
+    expect(disabled).toEqual(['we_1']);
+    expect(recorded[0]!.outcome).toBe('failed');
+    expect(scheduled).toEqual([]);
+  });
+
+  it('the last attempt of the schedule fails for good', async () => {
+    const { recorded, scheduled } = await attemptOnce({ statusCode: 500 }, [0]);
+    expect(recorded[0]!.outcome).toBe('failed');
+    expect(scheduled).toEqual([]);
   });
 });

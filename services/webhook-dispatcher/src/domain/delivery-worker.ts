@@ -2,12 +2,14 @@ import type { Logger } from '@postbus/logger';
 import type { AttemptOutcome, DeliveryDoc, DeliveryStore, DuePayload } from '../model/delivery.repository';
 import type { EndpointStore } from '../model/endpoint.repository';
 import type { DueItem } from '@postbus/db';
-import { send, type SendOptions, type SendResult } from '../clients/webhook-sender';
+import type { SendOptions, SendResult } from '../clients/webhook-sender';
 
 export interface WorkerDeps {
-  endpoints: EndpointStore;
-  deliveries: DeliveryStore;
+  endpoints: Pick<EndpointStore, 'cachedById' | 'signingSecrets' | 'disable'>;
+  deliveries: Pick<DeliveryStore, 'delivery' | 'due' | 'recordAttempt'>;
   logger: Logger;
+  /** The signed POST of one attempt (clients/webhook-sender.ts); never throws. */
+  send: (options: SendOptions) => Promise<SendResult>;
   /** Milliseconds before each attempt; attempt n waits schedule[n-1] after the previous one. */
   schedule: number[];
   timeoutMs: number;
@@ -174,7 +176,7 @@ export class DeliveryWorker {
         retryAfterSeconds: null,
       };
     } else {
-      result = await send({
+      result = await this.deps.send({
         url: endpoint.url,
         webhookId: delivery._id,
         attempt: payload.attempt,

@@ -1,6 +1,7 @@
 import type { MessageContext } from '@postbus/bus';
 import type { ErasureExecuteCommand } from '@postbus/contracts';
-import { personList, type DeliveryStore } from '../model/delivery.repository';
+import type { DeliveryStore } from '../model/delivery.repository';
+import { personList } from './delivery-keys';
 
 type Subject = Pick<ErasureExecuteCommand, 'projectId' | 'email' | 'userId' | 'before'>;
 

@@ -1,14 +1,15 @@
 import type { MessageContext } from '@postbus/bus';
 import type { Logger } from '@postbus/logger';
-import { deliveryIdOf, type DeliveryDoc, type DeliveryStore } from '../model/delivery.repository';
+import type { DeliveryDoc, DeliveryStore } from '../model/delivery.repository';
 import type { EndpointStore } from '../model/endpoint.repository';
 import type { ProjectOwners } from '../model/project.repository';
+import { deliveryIdOf } from './delivery-keys';
 import { bodyOf, type WebhookEvent } from './webhook-payloads';
 
 export interface EventDeps {
-  endpoints: EndpointStore;
-  deliveries: DeliveryStore;
-  projects: ProjectOwners;
+  endpoints: Pick<EndpointStore, 'matching'>;
+  deliveries: Pick<DeliveryStore, 'add'>;
+  projects: Pick<ProjectOwners, 'ownerOf'>;
   logger: Logger;
   /**
    * Makes the first attempt of new deliveries; resolves once each is recorded (and its retry

@@ -1,48 +1,31 @@
 import { randomBytes } from 'node:crypto';
-import express, { type Request, type Router } from 'express';
+import express, { type RequestHandler } from 'express';
 import {
-  DELIVERY_STATUSES,
+  CreateWebhookRequest,
+  DeliveryList,
+  DeliveryListQuery,
+  DeliveryRetryAccepted,
+  InternalClientParams,
+  InternalDeliveryParams,
+  InternalWebhookParams,
+  PAGE_LIMIT,
   serialiseWebhookBody,
+  UpdateWebhookRequest,
+  Webhook,
   webhookTestBody,
-  type CreateWebhookRequest,
-  type Delivery,
-  type DeliveryStatus,
-  type UpdateWebhookRequest,
-  type Webhook,
+  WebhookList,
+  WebhookTestAccepted,
+  WebhookWithSecret,
   WEBHOOK_TEST_EVENT_TYPE,
 } from '@postbus/contracts';
 import { ConflictError, NotFoundError, UnprocessableError, ValidationError } from '@postbus/errors';
-import { queryLimit, queryText, UnsafeAddressError, type AddressPolicy } from '@postbus/http';
-import { deliveryIdOf, statusOf, type AttemptDoc, type DeliveryDoc, type DeliveryStore } from '../model/delivery.repository';
+import { decodeCursor, defineRoute, encodeCursor, isSequence, serveRoutes, UnsafeAddressError, type AddressPolicy } from '@postbus/http';
+import { deliveryIdOf, statusOf, type DeliveryDoc, type DeliveryStore } from '../model/delivery.repository';
 import type { EndpointDoc, EndpointInput, EndpointStore } from '../model/endpoint.repository';
+import { toDelivery, toWebhook } from './views';
 
 const NO_WEBHOOK = 'No such webhook for this client.';
-
-interface DeliveryFilters {
-  status?: DeliveryStatus;
-  eventType?: string;
-}
-
-/**
- * A delivery-log cursor: the position in the list the page was read from, and the filters that
- * chose that list (a position means nothing in another list). Opaque to clients.
- */
-const filterKey = (f: DeliveryFilters): string => `${f.status ?? ''}|${f.eventType ?? ''}`;
-
-export const encodeDeliveryCursor = (seq: number, filters: DeliveryFilters): string =>
-  Buffer.from(`d1|${seq}|${filterKey(filters)}`).toString('base64url');
-
-export function decodeDeliveryCursor(cursor: string, filters: DeliveryFilters): number {
-  const text = Buffer.from(cursor, 'base64url').toString();
-  const [version, seq, ...rest] = text.split('|');
-  if (version !== 'd1' || !/^[1-9]\d{0,15}$/.test(seq ?? '') || rest.join('|') !== filterKey(filters))
-    // Well-formed (the schema checked its length) but not one of ours, or of another filter: a 422, not a 400.
-    throw new UnprocessableError(
-      'invalid-cursor',
-      'The cursor is not one this API gave out for these filters; use next_cursor of a previous page with the same filters.',
-    );
-  return Number(seq);
-}
+const NOT_FOUND = { 404: { description: NO_WEBHOOK } };
 
 export interface InternalApiDeps {
   endpoints: EndpointStore;
@@ -50,48 +33,6 @@ export interface InternalApiDeps {
   policy: AddressPolicy;
   /** After a rotation, how long the previous secret keeps signing. */
   secretOverlapMs: number;
-}
-
-export function toWebhook(e: EndpointDoc): Webhook {
-  return {
-    id: e._id,
-    url: e.url,
-    events: e.events,
-    project_id: e.projectId,
-    description: e.description,
-    enabled: e.enabled,
-    disabled_reason: e.disabledReason,
-    created_at: e.createdAt.toISOString(),
-    updated_at: e.updatedAt.toISOString(),
-  };
-}
-
-export function toDelivery(d: DeliveryDoc, attempts: AttemptDoc[]): Delivery {
-  let payload: Record<string, unknown>;
-  try {
-    payload = JSON.parse(d.payload) as Record<string, unknown>;
-  } catch {
-    payload = {};
-  }
-  return {
-    id: d._id,
-    event_id: d.eventId,
-    // Stored from the bodies' own types, which the schema lists.
-    event_type: d.eventType as Delivery['event_type'],
-    status: statusOf(attempts),
-    created_at: d.createdAt.toISOString(),
-    payload,
-    attempts: attempts.map((a) => ({
-      attempt: a.attempt,
-      at: a.at.toISOString(),
-      status_code: a.statusCode,
-      latency_ms: Math.round(a.latencyMs),
-      response: a.response,
-      error: a.error,
-      outcome: a.outcome,
-      next_attempt_at: a.outcome === 'retrying' && a.nextAttemptAt ? a.nextAttemptAt.toISOString() : null,
-    })),
-  };
 }
 
 /** Refuses a URL the dispatcher must not send to (before anything is sent to it). */
@@ -114,130 +55,167 @@ async function assertSafe(policy: AddressPolicy, url: string): Promise<void> {
 
 /**
  * The webhook endpoints and delivery log the gateway proxies to: the gateway has authenticated the
- * client and validated the bodies and queries (CreateWebhookRequest, UpdateWebhookRequest,
- * DeliveryListQuery); the client id in the path scopes every read and write.
+ * client and validated the bodies and queries with the same schemas; the client id in the path
+ * scopes every read and write.
  */
-export function internalApi({ endpoints, deliveries, policy, secretOverlapMs }: InternalApiDeps): Router {
-  const router = express.Router();
-  router.use(express.json({ limit: '64kb' }));
+export function internalApi({ endpoints, deliveries, policy, secretOverlapMs }: InternalApiDeps): RequestHandler {
   const base = '/internal/clients/:clientId/webhooks';
 
-  const endpointOf = async (req: Request<{ clientId: string; webhookId: string }>): Promise<EndpointDoc> => {
-    const endpoint = await endpoints.get(req.params.clientId, req.params.webhookId);
+  const endpointOf = async ({ clientId, webhookId }: { clientId: string; webhookId: string }): Promise<EndpointDoc> => {
+    const endpoint = await endpoints.get(clientId, webhookId);
     if (!endpoint) throw new NotFoundError(NO_WEBHOOK);
     return endpoint;
   };
 
-  router.post(base, async (req: Request<{ clientId: string }>, res) => {
-    const body = req.body as CreateWebhookRequest;
-    await assertSafe(policy, body.url);
-    const { endpoint, secret } = await endpoints.create(req.params.clientId, {
-      url: body.url,
-      events: body.events,
-      projectId: body.project_id ?? null,
-      description: body.description ?? null,
-      enabled: body.enabled ?? true,
-    });
-    res.status(201).json({ ...toWebhook(endpoint), secret });
-  });
-
-  router.get(base, async (req: Request<{ clientId: string }>, res) => {
-    res.json({ data: (await endpoints.list(req.params.clientId)).map(toWebhook) });
-  });
-
-  router.get(`${base}/:webhookId`, async (req: Request<{ clientId: string; webhookId: string }>, res) => {
-    res.json(toWebhook(await endpointOf(req)));
-  });
-
-  router.patch(`${base}/:webhookId`, async (req: Request<{ clientId: string; webhookId: string }>, res) => {
-    const body = req.body as UpdateWebhookRequest;
-    const current = await endpointOf(req);
-    if (body.url !== undefined && body.url !== current.url) await assertSafe(policy, body.url);
-    const patch: Partial<EndpointInput> = {};
-    if (body.url !== undefined) patch.url = body.url;
-    if (body.events !== undefined) patch.events = body.events;
-    if (body.project_id !== undefined) patch.projectId = body.project_id;
-    if (body.description !== undefined) patch.description = body.description;
-    if (body.enabled !== undefined) patch.enabled = body.enabled;
-    const updated = await endpoints.update(req.params.clientId, req.params.webhookId, patch);
-    if (!updated) throw new NotFoundError(NO_WEBHOOK);
-    res.json(toWebhook(updated));
-  });
-
-  router.delete(`${base}/:webhookId`, async (req: Request<{ clientId: string; webhookId: string }>, res) => {
-    if (!(await endpoints.delete(req.params.clientId, req.params.webhookId))) throw new NotFoundError(NO_WEBHOOK);
-    res.status(204).end();
-  });
-
-  router.post(`${base}/:webhookId/rotate-secret`, async (req: Request<{ clientId: string; webhookId: string }>, res) => {
-    const secret = await endpoints.rotate(req.params.clientId, req.params.webhookId, secretOverlapMs);
-    const endpoint = secret === null ? null : await endpoints.get(req.params.clientId, req.params.webhookId);
-    if (secret === null || !endpoint) throw new NotFoundError(NO_WEBHOOK);
-    res.json({ ...toWebhook(endpoint), secret });
-  });
-
-  router.get(`${base}/:webhookId/deliveries`, async (req: Request<{ clientId: string; webhookId: string }>, res) => {
-    const endpoint = await endpointOf(req);
-    const status = queryText(req.query['status']);
-    if (status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(status)) {
-      throw new ValidationError('The query is invalid.', [
-        { pointer: '/status', message: `must be equal to one of the allowed values: ${DELIVERY_STATUSES.join(', ')}` },
-      ]);
-    }
-    const eventType = queryText(req.query['event_type']);
-    const filters = { ...(status ? { status: status as DeliveryStatus } : {}), ...(eventType ? { eventType } : {}) };
-    const cursor = queryText(req.query['cursor']);
-    const beforeSeq = cursor === undefined ? undefined : decodeDeliveryCursor(cursor, filters);
-    const page = await deliveries.page(endpoint._id, {
-      limit: queryLimit(req.query['limit']),
-      ...filters,
-      ...(beforeSeq !== undefined ? { beforeSeq } : {}),
-    });
-    res.json({
-      data: page.items.map(({ delivery, attempts }) => toDelivery(delivery, attempts)),
-      next_cursor: page.next === null ? null : encodeDeliveryCursor(page.next, filters),
-    });
-  });
-
-  router.post(
-    `${base}/:webhookId/deliveries/:deliveryId/retry`,
-    async (req: Request<{ clientId: string; webhookId: string; deliveryId: string }>, res) => {
-      const endpoint = await endpointOf(req);
-      const delivery = await deliveries.delivery(req.params.deliveryId);
-      if (!delivery || delivery.endpointId !== endpoint._id || delivery.clientId !== endpoint.clientId) {
-        throw new NotFoundError('No such delivery for this webhook.');
-      }
-      const attempts = await deliveries.attemptsOf(delivery._id);
-      const status = statusOf(attempts);
-      if (status === 'succeeded') throw new ConflictError('delivery-succeeded', 'This delivery succeeded; there is nothing to retry.');
-      // Pending: still being tried, or a retry by hand is already scheduled.
-      if (status === 'pending' || (await deliveries.due.pending(delivery._id))) {
-        throw new ConflictError('delivery-pending', 'This delivery is still being tried; it can be retried once it has failed.');
-      }
-      const lastAttempt = attempts.reduce((max, a) => Math.max(max, a.attempt), 0);
-      await deliveries.due.schedule(delivery._id, new Date(), { attempt: lastAttempt + 1, endpointId: endpoint._id, manual: true });
-      res.status(202).json({ status: 'scheduled', delivery_id: delivery._id });
-    },
-  );
-
-  router.post(`${base}/:webhookId/test`, async (req: Request<{ clientId: string; webhookId: string }>, res) => {
-    const endpoint = await endpointOf(req);
-    const eventId = `evt_test_${randomBytes(12).toString('hex')}`;
-    const now = new Date();
-    const delivery: DeliveryDoc = {
-      _id: deliveryIdOf(eventId, endpoint._id),
-      endpointId: endpoint._id,
-      clientId: endpoint.clientId,
-      eventId,
-      eventType: WEBHOOK_TEST_EVENT_TYPE,
-      payload: serialiseWebhookBody(webhookTestBody(endpoint._id, now)),
-      createdAt: now,
-    };
-    // add() only records and lists it; the first attempt is due now (the worker's poll takes it).
-    const firstAttempts = await deliveries.add([delivery]);
-    if (firstAttempts.length > 0) await deliveries.due.schedule(delivery._id, now, { attempt: 1, endpointId: endpoint._id });
-    res.status(202).json({ delivery_id: delivery._id });
-  });
-
-  return router;
+  const routes = serveRoutes([
+    defineRoute({
+      method: 'post',
+      path: base,
+      params: InternalClientParams,
+      body: CreateWebhookRequest,
+      responses: { 201: { description: 'The webhook, with its secret', schema: WebhookWithSecret } },
+      handle: async ({ params, body }) => {
+        await assertSafe(policy, body.url);
+        const { endpoint, secret } = await endpoints.create(params.clientId, {
+          url: body.url,
+          events: body.events,
+          projectId: body.project_id ?? null,
+          description: body.description ?? null,
+          enabled: body.enabled ?? true,
+        });
+        return { status: 201, body: { ...toWebhook(endpoint), secret } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: base,
+      params: InternalClientParams,
+      responses: { 200: { description: "The client's webhooks", schema: WebhookList } },
+      handle: async ({ params }) => ({ status: 200, body: { data: (await endpoints.list(params.clientId)).map(toWebhook) } }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: `${base}/:webhookId`,
+      params: InternalWebhookParams,
+      responses: { 200: { description: 'The webhook', schema: Webhook }, ...NOT_FOUND },
+      handle: async ({ params }) => ({ status: 200, body: toWebhook(await endpointOf(params)) }),
+    }),
+    defineRoute({
+      method: 'patch',
+      path: `${base}/:webhookId`,
+      params: InternalWebhookParams,
+      body: UpdateWebhookRequest,
+      responses: { 200: { description: 'The webhook as updated', schema: Webhook }, ...NOT_FOUND },
+      handle: async ({ params, body }) => {
+        const current = await endpointOf(params);
+        if (body.url !== undefined && body.url !== current.url) await assertSafe(policy, body.url);
+        const patch: Partial<EndpointInput> = {};
+        if (body.url !== undefined) patch.url = body.url;
+        if (body.events !== undefined) patch.events = body.events;
+        if (body.project_id !== undefined) patch.projectId = body.project_id;
+        if (body.description !== undefined) patch.description = body.description;
+        if (body.enabled !== undefined) patch.enabled = body.enabled;
+        const updated = await endpoints.update(params.clientId, params.webhookId, patch);
+        if (!updated) throw new NotFoundError(NO_WEBHOOK);
+        return { status: 200, body: toWebhook(updated) };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: `${base}/:webhookId`,
+      params: InternalWebhookParams,
+      responses: { 204: { description: 'Deleted' }, ...NOT_FOUND },
+      handle: async ({ params }) => {
+        if (!(await endpoints.delete(params.clientId, params.webhookId))) throw new NotFoundError(NO_WEBHOOK);
+        return { status: 204 };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: `${base}/:webhookId/rotate-secret`,
+      params: InternalWebhookParams,
+      responses: { 200: { description: 'The webhook, with its new secret', schema: WebhookWithSecret }, ...NOT_FOUND },
+      handle: async ({ params }) => {
+        const secret = await endpoints.rotate(params.clientId, params.webhookId, secretOverlapMs);
+        const endpoint = secret === null ? null : await endpoints.get(params.clientId, params.webhookId);
+        if (secret === null || !endpoint) throw new NotFoundError(NO_WEBHOOK);
+        return { status: 200, body: { ...toWebhook(endpoint), secret } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: `${base}/:webhookId/deliveries`,
+      params: InternalWebhookParams,
+      query: DeliveryListQuery,
+      responses: { 200: { description: 'One page of the delivery log, newest first', schema: DeliveryList }, ...NOT_FOUND },
+      handle: async ({ params, query }) => {
+        const endpoint = await endpointOf(params);
+        // A position means nothing in the list of other filters: the cursor is bound to them.
+        const filters = { status: query.status, event_type: query.event_type };
+        const beforeSeq = query.cursor === undefined ? undefined : decodeCursor(query.cursor, filters, isSequence);
+        const page = await deliveries.page(endpoint._id, {
+          limit: query.limit ?? PAGE_LIMIT.default,
+          ...(query.status ? { status: query.status } : {}),
+          ...(query.event_type ? { eventType: query.event_type } : {}),
+          ...(beforeSeq !== undefined ? { beforeSeq } : {}),
+        });
+        const body: DeliveryList = {
+          data: page.items.map(({ delivery, attempts }) => toDelivery(delivery, attempts)),
+          next_cursor: page.next === null ? null : encodeCursor(page.next, filters),
+        };
+        return { status: 200, body };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: `${base}/:webhookId/deliveries/:deliveryId/retry`,
+      params: InternalDeliveryParams,
+      responses: {
+        202: { description: 'The retry is scheduled', schema: DeliveryRetryAccepted },
+        404: { description: 'No such delivery' },
+      },
+      handle: async ({ params }) => {
+        const endpoint = await endpointOf(params);
+        const delivery = await deliveries.delivery(params.deliveryId);
+        if (!delivery || delivery.endpointId !== endpoint._id || delivery.clientId !== endpoint.clientId) {
+          throw new NotFoundError('No such delivery for this webhook.');
+        }
+        const attempts = await deliveries.attemptsOf(delivery._id);
+        const status = statusOf(attempts);
+        if (status === 'succeeded') throw new ConflictError('delivery-succeeded', 'This delivery succeeded; there is nothing to retry.');
+        // Pending: still being tried, or a retry by hand is already scheduled.
+        if (status === 'pending' || (await deliveries.due.pending(delivery._id))) {
+          throw new ConflictError('delivery-pending', 'This delivery is still being tried; it can be retried once it has failed.');
+        }
+        const lastAttempt = attempts.reduce((max, a) => Math.max(max, a.attempt), 0);
+        await deliveries.due.schedule(delivery._id, new Date(), { attempt: lastAttempt + 1, endpointId: endpoint._id, manual: true });
+        return { status: 202, body: { status: 'scheduled', delivery_id: delivery._id } };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: `${base}/:webhookId/test`,
+      params: InternalWebhookParams,
+      responses: { 202: { description: 'A test event is on its way', schema: WebhookTestAccepted }, ...NOT_FOUND },
+      handle: async ({ params }) => {
+        const endpoint = await endpointOf(params);
+        const eventId = `evt_test_${randomBytes(12).toString('hex')}`;
+        const now = new Date();
+        const delivery: DeliveryDoc = {
+          _id: deliveryIdOf(eventId, endpoint._id),
+          endpointId: endpoint._id,
+          clientId: endpoint.clientId,
+          eventId,
+          eventType: WEBHOOK_TEST_EVENT_TYPE,
+          payload: serialiseWebhookBody(webhookTestBody(endpoint._id, now)),
+          createdAt: now,
+        };
+        // add() only records and lists it; the first attempt is due now (the worker's poll takes it).
+        const firstAttempts = await deliveries.add([delivery]);
+        if (firstAttempts.length > 0) await deliveries.due.schedule(delivery._id, now, { attempt: 1, endpointId: endpoint._id });
+        return { status: 202, body: { delivery_id: delivery._id } };
+      },
+    }),
+  ]);
+  return express.Router().use(express.json({ limit: '64kb' }), routes);
 }

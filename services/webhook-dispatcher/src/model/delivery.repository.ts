@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { Schema, type Connection } from 'mongoose';
+import { deliveryIdOf, personList, personListsOf, type PersonKey } from '../domain/delivery-keys';
 import { DueQueue, GroupCommit, growing, inParallel, insertNew, SequenceLists, type ListAppend, type ListEntry } from '@postbus/db';
 
 /** One event for one endpoint: written once, never updated; its `_id` is the `webhook-id`. */
@@ -13,6 +13,8 @@ export interface DeliveryDoc {
   payload: string;
   createdAt: Date;
 }
+
+export { deliveryIdOf, personList, personListsOf, type PersonKey };
 
 export type AttemptOutcome = 'succeeded' | 'retrying' | 'failed';
 
@@ -93,10 +95,6 @@ const attemptSchema = growing(
   ),
 );
 
-/** The delivery of one event to one endpoint always has the same id, so a redelivered event adds nothing. */
-export const deliveryIdOf = (eventId: string, endpointId: string): string =>
-  `msg_${createHash('sha256').update(`${eventId}\n${endpointId}`).digest('hex').slice(0, 32)}`;
-
 export const attemptIdOf = (deliveryId: string, attempt: number): string => `${deliveryId}:${attempt}`;
 
 /** The status an attempt log adds up to: the last attempt's outcome, pending before any. */
@@ -128,27 +126,6 @@ const endpointList = (endpointId: string): string => `ep:${endpointId}`;
 const typeList = (endpointId: string, eventType: string): string => `ep:${endpointId}:type:${eventType}`;
 const statusList = (endpointId: string, status: ListedStatus): string => `ep:${endpointId}:status:${status}`;
 const ENDPOINT_LIST = /^ep:[^:]+$/;
-
-export type PersonKey = { kind: 'email'; value: string } | { kind: 'user_id'; value: string };
-
-export const personList = (projectId: string, key: PersonKey): string =>
-  `person:${createHash('sha256').update(`${projectId}\n${key.kind}\n${key.value}`).digest('hex').slice(0, 40)}`;
-
-/** The people a webhook body names (its project's address and user_id), as list names. */
-export function personListsOf(payload: string): string[] {
-  let data: Record<string, unknown> | undefined;
-  try {
-    data = (JSON.parse(payload) as { data?: Record<string, unknown> }).data;
-  } catch {
-    return []; // every body is written by JSON.stringify; this is not one of ours
-  }
-  const projectId = data?.['project_id'];
-  if (!data || typeof projectId !== 'string') return [];
-  const lists: string[] = [];
-  if (typeof data['email'] === 'string') lists.push(personList(projectId, { kind: 'email', value: data['email'] }));
-  if (typeof data['user_id'] === 'string') lists.push(personList(projectId, { kind: 'user_id', value: data['user_id'] }));
-  return lists;
-}
 
 /** The endpoint list entries a new delivery adds. */
 const entriesOf = (d: DeliveryDoc): ListAppend[] =>

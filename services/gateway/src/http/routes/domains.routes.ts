@@ -11,17 +11,8 @@ import {
 } from '@postbus/contracts';
 import { ConflictError, NotFoundError } from '@postbus/errors';
 import type { DnsLookup } from '../../clients/dns-lookup';
-import { randomBytes } from 'node:crypto';
-import {
-  checkRecords,
-  generateDkimKey,
-  ownershipRecord,
-  ownershipRequired,
-  requiredRecords,
-  returnPathRecords,
-  trackingRecords,
-  type DnsRecord,
-} from '../../domain/dns-records';
+import { generateDkimKey, requiredRecords, trackingRecords } from '../../domain/dns-records';
+import { DomainVerification, normaliseDomain, ownershipAsRequired } from '../../domain/domain-verification';
 import type { SecretBox } from '@postbus/crypto';
 import type { DomainDoc, DomainKind, DomainRepository } from '../../model/domain.repository';
 import { defineRoute, type RouteSpec } from '../route';
@@ -50,11 +41,6 @@ const common = (d: DomainDoc) => ({
 
 const toSenderDomain = (d: DomainDoc): SenderDomain =>
   ({ ...common(d), dkim_selector: d.dkim?.selector ?? '', records: d.records, verification: verification(d) }) as SenderDomain;
-/** The ownership record marked as the rule says now, whatever it said when the domain was stored. */
-const ownershipAsRequired = (records: DnsRecord[], required: boolean): DnsRecord[] =>
-  records.map((r) => (r.purpose === 'ownership' ? { ...r, required } : r));
-const newToken = () => randomBytes(16).toString('hex');
-
 // A tracking domain stored before its token was required shows it as required (see ownershipRequired).
 const toTrackingDomain = (d: DomainDoc): TrackingDomain =>
   ({ ...common(d), records: ownershipAsRequired(d.records, true), verification: verification(d) }) as TrackingDomain;
@@ -78,6 +64,7 @@ interface KindSpec {
 
 /** List, read, verify and delete are the same for both kinds of domain; creation differs. */
 function routesFor(spec: KindSpec, { domains, dns, spfInclude, inboundMxHost }: DomainRouteDeps): RouteSpec[] {
+  const verification = new DomainVerification({ domains, dns, spfInclude, inboundMxHost });
   const notFound = `No such ${spec.noun} for this client.`;
   // The path schema has validated the id (a 24-digit hex string) before any handler runs.
   const idOf = (params: Record<string, unknown>) => {
@@ -101,23 +88,8 @@ function routesFor(spec: KindSpec, { domains, dns, spfInclude, inboundMxHost }: 
       body: spec.createBody,
       responses: { 201: { description: `The ${spec.noun}, with the DNS records to publish`, schema: spec.schema } },
       handle: async ({ body, client }) => {
-        const domain = (body as { domain: string }).domain.toLowerCase().replace(/\.$/, '');
-        const createdAt = new Date();
-        // Every domain gets its client's token; see ownershipRequired for when it must verify.
-        const contested = await domains.claimedEarlierByAnother({ clientId: client.clientId, kind: spec.kind, domain, createdAt });
-        const prepared = await spec.prepare(domain);
-        const created = await domains.create({
-          clientId: client.clientId,
-          kind: spec.kind,
-          domain,
-          ...prepared,
-          records: [...prepared.records, ownershipRecord(domain, newToken(), ownershipRequired(spec.kind, contested))],
-          status: 'pending',
-          checks: null,
-          checkedAt: null,
-          verifiedAt: null,
-          createdAt,
-        });
+        const domain = normaliseDomain((body as { domain: string }).domain);
+        const created = await verification.add(client.clientId, spec.kind, domain, spec.prepare);
         if (created === 'exists')
           throw new ConflictError(`${spec.kind}-domain-exists`, `${domain} is already one of this client's ${spec.noun}s.`);
         return { status: 201, body: spec.present(created) };
@@ -154,26 +126,8 @@ function routesFor(spec: KindSpec, { domains, dns, spfInclude, inboundMxHost }: 
       params: spec.paramSchema,
       responses: { 200: { description: `The ${spec.noun} with what DNS answered for each record`, schema: spec.schema } },
       handle: async ({ params, client }) => {
-        const found = await owned(client, idOf(params));
-        // Asked at every check, not only at creation: of two clients adding a domain at once, the later must prove it.
-        const required = ownershipRequired(spec.kind, await domains.claimedEarlierByAnother(found));
-        const records = ownershipAsRequired(found.records, required);
-        // A domain added before tokens existed gets one now, when it needs it.
-        if (required && !records.some((r) => r.purpose === 'ownership')) records.push(ownershipRecord(found.domain, newToken(), true));
-        // So does a sender domain added before bounces were read, its return-path records.
-        if (spec.kind === 'sender' && !records.some((r) => r.purpose === 'return_path_mx'))
-          records.push(...returnPathRecords(found.domain, inboundMxHost, spfInclude));
-        const checks = checkRecords(records, spfInclude, await dns.answersFor(records));
-        const at = new Date();
-        const checked = await domains.recordCheck(client.clientId, spec.kind, idOf(params), records, checks, at);
+        const checked = await verification.verify(await owned(client, idOf(params)));
         if (!checked) throw new NotFoundError(notFound);
-        const proven = checked.status === 'verified' && checks.some((c) => c.purpose === 'ownership' && c.ok);
-        // Tracking domains verified on their CNAME alone, before the token was asked for, stay so
-        // until their next verify; or until a client proves the name is theirs, as here.
-        if (spec.kind === 'tracking' && proven)
-          await domains.withdrawUnproven(spec.kind, checked.domain, client.clientId, at, () =>
-            ownershipRecord(checked.domain, newToken(), true),
-          );
         return { status: 200, body: spec.present(checked) };
       },
     }),

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   EraseAccepted,
   EraseRequest,
@@ -8,13 +7,12 @@ import {
   ErasureParams,
   normaliseEmail,
   ProjectIdParam,
-  Topics,
-  userOrderingKey,
   type UserRef,
 } from '@postbus/contracts';
 import { NotFoundError } from '@postbus/errors';
 import type { CommandSender } from '../../clients/command-sender';
 import type { ErasureClient } from '../../clients/erasure-client';
+import { EraseRequests } from '../../domain/erase-requests';
 import { defineRoute, type RouteSpec } from '../route';
 
 export interface ErasureRouteDeps {
@@ -32,16 +30,7 @@ const ERASURE_DOWN = { 503: { description: 'The erasure service or the bus did n
 
 /** Erase (data plane, any key) and the erasure queue and audit (full keys). */
 export function erasureRoutes({ commands, erasureApi, assertProject, projectIdsOf, emailOfUser }: ErasureRouteDeps): RouteSpec[] {
-  /**
-   * Puts the erase on the email commands under every ordering key the person's triggers may have
-   * (triggers are keyed by address): the mailer suppresses them before any later trigger of theirs.
-   */
-  const orderBeforeLaterTriggers = async (projectId: string, user: UserRef, erasureId: string, requestId: string) => {
-    const email = user.email ?? (user.userId !== undefined ? await emailOfUser(projectId, user.userId) : null);
-    const data = { erasureId, projectId, email, userId: user.userId ?? null, requestedAt: new Date().toISOString() };
-    const keys = new Set([userOrderingKey(projectId, user), ...(email !== null ? [userOrderingKey(projectId, { email })] : [])]);
-    await Promise.all([...keys].map((key) => commands.send(Topics.EmailCommands, 'email.erasure_requested', key, data, requestId)));
-  };
+  const requests = new EraseRequests({ commands, erasures: erasureApi, emailOfUser });
 
   return [
     defineRoute({
@@ -64,25 +53,8 @@ export function erasureRoutes({ commands, erasureApi, assertProject, projectIdsO
       handle: async ({ params, body, client, requestId }) => {
         await assertProject(client.clientId, params.projectId);
         const user: UserRef = body.email !== undefined ? { email: normaliseEmail(body.email) } : { userId: body.user_id ?? '' };
-        const open = await erasureApi.open(params.projectId, user);
-        if (open.erasure) {
-          return {
-            status: 200,
-            body: { status: 'accepted', request_id: requestId, erasure_id: open.erasure.id, erase_at: open.erasure.erase_at },
-          };
-        }
-        const erasureId = `era_${randomBytes(16).toString('hex')}`;
-        await Promise.all([
-          commands.send(
-            Topics.ErasureCommands,
-            'erasure.request',
-            userOrderingKey(params.projectId, user),
-            { erasureId, projectId: params.projectId, user, acceptedAt: new Date().toISOString(), eraseAt: open.erase_at_if_new },
-            requestId,
-          ),
-          orderBeforeLaterTriggers(params.projectId, user, erasureId, requestId),
-        ]);
-        return { status: 200, body: { status: 'accepted', request_id: requestId, erasure_id: erasureId, erase_at: open.erase_at_if_new } };
+        const { erasureId, eraseAt } = await requests.erase(params.projectId, user, requestId);
+        return { status: 200, body: { status: 'accepted', request_id: requestId, erasure_id: erasureId, erase_at: eraseAt } };
       },
     }),
     defineRoute({

@@ -1,6 +1,6 @@
 import { CreateProjectRequest, ListQuery, Project, ProjectIdParam, ProjectList, UpdateProjectRequest } from '@postbus/contracts';
-import { NotFoundError, UnprocessableError } from '@postbus/errors';
-import { fromEmailProblem, type SenderDomainState } from '../../domain/sender-address';
+import { NotFoundError } from '@postbus/errors';
+import { assertProjectDomains, type DomainLookup } from '../../domain/project-domains';
 import type { ProjectRepository } from '../../model/project.repository';
 import { defineRoute, type RouteSpec } from '../route';
 
@@ -11,25 +11,10 @@ export function projectRoutes(
   projects: ProjectRepository,
   onChange: (projectId: string) => void,
   /** The client's domain of that kind with this id, or null. */
-  domainOf: (clientId: string, kind: 'sender' | 'tracking', id: string) => Promise<SenderDomainState | null>,
+  domainOf: DomainLookup,
 ): RouteSpec[] {
-  /** `current`: the project as it is (PATCH); what the body leaves out keeps its value. */
-  const assertDomains = async (clientId: string, body: UpdateProjectRequest, current: Project | null = null) => {
-    const sender = body.sender_domain_id ? await domainOf(clientId, 'sender', body.sender_domain_id) : null;
-    if (body.sender_domain_id && !sender) {
-      throw new UnprocessableError('sender-domain-missing', "sender_domain_id names none of this client's sender domains.");
-    }
-    if (body.tracking_domain_id && !(await domainOf(clientId, 'tracking', body.tracking_domain_id))) {
-      throw new UnprocessableError('tracking-domain-missing', "tracking_domain_id names none of this client's tracking domains.");
-    }
-    // The sender address is checked whenever it or the sender domain changes.
-    if (body.from_email === undefined && body.sender_domain_id === undefined) return;
-    const fromEmail = body.from_email !== undefined ? body.from_email : (current?.from_email ?? null);
-    if (fromEmail === null) return;
-    const senderId = body.sender_domain_id !== undefined ? body.sender_domain_id : (current?.sender_domain_id ?? null);
-    const problem = fromEmailProblem(fromEmail, sender ?? (senderId ? await domainOf(clientId, 'sender', senderId) : null));
-    if (problem) throw new UnprocessableError('from-email-not-on-sender-domain', problem);
-  };
+  const assertDomains = (clientId: string, body: UpdateProjectRequest, current: Project | null = null) =>
+    assertProjectDomains(domainOf, clientId, body, current);
   return [
     defineRoute({
       method: 'post',

@@ -9,9 +9,9 @@ import {
   Topics,
   userOrderingKey,
 } from '@postbus/contracts';
-import { ConflictError, NotFoundError } from '@postbus/errors';
 import type { MailerClient } from '../../clients/mailer-client';
 import type { CommandSender } from '../../clients/command-sender';
+import { unsuppressCommand } from '../../domain/suppression-lifts';
 import { defineRoute, type RouteSpec } from '../route';
 
 export interface SuppressionRouteDeps {
@@ -93,26 +93,9 @@ export function suppressionRoutes({ commands, mailerApi, assertProject }: Suppre
         await assertProject(client.clientId, params.projectId);
         const email = normaliseEmail(params.email);
         const [current] = (await mailerApi.listSuppressions(params.projectId, { email, limit: 1 })).data;
-        if (!current) throw new NotFoundError('This address is not suppressed in this project.');
-        if (current.reason === 'complaint')
-          throw new ConflictError(
-            'suppression-is-a-complaint',
-            'The recipient reported a message as spam: mailing them again would hurt every sender on this installation. The suppression stays.',
-          );
-        // An unsubscribe is lifted as the others are, among the address's email commands (a send
-        // accepted after this 200 is handled after it); the mailer then subscribes the user again.
-        await commands.send(
-          Topics.EmailCommands,
-          'email.unsuppress',
-          userOrderingKey(params.projectId, { email }),
-          {
-            projectId: params.projectId,
-            email,
-            acceptedAt: new Date().toISOString(),
-            ...(current.reason === 'unsubscribed' ? { resubscribe: true } : {}),
-          },
-          requestId,
-        );
+        const command = unsuppressCommand(params.projectId, email, current, new Date());
+        // Among the address's email commands: a send accepted after this 200 is handled after it.
+        await commands.send(Topics.EmailCommands, 'email.unsuppress', userOrderingKey(params.projectId, { email }), command, requestId);
         return { status: 200, body: { status: 'accepted', request_id: requestId } };
       },
     }),

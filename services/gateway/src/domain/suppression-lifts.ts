@@ -1,0 +1,23 @@
+import type { EmailUnsuppressCommand, Suppression } from '@postbus/contracts';
+import { ConflictError, NotFoundError } from '@postbus/errors';
+
+/**
+ * The command that lifts a suppression the client asked to lift (DELETE …/suppressions/{email}),
+ * given the address's current suppression. A complaint stays (the recipient asked for no mail); an
+ * unsubscribe is lifted as the others are, and the user is subscribed again: the client asserts
+ * the recipient's consent.
+ */
+export function unsuppressCommand(
+  projectId: string,
+  email: string,
+  current: Pick<Suppression, 'reason'> | undefined,
+  acceptedAt: Date,
+): EmailUnsuppressCommand {
+  if (!current) throw new NotFoundError('This address is not suppressed in this project.');
+  if (current.reason === 'complaint')
+    throw new ConflictError(
+      'suppression-is-a-complaint',
+      'The recipient reported a message as spam: mailing them again would hurt every sender on this installation. The suppression stays.',
+    );
+  return { projectId, email, acceptedAt: acceptedAt.toISOString(), ...(current.reason === 'unsubscribed' ? { resubscribe: true } : {}) };
+}

@@ -1,0 +1,111 @@
+import type { MessageContext } from '@postbus/bus';
+import { createLogger } from '@postbus/logger';
+import type { DeliveryDoc } from '../model/delivery.repository';
+import type { EndpointDoc } from '../model/endpoint.repository';
+import type { ProjectOwner } from '../model/project.repository';
+import { deliveryIdOf } from './delivery-keys';
+import { EventFanout } from './event-fanout';
+import { bodyOf, userUnsubscribed, type WebhookEvent } from './webhook-payloads';
+
+const logger = createLogger({ service: 'fanout-test', level: 'error' });
+const ctx = (id: string, time = new Date().toISOString()): MessageContext => ({
+  id,
+  type: 't',
+  source: 's',
+  time,
+  key: 'k',
+  topic: 't',
+  partition: 0,
+  offset: '0',
+});
+
+const event = (projectId: string): WebhookEvent =>
+  userUnsubscribed({
+    projectId,
+    id: 'u',
+    userId: null,
+    email: 'ann@example.com',
+    reason: null,
+    unsubscribedAt: '2026-01-01T00:00:00.000Z',
+  });
+
+const endpoint = (id: string, clientId: string, events: string[]): EndpointDoc =>
+  ({ _id: id, clientId, projectId: null, url: 'https://example.com/hook', events, enabled: true }) as EndpointDoc;
+
+function setup(owners: Record<string, ProjectOwner>, endpoints: EndpointDoc[]) {
+  const stored: DeliveryDoc[] = [];
+  const attempted: DeliveryDoc[][] = [];
+  const lookups: string[] = [];
+  const fanout = new EventFanout({
+    logger,
+    projectWaitMs: 300,
+    projects: {
+      ownerOf: (projectId) => {
+        lookups.push(projectId);
+        return Promise.resolve(owners[projectId]);
+      },
+    },
+    endpoints: {
+      matching: (clientId, _projectId, type) =>
+        Promise.resolve(endpoints.filter((e) => e.clientId === clientId && (e.events.includes('*') || e.events.includes(type)))),
+    },
+    deliveries: {
+      add: (docs) => {
+        const fresh = docs.filter((d) => !stored.some((s) => s._id === d._id));
+        stored.push(...fresh);
+        return Promise.resolve(fresh);
+      },
+    },
+    attemptFirst: (docs) => {
+      attempted.push(docs);
+      return Promise.resolve();
+    },
+  });
+  return { fanout, stored, attempted, lookups };
+}
+
+describe('EventFanout', () => {
+  it("makes one delivery per matching endpoint of the project's client, with the body subscribers get", async () => {
+    const { fanout, stored, attempted } = setup({ p1: { clientId: 'cl_1' } }, [
+      endpoint('we_all', 'cl_1', ['*']),
+      endpoint('we_unsub', 'cl_1', ['user.unsubscribed']),
+      endpoint('we_other_type', 'cl_1', ['message.sent']),
+      endpoint('we_other_client', 'cl_2', ['*']),
+    ]);
+    await fanout.deliver([{ event: event('p1'), ctx: ctx('evt_1') }]);
+    expect(stored.map((d) => d.endpointId).sort()).toEqual(['we_all', 'we_unsub']);
+    expect(stored[0]).toMatchObject({
+      _id: deliveryIdOf('evt_1', stored[0]!.endpointId),
+      clientId: 'cl_1',
+      eventId: 'evt_1',
+      eventType: 'user.unsubscribed',
+      payload: bodyOf(event('p1')),
+    });
+    expect(attempted).toEqual([stored]);
+  });
+
+  it('a redelivered event adds no delivery', async () => {
+    const { fanout, stored, attempted } = setup({ p1: { clientId: 'cl_1' } }, [endpoint('we_1', 'cl_1', ['*'])]);
+    await fanout.deliver([{ event: event('p1'), ctx: ctx('evt_1') }]);
+    await fanout.deliver([{ event: event('p1'), ctx: ctx('evt_1') }]);
+    expect(stored).toHaveLength(1);
+    expect(attempted.map((a) => a.length)).toEqual([1, 0]);
+  });
+
+  it('sends nothing for a deleted project, and waits for an unknown one only once', async () => {
+    const { fanout, stored, lookups } = setup({ gone: 'deleted' }, [endpoint('we_1', 'cl_1', ['*'])]);
+    await fanout.deliver([{ event: event('gone'), ctx: ctx('evt_1') }]);
+    expect(lookups).toEqual(['gone']);
+    const started = Date.now();
+    await fanout.deliver([
+      { event: event('unknown'), ctx: ctx('evt_2') },
+      { event: event('unknown'), ctx: ctx('evt_3') },
+    ]);
+    const waited = Date.now() - started;
+    expect(waited).toBeGreaterThanOrEqual(250);
+    const before = lookups.length;
+    await fanout.deliver([{ event: event('unknown'), ctx: ctx('evt_4') }]);
+    expect(lookups.length - before).toBe(1); // given up: no second wait
+    expect(stored).toEqual([]);
+  });
+});
