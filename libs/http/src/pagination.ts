@@ -1,23 +1,6 @@
-import { UnprocessableError } from '@postbus/errors';
 import { decodeCursor, encodeCursor, type CursorFilters, type CursorPosition } from './cursor';
 
 const MAX_SCANNED_PAGES = 20;
-
-// The message log's own position token (services/mailer domain), older than the shared cursor
-// format: its internal API turns it into an `encodeCursor` cursor before it leaves the service.
-const LIST_CURSOR_PREFIX = 'm1.';
-
-/** The message log's token for a sequence-list position (the next page's entries lie below `seq`). */
-export const encodeListCursor = (seq: number): string => Buffer.from(`${LIST_CURSOR_PREFIX}${seq}`).toString('base64url');
-
-export function decodeListCursor(cursor: string): number {
-  const text = Buffer.from(cursor, 'base64url').toString();
-  const seq = Number(text.slice(LIST_CURSOR_PREFIX.length));
-  if (!text.startsWith(LIST_CURSOR_PREFIX) || !Number.isSafeInteger(seq) || seq < 1)
-    // Well-formed (the schema checked its characters) but not one of ours: a 422, not a 400.
-    throw new UnprocessableError('invalid-cursor', 'The cursor is not one this API gave out; use next_cursor of a previous page.');
-  return seq;
-}
 
 export interface FilteredPageOptions<D, V, P extends CursorPosition> {
   limit: number;

@@ -1,6 +1,5 @@
 import type { Message, MessageStatus } from '@postbus/contracts';
 import type { ListPage, PageOptions } from '@postbus/db';
-import { decodeListCursor } from '@postbus/http';
 import { listNames } from './message-lists';
 import type { MessageLists } from '../model/message-list.repository';
 import type { ContentDoc, EventDoc, MessageDoc } from './message-records';
@@ -146,15 +145,15 @@ describe('a page', () => {
     const { log } = fakes([{ id: 'm1' }, { id: 'm2' }, { id: 'm3' }]);
     const first = await log.page({ projectId: P, limit: 2 });
     expect(ids(first.data)).toEqual(['m3', 'm2']);
-    expect(first.next_cursor).not.toBeNull();
-    const second = await log.page({ projectId: P, limit: 2, cursor: first.next_cursor! });
+    expect(first.next).not.toBeNull();
+    const second = await log.page({ projectId: P, limit: 2, before: first.next! });
     expect(ids(second.data)).toEqual(['m1']);
-    expect(second.next_cursor).toBeNull();
+    expect(second.next).toBeNull();
   });
 
   it('that ends exactly at the list’s end has no cursor', async () => {
     const { log } = fakes([{ id: 'm1' }, { id: 'm2' }]);
-    expect(await log.page({ projectId: P, limit: 2 })).toMatchObject({ next_cursor: null });
+    expect(await log.page({ projectId: P, limit: 2 })).toMatchObject({ next: null });
   });
 
   it.each([
@@ -207,11 +206,11 @@ describe('a page', () => {
     const { log, pages } = fakes(specs);
     const first = await log.page({ projectId: P, limit: 10, status: 'sent' });
     expect(first.data).toEqual([]);
-    expect(first.next_cursor).not.toBeNull();
+    expect(first.next).not.toBeNull();
     expect(pages.reduce((n, p) => n + p.options.limit, 0)).toBe(200);
-    // The cursor continues after the 200th newest entry (m101).
-    expect(decodeListCursor(first.next_cursor!)).toBe(101);
-    const second = await log.page({ projectId: P, limit: 10, status: 'sent', cursor: first.next_cursor! });
+    // The next page continues after the 200th newest entry (m101).
+    expect(first.next).toBe(101);
+    const second = await log.page({ projectId: P, limit: 10, status: 'sent', before: first.next! });
     expect(ids(second.data)).toEqual(['m1']);
   });
 
@@ -220,7 +219,7 @@ describe('a page', () => {
     const first = await log.page({ projectId: P, limit: 2 });
     expect(reads).toEqual(['summary m3', 'summary m2']); // once each, though the page holds them too
     reads.length = 0;
-    await log.page({ projectId: P, limit: 2, cursor: first.next_cursor! });
+    await log.page({ projectId: P, limit: 2, before: first.next! });
     expect(reads).toEqual(['summary m1']);
   });
 });

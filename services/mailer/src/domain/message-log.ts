@@ -1,5 +1,4 @@
 import type { Message, MessageContent, MessageStatus } from '@postbus/contracts';
-import { decodeListCursor, encodeListCursor } from '@postbus/http';
 import { messageView } from './message-view';
 import { hasStatusList, listNames } from './message-lists';
 import type { MessageLists } from '../model/message-list.repository';
@@ -17,7 +16,8 @@ export interface MessageQuery {
   /** Accepted at or before. */
   to?: Date;
   limit: number;
-  cursor?: string;
+  /** Where the previous page ended: the list position its `next` named. */
+  before?: number;
 }
 
 /**
@@ -55,9 +55,10 @@ export class MessageLog {
     return { content: doc ? { subject: doc.subject, html: doc.html, text: doc.text, truncated: doc.truncated } : null };
   }
 
-  async page(query: MessageQuery): Promise<{ data: Message[]; next_cursor: string | null }> {
+  /** One page; `next`: the list position the next page reads before, null after the last. */
+  async page(query: MessageQuery): Promise<{ data: Message[]; next: number | null }> {
     const { list, byTime } = this.listFor(query);
-    let before = query.cursor !== undefined ? decodeListCursor(query.cursor) : undefined;
+    let before = query.before;
     const data: Message[] = [];
     const seen = new Set<string>();
     let scanned = 0;
@@ -88,12 +89,12 @@ export class MessageLog {
         data.push(view);
         if (data.length === query.limit) {
           const last = i === page.entries.length - 1 && page.next === null;
-          return { data, next_cursor: last ? null : encodeListCursor(entry.seq) };
+          return { data, next: last ? null : entry.seq };
         }
       }
-      if (page.next === null) return { data, next_cursor: null };
+      if (page.next === null) return { data, next: null };
       before = page.next;
-      if (scanned >= SCAN_BUDGET) return { data, next_cursor: encodeListCursor(before) };
+      if (scanned >= SCAN_BUDGET) return { data, next: before };
     }
   }
 

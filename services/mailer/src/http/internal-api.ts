@@ -15,7 +15,7 @@ import {
   SuppressionListQuery,
 } from '@postbus/contracts';
 import { NotFoundError, ValidationError } from '@postbus/errors';
-import { decodeCursor, decodeListCursor, defineRoute, encodeCursor, encodeListCursor, isSequence, serveRoutes } from '@postbus/http';
+import { decodeCursor, defineRoute, encodeCursor, isSequence, serveRoutes } from '@postbus/http';
 import type { MessageLog } from '../domain/message-log';
 import type { StatusRollups } from '../model/rollup.repository';
 import type { Suppressions } from '../model/suppression.repository';
@@ -51,8 +51,6 @@ export function internalApi(log: MessageLog, rollups: StatusRollups, suppression
       handle: async ({ params, query }) => {
         const { email, user_id: userId, email_key: emailKey, status, from, to } = query;
         const filters = { email: email && normaliseEmail(email), user_id: userId, email_key: emailKey, status, from, to };
-        // The message log (services/mailer/src/domain) speaks its own position token: translated here.
-        const before = query.cursor ? decodeCursor(query.cursor, filters, isSequence) : undefined;
         const page = await log.page({
           projectId: params.projectId,
           ...(filters.email ? { email: filters.email } : {}),
@@ -62,10 +60,9 @@ export function internalApi(log: MessageLog, rollups: StatusRollups, suppression
           ...(from ? { from: new Date(from) } : {}),
           ...(to ? { to: new Date(to) } : {}),
           limit: query.limit ?? PAGE_LIMIT.default,
-          ...(before !== undefined ? { cursor: encodeListCursor(before) } : {}),
+          ...(query.cursor ? { before: decodeCursor(query.cursor, filters, isSequence) } : {}),
         });
-        const next = page.next_cursor === null ? null : encodeCursor(decodeListCursor(page.next_cursor), filters);
-        return { status: 200, body: { data: page.data, next_cursor: next } };
+        return { status: 200, body: { data: page.data, next_cursor: page.next === null ? null : encodeCursor(page.next, filters) } };
       },
     }),
     defineRoute({
