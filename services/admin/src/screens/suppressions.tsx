@@ -169,6 +169,15 @@ function SuppressionTable({
 const isListed = async (projectId: string, email: string): Promise<boolean> =>
   (await api<SuppressionList>(`/projects/${projectId}/suppressions`, { query: { email, limit: 1 } })).data.length > 0;
 
+/**
+ * Whether a suppression just added is on the list's first page: the mailer stores it, then adds it
+ * to its project's list, so for a moment it is found by address but not yet listed.
+ */
+const isNewest = async (projectId: string, email: string): Promise<boolean> =>
+  (await api<SuppressionList>(`/projects/${projectId}/suppressions`, { query: { limit: SUPPRESSIONS_PER_PAGE } })).data.some(
+    (s) => s.email === email,
+  );
+
 /** The project's suppression list: the addresses that get no mail and why; filter it, add one by hand, remove one. */
 export function SuppressionsScreen() {
   const { projectId = '' } = useParams();
@@ -200,7 +209,7 @@ export function SuppressionsScreen() {
     mutationFn: async (email: string) => {
       const body: CreateSuppressionRequest = { email, reason: 'manual' };
       await api(`/projects/${projectId}/suppressions`, { method: 'POST', body });
-      return { email, applied: await eventually(() => isListed(projectId, email)) };
+      return { email, applied: await eventually(async () => (await isListed(projectId, email)) && (await isNewest(projectId, email))) };
     },
     onSuccess: ({ email, applied }) => {
       setNewEmail('');
