@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
-import { connectDb, type Connection } from '@postbus/db';
+import { connectDb, isPointFilter, recordQueries, type Connection } from '@postbus/db';
 import { defaultMongoUrl, uniqueName } from '@postbus/testing';
+import { ERASURE } from '../src/domain/suppression-reasons';
 import { Suppressions } from '../src/model/suppression.repository';
 
 /** A project's suppression list against the real MongoDB-wire server: what it shows, in what order, and what an erasure leaves. */
@@ -135,5 +136,48 @@ describe('the suppression list', () => {
     ]);
     await suppressions.block(P, 'half@example.org', 'hard_bounce', at(72), 'msg_half');
     expect((await suppressions.page(P, { limit: 50 })).data.filter((s) => s.email === 'half@example.org')).toHaveLength(1);
+  });
+
+  it('answers the trigger path by _id alone: one read a recipient, one more for its user id, two dozen suppressions or none', async () => {
+    for (let i = 0; i < 24; i++) await suppressions.block(P, `dead-${i}@example.org`, 'hard_bounce', at(80));
+    const recipients = Array.from({ length: 10 }, (_, i) => ({ projectId: P, email: `alive-${i}@example.org`, userId: `u-alive-${i}` }));
+    const recorded = recordQueries(['suppressions', 'suppressed_addresses']);
+    let reasons: Array<string | undefined>;
+    try {
+      reasons = await suppressions.reasons([...recipients, { projectId: P, email: 'dead-3@example.org' }]);
+    } finally {
+      recorded.stop();
+    }
+    expect(reasons).toEqual([...recipients.map(() => undefined), 'hard_bounce']);
+    expect(recorded.queries.filter((q) => !isPointFilter(q.filter))).toEqual([]);
+    // 10 markers and 10 user ids; the suppressed address: its marker and the four keys it may have.
+    expect(recorded.queries).toHaveLength(25);
+  });
+
+  it('marks the suppressions stored before markers were kept at its first start, and only then', async () => {
+    const older = await connectDb({ url: defaultMongoUrl(), dbName: uniqueName('t').replace(/-/g, '_') });
+    try {
+      const Q = 'p-before-markers';
+      await older.collection('suppressions').insertMany([
+        { _id: `${Q}:block:gone@example.org`, projectId: Q, email: 'gone@example.org', reason: 'hard_bounce', at: at(1) },
+        { _id: `${Q}:left@example.org`, projectId: Q, email: 'left@example.org', reason: 'unsubscribed', at: at(2) },
+        { _id: `${Q}:erase:email:leaving@example.org`, projectId: Q, email: 'leaving@example.org', reason: ERASURE, at: at(3) },
+        { _id: `${Q}:erased:${hashAddress('erased@example.org')}`, projectId: Q, email: null, reason: 'complaint', at: at(4) },
+      ] as never[]);
+      const upgraded = new Suppressions(older, hashAddress);
+      await upgraded.init();
+      const addresses = ['gone', 'left', 'leaving', 'erased', 'never'].map((name) => ({ projectId: Q, email: `${name}@example.org` }));
+      expect(await upgraded.reasons(addresses)).toEqual(['hard_bounce', 'unsubscribed', ERASURE, 'complaint', undefined]);
+
+      // A suppression stored without its marker after the first start (which no mailer does) stays unseen: no second scan.
+      await older
+        .collection('suppressions')
+        .insertOne({ _id: `${Q}:later@example.org`, projectId: Q, email: 'later@example.org', reason: 'unsubscribed', at: at(5) } as never);
+      await new Suppressions(older, hashAddress).init();
+      expect(await upgraded.reasons([{ projectId: Q, email: 'later@example.org' }])).toEqual([undefined]);
+    } finally {
+      await older.dropDatabase();
+      await older.close();
+    }
   });
 });

@@ -2,31 +2,47 @@ import type { Connection } from 'mongoose';
 import { ERASURE } from '../domain/suppression-reasons';
 import { Suppressions } from './suppression.repository';
 
-/** A suppressions collection in memory, counting the reads. */
-function fakeConnection(docs: Array<{ _id: string; reason: string }>) {
-  const finds: unknown[] = [];
-  const model = {
-    find(filter: { _id: { $in: string[] } }) {
-      finds.push(filter);
-      const found = docs.filter((d) => filter._id.$in.includes(d._id));
-      return { lean: () => ({ exec: () => Promise.resolve(found) }) };
-    },
-  };
-  return { connection: { model: () => model, models: {} } as unknown as Connection, finds };
+/** Collections in memory by model name, recording each point read as `<model> <id>`. */
+function fakeConnection(collections: Record<string, Array<{ _id: string; reason?: string }>>) {
+  const reads: string[] = [];
+  const connection = {
+    models: {},
+    model: (name: string) => ({
+      findById(id: string) {
+        reads.push(`${name} ${id}`);
+        const found = (collections[name] ?? []).find((d) => d._id === id) ?? null;
+        return { lean: () => ({ exec: () => Promise.resolve(found) }) };
+      },
+    }),
+  } as unknown as Connection;
+  return { connection, reads };
 }
 
 const P = 'p1';
+const hash = (email: string) => `hash(${email})`;
 
 describe('Suppressions.reasonFor', () => {
-  it('asks for the address and the user id of concurrent recipients in one read', async () => {
-    const { connection, finds } = fakeConnection([
+  const { connection, reads } = fakeConnection({
+    Suppression: [
       { _id: `${P}:unsub@example.org`, reason: 'unsubscribed' },
       { _id: `${P}:both@example.org`, reason: 'unsubscribed' },
       { _id: `${P}:erase:email:both@example.org`, reason: ERASURE },
       { _id: `${P}:erase:uid:u-7`, reason: ERASURE },
       { _id: `${P}:erased:hash(bounced@example.org)`, reason: 'hard_bounce' },
-    ]);
-    const suppressions = new Suppressions(connection, (email) => `hash(${email})`);
+      { _id: `${P}:block:dead@example.org`, reason: 'hard_bounce' },
+      { _id: `${P}:dead@example.org`, reason: 'unsubscribed' },
+    ],
+    SuppressedAddress: ['unsub@example.org', 'both@example.org', 'bounced@example.org', 'dead@example.org'].map((email) => ({
+      _id: `${P}:${hash(email)}`,
+    })),
+  });
+  const suppressions = new Suppressions(connection, hash);
+
+  beforeEach(() => {
+    reads.length = 0;
+  });
+
+  it('finds why each recipient gets no mail: an erasure wins, then what the mail system said, then an unsubscribe', async () => {
     const reasons = await Promise.all([
       suppressions.reasonFor({ projectId: P, email: 'free@example.org', userId: null }),
       suppressions.reasonFor({ projectId: P, email: 'unsub@example.org', userId: 'u-1' }),
@@ -35,12 +51,35 @@ describe('Suppressions.reasonFor', () => {
       suppressions.reasonFor({ projectId: 'p2', email: 'both@example.org', userId: 'u-7' }),
       // An erased address that bounced: found by the hash of the address alone.
       suppressions.reasonFor({ projectId: P, email: 'bounced@example.org', userId: null }),
+      suppressions.reasonFor({ projectId: P, email: 'dead@example.org', userId: null }),
     ]);
-    expect(reasons).toEqual([undefined, 'unsubscribed', ERASURE, ERASURE, undefined, 'hard_bounce']);
-    // The first call reads alone; the five that came while it was in flight share the second read.
-    expect(finds).toHaveLength(2);
-    expect((finds[1] as { _id: { $in: string[] } })._id.$in).toEqual(
-      expect.arrayContaining([`${P}:erase:uid:u-1`, `${P}:unsub@example.org`, `${P}:erase:email:unsub@example.org`, 'p2:erase:uid:u-7']),
+    expect(reasons).toEqual([undefined, 'unsubscribed', ERASURE, ERASURE, undefined, 'hard_bounce', 'hard_bounce']);
+  });
+
+  it('reads an unmarked address by its marker alone, and a user id by its erasure', async () => {
+    await suppressions.reasons([
+      { projectId: P, email: 'free@example.org', userId: 'u-3' },
+      { projectId: 'p2', email: 'both@example.org' },
+    ]);
+    expect(reads.sort()).toEqual(
+      [
+        `Suppression ${P}:erase:uid:u-3`,
+        `SuppressedAddress ${P}:${hash('free@example.org')}`,
+        `SuppressedAddress p2:${hash('both@example.org')}`,
+      ].sort(),
+    );
+  });
+
+  it('reads the keys a marked address may have', async () => {
+    await suppressions.reasons([{ projectId: P, email: 'dead@example.org' }]);
+    expect(reads.sort()).toEqual(
+      [
+        `SuppressedAddress ${P}:${hash('dead@example.org')}`,
+        `Suppression ${P}:erase:email:dead@example.org`,
+        `Suppression ${P}:block:dead@example.org`,
+        `Suppression ${P}:erased:${hash('dead@example.org')}`,
+        `Suppression ${P}:dead@example.org`,
+      ].sort(),
     );
   });
 });

@@ -51,6 +51,20 @@ const suppressionSchema = new Schema<SuppressionDoc>(
   { collection: 'suppressions', versionKey: false },
 );
 
+/**
+ * That an address may have a suppression: `_id` is `<project>:<hash of the address>` (see
+ * markerKey). Written before any suppression keyed by the address, and kept when they are lifted
+ * or erased (it names no address), so a missing marker proves the address has none.
+ */
+interface MarkerDoc {
+  _id: string;
+}
+
+const markerSchema = new Schema<MarkerDoc>({ _id: String }, { collection: 'suppressed_addresses', versionKey: false });
+
+/** Marks that every suppression stored before the markers were kept has one (see `init`). */
+const MARKERS_BACKFILLED = '#backfilled';
+
 const softBounceSchema = new Schema<SoftBounceDoc>(
   { _id: String, count: Number, at: Date },
   { collection: 'soft_bounces', versionKey: false },
@@ -87,6 +101,10 @@ const listEntryKey = (projectId: string, token: string) => `${projectId}:entry:$
 // hash of the address (the erasure audit key's HMAC): no address is kept, and a trigger to it is
 // still suppressed, since the address is still dead, or still complains, whoever has it now.
 const erasedKey = (projectId: string, addressHash: string) => `${projectId}:erased:${addressHash}`;
+// The trigger path's first read: one point read a recipient, which the embedded store serves from
+// its index however many suppressions there are, where a `$in` read of the keys below would scan
+// them all. Only an address with a marker has the keys above read (see `reasons`).
+const markerKey = (projectId: string, addressHash: string) => `${projectId}:${addressHash}`;
 const OUTLIVING_ERASURE: ReadonlySet<string> = new Set<SuppressionReason>(['hard_bounce', 'soft_bounce_limit', 'complaint']);
 const newEntryToken = () => randomBytes(9).toString('base64url');
 
@@ -124,6 +142,8 @@ export class Suppressions {
 
   private readonly SoftBounce;
 
+  private readonly Marker;
+
   private readonly lists: SequenceLists;
 
   /** `hashAddress`: the HMAC of an address under the erasure audit key (see erasedKey). */
@@ -133,11 +153,44 @@ export class Suppressions {
   ) {
     this.Suppression = connection.model<SuppressionDoc>('Suppression', suppressionSchema);
     this.SoftBounce = connection.model<SoftBounceDoc>('SoftBounce', softBounceSchema);
+    this.Marker = connection.model<MarkerDoc>('SuppressedAddress', markerSchema);
     this.lists = new SequenceLists(connection, 'suppression_lists', { registry: false });
   }
 
   async init(): Promise<void> {
-    await Promise.all([this.Suppression.init(), this.SoftBounce.init(), this.lists.init()]);
+    await Promise.all([this.Suppression.init(), this.SoftBounce.init(), this.Marker.init(), this.lists.init()]);
+    await this.backfillMarkers();
+  }
+
+  /**
+   * Marks the addresses of suppressions stored before markers were kept, once: a scan of every
+   * suppression, at the first start of a mailer that keeps them. Every mailer of a deployment must
+   * keep them before it is relied on: one that does not would store a suppression the others miss.
+   */
+  private async backfillMarkers(): Promise<void> {
+    if (await this.Marker.exists({ _id: MARKERS_BACKFILLED }).exec()) return;
+    const docs = await this.Suppression.find({}, { projectId: 1, email: 1 })
+      .lean<Array<Pick<SuppressionDoc, '_id' | 'projectId' | 'email'>>>()
+      .exec();
+    const markers = docs.flatMap(({ _id, projectId, email }) => {
+      if (email) return [markerKey(projectId, this.hashAddress(email))];
+      const erased = `${projectId}:erased:`;
+      return _id.startsWith(erased) ? [markerKey(projectId, _id.slice(erased.length))] : [];
+    });
+    await insertNew(
+      this.Marker,
+      [...new Set(markers)].map((_id) => ({ _id })),
+    );
+    await insertNew(this.Marker, [{ _id: MARKERS_BACKFILLED }]);
+  }
+
+  /** Marks addresses as possibly suppressed, before a suppression keyed by them is stored. */
+  private async mark(addresses: Array<{ projectId: string; email: string }>): Promise<void> {
+    if (addresses.length === 0) return;
+    await insertNew(
+      this.Marker,
+      [...new Set(addresses.map(({ projectId, email }) => markerKey(projectId, this.hashAddress(email))))].map((_id) => ({ _id })),
+    );
   }
 
   /**
@@ -155,6 +208,7 @@ export class Suppressions {
       entry: newEntryToken(),
       ...(messageId ? { messageId } : {}),
     }));
+    await this.mark(docs);
     const taken = await insertNew(this.Suppression, docs);
     await this.listed(docs.filter((_, i) => !taken.has(i)));
     return Promise.all(docs.map((doc, i) => (taken.has(i) ? this.stored(doc) : Promise.resolve(doc))));
@@ -282,11 +336,13 @@ export class Suppressions {
 
   /** Suppresses an unsubscribed address (for emails not sent to the unsubscribed); returns its suppression, new or not (the first stays). */
   async unsubscribed(projectId: string, email: string, at: Date): Promise<SuppressionDoc> {
+    await this.mark([{ projectId, email }]);
     return this.stored({ _id: keyOf(projectId, email), projectId, email, reason: 'unsubscribed', at, entry: newEntryToken() });
   }
 
   /** Suppresses a person whose erasure is scheduled, by address and by user id (a replay adds nothing). */
   async addErasure(target: ErasureTarget, at: Date): Promise<void> {
+    if (target.email !== null) await this.mark([{ projectId: target.projectId, email: target.email }]);
     await insertNew(this.Suppression, erasureDocs(target, at));
   }
 
@@ -315,7 +371,8 @@ export class Suppressions {
     const outliving = listedDocs.filter(
       (d) => d.email && d._id === blockKey(projectId, d.email) && OUTLIVING_ERASURE.has(d.reason) && d.at <= before,
     );
-    if (outliving.length > 0)
+    if (outliving.length > 0) {
+      await this.mark(outliving.map((d) => ({ projectId, email: d.email! })));
       await insertNew(
         this.Suppression,
         outliving.map((d) => ({
@@ -326,6 +383,7 @@ export class Suppressions {
           at: d.at,
         })),
       );
+    }
     await deleteByIds(this.Suppression, entries);
     const keys = [
       ...emails.flatMap((e) => [keyOf(projectId, e), blockKey(projectId, e), erasureEmailKey(projectId, e)]),
@@ -342,29 +400,44 @@ export class Suppressions {
   private readonly lookups = new GroupCommit<Recipient, string | undefined>((recipients) => this.reasons(recipients));
 
   /**
-   * Why each recipient gets no mail (undefined when it gets mail), in order, in one `$in` read of
-   * the keys they may have. A pending erasure of the address or of the user id wins over any other
-   * reason, and what the address's mail system reported wins over an unsubscribe. The embedded
-   * store scans the whole collection for a `$in` read: a group of triggers costs one scan of every
-   * suppression, cheaper than four point reads a recipient while the collection holds less than
-   * about 7,000 documents, and dearer beyond (docs/operations.md, Suppressions).
+   * Why each recipient gets no mail (undefined when it gets mail), in order, by point reads only: its
+   * address's marker and the erasure of its user id, then, for an address with a marker, the keys it
+   * may have. A pending erasure of the address or of the user id wins over any other reason, and
+   * what the address's mail system reported wins over an unsubscribe.
    */
   async reasons(recipients: Recipient[]): Promise<Array<string | undefined>> {
     if (recipients.length === 0) return [];
-    const keysOf = ({ projectId, email, userId }: Recipient) => ({
-      erasure: [erasureEmailKey(projectId, email), ...(userId ? [erasureUserKey(projectId, userId)] : [])],
-      block: blockKey(projectId, email),
-      erased: erasedKey(projectId, this.hashAddress(email)),
-      other: keyOf(projectId, email),
+    const keys = recipients.map(({ projectId, email, userId }) => {
+      const hash = this.hashAddress(email);
+      return {
+        marker: markerKey(projectId, hash),
+        userErasure: userId ? erasureUserKey(projectId, userId) : undefined,
+        erasure: erasureEmailKey(projectId, email),
+        block: blockKey(projectId, email),
+        erased: erasedKey(projectId, hash),
+        other: keyOf(projectId, email),
+      };
     });
-    const keys = recipients.map(keysOf);
-    const all = [...new Set(keys.flatMap((k) => [...k.erasure, k.block, k.erased, k.other]))];
-    const docs = await this.Suppression.find({ _id: { $in: all } })
-      .lean<SuppressionDoc[]>()
-      .exec();
-    const reasons = new Map(docs.map((d) => [d._id, d.reason]));
+    const [markers, userErasures] = await Promise.all([
+      findByIds(
+        this.Marker,
+        keys.map((k) => k.marker),
+      ),
+      findByIds(
+        this.Suppression,
+        keys.flatMap((k) => (k.userErasure ? [k.userErasure] : [])),
+      ),
+    ]);
+    const marked = new Set(markers.map((m) => m._id));
+    const details = await findByIds(
+      this.Suppression,
+      keys.flatMap((k) => (marked.has(k.marker) ? [k.erasure, k.block, k.erased, k.other] : [])),
+    );
+    const reasons = new Map([...userErasures, ...details].map((d) => [d._id, d.reason]));
     return keys.map((k) =>
-      k.erasure.some((key) => reasons.has(key)) ? ERASURE : (reasons.get(k.block) ?? reasons.get(k.erased) ?? reasons.get(k.other)),
+      reasons.has(k.erasure) || (k.userErasure !== undefined && reasons.has(k.userErasure))
+        ? ERASURE
+        : (reasons.get(k.block) ?? reasons.get(k.erased) ?? reasons.get(k.other)),
     );
   }
 }
