@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { CommonConfig, RequiredInProduction } from '@postbus/config';
-import { DEFAULT_SUBSCRIPTION_LIMITS, type SubscriptionLimits } from './subscriptions/limits';
+import { DEFAULT_SUBSCRIPTION_LIMITS, type SubscriptionLimits } from './domain/subscription-limits';
 
 const url = (name: string, port: number) =>
   Type.String({ default: `http://127.0.0.1:${port}`, pattern: '^https?://', description: `where the ${name} answers /readyz` });

@@ -2,7 +2,7 @@ import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { startSmtpSink, waitFor, type SmtpSink } from '@postbus/testing';
-import { publicRouter, type PublicRouter } from '../src/http/public-router';
+import { statusPublishing, type Publishing } from '../src/app';
 import { activeMaintenance, buildSnapshot, FakeStatusSource, openIncident, PREVIEW_NOW } from '../src/preview/scenarios';
 import { InMemorySubscriberStore } from '../src/model/subscriber.repository';
 
@@ -11,7 +11,7 @@ describe('email subscribers', () => {
   let sink: SmtpSink;
   let app: Server;
   let appUrl: string;
-  let router: PublicRouter;
+  let router: Publishing;
   const source = new FakeStatusSource(buildSnapshot({ history: true }));
   const subscribers = new InMemorySubscriberStore();
   const address = `ada.${Date.now()}@example.com`;
@@ -22,7 +22,7 @@ describe('email subscribers', () => {
     app = http.createServer(server);
     await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
     appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
-    router = publicRouter(source, {
+    router = statusPublishing(source, {
       baseUrl: appUrl,
       subscribers,
       tokenSecret: 'a-test-secret-of-enough-length',

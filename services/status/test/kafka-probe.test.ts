@@ -1,7 +1,7 @@
 import { Kafka, logLevel, type Admin, type Producer } from 'kafkajs';
 import { defaultKafkaBrokers, uniqueName } from '@postbus/testing';
-import { kafkaProbe } from '../src/probes/kafka-probe';
-import type { ProbeOutcome } from '../src/probes/probe';
+import { kafkaProbe } from '../src/clients/probes/kafka-probe';
+import type { ProbeOutcome } from '../src/clients/probes/probe';
 
 const brokers = defaultKafkaBrokers().split(',');
 

@@ -5,9 +5,9 @@ import mongoose from 'mongoose';
 import { createLogger } from '@postbus/logger';
 import { defaultMongoUrl, uniqueName, waitFor } from '@postbus/testing';
 import { ComponentIds } from '../src/domain/components';
-import type { StatusEngine } from '../src/engine/engine';
-import { Persistence } from '../src/engine/persistence';
-import { SnapshotFile } from '../src/engine/snapshot-file';
+import type { StatusEngine } from '../src/domain/status-engine';
+import { Persistence } from '../src/model/persistence';
+import { SnapshotFile } from '../src/model/snapshot-file';
 import { testEngine } from './test-engine';
 
 const logger = createLogger({ service: 'status-test', level: 'error' });

@@ -6,7 +6,7 @@ import express from 'express';
 import { SecretBox } from '@postbus/crypto';
 import { connectDb, type Connection } from '@postbus/db';
 import { defaultMongoUrl, sleep, startSmtpSink, uniqueName, waitFor, type SmtpSink } from '@postbus/testing';
-import { publicRouter, type PublicRouter, type PublicRouterOptions } from '../src/http/public-router';
+import { statusPublishing, type Publishing, type PublishingOptions } from '../src/app';
 import { buildSnapshot, FakeStatusSource, openIncident, PREVIEW_NOW } from '../src/preview/scenarios';
 import { MongoSubscriberStore } from '../src/model/subscriber.repository';
 
@@ -33,7 +33,7 @@ const listen = (server: Server) =>
 describe('status subscriptions under abuse', () => {
   let sink: SmtpSink;
   const databases: Connection[] = [];
-  const servers: Array<{ router: PublicRouter; server: Server }> = [];
+  const servers: Array<{ router: Publishing; server: Server }> = [];
   const source = new FakeStatusSource(buildSnapshot({ history: true }));
 
   beforeAll(async () => {
@@ -62,12 +62,12 @@ describe('status subscriptions under abuse', () => {
   };
 
   /** The public router on a server of its own that believes X-Forwarded-For from loopback (a proxy in front). */
-  const serve = async (store: MongoSubscriberStore, options: Partial<PublicRouterOptions> = {}) => {
+  const serve = async (store: MongoSubscriberStore, options: Partial<PublishingOptions> = {}) => {
     const app = express();
     app.set('trust proxy', 'loopback');
     const server = http.createServer(app);
     const url = await listen(server);
-    const router = publicRouter(source, {
+    const router = statusPublishing(source, {
       baseUrl: url,
       subscribers: store,
       tokenSecret: 'a-test-secret-of-enough-length',

@@ -1,5 +1,5 @@
 import { componentDefinitions } from '../src/domain/components';
-import { StatusEngine, type EngineOptions } from '../src/engine/engine';
+import { StatusEngine, type EngineOptions } from '../src/domain/status-engine';
 
 /** The status engine as the tests run it: the real components and damping, and what a test changes. */
 export const testEngine = (overrides: Partial<EngineOptions> = {}): StatusEngine =>

@@ -5,7 +5,7 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { NotFoundError, UnauthorizedError, UnsupportedMediaTypeError, ValidationError } from '@postbus/errors';
 import { IMPACTS, INCIDENT_STATUSES, MAINTENANCE_STATUSES } from '../domain/model';
-import type { StatusEngine } from '../engine/engine';
+import type { StatusEngine } from '../domain/status-engine';
 
 const literals = <T extends readonly string[]>(values: T) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });
 const Text = (max: number) => Type.String({ minLength: 1, maxLength: max, pattern: '\\S' });

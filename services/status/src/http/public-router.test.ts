@@ -5,10 +5,12 @@ import addFormats from 'ajv-formats';
 import express from 'express';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { publicRouter } from './public-router';
-import { STATUSPAGE_SCHEMAS } from '../publish/statuspage.schema';
+import { STATUSPAGE_SCHEMAS } from '../domain/statuspage.schema';
 import { activeMaintenance, buildSnapshot, FakeStatusSource, openIncident, PREVIEW_NOW, previewSnapshot } from '../preview/scenarios';
 import { InMemorySubscriberStore } from '../model/subscriber.repository';
 import type { StatusSnapshot } from '../domain/model';
+import { SubscriptionTokens } from '../domain/subscription-tokens';
+import { Subscriptions } from '../domain/subscriptions';
 
 const OPERATOR_TOKEN = 'operator-token-for-tests';
 
@@ -19,19 +21,21 @@ async function serve(snapshot: StatusSnapshot) {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const router = publicRouter(source, {
+  const subscribers = new InMemorySubscriberStore();
+  const subscriptions = new Subscriptions({
+    subscribers,
     baseUrl: url,
-    operatorToken: OPERATOR_TOKEN,
-    subscribers: new InMemorySubscriberStore(),
-    tokenSecret: 'a-test-secret-of-enough-length',
+    tokens: new SubscriptionTokens('a-test-secret-of-enough-length'),
+    confirmations: { sendsMail: false, sendConfirmation: () => undefined },
+    policy: undefined,
   });
+  const router = publicRouter(source, { baseUrl: url, operatorToken: OPERATOR_TOKEN, subscriptions, subscribers });
   app.use(router);
   return {
     source,
     url,
     get: (path: string, headers: Record<string, string> = {}) => fetch(`${url}${path}`, { headers }),
     close: async () => {
-      await router.stop();
       await new Promise((resolve) => server.close(resolve));
     },
   };

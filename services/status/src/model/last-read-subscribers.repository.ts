@@ -1,9 +1,7 @@
 import type { Logger } from '@postbus/logger';
-import { JsonFile } from '../engine/snapshot-file';
+import type { LastRead, SubscriberRef } from '../domain/notifier';
+import { JsonFile } from './snapshot-file';
 import type { Subscriber } from './subscriber.repository';
-
-/** A subscriber as notifications name it: their address and secret are read when a notification goes. */
-export type SubscriberRef = Pick<Subscriber, 'id' | 'kind'>;
 
 /**
  * The confirmed subscribers last read, by id and kind only (no address, no secret), kept in a file
@@ -11,7 +9,7 @@ export type SubscriberRef = Pick<Subscriber, 'id' | 'kind'>;
  * queued for them at once, and their outbox entries wait for the database to be sent. In memory
  * only without an outbox file.
  */
-export class LastReadSubscribers {
+export class LastReadSubscribers implements LastRead {
   private readonly file: JsonFile<SubscriberRef[]> | undefined;
   private lastRead: SubscriberRef[] | undefined;
   /** Resolves once the file has been read (or could not be). */

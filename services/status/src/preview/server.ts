@@ -1,5 +1,5 @@
 import express from 'express';
-import { publicRouter } from '../http/public-router';
+import { statusPublishing } from '../app';
 import { InMemorySubscriberStore } from '../model/subscriber.repository';
 import { FakeStatusSource, PREVIEW_STATES, previewSnapshot } from './scenarios';
 
@@ -15,7 +15,7 @@ for (const state of PREVIEW_STATES) {
   const source = new FakeStatusSource(previewSnapshot(state));
   app.use(
     `/${state}`,
-    publicRouter(source, {
+    statusPublishing(source, {
       baseUrl: `http://127.0.0.1:${port}/${state}`,
       operatorToken: 'preview-operator-token',
       subscribers: new InMemorySubscriberStore(),

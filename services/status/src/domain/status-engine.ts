@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { NotFoundError, ValidationError } from '@postbus/errors';
 import { clone } from './clone';
-import { impactOf, isBad, SEVERITY, worstImpact } from '../domain/components';
-import { accumulate, dailyKey, dayOf, pruneDays, recordFor, HISTORY_DAYS } from '../domain/daily';
-import { applyCheck, initialDamping, type DampedState, type DampingRule } from '../domain/damping';
-import { dueMaintenanceStatus, isUnderway } from '../domain/maintenance';
+import { impactOf, isBad, SEVERITY, worstImpact } from './components';
+import { accumulate, dailyKey, dayOf, pruneDays, recordFor, HISTORY_DAYS } from './daily';
+import { applyCheck, initialDamping, type DampedState, type DampingRule } from './damping';
+import { dueMaintenanceStatus, isUnderway } from './maintenance';
 import type {
   AffectedComponent,
   CanarySample,
@@ -23,7 +23,7 @@ import type {
   StatusEvent,
   StatusSnapshot,
   StatusSource,
-} from '../domain/model';
+} from './model';
 import type { PendingChanges, SavedState } from '../model/saved-state';
 
 export type Clock = () => Date;

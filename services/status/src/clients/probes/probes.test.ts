@@ -2,7 +2,7 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type Server as TcpServer } from 'node:net';
 import { readyzProbe } from './http-probes';
 import { smtpProbe } from './smtp-probe';
-import type { CheckResult } from '../domain/model';
+import type { CheckResult } from '../../domain/model';
 
 const listening = <T extends Server | TcpServer>(server: T): Promise<number> =>
   new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));

@@ -1,13 +1,37 @@
-import type { AddressPolicy } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
-import type { StatusEvent, StatusSource } from '../domain/model';
-import { JsonFile } from '../engine/snapshot-file';
-import { LastReadSubscribers, type SubscriberRef } from '../model/last-read-subscribers.repository';
 import type { Subscriber, SubscriberStore } from '../model/subscriber.repository';
-import { notificationMail, StatusMailer } from './email';
-import { NotificationOutbox, type PendingNotification } from './outbox';
-import { webhookPayload } from './payloads';
-import { DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS, postNotification } from './webhooks';
+import type { StatusEvent, StatusSource } from './model';
+import { notificationMail, type NotificationMail } from './notification-mail';
+import type { NotificationContent, NotificationSenders } from './notification-outbox';
+import { webhookOutcome } from './notification-outbox';
+import { webhookPayload } from './webhook-payload';
+
+/** A subscriber as notifications name it: their address and secret are read when a notification goes. */
+export type SubscriberRef = Pick<Subscriber, 'id' | 'kind'>;
+
+/** The mails the status service sends (`clients/status-mailer.ts`, over its own SMTP relay). */
+export interface StatusMail {
+  sendConfirmation(to: string, confirmUrl: string): Promise<void>;
+  send(to: string, mail: NotificationMail): Promise<void>;
+  close(): void;
+}
+
+/** The notification outbox as the notifier uses it (`NotificationOutbox`). */
+export interface Outbox {
+  /** Takes up what a previous run left pending. */
+  resume(): Promise<void>;
+  enqueue(subscriberId: string, content: NotificationContent): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** The confirmed subscribers last read, kept for a database outage (`model/last-read-subscribers.repository.ts`). */
+export interface LastRead {
+  /** Resolves once what was kept has been read (or could not be). */
+  readonly loaded: Promise<void>;
+  /** The subscribers last read; undefined when none were read yet. */
+  get(): SubscriberRef[] | undefined;
+  remember(subscribers: Subscriber[]): Promise<void>;
+}
 
 export interface NotifierOptions {
   subscribers: SubscriberStore;
@@ -15,34 +39,46 @@ export interface NotifierOptions {
   baseUrl: string;
   /** The unsubscribe link a notification carries. */
   unsubscribeUrl: (subscriber: Pick<Subscriber, 'id'>) => string;
-  /** Where webhooks may be sent; undefined admits every address and port. */
-  policy: AddressPolicy | undefined;
-  /** STATUS_SMTP_URL; without it no mail is sent. */
-  smtpUrl?: string | undefined;
-  mailFrom?: string | undefined;
-  /** Milliseconds before each attempt of a notification (webhook or mail); Standard Webhooks' schedule by default. */
-  retryScheduleMs?: number[] | undefined;
-  /** Where pending notifications and their retries are kept across restarts; in memory only without it. */
-  outboxFile?: string | undefined;
+  outbox: Outbox;
+  /** Undefined without STATUS_SMTP_URL: then no mail is sent (and email subscription is refused). */
+  mailer: StatusMail | undefined;
+  lastRead: LastRead;
   /** While the subscribers cannot be read (the database is down), notifications wait this long between tries; 5 s by default. */
   lookupRetryMs?: number | undefined;
   logger?: Logger | undefined;
 }
 
-/** The outbox file beside the snapshot file: `…/status-snapshot.json` → `…/status-snapshot-outbox.json`. */
-export const outboxPathFor = (snapshotFile: string): string => `${snapshotFile.replace(/\.json$/i, '')}-outbox.json`;
+/**
+ * How the outbox sends one notification: a webhook by `post` (its status code, or null when there
+ * was none), a mail by the mailer (failed, and retried on the schedule, when the service was started
+ * without STATUS_SMTP_URL while mails were pending).
+ */
+export function notificationSenders(
+  post: (subscriber: Subscriber, messageId: string, body: string) => Promise<number | null>,
+  mailer: Pick<StatusMail, 'send'> | undefined,
+): NotificationSenders {
+  return {
+    webhook: async (subscriber, messageId, body) => webhookOutcome(await post(subscriber, messageId, body)),
+    email: async (subscriber, mail) => {
+      if (!mailer) return 'failed';
+      await mailer.send(subscriber.address, mail);
+      return 'delivered';
+    },
+  };
+}
 
 /**
  * Tells the subscribers about the source's events, in order, one event at a time: webhooks about
- * every event, email subscribers about incidents and maintenance. Owns the notification outbox
- * (pending notifications and their retries, kept across restarts), the SMTP mailer (which also
- * sends the subscription confirmations) and the file of the subscribers last read.
+ * every event, email subscribers about incidents and maintenance. Hands each notification to the
+ * outbox (pending notifications and their retries, kept across restarts), sends the subscription
+ * confirmations through the mailer, and falls back on the subscribers last read while the database
+ * cannot be read. The outbox, the mailer and the file of the subscribers last read are given
+ * (wired in app.ts); the notifier owns them from then on, and stops and closes them.
  */
 export class Notifier {
-  /** The SMTP mailer; undefined without STATUS_SMTP_URL (no email subscriptions then). */
-  readonly mailer: StatusMailer | undefined;
-  private readonly outbox: NotificationOutbox;
-  private readonly lastRead: LastReadSubscribers;
+  private readonly mailer: StatusMail | undefined;
+  private readonly outbox: Outbox;
+  private readonly lastRead: LastRead;
   private readonly lookupRetryMs: number;
   private readonly pageName: string;
   private readonly confirmationsInFlight = new Set<Promise<void>>();
@@ -55,37 +91,12 @@ export class Notifier {
     private readonly source: StatusSource,
     private readonly options: NotifierOptions,
   ) {
-    const { baseUrl, policy } = options;
     this.pageName = source.snapshot().page.name;
     this.lookupRetryMs = options.lookupRetryMs ?? 5_000;
-    const mailer = options.smtpUrl
-      ? new StatusMailer({
-          smtpUrl: options.smtpUrl,
-          from: options.mailFrom ?? `status@${new URL(baseUrl).hostname}`,
-          pageName: this.pageName,
-        })
-      : undefined;
-    this.mailer = mailer;
-    this.outbox = new NotificationOutbox({
-      subscribers: options.subscribers,
-      senders: {
-        webhook: async (subscriber, messageId, body) => {
-          const status = await postNotification(policy, subscriber, messageId, body);
-          return status !== null && status >= 200 && status < 300 ? 'delivered' : status === 410 ? 'gone' : { failed: status };
-        },
-        email: async (subscriber, mail) => {
-          if (!mailer) return 'failed'; // started without STATUS_SMTP_URL while mails were pending: retried on the schedule
-          await mailer.send(subscriber.address, mail);
-          return 'delivered';
-        },
-      },
-      retryScheduleMs: options.retryScheduleMs ?? DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS,
-      lookupRetryMs: this.lookupRetryMs,
-      ...(options.outboxFile ? { file: new JsonFile<PendingNotification[]>(options.outboxFile) } : {}),
-      ...(options.logger ? { logger: options.logger } : {}),
-    });
+    this.mailer = options.mailer;
+    this.outbox = options.outbox;
+    this.lastRead = options.lastRead;
     this.pending = this.outbox.resume();
-    this.lastRead = new LastReadSubscribers(options.outboxFile, options.logger);
     this.removeListener = source.onEvent((event) => {
       // In order, one event at a time: a subscriber reads "resolved" after "investigating".
       this.pending = this.pending.then(() =>
@@ -94,6 +105,11 @@ export class Notifier {
         }),
       );
     });
+  }
+
+  /** Whether mails can be sent (there is an SMTP relay); without, email subscriptions are refused. */
+  get sendsMail(): boolean {
+    return this.mailer !== undefined;
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { AffectedComponent, ComponentStatus, Incident, IncidentUpdate, Maintenance, StatusSnapshot } from '../domain/model';
+import type { AffectedComponent, ComponentStatus, Incident, IncidentUpdate, Maintenance, StatusSnapshot } from './model';
 import {
   activeMaintenances,
   GROUP_NAMES,

@@ -1,10 +1,10 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ComponentIds } from '../domain/components';
-import type { ComponentStatus, StatusEvent } from '../domain/model';
+import { ComponentIds } from './components';
+import type { ComponentStatus, StatusEvent } from './model';
 import { testEngine } from '../../test/test-engine';
-import { SnapshotFile } from './snapshot-file';
+import { SnapshotFile } from '../model/snapshot-file';
 
 /** An engine on a clock the test moves by hand. */
 function setUp() {

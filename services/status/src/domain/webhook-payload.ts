@@ -1,6 +1,6 @@
-import type { StatusEvent, StatusSnapshot } from '../domain/model';
-import { publishedStatus, overallStatus } from '../publish/view';
-import { StatuspageView } from '../publish/statuspage';
+import type { StatusEvent, StatusSnapshot } from './model';
+import { publishedStatus, overallStatus } from './view';
+import { StatuspageView } from './statuspage';
 
 /**
  * A webhook notification in Statuspage's webhook shape (`meta`, `page`, then `incident` or

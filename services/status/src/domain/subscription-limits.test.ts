@@ -1,4 +1,4 @@
-import { clientKey, TokenBuckets } from './limits';
+import { clientKey, TokenBuckets } from './subscription-limits';
 
 describe('subscription rate buckets', () => {
   it('when a key has used its capacity, it is refused with the time until a token is back, which then is', () => {

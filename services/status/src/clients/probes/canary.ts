@@ -1,5 +1,5 @@
-import type { CanarySettings } from '../config';
-import type { CanarySample } from '../domain/model';
+import type { CanarySettings } from '../../config';
+import type { CanarySample } from '../../domain/model';
 import type { Probe, ProbeOutcome } from './probe';
 import { reason, verdict } from './probe';
 

@@ -1,8 +1,8 @@
 import mongoose, { type Connection } from 'mongoose';
 import type { Logger } from '@postbus/logger';
 import { HISTORY_DAYS } from '../domain/daily';
-import { StatusRepository } from '../model/status.repository';
-import type { StatusEngine } from './engine';
+import { StatusRepository } from './status.repository';
+import type { StatusEngine } from '../domain/status-engine';
 import type { SnapshotFile } from './snapshot-file';
 
 const DAYS_WRITE_INTERVAL_MS = 60_000;

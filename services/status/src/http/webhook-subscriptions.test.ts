@@ -8,7 +8,7 @@ import express from 'express';
 import { Webhook } from 'standardwebhooks';
 import { AddressPolicy } from '@postbus/http';
 import { waitFor } from '@postbus/testing';
-import { publicRouter, type PublicRouter } from '../http/public-router';
+import { statusPublishing, type Publishing } from '../app';
 import { buildSnapshot, FakeStatusSource, openIncident, PREVIEW_NOW } from '../preview/scenarios';
 import { InMemorySubscriberStore } from '../model/subscriber.repository';
 
@@ -30,7 +30,7 @@ describe('webhook subscribers', () => {
   let receiverUrl: string;
   let app: Server;
   let appUrl: string;
-  let router: PublicRouter;
+  let router: Publishing;
   const source = new FakeStatusSource(buildSnapshot({ history: true }));
   const subscribers = new InMemorySubscriberStore();
 
@@ -48,7 +48,7 @@ describe('webhook subscribers', () => {
     const server = express();
     app = http.createServer(server);
     appUrl = await listen(app);
-    router = publicRouter(source, {
+    router = statusPublishing(source, {
       baseUrl: appUrl,
       subscribers,
       tokenSecret: 'a-test-secret-of-enough-length',
@@ -120,7 +120,7 @@ describe('webhook subscribers', () => {
     await store.add({ kind: 'webhook', address: `${receiverUrl}/restart`, confirmedAt: new Date(), secret }, new Date());
     const outboxFile = join(mkdtempSync(join(tmpdir(), 'status-webhooks-')), 'snapshot-outbox.json');
     const startRouter = () =>
-      publicRouter(source, {
+      statusPublishing(source, {
         baseUrl: appUrl,
         subscribers: store,
         tokenSecret: 'a-test-secret-of-enough-length',
@@ -178,7 +178,7 @@ describe('notifications while the database is down', () => {
     let failures = 0;
     store.listConfirmed = () => (failures++ < 3 ? Promise.reject(new Error('database down')) : listConfirmed());
     const source = new FakeStatusSource(buildSnapshot());
-    const router = publicRouter(source, {
+    const router = statusPublishing(source, {
       baseUrl: 'http://status.example',
       subscribers: store,
       tokenSecret: 'a-test-secret-of-enough-length',
@@ -206,7 +206,7 @@ describe('notifications while the database is down', () => {
     const outboxFile = join(mkdtempSync(join(tmpdir(), 'status-outage-')), 'snapshot-outbox.json');
     const source = new FakeStatusSource(buildSnapshot());
     const startRouter = () =>
-      publicRouter(source, {
+      statusPublishing(source, {
         baseUrl: 'http://status.example',
         subscribers: store,
         tokenSecret: 'a-test-secret-of-enough-length',
@@ -259,7 +259,7 @@ describe('the webhook address policy', () => {
   it('refuses a private webhook at subscription time with 400', async () => {
     const source = new FakeStatusSource(buildSnapshot());
     const server = express();
-    const router = publicRouter(source, {
+    const router = statusPublishing(source, {
       baseUrl: 'http://status.example',
       subscribers: new InMemorySubscriberStore(),
       tokenSecret: 'a-test-secret-of-enough-length',

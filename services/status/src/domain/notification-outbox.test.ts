@@ -2,9 +2,9 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '@postbus/testing';
-import { JsonFile } from '../engine/snapshot-file';
-import type { NotificationMail } from './email';
-import { NotificationOutbox, type AttemptOutcome, type PendingNotification } from './outbox';
+import { OutboxFile } from '../model/outbox-file';
+import type { NotificationMail } from './notification-mail';
+import { NotificationOutbox, type AttemptOutcome, type PendingNotification } from './notification-outbox';
 import { InMemorySubscriberStore, type Subscriber } from '../model/subscriber.repository';
 
 const mail: NotificationMail = { subject: 'Incident: API down', text: 'Investigating', unsubscribe: 'https://status.example/u?token=t' };
@@ -27,7 +27,7 @@ function outboxWith(options: { subscribers: InMemorySubscriberStore; answers?: A
     },
     retryScheduleMs: options.schedule ?? [0, 20, 20],
     lookupRetryMs: 20,
-    ...(options.file ? { file: new JsonFile<PendingNotification[]>(options.file) } : {}),
+    ...(options.file ? { file: new OutboxFile(options.file) } : {}),
   });
   return { outbox, sent };
 }

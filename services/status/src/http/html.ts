@@ -12,7 +12,7 @@ import {
   uptimePercent,
   type DayCell,
   type StatusLine,
-} from './view';
+} from '../domain/view';
 
 /**
  * The status page as server-rendered HTML: complete without JavaScript; one inline stylesheet and

@@ -1,7 +1,7 @@
 import { every, type Repeating } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
-import type { Probe } from '../probes/probe';
-import type { StatusEngine } from './engine';
+import type { Probe } from '../clients/probes/probe';
+import type { StatusEngine } from './status-engine';
 
 /**
  * Runs every probe on its own pace, one run of a probe at a time (the next is scheduled when the

@@ -1,4 +1,4 @@
-import type { CheckResult, ComponentStatus } from '../domain/model';
+import type { CheckResult, ComponentStatus } from '../../domain/model';
 
 /** A component's verdict, or that it cannot be judged now (e.g. the lag while Kafka is down). */
 export type ProbeOutcome = CheckResult | { componentId: string; at: Date; unknown: string };

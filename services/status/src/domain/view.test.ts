@@ -1,5 +1,5 @@
 import { buildSnapshot, PREVIEW_NOW } from '../preview/scenarios';
-import type { DailyRecord } from '../domain/model';
+import type { DailyRecord } from './model';
 import { dayCells, formatUptime, overallStatus, statusLines, uptimePercent } from './view';
 
 const DAY = 86_400_000;

@@ -3,10 +3,7 @@ import https from 'node:https';
 import { Webhook } from 'standardwebhooks';
 import type { AddressPolicy } from '@postbus/http';
 import type { Subscriber } from '../model/subscriber.repository';
-import { sendableWebhookUrl } from './webhook-url';
-
-/** Standard Webhooks' schedule, in ms: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h. Tests pass a shorter one. */
-export const DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS = [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000];
+import { sendableWebhookUrl } from '../domain/webhook-url';
 
 const TIMEOUT_MS = 10_000;
 

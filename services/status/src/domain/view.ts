@@ -1,4 +1,4 @@
-import { SEVERITY } from '../domain/components';
+import { SEVERITY } from './components';
 import type {
   ComponentDefinition,
   ComponentGroup,
@@ -10,7 +10,7 @@ import type {
   Maintenance,
   ObservedStatus,
   StatusSnapshot,
-} from '../domain/model';
+} from './model';
 
 /**
  * What every publisher shows, derived from a snapshot once: the lines of the page (the public one

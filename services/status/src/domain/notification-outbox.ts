@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@postbus/logger';
-import type { JsonFile } from '../engine/snapshot-file';
-import type { NotificationMail } from './email';
 import type { Subscriber, SubscriberStore } from '../model/subscriber.repository';
+import type { NotificationMail } from './notification-mail';
+
+/** Standard Webhooks' schedule, in ms: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h. Tests pass a shorter one. */
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS = [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000];
 
 /** What a notification carries: a webhook's signed body, or a mail as rendered. */
 export type NotificationContent = { kind: 'webhook'; body: string } | { kind: 'email'; mail: NotificationMail };
@@ -27,6 +29,19 @@ export type AttemptOutcome = 'delivered' | 'gone' | 'failed';
 /** Why an attempt failed, for the logs: a status code, or an error's code (never its message, which may quote an address). */
 export type FailureReason = number | string | null;
 
+/** How a webhook attempt ended, by the receiver's status code (null: no answer). */
+export function webhookOutcome(status: number | null): AttemptOutcome | { failed: FailureReason } {
+  return status !== null && status >= 200 && status < 300 ? 'delivered' : status === 410 ? 'gone' : { failed: status };
+}
+
+/** Where pending notifications are kept across restarts (`model/outbox-file.ts`). */
+export interface OutboxStore {
+  readonly path: string;
+  /** What was pending, or undefined when nothing was kept yet. */
+  read(): Promise<PendingNotification[] | undefined>;
+  write(pending: PendingNotification[]): Promise<void>;
+}
+
 export interface NotificationSenders {
   webhook(subscriber: Subscriber, messageId: string, body: string): Promise<AttemptOutcome | { failed: FailureReason }>;
   email(subscriber: Subscriber, mail: NotificationMail): Promise<AttemptOutcome>;
@@ -38,7 +53,7 @@ export interface NotificationOutboxOptions {
   /** Milliseconds before each attempt: attempt n waits schedule[n] after the one before. */
   retryScheduleMs: number[];
   /** Where pending notifications outlive a restart; without one they live in memory only (tests). */
-  file?: JsonFile<PendingNotification[]>;
+  file?: OutboxStore;
   /** Attempts in flight at most (8): thousands of mail subscribers must not open thousands of SMTP connections at once. */
   concurrency?: number;
   /** While the subscriber cannot be read (the database is down), a notification waits this long, spending no attempt. */

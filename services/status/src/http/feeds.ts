@@ -1,5 +1,5 @@
 import type { Incident, Maintenance, ObservedStatus, StatusSnapshot } from '../domain/model';
-import { overallStatus, STATUS_LABELS, statusLines } from './view';
+import { overallStatus, STATUS_LABELS, statusLines } from '../domain/view';
 
 /** Atom and RSS of incidents and maintenance, and SVG badges: text built by hand, so everything is escaped here. */
 
