@@ -12,8 +12,9 @@ import {
   PAGE_LIMIT,
 } from '@postbus/contracts';
 import { NotFoundError, ValidationError } from '@postbus/errors';
-import { defineRoute, filteredPage, isSequenceMap, serveRoutes } from '@postbus/http';
-import { keysOf, type ErasureRepository, type ListPosition } from '../model/erasure.repository';
+import { defineRoute, filteredPage, serveRoutes } from '@postbus/http';
+import { isListBoundary } from '../domain/erasure-list';
+import { keysOf, type ErasureRepository } from '../model/erasure.repository';
 import type { ConfirmationDoc, ErasureDoc } from '../model/erasure.schema';
 
 export interface InternalApiDeps {
@@ -24,14 +25,6 @@ export interface InternalApiDeps {
 }
 
 const projectIdsOf = (value: string | undefined): string[] => (value ?? '').split(',').filter(Boolean);
-
-/**
- * A list position in a cursor: per project, the sequence number the next page starts below. A
- * project still at its top is left out (the repository starts such a list from its newest), which
- * keeps cursors short for clients with many projects.
- */
-const toCursorPosition = (position: ListPosition): Record<string, number> =>
-  Object.fromEntries([...position].filter(([, seq]) => seq !== Number.MAX_SAFE_INTEGER));
 
 /**
  * The read API the gateway calls. It is internal: the gateway has already authenticated the
@@ -90,9 +83,10 @@ export function internalApi({ repository, participants, eraseAtFrom }: InternalA
           limit: limit ?? PAGE_LIMIT.default,
           cursor,
           filters: { status },
-          isPosition: isSequenceMap,
-          fetch: (pageLimit, after) => repository.page(projectIds, pageLimit, after && new Map(Object.entries(after))),
-          positionAfter: (listed) => toCursorPosition(listed.after),
+          // The last erasure listed, whatever the number of projects: the cursor stays short (domain/erasure-list.ts).
+          isPosition: isListBoundary,
+          fetch: (pageLimit, after) => repository.page(projectIds, pageLimit, after),
+          positionAfter: (listed) => listed.after,
           view: async (listed) => {
             const present = listed.flatMap((l) => (l.erasure ? [l.erasure] : []));
             const viewed = new Map((await views(present)).map((v) => [v.id, v]));

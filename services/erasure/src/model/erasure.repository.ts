@@ -1,6 +1,7 @@
 import type { Connection } from 'mongoose';
 import type { ErasureStatus } from '@postbus/contracts';
 import { DueQueue, inParallel, insertNew, KnownUsers, knownUserKeys, SequenceLists, type DueItem, type ListEntry } from '@postbus/db';
+import { boundaryOf, isPast, mergePage, type ListBoundary } from '../domain/erasure-list';
 import { erasureModels, type ConfirmationDoc, type ErasureDoc, type ErasureModels, type OpenRequestDoc } from './erasure.schema';
 
 /** Every way a person is named in a project, as open-request keys (the same as the known users'). */
@@ -11,8 +12,8 @@ export interface ErasureFilter {
   status?: ErasureStatus;
 }
 
-/** Where a page of the merged lists of several projects stopped: per project, the number to continue below. */
-export type ListPosition = Map<string, number>;
+/** Where a page of the merged lists of several projects stopped: the last erasure it listed (see domain/erasure-list.ts). */
+export type ListPosition = ListBoundary;
 
 /** One erasure of a merged page, with the position after it. */
 export interface ListedErasure {
@@ -111,27 +112,28 @@ export class ErasureRepository {
   }
 
   /**
-   * Newest first over the projects' lists, `limit` at most, continuing below `from` (a project
-   * missing from it starts at its newest): `limit` point reads per project, then one per erasure.
+   * Newest first over the projects' lists, `limit` at most, continuing after `from` (the last
+   * erasure of the previous page): in each project, the `limit` first erasures past it (its list
+   * read from the last one recorded at or before that time, a bisection of point reads), merged;
+   * then one point read per erasure listed.
    */
   async page(projectIds: string[], limit: number, from?: ListPosition): Promise<ListedErasure[]> {
-    const pages = await inParallel(projectIds, async (projectId) => {
-      const beforeSeq = from?.get(projectId);
-      if (beforeSeq !== undefined && beforeSeq <= 1) return [];
-      const { entries } = await this.lists.page(projectList(projectId), { limit, ...(beforeSeq !== undefined ? { beforeSeq } : {}) });
-      return entries.map((entry) => ({ projectId, entry }));
-    });
-    const merged = pages
-      .flat()
-      .sort((a, b) => b.entry.at.getTime() - a.entry.at.getTime() || b.entry.value.localeCompare(a.entry.value))
-      .slice(0, limit);
-    const position: ListPosition = new Map(projectIds.map((p) => [p, from?.get(p) ?? Number.MAX_SAFE_INTEGER]));
-    const taken: Array<{ entry: ListEntry; after: ListPosition }> = [];
-    for (const { projectId, entry } of merged) {
-      position.set(projectId, entry.seq);
-      taken.push({ entry, after: new Map(position) });
+    const perProject = await inParallel(projectIds, (projectId) => this.firstPast(projectList(projectId), limit, from));
+    const merged = mergePage(perProject, limit, from);
+    return inParallel(merged, async (entry) => ({ at: entry.at, erasure: await this.byId(entry.value), after: boundaryOf(entry) }));
+  }
+
+  /** A project list's first `limit` entries past the boundary (all of them past none). */
+  private async firstPast(list: string, limit: number, boundary?: ListBoundary): Promise<ListEntry[]> {
+    const past: ListEntry[] = [];
+    // Entries recorded in the boundary's millisecond may be on either side of it: read on past them.
+    let options: { beforeSeq?: number; to?: Date } = boundary ? { to: new Date(boundary[0]) } : {};
+    for (;;) {
+      const { entries, next } = await this.lists.page(list, { limit: limit - past.length, ...options });
+      past.push(...entries.filter((entry) => isPast(entry, boundary)));
+      if (past.length >= limit || next === null) return past;
+      options = { beforeSeq: next };
     }
-    return inParallel(taken, async ({ entry, after }) => ({ at: entry.at, erasure: await this.byId(entry.value), after }));
   }
 
   claimDue(limit: number, leaseMs: number): Promise<Array<DueItem<Record<string, never>>>> {

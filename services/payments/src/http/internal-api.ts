@@ -13,12 +13,10 @@ import {
 import type { KnownUsers } from '@postbus/db';
 import { ValidationError } from '@postbus/errors';
 import { defineRoute, filteredPage, isSequence, serveRoutes } from '@postbus/http';
-import { erasedList, userList, type PaymentRepository } from '../model/payment.repository';
-import { erasedPseudonym } from '../domain/erasure-participant';
+import { isShown, PaymentReads } from '../domain/payment-reads';
+import { averagePerPayingUser, checkRevenueRange } from '../domain/revenue';
+import type { PaymentRepository } from '../model/payment.repository';
 import type { PaymentDoc } from '../model/payment.schema';
-
-/** The email of anonymised payments: `erased:<erasure id>`. */
-const ERASED = erasedPseudonym('');
 
 const toPayment = (p: PaymentDoc): Payment => ({
   payment_id: p.paymentId,
@@ -37,6 +35,7 @@ const toPayment = (p: PaymentDoc): Payment => ({
  * client and checked that the project is theirs.
  */
 export function internalApi(payments: PaymentRepository, users: KnownUsers): RequestHandler {
+  const reads = new PaymentReads(users);
   return serveRoutes([
     defineRoute({
       method: 'get',
@@ -49,24 +48,16 @@ export function internalApi(payments: PaymentRepository, users: KnownUsers): Req
         if (query.email) ref = { email: normaliseEmail(query.email) };
         else if (query.user_id) ref = { userId: query.user_id };
         else throw new ValidationError('Pass the email or the user_id of the user.', [{ pointer: '/email', message: 'is required' }]);
-        // The user's list (by the users service's id, a point read away), or the one of an erasure's pseudonym.
-        const pseudonym = ref.email?.startsWith(ERASED) ? ref.email.slice(ERASED.length) : undefined;
-        const known = pseudonym === undefined ? await users.find(projectId, ref) : null;
-        const list = pseudonym !== undefined ? erasedList(projectId, pseudonym) : known ? userList(projectId, known.id) : null;
+        const listing = await reads.listing(projectId, ref);
         const page = await filteredPage({
           limit: query.limit ?? PAGE_LIMIT.default,
           cursor: query.cursor,
           filters: { email: ref.email, user_id: ref.userId },
           // The position is the list's number: newest recorded first.
           isPosition: isSequence,
-          fetch: async (limit, before) => (list ? payments.page(projectId, list, limit, before) : []),
+          fetch: async (limit, before) => (listing.list ? payments.page(projectId, listing.list, limit, before) : []),
           positionAfter: (entry) => entry.seq,
-          view: (entries) =>
-            Promise.resolve(
-              entries.map((e) =>
-                e.payment && (pseudonym !== undefined || !e.payment.email.startsWith(ERASED)) ? toPayment(e.payment) : null,
-              ),
-            ),
+          view: (entries) => Promise.resolve(entries.map((e) => (isShown(listing, e.payment) ? toPayment(e.payment) : null))),
           keep: (view) => view !== null,
         });
         return { status: 200, body: { ...page, data: page.data.filter((p): p is Payment => p !== null) } };
@@ -79,8 +70,7 @@ export function internalApi(payments: PaymentRepository, users: KnownUsers): Req
       query: RevenueQuery,
       responses: { 200: { description: 'Revenue per currency and day', schema: Revenue } },
       handle: async ({ params, query: { from, to } }) => {
-        if (to < from)
-          throw new ValidationError('The range ends before it starts.', [{ pointer: '/to', message: 'must not be before from' }]);
+        checkRevenueRange(from, to);
         const figures = await payments.revenue(params.projectId, from, to);
         const body: Revenue = {
           from,
@@ -90,7 +80,7 @@ export function internalApi(payments: PaymentRepository, users: KnownUsers): Req
             total: c.total,
             payments: c.payments,
             paying_users: c.payingUsers,
-            average_per_paying_user: c.payingUsers > 0 ? Math.round((c.total / c.payingUsers) * 100) / 100 : 0,
+            average_per_paying_user: averagePerPayingUser(c.total, c.payingUsers),
           })),
           paying_users: figures.payingUsers,
           days: figures.days,
