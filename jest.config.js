@@ -11,6 +11,12 @@ const moduleNameMapper = {
   '^@postbus/contracts/values$': '<rootDir>/libs/contracts/src/values.ts',
   // The bus's error types (a subpath export without kafkajs, for services' domain code), as their TypeScript.
   '^@postbus/bus/errors$': '<rootDir>/libs/bus/src/errors.ts',
+  // The database and HTTP libraries' pure helpers (subpath exports without mongoose or express, for services' domain code).
+  '^@postbus/db/(group-commit|in-parallel|keyed-serializer)$': '<rootDir>/libs/db/src/$1.ts',
+  '^@postbus/http/(cursor|every)$': '<rootDir>/libs/http/src/$1.ts',
+  '^@postbus/http/address-policy$': '<rootDir>/libs/http/src/outbound/address-policy.ts',
+  // Test fakes without infrastructure, for unit tests.
+  '^@postbus/testing/fakes$': '<rootDir>/libs/testing/src/fakes.ts',
 };
 const common = {
   transform,

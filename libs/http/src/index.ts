@@ -24,6 +24,7 @@ export {
 export {
   compileRoute,
   defineRoute,
+  routeDefiner,
   sendReply,
   validatedInput,
   type CompiledRoute,

@@ -47,14 +47,21 @@ export interface RouteSpec<
   handle(input: HandlerInput<B, P, Q, Context>): Promise<Reply>;
 }
 
+/**
+ * The `defineRoute` of a server whose handlers get `Context` besides the request (e.g. the
+ * authenticated client) and whose routes carry `Extra` fields (e.g. the gateway's OpenAPI entries).
+ * It returns each route as it was given: only its type changes, from the one its schemas fix to
+ * the server's list type.
+ */
+export const routeDefiner =
+  <Context extends object = object, Extra extends object = object>() =>
+  <B extends TSchema | undefined = undefined, P extends TSchema | undefined = undefined, Q extends TSchema | undefined = undefined>(
+    spec: RouteSpec<B, P, Q, Context> & Extra,
+  ): RouteSpec<TSchema | undefined, TSchema | undefined, TSchema | undefined, Context> & Extra =>
+    spec;
+
 /** Declares a route with its handler typed by its schemas. */
-export const defineRoute = <
-  B extends TSchema | undefined = undefined,
-  P extends TSchema | undefined = undefined,
-  Q extends TSchema | undefined = undefined,
->(
-  spec: RouteSpec<B, P, Q>,
-): RouteSpec => spec;
+export const defineRoute = routeDefiner();
 
 /** A route and its compiled validators, ready to answer requests. */
 export interface CompiledRoute<R extends RouteSpec = RouteSpec> {

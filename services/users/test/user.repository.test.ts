@@ -1,7 +1,8 @@
-import type { MessageContext, Publisher } from '@postbus/bus';
+import type { Publisher } from '@postbus/bus';
 import { connectDb, onRequestPath, type Connection } from '@postbus/db';
 import { createLogger } from '@postbus/logger';
 import { defaultMongoUrl, uniqueName } from '@postbus/testing';
+import { messageContext } from '@postbus/testing/fakes';
 import { planFieldChanges } from '../src/domain/fields';
 import { UserRepository } from '../src/model/user.repository';
 import { userModels } from '../src/model/user.schema';
@@ -74,10 +75,9 @@ describe('UserRepository on the real MongoDB-wire server', () => {
         logger: createLogger({ service: 'users-test', level: 'error' }),
         retryWindowMs: 60_000,
       });
-    const ctx = (id: string): MessageContext => ({ id, type: 't', source: 's', time: '', key: '', topic: '', partition: 0, offset: '0' });
     const items = ['before-key', 'after-key'].map((name) => ({
       data: { projectId: 'p6', email: `${name}@example.com`, userId: name, fields: { origin: name } },
-      ctx: ctx(`create-${name}`),
+      ctx: messageContext(`create-${name}`),
     }));
     expect(await commandsOf(users).createMany(items)).toEqual([]);
     const first = await Promise.all(items.map(({ data }) => users.findByRef('p6', { email: data.email })));
@@ -109,24 +109,26 @@ describe('UserRepository on the real MongoDB-wire server', () => {
     } as unknown as Publisher;
     const logger = createLogger({ service: 'users-test', level: 'error' });
     const commands = new UserCommands({ users, publisher, logger, retryWindowMs: 60_000 });
-    const ctx = (id: string): MessageContext => ({ id, type: 't', source: 's', time: '', key: '', topic: '', partition: 0, offset: '0' });
     const acceptedAt = new Date().toISOString();
     await onRequestPath('strict', async () => {
       // a burst of implicit registrations: new users, the same email twice, then the same users again (known)
       const burst = (round: string) =>
         Array.from({ length: 30 }, (_, i) => ({
           data: { projectId: 'p2', email: `hot-${i % 25}@example.com`, userId: `hot-${i % 25}`, fields: { round } },
-          ctx: ctx(`${round}-${i}`),
+          ctx: messageContext(`${round}-${i}`),
         }));
       for (const round of ['first', 'again']) {
         const items = burst(round);
         for (const i of await commands.createMany(items)) await commands.create(items[i]!.data, items[i]!.ctx);
       }
       // an update and an unsubscribe for a user not created yet are parked, then applied after the create
-      await commands.update({ projectId: 'p2', user: { userId: 'late' }, fields: { plan: 'gold' }, acceptedAt }, ctx('u1'));
-      await commands.unsubscribe({ projectId: 'p2', user: { email: 'late@example.com' }, acceptedAt }, ctx('u2'));
-      await commands.create({ projectId: 'p2', email: 'late@example.com', userId: 'late' }, ctx('c-late'));
-      await commands.update({ projectId: 'p2', user: { email: 'late@example.com' }, fields: { user_id: 'late-2' }, acceptedAt }, ctx('u3'));
+      await commands.update({ projectId: 'p2', user: { userId: 'late' }, fields: { plan: 'gold' }, acceptedAt }, messageContext('u1'));
+      await commands.unsubscribe({ projectId: 'p2', user: { email: 'late@example.com' }, acceptedAt }, messageContext('u2'));
+      await commands.create({ projectId: 'p2', email: 'late@example.com', userId: 'late' }, messageContext('c-late'));
+      await commands.update(
+        { projectId: 'p2', user: { email: 'late@example.com' }, fields: { user_id: 'late-2' }, acceptedAt },
+        messageContext('u3'),
+      );
     });
     const late = await users.findByRef('p2', { userId: 'late-2' });
     expect(late).toMatchObject({ email: 'late@example.com', fields: { plan: 'gold' } });

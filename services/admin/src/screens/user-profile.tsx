@@ -5,6 +5,7 @@ import { ApiError, api } from '../api/client';
 import { queryKeys } from '../api/query-keys';
 import { PAGE_LIMIT, type EraseAccepted, type MessageList, type PaymentList, type SuppressionList, type UserProfile } from '../api/types';
 import { ConfirmDialog } from '../components/confirm-dialog';
+import { DataTable } from '../components/data-table';
 import { isSettled, MessageItem } from '../components/timeline';
 import { Badge, Button, Card, Empty, ErrorState, Loading, Time } from '../components/ui';
 import { UserSearchForm } from './user-search';
@@ -12,6 +13,7 @@ import { UserSearchForm } from './user-search';
 /** How often a view with something still in flight asks again (only while the tab is visible). */
 const POLL_MS = 2_000;
 const MESSAGES_PER_PAGE = 20;
+const PAYMENT_COLUMNS = ['Paid', 'Amount', 'Payment id'];
 
 /** A user named in the URL by email (it holds an @) or by the client's user_id. */
 async function fetchProfile(projectId: string, ref: string): Promise<UserProfile> {
@@ -245,30 +247,22 @@ function Payments({ projectId, email }: { projectId: string; email: string }) {
               <strong key={currency}>{formatAmount(amount, currency)}</strong>
             ))}
           </p>
-          <div className="overflow-x-auto">
-            <table className="w-full text-left text-sm">
-              <thead className="text-slate-500 dark:text-slate-400">
-                <tr>
-                  <th className="py-1 pr-3 font-medium">Paid</th>
-                  <th className="py-1 pr-3 font-medium">Amount</th>
-                  <th className="py-1 pr-3 font-medium whitespace-nowrap">Payment id</th>
-                  {described && <th className="py-1 font-medium">Description</th>}
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((p) => (
-                  <tr key={p.payment_id} className="border-t border-slate-100 dark:border-slate-800">
-                    <td className="py-1 pr-3 whitespace-nowrap">
-                      <Time at={p.paid_at} />
-                    </td>
-                    <td className="py-1 pr-3 whitespace-nowrap">{formatAmount(p.amount, p.currency)}</td>
-                    <td className="py-1 pr-3 font-mono text-xs">{p.payment_id}</td>
-                    {described && <td className="py-1">{p.description ?? ''}</td>}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            caption="Payments of this user"
+            columns={described ? [...PAYMENT_COLUMNS, 'Description'] : PAYMENT_COLUMNS}
+            density="compact"
+          >
+            {list.map((p) => (
+              <tr key={p.payment_id} className="border-t border-slate-100 dark:border-slate-800">
+                <td className="py-1 pr-3 whitespace-nowrap">
+                  <Time at={p.paid_at} />
+                </td>
+                <td className="py-1 pr-3 whitespace-nowrap">{formatAmount(p.amount, p.currency)}</td>
+                <td className="py-1 pr-3 font-mono text-xs">{p.payment_id}</td>
+                {described && <td className="py-1">{p.description ?? ''}</td>}
+              </tr>
+            ))}
+          </DataTable>
           {payments.hasNextPage && (
             <Button className="mt-3" onClick={() => void payments.fetchNextPage()} disabled={payments.isFetchingNextPage}>
               Load more payments

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useNavigate, useParams } from 'react-router';
-import { Button, Card } from '../components/ui';
+import { Button, Card, TextField } from '../components/ui';
 
 /** Finds a user by email or user_id; the profile's URL names the user, so it can be shared. */
 export function UserSearchForm({ initial = '' }: { initial?: string }) {
@@ -14,18 +14,14 @@ export function UserSearchForm({ initial = '' }: { initial?: string }) {
   };
   return (
     <form role="search" onSubmit={submit} className="flex flex-wrap items-end gap-2">
-      <div className="flex min-w-[16rem] flex-1 flex-col gap-1">
-        <label htmlFor="user-search" className="text-sm font-medium">
-          Email or user_id
-        </label>
-        <input
-          id="user-search"
+      <div className="min-w-[16rem] flex-1">
+        <TextField
+          label="Email or user_id"
           type="search"
           required
           value={ref}
           onChange={(e) => setRef(e.target.value)}
           placeholder="ada@example.com or u_123"
-          className="w-full rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm dark:border-slate-600 dark:bg-slate-900"
         />
       </div>
       <Button tone="primary" type="submit">

@@ -6,6 +6,7 @@ import { queryKeys } from '../api/query-keys';
 import type { CreateWebhookRequest, Delivery, DeliveryList, UpdateWebhookRequest, Webhook, WebhookWithSecret } from '../api/types';
 import { DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT_TYPE } from '../api/types';
 import { ConfirmDialog } from '../components/confirm-dialog';
+import { DataTable } from '../components/data-table';
 import { Badge, Button, Card, ChoiceField, Empty, ErrorState, Loading, Time, type BadgeTone } from '../components/ui';
 import { SecretOnce, WebhookForm } from '../components/webhook-form';
 import { useProjects } from '../layout/layout';
@@ -23,41 +24,30 @@ export interface WatchedDelivery {
 
 const DELIVERY_TONES: Record<Delivery['status'], BadgeTone> = { pending: 'blue', succeeded: 'green', failed: 'red' };
 const OUTCOME_TONES: Record<string, BadgeTone> = { succeeded: 'green', retrying: 'amber', failed: 'red' };
+const ATTEMPT_COLUMNS = ['#', 'At', 'Status code', 'Duration', 'Outcome', 'Response'];
 
 function Attempts({ delivery }: { delivery: Delivery }) {
   if (delivery.attempts.length === 0)
     return <p className="text-sm text-slate-500 dark:text-slate-400">No attempt yet: the first one is on its way.</p>;
   const last = delivery.attempts[delivery.attempts.length - 1];
   return (
-    <div className="overflow-x-auto">
-      <table className="w-full text-left text-sm" aria-label={`Attempts of ${delivery.id}`}>
-        <thead className="text-xs text-slate-500 dark:text-slate-400">
-          <tr>
-            <th className="py-1 pr-3 font-medium">#</th>
-            <th className="py-1 pr-3 font-medium">At</th>
-            <th className="py-1 pr-3 font-medium">Status code</th>
-            <th className="py-1 pr-3 font-medium">Duration</th>
-            <th className="py-1 pr-3 font-medium">Outcome</th>
-            <th className="py-1 font-medium">Response</th>
+    <div>
+      <DataTable caption={`Attempts of ${delivery.id}`} columns={ATTEMPT_COLUMNS} density="compact">
+        {delivery.attempts.map((a) => (
+          <tr key={a.attempt} className="border-t border-slate-100 align-top dark:border-slate-800">
+            <td className="py-1 pr-3">{a.attempt}</td>
+            <td className="py-1 pr-3 whitespace-nowrap">
+              <Time at={a.at} />
+            </td>
+            <td className="py-1 pr-3 font-mono">{a.status_code ?? '—'}</td>
+            <td className="py-1 pr-3 whitespace-nowrap">{a.latency_ms} ms</td>
+            <td className="py-1 pr-3">
+              <Badge tone={OUTCOME_TONES[a.outcome] ?? 'gray'}>{a.outcome}</Badge>
+            </td>
+            <td className="max-w-[20rem] py-1 font-mono text-xs break-words">{a.error ?? a.response ?? ''}</td>
           </tr>
-        </thead>
-        <tbody>
-          {delivery.attempts.map((a) => (
-            <tr key={a.attempt} className="border-t border-slate-100 align-top dark:border-slate-800">
-              <td className="py-1 pr-3">{a.attempt}</td>
-              <td className="py-1 pr-3 whitespace-nowrap">
-                <Time at={a.at} />
-              </td>
-              <td className="py-1 pr-3 font-mono">{a.status_code ?? '—'}</td>
-              <td className="py-1 pr-3 whitespace-nowrap">{a.latency_ms} ms</td>
-              <td className="py-1 pr-3">
-                <Badge tone={OUTCOME_TONES[a.outcome] ?? 'gray'}>{a.outcome}</Badge>
-              </td>
-              <td className="max-w-[20rem] py-1 font-mono text-xs break-words">{a.error ?? a.response ?? ''}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DataTable>
       {delivery.status === 'pending' && last?.outcome === 'retrying' && (
         <p className="mt-1 text-xs text-slate-500 dark:text-slate-400">
           Next retry: {last.next_attempt_at ? <Time at={last.next_attempt_at} /> : 'scheduled by the dispatcher'}

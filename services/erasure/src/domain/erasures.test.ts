@@ -1,6 +1,7 @@
-import type { MessageContext, Publisher } from '@postbus/bus';
+import type { Publisher } from '@postbus/bus';
 import type { Logger } from '@postbus/logger';
 import { loadConfig } from '@postbus/config';
+import { messageContext } from '@postbus/testing/fakes';
 import { ErasureConfig } from '../config';
 import { NotYetKnownError } from '@postbus/bus';
 import { Erasures } from './erasures';
@@ -8,16 +9,7 @@ import type { ErasureRepository } from '../model/erasure.repository';
 import type { KnownUser } from '@postbus/db';
 import type { ConfirmationDoc, ErasureDoc, OpenRequestDoc } from '../model/erasure.schema';
 
-const ctx = (id: string, time = '2026-01-03T00:00:05.000Z'): MessageContext => ({
-  id,
-  type: 't',
-  source: 's',
-  time,
-  key: 'k',
-  topic: 't',
-  partition: 0,
-  offset: '0',
-});
+const ctx = (id: string, time = '2026-01-03T00:00:05.000Z') => messageContext(id, { time });
 
 /** An in-memory stand-in for the repository: the logic's decisions are what is under test here. */
 function fakeRepository() {

@@ -1,7 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { TSchema } from '@sinclair/typebox';
 import type { Request, RequestHandler, Response } from 'express';
-import { routeTree, sendReply, validatedInput, type CompiledRoute, type Reply, type RouteSpec as HttpRouteSpec } from '@postbus/http';
+import {
+  routeDefiner,
+  routeTree,
+  sendReply,
+  validatedInput,
+  type CompiledRoute,
+  type Reply,
+  type RouteSpec as HttpRouteSpec,
+} from '@postbus/http';
 import { ConflictError, ForbiddenError, UnauthorizedError, UnprocessableError, ValidationError } from '@postbus/errors';
 import type { KeyScope } from '../domain/credentials';
 import type { IdempotencyRepository } from '../model/idempotency.repository';
@@ -9,15 +17,13 @@ import type { AuthenticatedClient } from './auth';
 
 export type { Reply };
 
-/**
- * One public operation: the single source of its validation, its handler and its OpenAPI entry.
- * Its handler gets the authenticated client besides the validated request.
- */
-export interface RouteSpec<
-  B extends TSchema | undefined = TSchema | undefined,
-  P extends TSchema | undefined = TSchema | undefined,
-  Q extends TSchema | undefined = TSchema | undefined,
-> extends HttpRouteSpec<B, P, Q, { client: AuthenticatedClient }> {
+/** What a public route's handler gets besides the validated request. */
+export interface PublicContext {
+  client: AuthenticatedClient;
+}
+
+/** What a public route carries besides its HTTP operation: its OpenAPI entry and who may call it. */
+export interface PublicRouteFields {
   operationId: string;
   summary: string;
   tag: string;
@@ -42,6 +48,17 @@ export interface RouteSpec<
 }
 
 /**
+ * One public operation: the single source of its validation, its handler and its OpenAPI entry.
+ * Its handler gets the authenticated client besides the validated request.
+ */
+export interface RouteSpec<
+  B extends TSchema | undefined = TSchema | undefined,
+  P extends TSchema | undefined = TSchema | undefined,
+  Q extends TSchema | undefined = TSchema | undefined,
+>
+  extends HttpRouteSpec<B, P, Q, PublicContext>, PublicRouteFields {}
+
+/**
  * Admin sessions (Bearer or the panel's cookie) may manage and read, and, with scope full, make the
  * writes marked `sessionsMayCall`; other data-plane writes and opening a session need the API key.
  */
@@ -51,13 +68,8 @@ export const acceptsSession = (
 ): boolean =>
   !route.keyOnly && (route.scope === 'full' || route.method === 'get' || (route.sessionsMayCall === true && sessionScope === 'full'));
 
-export const defineRoute = <
-  B extends TSchema | undefined = undefined,
-  P extends TSchema | undefined = undefined,
-  Q extends TSchema | undefined = undefined,
->(
-  spec: RouteSpec<B, P, Q>,
-): RouteSpec => spec;
+/** Declares a public route with its handler typed by its schemas. */
+export const defineRoute = routeDefiner<PublicContext, PublicRouteFields>();
 
 export interface RouteDeps {
   idempotency: IdempotencyRepository;

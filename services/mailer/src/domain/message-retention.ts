@@ -1,4 +1,4 @@
-import { every, type Repeating } from '@postbus/http';
+import { every, type Repeating } from '@postbus/http/every';
 import type { Logger } from '@postbus/logger';
 import { isProjectList, personListsOf } from './message-lists';
 import type { MessageLists } from '../model/message-list.repository';

@@ -1,4 +1,4 @@
-import { every, type Repeating } from '@postbus/http';
+import { every, type Repeating } from '@postbus/http/every';
 import type { Logger } from '@postbus/logger';
 import type { Deliverer } from './delivery/deliverer';
 import { isFinished } from './message-status';

@@ -15,6 +15,29 @@ const message = {
   createdAt: created,
 } as MessageDoc;
 
+/** A message's delivery entry for its first attempt, sent (`<message>:2`), as the store holds it. */
+const sentEntry = (messageId: string): EventDoc => ({
+  _id: `${messageId}:2`,
+  messageId,
+  projectId: 'p1',
+  event: 'sent',
+  sequence: 2,
+  at: created,
+  attempt: 1,
+});
+
+/** An engagement entry (`<message>:e<n>`) as the store holds it, counted once. */
+const engagementEntry = (_id: string, event: EventDoc['event'], key: string, sequence: number, at = new Date()): EventDoc => ({
+  _id,
+  messageId: _id.slice(0, _id.lastIndexOf(':')),
+  projectId: 'p1',
+  event,
+  key,
+  sequence,
+  at,
+  count: 1,
+});
+
 /** A message store in memory (events by id, unique like the collection), a retry queue and a publisher that record. */
 function fakes() {
   const events = new Map<string, EventDoc>();
@@ -204,16 +227,7 @@ describe('recordEngagement', () => {
     await sent(timeline);
     const before = timelineOf('msg_1');
     // Another instance added a click as e1 after this one read the timeline.
-    events.set('msg_1:e1', {
-      _id: 'msg_1:e1',
-      messageId: 'msg_1',
-      projectId: 'p1',
-      event: 'clicked',
-      key: 'clicked:x',
-      sequence: 3,
-      at: new Date(),
-      count: 1,
-    });
+    events.set('msg_1:e1', engagementEntry('msg_1:e1', 'clicked', 'clicked:x', 3));
     stale.push(before);
     expect(await timeline.recordEngagement(message, 'opened', new Date())).toBe(true);
     // After the entry another took: its own number and sequence both one on (the sent entry is 2, the click 3).
@@ -221,16 +235,7 @@ describe('recordEngagement', () => {
     expect(events.get('msg_1:e1')).toMatchObject({ event: 'clicked', count: 1 });
     // And then added the open too (e3) after this one read the timeline again.
     const upToOpen = timelineOf('msg_1');
-    events.set('msg_1:e3', {
-      _id: 'msg_1:e3',
-      messageId: 'msg_1',
-      projectId: 'p1',
-      event: 'unsubscribed',
-      key: 'unsubscribed',
-      sequence: 5,
-      at: new Date(),
-      count: 1,
-    });
+    events.set('msg_1:e3', engagementEntry('msg_1:e3', 'unsubscribed', 'unsubscribed', 5));
     stale.push(upToOpen);
     expect(await timeline.recordEngagement(message, 'unsubscribed', new Date())).toBe(false);
     expect(events.get('msg_1:e3')!.count).toBe(2);
@@ -242,25 +247,7 @@ describe('recordEngagements', () => {
   it('adds the entries whose key is new, leaves one whose key exists, and emits only what it added', async () => {
     const { timeline, events, published, replaced } = fakes();
     const other = { ...message, _id: 'msg_2' };
-    const sentEntry = (id: string): EventDoc => ({
-      _id: `${id}:2`,
-      messageId: id,
-      projectId: 'p1',
-      event: 'sent',
-      sequence: 2,
-      at: created,
-      attempt: 1,
-    });
-    const openedAlready: EventDoc = {
-      _id: 'msg_2:e1',
-      messageId: 'msg_2',
-      projectId: 'p1',
-      event: 'opened',
-      key: 'opened',
-      sequence: 3,
-      at: created,
-      count: 1,
-    };
+    const openedAlready = engagementEntry('msg_2:e1', 'opened', 'opened', 3, created);
     const added = await timeline.recordEngagements([
       { message, timeline: [sentEntry('msg_1')], event: 'opened', at: created },
       { message: other, timeline: [sentEntry('msg_2'), openedAlready], event: 'opened', at: created },
@@ -276,16 +263,7 @@ describe('recordEngagements', () => {
 
   it('reports false for an entry whose number was taken meanwhile (left to recordEngagement)', async () => {
     const { timeline, events, published } = fakes();
-    events.set('msg_1:e1', {
-      _id: 'msg_1:e1',
-      messageId: 'msg_1',
-      projectId: 'p1',
-      event: 'clicked',
-      key: 'clicked:x',
-      sequence: 3,
-      at: created,
-      count: 1,
-    });
+    events.set('msg_1:e1', engagementEntry('msg_1:e1', 'clicked', 'clicked:x', 3, created));
     expect(await timeline.recordEngagements([{ message, timeline: [], event: 'opened', at: created }])).toEqual([false]);
     expect(events.get('msg_1:e1')!.event).toBe('clicked');
     expect(published).toEqual([]);

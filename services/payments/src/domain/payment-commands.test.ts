@@ -1,22 +1,13 @@
-import { NotYetKnownError, type MessageContext, type Publisher } from '@postbus/bus';
+import { NotYetKnownError, type Publisher } from '@postbus/bus';
 import type { PaymentRecordCommand } from '@postbus/contracts';
 import type { KnownUser } from '@postbus/db';
 import { createLogger } from '@postbus/logger';
+import { messageContext } from '@postbus/testing/fakes';
 import type { NewPayment } from '../model/payment.repository';
 import type { PaymentDoc } from '../model/payment.schema';
 import { PaymentCommands, type PaymentCommandsDeps } from './payment-commands';
 
 const logger = createLogger({ service: 'payments-test', level: 'error' });
-const ctx = (id: string): MessageContext => ({
-  id,
-  type: 't',
-  source: 's',
-  time: '2026-01-01T00:00:00Z',
-  key: 'k',
-  topic: 't',
-  partition: 0,
-  offset: '0',
-});
 
 const ann: KnownUser = { _id: 'p1:email:ann@example.com', projectId: 'p1', id: 'uid-ann', email: 'ann@example.com', userId: 'u-ann' };
 
@@ -69,7 +60,7 @@ const payment = (over: Partial<PaymentRecordCommand> = {}): PaymentRecordCommand
 describe('PaymentCommands.record', () => {
   it('records the payment under the user as the users service knows them, then announces it', async () => {
     const { commands, stored, recorded, published } = setup();
-    await commands.record(payment(), ctx('c1'));
+    await commands.record(payment(), messageContext('c1'));
     expect(stored.get('p1:pay_1')).toMatchObject({
       email: 'ann@example.com',
       userId: 'u-ann',
@@ -98,16 +89,16 @@ describe('PaymentCommands.record', () => {
 
   it('records a repeated payment_id once: another command with it announces nothing', async () => {
     const { commands, published, recorded } = setup();
-    await commands.record(payment(), ctx('c1'));
-    await commands.record(payment({ amount: 5 }), ctx('c2'));
+    await commands.record(payment(), messageContext('c1'));
+    await commands.record(payment({ amount: 5 }), messageContext('c2'));
     expect(published.map((p) => p.id)).toEqual(['c1:result']);
     expect(recorded).toEqual([['pay_1', 'new']]);
   });
 
   it('the command that stored the payment, redelivered, completes and announces it again', async () => {
     const { commands, published, recorded } = setup();
-    await commands.record(payment(), ctx('c1'));
-    await commands.record(payment(), ctx('c1'));
+    await commands.record(payment(), messageContext('c1'));
+    await commands.record(payment(), messageContext('c1'));
     expect(published.map((p) => p.id)).toEqual(['c1:result', 'c1:result']);
     expect(recorded).toEqual([
       ['pay_1', 'new'],
@@ -117,9 +108,9 @@ describe('PaymentCommands.record', () => {
 
   it('waits for a user not known yet, then rejects the payment once the wait is over', async () => {
     const { commands, published, stored, setNow } = setup([]);
-    await expect(commands.record(payment(), ctx('c1'))).rejects.toBeInstanceOf(NotYetKnownError);
+    await expect(commands.record(payment(), messageContext('c1'))).rejects.toBeInstanceOf(NotYetKnownError);
     setNow('2026-01-01T00:01:00.001Z');
-    await commands.record(payment(), ctx('c1'));
+    await commands.record(payment(), messageContext('c1'));
     expect(stored.size).toBe(0);
     expect(published).toEqual([
       expect.objectContaining({

@@ -1,4 +1,4 @@
-import { every, type Repeating } from '@postbus/http';
+import { every, type Repeating } from '@postbus/http/every';
 import type { Logger } from '@postbus/logger';
 import type { Probe } from '../clients/probes/probe';
 import type { StatusEngine } from './status-engine';

@@ -1,4 +1,4 @@
-import { formatIpAddress, parseIpAddress } from '@postbus/http';
+import { formatIpAddress, parseIpAddress } from '@postbus/http/address-policy';
 
 /**
  * What keeps the public subscription endpoints from being turned on others: anyone may subscribe

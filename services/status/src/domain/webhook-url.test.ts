@@ -1,4 +1,4 @@
-import { AddressPolicy } from '@postbus/http';
+import { AddressPolicy } from '@postbus/http/address-policy';
 import { sendableWebhookUrl, webhookUrlProblems } from './webhook-url';
 
 describe('a webhook URL to subscribe', () => {

@@ -1,4 +1,4 @@
-import { canonicalIp, portOf, unsafeKind, UnsafeAddressError, type AddressPolicy } from '@postbus/http';
+import { canonicalIp, portOf, unsafeKind, UnsafeAddressError, type AddressPolicy } from '@postbus/http/address-policy';
 
 /**
  * The ports a webhook subscriber may receive on: the web's. Anyone can subscribe a URL, and the

@@ -1,6 +1,7 @@
-import type { MessageContext, Publisher } from '@postbus/bus';
+import type { Publisher } from '@postbus/bus';
 import type { UserRef } from '@postbus/contracts';
 import { createLogger } from '@postbus/logger';
+import { messageContext } from '@postbus/testing/fakes';
 import type { Types } from 'mongoose';
 import type { NewUser } from '../model/user.repository';
 import type { ParkedCommandDoc, UserDoc } from '../model/user.schema';
@@ -8,16 +9,6 @@ import { refKey, type FieldChanges } from './fields';
 import { UserCommands, type UserCommandStore } from './user-commands';
 
 const logger = createLogger({ service: 'users-test', level: 'error' });
-const ctx = (id: string): MessageContext => ({
-  id,
-  type: 't',
-  source: 's',
-  time: '2026-01-01T00:00:00Z',
-  key: 'k',
-  topic: 't',
-  partition: 0,
-  offset: '0',
-});
 
 /** An in-memory users store: users by id, their keys by `<project>:<ref>`, parked commands by id. */
 function fakeStore() {
@@ -147,7 +138,7 @@ const acceptedAt = '2026-01-01T00:00:00.000Z';
 describe('UserCommands.create', () => {
   it('stores a new user and announces user.created with an id derived from the command', async () => {
     const { commands, published, users } = setup();
-    await commands.create({ projectId: 'p1', email: 'ann@example.com', fields: { name: 'Ann', plan: 'pro' } }, ctx('c1'));
+    await commands.create({ projectId: 'p1', email: 'ann@example.com', fields: { name: 'Ann', plan: 'pro' } }, messageContext('c1'));
     expect(users.size).toBe(1);
     const [user] = [...users.values()];
     expect(user).toMatchObject({ email: 'ann@example.com', name: 'Ann', createdBy: 'c1' });
@@ -162,8 +153,8 @@ describe('UserCommands.create', () => {
 
   it('rejects a user_id another user holds, and creates the user without it', async () => {
     const { commands, published, users } = setup();
-    await commands.create({ projectId: 'p1', email: 'a@example.com', userId: 'u-1' }, ctx('c1'));
-    await commands.create({ projectId: 'p1', email: 'b@example.com', userId: 'u-1' }, ctx('c2'));
+    await commands.create({ projectId: 'p1', email: 'a@example.com', userId: 'u-1' }, messageContext('c1'));
+    await commands.create({ projectId: 'p1', email: 'b@example.com', userId: 'u-1' }, messageContext('c2'));
     expect(published.map((p) => [p.type, p.id])).toEqual([
       ['user.created', 'c1.created'],
       ['user.update_rejected', 'c2.rejected'],
@@ -175,28 +166,28 @@ describe('UserCommands.create', () => {
 
   it('a create for a known user merges only what differs, and writes nothing when nothing does', async () => {
     const { commands, published } = setup();
-    await commands.create({ projectId: 'p1', email: 'a@example.com', fields: { name: 'Ann' } }, ctx('c1'));
-    await commands.create({ projectId: 'p1', email: 'a@example.com', fields: { name: 'Ann' } }, ctx('c2'));
+    await commands.create({ projectId: 'p1', email: 'a@example.com', fields: { name: 'Ann' } }, messageContext('c1'));
+    await commands.create({ projectId: 'p1', email: 'a@example.com', fields: { name: 'Ann' } }, messageContext('c2'));
     expect(published).toHaveLength(1);
-    await commands.create({ projectId: 'p1', email: 'a@example.com', fields: { name: 'Ann', country: 'FR' } }, ctx('c3'));
+    await commands.create({ projectId: 'p1', email: 'a@example.com', fields: { name: 'Ann', country: 'FR' } }, messageContext('c3'));
     expect(published).toHaveLength(2);
     expect(published[1]).toMatchObject({ type: 'user.updated', id: 'c3.updated', data: { changed: ['country'] } });
   });
 
   it('a create redelivered after it stored its user announces the same user.created again', async () => {
     const { commands, published, users } = setup();
-    await commands.create({ projectId: 'p1', email: 'a@example.com' }, ctx('c1'));
-    await commands.create({ projectId: 'p1', email: 'a@example.com' }, ctx('c1'));
+    await commands.create({ projectId: 'p1', email: 'a@example.com' }, messageContext('c1'));
+    await commands.create({ projectId: 'p1', email: 'a@example.com' }, messageContext('c1'));
     expect(users.size).toBe(1);
     expect(published.map((p) => p.id)).toEqual(['c1.created', 'c1.created']);
   });
 
   it('createMany inserts what it can and returns the indexes create() must handle one by one', async () => {
     const { commands, published } = setup();
-    await commands.create({ projectId: 'p1', email: 'known@example.com' }, ctx('c0'));
+    await commands.create({ projectId: 'p1', email: 'known@example.com' }, messageContext('c0'));
     const rest = await commands.createMany([
-      { data: { projectId: 'p1', email: 'new@example.com' }, ctx: ctx('c1') },
-      { data: { projectId: 'p1', email: 'known@example.com' }, ctx: ctx('c2') },
+      { data: { projectId: 'p1', email: 'new@example.com' }, ctx: messageContext('c1') },
+      { data: { projectId: 'p1', email: 'known@example.com' }, ctx: messageContext('c2') },
     ]);
     expect(rest).toEqual([1]);
     expect(published.map((p) => p.id)).toEqual(['c0.created', 'c1.created']);
@@ -206,10 +197,10 @@ describe('UserCommands.create', () => {
 describe('UserCommands: commands for a user not created yet', () => {
   it('parks an update, and applies it once the create has come', async () => {
     const { commands, published, parked, users } = setup();
-    await commands.update({ projectId: 'p1', user: { email: 'a@example.com' }, fields: { plan: 'pro' }, acceptedAt }, ctx('c1'));
+    await commands.update({ projectId: 'p1', user: { email: 'a@example.com' }, fields: { plan: 'pro' }, acceptedAt }, messageContext('c1'));
     expect(published).toEqual([]);
     expect([...parked.values()]).toEqual([expect.objectContaining({ commandId: 'c1', ref: 'email:a@example.com', type: 'user.update' })]);
-    await commands.create({ projectId: 'p1', email: 'a@example.com' }, ctx('c2'));
+    await commands.create({ projectId: 'p1', email: 'a@example.com' }, messageContext('c2'));
     expect(await commands.sweepParked()).toBe(1);
     expect(parked.size).toBe(0);
     expect([...users.values()][0]!.fields).toEqual({ plan: 'pro' });
@@ -221,9 +212,9 @@ describe('UserCommands: commands for a user not created yet', () => {
 
   it('applies the parked commands first when the user is next named by a command', async () => {
     const { commands, published, parked } = setup();
-    await commands.unsubscribe({ projectId: 'p1', user: { email: 'a@example.com' }, acceptedAt }, ctx('c1'));
-    await commands.create({ projectId: 'p1', email: 'a@example.com' }, ctx('c2'));
-    await commands.update({ projectId: 'p1', user: { email: 'a@example.com' }, fields: { name: 'Ann' }, acceptedAt }, ctx('c3'));
+    await commands.unsubscribe({ projectId: 'p1', user: { email: 'a@example.com' }, acceptedAt }, messageContext('c1'));
+    await commands.create({ projectId: 'p1', email: 'a@example.com' }, messageContext('c2'));
+    await commands.update({ projectId: 'p1', user: { email: 'a@example.com' }, fields: { name: 'Ann' }, acceptedAt }, messageContext('c3'));
     expect(parked.size).toBe(0);
     expect(published.map((p) => p.id)).toEqual(['c2.created', 'c1.unsubscribed', 'c3.updated']);
   });
@@ -231,7 +222,7 @@ describe('UserCommands: commands for a user not created yet', () => {
   it('rejects a parked command only once the window has passed and the creates within it are handled', async () => {
     let handled = false;
     const { commands, published, parked, advance } = setup({ retryWindowMs: 60_000, createsHandledUpTo: () => Promise.resolve(handled) });
-    await commands.update({ projectId: 'p1', user: { userId: 'u-9' }, fields: { plan: 'pro' }, acceptedAt }, ctx('c1'));
+    await commands.update({ projectId: 'p1', user: { userId: 'u-9' }, fields: { plan: 'pro' }, acceptedAt }, messageContext('c1'));
     expect(await commands.sweepParked()).toBe(0); // the window has not passed
     advance(60_001);
     expect(await commands.sweepParked()).toBe(0); // a create published within the window may still be queued
@@ -252,9 +243,9 @@ describe('UserCommands: commands for a user not created yet', () => {
 describe('UserCommands: subscription', () => {
   it('unsubscribes once: a second unsubscribe announces nothing', async () => {
     const { commands, published, users } = setup();
-    await commands.create({ projectId: 'p1', email: 'a@example.com' }, ctx('c1'));
-    await commands.unsubscribe({ projectId: 'p1', user: { email: 'a@example.com' }, reason: 'too many', acceptedAt }, ctx('c2'));
-    await commands.unsubscribe({ projectId: 'p1', user: { email: 'a@example.com' }, acceptedAt }, ctx('c3'));
+    await commands.create({ projectId: 'p1', email: 'a@example.com' }, messageContext('c1'));
+    await commands.unsubscribe({ projectId: 'p1', user: { email: 'a@example.com' }, reason: 'too many', acceptedAt }, messageContext('c2'));
+    await commands.unsubscribe({ projectId: 'p1', user: { email: 'a@example.com' }, acceptedAt }, messageContext('c3'));
     expect(published.map((p) => p.id)).toEqual(['c1.created', 'c2.unsubscribed']);
     expect(published[1]!.data).toMatchObject({ reason: 'too many', unsubscribedAt: acceptedAt });
     expect([...users.values()][0]!.unsubscribeReason).toBe('too many');
@@ -262,11 +253,20 @@ describe('UserCommands: subscription', () => {
 
   it('a resubscribe lifts an earlier unsubscribe, never one the recipient made after it', async () => {
     const { commands, users } = setup();
-    await commands.create({ projectId: 'p1', email: 'a@example.com' }, ctx('c1'));
-    await commands.unsubscribe({ projectId: 'p1', user: { email: 'a@example.com' }, acceptedAt: '2026-01-02T00:00:00.000Z' }, ctx('c2'));
-    await commands.resubscribe({ projectId: 'p1', user: { email: 'a@example.com' }, acceptedAt: '2026-01-01T12:00:00.000Z' }, ctx('c3'));
+    await commands.create({ projectId: 'p1', email: 'a@example.com' }, messageContext('c1'));
+    await commands.unsubscribe(
+      { projectId: 'p1', user: { email: 'a@example.com' }, acceptedAt: '2026-01-02T00:00:00.000Z' },
+      messageContext('c2'),
+    );
+    await commands.resubscribe(
+      { projectId: 'p1', user: { email: 'a@example.com' }, acceptedAt: '2026-01-01T12:00:00.000Z' },
+      messageContext('c3'),
+    );
     expect([...users.values()][0]!.unsubscribedAt).not.toBeNull();
-    await commands.resubscribe({ projectId: 'p1', user: { email: 'a@example.com' }, acceptedAt: '2026-01-03T00:00:00.000Z' }, ctx('c4'));
+    await commands.resubscribe(
+      { projectId: 'p1', user: { email: 'a@example.com' }, acceptedAt: '2026-01-03T00:00:00.000Z' },
+      messageContext('c4'),
+    );
     expect([...users.values()][0]!.unsubscribedAt).toBeNull();
   });
 });

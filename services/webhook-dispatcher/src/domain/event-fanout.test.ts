@@ -1,5 +1,5 @@
-import type { MessageContext } from '@postbus/bus';
 import { createLogger } from '@postbus/logger';
+import { messageContext } from '@postbus/testing/fakes';
 import type { DeliveryDoc } from '../model/delivery.repository';
 import type { EndpointDoc } from '../model/endpoint.repository';
 import type { ProjectOwner } from '../model/project.repository';
@@ -8,16 +8,8 @@ import { EventFanout } from './event-fanout';
 import { bodyOf, userUnsubscribed, type WebhookEvent } from './webhook-payloads';
 
 const logger = createLogger({ service: 'fanout-test', level: 'error' });
-const ctx = (id: string, time = new Date().toISOString()): MessageContext => ({
-  id,
-  type: 't',
-  source: 's',
-  time,
-  key: 'k',
-  topic: 't',
-  partition: 0,
-  offset: '0',
-});
+/** A message sent just now: the wait for an unknown project runs from its event's time. */
+const ctx = (id: string) => messageContext(id, { time: new Date().toISOString() });
 
 const event = (projectId: string): WebhookEvent =>
   userUnsubscribed({
