@@ -68,6 +68,27 @@ describe('TypeScript SDK (@postbus/sdk) against the running system', () => {
     expect(message).toMatchObject({ id: sent.message_id, email: 'ada@example.com', email_key: emailKey, status: 'sent' });
   });
 
+  it('sends a batch with tags and metadata: each message answered, the good one sent and tagged', async () => {
+    const answer = await sdk.emails.sendBatch(client.projectId, [
+      { email_key: emailKey, user: { email: 'batch-ts@example.com' }, tags: ['ts-batch'], metadata: { order: 'ts-1' } },
+      { email_key: 'no-such-email', user: { email: 'batch-ts@example.com' } },
+    ]);
+    expect(answer.data.map((r) => [r.index, r.status])).toEqual([
+      [0, 'accepted'],
+      [1, 'rejected'],
+    ]);
+    const first = answer.data[0]!;
+    if (first.status !== 'accepted') throw new Error('the first message was rejected');
+    const message = await waitFor(
+      async () => {
+        const found = await reader.messages.get(client.projectId, first.message_id).catch(() => undefined);
+        return found?.status === 'sent' ? found : undefined;
+      },
+      { timeoutMs: 20_000, what: 'the batch message to be sent' },
+    );
+    expect(message).toMatchObject({ tags: ['ts-batch'], metadata: { order: 'ts-1' } });
+  });
+
   it('creates a user, updates it by email and by user_id, and reads it back both ways', async () => {
     const user = { email: 'bob@example.com', user_id: 'bob-1' };
     await expect(sdk.users.create(client.projectId, { ...user, fields: { plan: 'free' } })).resolves.toMatchObject({ status: 'accepted' });

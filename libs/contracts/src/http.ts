@@ -1,5 +1,14 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ENGAGEMENT_EVENTS, MAX_STATS_DAYS, MESSAGE_STATUSES, PAGE_LIMIT, SUPPRESSION_REASONS, TIMELINE_EVENTS } from './values';
+import {
+  ENGAGEMENT_EVENTS,
+  MAX_STATS_DAYS,
+  MESSAGE_OPTION_LIMITS,
+  MESSAGE_STATUSES,
+  PAGE_LIMIT,
+  RESERVED_HEADERS,
+  SUPPRESSION_REASONS,
+  TIMELINE_EVENTS,
+} from './values';
 import { Day } from './payments';
 import {
   Email,
@@ -263,22 +272,60 @@ export const TransactionalEmailList = Type.Object({ data: Type.Array(Transaction
 
 export const EmailParams = Type.Object({ projectId: ObjectIdString, emailKey: Type.String({ minLength: 1, maxLength: 64 }) });
 
-export const SendEmailRequest = Type.Object(
+const L = MESSAGE_OPTION_LIMITS;
+const Tag = Type.String({
+  pattern: `^[A-Za-z0-9_.:-]{1,${L.tagLength}}$`,
+  description: `1 to ${L.tagLength} characters of A-Z a-z 0-9 _ . : -`,
+});
+
+/** What one send may carry beyond its recipient and data: stored with the message, shown in its reads and in every webhook about it. */
+const MessageOptions = {
+  reply_to: Type.Optional(Email),
+  headers: Type.Optional(
+    Type.Record(Type.String(), Type.String({ maxLength: L.headerValueLength, pattern: '^[^\\r\\n]*$' }), {
+      maxProperties: L.headers,
+      propertyNames: { pattern: '^[!-9;-~]{1,76}$' },
+      description: `custom headers, at most ${L.headers}: RFC 5322 field names, values of at most ${L.headerValueLength} characters without CR or LF; not one Postbus sets (${RESERVED_HEADERS.join(', ')})`,
+      examples: [{ 'X-Order-Id': '4711' }],
+    }),
+  ),
+  tags: Type.Optional(
+    Type.Array(Tag, {
+      maxItems: L.tags,
+      uniqueItems: true,
+      description: `at most ${L.tags} tags to find the message by (the message log's tag filter)`,
+      examples: [['receipt', 'shop:eu']],
+    }),
+  ),
+  metadata: Type.Optional(
+    Type.Record(Type.String(), Type.String({ maxLength: L.metadataValueLength }), {
+      maxProperties: L.metadata,
+      propertyNames: { minLength: 1, maxLength: L.metadataKeyLength },
+      description: `at most ${L.metadata} string pairs of the client's own (keys of at most ${L.metadataKeyLength} characters, values of at most ${L.metadataValueLength}), carried in every webhook about the message`,
+      examples: [{ order_id: 'ord_4711' }],
+    }),
+  ),
+};
+
+const SendUser = Type.Object(
+  { email: Email, user_id: Type.Optional(UserId), ...StandardAttributes },
   {
-    user: Type.Object(
-      { email: Email, user_id: Type.Optional(UserId), ...StandardAttributes },
-      {
-        additionalProperties: Type.Unknown(),
-        propertyNames: { pattern: FIELD_NAME_PATTERN },
-        maxProperties: 100,
-        'x-document': DOCUMENT_LIMITS,
-        description: `the recipient: email, optional user_id, standard attributes and custom fields; keys inside a field's value: 1 to 128 characters, no NUL, no '.', not starting with '$'; at most ${DOCUMENT_LIMITS.maxDepth} levels deep and ${DOCUMENT_LIMITS.maxBytes / 1024} KB as JSON`,
-      },
-    ),
-    data: Type.Optional(FreeFormObject({ description: 'variables for the template' })),
+    additionalProperties: Type.Unknown(),
+    propertyNames: { pattern: FIELD_NAME_PATTERN },
+    maxProperties: 100,
+    'x-document': DOCUMENT_LIMITS,
+    description: `the recipient: email, optional user_id, standard attributes and custom fields; keys inside a field's value: 1 to 128 characters, no NUL, no '.', not starting with '$'; at most ${DOCUMENT_LIMITS.maxDepth} levels deep and ${DOCUMENT_LIMITS.maxBytes / 1024} KB as JSON`,
   },
-  { additionalProperties: false },
 );
+
+/** What one send says: its recipient, the template's data and the message's options. */
+const SendFields = {
+  user: SendUser,
+  data: Type.Optional(FreeFormObject({ description: 'variables for the template' })),
+  ...MessageOptions,
+};
+
+export const SendEmailRequest = Type.Object(SendFields, { additionalProperties: false });
 export type SendEmailRequest = Static<typeof SendEmailRequest>;
 
 export const SendAccepted = Type.Object({ status: Type.Literal('accepted'), request_id: Type.String(), message_id: Type.String() });
@@ -317,6 +364,45 @@ export const ProblemBody = Type.Object({
   errors: Type.Optional(Type.Array(Type.Object({ pointer: Type.String(), message: Type.String() }))),
   request_id: Type.Optional(Type.String()),
 });
+
+/** The most messages one batch send may hold. */
+export const SEND_BATCH_MAX = 500;
+
+/** One message of a batch send: a send (as POST …/emails/{emailKey}/send takes it) naming its email. */
+export const SendBatchItem = Type.Object(
+  { email_key: Type.String({ minLength: 1, maxLength: 64, description: "the email's key (e.g. welcome) or id" }), ...SendFields },
+  { additionalProperties: false },
+);
+export type SendBatchItem = Static<typeof SendBatchItem>;
+
+export const SendBatchRequest = Type.Object(
+  {
+    messages: Type.Array(Type.Record(Type.String(), Type.Unknown()), {
+      minItems: 1,
+      maxItems: SEND_BATCH_MAX,
+      description: `1 to ${SEND_BATCH_MAX} messages, each as SendBatchItem: {email_key, user, data?, reply_to?, headers?, tags?, metadata?}. Each is checked on its own: a bad one is rejected in the answer, and the others are sent`,
+    }),
+  },
+  { additionalProperties: false },
+);
+export type SendBatchRequest = Static<typeof SendBatchRequest>;
+
+export const SendBatchResult = Type.Union([
+  Type.Object({ index: Type.Integer({ minimum: 0 }), status: Type.Literal('accepted'), message_id: Type.String() }),
+  Type.Object({
+    index: Type.Integer({ minimum: 0 }),
+    status: Type.Literal('rejected'),
+    // Why, as a problem; its pointers locate the field in the request body (/messages/<index>/…).
+    error: ProblemBody,
+  }),
+]);
+export type SendBatchResult = Static<typeof SendBatchResult>;
+
+export const SendBatchResponse = Type.Object({
+  request_id: Type.String(),
+  data: Type.Array(SendBatchResult, { description: "one result per message, in the request's order" }),
+});
+export type SendBatchResponse = Static<typeof SendBatchResponse>;
 
 export const CreateUserRequest = Type.Object(
   { email: Email, user_id: Type.Optional(UserId), fields: Type.Optional(UserFields) },
@@ -437,6 +523,8 @@ export const Message = Type.Object({
   clicked: Type.Boolean(),
   opens: Type.Integer({ minimum: 0, description: 'times the open pixel was fetched' }),
   clicks: Type.Integer({ minimum: 0, description: 'tracked link clicks, all links together' }),
+  tags: Type.Array(Type.String(), { description: 'the tags the send gave' }),
+  metadata: Type.Record(Type.String(), Type.String(), { description: 'the metadata the send gave' }),
   created_at: Timestamp,
   updated_at: Timestamp,
   timeline: Type.Array(TimelineEntry),
@@ -473,6 +561,7 @@ export const MessageListQuery = Type.Object(
         description: "only messages of the transactional email with this key (the message's email_key)",
       }),
     ),
+    tag: Type.Optional(Type.String({ pattern: Tag.pattern, description: 'only messages sent with this tag' })),
     from: Type.Optional(Type.String({ format: 'date-time', description: 'only messages accepted at or after this time' })),
     to: Type.Optional(Type.String({ format: 'date-time', description: 'only messages accepted at or before this time' })),
     ...PageParams,

@@ -86,6 +86,11 @@ export const EmailTriggerCommand = Type.Object({
   user: Type.Record(Type.String(), Type.Unknown()),
   data: Type.Record(Type.String(), Type.Unknown()),
   acceptedAt: Timestamp,
+  /** The send's options (the API's reply_to, headers, tags, metadata), as the gateway validated them. */
+  replyTo: Type.Optional(Type.String()),
+  headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+  tags: Type.Optional(Type.Array(Type.String())),
+  metadata: Type.Optional(Type.Record(Type.String(), Type.String())),
 });
 export type EmailTriggerCommand = Static<typeof EmailTriggerCommand>;
 
@@ -234,6 +239,9 @@ export const MessageEvent = Type.Object({
   reason: Type.Optional(Type.String()),
   url: Type.Optional(Type.String()),
   attempt: Type.Optional(Type.Integer()),
+  /** The send's tags and metadata, when it gave any: every webhook about the message carries them. */
+  tags: Type.Optional(Type.Array(Type.String())),
+  metadata: Type.Optional(Type.Record(Type.String(), Type.String())),
 });
 export type MessageEvent = Static<typeof MessageEvent>;
 

@@ -98,3 +98,46 @@ export const MAX_STATS_DAYS = 400;
 
 /** The size of one page of a list: at most `max` items, `default` when the query names none. */
 export const PAGE_LIMIT = { max: 100, default: 50 } as const;
+
+/**
+ * Headers Postbus sets on every message (or that the relay and receivers own): a send may not set
+ * them. Compared case-insensitively; a name ending in `*` covers every name it starts.
+ */
+export const RESERVED_HEADERS = [
+  'From',
+  'To',
+  'Cc',
+  'Bcc',
+  'Subject',
+  'Date',
+  'Message-ID',
+  'MIME-Version',
+  'Content-*',
+  'DKIM-Signature',
+  'Return-Path',
+  'List-Unsubscribe*',
+  'Received',
+  'Feedback-ID',
+  'X-Postbus-*',
+] as const;
+
+/** The reserved names among these header names (see RESERVED_HEADERS), as given. */
+export const reservedHeaderNames = (names: string[]): string[] =>
+  names.filter((name) =>
+    RESERVED_HEADERS.some((reserved) =>
+      reserved.endsWith('*')
+        ? name.toLowerCase().startsWith(reserved.slice(0, -1).toLowerCase())
+        : name.toLowerCase() === reserved.toLowerCase(),
+    ),
+  );
+
+/** What one send may carry beyond its recipient and data. */
+export const MESSAGE_OPTION_LIMITS = {
+  headers: 20,
+  headerValueLength: 998,
+  tags: 10,
+  tagLength: 64,
+  metadata: 20,
+  metadataKeyLength: 40,
+  metadataValueLength: 500,
+} as const;

@@ -22,8 +22,24 @@ describe('webhook bodies', () => {
       at,
     });
     expect(serialiseWebhookBody(body)).toBe(
-      `{"type":"message.sent","timestamp":"${at}","data":{"message_id":"msg_1","project_id":"p1","email_key":"welcome","email":"a@example.com","user_id":"u1","event":"sent","sequence":3}}`,
+      `{"type":"message.sent","timestamp":"${at}","data":{"message_id":"msg_1","project_id":"p1","email_key":"welcome","email":"a@example.com","user_id":"u1","event":"sent","sequence":3,"tags":[],"metadata":{}}}`,
     );
+  });
+
+  it("carry the send's tags and metadata", () => {
+    const body = messageWebhook('message.bounced', {
+      messageId: 'msg_1',
+      projectId: 'p1',
+      emailKey: 'receipt',
+      email: 'a@example.com',
+      userId: null,
+      event: 'bounced',
+      sequence: 3,
+      at,
+      tags: ['receipt'],
+      metadata: { order_id: 'ord_4711' },
+    });
+    expect(body.data).toMatchObject({ tags: ['receipt'], metadata: { order_id: 'ord_4711' } });
   });
 });
 

@@ -36,6 +36,10 @@ const messageWebhookData = <E extends MessageWebhookEvent>(event: E) =>
     ),
     url: Type.Optional(Type.String({ description: 'clicked: the link followed' })),
     attempt: Type.Optional(Type.Integer({ minimum: 1, description: 'the delivery attempt this event is about' })),
+    tags: Type.Array(Type.String(), { description: 'the tags the send gave' }),
+    metadata: Type.Record(Type.String(), Type.String(), {
+      description: "the metadata the send gave: match the event to the client's own records",
+    }),
   });
 
 const MESSAGE_EVENT_DESCRIPTIONS: Record<MessageWebhookEvent, string> = {
@@ -188,6 +192,8 @@ export function messageWebhook<E extends MessageWebhookEvent>(
       reason: e.reason,
       url: e.url,
       attempt: e.attempt,
+      tags: e.tags ?? [],
+      metadata: e.metadata ?? {},
     }),
   } as WebhookBody<`message.${E}`>;
 }

@@ -90,8 +90,8 @@ export class UnsupportedMediaTypeError extends AppError {
 }
 
 export class UnprocessableError extends AppError {
-  constructor(slug: string, detail: string) {
-    super(422, slug, 'The request cannot be processed', detail);
+  constructor(slug: string, detail: string, errors?: FieldError[]) {
+    super(422, slug, 'The request cannot be processed', detail, errors);
   }
 }
 

@@ -11,7 +11,10 @@ import type {
   PaymentList,
   PaymentListQuery,
   RecordPaymentRequest,
+  SendBatchItem,
+  SendBatchResponse,
   SendEmailData,
+  SendEmailOptions,
   SendEmailRequest,
   SendEmailResponse,
   SendEmailUser,
@@ -29,16 +32,31 @@ const project = (projectId: string) => `/v1/projects/${segment(projectId)}`;
 export class Emails {
   constructor(private readonly http: HttpClient) {}
 
-  /** POST /v1/projects/{projectId}/emails/{emailKey}/send — `emailKey` is the email's id or its key (e.g. `welcome`). */
+  /**
+   * POST /v1/projects/{projectId}/emails/{emailKey}/send — `emailKey` is the email's id or its key
+   * (e.g. `welcome`). `options`: the message's own reply_to, headers, tags and metadata, and the
+   * call's idempotencyKey, maxRetries, timeoutMs and signal.
+   */
   send(
     projectId: string,
     emailKey: string,
     user: SendEmailUser,
     data?: SendEmailData,
-    options?: RequestOptions,
+    options: SendEmailOptions & RequestOptions = {},
   ): Promise<SendEmailResponse> {
-    const body: SendEmailRequest = data === undefined ? { user } : { user, data };
-    return this.http.request({ method: 'POST', path: `${project(projectId)}/emails/${segment(emailKey)}/send`, body, options });
+    const { reply_to, headers, tags, metadata, ...call } = options;
+    const message = Object.fromEntries(Object.entries({ reply_to, headers, tags, metadata }).filter(([, v]) => v !== undefined));
+    const body: SendEmailRequest = { user, ...(data === undefined ? {} : { data }), ...message };
+    return this.http.request({ method: 'POST', path: `${project(projectId)}/emails/${segment(emailKey)}/send`, body, options: call });
+  }
+
+  /**
+   * POST /v1/projects/{projectId}/emails/batch — up to 500 sends, each naming its email by key.
+   * Each message is accepted or rejected on its own: read `data[i].status` (a rejected one has the
+   * problem in `error`). One idempotency key covers the whole batch.
+   */
+  sendBatch(projectId: string, messages: SendBatchItem[], options?: RequestOptions): Promise<SendBatchResponse> {
+    return this.http.request({ method: 'POST', path: `${project(projectId)}/emails/batch`, body: { messages }, options });
   }
 }
 

@@ -99,6 +99,37 @@ describe('Postbus client', () => {
     expect(sent[0]!.headers['idempotency-key']).toMatch(UUID);
   });
 
+  it("when an email is sent with the message's options, then they go in the body and the call's options stay out of it", async () => {
+    const { postbus, sent } = client([json(200, accepted)]);
+
+    await postbus.emails.send('p1', 'receipt', alice, undefined, {
+      reply_to: 'help@shop.example',
+      headers: { 'X-Order-Id': '4711' },
+      tags: ['receipt'],
+      metadata: { order_id: 'ord_4711' },
+      idempotencyKey: 'order-4711',
+    });
+
+    expect(sent[0]!.body).toEqual({
+      user: alice,
+      reply_to: 'help@shop.example',
+      headers: { 'X-Order-Id': '4711' },
+      tags: ['receipt'],
+      metadata: { order_id: 'ord_4711' },
+    });
+    expect(sent[0]!.headers['idempotency-key']).toBe('order-4711');
+  });
+
+  it('when a batch is sent, then every message goes in one POST to the batch route', async () => {
+    const answer = { request_id: 'req_1', data: [{ index: 0, status: 'accepted', message_id: 'msg_1' }] };
+    const { postbus, sent } = client([json(200, answer)]);
+
+    await expect(postbus.emails.sendBatch('p1', [{ email_key: 'welcome', user: alice, tags: ['a'] }])).resolves.toEqual(answer);
+
+    expect(sent[0]!.url).toBe('https://postbus.test/v1/projects/p1/emails/batch');
+    expect(sent[0]!.body).toEqual({ messages: [{ email_key: 'welcome', user: alice, tags: ['a'] }] });
+  });
+
   it('when the gateway answers 503 twice, then the call is tried three times with ONE Idempotency-Key and succeeds', async () => {
     const { postbus, sent, sleeps } = client([problem(503, 'unavailable'), problem(503, 'unavailable'), json(200, accepted)]);
 

@@ -9,6 +9,9 @@ use Postbus\Internal\Requester;
 /** Sending transactional emails. */
 final class Emails
 {
+    /** What one send may carry beyond its recipient and data, given among the call's options. */
+    private const MESSAGE_OPTIONS = ['reply_to', 'headers', 'tags', 'metadata'];
+
     /** @internal */
     public function __construct(private Requester $requester)
     {
@@ -22,7 +25,9 @@ final class Emails
      * @param array<string, mixed> $user     email (required), user_id, name, country, language, gender, age,
      *                                       and custom attributes
      * @param array<string, mixed> $data     template data, {{data.*}}
-     * @param array<string, mixed> $options  idempotency_key, timeout, max_retries
+     * @param array<string, mixed> $options  the message's own reply_to, headers (name => value), tags (list of
+     *                                       strings), metadata (string => string); and the call's
+     *                                       idempotency_key, timeout, max_retries
      * @return array{status: string, request_id: string, message_id: string}&array<string, mixed>
      */
     public function send(string $projectId, string $emailKey, array $user, array $data = [], array $options = []): array
@@ -31,7 +36,37 @@ final class Emails
         if ($data !== []) {
             $body['data'] = $data;
         }
+        foreach (self::MESSAGE_OPTIONS as $name) {
+            if (array_key_exists($name, $options)) {
+                $body[$name] = in_array($name, ['headers', 'metadata'], true) ? Json::object($options[$name]) : $options[$name];
+                unset($options[$name]);
+            }
+        }
         $path = ['projects', $projectId, 'emails', $emailKey, 'send'];
         return $this->requester->request('POST', $path, [], $body, $options);
+    }
+
+    /**
+     * Sends up to 500 emails in one call: POST /v1/projects/{projectId}/emails/batch. Each message is
+     * accepted or rejected on its own; one idempotency key covers the whole batch.
+     *
+     * @param list<array<string, mixed>> $messages each: email_key, user, and optionally data, reply_to, headers,
+     *                                             tags, metadata
+     * @param array<string, mixed>       $options  idempotency_key, timeout, max_retries
+     * @return array{request_id: string, data: list<array<string, mixed>>} one result per message, in order:
+     *                                                                     index, status ("accepted" with message_id,
+     *                                                                     or "rejected" with error)
+     */
+    public function sendBatch(string $projectId, array $messages, array $options = []): array
+    {
+        $items = array_map(static function (array $message): array {
+            foreach (['user', 'data', 'headers', 'metadata'] as $name) {
+                if (array_key_exists($name, $message) && is_array($message[$name])) {
+                    $message[$name] = Json::object($message[$name]);
+                }
+            }
+            return $message;
+        }, array_values($messages));
+        return $this->requester->request('POST', ['projects', $projectId, 'emails', 'batch'], [], ['messages' => $items], $options);
     }
 }

@@ -138,6 +138,27 @@ final class StackTest extends TestCase
         self::assertSame('Hello Ada', $inSink[0]['Subject']);
     }
 
+    public function testABatchWithTagsAndMetadataIsAnsweredPerMessageAndSent(): void
+    {
+        $good = self::recipient('batch');
+        $answer = self::sdk()->emails->sendBatch(self::project(), [
+            ['email_key' => self::$env['POSTBUS_EMAIL_KEY'], 'user' => ['email' => $good], 'tags' => ['php-batch'], 'metadata' => ['order' => 'php-1']],
+            ['email_key' => self::$env['POSTBUS_EMAIL_KEY'], 'user' => ['email' => 'not-an-email']],
+        ]);
+
+        self::assertSame([0, 1], array_column($answer['data'], 'index'));
+        self::assertSame('accepted', $answer['data'][0]['status']);
+        self::assertSame('rejected', $answer['data'][1]['status']);
+        self::assertSame('/messages/1/user/email', $answer['data'][1]['error']['errors'][0]['pointer']);
+        $id = $answer['data'][0]['message_id'];
+        $message = self::eventually('the batch message to be sent', static function () use ($id): ?array {
+            $message = self::full()->messages->get(self::project(), $id);
+            return $message['status'] === 'sent' ? $message : null;
+        });
+        self::assertSame(['php-batch'], $message['tags']);
+        self::assertSame(['order' => 'php-1'], $message['metadata']);
+    }
+
     public function testCreateUserThenReadItByEmailAndByUserId(): void
     {
         $email = self::recipient('create');

@@ -50,6 +50,40 @@ final class ResourcesTest extends TestCase
         self::assertSame('{"user":{"email":"ada@example.com"}}', $this->only()->body);
     }
 
+    public function testSendCarriesTheMessageOptionsInTheBodyAndTheCallOptionsAsHeaders(): void
+    {
+        $this->f->client->emails->send('p1', 'receipt', ['email' => 'ada@example.com'], [], [
+            'reply_to' => 'help@shop.example',
+            'headers' => ['X-Order-Id' => '4711'],
+            'tags' => ['receipt'],
+            'metadata' => [],
+            'idempotency_key' => 'order-4711',
+        ]);
+
+        $r = $this->only();
+        self::assertSame(
+            '{"user":{"email":"ada@example.com"},"reply_to":"help@shop.example","headers":{"X-Order-Id":"4711"},"tags":["receipt"],"metadata":{}}',
+            $r->body,
+        );
+        self::assertSame('order-4711', $r->header('Idempotency-Key'));
+    }
+
+    public function testSendBatchPostsEveryMessageWithObjectsKeptObjects(): void
+    {
+        $this->f->client->emails->sendBatch('p1', [
+            ['email_key' => 'welcome', 'user' => ['email' => 'ada@example.com'], 'data' => []],
+            ['email_key' => 'receipt', 'user' => ['email' => 'bob@example.com'], 'metadata' => ['order' => '1']],
+        ], ['idempotency_key' => 'batch-1']);
+
+        $r = $this->only();
+        self::assertSame('https://postbus.test/v1/projects/p1/emails/batch', $r->url);
+        self::assertSame(
+            '{"messages":[{"email_key":"welcome","user":{"email":"ada@example.com"},"data":{}},{"email_key":"receipt","user":{"email":"bob@example.com"},"metadata":{"order":"1"}}]}',
+            $r->body,
+        );
+        self::assertSame('batch-1', $r->header('Idempotency-Key'));
+    }
+
     public function testEveryRequestCarriesCredentialsAcceptAndUserAgent(): void
     {
         $this->f->client->users->get('p1', ['user_id' => 'u1']);

@@ -462,6 +462,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/projects/{projectId}/emails/batch': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Send up to 500 system / trigger emails at once, each accepted or rejected on its own */
+    post: operations['sendEmailBatch'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/projects/{projectId}/users': {
     parameters: {
       query?: never;
@@ -546,7 +563,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * List the messages of a project, newest first, with their status and timeline; filter by recipient, user_id, email_key, status and acceptance time (a page may hold fewer than limit with a next_cursor: read on)
+     * List the messages of a project, newest first, with their status and timeline; filter by recipient, user_id, email_key, tag, status and acceptance time (a page may hold fewer than limit with a next_cursor: read on)
      * @description Needs a key with scope "full".
      */
     get: operations['listMessages'];
@@ -1918,6 +1935,12 @@ export interface components {
         url?: string;
         /** @description the delivery attempt this event is about */
         attempt?: number;
+        /** @description the tags the send gave */
+        tags: string[];
+        /** @description the metadata the send gave: match the event to the client's own records */
+        metadata: {
+          [key: string]: string;
+        };
       };
     };
     /** @description The relay accepted the message. */
@@ -1953,6 +1976,12 @@ export interface components {
         url?: string;
         /** @description the delivery attempt this event is about */
         attempt?: number;
+        /** @description the tags the send gave */
+        tags: string[];
+        /** @description the metadata the send gave: match the event to the client's own records */
+        metadata: {
+          [key: string]: string;
+        };
       };
     };
     /** @description A delivery attempt failed for now; it is retried. */
@@ -1988,6 +2017,12 @@ export interface components {
         url?: string;
         /** @description the delivery attempt this event is about */
         attempt?: number;
+        /** @description the tags the send gave */
+        tags: string[];
+        /** @description the metadata the send gave: match the event to the client's own records */
+        metadata: {
+          [key: string]: string;
+        };
       };
     };
     /** @description The relay refused the message for good, or the recipient's mail system reported a hard bounce after the relay took it; the address is suppressed. */
@@ -2023,6 +2058,12 @@ export interface components {
         url?: string;
         /** @description the delivery attempt this event is about */
         attempt?: number;
+        /** @description the tags the send gave */
+        tags: string[];
+        /** @description the metadata the send gave: match the event to the client's own records */
+        metadata: {
+          [key: string]: string;
+        };
       };
     };
     /** @description The message could not be sent (retries exhausted, or a prerequisite missing). */
@@ -2058,6 +2099,12 @@ export interface components {
         url?: string;
         /** @description the delivery attempt this event is about */
         attempt?: number;
+        /** @description the tags the send gave */
+        tags: string[];
+        /** @description the metadata the send gave: match the event to the client's own records */
+        metadata: {
+          [key: string]: string;
+        };
       };
     };
     /** @description The message was not sent: the recipient is unsubscribed or being erased. */
@@ -2093,6 +2140,12 @@ export interface components {
         url?: string;
         /** @description the delivery attempt this event is about */
         attempt?: number;
+        /** @description the tags the send gave */
+        tags: string[];
+        /** @description the metadata the send gave: match the event to the client's own records */
+        metadata: {
+          [key: string]: string;
+        };
       };
     };
     /** @description The recipient opened the message (the first open). */
@@ -2128,6 +2181,12 @@ export interface components {
         url?: string;
         /** @description the delivery attempt this event is about */
         attempt?: number;
+        /** @description the tags the send gave */
+        tags: string[];
+        /** @description the metadata the send gave: match the event to the client's own records */
+        metadata: {
+          [key: string]: string;
+        };
       };
     };
     /** @description The recipient followed a tracked link (the first click of each link). */
@@ -2163,6 +2222,12 @@ export interface components {
         url?: string;
         /** @description the delivery attempt this event is about */
         attempt?: number;
+        /** @description the tags the send gave */
+        tags: string[];
+        /** @description the metadata the send gave: match the event to the client's own records */
+        metadata: {
+          [key: string]: string;
+        };
       };
     };
     /** @description The recipient reported the message as spam (a mailbox provider's feedback report); the address is suppressed. */
@@ -2198,6 +2263,12 @@ export interface components {
         url?: string;
         /** @description the delivery attempt this event is about */
         attempt?: number;
+        /** @description the tags the send gave */
+        tags: string[];
+        /** @description the metadata the send gave: match the event to the client's own records */
+        metadata: {
+          [key: string]: string;
+        };
       };
     };
     /** @description A user unsubscribed (through the API, or a one-click unsubscribe). */
@@ -2404,7 +2475,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -2507,7 +2578,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -2588,7 +2659,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -2692,7 +2763,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -2788,7 +2859,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -2922,7 +2993,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -3027,7 +3098,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -3144,7 +3215,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -3299,7 +3370,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -3416,7 +3487,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -3499,7 +3570,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -3628,7 +3699,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -3756,7 +3827,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -3922,7 +3993,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -4050,7 +4121,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -4133,7 +4204,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -4273,7 +4344,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -4372,7 +4443,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -4516,7 +4587,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -4613,7 +4684,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -4696,7 +4767,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -4830,7 +4901,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -4931,7 +5002,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -5072,7 +5143,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -5174,7 +5245,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -5304,7 +5375,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -5388,7 +5459,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -5481,7 +5552,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -5615,7 +5686,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -5753,7 +5824,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -5856,7 +5927,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -6016,7 +6087,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -6118,7 +6189,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -6202,7 +6273,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -6351,7 +6422,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -6417,6 +6488,37 @@ export interface operations {
           /** @description variables for the template; keys at every level: 1 to 128 characters, no NUL, no '.', not starting with '$'; at most 16 levels deep and 256 KB as JSON */
           data?: {
             [key: string]: components['schemas']['DocumentValue'];
+          };
+          /**
+           * Format: email
+           * @description email address, compared case-insensitively
+           */
+          reply_to?: string;
+          /**
+           * @description custom headers, at most 20: RFC 5322 field names, values of at most 998 characters without CR or LF; not one Postbus sets (From, To, Cc, Bcc, Subject, Date, Message-ID, MIME-Version, Content-*, DKIM-Signature, Return-Path, List-Unsubscribe*, Received, Feedback-ID, X-Postbus-*)
+           * @example {
+           *       "X-Order-Id": "4711"
+           *     }
+           */
+          headers?: {
+            [key: string]: string;
+          };
+          /**
+           * @description at most 10 tags to find the message by (the message log's tag filter)
+           * @example [
+           *       "receipt",
+           *       "shop:eu"
+           *     ]
+           */
+          tags?: string[];
+          /**
+           * @description at most 20 string pairs of the client's own (keys of at most 40 characters, values of at most 500), carried in every webhook about the message
+           * @example {
+           *       "order_id": "ord_4711"
+           *     }
+           */
+          metadata?: {
+            [key: string]: string;
           };
         };
       };
@@ -6490,7 +6592,149 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Over the rate limit (see Retry-After and RateLimit) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A service this request needs (the bus, the owning service, DNS) is unavailable; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  sendEmailBatch: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Replays the first answer for 24 h */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        projectId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description 1 to 500 messages, each as SendBatchItem: {email_key, user, data?, reply_to?, headers?, tags?, metadata?}. Each is checked on its own: a bad one is rejected in the answer, and the others are sent */
+          messages: {
+            [key: string]: unknown;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description Every message accepted or rejected, in order */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            request_id: string;
+            /** @description one result per message, in the request's order */
+            data: (
+              | {
+                  index: number;
+                  /** @constant */
+                  status: 'accepted';
+                  message_id: string;
+                }
+              | {
+                  index: number;
+                  /** @constant */
+                  status: 'rejected';
+                  error: {
+                    type: string;
+                    title: string;
+                    status: number;
+                    detail?: string;
+                    errors?: {
+                      pointer: string;
+                      message: string;
+                    }[];
+                    request_id?: string;
+                  };
+                }
+            )[];
+          };
+        };
+      };
+      /** @description Malformed or invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No or bad credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unknown, or another client's, resource */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A request with this Idempotency-Key is in flight */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body over the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body is not JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -6606,7 +6850,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -6741,7 +6985,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -6862,7 +7106,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -6977,7 +7221,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -7094,7 +7338,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -7228,7 +7472,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -7264,6 +7508,7 @@ export interface operations {
         user_id?: string;
         status?: 'queued' | 'deferred' | 'sent' | 'bounced' | 'failed' | 'suppressed';
         email_key?: string;
+        tag?: string;
         from?: string;
         to?: string;
         limit?: number;
@@ -7303,6 +7548,12 @@ export interface operations {
               opens: number;
               /** @description tracked link clicks, all links together */
               clicks: number;
+              /** @description the tags the send gave */
+              tags: string[];
+              /** @description the metadata the send gave */
+              metadata: {
+                [key: string]: string;
+              };
               /** Format: date-time */
               created_at: string;
               /** Format: date-time */
@@ -7379,7 +7630,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -7477,7 +7728,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -7543,6 +7794,12 @@ export interface operations {
             opens: number;
             /** @description tracked link clicks, all links together */
             clicks: number;
+            /** @description the tags the send gave */
+            tags: string[];
+            /** @description the metadata the send gave */
+            metadata: {
+              [key: string]: string;
+            };
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -7616,7 +7873,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -7710,7 +7967,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -7815,7 +8072,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -7949,7 +8206,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -8048,7 +8305,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -8147,7 +8404,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -8310,7 +8567,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -8409,7 +8666,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -8492,7 +8749,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -8643,7 +8900,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -8756,7 +9013,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -8897,7 +9154,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -9000,7 +9257,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -9100,7 +9357,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -9208,7 +9465,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -9724,7 +9981,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -9831,7 +10088,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -9966,7 +10223,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -10075,7 +10332,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;
@@ -10177,7 +10434,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id */
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
       422: {
         headers: {
           [name: string]: unknown;

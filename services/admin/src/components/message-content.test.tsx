@@ -79,6 +79,8 @@ describe('the email in a message of the profile', () => {
     clicked: false,
     opens: 0,
     clicks: 0,
+    tags: [],
+    metadata: {},
     created_at: '2026-11-23T10:00:00.000Z',
     updated_at: '2026-11-23T10:00:01.000Z',
     timeline: [{ sequence: 1, event: 'queued', at: '2026-11-23T10:00:00.000Z' }],

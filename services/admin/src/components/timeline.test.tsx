@@ -14,6 +14,8 @@ const message: Message = {
   clicked: true,
   opens: 2,
   clicks: 1,
+  tags: ['welcome-flow'],
+  metadata: { order_id: 'ord_4711' },
   created_at: '2026-11-23T10:00:00.000Z',
   updated_at: '2026-11-23T10:05:00.000Z',
   // Out of order on purpose: the timeline orders by sequence.
@@ -27,6 +29,18 @@ const message: Message = {
 };
 
 describe('a message with its timeline', () => {
+  it("shows the send's tags and metadata, and nothing for a send without them", () => {
+    const { unmount } = render(<MessageItem message={message} />);
+    expect(within(screen.getByRole('list', { name: 'Tags' })).getByText('welcome-flow')).toBeInTheDocument();
+    const metadata = screen.getByLabelText('Metadata');
+    expect(within(metadata).getByText('order_id')).toBeInTheDocument();
+    expect(within(metadata).getByText('ord_4711')).toBeInTheDocument();
+    unmount();
+    render(<MessageItem message={{ ...message, tags: [], metadata: {} }} />);
+    expect(screen.queryByRole('list', { name: 'Tags' })).toBeNull();
+    expect(screen.queryByLabelText('Metadata')).toBeNull();
+  });
+
   it('shows its status and every step in order, with the SMTP answers and the clicked link', () => {
     render(<MessageItem message={message} />);
     const article = screen.getByRole('article', { name: 'Message Hello Ada' });

@@ -80,6 +80,36 @@ export function Timeline({ entries }: { entries: TimelineEntry[] }) {
 const feedbackOf = (message: Message): string[] =>
   FEEDBACK_EVENTS.filter((event) => message.timeline.some((entry) => entry.event === event));
 
+/** The tags and metadata the send gave, when it gave any. */
+function SendOptions({ message }: { message: Message }) {
+  const metadata = Object.entries(message.metadata ?? {});
+  const tags = message.tags ?? [];
+  if (tags.length === 0 && metadata.length === 0) return null;
+  return (
+    <div className="mb-3 space-y-2 text-xs">
+      {tags.length > 0 && (
+        <ul aria-label="Tags" className="flex flex-wrap gap-1">
+          {tags.map((tag) => (
+            <li key={tag}>
+              <Badge tone="gray">{tag}</Badge>
+            </li>
+          ))}
+        </ul>
+      )}
+      {metadata.length > 0 && (
+        <dl aria-label="Metadata" className="grid grid-cols-[minmax(0,max-content)_1fr] gap-x-3 gap-y-1">
+          {metadata.map(([key, value]) => (
+            <div key={key} className="contents">
+              <dt className="truncate font-mono text-slate-500 dark:text-slate-400">{key}</dt>
+              <dd className="break-all font-mono">{value}</dd>
+            </div>
+          ))}
+        </dl>
+      )}
+    </div>
+  );
+}
+
 export function MessageItem({ message }: { message: Message }) {
   return (
     <article
@@ -101,6 +131,7 @@ export function MessageItem({ message }: { message: Message }) {
           {message.email_key} · <Time at={message.created_at} />
         </span>
       </header>
+      <SendOptions message={message} />
       <Timeline entries={message.timeline} />
       {/* A message has a subject once an attempt rendered it: before that there is nothing to show. */}
       {message.subject !== null && <MessageContentToggle projectId={message.project_id} messageId={message.id} />}

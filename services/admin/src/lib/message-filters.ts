@@ -9,11 +9,12 @@ export interface MessageFilters {
   status?: string;
   email?: string;
   email_key?: string;
+  tag?: string;
   from?: string;
   to?: string;
 }
 
-const FILTER_NAMES = ['status', 'email', 'email_key', 'from', 'to'] as const;
+const FILTER_NAMES = ['status', 'email', 'email_key', 'tag', 'from', 'to'] as const;
 
 export function filtersFromSearch(search: URLSearchParams): MessageFilters {
   const filters: MessageFilters = {};
@@ -45,6 +46,7 @@ export function messageLogQuery(filters: MessageFilters, cursor?: string): Recor
     status: filters.status || undefined,
     email: filters.email?.trim().toLowerCase() || undefined,
     email_key: filters.email_key?.trim() || undefined,
+    tag: filters.tag?.trim() || undefined,
     from: filters.from ? `${filters.from}:00.000Z` : undefined,
     to: filters.to ? `${filters.to}:59.999Z` : undefined,
     limit: String(MESSAGES_PER_PAGE),

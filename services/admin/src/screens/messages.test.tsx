@@ -28,6 +28,8 @@ const message = (id: string, email: string): Message => ({
   clicked: false,
   opens: 0,
   clicks: 0,
+  tags: [],
+  metadata: {},
   created_at: '2026-11-02T10:00:00.000Z',
   updated_at: '2026-11-02T10:00:01.000Z',
   timeline: [],

@@ -47,10 +47,11 @@ function FilterForm({ filters, onApply }: { filters: MessageFilters; onApply: (f
     onApply(draft);
   };
   return (
-    <form role="search" aria-label="Filter messages" onSubmit={submit} className="grid gap-3 sm:grid-cols-2 lg:grid-cols-6">
+    <form role="search" aria-label="Filter messages" onSubmit={submit} className="grid gap-3 sm:grid-cols-2 lg:grid-cols-7">
       <ChoiceField label="Status" value={draft.status ?? ''} onChange={set('status')} any="Any status" choices={MESSAGE_STATUSES} />
       <TextField label="Recipient" type="email" value={draft.email ?? ''} onChange={set('email')} placeholder="ada@example.com" />
       <TextField label="Email key" value={draft.email_key ?? ''} onChange={set('email_key')} placeholder="welcome" />
+      <TextField label="Tag" value={draft.tag ?? ''} onChange={set('tag')} placeholder="receipt" />
       <TextField label="From (UTC)" type="datetime-local" value={draft.from ?? ''} onChange={set('from')} />
       <TextField label="To (UTC)" type="datetime-local" value={draft.to ?? ''} onChange={set('to')} />
       <FilterButtons

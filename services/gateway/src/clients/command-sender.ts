@@ -13,8 +13,19 @@ export class CommandSender {
     data: MessageData<T>,
     requestId: string,
   ): Promise<string> {
+    const [id] = await this.sendAll(topic, type, [{ key, data }], requestId);
+    return id!;
+  }
+
+  /** Several commands of one type, published in one tick: the publisher puts them in one produce request. */
+  async sendAll<T extends MessageType>(
+    topic: NoInfer<TopicOf<T>>,
+    type: T,
+    commands: Array<{ key: string; data: MessageData<T> }>,
+    requestId: string,
+  ): Promise<string[]> {
     try {
-      return await this.publisher.publish(topic, type, key, data, { requestId });
+      return await Promise.all(commands.map(({ key, data }) => this.publisher.publish(topic, type, key, data, { requestId })));
     } catch (error) {
       if (error instanceof BusUnavailableError) {
         throw new ServiceUnavailableError('The request could not be stored durably; nothing was accepted. Retry later.', 5);

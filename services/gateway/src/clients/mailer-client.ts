@@ -20,12 +20,13 @@ export class MailerClient extends InternalApiClient {
 
   /** One page of the project's messages, newest first; the query is forwarded as it is. */
   async listMessages(projectId: string, query: MessageListQuery): Promise<MessageList> {
-    const { email, user_id, status, email_key, from, to, limit, cursor } = query;
+    const { email, user_id, status, email_key, tag, from, to, limit, cursor } = query;
     const page = await this.get<MessageList>(`${projectPath(projectId)}/messages`, {
       email,
       user_id,
       status,
       email_key,
+      tag,
       from,
       to,
       limit,

@@ -40,7 +40,7 @@ const PROBLEMS: Record<number, string> = {
   409: 'A request with this Idempotency-Key is in flight',
   413: 'Body over the limit',
   415: 'Body is not JSON',
-  422: 'Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, or a query naming neither email nor user_id',
+  422: 'Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself',
   429: 'Over the rate limit (see Retry-After and RateLimit)',
   503: 'A service this request needs (the bus, the owning service, DNS) is unavailable; retry after Retry-After',
 };

@@ -16,6 +16,7 @@ export const listNames = {
   user: (projectId: string, userId: string): string => `p:${projectId}:u:${hashed(projectId, 'user', userId)}`,
   emailKey: (projectId: string, emailKey: string): string => `p:${projectId}:k:${hashed(projectId, 'key', emailKey)}`,
   status: (projectId: string, status: MessageStatus): string => `p:${projectId}:s:${status}`,
+  tag: (projectId: string, tag: string): string => `p:${projectId}:t:${hashed(projectId, 'tag', tag)}`,
 };
 
 /**

@@ -10,6 +10,7 @@ export interface MessageQuery {
   email?: string;
   userId?: string;
   emailKey?: string;
+  tag?: string;
   status?: MessageStatus;
   /** Accepted at or after. */
   from?: Date;
@@ -109,6 +110,7 @@ export class MessageLog {
     if (query.email !== undefined) return { list: listNames.recipient(projectId, query.email), byTime: true };
     if (query.userId !== undefined) return { list: listNames.user(projectId, query.userId), byTime: true };
     if (query.emailKey !== undefined) return { list: listNames.emailKey(projectId, query.emailKey), byTime: true };
+    if (query.tag !== undefined) return { list: listNames.tag(projectId, query.tag), byTime: true };
     if (query.status !== undefined && hasStatusList(query.status))
       return { list: listNames.status(projectId, query.status), byTime: false };
     // Queued and sent (see hasStatusList): the newest of the project's list.
@@ -123,6 +125,7 @@ function matches(view: Message, query: MessageQuery): boolean {
     (query.email === undefined || view.email === query.email) &&
     (query.userId === undefined || view.user_id === query.userId) &&
     (query.emailKey === undefined || view.email_key === query.emailKey) &&
+    (query.tag === undefined || view.tags.includes(query.tag)) &&
     (query.status === undefined || view.status === query.status) &&
     (query.to === undefined || created <= query.to.getTime() + CLOCK_SLACK_MS)
   );

@@ -14,6 +14,11 @@ export interface MessageDoc {
   data: Record<string, unknown>;
   acceptedAt: Date;
   createdAt: Date;
+  /** The send's options, when it gave them (see EmailTriggerCommand). */
+  replyTo?: string;
+  headers?: Record<string, string>;
+  tags?: string[];
+  metadata?: Record<string, string>;
 }
 
 /** One entry of a message's timeline after `queued` (which the message itself stands for). */

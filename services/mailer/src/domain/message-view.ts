@@ -34,6 +34,8 @@ export function messageView(message: MessageDoc, events: EventDoc[]): Message {
     clicked: events.some((e) => e.event === 'clicked'),
     opens: countOf(events, 'opened'),
     clicks: countOf(events, 'clicked'),
+    tags: message.tags ?? [],
+    metadata: message.metadata ?? {},
     created_at: message.createdAt.toISOString(),
     updated_at: last.at.toISOString(),
     timeline: timeline.map((e) => ({
@@ -48,6 +50,9 @@ export function messageView(message: MessageDoc, events: EventDoc[]): Message {
     })),
   };
 }
+
+/** A summary's view as clients read it now: one kept before sends had tags and metadata has none. */
+export const currentView = (view: Message): Message => ({ ...view, tags: view.tags ?? [], metadata: view.metadata ?? {} });
 
 /** A message's summary (see SummaryDoc) from its timeline after `queued`; an entry given twice (read back, and in hand) counts once. */
 export const summaryOf = (message: MessageDoc, events: EventDoc[]): SummaryDoc => ({

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Publisher } from '@postbus/bus';
 import { Topics, type MessageEvent, type TimelineEventName } from '@postbus/contracts';
-import { GroupCommit, inParallel, KeyedSerializer } from '@postbus/db';
+import { GroupCommit } from '@postbus/db/group-commit';
+import { inParallel } from '@postbus/db/in-parallel';
+import { KeyedSerializer } from '@postbus/db/keyed-serializer';
 import type { Outcome } from './delivery/deliverer';
 import { queuedEntry, summaryOf } from './message-view';
 import { contentDoc } from './message-content';
@@ -262,5 +264,7 @@ const toMessageEvent = (message: MessageDoc, e: EventDoc): MessageEvent => ({
   ...(e.smtp ? { smtp: e.smtp } : {}),
   ...(e.reason ? { reason: e.reason } : {}),
   ...(e.url ? { url: e.url } : {}),
+  ...(message.tags ? { tags: message.tags } : {}),
+  ...(message.metadata ? { metadata: message.metadata } : {}),
   ...(e.attempt ? { attempt: e.attempt } : {}),
 });

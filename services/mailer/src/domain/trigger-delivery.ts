@@ -33,6 +33,10 @@ export const messageDocFromTrigger = (t: EmailTriggerCommand): MessageDoc => ({
   data: t.data,
   acceptedAt: new Date(t.acceptedAt),
   createdAt: new Date(),
+  ...(t.replyTo !== undefined ? { replyTo: t.replyTo } : {}),
+  ...(t.headers !== undefined ? { headers: t.headers } : {}),
+  ...(t.tags !== undefined ? { tags: t.tags } : {}),
+  ...(t.metadata !== undefined ? { metadata: t.metadata } : {}),
 });
 
 /**

@@ -49,13 +49,14 @@ export function internalApi(log: MessageLog, rollups: StatusRollups, suppression
       query: MessageListQuery,
       responses: { 200: { description: 'One page of messages, newest first', schema: MessageList } },
       handle: async ({ params, query }) => {
-        const { email, user_id: userId, email_key: emailKey, status, from, to } = query;
-        const filters = { email: email && normaliseEmail(email), user_id: userId, email_key: emailKey, status, from, to };
+        const { email, user_id: userId, email_key: emailKey, tag, status, from, to } = query;
+        const filters = { email: email && normaliseEmail(email), user_id: userId, email_key: emailKey, tag, status, from, to };
         const page = await log.page({
           projectId: params.projectId,
           ...(filters.email ? { email: filters.email } : {}),
           ...(userId ? { userId } : {}),
           ...(emailKey ? { emailKey } : {}),
+          ...(tag ? { tag } : {}),
           ...(status ? { status } : {}),
           ...(from ? { from: new Date(from) } : {}),
           ...(to ? { to: new Date(to) } : {}),

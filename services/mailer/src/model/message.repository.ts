@@ -4,6 +4,7 @@ import { GroupCommit, growing, inParallel, insertNew } from '@postbus/db';
 import { deliveryEventId, engagementEventId } from '../domain/message-ids';
 import type { ContentDoc, EventDoc, MessageDoc, SummaryDoc } from '../domain/message-records';
 import { isTerminal } from '../domain/message-status';
+import { currentView } from '../domain/message-view';
 
 // Kept for src/seed-data.ts, which imports them from here.
 export { deliveryEventId, engagementEventId } from '../domain/message-ids';
@@ -142,7 +143,7 @@ export class MessageStore {
   /** A message's summary in the project; null while its delivery is under way (or it is gone). */
   async summary(projectId: string, id: string): Promise<Message | null> {
     const doc = await this.Summary.findById(id).lean<SummaryDoc>().exec();
-    return doc?.projectId === projectId ? doc.view : null;
+    return doc?.projectId === projectId ? currentView(doc.view) : null;
   }
 
   /** Inserts one message, in a group with those inserted at the same time; true when it existed already (a redelivered trigger). */

@@ -5,6 +5,9 @@ import {
   normaliseEmail,
   ProjectIdParam,
   SendAccepted,
+  SendBatchItem,
+  SendBatchRequest,
+  SendBatchResponse,
   SendEmailRequest,
   Topics,
   TransactionalEmail,
@@ -14,11 +17,19 @@ import {
 } from '@postbus/contracts';
 import { ConflictError, NotFoundError, UnprocessableError } from '@postbus/errors';
 import type { CommandSender } from '../../clients/command-sender';
+import { compileBody, toFieldErrors } from '@postbus/http';
+import { sendBatch } from '../../domain/batch-send';
+import { messageOptions, refuseReservedHeaders } from '../../domain/message-options';
 import { fromEmailProblem, type SenderDomainState } from '../../domain/sender-address';
 import type { EmailRepository } from '../../model/email.repository';
 import { EMAIL_NOT_FOUND, type TriggerCatalog } from '../../domain/trigger-catalog';
 import type { TemplateRepository } from '../../model/template.repository';
 import { defineRoute, type RouteSpec } from '../route';
+
+const newMessageId = () => `msg_${randomUUID().replace(/-/g, '')}`;
+
+/** A batch's items are checked one by one (a bad one rejects only itself), so the body's schema leaves them open. */
+const checkBatchItem = compileBody(SendBatchItem);
 
 export interface EmailRouteDeps {
   emails: EmailRepository;
@@ -141,8 +152,9 @@ export function emailRoutes({ emails, templates, catalog, commands, assertProjec
       body: SendEmailRequest,
       responses: { 200: { description: 'Accepted: validated against the catalog and durably queued', schema: SendAccepted } },
       handle: async ({ params, body, client, requestId }) => {
+        refuseReservedHeaders(body.headers);
         const plan = await catalog.resolve(client.clientId, params.projectId, params.emailKey);
-        const messageId = `msg_${randomUUID().replace(/-/g, '')}`;
+        const messageId = newMessageId();
         const user = { ...body.user, email: normaliseEmail(body.user.email) };
         await commands.send(
           Topics.EmailCommands,
@@ -158,10 +170,39 @@ export function emailRoutes({ emails, templates, catalog, commands, assertProjec
             user,
             data: body.data ?? {},
             acceptedAt: new Date().toISOString(),
+            ...messageOptions(body),
           },
           requestId,
         );
         return { status: 200, body: { status: 'accepted', request_id: requestId, message_id: messageId } };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/projects/:projectId/emails/batch',
+      operationId: 'sendEmailBatch',
+      summary: 'Send up to 500 system / trigger emails at once, each accepted or rejected on its own',
+      tag: 'Transactional emails',
+      scope: 'sdk',
+      params: ProjectIdParam,
+      body: SendBatchRequest,
+      responses: { 200: { description: 'Every message accepted or rejected, in order', schema: SendBatchResponse } },
+      handle: async ({ params, body, client, requestId }) => {
+        const data = await sendBatch(params.projectId, body.messages, {
+          check: (item) => (checkBatchItem(item) ? [] : toFieldErrors(checkBatchItem.errors)),
+          resolve: (emailKey) => catalog.resolve(client.clientId, params.projectId, emailKey),
+          queue: async (triggers) => {
+            await commands.sendAll(
+              Topics.EmailCommands,
+              'email.trigger',
+              triggers.map(({ key, command }) => ({ key, data: command })),
+              requestId,
+            );
+          },
+          newMessageId,
+          now: () => new Date(),
+        });
+        return { status: 200, body: { request_id: requestId, data } };
       },
     }),
   ];

@@ -30,7 +30,7 @@ export function messageRoutes({ mailerApi, assertProject }: MessageRouteDeps): R
       path: '/v1/projects/:projectId/messages',
       operationId: 'listMessages',
       summary:
-        'List the messages of a project, newest first, with their status and timeline; filter by recipient, user_id, email_key, status and acceptance time (a page may hold fewer than limit with a next_cursor: read on)',
+        'List the messages of a project, newest first, with their status and timeline; filter by recipient, user_id, email_key, tag, status and acceptance time (a page may hold fewer than limit with a next_cursor: read on)',
       tag: 'Messages',
       scope: 'full',
       params: ProjectIdParam,

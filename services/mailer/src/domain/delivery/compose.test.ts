@@ -48,4 +48,23 @@ describe('compose', () => {
     expect(parsed.replyTo).toBeUndefined();
     expect(parsed.from?.value).toEqual([{ name: '', address: 'shop@mail.example.com' }]);
   });
+
+  it("adds the send's own headers, and never one Postbus sets or one that would break a header line", async () => {
+    const raw = await compose({
+      ...mail,
+      headers: {
+        'X-Order-Id': 'ord_4711',
+        Subject: 'forged',
+        'List-Unsubscribe': '<https://evil.example>',
+        'X-Split': 'a\r\nBcc: x@evil.example',
+      },
+    });
+    const parsed = await simpleParser(raw);
+    expect(parsed.headers.get('x-order-id')).toBe('ord_4711');
+    expect(parsed.subject).toBe('Your receipt');
+    expect(raw.toString()).toContain('List-Unsubscribe: <https://t.example.com/t/u/tok>');
+    expect(raw.toString()).not.toContain('evil.example');
+    expect(parsed.headers.has('x-split')).toBe(false);
+    expect(parsed.headers.has('bcc')).toBe(false);
+  });
 });

@@ -1,4 +1,5 @@
 import MailComposer from 'nodemailer/lib/mail-composer';
+import { reservedHeaderNames } from '@postbus/contracts';
 
 export interface OutgoingMail {
   messageId: string;
@@ -11,10 +12,21 @@ export interface OutgoingMail {
   text: string;
   /** RFC 2369 / RFC 8058: the https one-click URL and a mailto fallback. */
   unsubscribe: { url: string; mailto: string };
+  /** The send's own headers (none Postbus sets: see RESERVED_HEADERS). */
+  headers?: Record<string, string>;
 }
 
 /** The RFC 5322 Message-ID of a message: stable across retries, so receivers can drop a copy. */
 export const messageIdHeader = (messageId: string, senderDomain: string): string => `<${messageId}@${senderDomain}>`;
+
+/**
+ * The send's own headers as they go out: the gateway refused reserved names and line breaks, and
+ * a command that got past it some other way still never sets one, nor breaks a header line.
+ */
+function customHeaders(headers: Record<string, string> = {}): Record<string, string> {
+  const reserved = new Set(reservedHeaderNames(Object.keys(headers)));
+  return Object.fromEntries(Object.entries(headers).filter(([name, value]) => !reserved.has(name) && !/[\r\n]/.test(value)));
+}
 
 /** Builds the MIME message (multipart/alternative text + HTML) with nodemailer's own composer. */
 export function compose(mail: OutgoingMail): Promise<Buffer> {
@@ -28,6 +40,7 @@ export function compose(mail: OutgoingMail): Promise<Buffer> {
     messageId: messageIdHeader(mail.messageId, mail.senderDomain),
     date: new Date(),
     headers: {
+      ...customHeaders(mail.headers),
       'List-Unsubscribe': `<${mail.unsubscribe.url}>, <${mail.unsubscribe.mailto}>`,
       'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
       'X-Postbus-Message-Id': mail.messageId,

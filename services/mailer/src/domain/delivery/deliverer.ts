@@ -155,7 +155,9 @@ export class Deliverer {
       senderDomain: domain.domain,
       from: { name: email.fromName ?? project.fromName, address: fromAddress },
       to: message.email,
-      replyTo: email.replyTo ?? project.replyTo,
+      // The send's own reply-to wins over the email's, which wins over the project's.
+      replyTo: message.replyTo ?? email.replyTo ?? project.replyTo,
+      ...(message.headers ? { headers: message.headers } : {}),
       subject: rendered.subject,
       html,
       text: rendered.text,

@@ -1,0 +1,79 @@
+import type { EmailTriggerCommand } from '@postbus/contracts';
+import { NotFoundError, ServiceUnavailableError } from '@postbus/errors';
+import { sendBatch, type BatchSendDeps } from './batch-send';
+
+const P = 'p1';
+
+function deps(overrides: Partial<BatchSendDeps> = {}) {
+  const queued: Array<Array<{ key: string; command: EmailTriggerCommand }>> = [];
+  const resolved: string[] = [];
+  let n = 0;
+  const base: BatchSendDeps = {
+    check: (item) => ((item as { user?: { email?: string } }).user?.email ? [] : [{ pointer: '/user/email', message: 'is required' }]),
+    resolve: (emailKey) => {
+      resolved.push(emailKey);
+      if (emailKey === 'missing') return Promise.reject(new NotFoundError('No such transactional email in this project.'));
+      return Promise.resolve({ emailId: `e-${emailKey}`, emailKey, templateId: 't1', templateVersion: 2 });
+    },
+    queue: (triggers) => {
+      queued.push(triggers);
+      return Promise.resolve();
+    },
+    newMessageId: () => `msg_${++n}`,
+    now: () => new Date('2026-11-27T12:00:00.000Z'),
+  };
+  return { deps: { ...base, ...overrides }, queued, resolved };
+}
+
+describe('a batch send', () => {
+  it('answers every item in order, rejects only the bad ones with pointers into the body, and queues the good ones together', async () => {
+    const { deps: d, queued, resolved } = deps();
+    const results = await sendBatch(
+      P,
+      [
+        { email_key: 'welcome', user: { email: 'Ada@Example.org' }, tags: ['a'] },
+        { email_key: 'welcome', user: {} },
+        { email_key: 'missing', user: { email: 'b@example.org' } },
+        { email_key: 'receipt', user: { email: 'c@example.org' }, headers: { From: 'x@y.z' } },
+        { email_key: 'welcome', user: { email: 'd@example.org' }, data: { code: 1 } },
+      ],
+      d,
+    );
+    expect(results.map((r) => r.status)).toEqual(['accepted', 'rejected', 'rejected', 'rejected', 'accepted']);
+    expect(results.map((r) => r.index)).toEqual([0, 1, 2, 3, 4]);
+    const bad = results[1]!;
+    expect(bad.status === 'rejected' && bad.error).toMatchObject({ status: 400, errors: [{ pointer: '/messages/1/user/email' }] });
+    expect(results[2]!.status === 'rejected' && results[2]!.error).toMatchObject({ status: 404 });
+    expect(results[3]!.status === 'rejected' && results[3]!.error).toMatchObject({
+      status: 422,
+      type: '/problems/reserved-header',
+      errors: [{ pointer: '/messages/3/headers/From' }],
+    });
+    expect(queued).toHaveLength(1);
+    expect(queued[0]!.map((t) => t.command)).toEqual([
+      expect.objectContaining({ messageId: 'msg_1', emailId: 'e-welcome', user: { email: 'ada@example.org' }, data: {}, tags: ['a'] }),
+      expect.objectContaining({ messageId: 'msg_2', user: { email: 'd@example.org' }, data: { code: 1 } }),
+    ]);
+    expect(results[0]).toEqual({ index: 0, status: 'accepted', message_id: 'msg_1' });
+    // Each email is resolved once, however many items name it.
+    expect(resolved.sort()).toEqual(['missing', 'welcome']); // once each; receipt's item was refused before
+  });
+
+  it('queues nothing when every item is bad', async () => {
+    const { deps: d, queued } = deps();
+    const results = await sendBatch(P, [{ email_key: 'welcome', user: {} }], d);
+    expect(results[0]!.status).toBe('rejected');
+    expect(queued).toEqual([]);
+  });
+
+  it('fails as a whole when the bus does not take the batch, and when the catalog cannot be read', async () => {
+    const busDown = deps({ queue: () => Promise.reject(new ServiceUnavailableError('The request could not be stored durably.', 5)) });
+    await expect(sendBatch(P, [{ email_key: 'welcome', user: { email: 'a@example.org' } }], busDown.deps)).rejects.toThrow(
+      ServiceUnavailableError,
+    );
+    const dbDown = deps({ resolve: () => Promise.reject(new Error('connection reset')) });
+    await expect(sendBatch(P, [{ email_key: 'welcome', user: { email: 'a@example.org' } }], dbDown.deps)).rejects.toThrow(
+      'connection reset',
+    );
+  });
+});
