@@ -54,7 +54,7 @@ export const MailerConfig = Type.Object({
   }),
   FEEDBACK_RATE_WHILE_SENDING: Type.Integer({
     minimum: 1,
-    default: 50,
+    default: 20,
     description:
       'delivery reports (bounces) recorded a second at most while triggers are being delivered, so that a wave of DSNs never slows the mail; at once otherwise',
   }),
