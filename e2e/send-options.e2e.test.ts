@@ -162,7 +162,7 @@ describe('what one send carries beyond its recipient and data', () => {
     expect(again.body.data).toEqual(data);
   });
 
-  it('refuses a batch of 501 messages, or of none', async () => {
+  it('refuses a batch of 501 messages, or of none, and one for a project the client does not have', async () => {
     const over = await call(system.gatewayUrl, 'POST', `/v1/projects/${client.projectId}/emails/batch`, {
       auth: client.auth,
       json: { messages: Array.from({ length: 501 }, (_, i) => ({ email_key: 'welcome', user: { email: `x-${i}@example.org` } })) },
@@ -174,5 +174,10 @@ describe('what one send carries beyond its recipient and data', () => {
       json: { messages: [] },
     });
     expect(empty.status).toBe(400);
+    const elsewhere = await call(system.gatewayUrl, 'POST', `/v1/projects/${'0'.repeat(24)}/emails/batch`, {
+      auth: client.auth,
+      json: { messages: [{ email_key: 'welcome', user: { email: 'x@example.org' } }] },
+    });
+    expect(elsewhere.status).toBe(404);
   });
 });

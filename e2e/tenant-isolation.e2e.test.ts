@@ -38,6 +38,7 @@ const bodies = (a: Ids): Record<string, unknown> => ({
   createEmail: { key: 'b-email', name: 'B', template_id: a['templateId'] },
   updateEmail: { name: 'B was here', template_id: a['templateId'] },
   sendEmail: { user: { email: 'ann@a-side.example', name: 'Ann' }, data: {} },
+  sendEmailBatch: { messages: [{ email_key: a['emailKey'], user: { email: 'ann@a-side.example' } }] },
   createUser: { email: 'ann@a-side.example', user_id: 'ann-1' },
   updateUserByEmail: { email: 'ann@a-side.example', fields: { plan: 'stolen' } },
   updateUserByUserId: { fields: { plan: 'stolen' } },

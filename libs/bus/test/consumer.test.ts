@@ -1,24 +1,13 @@
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { Registry } from 'prom-client';
 import { Topics } from '@postbus/contracts';
-import { createLogger } from '@postbus/logger';
-import { defaultKafkaBrokers, sleep, uniqueName, waitFor } from '@postbus/testing';
-import { Bus, consumerGroupLag, defineHandler, GroupTimings, type BatchItem } from '@postbus/bus';
-
-const brokers = defaultKafkaBrokers().split(',');
-const logger = createLogger({ service: 'bus-test', level: 'error' });
+import { sleep, uniqueName, waitFor } from '@postbus/testing';
+import { consumerGroupLag, defineHandler, GroupTimings, type Bus, type BatchItem } from '@postbus/bus';
+import { brokers, testBus } from './test-bus';
 
 /** A bus of its own namespace with one partition per topic, its consumers reporting to `metrics`. */
 async function busWith(namespace: string, metrics?: Registry): Promise<Bus> {
-  const bus = new Bus({
-    brokers,
-    service: 'postbus/bus-test',
-    logger,
-    namespace,
-    partitions: 1,
-    replicationFactor: 1,
-    ...(metrics ? { metrics } : {}),
-  });
+  const bus = testBus(namespace, metrics ? { metrics } : {});
   await bus.ensureTopics([{ topic: Topics.UserCommands }]);
   await bus.publisher.connect();
   return bus;

@@ -18,3 +18,4 @@ export { internalAuthorization, otherLocalAddresses, testInternalApiSecret } fro
 export { LOCAL_WEBHOOK_ALLOWED_HOSTS } from './local-settings';
 export { testRunToken, registerTestRun, removeTestRunData, cleanUpTestRuns, type RemovedTestData } from './test-run';
 export { databaseName, systemEnv, type SystemEnvOptions, type SystemService } from './system-env';
+export { inProcessEnv, shutDown, uniqueDbName, type Started } from './in-process';

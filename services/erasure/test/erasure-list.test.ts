@@ -7,6 +7,7 @@ import { call, defaultMongoUrl, internalAuthorization, testInternalApiSecret, un
 import { internalApi } from '../src/http/internal-api';
 import { ErasureRepository, keysOf } from '../src/model/erasure.repository';
 import type { ErasureDoc } from '../src/model/erasure.schema';
+import { queuedErasure } from './queued-erasure';
 
 const PARTICIPANTS = ['mailer', 'payments', 'users'];
 /** The public API's limit on a cursor (libs/contracts PageParams): the gateway hands ours on as it is. */
@@ -26,20 +27,8 @@ describe("the erasure service's list through its internal API, on the real Mongo
   const erasureOf = (projectId: string, p: number, n: number): ErasureDoc => {
     // Interleaved over the projects; every fifth project shares its times with the one before (ties across projects).
     const minute = n * PROJECTS + (p % 5 === 4 ? p - 1 : p);
-    return {
-      _id: `era_${p.toString(16).padStart(2, '0')}${n.toString(16).padStart(30, '0')}`,
-      projectId,
-      status: 'queued',
-      subjectId: null,
-      email: `person-${p}-${n}@example.com`,
-      userId: null,
-      emailHmac: null,
-      requestedAt: new Date(Date.UTC(2026, 0, 1, 0, minute)),
-      eraseAt: new Date(Date.UTC(2026, 0, 3, 0, minute)),
-      executedAt: null,
-      completedAt: null,
-      createdAt: new Date(Date.UTC(2026, 0, 1, 0, minute)),
-    };
+    const id = `era_${p.toString(16).padStart(2, '0')}${n.toString(16).padStart(30, '0')}`;
+    return queuedErasure({ id, projectId, email: `person-${p}-${n}@example.com`, minute });
   };
   const recorded = projectIds.flatMap((projectId, p) => Array.from({ length: PER_PROJECT }, (_, n) => erasureOf(projectId, p, n)));
   const newestFirst = [...recorded]

@@ -2,6 +2,7 @@ import { connectDb, onRequestPath, type Connection } from '@postbus/db';
 import { defaultMongoUrl, uniqueName } from '@postbus/testing';
 import { ErasureRepository, keysOf } from '../src/model/erasure.repository';
 import type { ErasureDoc } from '../src/model/erasure.schema';
+import { queuedErasure } from './queued-erasure';
 
 const PARTICIPANTS = ['mailer', 'payments', 'users'];
 
@@ -20,20 +21,14 @@ describe('ErasureRepository on the real MongoDB-wire server', () => {
     await db?.close();
   });
 
-  const erasureOf = (projectId: string, n: number): ErasureDoc => ({
-    _id: `era_${projectId}_${n}`,
-    projectId,
-    status: 'queued',
-    subjectId: null,
-    email: `person-${n}@example.com`,
-    userId: `u-${n}`,
-    emailHmac: null,
-    requestedAt: new Date(Date.UTC(2026, 0, 1, 0, n)),
-    eraseAt: new Date(Date.UTC(2026, 0, 3, 0, n)),
-    executedAt: null,
-    completedAt: null,
-    createdAt: new Date(Date.UTC(2026, 0, 1, 0, n)),
-  });
+  const erasureOf = (projectId: string, n: number): ErasureDoc =>
+    queuedErasure({
+      id: `era_${projectId}_${n}`,
+      projectId,
+      email: `person-${n}@example.com`,
+      userId: `u-${n}`,
+      minute: n,
+    });
 
   it('14.1 erasure: the list per project (merged over projects, newest first), open requests and confirmations are read by _id only (QUERY_AUDIT strict)', async () => {
     // Two projects' erasures, interleaved in time; one recorded twice (a redelivered command).

@@ -1,15 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
-import {
-  call,
-  defaultKafkaBrokers,
-  startDnsServer,
-  TopicRecorder,
-  waitFor,
-  type LocalDnsServer,
-  type RecordedMessage,
-} from '@postbus/testing';
-import { createTestClient, startTestGateway, type TestClient, type TestGateway } from './helpers';
+import { call, defaultKafkaBrokers, TopicRecorder, waitFor, type LocalDnsServer, type RecordedMessage } from '@postbus/testing';
+import { startTestGateway, withDnsGateway, type TestClient, type TestGateway } from './helpers';
 
 /** The catalog topic: every change of projects, domains, templates and emails, keyed by entity. */
 describe('the catalog on the bus', () => {
@@ -19,22 +10,11 @@ describe('the catalog on the bus', () => {
   let catalog: TopicRecorder;
   const topic = () => `postbus.catalog.v1.${gw.namespace}`;
 
+  withDnsGateway((started) => ({ dns, gw, acme } = started));
   beforeAll(async () => {
-    dns = await startDnsServer();
-    gw = await startTestGateway({
-      DNS_SERVERS: dns.address,
-      SPF_INCLUDE: 'spf.postbus.test',
-      SECRETS_KEY: randomBytes(32).toString('base64'),
-    });
-    acme = await createTestClient(gw.config);
     catalog = await new TopicRecorder(defaultKafkaBrokers().split(','), [topic()]).start();
   });
-
-  afterAll(async () => {
-    await catalog?.stop();
-    await gw?.stop();
-    await dns?.close();
-  });
+  afterAll(() => catalog?.stop());
 
   const api = (method: string, path: string, json?: unknown) =>
     call(gw.url, method, path, { auth: acme.auth, ...(json !== undefined ? { json } : {}) });

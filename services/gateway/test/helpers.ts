@@ -1,7 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { loadConfig } from '@postbus/config';
 import { connectDb } from '@postbus/db';
 import { createLogger } from '@postbus/logger';
-import { basicAuth, testInternalApiSecret, uniqueName } from '@postbus/testing';
+import { basicAuth, call, startDnsServer, testInternalApiSecret, uniqueName, type LocalDnsServer } from '@postbus/testing';
 import { start, type Gateway } from '../src/app';
 import { GatewayConfig } from '../src/config';
 import { newClientId, type KeyScope } from '../src/domain/credentials';
@@ -65,4 +66,51 @@ export async function createTestClient(config: GatewayConfig, scope: KeyScope = 
   } finally {
     await db.close();
   }
+}
+
+/** A gateway, its first client and what else a test file started with it. */
+export interface StartedGateway {
+  gw: TestGateway;
+  acme: TestClient;
+}
+
+/**
+ * For the tests of one file: before them, starts a DNS server of its own and a gateway resolving
+ * through it (sender domains' SPF include spf.postbus.test, a secrets key of its own) with a client,
+ * and hands them to `use`; after them, stops both.
+ */
+export function withDnsGateway(use: (started: StartedGateway & { dns: LocalDnsServer }) => void): void {
+  let dns: LocalDnsServer | undefined;
+  let gw: TestGateway | undefined;
+  beforeAll(async () => {
+    dns = await startDnsServer();
+    gw = await startTestGateway({
+      DNS_SERVERS: dns.address,
+      SPF_INCLUDE: 'spf.postbus.test',
+      SECRETS_KEY: randomBytes(32).toString('base64'),
+    });
+    use({ dns, gw, acme: await createTestClient(gw.config) });
+  });
+  afterAll(async () => {
+    await gw?.stop();
+    await dns?.close();
+  });
+}
+
+/**
+ * For the tests of one file: before them, starts a gateway with a client and the client's project
+ * "Shop" (created through the API) and hands them to `use`; after them, stops the gateway.
+ */
+export function withGatewayAndProject(use: (started: StartedGateway & { projectId: string }) => void): void {
+  let gw: TestGateway | undefined;
+  beforeAll(async () => {
+    gw = await startTestGateway();
+    const acme = await createTestClient(gw.config);
+    const created = await call(gw.url, 'POST', '/v1/projects', { auth: acme.auth, json: { name: 'Shop' } });
+    expect(created.status).toBe(201);
+    use({ gw, acme, projectId: (created.body as { id: string }).id });
+  });
+  afterAll(async () => {
+    await gw?.stop();
+  });
 }

@@ -8,11 +8,13 @@ import {
   call,
   defaultKafkaBrokers,
   defaultMongoUrl,
+  inProcessEnv,
   internalAuthorization,
   otherLocalAddresses,
   portOpen,
-  testInternalApiSecret,
+  shutDown,
   TopicRecorder,
+  uniqueDbName,
   uniqueName,
   waitFor,
 } from '@postbus/testing';
@@ -34,17 +36,9 @@ describe('users service', () => {
   let dbName: string;
 
   beforeAll(async () => {
-    const config = loadConfig(UsersConfig, {
-      ...process.env,
-      PORT: '0',
-      USERS_DB_NAME: (dbName = uniqueName('users').replace(/-/g, '_')),
-      KAFKA_NAMESPACE: namespace,
-      KAFKA_TOPIC_PARTITIONS: '3',
-      USER_UPDATE_RETRY_WINDOW_MS: String(RETRY_WINDOW_MS),
-      INTERNAL_API_SECRET: testInternalApiSecret,
-      LOG_LEVEL: 'error',
-      QUERY_AUDIT: 'strict',
-    });
+    dbName = uniqueDbName('users');
+    const env = inProcessEnv(namespace, { USERS_DB_NAME: dbName, USER_UPDATE_RETRY_WINDOW_MS: String(RETRY_WINDOW_MS) });
+    const config = loadConfig(UsersConfig, env);
     service = await start({ config, logger });
     url = `http://127.0.0.1:${service.port}`;
     bus = new Bus({ brokers: defaultKafkaBrokers().split(','), service: 'test', logger, namespace, partitions: 3, replicationFactor: 1 });
@@ -55,11 +49,7 @@ describe('users service', () => {
     ]).start();
   });
 
-  afterAll(async () => {
-    await events?.stop();
-    await bus?.close();
-    await service?.stop();
-  });
+  afterAll(() => shutDown(events, bus, service));
 
   const profile = async (email: string) => {
     const res = await call(url, 'GET', `/internal/projects/${projectId}/users?email=${encodeURIComponent(email)}`, {

@@ -1,13 +1,13 @@
 import { connectDb, isPointFilter, recordQueries, type Connection } from '@postbus/db';
 import type { Bus } from '@postbus/bus';
-import { call, internalAuthorization } from '@postbus/testing';
+import { call, internalAuthorization, shutDown } from '@postbus/testing';
 import type { Dispatcher } from '../src/app';
 import { DeliveryErasure } from '../src/domain/erasure-participant';
 import { DeliveryStore } from '../src/model/delivery.repository';
 import { DeliveryRetention } from '../src/domain/delivery-retention';
 import { EndpointStore } from '../src/model/endpoint.repository';
 import { RetentionRuns } from '../src/model/retention-run.repository';
-import { seedDeliveries } from '../src/seed-data';
+import { seedDeliveries, type SeedOptions } from '../src/seed-data';
 import { SecretBox } from '@postbus/crypto';
 import { createLogger } from '@postbus/logger';
 import { startTestDispatcher, testDispatcherConfig } from './helpers';
@@ -28,6 +28,9 @@ describe('webhook deliveries at size', () => {
   let busy: string; // an endpoint with 20,000
   let url: string;
 
+  /** Seeds `count` deliveries of the endpoint, created from `since` to `until`, `person.count` of them about `person`. */
+  const seed = (store: DeliveryStore, endpointId: string, count: number, since: Date, until: Date, person?: SeedOptions['person']) =>
+    seedDeliveries(store, { endpointId, clientId, projectId, count, since, until, ...(person ? { person } : {}) });
   const get = async (path: string) =>
     call(url, 'GET', `/internal/clients/${clientId}/webhooks/${path}`, { auth: await internalAuthorization('webhook-dispatcher') });
 
@@ -42,30 +45,14 @@ describe('webhook deliveries at size', () => {
     quiet = (await endpoints.create(clientId, input)).endpoint._id;
     busy = (await endpoints.create(clientId, input)).endpoint._id;
     const now = Date.now();
-    await seedDeliveries(deliveries, {
-      endpointId: busy,
-      clientId,
-      projectId,
-      count: 20_000,
-      since: new Date(now - 86_400_000),
-      until: new Date(now - 60_000),
-      person: { email: 'many@example.org', userId: 'u-many', count: 1_500 },
-    });
-    await seedDeliveries(deliveries, {
-      endpointId: quiet,
-      clientId,
-      projectId,
-      count: 120,
-      since: new Date(now - 3_600_000),
-      until: new Date(now),
-    });
+    const person = { email: 'many@example.org', userId: 'u-many', count: 1_500 };
+    await seed(deliveries, busy, 20_000, new Date(now - 86_400_000), new Date(now - 60_000), person);
+    await seed(deliveries, quiet, 120, new Date(now - 3_600_000), new Date(now));
   }, 600_000);
 
   afterAll(async () => {
     await db?.dropDatabase();
-    await db?.close();
-    await bus?.close();
-    await dispatcher?.stop();
+    await shutDown(db, bus, dispatcher);
   });
 
   it('14.1 a delivery-log page costs as many point reads at 20,000 deliveries of another endpoint, and of its own, as at 120', async () => {
@@ -203,22 +190,8 @@ describe('webhook deliveries at size', () => {
       await endpoints.create(clientId, { url: 'https://example.org/aged', events: ['*'], projectId, description: null, enabled: false })
     ).endpoint._id;
     const now = Date.now();
-    const { sampleDelivery: oldOne } = await seedDeliveries(old, {
-      endpointId: aged,
-      clientId,
-      projectId,
-      count: 450,
-      since: new Date(now - 40 * 86_400_000),
-      until: new Date(now - 31 * 86_400_000),
-    });
-    const { sampleDelivery: newOne } = await seedDeliveries(old, {
-      endpointId: aged,
-      clientId,
-      projectId,
-      count: 30,
-      since: new Date(now - 29 * 86_400_000),
-      until: new Date(now - 86_400_000),
-    });
+    const { sampleDelivery: oldOne } = await seed(old, aged, 450, new Date(now - 40 * 86_400_000), new Date(now - 31 * 86_400_000));
+    const { sampleDelivery: newOne } = await seed(old, aged, 30, new Date(now - 29 * 86_400_000), new Date(now - 86_400_000));
     const logger = createLogger({ service: 'test', level: 'error' });
     const claims = new RetentionRuns(db);
     await claims.init();

@@ -1,28 +1,6 @@
-import type { lookup as dnsLookup } from 'node:dns';
 import { LOCAL_WEBHOOK_ALLOWED_HOSTS } from '@postbus/testing';
 import { AddressPolicy, UnsafeAddressError, unsafeKind } from './address-policy';
-
-type Lookup = (hostname: string, options: object, callback: (...args: unknown[]) => void) => void;
-
-/** Resolves names from a table instead of DNS (always as with `all: true`, as the policy asks). */
-function fakeDns(table: Record<string, Array<{ address: string; family: number }>>): jest.Mock & typeof dnsLookup {
-  const fake: Lookup = (hostname, _options, callback) => {
-    const addresses = table[hostname];
-    if (!addresses) callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }));
-    else callback(null, addresses);
-  };
-  return jest.fn(fake) as unknown as jest.Mock & typeof dnsLookup;
-}
-
-const refusal = async (policy: AddressPolicy, url: string): Promise<string | undefined> => {
-  try {
-    await policy.check(new URL(url));
-    return undefined;
-  } catch (error) {
-    if (!(error instanceof UnsafeAddressError)) throw error;
-    return error.message;
-  }
-};
+import { fakeDns, refusal } from '../../test/address-checks';
 
 describe('AddressPolicy', () => {
   const policy = new AddressPolicy([]);

@@ -6,7 +6,7 @@ import { queryKeys } from '../api/query-keys';
 import type { ListOf, SenderDomain, TrackingDomain } from '../api/types';
 import { ConfirmDialog } from './confirm-dialog';
 import { CopyButton } from './copy-button';
-import { Badge, Button, Card, Empty, ErrorState, Loading, TextField, Time } from './ui';
+import { Badge, Button, Card, Empty, ErrorState, Loading, SubmitButton, TextField, Time } from './ui';
 
 type Domain = SenderDomain | TrackingDomain;
 type DomainKind = 'sender' | 'tracking';
@@ -193,14 +193,12 @@ export function DomainSection({ kind, id }: { kind: DomainKind; id: string }) {
           <TextField
             label={kind === 'sender' ? 'New sender domain' : 'New tracking domain'}
             value={name}
-            onChange={(e) => setName(e.target.value)}
+            onValue={setName}
             placeholder={placeholder}
             required
           />
         </div>
-        <Button tone="primary" type="submit" disabled={add.isPending}>
-          {add.isPending ? 'Adding…' : `Add ${noun}`}
-        </Button>
+        <SubmitButton pending={add.isPending} pendingLabel="Adding…">{`Add ${noun}`}</SubmitButton>
       </form>
       {add.isError && (
         <div className="mt-2">

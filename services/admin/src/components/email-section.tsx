@@ -6,7 +6,7 @@ import { queryKeys } from '../api/query-keys';
 import type { CreateEmailRequest, TransactionalEmail } from '../api/types';
 import { useProjects } from '../layout/layout';
 import { CopyButton } from './copy-button';
-import { Badge, Button, Card, Empty, ErrorState, Loading, SelectField, TextField } from './ui';
+import { Badge, Button, Card, Empty, ErrorState, Loading, SelectField, SubmitButton, TextField } from './ui';
 
 const EMAIL_KEY = '^[a-z0-9][a-z0-9_\\-]{0,63}$';
 
@@ -54,14 +54,14 @@ function EmailForm({ projectId, onCreated }: { projectId: string; onCreated: () 
       <TextField
         label="Key"
         value={key}
-        onChange={(e) => setKey(e.target.value)}
+        onValue={setKey}
         required
         pattern={EMAIL_KEY}
         placeholder="welcome"
         hint="Lower-case letters, digits, - and _: your backend sends the email by this key."
       />
-      <TextField label="Name" value={name} onChange={(e) => setName(e.target.value)} maxLength={200} placeholder="Welcome email" />
-      <SelectField label="Template" value={chosenTemplate} onChange={(e) => setTemplateId(e.target.value)} required>
+      <TextField label="Name" value={name} onValue={setName} maxLength={200} placeholder="Welcome email" />
+      <SelectField label="Template" value={chosenTemplate} onValue={setTemplateId} required>
         {templates.data?.data.map((t) => (
           <option key={t.id} value={t.id}>
             {t.name}
@@ -72,7 +72,7 @@ function EmailForm({ projectId, onCreated }: { projectId: string; onCreated: () 
         label="From address (optional)"
         type="email"
         value={fromEmail}
-        onChange={(e) => setFromEmail(e.target.value)}
+        onValue={setFromEmail}
         placeholder={project?.from_email ?? (sender ? `hello@${sender.domain}` : '')}
         hint={
           sender
@@ -94,9 +94,9 @@ function EmailForm({ projectId, onCreated }: { projectId: string; onCreated: () 
         </label>
       </fieldset>
       <div className="md:col-span-2">
-        <Button tone="primary" type="submit" disabled={create.isPending || !chosenTemplate}>
-          {create.isPending ? 'Creating…' : 'Create email'}
-        </Button>
+        <SubmitButton pending={create.isPending} pendingLabel="Creating…" disabled={!chosenTemplate}>
+          Create email
+        </SubmitButton>
       </div>
       {create.isError && (
         <div className="md:col-span-2">

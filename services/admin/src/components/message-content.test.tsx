@@ -1,12 +1,11 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { fireEvent, render, screen } from '@testing-library/react';
-import type { Message } from '../api/types';
 import { createQueryClient } from '../app';
 import { MessageContentView } from './message-content';
 import { MessageItem } from './timeline';
 import { gatewayAnswer } from '../test-answer';
+import { PROJECT, testMessage } from '../test-fixtures';
 
-const PROJECT = '0123456789abcdef01234567';
 const HTML = `<p>Hello Ada</p><script>document.title='pwned'</script>`;
 
 /** The gateway's content read: one answer for every call, and the paths asked. */
@@ -67,24 +66,15 @@ describe("a message's email as sent", () => {
 });
 
 describe('the email in a message of the profile', () => {
-  const message: Message = {
+  const message = testMessage({
     id: 'msg_2',
-    project_id: PROJECT,
-    email_key: 'welcome',
     email: 'ada@example.com',
-    user_id: null,
     status: 'sent',
     subject: 'Hello Ada',
-    opened: false,
-    clicked: false,
-    opens: 0,
-    clicks: 0,
-    tags: [],
-    metadata: {},
     created_at: '2026-11-23T10:00:00.000Z',
     updated_at: '2026-11-23T10:00:01.000Z',
     timeline: [{ sequence: 1, event: 'queued', at: '2026-11-23T10:00:00.000Z' }],
-  };
+  });
 
   it('is fetched only when asked for, and not offered before the message was rendered', async () => {
     const urls = fakeGateway(200, { subject: 'Hello Ada', html: HTML, text: 'Hello', truncated: false });

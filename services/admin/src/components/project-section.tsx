@@ -5,7 +5,7 @@ import { useSenderDomains, useTrackingDomains } from '../api/catalog';
 import { queryKeys } from '../api/query-keys';
 import type { CreateProjectRequest, Project } from '../api/types';
 import { useProjects } from '../layout/layout';
-import { Badge, Button, Card, Empty, ErrorState, Loading, SelectField, TextField } from './ui';
+import { Badge, Button, Card, Empty, ErrorState, Loading, SelectField, SubmitButton, TextField } from './ui';
 
 interface Settings {
   name: string;
@@ -46,7 +46,7 @@ function ProjectForm({
   const senderDomains = useSenderDomains();
   const trackingDomains = useTrackingDomains();
   const [settings, setSettings] = useState(() => settingsOf(project));
-  const set = (name: keyof Settings) => (e: { target: { value: string } }) => setSettings((s) => ({ ...s, [name]: e.target.value }));
+  const set = (name: keyof Settings) => (value: string) => setSettings((s) => ({ ...s, [name]: value }));
   const sender = senderDomains.data?.data.find((d) => d.id === settings.sender_domain_id);
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -54,8 +54,8 @@ function ProjectForm({
   };
   return (
     <form onSubmit={submit} className="grid gap-3 md:grid-cols-2">
-      <TextField label="Project name" value={settings.name} onChange={set('name')} required maxLength={200} />
-      <SelectField label="Sender domain" value={settings.sender_domain_id} onChange={set('sender_domain_id')}>
+      <TextField label="Project name" value={settings.name} onValue={set('name')} required maxLength={200} />
+      <SelectField label="Sender domain" value={settings.sender_domain_id} onValue={set('sender_domain_id')}>
         <option value="">None yet</option>
         {senderDomains.data?.data.map((d) => (
           <option key={d.id} value={d.id}>
@@ -67,12 +67,12 @@ function ProjectForm({
         label="From address"
         type="email"
         value={settings.from_email}
-        onChange={set('from_email')}
+        onValue={set('from_email')}
         placeholder={sender ? `hello@${sender.domain}` : 'hello@mail.example.com'}
         hint={sender ? `An address at ${sender.domain} (or a subdomain).` : 'On the sender domain.'}
       />
-      <TextField label="From name" value={settings.from_name} onChange={set('from_name')} maxLength={200} placeholder="Acme" />
-      <SelectField label="Tracking domain" value={settings.tracking_domain_id} onChange={set('tracking_domain_id')}>
+      <TextField label="From name" value={settings.from_name} onValue={set('from_name')} maxLength={200} placeholder="Acme" />
+      <SelectField label="Tracking domain" value={settings.tracking_domain_id} onValue={set('tracking_domain_id')}>
         <option value="">The Postbus host</option>
         {trackingDomains.data?.data.map((d) => (
           <option key={d.id} value={d.id}>
@@ -81,9 +81,9 @@ function ProjectForm({
         ))}
       </SelectField>
       <div className="flex items-end">
-        <Button tone="primary" type="submit" disabled={pending}>
-          {pending ? 'Saving…' : submitLabel}
-        </Button>
+        <SubmitButton pending={pending} pendingLabel="Saving…">
+          {submitLabel}
+        </SubmitButton>
       </div>
     </form>
   );

@@ -1,4 +1,4 @@
-import type { ButtonHTMLAttributes, InputHTMLAttributes, ReactNode, SelectHTMLAttributes } from 'react';
+import type { ButtonHTMLAttributes, ChangeEventHandler, FormEvent, InputHTMLAttributes, ReactNode, SelectHTMLAttributes } from 'react';
 import { useId } from 'react';
 import { describeError } from '../api/client';
 
@@ -28,6 +28,16 @@ export function Button({
 const inputClass =
   'w-full rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm text-slate-900 placeholder:text-slate-400 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-100';
 
+/** A field over a string state: `onValue` gets each new value (in place of an onChange that reads it off the event). */
+interface ValueProps {
+  onValue?: (value: string) => void;
+}
+
+const changeHandler = <E extends HTMLInputElement | HTMLSelectElement>(
+  onChange: ChangeEventHandler<E> | undefined,
+  onValue: ((value: string) => void) | undefined,
+): ChangeEventHandler<E> | undefined => (onValue ? (event) => onValue(event.target.value) : onChange);
+
 /**
  * A label over the control it names: `children` gets the id the label points at, for the control
  * (and for whatever the control refers to, such as its error).
@@ -45,12 +55,18 @@ export function Field({ label, children }: { label: ReactNode; children: (id: st
 }
 
 /** A labelled input: the label is the accessible name. */
-export function TextField({ label, hint, ...props }: InputHTMLAttributes<HTMLInputElement> & { label: string; hint?: string }) {
+export function TextField({
+  label,
+  hint,
+  onChange,
+  onValue,
+  ...props
+}: InputHTMLAttributes<HTMLInputElement> & ValueProps & { label: string; hint?: string }) {
   return (
     <Field label={label}>
       {(id) => (
         <>
-          <input id={id} className={inputClass} {...props} />
+          <input id={id} className={inputClass} onChange={changeHandler(onChange, onValue)} {...props} />
           {hint && <p className="text-xs text-slate-500 dark:text-slate-400">{hint}</p>}
         </>
       )}
@@ -61,12 +77,14 @@ export function TextField({ label, hint, ...props }: InputHTMLAttributes<HTMLInp
 export function SelectField({
   label,
   children,
+  onChange,
+  onValue,
   ...props
-}: SelectHTMLAttributes<HTMLSelectElement> & { label: string; children: ReactNode }) {
+}: SelectHTMLAttributes<HTMLSelectElement> & ValueProps & { label: string; children: ReactNode }) {
   return (
     <Field label={label}>
       {(id) => (
-        <select id={id} className={inputClass} {...props}>
+        <select id={id} className={inputClass} onChange={changeHandler(onChange, onValue)} {...props}>
           {children}
         </select>
       )}
@@ -79,7 +97,7 @@ export function ChoiceField({
   any,
   choices,
   ...props
-}: SelectHTMLAttributes<HTMLSelectElement> & { label: string; any: string; choices: readonly string[] }) {
+}: SelectHTMLAttributes<HTMLSelectElement> & ValueProps & { label: string; any: string; choices: readonly string[] }) {
   return (
     <SelectField {...props}>
       <option value="">{any}</option>
@@ -92,15 +110,54 @@ export function ChoiceField({
   );
 }
 
-/** The buttons of a filter form: Apply (its submit) and Clear. */
-export function FilterButtons({ onClear }: { onClear: () => void }) {
+/** A form's primary button, its submit: disabled, and saying `pendingLabel`, while what it sent is `pending`. */
+export function SubmitButton({
+  pending = false,
+  pendingLabel,
+  disabled = false,
+  children,
+}: {
+  pending?: boolean;
+  pendingLabel?: string;
+  disabled?: boolean;
+  children: ReactNode;
+}) {
   return (
-    <div className="flex items-end gap-2">
-      <Button tone="primary" type="submit">
-        Apply
-      </Button>
-      <Button onClick={onClear}>Clear</Button>
-    </div>
+    <Button tone="primary" type="submit" disabled={pending || disabled}>
+      {pending ? pendingLabel : children}
+    </Button>
+  );
+}
+
+/**
+ * A filter form, the search landmark `label` names, over a grid of `columns` (`lg:grid-cols-…`):
+ * its fields, then Apply (its submit) and Clear.
+ */
+export function FilterForm({
+  label,
+  columns,
+  onApply,
+  onClear,
+  children,
+}: {
+  label: string;
+  columns: string;
+  onApply: () => void;
+  onClear: () => void;
+  children: ReactNode;
+}) {
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    onApply();
+  };
+  return (
+    <form role="search" aria-label={label} onSubmit={submit} className={`grid gap-3 sm:grid-cols-2 ${columns}`}>
+      {children}
+      <div className="flex items-end gap-2">
+        <SubmitButton>Apply</SubmitButton>
+        <Button onClick={onClear}>Clear</Button>
+      </div>
+    </form>
   );
 }
 

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import type { CreateWebhookRequest, Project, Webhook } from '../api/types';
 import { WEBHOOK_EVENT_TYPES } from '../api/types';
-import { Button, SelectField, TextField } from './ui';
+import { Button, SelectField, SubmitButton, TextField } from './ui';
 
 /** Create or edit an endpoint: URL, the events it gets (or all), an optional project and description. */
 export function WebhookForm({
@@ -34,16 +34,9 @@ export function WebhookForm({
   const toggle = (type: string) => setEvents((now) => (now.includes(type) ? now.filter((t) => t !== type) : [...now, type]));
   return (
     <form onSubmit={submit} className="grid gap-4 md:grid-cols-2">
-      <TextField
-        label="Endpoint URL"
-        type="url"
-        required
-        placeholder="https://example.com/webhooks/postbus"
-        value={url}
-        onChange={(e) => setUrl(e.target.value)}
-      />
-      <TextField label="Description" value={description} maxLength={256} onChange={(e) => setDescription(e.target.value)} />
-      <SelectField label="Project" value={projectId} onChange={(e) => setProjectId(e.target.value)}>
+      <TextField label="Endpoint URL" type="url" required placeholder="https://example.com/webhooks/postbus" value={url} onValue={setUrl} />
+      <TextField label="Description" value={description} maxLength={256} onValue={setDescription} />
+      <SelectField label="Project" value={projectId} onValue={setProjectId}>
         <option value="">All projects</option>
         {projects.map((p) => (
           <option key={p.id} value={p.id}>
@@ -69,9 +62,9 @@ export function WebhookForm({
         )}
       </fieldset>
       <div className="md:col-span-2">
-        <Button tone="primary" type="submit" disabled={pending || (!allEvents && events.length === 0)}>
-          {pending ? 'Saving…' : submitLabel}
-        </Button>
+        <SubmitButton pending={pending} pendingLabel="Saving…" disabled={!allEvents && events.length === 0}>
+          {submitLabel}
+        </SubmitButton>
       </div>
     </form>
   );

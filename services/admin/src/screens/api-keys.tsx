@@ -7,7 +7,7 @@ import type { ApiKey, CreateApiKeyRequest, CreatedApiKey, ListOf } from '../api/
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { CopyButton } from '../components/copy-button';
 import { DataTable } from '../components/data-table';
-import { Badge, Button, Card, Empty, ErrorState, Loading, SelectField, TextField, Time } from '../components/ui';
+import { Badge, Button, Card, Empty, ErrorState, Loading, SelectField, SubmitButton, TextField, Time } from '../components/ui';
 
 const KEY_COLUMNS = ['Name', 'Scope', 'Created', 'Last used', 'State'];
 
@@ -72,30 +72,14 @@ function CreateKey({ clientId, onCreated }: { clientId: string; onCreated: (key:
         run the command at the bottom with it.
       </p>
       <form onSubmit={submit} className="grid gap-3 md:grid-cols-3">
-        <TextField
-          label="Key name"
-          value={name}
-          onChange={(e) => setName(e.target.value)}
-          required
-          maxLength={100}
-          placeholder="checkout backend"
-        />
+        <TextField label="Key name" value={name} onValue={setName} required maxLength={100} placeholder="checkout backend" />
         <SelectField label="Scope" value={scope} onChange={(e) => setScope(e.target.value as CreateApiKeyRequest['scope'])}>
           <option value="sdk">sdk — send, users, payments, unsubscribe, erase</option>
           <option value="full">full — everything, including management</option>
         </SelectField>
-        <TextField
-          label="Your API key (scope full)"
-          type="password"
-          autoComplete="off"
-          value={ownKey}
-          onChange={(e) => setOwnKey(e.target.value)}
-          required
-        />
+        <TextField label="Your API key (scope full)" type="password" autoComplete="off" value={ownKey} onValue={setOwnKey} required />
         <div className="md:col-span-3">
-          <Button tone="primary" type="submit" disabled={create.isPending}>
-            {create.isPending ? 'Creating…' : `Create ${scope} key`}
-          </Button>
+          <SubmitButton pending={create.isPending} pendingLabel="Creating…">{`Create ${scope} key`}</SubmitButton>
         </div>
       </form>
       {create.isError && (

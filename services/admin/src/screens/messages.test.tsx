@@ -6,6 +6,7 @@ import type { Message } from '../api/types';
 import { chartRange, messageLogQuery } from '../lib/message-filters';
 import { MessagesScreen } from './messages';
 import { gatewayAnswer } from '../test-answer';
+import { PROJECT, testMessage } from '../test-fixtures';
 
 // recharts sizes its chart with a ResizeObserver, which jsdom lacks.
 class NoResizeObserver {
@@ -15,25 +16,16 @@ class NoResizeObserver {
 }
 Object.assign(globalThis, { ResizeObserver: NoResizeObserver });
 
-const PROJECT = '0123456789abcdef01234567';
-const message = (id: string, email: string): Message => ({
-  id,
-  project_id: PROJECT,
-  email_key: 'welcome',
-  email,
-  user_id: null,
-  status: 'bounced',
-  subject: 'Welcome',
-  opened: false,
-  clicked: false,
-  opens: 0,
-  clicks: 0,
-  tags: [],
-  metadata: {},
-  created_at: '2026-11-02T10:00:00.000Z',
-  updated_at: '2026-11-02T10:00:01.000Z',
-  timeline: [],
-});
+const message = (id: string, email: string): Message =>
+  testMessage({
+    id,
+    email,
+    status: 'bounced',
+    subject: 'Welcome',
+    created_at: '2026-11-02T10:00:00.000Z',
+    updated_at: '2026-11-02T10:00:01.000Z',
+    timeline: [],
+  });
 
 /** The gateway, as far as this screen asks it: pages of the log by cursor, and the stats. */
 function fakeGateway() {

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { Fragment, useState, type FormEvent } from 'react';
+import { Fragment, useState } from 'react';
 import { useParams, useSearchParams } from 'react-router';
 import { api } from '../api/client';
 import { queryKeys } from '../api/query-keys';
@@ -17,7 +17,7 @@ import {
   ChoiceField,
   ErrorState,
   Loading,
-  FilterButtons,
+  FilterForm,
   RefreshButton,
   TextField,
   Time,
@@ -39,28 +39,26 @@ export const STATUS_TONES: Record<string, BadgeTone> = {
   suppressed: 'gray',
 };
 
-function FilterForm({ filters, onApply }: { filters: MessageFilters; onApply: (filters: MessageFilters) => void }) {
+function MessageFilterForm({ filters, onApply }: { filters: MessageFilters; onApply: (filters: MessageFilters) => void }) {
   const [draft, setDraft] = useState(filters);
-  const set = (name: keyof MessageFilters) => (e: { target: { value: string } }) => setDraft((d) => ({ ...d, [name]: e.target.value }));
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    onApply(draft);
-  };
+  const set = (name: keyof MessageFilters) => (value: string) => setDraft((d) => ({ ...d, [name]: value }));
   return (
-    <form role="search" aria-label="Filter messages" onSubmit={submit} className="grid gap-3 sm:grid-cols-2 lg:grid-cols-7">
-      <ChoiceField label="Status" value={draft.status ?? ''} onChange={set('status')} any="Any status" choices={MESSAGE_STATUSES} />
-      <TextField label="Recipient" type="email" value={draft.email ?? ''} onChange={set('email')} placeholder="ada@example.com" />
-      <TextField label="Email key" value={draft.email_key ?? ''} onChange={set('email_key')} placeholder="welcome" />
-      <TextField label="Tag" value={draft.tag ?? ''} onChange={set('tag')} placeholder="receipt" />
-      <TextField label="From (UTC)" type="datetime-local" value={draft.from ?? ''} onChange={set('from')} />
-      <TextField label="To (UTC)" type="datetime-local" value={draft.to ?? ''} onChange={set('to')} />
-      <FilterButtons
-        onClear={() => {
-          setDraft({});
-          onApply({});
-        }}
-      />
-    </form>
+    <FilterForm
+      label="Filter messages"
+      columns="lg:grid-cols-7"
+      onApply={() => onApply(draft)}
+      onClear={() => {
+        setDraft({});
+        onApply({});
+      }}
+    >
+      <ChoiceField label="Status" value={draft.status ?? ''} onValue={set('status')} any="Any status" choices={MESSAGE_STATUSES} />
+      <TextField label="Recipient" type="email" value={draft.email ?? ''} onValue={set('email')} placeholder="ada@example.com" />
+      <TextField label="Email key" value={draft.email_key ?? ''} onValue={set('email_key')} placeholder="welcome" />
+      <TextField label="Tag" value={draft.tag ?? ''} onValue={set('tag')} placeholder="receipt" />
+      <TextField label="From (UTC)" type="datetime-local" value={draft.from ?? ''} onValue={set('from')} />
+      <TextField label="To (UTC)" type="datetime-local" value={draft.to ?? ''} onValue={set('to')} />
+    </FilterForm>
   );
 }
 
@@ -98,7 +96,7 @@ export function MessagesScreen() {
     <div className="space-y-4">
       <h1 className="text-2xl font-semibold">Messages</h1>
       <Card>
-        <FilterForm key={filterKey} filters={filters} onApply={apply} />
+        <MessageFilterForm key={filterKey} filters={filters} onApply={apply} />
       </Card>
       <Card title="Messages by status per day">
         {stats.isPending ? (

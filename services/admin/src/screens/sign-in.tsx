@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useLocation, useNavigate } from 'react-router';
 import { signIn, signInErrorMessage } from '../api/session';
-import { Button, TextField } from '../components/ui';
+import { SubmitButton, TextField } from '../components/ui';
 
 export interface SignInState {
   /** The session ended (expired, signed out elsewhere, key revoked) while the panel was open. */
@@ -21,14 +21,7 @@ export function SignInForm({ onSignedIn }: { onSignedIn: () => void }) {
   };
   return (
     <form onSubmit={submit} className="flex flex-col gap-4" aria-label="Sign in">
-      <TextField
-        label="Client ID"
-        name="client_id"
-        autoComplete="username"
-        required
-        value={clientId}
-        onChange={(e) => setClientId(e.target.value)}
-      />
+      <TextField label="Client ID" name="client_id" autoComplete="username" required value={clientId} onValue={setClientId} />
       <TextField
         label="API key"
         name="api_key"
@@ -36,16 +29,16 @@ export function SignInForm({ onSignedIn }: { onSignedIn: () => void }) {
         autoComplete="current-password"
         required
         value={apiKey}
-        onChange={(e) => setApiKey(e.target.value)}
+        onValue={setApiKey}
       />
       {mutation.isError && (
         <p role="alert" className="rounded-md bg-red-50 p-2 text-sm text-red-800 dark:bg-red-950 dark:text-red-200">
           {signInErrorMessage(mutation.error)}
         </p>
       )}
-      <Button tone="primary" type="submit" disabled={mutation.isPending}>
-        {mutation.isPending ? 'Signing in…' : 'Sign in'}
-      </Button>
+      <SubmitButton pending={mutation.isPending} pendingLabel="Signing in…">
+        Sign in
+      </SubmitButton>
     </form>
   );
 }

@@ -20,8 +20,9 @@ import {
   Card,
   ChoiceField,
   ErrorState,
-  FilterButtons,
+  FilterForm,
   RefreshButton,
+  SubmitButton,
   TextField,
   Time,
   type BadgeTone,
@@ -89,31 +90,23 @@ async function eventually(read: () => Promise<boolean>): Promise<boolean> {
   }
 }
 
-function FilterForm({ filters, onApply }: { filters: SuppressionFilters; onApply: (filters: SuppressionFilters) => void }) {
+function SuppressionFilterForm({ filters, onApply }: { filters: SuppressionFilters; onApply: (filters: SuppressionFilters) => void }) {
   const [email, setEmail] = useState(filters.email ?? '');
   const [reason, setReason] = useState<string>(filters.reason ?? '');
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    onApply({ email, ...(isReason(reason) ? { reason } : {}) });
-  };
   return (
-    <form role="search" aria-label="Filter suppressions" onSubmit={submit} className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
-      <ChoiceField
-        label="Reason"
-        value={reason}
-        onChange={(e) => setReason(e.target.value)}
-        any="Any reason"
-        choices={SUPPRESSION_REASONS}
-      />
-      <TextField label="Address" type="email" value={email} onChange={(e) => setEmail(e.target.value)} placeholder="ada@example.com" />
-      <FilterButtons
-        onClear={() => {
-          setEmail('');
-          setReason('');
-          onApply({});
-        }}
-      />
-    </form>
+    <FilterForm
+      label="Filter suppressions"
+      columns="lg:grid-cols-4"
+      onApply={() => onApply({ email, ...(isReason(reason) ? { reason } : {}) })}
+      onClear={() => {
+        setEmail('');
+        setReason('');
+        onApply({});
+      }}
+    >
+      <ChoiceField label="Reason" value={reason} onValue={setReason} any="Any reason" choices={SUPPRESSION_REASONS} />
+      <TextField label="Address" type="email" value={email} onValue={setEmail} placeholder="ada@example.com" />
+    </FilterForm>
   );
 }
 
@@ -250,7 +243,7 @@ export function SuppressionsScreen() {
         themselves; you can add one by hand.
       </p>
       <Card>
-        <FilterForm key={filterKey} filters={filters} onApply={(next) => setSearch(filtersToSearch(next))} />
+        <SuppressionFilterForm key={filterKey} filters={filters} onApply={(next) => setSearch(filtersToSearch(next))} />
       </Card>
       <Card title="Suppress an address">
         <form onSubmit={submitAdd} className="flex flex-wrap items-end gap-3">
@@ -260,13 +253,13 @@ export function SuppressionsScreen() {
               type="email"
               required
               value={newEmail}
-              onChange={(e) => setNewEmail(e.target.value)}
+              onValue={setNewEmail}
               placeholder="ada@example.com"
             />
           </div>
-          <Button tone="primary" type="submit" disabled={add.isPending}>
-            {add.isPending ? 'Suppressing…' : 'Suppress'}
-          </Button>
+          <SubmitButton pending={add.isPending} pendingLabel="Suppressing…">
+            Suppress
+          </SubmitButton>
         </form>
         <p className="mt-2 text-xs text-slate-500 dark:text-slate-400">
           With reason <strong>manual</strong>, for every email of this project, until you remove it.

@@ -278,8 +278,8 @@ export function TemplateEditorScreen() {
                 latest version.
               </p>
             )}
-            <TextField label="Name" value={shown.name} onChange={(e) => edit({ name: e.target.value })} required maxLength={200} />
-            <TextField label="Subject" value={shown.subject} onChange={(e) => edit({ subject: e.target.value })} required maxLength={998} />
+            <TextField label="Name" value={shown.name} onValue={(name) => edit({ name })} required maxLength={200} />
+            <TextField label="Subject" value={shown.subject} onValue={(subject) => edit({ subject })} required maxLength={998} />
             <HtmlEditor value={shown.html} onChange={(value) => edit({ html: value })} />
             <TextTemplate value={shown.text ?? ''} onChange={(value) => edit({ text: value })} />
             <div className="flex flex-wrap items-center gap-2">

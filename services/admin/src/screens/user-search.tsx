@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useNavigate, useParams } from 'react-router';
-import { Button, Card, TextField } from '../components/ui';
+import { Card, SubmitButton, TextField } from '../components/ui';
 
 /** Finds a user by email or user_id; the profile's URL names the user, so it can be shared. */
 export function UserSearchForm({ initial = '' }: { initial?: string }) {
@@ -15,18 +15,9 @@ export function UserSearchForm({ initial = '' }: { initial?: string }) {
   return (
     <form role="search" onSubmit={submit} className="flex flex-wrap items-end gap-2">
       <div className="min-w-[16rem] flex-1">
-        <TextField
-          label="Email or user_id"
-          type="search"
-          required
-          value={ref}
-          onChange={(e) => setRef(e.target.value)}
-          placeholder="ada@example.com or u_123"
-        />
+        <TextField label="Email or user_id" type="search" required value={ref} onValue={setRef} placeholder="ada@example.com or u_123" />
       </div>
-      <Button tone="primary" type="submit">
-        Find user
-      </Button>
+      <SubmitButton>Find user</SubmitButton>
     </form>
   );
 }

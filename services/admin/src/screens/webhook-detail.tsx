@@ -95,17 +95,11 @@ function DeliveryLog({
   return (
     <Card title="Deliveries">
       <div className="mb-4 grid gap-3 sm:grid-cols-2 md:max-w-xl">
-        <ChoiceField
-          label="Status"
-          value={status}
-          onChange={(e) => setStatus(e.target.value)}
-          any="All statuses"
-          choices={DELIVERY_STATUSES}
-        />
+        <ChoiceField label="Status" value={status} onValue={setStatus} any="All statuses" choices={DELIVERY_STATUSES} />
         <ChoiceField
           label="Event type"
           value={eventType}
-          onChange={(e) => setEventType(e.target.value)}
+          onValue={setEventType}
           any="All event types"
           choices={[...WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT_TYPE]}
         />

@@ -1,7 +1,20 @@
-import { normaliseEmail, userOrderingKey, type EmailTriggerCommand, type SendBatchItem, type SendBatchResult } from '@postbus/contracts';
+import {
+  normaliseEmail,
+  userOrderingKey,
+  type EmailTriggerCommand,
+  type SendBatchItem,
+  type SendBatchResult,
+  type SendEmailRequest,
+} from '@postbus/contracts';
 import { AppError, ValidationError, type FieldError } from '@postbus/errors';
 import { messageOptions, refuseReservedHeaders } from './message-options';
 import type { TriggerPlan } from './trigger-catalog';
+
+/** An `email.trigger` command and its ordering key (the recipient's), ready to queue. */
+export interface Trigger {
+  key: string;
+  command: EmailTriggerCommand;
+}
 
 export interface BatchSendDeps {
   /** The item's field errors against SendBatchItem (pointers within the item), or none. */
@@ -9,9 +22,32 @@ export interface BatchSendDeps {
   /** The catalog's plan for an email of the project; throws an AppError for what the client must fix. */
   resolve: (emailKey: string) => Promise<TriggerPlan>;
   /** Queues the accepted triggers together (one produce request); throws when the bus did not take them. */
-  queue: (triggers: Array<{ key: string; command: EmailTriggerCommand }>) => Promise<void>;
+  queue: (triggers: Trigger[]) => Promise<void>;
   newMessageId: () => string;
   now: () => Date;
+}
+
+/**
+ * The `email.trigger` command for one send (a single send or a batch's item) of the email the
+ * catalog planned: the recipient's address normalised, no data as `{}`, and only the options it gave.
+ */
+export function triggerFor(projectId: string, plan: TriggerPlan, send: SendEmailRequest, messageId: string, acceptedAt: string): Trigger {
+  const user = { ...send.user, email: normaliseEmail(send.user.email) };
+  return {
+    key: userOrderingKey(projectId, { email: user.email }),
+    command: {
+      messageId,
+      projectId,
+      emailId: plan.emailId,
+      emailKey: plan.emailKey,
+      templateId: plan.templateId,
+      templateVersion: plan.templateVersion,
+      user,
+      data: send.data ?? {},
+      acceptedAt,
+      ...messageOptions(send),
+    },
+  };
 }
 
 /** A rejected item's problem, its pointers located in the whole request body. */
@@ -37,7 +73,7 @@ export async function sendBatch(projectId: string, items: unknown[], deps: Batch
   const plans = new Map<string, Promise<TriggerPlan>>();
   const acceptedAt = deps.now().toISOString();
   const outcomes = await Promise.all(
-    items.map(async (raw, index): Promise<SendBatchResult | { index: number; key: string; command: EmailTriggerCommand }> => {
+    items.map(async (raw, index): Promise<SendBatchResult | (Trigger & { index: number })> => {
       try {
         const errors = deps.check(raw);
         if (errors.length > 0)
@@ -46,30 +82,14 @@ export async function sendBatch(projectId: string, items: unknown[], deps: Batch
         refuseReservedHeaders(item.headers);
         if (!plans.has(item.email_key)) plans.set(item.email_key, deps.resolve(item.email_key));
         const plan = await plans.get(item.email_key)!;
-        const user = { ...item.user, email: normaliseEmail(item.user.email) };
-        return {
-          index,
-          key: userOrderingKey(projectId, { email: user.email }),
-          command: {
-            messageId: deps.newMessageId(),
-            projectId,
-            emailId: plan.emailId,
-            emailKey: plan.emailKey,
-            templateId: plan.templateId,
-            templateVersion: plan.templateVersion,
-            user,
-            data: item.data ?? {},
-            acceptedAt,
-            ...messageOptions(item),
-          },
-        };
+        return { index, ...triggerFor(projectId, plan, item, deps.newMessageId(), acceptedAt) };
       } catch (error) {
         if (error instanceof AppError) return rejected(index, error);
         throw error;
       }
     }),
   );
-  const accepted = outcomes.filter((o): o is { index: number; key: string; command: EmailTriggerCommand } => 'command' in o);
+  const accepted = outcomes.filter((o): o is Trigger & { index: number } => 'command' in o);
   if (accepted.length > 0) await deps.queue(accepted.map(({ key, command }) => ({ key, command })));
   return outcomes.map((o) => ('command' in o ? { index: o.index, status: 'accepted', message_id: o.command.messageId } : o));
 }

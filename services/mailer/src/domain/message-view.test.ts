@@ -1,15 +1,9 @@
-import type { EventDoc, MessageDoc } from './message-records';
+import { acceptedMessage } from '../../test/accepted-message';
+import type { EventDoc } from './message-records';
 import { messageView, queuedEntry, summaryOf } from './message-view';
 
 const accepted = new Date('2026-03-01T10:00:00.000Z');
-const message = {
-  _id: 'msg_1',
-  projectId: 'p1',
-  emailKey: 'welcome',
-  email: 'ada@example.org',
-  userId: 'u-1',
-  createdAt: accepted,
-} as MessageDoc;
+const message = acceptedMessage({ id: 'msg_1', projectId: 'p1', email: 'ada@example.org', userId: 'u-1', acceptedAt: accepted });
 
 const at = (seconds: number): Date => new Date(accepted.getTime() + seconds * 1000);
 const entry = (sequence: number, event: EventDoc['event'], extra: Partial<EventDoc> = {}): EventDoc => ({

@@ -1,19 +1,13 @@
 import type { Publisher } from '@postbus/bus';
-import type { ContentDoc, EventDoc, MessageDoc, SummaryDoc } from './message-records';
+import { acceptedMessage } from '../../test/accepted-message';
+import type { ContentDoc, EventDoc, SummaryDoc } from './message-records';
 import type { MessageStore } from '../model/message.repository';
 import type { RetryQueue } from '../model/retry.repository';
 import { engagementKey, retryDelayMs, Timeline, type RetryPolicy } from './timeline';
 
 const POLICY: RetryPolicy = { maxAttempts: 3, baseMs: 1_000, maxMs: 5_000 };
 const created = new Date('2026-05-01T00:00:00.000Z');
-const message = {
-  _id: 'msg_1',
-  projectId: 'p1',
-  emailKey: 'welcome',
-  email: 'ada@example.org',
-  userId: null,
-  createdAt: created,
-} as MessageDoc;
+const message = acceptedMessage({ id: 'msg_1', projectId: 'p1', email: 'ada@example.org', acceptedAt: created });
 
 /** A message's delivery entry for its first attempt, sent (`<message>:2`), as the store holds it. */
 const sentEntry = (messageId: string): EventDoc => ({

@@ -3,7 +3,11 @@ import { simpleParser, type Attachment } from 'mailparser';
 import { decodeEncodedWords, headerMap, parseAddressList, withoutAngleBrackets, type MailAddress } from './headers';
 import type { MessageStore, StoredMessage } from '../model/message.repository';
 
-/** The JSON shapes of Mailpit's API v1, field for field, so Mailpit clients work against the sink. */
+/**
+ * The JSON shapes of Mailpit's API v1, field for field, so Mailpit clients work against the sink. A
+ * summary and a message are the header view (a message the body view too) and fields of their own,
+ * as the builders below make them; the builders also set the order of the fields, Mailpit's.
+ */
 
 export interface MailpitAttachment {
   PartID: string;
@@ -14,16 +18,31 @@ export interface MailpitAttachment {
   Checksums: { MD5: string; SHA1: string; SHA256: string };
 }
 
-export interface MailpitSummary {
-  ID: string;
+/** What the headers alone tell, decoded: enough for the list, the search and the summary. */
+export interface HeaderView {
   MessageID: string;
-  Read: boolean;
   From: MailAddress | null;
   To: MailAddress[];
   Cc: MailAddress[];
   Bcc: MailAddress[];
   ReplyTo: MailAddress[];
+  ReturnPath: string;
   Subject: string;
+}
+
+/** What the full parse tells: the bodies, the attachments and the snippet. */
+interface BodyView {
+  Text: string;
+  HTML: string;
+  Inline: MailpitAttachment[];
+  Attachments: MailpitAttachment[];
+  Snippet: string;
+}
+
+/** A message as lists and searches show it: the header view but the return path, and a digest of the body. */
+export interface MailpitSummary extends Omit<HeaderView, 'ReturnPath'> {
+  ID: string;
+  Read: boolean;
   Created: string;
   Username: string;
   Tags: string[];
@@ -43,45 +62,14 @@ export interface MailpitList {
   messages: MailpitSummary[];
 }
 
-export interface MailpitMessage {
+/** A message as it is read: the header view and the body view but the snippet. */
+export interface MailpitMessage extends HeaderView, Omit<BodyView, 'Snippet'> {
   ID: string;
-  MessageID: string;
-  From: MailAddress | null;
-  To: MailAddress[];
-  Cc: MailAddress[];
-  Bcc: MailAddress[];
-  ReplyTo: MailAddress[];
-  ReturnPath: string;
-  Subject: string;
   ListUnsubscribe: { Header: string; Links: string[]; Errors: string; HeaderPost: string };
   Date: string;
   Tags: string[];
   Username: string;
-  Text: string;
-  HTML: string;
   Size: number;
-  Inline: MailpitAttachment[];
-  Attachments: MailpitAttachment[];
-}
-
-/** What the headers alone tell, decoded: enough for the list, the search and the summary. */
-export interface HeaderView {
-  MessageID: string;
-  From: MailAddress | null;
-  To: MailAddress[];
-  Cc: MailAddress[];
-  Bcc: MailAddress[];
-  ReplyTo: MailAddress[];
-  ReturnPath: string;
-  Subject: string;
-}
-
-interface BodyView {
-  Text: string;
-  HTML: string;
-  Inline: MailpitAttachment[];
-  Attachments: MailpitAttachment[];
-  Snippet: string;
 }
 
 const SNIPPET_LENGTH = 250;

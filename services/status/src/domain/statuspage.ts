@@ -219,40 +219,45 @@ export class StatuspageView {
   }
 
   incident(incident: Incident): StatuspageIncident {
-    return {
-      id: incident.id,
-      name: incident.name,
-      status: incident.status,
-      created_at: iso(incident.createdAt),
-      updated_at: iso(incident.updatedAt),
+    return this.incidentLike(incident, {
       monitoring_at: isoOrNull(incident.monitoringAt),
       resolved_at: isoOrNull(incident.resolvedAt),
-      impact: incident.impact,
-      shortlink: `${this.baseUrl}/incidents/${encodeURIComponent(incident.id)}`,
       started_at: iso(incident.startedAt),
-      page_id: this.snapshot.page.id,
-      incident_updates: incident.updates.map((update) => this.update(update, incident.id)),
-      components: this.componentsOf(incident.componentIds),
+    });
+  }
+
+  /** Statuspage shows a maintenance as an incident with its schedule. */
+  maintenance(maintenance: Maintenance): StatuspageMaintenance {
+    return {
+      ...this.incidentLike(maintenance, {
+        monitoring_at: null,
+        resolved_at: maintenance.status === 'completed' ? iso(maintenance.updatedAt) : null,
+        started_at: iso(maintenance.scheduledFor),
+      }),
+      scheduled_for: iso(maintenance.scheduledFor),
+      scheduled_until: iso(maintenance.scheduledUntil),
     };
   }
 
-  maintenance(maintenance: Maintenance): StatuspageMaintenance {
+  /** The fields an incident and a maintenance share; `times` are the ones each has its own way. */
+  private incidentLike(
+    item: Incident | Maintenance,
+    times: Pick<StatuspageIncident, 'monitoring_at' | 'resolved_at' | 'started_at'>,
+  ): StatuspageIncident {
     return {
-      id: maintenance.id,
-      name: maintenance.name,
-      status: maintenance.status,
-      created_at: iso(maintenance.createdAt),
-      updated_at: iso(maintenance.updatedAt),
-      monitoring_at: null,
-      resolved_at: maintenance.status === 'completed' ? iso(maintenance.updatedAt) : null,
-      impact: maintenance.impact,
-      shortlink: `${this.baseUrl}/incidents/${encodeURIComponent(maintenance.id)}`,
-      started_at: iso(maintenance.scheduledFor),
+      id: item.id,
+      name: item.name,
+      status: item.status,
+      created_at: iso(item.createdAt),
+      updated_at: iso(item.updatedAt),
+      monitoring_at: times.monitoring_at,
+      resolved_at: times.resolved_at,
+      impact: item.impact,
+      shortlink: `${this.baseUrl}/incidents/${encodeURIComponent(item.id)}`,
+      started_at: times.started_at,
       page_id: this.snapshot.page.id,
-      incident_updates: maintenance.updates.map((update) => this.update(update, maintenance.id)),
-      components: this.componentsOf(maintenance.componentIds),
-      scheduled_for: iso(maintenance.scheduledFor),
-      scheduled_until: iso(maintenance.scheduledUntil),
+      incident_updates: item.updates.map((update) => this.update(update, item.id)),
+      components: this.componentsOf(item.componentIds),
     };
   }
 

@@ -1,11 +1,11 @@
-import { timingSafeEqual, createHash } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import { NotFoundError, UnauthorizedError, UnsupportedMediaTypeError, ValidationError } from '@postbus/errors';
+import { NotFoundError, UnsupportedMediaTypeError, ValidationError } from '@postbus/errors';
 import { IMPACTS, INCIDENT_STATUSES, MAINTENANCE_STATUSES } from '../domain/model';
 import type { StatusEngine } from '../domain/status-engine';
+import { requireOperator } from './operator-auth';
 
 const literals = <T extends readonly string[]>(values: T) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });
 const Text = (max: number) => Type.String({ minLength: 1, maxLength: max, pattern: '\\S' });
@@ -57,25 +57,6 @@ function validated<T extends TSchema>(schema: T, body: unknown): Static<T> {
     throw new ValidationError('The body does not match the schema.', errors);
   }
   return body;
-}
-
-const digest = (value: string) => createHash('sha256').update(value).digest();
-
-/** Bearer STATUS_OPERATOR_TOKEN, compared in constant time; with no token configured every call is refused. */
-function requireOperator(token: string) {
-  const expected = token ? digest(token) : undefined;
-  return (req: Request, _res: Response, next: NextFunction) => {
-    const header = req.get('authorization') ?? '';
-    const match = /^Bearer\s+(\S+)$/i.exec(header);
-    if (!expected || !match || !timingSafeEqual(digest(match[1]!), expected)) {
-      const error = new UnauthorizedError(
-        expected ? 'Send the operator token as a Bearer token.' : 'The operator API is disabled: set STATUS_OPERATOR_TOKEN.',
-      );
-      error.headers['WWW-Authenticate'] = 'Bearer realm="postbus-status"';
-      return next(error);
-    }
-    next();
-  };
 }
 
 const requireJson = (req: Request, _res: Response, next: NextFunction) => {

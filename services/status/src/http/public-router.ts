@@ -86,6 +86,10 @@ export function publicRouter(source: StatusSource, options: PublicRouterOptions)
     res.status(status).type('html').send(body);
   };
 
+  /** A page that only says something (and may hold a form): errors, confirmations. */
+  const messagePage = (res: Response, snapshot: StatusSnapshot, status: number, title: string, text: string, form?: string) =>
+    html(res, status, renderMessagePage(snapshot, title, text, { baseUrl }, form));
+
   const isOperator = (req: Request): boolean => {
     if (!options.operatorToken) return false;
     const header = req.get('Authorization') ?? '';
@@ -121,7 +125,7 @@ export function publicRouter(source: StatusSource, options: PublicRouterOptions)
     const snapshot = source.snapshot();
     const id = String(req.params.id);
     const item = snapshot.incidents.find((incident) => incident.id === id) ?? snapshot.maintenances.find((m) => m.id === id);
-    if (!item) return html(res, 404, renderMessagePage(snapshot, 'Not found', 'There is no incident with this id.', { baseUrl }));
+    if (!item) return messagePage(res, snapshot, 404, 'Not found', 'There is no incident with this id.');
     res.setHeader('Content-Security-Policy', HTML_CSP);
     cached(req, res, snapshot, 'html', 'public', () => renderIncidentPage(snapshot, item, { baseUrl }));
   });
@@ -239,7 +243,7 @@ export function publicRouter(source: StatusSource, options: PublicRouterOptions)
 
   router.post('/subscribe', formBody, async (req, res) => {
     const snapshot = source.snapshot();
-    const page = (status: number, title: string, text: string) => html(res, status, renderMessagePage(snapshot, title, text, { baseUrl }));
+    const page = (status: number, title: string, text: string) => messagePage(res, snapshot, status, title, text);
     const tooMany = overRate(req);
     if (tooMany) {
       res.set(tooMany.headers);
@@ -261,76 +265,46 @@ export function publicRouter(source: StatusSource, options: PublicRouterOptions)
     page(200, 'Check your mail', 'We sent a link to confirm your subscription. Nothing else is sent until you confirm.');
   });
 
-  // A GET only shows a button: mail scanners open links, and must not confirm or unsubscribe anyone.
-  const confirmForm = (action: string, token: string, label: string) =>
-    `<form method="post" action="${escapeHtml(`${baseUrl}${action}?token=${encodeURIComponent(token)}`)}"><button type="submit">${escapeHtml(label)}</button></form>`;
+  /**
+   * The two routes of a link mailed to a subscriber (`/subscriptions/<action>?token=…`). A GET only
+   * shows a button: mail scanners open links, and must not confirm or unsubscribe anyone. The POST
+   * the button sends acts, and answers `invalid` (400) when the token does not hold.
+   */
+  const subscriptionLink = (
+    action: 'confirm' | 'unsubscribe',
+    act: (token: string) => Promise<boolean>,
+    pages: {
+      invalid: [title: string, text: string];
+      ask: [title: string, text: string, button: string];
+      done: [title: string, text: string];
+    },
+  ) => {
+    const path = `/subscriptions/${action}`;
+    router.get(path, (req, res) => {
+      const snapshot = source.snapshot();
+      const token = queryToken(req);
+      if (!subscriptions.verifyLink(token, action)) return messagePage(res, snapshot, 400, ...pages.invalid);
+      const [title, text, button] = pages.ask;
+      const form = `<form method="post" action="${escapeHtml(`${baseUrl}${path}?token=${encodeURIComponent(token)}`)}"><button type="submit">${escapeHtml(button)}</button></form>`;
+      messagePage(res, snapshot, 200, title, text, form);
+    });
+    router.post(path, formBody, async (req, res) => {
+      const snapshot = source.snapshot();
+      if (!(await act(queryToken(req)))) return messagePage(res, snapshot, 400, ...pages.invalid);
+      messagePage(res, snapshot, 200, ...pages.done);
+    });
+  };
 
-  router.get('/subscriptions/confirm', (req, res) => {
-    const snapshot = source.snapshot();
-    const token = queryToken(req);
-    if (!subscriptions.verifyLink(token, 'confirm'))
-      return html(
-        res,
-        400,
-        renderMessagePage(snapshot, 'Link expired', 'This confirmation link is invalid or expired; subscribe again.', { baseUrl }),
-      );
-    html(
-      res,
-      200,
-      renderMessagePage(
-        snapshot,
-        'Confirm subscription',
-        'Confirm that you want mails about incidents and maintenance.',
-        { baseUrl },
-        confirmForm('/subscriptions/confirm', token, 'Confirm'),
-      ),
-    );
+  subscriptionLink('confirm', (token) => subscriptions.confirm(token), {
+    invalid: ['Link expired', 'This confirmation link is invalid or expired; subscribe again.'],
+    ask: ['Confirm subscription', 'Confirm that you want mails about incidents and maintenance.', 'Confirm'],
+    done: ['Subscribed', 'You will get a mail when an incident or maintenance is posted. Each mail has an unsubscribe link.'],
   });
-
-  router.post('/subscriptions/confirm', formBody, async (req, res) => {
-    const snapshot = source.snapshot();
-    if (!(await subscriptions.confirm(queryToken(req))))
-      return html(
-        res,
-        400,
-        renderMessagePage(snapshot, 'Link expired', 'This confirmation link is invalid or expired; subscribe again.', { baseUrl }),
-      );
-    html(
-      res,
-      200,
-      renderMessagePage(
-        snapshot,
-        'Subscribed',
-        'You will get a mail when an incident or maintenance is posted. Each mail has an unsubscribe link.',
-        { baseUrl },
-      ),
-    );
-  });
-
-  router.get('/subscriptions/unsubscribe', (req, res) => {
-    const snapshot = source.snapshot();
-    const token = queryToken(req);
-    if (!subscriptions.verifyLink(token, 'unsubscribe'))
-      return html(res, 400, renderMessagePage(snapshot, 'Invalid link', 'This unsubscribe link is not valid.', { baseUrl }));
-    html(
-      res,
-      200,
-      renderMessagePage(
-        snapshot,
-        'Unsubscribe',
-        'Stop the notifications from this page?',
-        { baseUrl },
-        confirmForm('/subscriptions/unsubscribe', token, 'Unsubscribe'),
-      ),
-    );
-  });
-
-  // Also the RFC 8058 one-click target (List-Unsubscribe-Post): mail clients POST here directly.
-  router.post('/subscriptions/unsubscribe', formBody, async (req, res) => {
-    const snapshot = source.snapshot();
-    if (!(await subscriptions.unsubscribe(queryToken(req))))
-      return html(res, 400, renderMessagePage(snapshot, 'Invalid link', 'This unsubscribe link is not valid.', { baseUrl }));
-    html(res, 200, renderMessagePage(snapshot, 'Unsubscribed', 'You will get no more notifications from this page.', { baseUrl }));
+  // The POST is also the RFC 8058 one-click target (List-Unsubscribe-Post): mail clients POST there directly.
+  subscriptionLink('unsubscribe', (token) => subscriptions.unsubscribe(token), {
+    invalid: ['Invalid link', 'This unsubscribe link is not valid.'],
+    ask: ['Unsubscribe', 'Stop the notifications from this page?', 'Unsubscribe'],
+    done: ['Unsubscribed', 'You will get no more notifications from this page.'],
   });
 
   return router;

@@ -1,8 +1,8 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { NotFoundError, UnauthorizedError } from '@postbus/errors';
+import express, { type Router } from 'express';
+import { NotFoundError } from '@postbus/errors';
 import { maskEmails } from '@postbus/logger';
 import type { ListedSubscriber, SubscriberStore } from '../model/subscriber.repository';
+import { requireOperator } from './operator-auth';
 
 /**
  * A subscriber as operators see it. The address is shown masked (an email address is a person's),
@@ -29,8 +29,6 @@ function originOf(url: string): string {
   }
 }
 
-const digest = (value: string) => createHash('sha256').update(value).digest();
-
 /**
  * `GET /api/operator/subscribers` and `DELETE /api/operator/subscribers/{id}` (Bearer
  * STATUS_OPERATOR_TOKEN, as the rest of the operator API; with no token every call is refused).
@@ -38,19 +36,14 @@ const digest = (value: string) => createHash('sha256').update(value).digest();
  */
 export function subscriberAdmin(options: { subscribers: SubscriberStore; operatorToken?: string; unconfirmedTtlMs: number }): Router {
   const router = express.Router();
-  const expected = options.operatorToken ? digest(options.operatorToken) : undefined;
-  router.use('/api/operator/subscribers', (req: Request, res: Response, next: NextFunction) => {
-    res.setHeader('Cache-Control', 'no-store');
-    const match = /^Bearer\s+(\S+)$/i.exec(req.get('authorization') ?? '');
-    if (!expected || !match || !timingSafeEqual(digest(match[1]!), expected)) {
-      const error = new UnauthorizedError(
-        expected ? 'Send the operator token as a Bearer token.' : 'The operator API is disabled: set STATUS_OPERATOR_TOKEN.',
-      );
-      error.headers['WWW-Authenticate'] = 'Bearer realm="postbus-status"';
-      return next(error);
-    }
-    next();
-  });
+  router.use(
+    '/api/operator/subscribers',
+    (_req, res, next) => {
+      res.setHeader('Cache-Control', 'no-store');
+      next();
+    },
+    requireOperator(options.operatorToken),
+  );
   router.get('/api/operator/subscribers', async (_req, res) => {
     const subscribers = await options.subscribers.list();
     res.json({ data: subscribers.map((s) => subscriberView(s, options.unconfirmedTtlMs)) });

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import {
   CreateEmailRequest,
   EmailParams,
-  normaliseEmail,
   ProjectIdParam,
   SendAccepted,
   SendBatchItem,
@@ -13,13 +12,12 @@ import {
   TransactionalEmail,
   TransactionalEmailList,
   UpdateEmailRequest,
-  userOrderingKey,
 } from '@postbus/contracts';
 import { ConflictError, NotFoundError, UnprocessableError } from '@postbus/errors';
 import type { CommandSender } from '../../clients/command-sender';
 import { compileBody, toFieldErrors } from '@postbus/http';
-import { sendBatch } from '../../domain/batch-send';
-import { messageOptions, refuseReservedHeaders } from '../../domain/message-options';
+import { sendBatch, triggerFor } from '../../domain/batch-send';
+import { refuseReservedHeaders } from '../../domain/message-options';
 import { fromEmailProblem, type SenderDomainState } from '../../domain/sender-address';
 import type { EmailRepository } from '../../model/email.repository';
 import { EMAIL_NOT_FOUND, type TriggerCatalog } from '../../domain/trigger-catalog';
@@ -154,27 +152,9 @@ export function emailRoutes({ emails, templates, catalog, commands, assertProjec
       handle: async ({ params, body, client, requestId }) => {
         refuseReservedHeaders(body.headers);
         const plan = await catalog.resolve(client.clientId, params.projectId, params.emailKey);
-        const messageId = newMessageId();
-        const user = { ...body.user, email: normaliseEmail(body.user.email) };
-        await commands.send(
-          Topics.EmailCommands,
-          'email.trigger',
-          userOrderingKey(params.projectId, { email: user.email }),
-          {
-            messageId,
-            projectId: params.projectId,
-            emailId: plan.emailId,
-            emailKey: plan.emailKey,
-            templateId: plan.templateId,
-            templateVersion: plan.templateVersion,
-            user,
-            data: body.data ?? {},
-            acceptedAt: new Date().toISOString(),
-            ...messageOptions(body),
-          },
-          requestId,
-        );
-        return { status: 200, body: { status: 'accepted', request_id: requestId, message_id: messageId } };
+        const { key, command } = triggerFor(params.projectId, plan, body, newMessageId(), new Date().toISOString());
+        await commands.send(Topics.EmailCommands, 'email.trigger', key, command, requestId);
+        return { status: 200, body: { status: 'accepted', request_id: requestId, message_id: command.messageId } };
       },
     }),
     defineRoute({
@@ -188,6 +168,8 @@ export function emailRoutes({ emails, templates, catalog, commands, assertProjec
       body: SendBatchRequest,
       responses: { 200: { description: 'Every message accepted or rejected, in order', schema: SendBatchResponse } },
       handle: async ({ params, body, client, requestId }) => {
+        // Another client's project is answered as one that does not exist, before any message is looked at.
+        await assertProject(client.clientId, params.projectId);
         const data = await sendBatch(params.projectId, body.messages, {
           check: (item) => (checkBatchItem(item) ? [] : toFieldErrors(checkBatchItem.errors)),
           resolve: (emailKey) => catalog.resolve(client.clientId, params.projectId, emailKey),

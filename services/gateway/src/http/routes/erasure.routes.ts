@@ -1,18 +1,9 @@
-import {
-  EraseAccepted,
-  EraseRequest,
-  Erasure,
-  ErasureList,
-  ErasureListQuery,
-  ErasureParams,
-  normaliseEmail,
-  ProjectIdParam,
-  type UserRef,
-} from '@postbus/contracts';
+import { EraseAccepted, EraseRequest, Erasure, ErasureList, ErasureListQuery, ErasureParams, ProjectIdParam } from '@postbus/contracts';
 import { NotFoundError } from '@postbus/errors';
 import type { CommandSender } from '../../clients/command-sender';
 import type { ErasureClient } from '../../clients/erasure-client';
 import { EraseRequests } from '../../domain/erase-requests';
+import { userRefOf } from '../../domain/user-ref';
 import { defineRoute, type RouteSpec } from '../route';
 
 export interface ErasureRouteDeps {
@@ -52,8 +43,7 @@ export function erasureRoutes({ commands, erasureApi, assertProject, projectIdsO
       },
       handle: async ({ params, body, client, requestId }) => {
         await assertProject(client.clientId, params.projectId);
-        const user: UserRef = body.email !== undefined ? { email: normaliseEmail(body.email) } : { userId: body.user_id ?? '' };
-        const { erasureId, eraseAt } = await requests.erase(params.projectId, user, requestId);
+        const { erasureId, eraseAt } = await requests.erase(params.projectId, userRefOf(body), requestId);
         return { status: 200, body: { status: 'accepted', request_id: requestId, erasure_id: erasureId, erase_at: eraseAt } };
       },
     }),

@@ -1,7 +1,6 @@
 import {
   Accepted,
   CreatePaymentRequest,
-  normaliseEmail,
   PaymentList,
   PaymentListQuery,
   ProjectIdParam,
@@ -9,11 +8,11 @@ import {
   RevenueQuery,
   Topics,
   userOrderingKey,
-  type UserRef,
 } from '@postbus/contracts';
 import { UnprocessableError } from '@postbus/errors';
 import type { CommandSender } from '../../clients/command-sender';
 import type { PaymentsClient } from '../../clients/payments-client';
+import { userRefOf } from '../../domain/user-ref';
 import { defineRoute, type RouteSpec } from '../route';
 
 export interface PaymentRouteDeps {
@@ -24,8 +23,6 @@ export interface PaymentRouteDeps {
 }
 
 const PAYMENTS_DOWN = { 503: { description: 'The payments service did not answer (see Retry-After)' } };
-const refOf = (body: { email?: string; user_id?: string }): UserRef =>
-  body.email !== undefined ? { email: normaliseEmail(body.email) } : { userId: body.user_id ?? '' };
 
 /** Recording payments (data plane, any key) and reading them and the revenue back. */
 export function paymentRoutes({ commands, paymentsApi, assertProject }: PaymentRouteDeps): RouteSpec[] {
@@ -42,7 +39,7 @@ export function paymentRoutes({ commands, paymentsApi, assertProject }: PaymentR
       responses: { 200: { description: 'Accepted: validated and durably queued', schema: Accepted } },
       handle: async ({ params, body, client, requestId }) => {
         await assertProject(client.clientId, params.projectId);
-        const user = refOf(body);
+        const user = userRefOf(body);
         const acceptedAt = new Date().toISOString();
         await commands.send(
           Topics.PaymentCommands,
@@ -80,7 +77,7 @@ export function paymentRoutes({ commands, paymentsApi, assertProject }: PaymentR
       handle: async ({ params, query, client }) => {
         await assertProject(client.clientId, params.projectId);
         const page = { ...(query.limit !== undefined ? { limit: query.limit } : {}), ...(query.cursor ? { cursor: query.cursor } : {}) };
-        return { status: 200, body: await paymentsApi.listPayments(params.projectId, refOf(query), page) };
+        return { status: 200, body: await paymentsApi.listPayments(params.projectId, userRefOf(query), page) };
       },
     }),
     defineRoute({

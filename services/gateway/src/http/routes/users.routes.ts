@@ -19,6 +19,7 @@ import {
 import { NotFoundError } from '@postbus/errors';
 import type { CommandSender } from '../../clients/command-sender';
 import type { UsersClient } from '../../clients/users-client';
+import { userRefOf } from '../../domain/user-ref';
 import { defineRoute, type Reply, type RouteSpec } from '../route';
 
 export interface UserRouteDeps {
@@ -44,8 +45,6 @@ export function userRoutes({ commands, usersApi, assertProject }: UserRouteDeps)
   };
   const acceptUpdate = (projectId: string, user: UserRef, fields: Record<string, unknown>, requestId: string) =>
     accept('user.update', userOrderingKey(projectId, user), { projectId, user, fields, acceptedAt: new Date().toISOString() }, requestId);
-  const refOf = (body: { email?: string; user_id?: string }): UserRef =>
-    body.email !== undefined ? { email: normaliseEmail(body.email) } : { userId: body.user_id ?? '' };
 
   return [
     defineRoute({
@@ -86,7 +85,7 @@ export function userRoutes({ commands, usersApi, assertProject }: UserRouteDeps)
       responses: ACCEPTED,
       handle: async ({ params, body, client, requestId }) => {
         await assertProject(client.clientId, params.projectId);
-        return acceptUpdate(params.projectId, refOf(body), body.fields, requestId);
+        return acceptUpdate(params.projectId, userRefOf(body), body.fields, requestId);
       },
     }),
     defineRoute({
@@ -117,7 +116,7 @@ export function userRoutes({ commands, usersApi, assertProject }: UserRouteDeps)
       responses: ACCEPTED,
       handle: async ({ params, body, client, requestId }) => {
         await assertProject(client.clientId, params.projectId);
-        const user = refOf(body);
+        const user = userRefOf(body);
         return accept(
           'user.unsubscribe',
           userOrderingKey(params.projectId, user),
