@@ -31,7 +31,16 @@ const delivery = (id: string, event: EventDoc['event']): EventDoc => ({
  * its user's and its email's, and under its status when that has a list; lists read newest first.
  */
 function fakes(
-  specs: Array<{ id: string; email?: string; userId?: string | null; emailKey?: string; status?: MessageStatus; createdAt?: number }>,
+  specs: Array<{
+    id: string;
+    email?: string;
+    userId?: string | null;
+    emailKey?: string;
+    status?: MessageStatus;
+    createdAt?: number;
+    /** Stored by this process and not yet summarized by it. */
+    deliveringHere?: boolean;
+  }>,
 ) {
   const stored = new Map<string, Stored>();
   const lists = new Map<string, Array<{ seq: number; at: Date; value: string }>>();
@@ -82,6 +91,7 @@ function fakes(
       return Promise.resolve(stored.get(id)?.events ?? []);
     },
     content: (id: string) => Promise.resolve(contents.get(id) ?? null),
+    inDeliveryHere: (id: string) => specs.some((s) => s.id === id && s.deliveringHere === true),
   } as unknown as MessageStore;
   const messageLists = {
     page: (list: string, options: PageOptions): Promise<ListPage> => {
@@ -120,6 +130,17 @@ describe('one message', () => {
     const { log, reads } = fakes([{ id: 'm1', status: 'deferred' }]);
     expect(await log.message(P, 'm1')).toMatchObject({ id: 'm1', status: 'deferred' });
     expect(reads.sort()).toEqual(['message m1', 'summary m1', 'timeline m1']);
+  });
+
+  it('that this process is delivering is read from the message and its timeline at once, with no summary read first', async () => {
+    const { log, reads } = fakes([{ id: 'm1', status: 'queued', deliveringHere: true }]);
+    expect(await log.message(P, 'm1')).toMatchObject({ id: 'm1', status: 'queued' });
+    expect(reads.sort()).toEqual(['message m1', 'timeline m1']);
+  });
+
+  it('that this process guessed in delivery but whose delivery ended reads as its summary would', async () => {
+    const { log } = fakes([{ id: 'm1', status: 'bounced', deliveringHere: true }]);
+    expect(await log.message(P, 'm1')).toEqual(await fakes([{ id: 'm1', status: 'bounced' }]).log.message(P, 'm1'));
   });
 
   it('of another project, or unknown, is null', async () => {

@@ -38,10 +38,15 @@ export class MessageLog {
     private readonly lists: MessageLists,
   ) {}
 
-  /** One read for a message whose delivery is over (its summary); the message and its timeline's probes otherwise. */
+  /**
+   * One read for a message whose delivery is over (its summary); the message and its timeline's
+   * probes otherwise, at once for one this process is delivering (no summary to look for first).
+   */
   async message(projectId: string, id: string): Promise<Message | null> {
-    const summary = await this.store.summary(projectId, id);
-    if (summary) return summary;
+    if (!this.store.inDeliveryHere(id)) {
+      const summary = await this.store.summary(projectId, id);
+      if (summary) return summary;
+    }
     const [message, timeline] = await Promise.all([this.store.message(projectId, id), this.store.timeline(id)]);
     return message ? messageView(message, timeline) : null;
   }

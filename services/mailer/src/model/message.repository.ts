@@ -118,6 +118,12 @@ export class MessageStore {
   private readonly hotMessages = new HotWindow<MessageDoc>(HOT_ENTRIES, HOT_TTL_MS);
   /** Delivery events of messages whose delivery is over (nothing is added after a terminal event). */
   private readonly hotDeliveries = new HotWindow<EventDoc[]>(HOT_ENTRIES, HOT_TTL_MS);
+  /**
+   * Messages this process stored and has not yet summarized: their summary read would find
+   * nothing, so a read goes straight to the message and its timeline (one round trip, not two).
+   * A guess that is wrong only costs reads: the view from the timeline is the one a summary holds.
+   */
+  private readonly unsummarized = new HotWindow<true>(HOT_ENTRIES, HOT_TTL_MS);
 
   constructor(connection: Connection) {
     this.Message = connection.model<MessageDoc>('Message', messageSchema);
@@ -133,6 +139,12 @@ export class MessageStore {
   /** Keeps the summaries of messages whose delivery ended; one kept already (a replay) is left as it is. */
   async keepSummaries(summaries: SummaryDoc[]): Promise<void> {
     await insertNew(this.Summary, summaries);
+    for (const summary of summaries) this.unsummarized.delete(summary._id);
+  }
+
+  /** Whether this process stored the message and has not summarized it: its delivery is most likely under way. */
+  inDeliveryHere(id: string): boolean {
+    return this.unsummarized.get(id) === true;
   }
 
   /** Writes a message's summary anew (an open or a click changed it), by `_id`. */
@@ -157,6 +169,11 @@ export class MessageStore {
   /** Inserts the messages; returns the ids that existed already (a redelivered trigger). */
   async insertNew(docs: MessageDoc[]): Promise<Set<string>> {
     const existing = await insertNew(this.Message, docs);
+    for (const [i, doc] of docs.entries())
+      if (!existing.has(i)) {
+        this.hotMessages.set(doc._id, doc);
+        this.unsummarized.set(doc._id, true);
+      }
     return new Set(docs.filter((_, i) => existing.has(i)).map((d) => d._id));
   }
 
@@ -274,6 +291,7 @@ export class MessageStore {
     const counts = await inParallel(ids, async (id) => {
       this.hotMessages.delete(id);
       this.hotDeliveries.delete(id);
+      this.unsummarized.delete(id);
       const events = await this.timeline(id);
       await Promise.all([
         ...events.map((e) => this.Event.deleteOne({ _id: e._id }).exec()),
