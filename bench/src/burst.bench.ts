@@ -12,35 +12,13 @@
 import { Kafka, logLevel } from 'kafkajs';
 import { consumerGroupLag, type GroupLag } from '@postbus/bus';
 import { topicName } from '@postbus/contracts';
-import {
-  databaseName,
-  defaultKafkaBrokers,
-  defaultMongoUrl,
-  ensureInfrastructure,
-  freePort,
-  repoRoot,
-  sleep,
-  startDnsServer,
-  startSmtpSink,
-  uniqueName,
-  type LocalComponent,
-  type LocalDnsServer,
-} from '@postbus/testing';
-import { sinkChild, startPostbusService, type Child } from './children';
+import { freePort, repoRoot, sleep } from '@postbus/testing';
+import { startPostbusService, type Child } from './children';
 import { infraPids, measureCpu, type CpuUsage } from './cpu';
-import { BusProbe, cleanUpRun } from './infra';
+import { RunInfrastructure } from './infra';
 import { envCount, envFlag } from './options';
 import { BenchRun, runBench, saveResults } from './run';
-import {
-  authorizationOf,
-  benchEnv,
-  createClient,
-  createProject,
-  createSendableEmail,
-  environment,
-  UNTHROTTLED,
-  type Environment,
-} from './setup';
+import { benchEnv, createSendingProject, environment, UNTHROTTLED, type Environment } from './setup';
 import { TriggerClient } from './triggers';
 
 const IN_FLIGHT = 32;
@@ -111,34 +89,26 @@ async function main(): Promise<number> {
   const burst = envCount('BENCH_BURST', 20_000);
   const recipients = envCount('BENCH_RECIPIENTS', 5_000);
   const keepData = envFlag('BENCH_KEEP_DATA');
-  const runId = uniqueName('burst');
-  const databases = (['gateway', ...CONSUMERS] as const).map((name) => databaseName(runId, name));
-  const brokers = defaultKafkaBrokers();
-  const mongoUrl = defaultMongoUrl();
+  const infra = new RunInfrastructure(
+    'burst',
+    ['gateway', ...CONSUMERS],
+    GROUPS.filter((g) => g !== 'postbus-users'),
+  );
+  const { runId } = infra;
   const partitions = 6;
 
   const run = new BenchRun(progress);
   const { signal, watch, started } = run;
-  const probe = new BusProbe(
-    brokers.split(','),
-    runId,
-    undefined,
-    GROUPS.filter((g) => g !== 'postbus-users'),
-  );
-  const admin = new Kafka({ brokers: brokers.split(','), clientId: 'postbus-bench', logLevel: logLevel.NOTHING }).admin();
-  let infraStarted: LocalComponent[] = [];
-  let dns: LocalDnsServer | undefined;
+  const admin = new Kafka({ brokers: infra.brokers.split(','), clientId: 'postbus-bench', logLevel: logLevel.NOTHING }).admin();
   let triggers: TriggerClient | undefined;
   try {
     progress(
       `run ${runId}: ${burst} triggers to ${recipients} recipients with the consumers stopped, then the drain; checking Kafka and MongoDB`,
     );
-    infraStarted = await ensureInfrastructure();
+    await infra.ensure();
     Object.assign(watch, infraPids());
     await admin.connect();
-    dns = await startDnsServer();
-    const sink = await startSmtpSink({ LOG_LEVEL: 'warn' });
-    started(sinkChild(sink));
+    const { dns, sink } = await infra.startMailStandIns(run);
 
     const ports = Object.fromEntries(
       await Promise.all(['gateway', ...CONSUMERS].map(async (name) => [name, await freePort()] as const)),
@@ -161,9 +131,7 @@ async function main(): Promise<number> {
     const gateway = await start('gateway');
     signal.throwIfAborted();
 
-    const authorization = authorizationOf(await createClient(env));
-    const projectId = await createProject(gateway.url, authorization);
-    const email = await createSendableEmail(gateway.url, authorization, projectId, dns);
+    const { authorization, projectId, email } = await createSendingProject(env, gateway.url, dns);
     triggers = new TriggerClient({ gatewayUrl: gateway.url, projectId, emailKey: email.emailKey, authorization, connections: IN_FLIGHT });
     const client = triggers;
     const first = await client.fire(`${runId}-warm`, 0);
@@ -254,9 +222,8 @@ async function main(): Promise<number> {
   } finally {
     triggers?.close();
     await run.stopChildren();
-    await dns?.close().catch(() => undefined);
     await admin.disconnect().catch(() => undefined);
-    await cleanUpRun({ keepData, probe, mongoUrl, databases, infraStarted, progress });
+    await infra.close(keepData, progress);
   }
 }
 

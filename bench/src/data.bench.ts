@@ -22,27 +22,12 @@ import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import {
-  call,
-  databaseName,
-  defaultKafkaBrokers,
-  defaultMongoUrl,
-  ensureInfrastructure,
-  freePort,
-  repoRoot,
-  sleep,
-  startDnsServer,
-  startSmtpSink,
-  uniqueName,
-  waitFor,
-  type LocalComponent,
-  type LocalDnsServer,
-} from '@postbus/testing';
-import { sinkChild, startPostbusService } from './children';
+import { call, freePort, repoRoot, sleep, waitFor } from '@postbus/testing';
+import { startPostbusService } from './children';
 import { ApiSurface, measureReads, ReadClient, type ReadResult, type ReadSpec, type SkippedRead } from './data-reads';
 import { compareReads, formatMarkdown, GOALS, type DataBenchResults, type ErasureRun, type Phase, type SinkRun } from './data-report';
 import { idOf, runSeed, seedAvailable, seedPlans, type SeedOutcome, type SeedSizes } from './data-seeds';
-import { BusProbe, cleanUpRun } from './infra';
+import { RunInfrastructure } from './infra';
 import { SENDER_DOMAIN } from './mail-template';
 import { envFlag } from './options';
 import { BenchRun, runBench, saveResults } from './run';
@@ -272,14 +257,7 @@ async function main(): Promise<number> {
   const options = optionsOf(process.argv.slice(2));
   const keepData = envFlag('BENCH_KEEP_DATA');
   const queryAudit = process.env['QUERY_AUDIT'] ?? 'off';
-  const runId = uniqueName('dbench');
-  const databases = SERVICES.map((name) => databaseName(runId, name));
-  const brokers = defaultKafkaBrokers();
-  const mongoUrl = defaultMongoUrl();
-
-  const run = new BenchRun(progress);
-  const { signal, children, started } = run;
-  const bus = new BusProbe(brokers.split(','), runId, undefined, [
+  const infra = new RunInfrastructure('dbench', SERVICES, [
     'postbus-mailer-projections',
     'postbus-mailer-feedback',
     'postbus-mailer-triggers',
@@ -290,8 +268,10 @@ async function main(): Promise<number> {
     'postbus-erasure',
     'postbus-erasure-users',
   ]);
-  let infraStarted: LocalComponent[] = [];
-  let dns: LocalDnsServer | undefined;
+  const { runId } = infra;
+
+  const run = new BenchRun(progress);
+  const { signal, started } = run;
   let triggers: TriggerClient | undefined;
   let reader: ReadClient | undefined;
   let receiver: Awaited<ReturnType<typeof startWebhookReceiver>> | undefined;
@@ -301,10 +281,8 @@ async function main(): Promise<number> {
       `run ${runId}, scale ${options.scale}: ${s.messages} messages, ${s.users} users, ${s.deliveries} deliveries, ${s.payments} payments` +
         `${s.erasures > 0 ? `, ${s.erasures} erasures` : ''}, a person with ${s.personMessages} messages; checking Kafka and MongoDB`,
     );
-    infraStarted = await ensureInfrastructure();
-    dns = await startDnsServer();
-    const sink = await startSmtpSink({ LOG_LEVEL: 'warn' });
-    started(sinkChild(sink));
+    await infra.ensure();
+    const { dns, sink } = await infra.startMailStandIns(run);
     receiver = await startWebhookReceiver();
 
     const ports = Object.fromEntries(await Promise.all(SERVICES.map(async (name) => [name, await freePort()] as const))) as Record<
@@ -666,7 +644,7 @@ async function main(): Promise<number> {
       erasure,
       goals,
       failures,
-      logs: Object.fromEntries(children.map((c) => [c.name, c.log.replace(`${repoRoot}/`, '')])),
+      logs: run.logs(),
     };
     const markdown = formatMarkdown(results);
     console.log(`\n${markdown}`);
@@ -680,8 +658,7 @@ async function main(): Promise<number> {
     reader?.close();
     await run.stopChildren();
     await new Promise((resolve) => receiver?.server.close(resolve) ?? resolve(undefined));
-    await dns?.close().catch(() => undefined);
-    await cleanUpRun({ keepData, probe: bus, mongoUrl, databases, infraStarted, progress });
+    await infra.close(keepData, progress);
   }
 }
 

@@ -16,35 +16,20 @@
  *                             mailer, inbound) to .data/profiles/<run>/
  */
 import { returnPathDomainOf, topicName, Topics } from '@postbus/contracts';
-import {
-  call,
-  databaseName,
-  defaultKafkaBrokers,
-  defaultMongoUrl,
-  ensureInfrastructure,
-  freePort,
-  repoRoot,
-  sleep,
-  startDnsServer,
-  startSmtpSink,
-  type LocalComponent,
-  type LocalDnsServer,
-  type SinkClient,
-  uniqueName,
-} from '@postbus/testing';
-import { forkChild, profilerFor, sinkChild, startPostbusService, type ForkedChild } from './children';
+import { call, freePort, sleep, type SinkClient } from '@postbus/testing';
+import { forkChild, profilerFor, startPostbusService, type ForkedChild } from './children';
 import { infraPids, measureCpu, type CpuUsage } from './cpu';
 import { DbCounters } from './db-counters';
 import type { DsnOutcome, DsnSenderMessage, DsnTarget } from './dsn-sender';
-import { BusProbe, cleanUpRun } from './infra';
+import { RunInfrastructure, type BusProbe } from './infra';
 import { formatReport, GOAL_DSN_RATE, GOAL_SEND_RATIO, type InboundBenchResults, type InboundRun } from './inbound-report';
 import { SENDER_DOMAIN } from './mail-template';
 import { envCount, envFlag, envNumber, envOptionalNumber, envSeconds } from './options';
 import { BenchRun, runBench, saveResults } from './run';
 import { sendRun, type SendRun } from './send-run';
-import { authorizationOf, benchEnv, createClient, createProject, createSendableEmail, environment, UNTHROTTLED } from './setup';
-import { latencyOf, perSecond } from './stats';
-import { TriggerClient, waitForSinkCount } from './triggers';
+import { benchEnv, createSendingProject, environment, UNTHROTTLED } from './setup';
+import { latencyOf, perSecond, spread } from './stats';
+import { firstTriggerAtSink, TriggerClient, waitForSinkCount } from './triggers';
 
 const IN_FLIGHT = 64;
 const WARMUP = 200;
@@ -57,10 +42,6 @@ const MAILER_FEEDBACK_GROUP = 'postbus-mailer-feedback';
 const STARTED = Date.now();
 
 const progress = (message: string) => console.log(`[inbound ${((Date.now() - STARTED) / 1000).toFixed(1).padStart(5)} s] ${message}`);
-
-/** `count` of the values, spread evenly over them. */
-const spread = <T>(values: readonly T[], count: number): T[] =>
-  values.length <= count ? [...values] : Array.from({ length: count }, (_, i) => values[Math.floor((i * values.length) / count)]!);
 
 /** Every message at the sink as a DSN target: its envelope sender (read one by one: the list does not carry it). */
 async function targetsAtSink(sink: SinkClient): Promise<DsnTarget[]> {
@@ -217,22 +198,15 @@ async function main(): Promise<number> {
   const pacedRateAsked = envOptionalNumber('BENCH_PACED_RATE', 'number of triggers a second');
   const pacedSeconds = envSeconds('BENCH_PACED_SECONDS', 8);
   const keepData = envFlag('BENCH_KEEP_DATA');
-  const runId = uniqueName('ibench');
-  const databases = (['gateway', 'users', 'mailer', 'inbound'] as const).map((name) => databaseName(runId, name));
-  const brokers = defaultKafkaBrokers();
-  const mongoUrl = defaultMongoUrl();
+  const infra = new RunInfrastructure(
+    'ibench',
+    ['gateway', 'users', 'mailer', 'inbound'],
+    ['postbus-mailer-projections', 'postbus-mailer-feedback', 'postbus-mailer-triggers', 'postbus-inbound', 'postbus-inbound-catalog'],
+  );
+  const { runId, bus } = infra;
 
   const run = new BenchRun(progress);
-  const { signal, children, watch, started } = run;
-  const bus = new BusProbe(brokers.split(','), runId, undefined, [
-    'postbus-mailer-projections',
-    'postbus-mailer-feedback',
-    'postbus-mailer-triggers',
-    'postbus-inbound',
-    'postbus-inbound-catalog',
-  ]);
-  let infraStarted: LocalComponent[] = [];
-  let dns: LocalDnsServer | undefined;
+  const { signal, watch, started } = run;
   let triggers: TriggerClient | undefined;
   let sender: ForkedChild<DsnSenderMessage> | undefined;
   let dbCounters: DbCounters | undefined;
@@ -241,13 +215,11 @@ async function main(): Promise<number> {
       `run ${runId}: ${mails} triggers alone, ${dsns} DSNs over ${connections} connections, then ${mails} triggers beside ` +
         `${dsnRate} DSNs/s; checking Kafka and MongoDB`,
     );
-    infraStarted = await ensureInfrastructure();
+    await infra.ensure();
     Object.assign(watch, infraPids());
-    dbCounters = await DbCounters.open(mongoUrl);
+    dbCounters = await DbCounters.open(infra.mongoUrl);
 
-    dns = await startDnsServer();
-    const sink = await startSmtpSink({ LOG_LEVEL: 'warn' });
-    started(sinkChild(sink));
+    const { dns, sink } = await infra.startMailStandIns(run);
 
     const [gatewayPort, usersPort, mailerPort, inboundPort, inboundSmtpPort] = await Promise.all([
       freePort(),
@@ -278,20 +250,14 @@ async function main(): Promise<number> {
     const gateway = started(await startPostbusService('gateway', gatewayPort, profile('gateway', env), `${runId}-gateway`));
     signal.throwIfAborted();
 
-    const authorization = authorizationOf(await createClient(env));
-    const projectId = await createProject(gateway.url, authorization);
-    const email = await createSendableEmail(gateway.url, authorization, projectId, dns);
+    const { authorization, projectId, email } = await createSendingProject(env, gateway.url, dns);
     progress(`project ${projectId}: sender domain ${email.domain} verified, email "${email.emailKey}" ready`);
     triggers = new TriggerClient({ gatewayUrl: gateway.url, projectId, emailKey: email.emailKey, authorization, connections: IN_FLIGHT });
     const client = triggers;
 
     // Warm-up of the send path (the first trigger waits for the catalog to reach the mailer) and of the MX (its
     // first DSN waits for the catalog to reach the inbound service).
-    await sink.client.clear();
-    const first = await client.fire(`${runId}-first`, 0);
-    if (first.status !== 200) throw new Error(`the first trigger answered ${first.status}: ${first.error}`);
-    if ((await waitForSinkCount(sink.client, 1, { stallMs: 60_000, signal })) < 1)
-      throw new Error('the first trigger never reached the sink');
+    await firstTriggerAtSink(client, sink.client, `${runId}-first`, signal);
     await client.closedLoop(`${runId}-warmup`, WARMUP, IN_FLIGHT, signal);
     await waitForSinkCount(sink.client, WARMUP + 1, { stallMs: 15_000, signal });
     progress(`send path warm; DSN sender: ${WARMUP} warm-up DSNs to forged return paths`);
@@ -448,7 +414,7 @@ async function main(): Promise<number> {
           pass: pacedRatios.deliveryRate >= GOAL_SEND_RATIO,
         },
       },
-      logs: Object.fromEntries(children.map((c) => [c.name, c.log.replace(`${repoRoot}/`, '')])),
+      logs: run.logs(),
       failures,
       warnings,
       ok: failures.length === 0,
@@ -463,9 +429,8 @@ async function main(): Promise<number> {
     }
     triggers?.close();
     await run.stopChildren();
-    await dns?.close().catch(() => undefined);
     await dbCounters?.close().catch(() => undefined);
-    await cleanUpRun({ keepData, probe: bus, mongoUrl, databases, infraStarted, progress });
+    await infra.close(keepData, progress);
   }
 }
 

@@ -1,7 +1,22 @@
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { dlqOf, topicName, Topics } from '@postbus/contracts';
 import { connectDb } from '@postbus/db';
-import { stopInfrastructure, type LocalComponent } from '@postbus/testing';
+import {
+  databaseName,
+  defaultKafkaBrokers,
+  defaultMongoUrl,
+  ensureInfrastructure,
+  startDnsServer,
+  startSmtpSink,
+  stopInfrastructure,
+  uniqueName,
+  type LocalComponent,
+  type LocalDnsServer,
+  type SmtpSink,
+  type SystemService,
+} from '@postbus/testing';
+import { sinkChild } from './children';
+import type { BenchRun } from './run';
 
 /** What a benchmark run leaves on the broker, and how far the users service is behind on it. */
 export class BusProbe {
@@ -101,5 +116,58 @@ export async function cleanUpRun(options: {
   if (options.infraStarted.length > 0) {
     progress('stopping the Kafka and MongoDB this run started');
     stopInfrastructure(options.infraStarted);
+  }
+}
+
+/**
+ * One benchmark run's share of the local infrastructure: its id (the namespace of its topics, consumer groups and
+ * databases), Kafka and MongoDB (started when absent), the DNS server and the SMTP sink. It remembers what it
+ * started as it goes, so that `close`, in the run's `finally`, undoes what a run that failed half-way had done.
+ */
+export class RunInfrastructure {
+  readonly runId: string;
+  /** The brokers as KAFKA_BROKERS lists them, comma-separated. */
+  readonly brokers: string = defaultKafkaBrokers();
+  readonly mongoUrl: string = defaultMongoUrl();
+  readonly bus: BusProbe;
+  private readonly databases: string[];
+  private infraStarted: LocalComponent[] = [];
+  private dns: LocalDnsServer | undefined;
+
+  /**
+   * `prefix` starts the run id; `services` are those whose databases the run drops at the end, `groups` the consumer
+   * groups it deletes besides the users service's (see BusProbe).
+   */
+  constructor(prefix: string, services: readonly SystemService[], groups: readonly string[]) {
+    this.runId = uniqueName(prefix);
+    this.databases = services.map((name) => databaseName(this.runId, name));
+    this.bus = new BusProbe(this.brokers.split(','), this.runId, undefined, groups);
+  }
+
+  /** Checks Kafka and MongoDB, starting those that are not running (`close` stops them again). */
+  async ensure(): Promise<void> {
+    this.infraStarted = await ensureInfrastructure();
+  }
+
+  /** What a mail meets outside Postbus: the DNS server the sender domains are published in, and the SMTP sink (a child of `run`). */
+  async startMailStandIns(run: BenchRun): Promise<{ dns: LocalDnsServer; sink: SmtpSink }> {
+    const dns = await startDnsServer();
+    this.dns = dns;
+    const sink = await startSmtpSink({ LOG_LEVEL: 'warn' });
+    run.started(sinkChild(sink));
+    return { dns, sink };
+  }
+
+  /** After the run's children stopped: the DNS server closed, then everything cleanUpRun removes and stops. */
+  async close(keepData: boolean, progress: (message: string) => void): Promise<void> {
+    await this.dns?.close().catch(() => undefined);
+    await cleanUpRun({
+      keepData,
+      probe: this.bus,
+      mongoUrl: this.mongoUrl,
+      databases: this.databases,
+      infraStarted: this.infraStarted,
+      progress,
+    });
   }
 }

@@ -13,29 +13,14 @@
  *   BENCH_PROFILE=mailer  also write V8 CPU profiles of these processes (comma-separated: gateway, users, mailer,
  *                         direct) to .data/profiles/<run>/
  */
-import {
-  call,
-  databaseName,
-  defaultKafkaBrokers,
-  defaultMongoUrl,
-  ensureInfrastructure,
-  freePort,
-  repoRoot,
-  sleep,
-  startDnsServer,
-  startSmtpSink,
-  type LocalComponent,
-  uniqueName,
-  type LocalDnsServer,
-  type SinkClient,
-} from '@postbus/testing';
-import { forkChild, profilerFor, sinkChild, startPostbusService } from './children';
+import { call, freePort, sleep, type SinkClient } from '@postbus/testing';
+import { forkChild, profilerFor, startPostbusService } from './children';
 import { envCount, envFlag, envOptionalNumber, envSeconds } from './options';
 import { BenchRun, runBench, saveResults } from './run';
 import { infraPids, measureCpu } from './cpu';
 import { DbCounters } from './db-counters';
 import type { DirectMessage, DirectOptions } from './direct-sender';
-import { BusProbe, cleanUpRun } from './infra';
+import { RunInfrastructure } from './infra';
 import { SENDER_DOMAIN } from './mail-template';
 import {
   cpuPerMail,
@@ -55,9 +40,9 @@ import {
   type ScaleOutResult,
   type ThroughputResult,
 } from './mailer-report';
-import { authorizationOf, benchEnv, createClient, createProject, createSendableEmail, environment, UNTHROTTLED } from './setup';
-import { latencyOf, perSecond } from './stats';
-import { matchDeliveries, readSink, TriggerClient, waitForSinkCount, type Trigger } from './triggers';
+import { benchEnv, createSendingProject, environment, UNTHROTTLED } from './setup';
+import { latencyOf, perSecond, spread } from './stats';
+import { firstTriggerAtSink, matchDeliveries, readSink, TriggerClient, waitForSinkCount, type Trigger } from './triggers';
 
 const IN_FLIGHT = 64;
 const WARMUP = 200;
@@ -153,10 +138,6 @@ async function checkRecords(gatewayUrl: string, authorization: string, projectId
   return { sampled: messageIds.length, sent, statuses, sentLate, readLatencyMs: latencyOf(reads) };
 }
 
-/** `count` of the values, spread evenly over them. */
-const spread = <T>(values: readonly T[], count: number): T[] =>
-  values.length <= count ? [...values] : Array.from({ length: count }, (_, i) => values[Math.floor((i * values.length) / count)]!);
-
 async function main(): Promise<number> {
   const mails = envCount('BENCH_MAILS', 3000);
   const pacedRateAsked = envOptionalNumber('BENCH_RATE', 'number of triggers a second');
@@ -164,20 +145,15 @@ async function main(): Promise<number> {
   const pacedDurationSec = envSeconds('BENCH_DURATION', 10);
   const keepData = envFlag('BENCH_KEEP_DATA');
   const directKey = process.env['BENCH_DIRECT_KEY'] === 'pem' ? 'pem' : 'keyobject';
-  const runId = uniqueName('mbench');
-  const databases = (['gateway', 'users', 'mailer'] as const).map((name) => databaseName(runId, name));
-  const brokers = defaultKafkaBrokers();
-  const mongoUrl = defaultMongoUrl();
+  const infra = new RunInfrastructure(
+    'mbench',
+    ['gateway', 'users', 'mailer'],
+    ['postbus-mailer-projections', 'postbus-mailer-feedback', 'postbus-mailer-triggers'],
+  );
+  const { runId } = infra;
 
   const run = new BenchRun(progress);
-  const { signal, children, watch, started } = run;
-  const bus = new BusProbe(brokers.split(','), runId, undefined, [
-    'postbus-mailer-projections',
-    'postbus-mailer-feedback',
-    'postbus-mailer-triggers',
-  ]);
-  let infraStarted: LocalComponent[] = [];
-  let dns: LocalDnsServer | undefined;
+  const { signal, watch, started } = run;
   let triggers: TriggerClient | undefined;
   let dbCounters: DbCounters | undefined;
   try {
@@ -185,14 +161,12 @@ async function main(): Promise<number> {
       `run ${runId}: ${mails} mails each way, then ${pacedRateAsked ?? 'a third of the direct rate in'} triggers/s for ${pacedDurationSec} s` +
         `${scaleOut ? ', then 2 mailers and 2 users services' : ''}; checking Kafka and MongoDB`,
     );
-    infraStarted = await ensureInfrastructure();
+    await infra.ensure();
     Object.assign(watch, infraPids());
-    dbCounters = await DbCounters.open(mongoUrl);
+    dbCounters = await DbCounters.open(infra.mongoUrl);
     const counters = dbCounters;
 
-    dns = await startDnsServer();
-    const sink = await startSmtpSink({ LOG_LEVEL: 'warn' });
-    started(sinkChild(sink));
+    const { dns, sink } = await infra.startMailStandIns(run);
     progress(`SMTP sink on ${sink.smtpUrl} (API ${sink.httpUrl}), DNS server on ${dns.address}`);
 
     const [gatewayPort, usersPort, mailerPort] = await Promise.all([freePort(), freePort(), freePort()]);
@@ -215,20 +189,14 @@ async function main(): Promise<number> {
     const gateway = started(await startPostbusService('gateway', gatewayPort, envOf('gateway'), `${runId}-gateway`));
     signal.throwIfAborted();
 
-    const authorization = authorizationOf(await createClient(env));
-    const projectId = await createProject(gateway.url, authorization);
-    const email = await createSendableEmail(gateway.url, authorization, projectId, dns);
+    const { authorization, projectId, email } = await createSendingProject(env, gateway.url, dns);
     progress(`project ${projectId}: sender domain ${email.domain} verified, email "${email.emailKey}" ready`);
 
     triggers = new TriggerClient({ gatewayUrl: gateway.url, projectId, emailKey: email.emailKey, authorization, connections: IN_FLIGHT });
     const client = triggers;
 
     // Warm-up: the first trigger waits for the catalog to reach the mailer; the rest warm every path up.
-    await sink.client.clear();
-    const first = await client.fire(`${runId}-first`, 0);
-    if (first.status !== 200) throw new Error(`the first trigger answered ${first.status}: ${first.error}`);
-    if ((await waitForSinkCount(sink.client, 1, { stallMs: 60_000, signal })) < 1)
-      throw new Error('the first trigger never reached the sink');
+    const first = await firstTriggerAtSink(client, sink.client, `${runId}-first`, signal);
     progress(`first message at the sink ${Date.now() - first.sentAt} ms after its trigger; warm-up ${WARMUP} triggers`);
     await client.closedLoop(`${runId}-warmup`, WARMUP, IN_FLIGHT, signal);
     const warmed = await waitForSinkCount(sink.client, WARMUP + 1, { stallMs: 15_000, signal });
@@ -385,7 +353,7 @@ async function main(): Promise<number> {
       direct,
       postbus,
       ...goalsAndRatio(direct, throughput, paced),
-      logs: Object.fromEntries(children.map((c) => [c.name, c.log.replace(`${repoRoot}/`, '')])),
+      logs: run.logs(),
       failures,
       warnings: warningsOf(direct, postbus),
       ok: failures.length === 0,
@@ -398,9 +366,8 @@ async function main(): Promise<number> {
   } finally {
     triggers?.close();
     await run.stopChildren();
-    await dns?.close().catch(() => undefined);
     await dbCounters?.close().catch(() => undefined);
-    await cleanUpRun({ keepData, probe: bus, mongoUrl, databases, infraStarted, progress });
+    await infra.close(keepData, progress);
   }
 }
 

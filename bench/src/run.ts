@@ -46,6 +46,11 @@ export class BenchRun {
     await child.stop();
   };
 
+  /** Each child's log file, relative to the repository, for the results (which are read from there). */
+  logs(): Record<string, string> {
+    return Object.fromEntries(this.children.map((c) => [c.name, c.log.replace(`${repoRoot}/`, '')]));
+  }
+
   /** The run is over: signals are no longer caught, and the children stop, newest first. */
   async stopChildren(): Promise<void> {
     this.stopping = true;

@@ -96,6 +96,21 @@ export async function createSendableEmail(
   return { domain: SENDER_DOMAIN, emailKey, templateId: template.id };
 }
 
+/**
+ * What a sending benchmark sets up before its first trigger, as a client would: a client made with the CLI (`env`
+ * as in createClient), a project, and a sendable email in it (see createSendableEmail).
+ */
+export async function createSendingProject(
+  env: Record<string, string>,
+  gatewayUrl: string,
+  dns: LocalDnsServer,
+): Promise<{ authorization: string; projectId: string; email: SendableEmail }> {
+  const authorization = authorizationOf(await createClient(env));
+  const projectId = await createProject(gatewayUrl, authorization);
+  const email = await createSendableEmail(gatewayUrl, authorization, projectId, dns);
+  return { authorization, projectId, email };
+}
+
 export interface Environment {
   node: string;
   platform: string;

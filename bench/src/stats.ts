@@ -28,3 +28,7 @@ export function latencyOf(samples: readonly number[]): Latency {
 
 /** `count` per second over `ms` milliseconds, to one decimal. */
 export const perSecond = (count: number, ms: number): number => (ms > 0 ? round((count * 1000) / ms) : 0);
+
+/** `count` of the values, spread evenly over them. */
+export const spread = <T>(values: readonly T[], count: number): T[] =>
+  values.length <= count ? [...values] : Array.from({ length: count }, (_, i) => values[Math.floor((i * values.length) / count)]!);

@@ -147,6 +147,18 @@ export async function waitForSinkCount(
   }
 }
 
+/**
+ * Fires the run's first trigger into an emptied sink and waits up to a minute for it there: the first waits for the
+ * catalog (the project, its email) to reach the mailer, which the runs after it must not measure.
+ */
+export async function firstTriggerAtSink(client: TriggerClient, sink: SinkClient, tag: string, signal: AbortSignal): Promise<Trigger> {
+  await sink.clear();
+  const first = await client.fire(tag, 0);
+  if (first.status !== 200) throw new Error(`the first trigger answered ${first.status}: ${first.error}`);
+  if ((await waitForSinkCount(sink, 1, { stallMs: 60_000, signal })) < 1) throw new Error('the first trigger never reached the sink');
+  return first;
+}
+
 /** Every message in the sink (Message-ID without angle brackets, arrival time), read in pages. */
 export async function readSink(sink: SinkClient, pageSize = 500): Promise<Arrival[]> {
   const arrivals: Arrival[] = [];

@@ -19,24 +19,13 @@ import { Bus, busOptions } from '@postbus/bus';
 import { loadCommonConfig } from '@postbus/config';
 import { catalogKey, Topics } from '@postbus/contracts';
 import { createLogger } from '@postbus/logger';
-import {
-  databaseName,
-  defaultKafkaBrokers,
-  defaultMongoUrl,
-  ensureInfrastructure,
-  freePort,
-  internalAuthorization,
-  repoRoot,
-  sleep,
-  type LocalComponent,
-  uniqueName,
-} from '@postbus/testing';
+import { freePort, internalAuthorization, repoRoot, sleep } from '@postbus/testing';
 import { forkChild, profilerFor, startPostbusService, type Child } from './children';
 import { envCount, envFlag } from './options';
 import { BenchRun, runBench, saveResults } from './run';
 import { infraPids, measureCpu, type CpuUsage } from './cpu';
 import { DbCounters, type CommandCounts } from './db-counters';
-import { BusProbe, cleanUpRun } from './infra';
+import { RunInfrastructure } from './infra';
 import { cpuLine, dbLine } from './mailer-report';
 import { benchEnv, environment, type Environment } from './setup';
 import { latencyOf, perSecond, type Latency } from './stats';
@@ -408,22 +397,18 @@ function warningsOf(direct: DirectRun, dispatcher: DispatcherRun): string[] {
 async function main(): Promise<number> {
   const count = envCount('BENCH_WEBHOOKS', 5000);
   const keepData = envFlag('BENCH_KEEP_DATA');
-  const runId = uniqueName('wbench');
-  const dbName = databaseName(runId, 'webhook-dispatcher');
-  const brokers = defaultKafkaBrokers();
-  const mongoUrl = defaultMongoUrl();
+  const infra = new RunInfrastructure('wbench', ['webhook-dispatcher'], ['postbus-webhooks', 'postbus-webhooks-projects']);
+  const { runId } = infra;
 
   const run = new BenchRun(progress);
-  const { signal, children, watch, started } = run;
-  const probe = new BusProbe(brokers.split(','), runId, undefined, ['postbus-webhooks', 'postbus-webhooks-projects']);
+  const { signal, watch, started } = run;
   let bus: Bus | undefined;
   let dbCounters: DbCounters | undefined;
-  let infraStarted: LocalComponent[] = [];
   try {
     progress(`run ${runId}: ${count} webhooks each way; checking Kafka and MongoDB`);
-    infraStarted = await ensureInfrastructure();
+    await infra.ensure();
     Object.assign(watch, infraPids());
-    dbCounters = await DbCounters.open(mongoUrl);
+    dbCounters = await DbCounters.open(infra.mongoUrl);
 
     const { receiver, child: receiverChild } = await Receiver.start(`${runId}-receiver`);
     started(receiverChild);
@@ -431,7 +416,7 @@ async function main(): Promise<number> {
 
     // The publisher as the mailer has it: the bus library, the run's namespace, the services' default settings.
     bus = new Bus({
-      ...busOptions(loadCommonConfig({ KAFKA_BROKERS: brokers, KAFKA_NAMESPACE: runId })),
+      ...busOptions(loadCommonConfig({ KAFKA_BROKERS: infra.brokers, KAFKA_NAMESPACE: runId })),
       service: 'postbus/bench',
       logger: createLogger({ service: 'bench', level: 'warn' }),
     });
@@ -574,7 +559,7 @@ async function main(): Promise<number> {
       dispatcher: dispatcherRun,
       deliveryLog,
       ratio: ratioOf(dispatcherRun.rate, direct.rate),
-      logs: Object.fromEntries(children.map((c) => [c.name, c.log.replace(`${repoRoot}/`, '')])),
+      logs: run.logs(),
       failures,
       warnings: warningsOf(direct, dispatcherRun),
       ok: failures.length === 0,
@@ -586,7 +571,7 @@ async function main(): Promise<number> {
     await bus?.close().catch((error: unknown) => progress(`could not close the publisher: ${String(error)}`));
     await run.stopChildren();
     await dbCounters?.close().catch(() => undefined);
-    await cleanUpRun({ keepData, probe, mongoUrl, databases: [dbName], infraStarted, progress });
+    await infra.close(keepData, progress);
   }
 }
 
