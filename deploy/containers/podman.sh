@@ -166,34 +166,38 @@ infra_prepare() {
   [ -f "$(infra_kafka_libs)/.complete" ] && [ -x "$(infra_ferretdb_bin)" ] || die "infra.sh prepare left no Kafka jars or FerretDB in $CACHE"
 }
 
-build_kafka() {
-  local t=$SECONDS key ctx libs
-  libs="$(infra_kafka_libs)"
-  key="$(hash_str kafka-v1 "$(image_inputs "$BASE_IMAGE")" "$(basename "$libs")" "$(hash_tree "$HERE/kafka")")"
-  if image_current "$KAFKA_IMAGE" "$key"; then say "kafka: $KAFKA_IMAGE is current"; return; fi
-  say "kafka: Kafka $KAFKA_VERSION jars on Debian's JDK → $KAFKA_IMAGE"
-  ctx="$(mktemp -d "$CACHE/kafka-ctx.XXXXXX")"
-  cp -a "$HERE/kafka/." "$ctx/"
-  mkdir "$ctx/libs"
-  cp "$libs"/*.jar "$ctx/libs/"
+# A stand-in image (deploy/containers/<name>/Containerfile) on the base image, from a context
+# directory that `fill` (a function given the directory) puts together; rebuilt when `key` changes.
+build_standin() { # name image key what fill
+  local t=$SECONDS name=$1 image=$2 key=$3 what=$4 fill=$5 ctx
+  if image_current "$image" "$key"; then say "$name: $image is current"; return; fi
+  say "$name: $what → $image"
+  ctx="$(mktemp -d "$CACHE/$name-ctx.XXXXXX")"
+  "$fill" "$ctx"
   heavy podman build --pull=never --quiet --build-arg "BASE=$BASE_IMAGE" --label "$LABEL=$key" \
-    -f "$HERE/kafka/Containerfile" -t "$KAFKA_IMAGE" "$ctx" >&2 || { rm -rf "$ctx"; die "building $KAFKA_IMAGE failed"; }
+    -f "$HERE/$name/Containerfile" -t "$image" "$ctx" >&2 || { rm -rf "$ctx"; die "building $image failed"; }
   rm -rf "$ctx"
-  step_done kafka "$KAFKA_IMAGE" "$t"
+  step_done "$name" "$image" "$t"
 }
 
+kafka_context() { # dir
+  cp -a "$HERE/kafka/." "$1/"
+  mkdir "$1/libs"
+  cp "$(infra_kafka_libs)"/*.jar "$1/libs/"
+}
+
+build_kafka() {
+  build_standin kafka "$KAFKA_IMAGE" \
+    "$(hash_str kafka-v1 "$(image_inputs "$BASE_IMAGE")" "$(basename "$(infra_kafka_libs)")" "$(hash_tree "$HERE/kafka")")" \
+    "Kafka $KAFKA_VERSION jars on Debian's JDK" kafka_context
+}
+
+ferretdb_context() { cp "$(infra_ferretdb_bin)" "$1/ferretdb"; }
+
 build_ferretdb() {
-  local t=$SECONDS key ctx bin
-  bin="$(infra_ferretdb_bin)"
-  key="$(hash_str ferretdb-v1 "$(image_inputs "$BASE_IMAGE")" "$(basename "$bin")" "$(hash_of "$HERE/ferretdb/Containerfile")")"
-  if image_current "$FERRETDB_IMAGE" "$key"; then say "ferretdb: $FERRETDB_IMAGE is current"; return; fi
-  say "ferretdb: deploy/local's FerretDB → $FERRETDB_IMAGE"
-  ctx="$(mktemp -d "$CACHE/ferretdb-ctx.XXXXXX")"
-  cp "$bin" "$ctx/ferretdb"
-  heavy podman build --pull=never --quiet --build-arg "BASE=$BASE_IMAGE" --label "$LABEL=$key" \
-    -f "$HERE/ferretdb/Containerfile" -t "$FERRETDB_IMAGE" "$ctx" >&2 || { rm -rf "$ctx"; die "building $FERRETDB_IMAGE failed"; }
-  rm -rf "$ctx"
-  step_done ferretdb "$FERRETDB_IMAGE" "$t"
+  build_standin ferretdb "$FERRETDB_IMAGE" \
+    "$(hash_str ferretdb-v1 "$(image_inputs "$BASE_IMAGE")" "$(basename "$(infra_ferretdb_bin)")" "$(hash_of "$HERE/ferretdb/Containerfile")")" \
+    "deploy/local's FerretDB" ferretdb_context
 }
 
 # The project's services: every folder under services/ with src/main.ts (the admin panel is a
