@@ -1,10 +1,11 @@
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { call, waitFor } from '@postbus/testing';
+import { waitFor } from '@postbus/testing';
 import { openPanelBrowser, SCREENSHOTS } from './browser';
 import { onPhone, scrollWidthOf, shotDark } from './panel-pages';
 import { createClientAndProject, createSendableEmail, startSystem, type DemoClient, type RunningSystem } from './system';
 import { inboundFixture, mailToInbound } from './inbound-mail';
+import { projectCall, sendAndReceive } from './project-api';
 
 const DOMAIN = 'mail.panel-feedback.example';
 
@@ -25,20 +26,12 @@ describe("the admin panel's suppression list in a real browser, against the runn
   /** The message whose bounce suppressed `bounced`. */
   let bounceMessage: string;
 
-  const inProject = (method: string, path: string, json?: unknown) =>
-    call(system.gatewayUrl, method, `/v1/projects/${client.projectId}${path}`, {
-      auth: client.auth,
-      ...(json !== undefined ? { json } : {}),
-    });
+  const inProject = (method: string, path: string, json?: unknown) => projectCall(system, client, method, path, json);
   const shot = (name: string, fullPage = true) => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage });
 
   /** Sends the email to `email`, waits until it is sent, and returns its id and envelope sender. */
   async function sendTo(email: string) {
-    const res = await inProject('POST', '/emails/welcome/send', { user: { email, name: 'Feedback' }, data: {} });
-    expect(res.status).toBe(200);
-    const id = res.body.message_id as string;
-    const arrived = await system.sink.client.waitForMessageId(`${id}@${DOMAIN}`);
-    const mail = await system.sink.client.get(arrived.ID);
+    const { id, mail } = await sendAndReceive(system, client, DOMAIN, { email, name: 'Feedback' });
     return { id, returnPath: String(mail.ReturnPath) };
   }
 

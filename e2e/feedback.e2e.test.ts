@@ -1,6 +1,7 @@
 import { call, waitFor } from '@postbus/testing';
 import { createClientAndProject, createSendableEmail, startSystem, type DemoClient, type RunningSystem } from './system';
 import { inboundFixture, mailToInbound } from './inbound-mail';
+import { projectCall, sendAndReceive } from './project-api';
 import { startReceiver } from './webhook-receiver';
 
 const DOMAIN = 'mail.feedback.example';
@@ -15,8 +16,7 @@ describe('feedback through the inbound MX', () => {
   let system: RunningSystem;
   let client: DemoClient;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
-  const inProject = (method: string, path: string, json?: unknown) =>
-    call(system.gatewayUrl, method, `/v1/projects/${client.projectId}${path}`, { auth: client.auth, ...(json ? { json } : {}) });
+  const inProject = (method: string, path: string, json?: unknown) => projectCall(system, client, method, path, json);
 
   beforeAll(async () => {
     system = await startSystem({}, { inbound: true });
@@ -43,11 +43,7 @@ describe('feedback through the inbound MX', () => {
 
   /** Sends a trigger and returns its message id and the mail's envelope sender and List-Unsubscribe mailto address. */
   async function sendTo(email: string) {
-    const res = await inProject('POST', '/emails/welcome/send', { user: { email, name: 'Feedback' }, data: {} });
-    expect(res.status).toBe(200);
-    const id = res.body.message_id as string;
-    const arrived = await system.sink.client.waitForMessageId(`${id}@${DOMAIN}`);
-    const mail = await system.sink.client.get(arrived.ID);
+    const { id, arrived, mail } = await sendAndReceive(system, client, DOMAIN, { email, name: 'Feedback' });
     const headers = await system.sink.client.headers(arrived.ID);
     const mailto = /<mailto:([^?>]+)/.exec(headers['List-Unsubscribe']?.[0] ?? '')?.[1];
     return { id, returnPath: String(mail.ReturnPath), mailto: mailto! };

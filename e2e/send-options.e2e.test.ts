@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { call, waitFor } from '@postbus/testing';
-import { createClientAndProject, createSendableEmail, startSystem, type DemoClient, type RunningSystem } from './system';
+import { projectCall, withSystemAndClient } from './project-api';
+import type { DemoClient, RunningSystem } from './system';
 import { startReceiver } from './webhook-receiver';
 
 /** A send's own reply-to, headers, tags and metadata, through the real stack: the mail, the message log and a verified webhook. */
@@ -8,21 +9,9 @@ describe('what one send carries beyond its recipient and data', () => {
   let system: RunningSystem;
   let client: DemoClient;
 
-  beforeAll(async () => {
-    system = await startSystem();
-    client = await createClientAndProject(system);
-    await createSendableEmail(system, client);
-  });
+  withSystemAndClient({ sendable: true }, (started) => ({ system, client } = started));
 
-  afterAll(async () => {
-    await system?.stop();
-  });
-
-  const api = (method: string, path: string, json?: unknown) =>
-    call(system.gatewayUrl, method, `/v1/projects/${client.projectId}${path}`, {
-      auth: client.auth,
-      ...(json !== undefined ? { json } : {}),
-    });
+  const api = (method: string, path: string, json?: unknown) => projectCall(system, client, method, path, json);
   const send = (body: Record<string, unknown>) => api('POST', '/emails/welcome/send', body);
 
   it('sends the reply-to and the custom header, shows tags and metadata, finds the message by tag, and signs them into its webhooks', async () => {

@@ -1,25 +1,15 @@
 import { connectDb } from '@postbus/db';
-import { call, defaultMongoUrl, waitFor } from '@postbus/testing';
-import { createClientAndProject, startSystem, type DemoClient, type RunningSystem } from './system';
+import { defaultMongoUrl, waitFor } from '@postbus/testing';
+import { projectCall, withSystemAndClient } from './project-api';
+import type { DemoClient, RunningSystem } from './system';
 
 describe('users through the public API', () => {
   let system: RunningSystem;
   let client: DemoClient;
 
-  beforeAll(async () => {
-    system = await startSystem();
-    client = await createClientAndProject(system);
-  });
+  withSystemAndClient({}, (started) => ({ system, client } = started));
 
-  afterAll(async () => {
-    await system?.stop();
-  });
-
-  const api = (method: string, path: string, json?: unknown) =>
-    call(system.gatewayUrl, method, `/v1/projects/${client.projectId}${path}`, {
-      auth: client.auth,
-      ...(json !== undefined ? { json } : {}),
-    });
+  const api = (method: string, path: string, json?: unknown) => projectCall(system, client, method, path, json);
 
   it('a user created through the API can be read back within 2 s, updated by email and by user_id, and unsubscribed', async () => {
     const created = await api('POST', '/users', {

@@ -1,21 +1,14 @@
 import { Webhook } from 'standardwebhooks';
 import { call, freePort, sleep, waitFor } from '@postbus/testing';
-import { createClientAndProject, createSendableEmail, startSystem, type DemoClient, type RunningSystem } from './system';
+import { withSystemAndClient } from './project-api';
+import type { DemoClient, RunningSystem } from './system';
 import { startReceiver, type Received } from './webhook-receiver';
 
 describe('webhooks through the public API', () => {
   let system: RunningSystem;
   let client: DemoClient;
 
-  beforeAll(async () => {
-    system = await startSystem();
-    client = await createClientAndProject(system);
-    await createSendableEmail(system, client);
-  });
-
-  afterAll(async () => {
-    await system?.stop();
-  });
+  withSystemAndClient({ sendable: true }, (started) => ({ system, client } = started));
 
   const api = (method: string, path: string, json?: unknown) =>
     call(system.gatewayUrl, method, path, { auth: client.auth, ...(json !== undefined ? { json } : {}) });

@@ -33,55 +33,35 @@ import {
 const project = process.env.POSTBUS_TEST_PROJECT ?? 'postbus-ctest';
 // POSTBUS_TEST_BROKERS=1 runs the single-broker variant (docker-compose.single-broker.yml on top).
 const single = process.env.POSTBUS_TEST_BROKERS === '1';
-const {
-  brokers,
-  say,
-  elapsed,
-  run,
-  stream,
-  container,
-  results,
-  check,
-  waitHealthy,
-  showLogs,
-  startDns,
-  startReceiver,
-  up,
-  down,
-  createClient,
-  setupSender,
-  createWelcomeEmail,
-  finish,
-  crashed,
-} = createStack({ project, single, tag: 'test:containers' });
-const replicas = brokers.length;
+const stack = createStack({ project, single, tag: 'test:containers' });
+const replicas = stack.brokers.length;
 const minInsync = Math.min(2, replicas);
 // ---------------------------------------------------------------------------------------------
 async function main() {
-  say('building images (deploy/containers/podman.sh images)');
+  stack.say('building images (deploy/containers/podman.sh images)');
   const tImages = Date.now();
-  await stream('bash', [join(here, 'podman.sh'), 'images']);
+  await stack.stream('bash', [join(here, 'podman.sh'), 'images']);
   const imagesSeconds = Math.round((Date.now() - tImages) / 1000);
 
-  say(`starting the stack (project ${project})`);
+  stack.say(`starting the stack (project ${project})`);
   let upSeconds;
   try {
-    ({ upSeconds } = await up({
+    ({ upSeconds } = await stack.up({
       infraCheck: 'Kafka, the database and the mail sink pass their health checks',
       servicesCheck: "every service passes its health check (the service's own /readyz)",
     }));
 
-    await check(`the Kafka cluster has ${replicas} broker(s), each healthy (a KRaft quorum of ${replicas})`, async () => {
+    await stack.check(`the Kafka cluster has ${replicas} broker(s), each healthy (a KRaft quorum of ${replicas})`, async () => {
       // Each broker, probed again: Compose calls a broker unhealthy only after 12 failed probes in
       // a row, and one probe (a JVM of its own) can run past its timeout on a loaded machine.
-      await waitHealthy(brokers, 120_000);
-      const out = run(
+      await stack.waitHealthy(stack.brokers, 120_000);
+      const out = stack.run(
         'podman',
         [
           'exec',
           '-e',
           'KAFKA_HEAP_OPTS=-Xmx64m',
-          container('kafka-1'),
+          stack.container('kafka-1'),
           '/opt/kafka/bin/kafka-metadata-quorum.sh',
           '--bootstrap-server',
           'localhost:9092',
@@ -96,14 +76,14 @@ async function main() {
       return `voters ${count}`;
     });
 
-    await check(`the services' topics have ${replicas} replica(s) and min.insync.replicas=${minInsync}`, async () => {
-      const out = run(
+    await stack.check(`the services' topics have ${replicas} replica(s) and min.insync.replicas=${minInsync}`, async () => {
+      const out = stack.run(
         'podman',
         [
           'exec',
           '-e',
           'KAFKA_HEAP_OPTS=-Xmx128m',
-          container('kafka-1'),
+          stack.container('kafka-1'),
           '/opt/kafka/bin/kafka-topics.sh',
           '--bootstrap-server',
           'localhost:9092',
@@ -123,8 +103,8 @@ async function main() {
     });
 
     let client;
-    await check('a client is created with the CLI in a container (compose run gateway … clients create)', async () => {
-      client = createClient('Container test');
+    await stack.check('a client is created with the CLI in a container (compose run gateway … clients create)', async () => {
+      client = stack.createClient('Container test');
       return client.client_id;
     });
 
@@ -132,18 +112,18 @@ async function main() {
     let records = [];
     let dns;
     const domainName = 'ctest.postbus.test';
-    const verified = await check("a sender domain is verified against the test's DNS server", async () => {
+    const verified = await stack.check("a sender domain is verified against the test's DNS server", async () => {
       if (!client) throw new Error('no client');
       const auth = [client.client_id, client.api_key];
-      dns = await startDns();
-      ({ records, projectId } = await setupSender(auth, dns, domainName, 'Container test'));
+      dns = await stack.startDns();
+      ({ records, projectId } = await stack.setupSender(auth, dns, domainName, 'Container test'));
       return `${records.length} records`;
     });
 
     let receiver;
     let endpoint;
-    await check('a webhook endpoint is created for a receiver on the compose network', async () => {
-      receiver = await startReceiver();
+    await stack.check('a webhook endpoint is created for a receiver on the compose network', async () => {
+      receiver = await stack.startReceiver();
       endpoint = expectStatus(
         await http(gatewayUrl, 'POST', '/v1/webhooks', {
           auth: [client.client_id, client.api_key],
@@ -157,11 +137,11 @@ async function main() {
 
     let accepted;
     const to = `ada+${Date.now()}@example.com`;
-    const sent = await check('a trigger is accepted (template, email, send)', async () => {
+    const sent = await stack.check('a trigger is accepted (template, email, send)', async () => {
       if (!verified) throw new Error('no verified sender domain');
       const auth = [client.client_id, client.api_key];
       const p = `/v1/projects/${projectId}`;
-      await createWelcomeEmail(auth, projectId);
+      await stack.createWelcomeEmail(auth, projectId);
       const send = await http(gatewayUrl, 'POST', `${p}/emails/welcome/send`, {
         auth,
         json: { user: { email: to, name: 'Ada' }, data: { code: '4711' } },
@@ -172,7 +152,7 @@ async function main() {
     });
 
     let mail;
-    await check('the mail reaches the sink (the mailer → SMTP → services/smtp-sink in place of Mailpit)', async () => {
+    await stack.check('the mail reaches the sink (the mailer → SMTP → services/smtp-sink in place of Mailpit)', async () => {
       if (!sent) throw new Error('nothing was sent');
       const found = await until('the mail at the sink', 90_000, async () => {
         const r = await http(sinkUrl, 'GET', `/api/v1/search?query=${encodeURIComponent(`to:${to}`)}`);
@@ -185,7 +165,7 @@ async function main() {
       return `"${message.Subject}" from ${message.From?.Address}`;
     });
 
-    await check(`the mail carries a valid DKIM signature of ${domainName}`, async () => {
+    await stack.check(`the mail carries a valid DKIM signature of ${domainName}`, async () => {
       if (!mail) throw new Error('no mail');
       const raw = await (await fetch(`${sinkUrl}/api/v1/message/${mail.id}/raw`)).text();
       const results = await dkimResult(raw, records);
@@ -195,7 +175,7 @@ async function main() {
       return `selector ${pass.selector}`;
     });
 
-    await check('the message reads back as sent, with its timeline (by recipient and by id)', async () => {
+    await stack.check('the message reads back as sent, with its timeline (by recipient and by id)', async () => {
       if (!sent) throw new Error('nothing was sent');
       const auth = [client.client_id, client.api_key];
       const listed = await until('message sent', 60_000, async () => {
@@ -214,7 +194,7 @@ async function main() {
       return `${one.status}; timeline ${events.join(' → ')}`;
     });
 
-    await check("the recipient's profile reads back (registered by the users service from the trigger)", async () => {
+    await stack.check("the recipient's profile reads back (registered by the users service from the trigger)", async () => {
       if (!sent) throw new Error('nothing was sent');
       const auth = [client.client_id, client.api_key];
       const profile = await until('the profile', 60_000, async () => {
@@ -225,7 +205,7 @@ async function main() {
       return profile.id;
     });
 
-    await check('a signed message.sent webhook reaches the receiver and verifies (Standard Webhooks)', async () => {
+    await stack.check('a signed message.sent webhook reaches the receiver and verifies (Standard Webhooks)', async () => {
       if (!sent || !endpoint) throw new Error('no message or no endpoint');
       const delivery = await until('the webhook at the receiver', 90_000, async () =>
         receiver.deliveries().find((d) => JSON.parse(d.body).data?.message_id === accepted?.message_id),
@@ -236,23 +216,23 @@ async function main() {
     });
     receiver?.close();
 
-    await check('the admin panel answers at /admin/', async () => {
+    await stack.check('the admin panel answers at /admin/', async () => {
       const res = await fetch(`${gatewayUrl}/admin/`, { signal: AbortSignal.timeout(10_000) });
       const text = await res.text();
       if (res.status !== 200 || !/<html/i.test(text)) throw new Error(`${res.status} ${text.slice(0, 200)}`);
     });
 
-    await check('the status page answers', async () => {
+    await stack.check('the status page answers', async () => {
       const res = await fetch(`${statusUrl}/`, { signal: AbortSignal.timeout(10_000) });
       if (res.status !== 200) throw new Error(`${res.status}`);
     });
     dns?.close();
   } finally {
-    if (results.some((r) => !r.ok)) for (const s of ['mailer', 'gateway']) showLogs(s);
-    down();
+    if (stack.results.some((r) => !r.ok)) for (const s of ['mailer', 'gateway']) stack.showLogs(s);
+    stack.down();
   }
-  say(`images ${imagesSeconds} s, stack ready ${upSeconds ?? '-'} s, total ${elapsed()}`);
-  finish();
+  stack.say(`images ${imagesSeconds} s, stack ready ${upSeconds ?? '-'} s, total ${stack.elapsed()}`);
+  stack.finish();
 }
 
-main().catch(crashed);
+main().catch(stack.crashed);

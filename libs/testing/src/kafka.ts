@@ -1,4 +1,5 @@
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
+import { defaultKafkaBrokers } from './infra';
 import { uniqueName } from './wait';
 
 export interface RecordedMessage {
@@ -55,3 +56,10 @@ export class TopicRecorder {
     await this.consumer?.disconnect();
   }
 }
+
+/** Starts a recorder, on the local brokers, of the topics (by their names without namespace) in a test file's namespace. */
+export const recordTopics = (namespace: string, topics: string[]): Promise<TopicRecorder> =>
+  new TopicRecorder(
+    defaultKafkaBrokers().split(','),
+    topics.map((topic) => `${topic}.${namespace}`),
+  ).start();

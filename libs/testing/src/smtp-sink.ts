@@ -1,71 +1,11 @@
+import type { MailpitList, MailpitMessage, MailpitSummary } from '@postbus/smtp';
 import { freePort, startService, type ServiceProcess } from './processes';
 import { waitFor } from './wait';
 
 /** The JSON shapes of the sink's Mailpit-compatible API (services/smtp-sink), as tests read them. */
-
-export interface SinkAddress {
-  Name: string;
-  Address: string;
-}
-
-export interface SinkAttachment {
-  PartID: string;
-  FileName: string;
-  ContentType: string;
-  ContentID: string;
-  Size: number;
-  Checksums: { MD5: string; SHA1: string; SHA256: string };
-}
-
-export interface SinkMessageSummary {
-  ID: string;
-  MessageID: string;
-  Read: boolean;
-  From: SinkAddress | null;
-  To: SinkAddress[];
-  Cc: SinkAddress[];
-  Bcc: SinkAddress[];
-  ReplyTo: SinkAddress[];
-  Subject: string;
-  Created: string;
-  Username: string;
-  Tags: string[];
-  Size: number;
-  Attachments: number;
-  Snippet: string;
-}
-
-export interface SinkMessageList {
-  total: number;
-  unread: number;
-  count: number;
-  messages_count: number;
-  messages_unread: number;
-  start: number;
-  tags: string[];
-  messages: SinkMessageSummary[];
-}
-
-export interface SinkMessage {
-  ID: string;
-  MessageID: string;
-  From: SinkAddress | null;
-  To: SinkAddress[];
-  Cc: SinkAddress[];
-  Bcc: SinkAddress[];
-  ReplyTo: SinkAddress[];
-  ReturnPath: string;
-  Subject: string;
-  ListUnsubscribe: { Header: string; Links: string[]; Errors: string; HeaderPost: string };
-  Date: string;
-  Tags: string[];
-  Username: string;
-  Text: string;
-  HTML: string;
-  Size: number;
-  Inline: SinkAttachment[];
-  Attachments: SinkAttachment[];
-}
+export type SinkMessageSummary = MailpitSummary;
+export type SinkMessageList = MailpitList;
+export type SinkMessage = MailpitMessage;
 
 export interface SinkFault {
   /** The SMTP reply code, 400–599. */

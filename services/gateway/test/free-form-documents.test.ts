@@ -1,5 +1,5 @@
 import { call } from '@postbus/testing';
-import { createTestClient, startTestGateway, type TestClient, type TestGateway } from './helpers';
+import { withGatewayAndProject, type TestClient, type TestGateway } from './helpers';
 
 /** Issue 13.5: keys a document store refuses never get past the door, nor do objects too deep or too large for a bus record. */
 describe('free-form objects (data, custom fields, payment metadata)', () => {
@@ -7,20 +7,7 @@ describe('free-form objects (data, custom fields, payment metadata)', () => {
   let acme: TestClient;
   let projectId: string;
 
-  beforeAll(async () => {
-    gw = await startTestGateway();
-    acme = await createTestClient(gw.config);
-    const created = await call(gw.url, 'POST', '/v1/projects', {
-      auth: acme.auth,
-      json: { name: 'Shop' },
-    });
-    expect(created.status).toBe(201);
-    projectId = created.body.id;
-  });
-
-  afterAll(async () => {
-    await gw?.stop();
-  });
+  withGatewayAndProject((started) => ({ gw, acme, projectId } = started));
 
   const send = (json: unknown) => call(gw.url, 'POST', `/v1/projects/${projectId}/emails/welcome/send`, { auth: acme.auth, json });
   const nested = (depth: number): unknown => (depth === 0 ? 'leaf' : { level: nested(depth - 1) });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { loadConfig } from '@postbus/config';
 import { connectDb } from '@postbus/db';
 import { createLogger } from '@postbus/logger';
-import { basicAuth, startDnsServer, testInternalApiSecret, uniqueName, type LocalDnsServer } from '@postbus/testing';
+import { basicAuth, call, startDnsServer, testInternalApiSecret, uniqueName, type LocalDnsServer } from '@postbus/testing';
 import { start, type Gateway } from '../src/app';
 import { GatewayConfig } from '../src/config';
 import { newClientId, type KeyScope } from '../src/domain/credentials';
@@ -94,5 +94,23 @@ export function withDnsGateway(use: (started: StartedGateway & { dns: LocalDnsSe
   afterAll(async () => {
     await gw?.stop();
     await dns?.close();
+  });
+}
+
+/**
+ * For the tests of one file: before them, starts a gateway with a client and the client's project
+ * "Shop" (created through the API) and hands them to `use`; after them, stops the gateway.
+ */
+export function withGatewayAndProject(use: (started: StartedGateway & { projectId: string }) => void): void {
+  let gw: TestGateway | undefined;
+  beforeAll(async () => {
+    gw = await startTestGateway();
+    const acme = await createTestClient(gw.config);
+    const created = await call(gw.url, 'POST', '/v1/projects', { auth: acme.auth, json: { name: 'Shop' } });
+    expect(created.status).toBe(201);
+    use({ gw, acme, projectId: (created.body as { id: string }).id });
+  });
+  afterAll(async () => {
+    await gw?.stop();
   });
 }

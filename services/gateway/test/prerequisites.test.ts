@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { call, defaultKafkaBrokers, startDnsServer, TopicRecorder, waitFor, type LocalDnsServer } from '@postbus/testing';
-import { createTestClient, startTestGateway, type TestClient, type TestGateway } from './helpers';
+import { call, defaultKafkaBrokers, TopicRecorder, waitFor, type LocalDnsServer } from '@postbus/testing';
+import { createTestClient, withDnsGateway, type TestClient, type TestGateway } from './helpers';
 
 describe('the prerequisite walk: sender domain → records → verify → project → template → email → trigger', () => {
   let dns: LocalDnsServer;
@@ -9,22 +8,11 @@ describe('the prerequisite walk: sender domain → records → verify → projec
   let sdk: TestClient;
   let triggers: TopicRecorder;
 
+  withDnsGateway((started) => ({ dns, gw, acme } = started));
   beforeAll(async () => {
-    dns = await startDnsServer();
-    gw = await startTestGateway({
-      DNS_SERVERS: dns.address,
-      SPF_INCLUDE: 'spf.postbus.test',
-      SECRETS_KEY: randomBytes(32).toString('base64'),
-    });
-    acme = await createTestClient(gw.config);
     triggers = await new TopicRecorder(defaultKafkaBrokers().split(','), [`postbus.email.commands.v1.${gw.namespace}`]).start();
   });
-
-  afterAll(async () => {
-    await triggers?.stop();
-    await gw?.stop();
-    await dns?.close();
-  });
+  afterAll(() => triggers?.stop());
 
   const api = (method: string, path: string, json?: unknown, auth = acme.auth) =>
     call(gw.url, method, path, { auth, ...(json !== undefined ? { json } : {}) });

@@ -1,5 +1,5 @@
 import { call } from '@postbus/testing';
-import { createTestClient, startTestGateway, type TestClient, type TestGateway } from './helpers';
+import { withGatewayAndProject, type TestClient, type TestGateway } from './helpers';
 
 /** JSON bodies must be Unicode text: what is not is refused, never stored altered. */
 describe('request bodies that are not valid Unicode text', () => {
@@ -7,17 +7,7 @@ describe('request bodies that are not valid Unicode text', () => {
   let acme: TestClient;
   let projectId: string;
 
-  beforeAll(async () => {
-    gw = await startTestGateway();
-    acme = await createTestClient(gw.config);
-    const created = await call(gw.url, 'POST', '/v1/projects', { auth: acme.auth, json: { name: 'Shop' } });
-    expect(created.status).toBe(201);
-    projectId = created.body.id;
-  });
-
-  afterAll(async () => {
-    await gw?.stop();
-  });
+  withGatewayAndProject((started) => ({ gw, acme, projectId } = started));
 
   const routes = () => ({
     'create user': `/v1/projects/${projectId}/users`,

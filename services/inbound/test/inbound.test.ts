@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
-import { Bus } from '@postbus/bus';
+import { Bus, busOptions } from '@postbus/bus';
 import { connectDb, type Connection } from '@postbus/db';
 import { loadConfig } from '@postbus/config';
 import { catalogKey, Topics } from '@postbus/contracts';
 import { ReturnPathTokens } from '@postbus/crypto';
 import { createLogger } from '@postbus/logger';
-import { defaultKafkaBrokers, TopicRecorder, uniqueName, waitFor } from '@postbus/testing';
+import { inProcessEnv, recordTopics, shutDown, type TopicRecorder, uniqueDbName, uniqueName, waitFor } from '@postbus/testing';
 import { start, type InboundService } from '../src/app';
 import { InboundConfig } from '../src/config';
 
@@ -18,14 +18,13 @@ const fixture = (name: string) => readFileSync(join(__dirname, '../fixtures', na
 describe('inbound service: the MX of the return-path domains, end to end on Kafka and the database', () => {
   const namespace = uniqueName('t');
   const logger = createLogger({ service: 'inbound-test', level: 'error' });
-  const brokers = defaultKafkaBrokers().split(',');
   const domainId = 'dddddddddddddddddddddddd';
   const messageId = 'msg_0a1b2c3d4e5f60718293a4b5c6d7e8f9';
   let service: InboundService;
   let bus: Bus;
   let feedback: TopicRecorder;
   let db: Connection;
-  const dbName = uniqueName('inbound').replace(/-/g, '_');
+  const dbName = uniqueDbName('inbound');
   /** What the service recorded of the mail it read (the test reads the whole small collection). */
   const receivedRecords = () => db.collection('received_mail').find({}).toArray();
 
@@ -45,30 +44,16 @@ describe('inbound service: the MX of the return-path domains, end to end on Kafk
     });
 
   beforeAll(async () => {
-    const config = loadConfig(InboundConfig, {
-      ...process.env,
-      PORT: '0',
-      INBOUND_SMTP_PORT: '0',
-      INBOUND_DB_NAME: dbName,
-      KAFKA_NAMESPACE: namespace,
-      KAFKA_TOPIC_PARTITIONS: '3',
-      TRACKING_SECRET: secret,
-      LOG_LEVEL: 'error',
-      QUERY_AUDIT: 'strict',
-    });
+    const env = inProcessEnv(namespace, { INBOUND_SMTP_PORT: '0', INBOUND_DB_NAME: dbName, TRACKING_SECRET: secret });
+    const config = loadConfig(InboundConfig, env);
     service = await start({ config, logger });
-    bus = new Bus({ brokers, service: 'test', logger, namespace, partitions: 3, replicationFactor: 1 });
+    bus = new Bus({ ...busOptions(config), service: 'test', logger });
     await bus.publisher.connect();
-    feedback = await new TopicRecorder(brokers, [`${Topics.Feedback}.${namespace}`]).start();
+    feedback = await recordTopics(namespace, [Topics.Feedback]);
     db = await connectDb({ url: config.MONGO_URL, dbName });
   });
 
-  afterAll(async () => {
-    await db?.close();
-    await feedback?.stop();
-    await bus?.close();
-    await service?.stop();
-  });
+  afterAll(() => shutDown(db, feedback, bus, service));
 
   it('refuses every domain until the catalog names it, then takes mail for its return-path domain', async () => {
     await expect(send('x@pb-bounces.sender.test', 'Subject: x\r\n\r\nx\r\n')).rejects.toMatchObject({ responseCode: 550 });

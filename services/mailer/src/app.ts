@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { Bus, busOptions } from '@postbus/bus';
+import { Bus, busOptions, type Publisher } from '@postbus/bus';
 import { Topics, type MessageStatus } from '@postbus/contracts';
 import { ReturnPathTokens, SecretBox, TrackingTokens } from '@postbus/crypto';
 import { connectDb, pingDb } from '@postbus/db';
@@ -32,6 +32,31 @@ import { Suppressions } from './model/suppression.repository';
 export interface MailerService {
   port: number;
   stop(): Promise<void>;
+}
+
+/** What the feedback path works on: the message records, the suppressions, and the publisher its events go out on. */
+export interface FeedbackPathDeps {
+  store: MessageStore;
+  timeline: Timeline;
+  suppressions: Suppressions;
+  lists: MessageLists;
+  rollups: StatusRollups;
+  publisher: Publisher;
+}
+
+/**
+ * The feedback path as the mailer wires it: the suppression list and the engagements (the people
+ * and trigger consumers use them too), the send path's priority over delivery reports, and the
+ * Feedback that records those reports.
+ */
+export function feedbackPath(deps: FeedbackPathDeps, config: Pick<MailerConfig, 'SOFT_BOUNCE_LIMIT' | 'FEEDBACK_RATE_WHILE_SENDING'>) {
+  const { store, timeline, suppressions, lists, rollups, publisher } = deps;
+  const suppressionList = new SuppressionList(suppressions, publisher);
+  const sendPath = new SendPathPriority({ whileSendingPerSecond: config.FEEDBACK_RATE_WHILE_SENDING });
+  const engagements = new Engagements({ store, timeline, suppressionList, suppressions, publisher });
+  const softBounceLimit = config.SOFT_BOUNCE_LIMIT;
+  const feedback = new Feedback({ store, timeline, suppressions, suppressionList, engagements, lists, rollups, softBounceLimit, sendPath });
+  return { suppressionList, sendPath, engagements, feedback };
 }
 
 /** Starts the mailer: its database, the projections it keeps, the trigger consumer, the retry worker and its internal API. */
@@ -102,9 +127,10 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     (error, count) => logger.warn('could not keep the rendered emails of some messages', { error, count }),
   );
 
-  const suppressionList = new SuppressionList(suppressions, bus.publisher);
-  const sendPath = new SendPathPriority({ whileSendingPerSecond: config.FEEDBACK_RATE_WHILE_SENDING });
-  const engagements = new Engagements({ store, timeline, suppressionList, suppressions, publisher: bus.publisher });
+  const { suppressionList, sendPath, engagements, feedback } = feedbackPath(
+    { store, timeline, suppressions, lists, rollups, publisher: bus.publisher },
+    config,
+  );
   // Projections first, so triggers find the catalog; they are separate groups so a burst of triggers never delays them.
   await bus.consume({
     groupId: 'postbus-mailer-projections',
@@ -115,19 +141,7 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
   await bus.consume({
     groupId: 'postbus-mailer-feedback',
     partitionsConsumedConcurrently: config.KAFKA_TOPIC_PARTITIONS,
-    handlers: feedbackHandlers(
-      new Feedback({
-        store,
-        timeline,
-        suppressions,
-        suppressionList,
-        engagements,
-        lists,
-        rollups,
-        softBounceLimit: config.SOFT_BOUNCE_LIMIT,
-        sendPath,
-      }),
-    ),
+    handlers: feedbackHandlers(feedback),
   });
   await bus.consume({
     groupId: 'postbus-mailer-triggers',

@@ -2,11 +2,9 @@ import { createHmac } from 'node:crypto';
 import type { Publisher } from '@postbus/bus';
 import type { FeedbackBounceEvent } from '@postbus/contracts';
 import { connectDb, isPointFilter, recordQueries, type Connection } from '@postbus/db';
-import { defaultMongoUrl, uniqueName } from '@postbus/testing';
-import { Engagements } from '../src/domain/engagements';
-import { Feedback } from '../src/domain/feedback';
-import { SendPathPriority } from '../src/domain/send-path-priority';
-import { SuppressionList } from '../src/domain/suppression-list';
+import { defaultMongoUrl, uniqueDbName } from '@postbus/testing';
+import { feedbackPath } from '../src/app';
+import type { Feedback } from '../src/domain/feedback';
 import { Timeline } from '../src/domain/timeline';
 import { MessageLists } from '../src/model/message-list.repository';
 import { MessageStore } from '../src/model/message.repository';
@@ -29,7 +27,7 @@ describe('a run of bounce reports', () => {
   const P = 'p-feedback-run';
 
   beforeAll(async () => {
-    db = await connectDb({ url: defaultMongoUrl(), dbName: uniqueName('t').replace(/-/g, '_') });
+    db = await connectDb({ url: defaultMongoUrl(), dbName: uniqueDbName('t') });
     store = new MessageStore(db);
     const retries = new RetryQueue(db);
     const lists = new MessageLists(db);
@@ -43,19 +41,8 @@ describe('a run of bounce reports', () => {
       },
     } as unknown as Publisher;
     timeline = new Timeline(store, publisher, retries, { maxAttempts: 3, baseMs: 1000, maxMs: 10_000 });
-    const suppressionList = new SuppressionList(suppressions, publisher);
-    const engagements = new Engagements({ store, timeline, suppressionList, suppressions, publisher });
-    feedback = new Feedback({
-      store,
-      timeline,
-      suppressions,
-      suppressionList,
-      engagements,
-      lists,
-      rollups,
-      softBounceLimit: 2,
-      sendPath: new SendPathPriority({ whileSendingPerSecond: 50 }),
-    });
+    const config = { SOFT_BOUNCE_LIMIT: 2, FEEDBACK_RATE_WHILE_SENDING: 50 };
+    ({ feedback } = feedbackPath({ store, timeline, suppressions, lists, rollups, publisher }, config));
   });
 
   afterAll(async () => {

@@ -3,7 +3,7 @@ import type { Publisher } from '@postbus/bus';
 import { connectDb, isPointFilter, onRequestPath, recordQueries, UnboundedQueryError, type Connection } from '@postbus/db';
 import { closeServer } from '@postbus/http';
 import { createLogger } from '@postbus/logger';
-import { call, defaultMongoUrl, internalAuthorization, uniqueName } from '@postbus/testing';
+import { call, defaultMongoUrl, internalAuthorization, uniqueDbName } from '@postbus/testing';
 import { listNames, personListsOf } from '../src/domain/message-lists';
 import { MessageLists } from '../src/model/message-list.repository';
 import { MessageStore } from '../src/model/message.repository';
@@ -57,7 +57,7 @@ describe('message reads as the data grows', () => {
   };
 
   beforeAll(async () => {
-    db = await connectDb({ url: defaultMongoUrl(), dbName: uniqueName('t').replace(/-/g, '_') });
+    db = await connectDb({ url: defaultMongoUrl(), dbName: uniqueDbName('t') });
     store = new MessageStore(db);
     lists = new MessageLists(db);
     rollups = new StatusRollups(db, 'test-instance');

@@ -1,14 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { Bus } from '@postbus/bus';
+import { Bus, busOptions } from '@postbus/bus';
 import { loadConfig } from '@postbus/config';
-import { Topics, userOrderingKey } from '@postbus/contracts';
+import { Topics, userOrderingKey, type ErasureExecuteCommand } from '@postbus/contracts';
 import { createLogger } from '@postbus/logger';
 import {
   call,
-  defaultKafkaBrokers,
+  erasureRuns,
+  inProcessEnv,
   internalAuthorization,
-  testInternalApiSecret,
-  TopicRecorder,
+  recordTopics,
+  shutDown,
+  type TopicRecorder,
+  uniqueDbName,
   uniqueName,
   waitFor,
 } from '@postbus/testing';
@@ -25,30 +28,14 @@ describe('payments service: erasure', () => {
   let url: string;
 
   beforeAll(async () => {
-    const config = loadConfig(PaymentsConfig, {
-      ...process.env,
-      PORT: '0',
-      PAYMENTS_DB_NAME: uniqueName('payments').replace(/-/g, '_'),
-      KAFKA_NAMESPACE: namespace,
-      KAFKA_TOPIC_PARTITIONS: '3',
-      INTERNAL_API_SECRET: testInternalApiSecret,
-      LOG_LEVEL: 'error',
-      QUERY_AUDIT: 'strict',
-    });
+    const config = loadConfig(PaymentsConfig, inProcessEnv(namespace, { PAYMENTS_DB_NAME: uniqueDbName('payments') }));
     service = await start({ config, logger });
     url = `http://127.0.0.1:${service.port}`;
-    bus = new Bus({ brokers: defaultKafkaBrokers().split(','), service: 'test', logger, namespace, partitions: 3, replicationFactor: 1 });
-    events = await new TopicRecorder(defaultKafkaBrokers().split(','), [
-      `${Topics.PaymentEvents}.${namespace}`,
-      `${Topics.ErasureEvents}.${namespace}`,
-    ]).start();
+    bus = new Bus({ ...busOptions(config), service: 'test', logger });
+    events = await recordTopics(namespace, [Topics.PaymentEvents, Topics.ErasureEvents]);
   });
 
-  afterAll(async () => {
-    await events?.stop();
-    await bus?.close();
-    await service?.stop();
-  });
+  afterAll(() => shutDown(events, bus, service));
 
   const now = () => new Date().toISOString();
   const day = now().slice(0, 10);
@@ -89,7 +76,7 @@ describe('payments service: erasure', () => {
     const before = await revenue();
 
     // Named by the users service's id only: the service finds the email and the user_id itself.
-    const subject = {
+    const subject: ErasureExecuteCommand = {
       erasureId: `era_${randomBytes(16).toString('hex')}`,
       projectId,
       id: 'cccccccccccccccccccccccc',
@@ -97,16 +84,12 @@ describe('payments service: erasure', () => {
       userId: null,
       before: new Date(Date.now() + 60_000).toISOString(),
     };
-    const confirmations = () =>
-      events.ofType('erasure.confirmed').filter((m) => (m.value as { erasureId: string }).erasureId === subject.erasureId);
-    await bus.publisher.publish(Topics.ErasureEvents, 'erasure.execute', subject.erasureId, subject);
-    const confirmed = await waitFor(() => confirmations()[0], { what: 'erasure.confirmed' });
-    expect(confirmed.value).toEqual({
-      erasureId: subject.erasureId,
-      projectId,
-      service: 'payments',
-      erased: { payments_anonymised: 2, known_users: 2 },
-    });
+    const execute = erasureRuns(events, subject, (data) =>
+      bus.publisher.publish(Topics.ErasureEvents, 'erasure.execute', subject.erasureId, data),
+    );
+    const confirmed = await execute();
+    const erased = { payments_anonymised: 2, known_users: 2 };
+    expect(confirmed.value).toEqual({ erasureId: subject.erasureId, projectId, service: 'payments', erased });
 
     expect((await list(`email=${email}`)).data).toEqual([]);
     expect((await list('user_id=u-ada')).data).toEqual([]);
@@ -116,8 +99,7 @@ describe('payments service: erasure', () => {
     expect(await revenue()).toEqual(before);
 
     // Again (until every service has confirmed): nothing left, and the user is unknown now.
-    await bus.publisher.publish(Topics.ErasureEvents, 'erasure.execute', subject.erasureId, { ...subject, email, userId: 'u-ada' });
-    const again = await waitFor(() => confirmations()[1], { what: 'the second erasure.confirmed' });
+    const again = await execute({ ...subject, email, userId: 'u-ada' });
     expect(again.value).toMatchObject({ erased: { payments_anonymised: 0, known_users: 0 } });
   });
 });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Bus } from '@postbus/bus';
+import { Bus, busOptions } from '@postbus/bus';
 import { loadConfig } from '@postbus/config';
 import { dlqOf, Topics, userOrderingKey } from '@postbus/contracts';
 import { createLogger } from '@postbus/logger';
@@ -8,6 +8,7 @@ import {
   call,
   defaultKafkaBrokers,
   defaultMongoUrl,
+  erasureRuns,
   inProcessEnv,
   internalAuthorization,
   otherLocalAddresses,
@@ -41,7 +42,7 @@ describe('users service', () => {
     const config = loadConfig(UsersConfig, env);
     service = await start({ config, logger });
     url = `http://127.0.0.1:${service.port}`;
-    bus = new Bus({ brokers: defaultKafkaBrokers().split(','), service: 'test', logger, namespace, partitions: 3, replicationFactor: 1 });
+    bus = new Bus({ ...busOptions(config), service: 'test', logger });
     events = await new TopicRecorder(defaultKafkaBrokers().split(','), [
       `${Topics.UserEvents}.${namespace}`,
       dlqOf(`${Topics.UserCommands}.${namespace}`),
@@ -439,22 +440,17 @@ describe('users service', () => {
       const queued = await waitFor(async () => (await profile(email))?.erasure ?? undefined, { what: 'the erasure on the profile' });
       expect(queued).toEqual({ id: subject.erasureId, erase_at: eraseAt });
 
-      const confirmations = () =>
-        events.ofType('erasure.confirmed').filter((m) => (m.value as { erasureId: string }).erasureId === subject.erasureId);
-      await bus.publisher.publish(Topics.ErasureEvents, 'erasure.execute', subject.erasureId, subject);
-      const confirmed = await waitFor(() => confirmations()[0], { what: 'erasure.confirmed' });
-      expect(confirmed.value).toEqual({
-        erasureId: subject.erasureId,
-        projectId,
-        service: 'users',
-        erased: { users: 1, parked_commands: 1 },
-      });
+      const execute = erasureRuns(events, subject, (data) =>
+        bus.publisher.publish(Topics.ErasureEvents, 'erasure.execute', subject.erasureId, data),
+      );
+      const confirmed = await execute();
+      const erased = { users: 1, parked_commands: 1 };
+      expect(confirmed.value).toEqual({ erasureId: subject.erasureId, projectId, service: 'users', erased });
       expect(await profile(email)).toBeUndefined();
       expect(await parked.countDocuments({ _id: 'parked-for-erased' })).toBe(0);
 
       // The command comes again until every service has confirmed: nothing is left to erase.
-      await bus.publisher.publish(Topics.ErasureEvents, 'erasure.execute', subject.erasureId, subject);
-      const again = await waitFor(() => confirmations()[1], { what: 'the second erasure.confirmed' });
+      const again = await execute();
       expect(again.value).toMatchObject({ service: 'users', erased: { users: 0, parked_commands: 0 } });
     } finally {
       await db.close();

@@ -3,9 +3,9 @@ import type { AddressInfo } from 'node:net';
 import type { Bus } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
 import { connectDb, type Connection } from '@postbus/db';
-import { call, internalAuthorization, waitFor } from '@postbus/testing';
+import { waitFor } from '@postbus/testing';
 import type { Dispatcher } from '../src/app';
-import { startTestDispatcher, testDispatcherConfig } from './helpers';
+import { createWebhook, publishProject, publishSent, startTestDispatcher, testDispatcherConfig } from './helpers';
 
 /** Issue 13.6: events of a deleted project are skipped at once; they do not hold the events behind them. */
 describe('events for a deleted project', () => {
@@ -37,42 +37,15 @@ describe('events for a deleted project', () => {
     server.close();
   });
 
-  const project = (id: string) => ({
-    id,
-    clientId: 'cl_test',
-    revision: Date.now(),
-    name: 'p',
-    fromEmail: null,
-    fromName: null,
-    replyTo: null,
-    senderDomainId: null,
-    trackingDomainId: null,
-  });
-  const sent = (projectId: string, n: number) => {
-    const event = {
-      messageId: `msg_${projectId}${String(n).padStart(8, '0')}`,
-      projectId,
-      emailKey: 'welcome',
-      email: 'someone@example.org',
-      userId: null,
-      event: 'sent' as const,
-      sequence: 2,
-      at: new Date().toISOString(),
-    };
-    return bus.publisher.publish(Topics.EmailEvents, 'message.sent', event.messageId, event, { id: `${event.messageId}:2` });
-  };
+  const sent = (projectId: string, n: number) =>
+    publishSent(bus, `msg_${projectId}${String(n).padStart(8, '0')}`, projectId, 'someone@example.org');
 
   it('13.6 an event for a deleted project is skipped at once: the live project behind it gets its webhook within seconds', async () => {
-    const url = `http://127.0.0.1:${dispatcher.port}`;
-    const receiver = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-    const created = await call(url, 'POST', '/internal/clients/cl_test/webhooks', {
-      json: { url: receiver, events: ['*'] },
-      auth: await internalAuthorization('webhook-dispatcher'),
-    });
+    const created = await createWebhook(dispatcher, `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`);
     expect(created.status).toBe(201);
     const [gone, live] = ['0123456789abcdef0000dead', '0123456789abcdef0000a11e'];
-    await bus.publisher.publish(Topics.Catalog, 'catalog.project', `project:${gone}`, project(gone));
-    await bus.publisher.publish(Topics.Catalog, 'catalog.project', `project:${live}`, project(live));
+    await publishProject(bus, gone);
+    await publishProject(bus, live);
     const projects = db.collection<{ _id: string; deleted?: boolean }>('projects');
     await waitFor(async () => (await projects.countDocuments({ _id: { $in: [gone, live] } })) === 2 || undefined, {
       timeoutMs: 30_000,

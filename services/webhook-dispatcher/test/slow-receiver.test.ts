@@ -1,11 +1,10 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Bus } from '@postbus/bus';
-import { Topics } from '@postbus/contracts';
 import { connectDb } from '@postbus/db';
 import { call, internalAuthorization, waitFor } from '@postbus/testing';
 import type { Dispatcher } from '../src/app';
-import { startTestDispatcher, testDispatcherConfig } from './helpers';
+import { createWebhook, publishProject, publishSent, startTestDispatcher, testDispatcherConfig } from './helpers';
 
 /** A receiver slower than the event handler's wait: the offset commits, the attempt still ends once. */
 describe('a slow receiver', () => {
@@ -33,35 +32,11 @@ describe('a slow receiver', () => {
 
   it('is attempted once, and the delivery ends succeeded', async () => {
     const url = `http://127.0.0.1:${dispatcher.port}`;
-    const receiver = `http://127.0.0.1:${(server.address() as AddressInfo).port}/slow`;
-    const created = await call(url, 'POST', '/internal/clients/cl_test/webhooks', {
-      json: { url: receiver, events: ['*'] },
-      auth: await internalAuthorization('webhook-dispatcher'),
-    });
+    const created = await createWebhook(dispatcher, `http://127.0.0.1:${(server.address() as AddressInfo).port}/slow`);
     expect(created.status).toBe(201);
     const projectId = '0123456789abcdef01234567';
-    await bus.publisher.publish(Topics.Catalog, 'catalog.project', `project:${projectId}`, {
-      id: projectId,
-      clientId: 'cl_test',
-      revision: Date.now(),
-      name: 'p',
-      fromEmail: null,
-      fromName: null,
-      replyTo: null,
-      senderDomainId: null,
-      trackingDomainId: null,
-    });
-    const event = {
-      messageId: 'msg_0123456789abcdef0123456789abcdef',
-      projectId,
-      emailKey: 'welcome',
-      email: 'slow@example.org',
-      userId: null,
-      event: 'sent' as const,
-      sequence: 2,
-      at: new Date().toISOString(),
-    };
-    await bus.publisher.publish(Topics.EmailEvents, 'message.sent', event.messageId, event, { id: `${event.messageId}:2` });
+    await publishProject(bus, projectId);
+    await publishSent(bus, 'msg_0123456789abcdef0123456789abcdef', projectId, 'slow@example.org');
     const delivery = await waitFor(
       async () => {
         const res = await call(url, 'GET', `/internal/clients/cl_test/webhooks/${created.body.id}/deliveries?status=succeeded`, {

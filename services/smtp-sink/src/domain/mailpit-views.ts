@@ -1,75 +1,21 @@
 import { createHash } from 'node:crypto';
 import { simpleParser, type Attachment } from 'mailparser';
-import { decodeEncodedWords, headerMap, parseAddressList, withoutAngleBrackets, type MailAddress } from './headers';
+import type { MailpitAttachment, MailpitBodies, MailpitHeaderView, MailpitList, MailpitMessage, MailpitSummary } from '@postbus/smtp';
+import { decodeEncodedWords, headerMap, parseAddressList, withoutAngleBrackets } from './headers';
 import type { MessageStore, StoredMessage } from '../model/message.repository';
 
 /**
- * The JSON shapes of Mailpit's API v1, field for field, so Mailpit clients work against the sink. A
- * summary and a message are the header view (a message the body view too) and fields of their own,
- * as the builders below make them; the builders also set the order of the fields, Mailpit's.
+ * Mailpit's API v1 views of stored messages (the shapes are @postbus/smtp's): a summary and a
+ * message are the header view (a message the body view too) and fields of their own, as the
+ * builders below make them; the builders also set the order of the fields, Mailpit's.
  */
 
-export interface MailpitAttachment {
-  PartID: string;
-  FileName: string;
-  ContentType: string;
-  ContentID: string;
-  Size: number;
-  Checksums: { MD5: string; SHA1: string; SHA256: string };
-}
-
 /** What the headers alone tell, decoded: enough for the list, the search and the summary. */
-export interface HeaderView {
-  MessageID: string;
-  From: MailAddress | null;
-  To: MailAddress[];
-  Cc: MailAddress[];
-  Bcc: MailAddress[];
-  ReplyTo: MailAddress[];
-  ReturnPath: string;
-  Subject: string;
-}
+export type HeaderView = MailpitHeaderView;
 
 /** What the full parse tells: the bodies, the attachments and the snippet. */
-interface BodyView {
-  Text: string;
-  HTML: string;
-  Inline: MailpitAttachment[];
-  Attachments: MailpitAttachment[];
+interface BodyView extends MailpitBodies {
   Snippet: string;
-}
-
-/** A message as lists and searches show it: the header view but the return path, and a digest of the body. */
-export interface MailpitSummary extends Omit<HeaderView, 'ReturnPath'> {
-  ID: string;
-  Read: boolean;
-  Created: string;
-  Username: string;
-  Tags: string[];
-  Size: number;
-  Attachments: number;
-  Snippet: string;
-}
-
-export interface MailpitList {
-  total: number;
-  unread: number;
-  count: number;
-  messages_count: number;
-  messages_unread: number;
-  start: number;
-  tags: string[];
-  messages: MailpitSummary[];
-}
-
-/** A message as it is read: the header view and the body view but the snippet. */
-export interface MailpitMessage extends HeaderView, Omit<BodyView, 'Snippet'> {
-  ID: string;
-  ListUnsubscribe: { Header: string; Links: string[]; Errors: string; HeaderPost: string };
-  Date: string;
-  Tags: string[];
-  Username: string;
-  Size: number;
 }
 
 const SNIPPET_LENGTH = 250;

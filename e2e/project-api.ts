@@ -1,0 +1,43 @@
+import { call } from '@postbus/testing';
+import { createClientAndProject, createSendableEmail, startSystem, type DemoClient, type RunningSystem } from './system';
+
+/** A call of the public API in the client's project: `path` under /v1/projects/<its id>, with its key, `json` as the body when given. */
+export const projectCall = (system: RunningSystem, client: DemoClient, method: string, path: string, json?: unknown) =>
+  call(system.gatewayUrl, method, `/v1/projects/${client.projectId}${path}`, {
+    auth: client.auth,
+    ...(json !== undefined ? { json } : {}),
+  });
+
+/**
+ * Sends the project's `welcome` email to `user`, waits until the mail sink has it (its Message-ID at
+ * `domain`, the sender domain), and returns the message id, the sink's summary and the mail.
+ */
+export async function sendAndReceive(system: RunningSystem, client: DemoClient, domain: string, user: { email: string; name?: string }) {
+  const res = await projectCall(system, client, 'POST', '/emails/welcome/send', { user, data: {} });
+  expect(res.status).toBe(200);
+  const id = res.body.message_id as string;
+  const arrived = await system.sink.client.waitForMessageId(`${id}@${domain}`);
+  const mail = await system.sink.client.get(arrived.ID);
+  return { id, arrived, mail };
+}
+
+/**
+ * For the tests of one file: before them, starts the system with a client and its project (with
+ * `sendable`, the `welcome` email ready to send as well) and hands them to `use`; after them, stops
+ * the system.
+ */
+export function withSystemAndClient(
+  options: { sendable?: boolean },
+  use: (started: { system: RunningSystem; client: DemoClient }) => void,
+): void {
+  let system: RunningSystem | undefined;
+  beforeAll(async () => {
+    system = await startSystem();
+    const client = await createClientAndProject(system);
+    if (options.sendable) await createSendableEmail(system, client);
+    use({ system, client });
+  });
+  afterAll(async () => {
+    await system?.stop();
+  });
+}
