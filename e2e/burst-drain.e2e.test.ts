@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { consumerGroupLag } from '@postbus/bus';
-import { topicName } from '@postbus/contracts';
+import { ConsumerGroups, topicName } from '@postbus/contracts';
 import { call, dataDir, defaultKafkaBrokers, waitFor } from '@postbus/testing';
 import { createClientAndProject, createSendableEmail, startSystem, type DemoClient, type RunningSystem, type ServiceName } from './system';
 import { startReceiver } from './webhook-receiver';
@@ -25,19 +25,8 @@ const DRAIN_BOUND_MS = 10 * 60_000;
  */
 const READ_P95_BOUND_MS = 500;
 
-/** Every consumer group of the system's services (the gateway's own group excepted: it reads the catalog only). */
-const GROUPS = [
-  'postbus-users',
-  'postbus-mailer-triggers',
-  'postbus-mailer-projections',
-  'postbus-mailer-feedback',
-  'postbus-webhooks',
-  'postbus-webhooks-projects',
-  'postbus-payments',
-  'postbus-payments-users',
-  'postbus-erasure',
-  'postbus-erasure-users',
-];
+/** Every consumer group the burst's messages reach (the inbound MX's take no part). */
+const GROUPS: string[] = Object.values(ConsumerGroups).filter((group) => !group.startsWith(ConsumerGroups.inbound));
 
 const recipient = (n: number) => `burst-${n % RECIPIENTS}@example.org`;
 

@@ -22,6 +22,7 @@ import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { ConsumerGroups } from '@postbus/contracts';
 import { call, freePort, repoRoot, sleep, waitFor } from '@postbus/testing';
 import { startPostbusService } from './children';
 import { ApiSurface, measureReads, ReadClient, type ReadResult, type ReadSpec, type SkippedRead } from './data-reads';
@@ -257,17 +258,12 @@ async function main(): Promise<number> {
   const options = optionsOf(process.argv.slice(2));
   const keepData = envFlag('BENCH_KEEP_DATA');
   const queryAudit = process.env['QUERY_AUDIT'] ?? 'off';
-  const infra = new RunInfrastructure('dbench', SERVICES, [
-    'postbus-mailer-projections',
-    'postbus-mailer-feedback',
-    'postbus-mailer-triggers',
-    'postbus-webhooks',
-    'postbus-webhooks-projects',
-    'postbus-payments',
-    'postbus-payments-users',
-    'postbus-erasure',
-    'postbus-erasure-users',
-  ]);
+  // The groups the run deletes at its end; the users service's is BusProbe's own.
+  const infra = new RunInfrastructure(
+    'dbench',
+    SERVICES,
+    Object.values(ConsumerGroups).filter((group) => group !== ConsumerGroups.users && !group.startsWith(ConsumerGroups.inbound)),
+  );
   const { runId } = infra;
 
   const run = new BenchRun(progress);

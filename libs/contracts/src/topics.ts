@@ -1,5 +1,25 @@
 import type { MessageType } from './messages';
 
+/**
+ * The services' consumer groups, each named once: the services consume under these names, and the
+ * status service watches their lag. A gateway instance's own group (it reads the catalog and the
+ * revocations from the start) is per instance and not listed.
+ */
+export const ConsumerGroups = {
+  users: 'postbus-users',
+  mailerTriggers: 'postbus-mailer-triggers',
+  mailerProjections: 'postbus-mailer-projections',
+  mailerFeedback: 'postbus-mailer-feedback',
+  inbound: 'postbus-inbound',
+  inboundCatalog: 'postbus-inbound-catalog',
+  webhooks: 'postbus-webhooks',
+  webhooksProjects: 'postbus-webhooks-projects',
+  payments: 'postbus-payments',
+  paymentsUsers: 'postbus-payments-users',
+  erasure: 'postbus-erasure',
+  erasureUsers: 'postbus-erasure-users',
+} as const;
+
 /** Kafka topics, named postbus.<domain>.<kind>.v1; the namespace suffix isolates test runs. */
 export const Topics = {
   UserCommands: 'postbus.users.commands.v1',

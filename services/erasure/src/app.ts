@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { end, parse } from 'iso8601-duration';
 import cron from 'node-cron';
 import { Bus, busOptions, knownUserHandlers } from '@postbus/bus';
-import { Topics } from '@postbus/contracts';
+import { ConsumerGroups, Topics } from '@postbus/contracts';
 import { connectDb, pingDb } from '@postbus/db';
 import { closeServer, createMetricsRegistry, startInternalServer } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
@@ -46,8 +46,8 @@ export async function start({ config, logger }: { config: ErasureConfig; logger:
   });
   // Two groups: a request waiting for its user holds its partition, never the user events it waits for.
   await Promise.all([
-    bus.consume({ groupId: 'postbus-erasure-users', handlers: knownUserHandlers(repository.users) }),
-    bus.consume({ groupId: 'postbus-erasure', handlers: erasureHandlers(erasures) }),
+    bus.consume({ groupId: ConsumerGroups.erasureUsers, handlers: knownUserHandlers(repository.users) }),
+    bus.consume({ groupId: ConsumerGroups.erasure, handlers: erasureHandlers(erasures) }),
   ]);
 
   // The job, and a pass at start-up: erasures that fell due while no instance ran go at once.

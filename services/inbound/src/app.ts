@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { Bus, busOptions } from '@postbus/bus';
-import { INBOUND_KEPT_BYTES, Topics } from '@postbus/contracts';
+import { ConsumerGroups, INBOUND_KEPT_BYTES, Topics } from '@postbus/contracts';
 import { ReturnPathTokens } from '@postbus/crypto';
 import { connectDb, pingDb } from '@postbus/db';
 import { closeServer, createMetricsRegistry, startInternalServer } from '@postbus/http';
@@ -45,8 +45,11 @@ export async function start({ config, logger }: { config: InboundConfig; logger:
   await bus.ensureTopics([{ topic: Topics.Catalog, compacted: true }, { topic: Topics.InboundMail }, { topic: Topics.Feedback }]);
   await bus.publisher.connect();
   await Promise.all([
-    bus.consume({ groupId: 'postbus-inbound-catalog', handlers: [catalogDomainHandler(domains), catalogDeletedHandler(domains)] }),
-    bus.consume({ groupId: 'postbus-inbound', handlers: [inboundReceivedHandler({ tokens, publisher: bus.publisher, received, logger })] }),
+    bus.consume({ groupId: ConsumerGroups.inboundCatalog, handlers: [catalogDomainHandler(domains), catalogDeletedHandler(domains)] }),
+    bus.consume({
+      groupId: ConsumerGroups.inbound,
+      handlers: [inboundReceivedHandler({ tokens, publisher: bus.publisher, received, logger })],
+    }),
   ]);
 
   const tls = tlsOf(config);

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { Bus, busOptions, type Publisher } from '@postbus/bus';
-import { Topics, type MessageStatus } from '@postbus/contracts';
+import { ConsumerGroups, Topics, type MessageStatus } from '@postbus/contracts';
 import { ReturnPathTokens, SecretBox, TrackingTokens } from '@postbus/crypto';
 import { connectDb, pingDb } from '@postbus/db';
 import { closeServer, createMetricsRegistry, startInternalServer } from '@postbus/http';
@@ -133,18 +133,18 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
   );
   // Projections first, so triggers find the catalog; they are separate groups so a burst of triggers never delays them.
   await bus.consume({
-    groupId: 'postbus-mailer-projections',
+    groupId: ConsumerGroups.mailerProjections,
     handlers: [...catalogHandlers(catalog), ...peopleHandlers(suppressionList, erasure, engagements, bus.publisher)],
   });
   // Delivery reports in a group of their own: while they wait for the send path, the catalog and opens do not.
   // Keyed by message, so partitions side by side keep each message's reports in order.
   await bus.consume({
-    groupId: 'postbus-mailer-feedback',
+    groupId: ConsumerGroups.mailerFeedback,
     partitionsConsumedConcurrently: config.KAFKA_TOPIC_PARTITIONS,
     handlers: feedbackHandlers(feedback),
   });
   await bus.consume({
-    groupId: 'postbus-mailer-triggers',
+    groupId: ConsumerGroups.mailerTriggers,
     gatherFetches: 'send-path',
     handlers: emailCommandHandlers(
       new TriggerDelivery({ store, suppressions, retries, deliverer, timeline, lists, rollups }),

@@ -1,5 +1,5 @@
 import { Bus, busOptions, knownUserHandlers } from '@postbus/bus';
-import { Topics } from '@postbus/contracts';
+import { ConsumerGroups, Topics } from '@postbus/contracts';
 import { connectDb, KnownUsers, pingDb } from '@postbus/db';
 import { closeServer, createMetricsRegistry, startInternalServer } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
@@ -39,10 +39,10 @@ export async function start({ config, logger }: { config: PaymentsConfig; logger
   // for, nor an erasure.
   await Promise.all([
     bus.consume({
-      groupId: 'postbus-payments-users',
+      groupId: ConsumerGroups.paymentsUsers,
       handlers: [...knownUserHandlers(users), ...erasureHandlers(erasure, bus.publisher)],
     }),
-    bus.consume({ groupId: 'postbus-payments', handlers: paymentHandlers(commands) }),
+    bus.consume({ groupId: ConsumerGroups.payments, handlers: paymentHandlers(commands) }),
   ]);
 
   const { server, port } = await startInternalServer({

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { CommonConfig, RequiredInProduction } from '@postbus/config';
+import { ConsumerGroups } from '@postbus/contracts';
 import { DEFAULT_SUBSCRIPTION_LIMITS, type SubscriptionLimits } from './domain/subscription-limits';
 
 const url = (name: string, port: number) =>
@@ -137,8 +138,7 @@ export const StatusConfig = Type.Object({
     description: "checks in a row a consumer group's committed offsets may stand still while messages wait before it counts as stuck",
   }),
   STATUS_CONSUMER_GROUPS: Type.String({
-    default:
-      'postbus-users,postbus-mailer-triggers,postbus-mailer-projections,postbus-mailer-feedback,postbus-inbound,postbus-webhooks,postbus-webhooks-projects,postbus-payments,postbus-payments-users,postbus-erasure,postbus-erasure-users',
+    default: Object.values(ConsumerGroups).join(','),
     description: 'comma-separated consumer groups whose lag is watched (KAFKA_NAMESPACE is applied)',
   }),
   GATEWAY_URL: url('gateway (public API, tracking edge, admin panel)', 8080),

@@ -1,5 +1,5 @@
 import { Bus, busOptions } from '@postbus/bus';
-import { Topics } from '@postbus/contracts';
+import { ConsumerGroups, Topics } from '@postbus/contracts';
 import { connectDb, pingDb } from '@postbus/db';
 import { closeServer, createMetricsRegistry, every, startInternalServer } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
@@ -34,7 +34,7 @@ export async function start({ config, logger }: { config: UsersConfig; logger: L
     { topic: Topics.ErasureEvents },
   ]);
   await bus.publisher.connect();
-  const groupId = 'postbus-users';
+  const groupId = ConsumerGroups.users;
   const commands = new UserCommands({
     users,
     publisher: bus.publisher,

@@ -1,6 +1,6 @@
 import express from 'express';
 import { Bus, busOptions } from '@postbus/bus';
-import { Topics } from '@postbus/contracts';
+import { ConsumerGroups, Topics } from '@postbus/contracts';
 import { SecretBox } from '@postbus/crypto';
 import { connectDb, pingDb } from '@postbus/db';
 import { AddressPolicy, closeServer, createMetricsRegistry, every, startInternalServer } from '@postbus/http';
@@ -69,11 +69,11 @@ export async function start({ config, logger }: { config: DispatcherConfig; logg
   // group costs the broker a fetch loop. An erasure's scan may delay a new project's first
   // deliveries, which wait for their project anyway.
   await bus.consume({
-    groupId: 'postbus-webhooks-projects',
+    groupId: ConsumerGroups.webhooksProjects,
     handlers: [...projectHandlers(projects), ...erasureHandlers(erasure, bus.publisher)],
   });
   await bus.consume({
-    groupId: 'postbus-webhooks',
+    groupId: ConsumerGroups.webhooks,
     gatherFetches: 'send-path',
     handlers: eventHandlers(fanout),
     partitionsConsumedConcurrently: config.KAFKA_TOPIC_PARTITIONS,
