@@ -2,6 +2,7 @@ import { connectDb, type Connection } from '@postbus/db';
 import { defaultMongoUrl, uniqueName } from '@postbus/testing';
 import { MailerErasure } from '../src/domain/erasure-participant';
 import { ErasuresDone } from '../src/model/erasure.repository';
+import { AttachmentStore } from '../src/model/attachment.repository';
 import { MessageLists } from '../src/model/message-list.repository';
 import { MessageStore } from '../src/model/message.repository';
 import type { MessageDoc } from '../src/domain/message-records';
@@ -39,7 +40,7 @@ describe('erasing a person from the mailer', () => {
     retries = new RetryQueue(db);
     const done = new ErasuresDone(db);
     await Promise.all([store.init(), lists.init(), suppressions.init(), retries.init(), done.init()]);
-    erasure = new MailerErasure({ store, lists, suppressions, retries, done });
+    erasure = new MailerErasure({ store, lists, suppressions, retries, done, attachments: new AttachmentStore(db) });
   });
 
   afterAll(async () => {

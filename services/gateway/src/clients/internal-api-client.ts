@@ -85,12 +85,14 @@ export abstract class InternalApiClient {
     const qs = search.toString();
     try {
       const headers: Record<string, string> = { authorization: await this.tokens.authorization(this.audience) };
-      if (body !== undefined) headers['content-type'] = 'application/json';
+      // Bytes (an attachment) travel as they are; anything else as JSON.
+      const bytes = body instanceof Uint8Array;
+      if (body !== undefined) headers['content-type'] = bytes ? 'application/octet-stream' : 'application/json';
       return await fetch(`${this.baseUrl}${path}${qs ? `?${qs}` : ''}`, {
         method,
         signal: AbortSignal.timeout(this.timeoutMs),
         headers,
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        ...(body === undefined ? {} : { body: bytes ? body : JSON.stringify(body) }),
       });
     } catch {
       throw this.unavailable('did not answer');

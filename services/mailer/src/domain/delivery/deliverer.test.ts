@@ -125,6 +125,7 @@ describe('Deliverer: rendering', () => {
       catalogWaitMs: 0,
       templates: engine,
       runPatienceMs: PATIENCE_MS,
+      attachments: { read: () => Promise.resolve(null) },
     });
   });
 
