@@ -55,6 +55,27 @@ export abstract class InternalApiClient {
     return this.json<T>(response);
   }
 
+  /** The bytes of an answer and their type, or null when the service answers 404. */
+  protected async bytes(path: string): Promise<{ contentType: string; bytes: Uint8Array } | null> {
+    const response = await this.fetch('GET', path, {});
+    if (response.status === 404) {
+      await response.body?.cancel();
+      return null;
+    }
+    if (!response.ok) {
+      await response.body?.cancel();
+      throw this.unavailable('could not answer');
+    }
+    try {
+      return {
+        contentType: response.headers.get('content-type') ?? 'application/octet-stream',
+        bytes: new Uint8Array(await response.arrayBuffer()),
+      };
+    } catch {
+      throw this.unavailable('could not answer');
+    }
+  }
+
   /**
    * Any request with an optional JSON body. A 2xx comes back with its status; the service's 400,
    * 404, 409 and 422 problems are thrown as the gateway's own (same status, slug and detail);

@@ -66,6 +66,11 @@ export class MailerClient extends InternalApiClient {
       });
   }
 
+  /** One attachment's bytes and type (the panel's frame shows inline images), or null for none there. */
+  attachment(projectId: string, messageId: string, position: number): Promise<{ contentType: string; bytes: Uint8Array } | null> {
+    return this.bytes(`${projectPath(projectId)}/messages/${encodeURIComponent(messageId)}/attachments/${position}`);
+  }
+
   message(projectId: string, messageId: string): Promise<Message | null> {
     return this.get(`${projectPath(projectId)}/messages/${encodeURIComponent(messageId)}`);
   }
