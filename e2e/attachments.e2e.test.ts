@@ -58,6 +58,15 @@ describe('attachments', () => {
       { filename: 'invoice-4711.pdf', content_type: 'application/pdf', size: pdf.length },
       { filename: 'logo.png', content_type: 'image/png', size: png.length, content_id: 'logo@e2e' },
     ]);
+    // The panel's frame shows the inline image embedded (its policy loads nothing, not even from this origin).
+    // The rendered email is kept a moment after the outcome.
+    const frame = await waitFor(async () => {
+      const res = await call(system.gatewayUrl, 'GET', `/admin/frames/email/${client.projectId}/${id}`, { auth: client.auth });
+      return res.status === 200 ? res : undefined;
+    });
+    expect(frame.headers.get('content-security-policy')).toContain('img-src data:;');
+    expect(frame.text).toContain(`src="data:image/png;base64,${png.toString('base64')}"`);
+    expect(frame.text).not.toContain('cid:logo@e2e');
     // The reads never carry the content.
     expect(message.text).not.toContain(pdf.subarray(0, 300).toString('base64'));
     expect(message.text.length).toBeLessThan(10_000);
