@@ -48,7 +48,9 @@ export class Emails {
   ): Promise<SendEmailResponse> {
     const { reply_to, headers, tags, metadata, attachments, ...call } = options;
     const message = Object.fromEntries(
-      Object.entries({ reply_to, headers, tags, metadata, attachments: attachments?.map(attachmentBody) }).filter(([, v]) => v !== undefined),
+      Object.entries({ reply_to, headers, tags, metadata, attachments: attachments?.map(attachmentBody) }).filter(
+        ([, v]) => v !== undefined,
+      ),
     );
     const body: SendEmailRequest = { user, ...(data === undefined ? {} : { data }), ...message };
     return this.http.request({ method: 'POST', path: `${project(projectId)}/emails/${segment(emailKey)}/send`, body, options: call });

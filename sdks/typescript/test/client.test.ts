@@ -137,7 +137,9 @@ describe('Postbus client', () => {
         { filename: 'note.txt', content: Buffer.from('hi').toString('base64'), content_type: 'text/plain' },
       ],
     });
-    await postbus.emails.sendBatch('p1', [{ email_key: 'welcome', user: alice, attachments: [{ filename: 'a.txt', content: Buffer.from('a') }] }]);
+    await postbus.emails.sendBatch('p1', [
+      { email_key: 'welcome', user: alice, attachments: [{ filename: 'a.txt', content: Buffer.from('a') }] },
+    ]);
 
     expect(sent[0]!.body).toEqual({
       user: alice,
@@ -147,7 +149,9 @@ describe('Postbus client', () => {
         { filename: 'note.txt', content: 'aGk=', content_type: 'text/plain' },
       ],
     });
-    expect(sent[1]!.body).toEqual({ messages: [{ email_key: 'welcome', user: alice, attachments: [{ filename: 'a.txt', content: 'YQ==' }] }] });
+    expect(sent[1]!.body).toEqual({
+      messages: [{ email_key: 'welcome', user: alice, attachments: [{ filename: 'a.txt', content: 'YQ==' }] }],
+    });
   });
 
   it('when a batch is sent, then every message goes in one POST to the batch route', async () => {
