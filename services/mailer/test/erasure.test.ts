@@ -80,7 +80,7 @@ describe('erasing a person from the mailer', () => {
       undefined,
     ]);
 
-    expect(await erasure.erase(scheduled)).toEqual({ messages: 2, events: 3, suppressions: 4 });
+    expect(await erasure.erase(scheduled)).toEqual({ messages: 2, events: 3, attachmentChunks: 0, suppressions: 4 });
     expect([...(await store.messagesById([ada._id, adaByUid._id, other._id, elsewhere._id])).keys()].sort()).toEqual([
       elsewhere._id,
       other._id,
@@ -90,7 +90,7 @@ describe('erasing a person from the mailer', () => {
     expect(await suppressions.reasons([ada, adaByUid])).toEqual([undefined, undefined]);
 
     // The command comes again until every service confirms: nothing is left to count.
-    expect(await erasure.erase(scheduled)).toEqual({ messages: 0, events: 0, suppressions: 0 });
+    expect(await erasure.erase(scheduled)).toEqual({ messages: 0, events: 0, attachmentChunks: 0, suppressions: 0 });
     // A schedule that lags behind its erasure leaves no suppression.
     await erasure.suppress(scheduled);
     expect(await suppressions.reasons([ada, adaByUid])).toEqual([undefined, undefined]);
