@@ -1,3 +1,6 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { call, waitFor } from '@postbus/testing';
 import { startFaultProxy, type FaultProxy } from './fault-proxy';
 import { createClientAndProject, createSendableEmail, startSystem, type DemoClient, type RunningSystem } from './system';
@@ -66,6 +69,41 @@ describe('TypeScript SDK (@postbus/sdk) against the running system', () => {
       { timeoutMs: 20_000, what: 'the message to be sent' },
     );
     expect(message).toMatchObject({ id: sent.message_id, email: 'ada@example.com', email_key: emailKey, status: 'sent' });
+  });
+
+  it('sends attachments from a file and from bytes, listed on the message; a program is a ValidationError naming the file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'postbus-e2e-'));
+    await writeFile(join(dir, 'invoice.pdf'), Buffer.from('%PDF-1.4 invoice'));
+    const sent = await sdk.emails.send(
+      client.projectId,
+      emailKey,
+      { email: 'files@example.com' },
+      { code: '1' },
+      {
+        attachments: [
+          await Sdk.attachmentFromFile(join(dir, 'invoice.pdf')),
+          { filename: 'notes.txt', content: new Uint8Array([104, 105]) },
+        ],
+      },
+    );
+    const message = await waitFor(
+      async () => {
+        const found = await reader.messages.get(client.projectId, sent.message_id).catch(() => undefined);
+        return found?.status === 'sent' ? found : undefined;
+      },
+      { timeoutMs: 20_000, what: 'the message to be sent' },
+    );
+    expect(message.attachments).toEqual([
+      { filename: 'invoice.pdf', content_type: 'application/pdf', size: 16 },
+      { filename: 'notes.txt', content_type: 'text/plain', size: 2 },
+    ]);
+    const refused = await sdk.emails
+      .send(client.projectId, emailKey, { email: 'files@example.com' }, {}, { attachments: [{ filename: 'setup.exe', content: 'TVo=' }] })
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(Sdk.ValidationError);
+    expect((refused as ValidationError).errors).toEqual([
+      { pointer: '/attachments/0/filename', message: expect.stringContaining('setup.exe') },
+    ]);
   });
 
   it('sends a batch with tags and metadata: each message answered, the good one sent and tagged', async () => {

@@ -127,6 +127,11 @@ export interface MailerBenchResults {
   settings: { mails: number; inFlight: number; warmup: number; pacedRate: number; pacedDurationSec: number; smtpPoolConnections: number };
   direct: DirectPhase;
   postbus: { throughput: ThroughputResult; paced: PacedResult; records: RecordCheck; scaleOut: ScaleOutResult | null };
+  /**
+   * The closed loop again with a 100 KB attachment on every send: CPU per mail with it against
+   * the plain closed loop's (`cpuRatio`). Measured, not a goal.
+   */
+  attachment?: { bytes: number; throughput: ThroughputResult; cpuRatio: number | null };
   ratio: number;
   goals: Goals;
   logs: Record<string, string>;
@@ -350,6 +355,12 @@ export function formatReport(r: MailerBenchResults): string {
         ? `; ${instancesLabel(scaleOut.instances)} over 1 each: ${f(scaleOut.rateRatio, 3)} (${scaleOut.partitions} partitions)`
         : ''),
     ...goalLines(r, verdict),
+    ...(r.attachment
+      ? [
+          `a ${r.attachment.bytes / 1024} KB attachment on every send: CPU ms per mail ${r.attachment.throughput.cpuPerMailMs?.total ?? '?'} ` +
+            `against ${tp.cpuPerMailMs?.total ?? '?'} without (x${r.attachment.cpuRatio ?? '?'}); ${deliveryLine(r.attachment.throughput.delivery)}`,
+        ]
+      : []),
     '',
     `direct:              ${direct.sent}/${direct.mails} answered 250, ${direct.atSink} at the sink; ${cpuLine(direct.cpu)}`,
     `Postbus closed loop: ${deliveryLine(tp.delivery)}; ${cpuLine(tp.cpu)}`,

@@ -13,6 +13,7 @@
  *   BENCH_PROFILE=mailer  also write V8 CPU profiles of these processes (comma-separated: gateway, users, mailer,
  *                         direct) to .data/profiles/<run>/
  */
+import { randomBytes } from 'node:crypto';
 import { call, freePort, sleep, type SinkClient } from '@postbus/testing';
 import { forkChild, profilerFor, startPostbusService } from './children';
 import { envCount, envFlag, envOptionalNumber, envSeconds } from './options';
@@ -229,7 +230,11 @@ async function main(): Promise<number> {
     await sleep(1_000);
 
     // 2. Postbus, closed loop.
-    const closedLoop = async (label: string, tag: string): Promise<{ result: ThroughputResult; triggers: Trigger[] }> => {
+    const closedLoopOf = async (
+      client: TriggerClient,
+      label: string,
+      tag: string,
+    ): Promise<{ result: ThroughputResult; triggers: Trigger[] }> => {
       progress(`${label}: ${mails} triggers, ${IN_FLIGHT} in flight, until all are at the sink`);
       const db = await counters.measure();
       const cpu = measureCpu(watch);
@@ -265,7 +270,43 @@ async function main(): Promise<number> {
       progress(`${label}: ratio to direct ${(result.rate / Math.max(direct.rate, 1e-9)).toFixed(3)}`);
       return { result, triggers: fired };
     };
+    const closedLoop = (label: string, tag: string) => closedLoopOf(client, label, tag);
     const { result: throughput, triggers: tpTriggers } = await closedLoop('Postbus', `${runId}-tp`);
+    // 2b. The same with a 100 KB attachment on every send (BENCH_ATTACHMENT=0 leaves it out): what a
+    // file costs the gateway's check, its storage with the mailer and the MIME message, per mail.
+    let attachment: MailerBenchResults['attachment'];
+    if (process.env['BENCH_ATTACHMENT'] !== '0') {
+      await sleep(2_000);
+      await sink.client.clear();
+      const bytes = 100 * 1024;
+      const file = {
+        filename: 'bench.pdf',
+        content: Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(bytes - 9)]).toString('base64'),
+      };
+      const withFile = new TriggerClient({
+        gatewayUrl: gateway.url,
+        projectId,
+        emailKey: email.emailKey,
+        authorization,
+        connections: IN_FLIGHT,
+        extra: { attachments: [file] },
+      });
+      try {
+        const runWith = await closedLoopOf(withFile, 'Postbus, 100 KB attachment', `${runId}-att`);
+        const plain = throughput.cpuPerMailMs?.total;
+        const withIt = runWith.result.cpuPerMailMs?.total;
+        attachment = {
+          bytes,
+          throughput: runWith.result,
+          cpuRatio: plain && withIt ? Math.round((withIt / plain) * 1000) / 1000 : null,
+        };
+        progress(
+          `Postbus, 100 KB attachment: CPU per mail ${withIt ?? '?'} ms against ${plain ?? '?'} ms without (x${attachment.cpuRatio ?? '?'})`,
+        );
+      } finally {
+        withFile.close();
+      }
+    }
     const tpSample = spread(
       tpTriggers.flatMap((t) => (t.messageId ? [t.messageId] : [])),
       RECORD_SAMPLE,
@@ -352,6 +393,7 @@ async function main(): Promise<number> {
       settings: { mails, inFlight: IN_FLIGHT, warmup: WARMUP, pacedRate, pacedDurationSec, smtpPoolConnections: SMTP_POOL },
       direct,
       postbus,
+      ...(attachment ? { attachment } : {}),
       ...goalsAndRatio(direct, throughput, paced),
       logs: run.logs(),
       failures,

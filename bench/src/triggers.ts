@@ -23,6 +23,8 @@ export interface TriggerTarget {
   authorization: string;
   /** Sockets kept open to the gateway: at most this many requests in flight. */
   connections: number;
+  /** Fields every send carries besides its user and data (e.g. attachments). */
+  extra?: Record<string, unknown>;
 }
 
 /** A keep-alive HTTP client of POST /v1/projects/{p}/emails/{key}/send, lighter than fetch on the generator's core. */
@@ -38,7 +40,7 @@ export class TriggerClient {
   }
 
   fire(tag: string, n: number, dueAt?: number): Promise<Trigger> {
-    const body = JSON.stringify({ user: userOf(tag, n), data: dataOf(n) });
+    const body = JSON.stringify({ user: userOf(tag, n), data: dataOf(n), ...this.target.extra });
     const sentAt = Date.now();
     const done = (status: number, messageId: string | null, error?: string): Trigger => ({
       n,

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import {
+  ATTACHMENT_LIMITS,
   ENGAGEMENT_EVENTS,
   MAX_STATS_DAYS,
   MESSAGE_OPTION_LIMITS,
@@ -278,6 +279,48 @@ const Tag = Type.String({
   description: `1 to ${L.tagLength} characters of A-Z a-z 0-9 _ . : -`,
 });
 
+const A = ATTACHMENT_LIMITS;
+
+/** A file sent with a message; its content is stored once by the mailer, never carried on the bus. */
+export const Attachment = Type.Object(
+  {
+    filename: Type.String({
+      minLength: 1,
+      maxLength: A.filenameLength,
+      pattern: '^[^/\\\\\\r\\n\\u0000]+$',
+      description: `the file's name as the recipient sees it: 1 to ${A.filenameLength} characters, no path (/ or \\), no line break`,
+      examples: ['invoice-4711.pdf'],
+    }),
+    content: Type.String({ description: 'the file, base64-encoded (RFC 4648, no line breaks)', examples: ['JVBERi0xLjQK'] }),
+    content_type: Type.Optional(
+      Type.String({
+        maxLength: 127,
+        pattern: '^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+$',
+        description: "its media type; by default the one its name's extension stands for (application/octet-stream for one unknown)",
+        examples: ['application/pdf'],
+      }),
+    ),
+    content_id: Type.Optional(
+      Type.String({
+        pattern: `^[A-Za-z0-9._@+-]{1,${A.contentIdLength}}$`,
+        description: 'makes the file an inline part, shown where the HTML refers to cid:<content_id> (e.g. <img src="cid:logo">)',
+        examples: ['logo'],
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type Attachment = Static<typeof Attachment>;
+
+/** What a message's reads say of an attachment: never its content. */
+export const AttachmentInfo = Type.Object({
+  filename: Type.String(),
+  content_type: Type.String(),
+  size: Type.Integer({ minimum: 0, description: 'bytes' }),
+  content_id: Type.Optional(Type.String({ description: 'set for an inline part' })),
+});
+export type AttachmentInfo = Static<typeof AttachmentInfo>;
+
 /** What one send may carry beyond its recipient and data: stored with the message, shown in its reads and in every webhook about it. */
 const MessageOptions = {
   reply_to: Type.Optional(Email),
@@ -303,6 +346,12 @@ const MessageOptions = {
       propertyNames: { minLength: 1, maxLength: L.metadataKeyLength },
       description: `at most ${L.metadata} string pairs of the client's own (keys of at most ${L.metadataKeyLength} characters, values of at most ${L.metadataValueLength}), carried in every webhook about the message`,
       examples: [{ order_id: 'ord_4711' }],
+    }),
+  ),
+  attachments: Type.Optional(
+    Type.Array(Attachment, {
+      maxItems: ATTACHMENT_LIMITS.count,
+      description: `at most ${ATTACHMENT_LIMITS.count} files, at most ${ATTACHMENT_LIMITS.totalBytes / 1024 / 1024} MB together (decoded); programs and scripts are refused`,
     }),
   ),
 };
@@ -380,7 +429,7 @@ export const SendBatchRequest = Type.Object(
     messages: Type.Array(Type.Record(Type.String(), Type.Unknown()), {
       minItems: 1,
       maxItems: SEND_BATCH_MAX,
-      description: `1 to ${SEND_BATCH_MAX} messages, each as SendBatchItem: {email_key, user, data?, reply_to?, headers?, tags?, metadata?}. Each is checked on its own: a bad one is rejected in the answer, and the others are sent`,
+      description: `1 to ${SEND_BATCH_MAX} messages, each as SendBatchItem: {email_key, user, data?, reply_to?, headers?, tags?, metadata?, attachments?}. Each is checked on its own: a bad one is rejected in the answer, and the others are sent`,
     }),
   },
   { additionalProperties: false },
@@ -525,6 +574,7 @@ export const Message = Type.Object({
   clicks: Type.Integer({ minimum: 0, description: 'tracked link clicks, all links together' }),
   tags: Type.Array(Type.String(), { description: 'the tags the send gave' }),
   metadata: Type.Record(Type.String(), Type.String(), { description: 'the metadata the send gave' }),
+  attachments: Type.Array(AttachmentInfo, { description: "the send's attachments: name, type and size (the content is not read back)" }),
   created_at: Timestamp,
   updated_at: Timestamp,
   timeline: Type.Array(TimelineEntry),

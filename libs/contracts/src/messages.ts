@@ -75,6 +75,17 @@ export const UserUpdateRejectedEvent = Type.Object({
 });
 
 /** An accepted trigger: the mailer renders and sends it; the users service registers an unknown user. */
+/** An attachment as the trigger names it: its bytes are stored under `<messageId>:<position>` (see the mailer's AttachmentStore). */
+export const AttachmentRef = Type.Object({
+  filename: Type.String(),
+  contentType: Type.String(),
+  size: Type.Integer({ minimum: 0 }),
+  /** Hex SHA-256 of the bytes, checked when they are read back to send. */
+  sha256: Type.String(),
+  contentId: Type.Optional(Type.String()),
+});
+export type AttachmentRef = Static<typeof AttachmentRef>;
+
 export const EmailTriggerCommand = Type.Object({
   messageId: Type.String(),
   projectId: Type.String(),
@@ -91,6 +102,11 @@ export const EmailTriggerCommand = Type.Object({
   headers: Type.Optional(Type.Record(Type.String(), Type.String())),
   tags: Type.Optional(Type.Array(Type.String())),
   metadata: Type.Optional(Type.Record(Type.String(), Type.String())),
+  /**
+   * The send's attachments, in order: what they are, not their content, which the gateway stored
+   * with the mailer (under the message id and the position) before it published the trigger.
+   */
+  attachments: Type.Optional(Type.Array(AttachmentRef)),
 });
 export type EmailTriggerCommand = Static<typeof EmailTriggerCommand>;
 

@@ -141,3 +141,73 @@ export const MESSAGE_OPTION_LIMITS = {
   metadataKeyLength: 40,
   metadataValueLength: 500,
 } as const;
+
+/**
+ * What a send's attachments may be: at most `count` files of at most `totalBytes` together
+ * (decoded), each named in at most `filenameLength` characters. The mailer stores each in
+ * documents of at most `chunkBytes`, which keeps every document well under a BSON document's 16 MB.
+ */
+export const ATTACHMENT_LIMITS = {
+  count: 20,
+  totalBytes: 10 * 1024 * 1024,
+  filenameLength: 255,
+  contentIdLength: 128,
+  chunkBytes: 255 * 1024,
+} as const;
+
+/**
+ * The largest body the send and batch routes take: the attachments' base64 (4/3 of their bytes)
+ * and a megabyte for everything else. Every other route takes 1 MB (the gateway's BODY_LIMIT).
+ */
+export const SEND_BODY_LIMIT_BYTES = Math.ceil((ATTACHMENT_LIMITS.totalBytes * 4) / 3) + 1024 * 1024;
+
+/**
+ * File name extensions of programs and scripts a mail client may run on a click: an attachment
+ * named so is refused (so is one whose content starts like a program; see the gateway's attachment check).
+ */
+export const EXECUTABLE_EXTENSIONS = [
+  'exe',
+  'bat',
+  'cmd',
+  'com',
+  'scr',
+  'msi',
+  'msp',
+  'pif',
+  'cpl',
+  'js',
+  'jse',
+  'vbs',
+  'vbe',
+  'wsf',
+  'wsh',
+  'hta',
+  'jar',
+  'ps1',
+  'psm1',
+  'sh',
+  'bash',
+  'zsh',
+  'csh',
+  'app',
+  'dll',
+  'sys',
+  'reg',
+  'lnk',
+  'scf',
+  'apk',
+  'dmg',
+  'pkg',
+  'deb',
+  'rpm',
+  'run',
+  'elf',
+  'so',
+  'dylib',
+  'command',
+  'gadget',
+  'msc',
+  'inf',
+  'appx',
+  'msix',
+] as const;

@@ -78,8 +78,9 @@ export class ConflictError extends AppError {
 }
 
 export class PayloadTooLargeError extends AppError {
-  constructor(limit: string) {
-    super(413, 'payload-too-large', 'The request body is too large', `The body must not exceed ${limit}.`);
+  /** `errors`: the fields that can make this route's body so large, when it knows them. */
+  constructor(limit: string, errors?: FieldError[]) {
+    super(413, 'payload-too-large', 'The request body is too large', `The body must not exceed ${limit}.`, errors);
   }
 }
 

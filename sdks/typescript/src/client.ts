@@ -1,3 +1,4 @@
+import { attachmentBody } from './attachments.js';
 import { HttpClient, segment, type PostbusOptions, type RequestOptions } from './http.js';
 import type {
   AcceptedResponse,
@@ -34,8 +35,9 @@ export class Emails {
 
   /**
    * POST /v1/projects/{projectId}/emails/{emailKey}/send — `emailKey` is the email's id or its key
-   * (e.g. `welcome`). `options`: the message's own reply_to, headers, tags and metadata, and the
-   * call's idempotencyKey, maxRetries, timeoutMs and signal.
+   * (e.g. `welcome`). `options`: the message's own reply_to, headers, tags, metadata and
+   * attachments (bytes or base64; see `attachmentFromFile`), and the call's idempotencyKey,
+   * maxRetries, timeoutMs and signal.
    */
   send(
     projectId: string,
@@ -44,8 +46,12 @@ export class Emails {
     data?: SendEmailData,
     options: SendEmailOptions & RequestOptions = {},
   ): Promise<SendEmailResponse> {
-    const { reply_to, headers, tags, metadata, ...call } = options;
-    const message = Object.fromEntries(Object.entries({ reply_to, headers, tags, metadata }).filter(([, v]) => v !== undefined));
+    const { reply_to, headers, tags, metadata, attachments, ...call } = options;
+    const message = Object.fromEntries(
+      Object.entries({ reply_to, headers, tags, metadata, attachments: attachments?.map(attachmentBody) }).filter(
+        ([, v]) => v !== undefined,
+      ),
+    );
     const body: SendEmailRequest = { user, ...(data === undefined ? {} : { data }), ...message };
     return this.http.request({ method: 'POST', path: `${project(projectId)}/emails/${segment(emailKey)}/send`, body, options: call });
   }
@@ -56,7 +62,8 @@ export class Emails {
    * problem in `error`). One idempotency key covers the whole batch.
    */
   sendBatch(projectId: string, messages: SendBatchItem[], options?: RequestOptions): Promise<SendBatchResponse> {
-    return this.http.request({ method: 'POST', path: `${project(projectId)}/emails/batch`, body: { messages }, options });
+    const body = { messages: messages.map((m) => (m.attachments ? { ...m, attachments: m.attachments.map(attachmentBody) } : m)) };
+    return this.http.request({ method: 'POST', path: `${project(projectId)}/emails/batch`, body, options });
   }
 }
 

@@ -28,3 +28,4 @@ export {
 export type * from './types.js';
 export type { paths, components, operations } from './generated/openapi.js';
 export { SDK_VERSION } from './version.js';
+export { attachmentFromFile, type AttachmentInput } from './attachments.js';

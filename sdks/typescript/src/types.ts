@@ -1,3 +1,4 @@
+import type { AttachmentInput } from './attachments.js';
 import type { operations } from './generated/openapi.js';
 
 /** The JSON body an operation takes, as the gateway's OpenAPI document states it. */
@@ -25,11 +26,11 @@ export type SendEmailRequest = RequestBody<'sendEmail'>;
 export type SendEmailUser = SendEmailRequest['user'];
 /** Template variables. */
 export type SendEmailData = NonNullable<SendEmailRequest['data']>;
-/** What one send may carry beyond its recipient and data: reply_to, custom headers, tags, metadata. */
-export type SendEmailOptions = Pick<SendEmailRequest, 'reply_to' | 'headers' | 'tags' | 'metadata'>;
+/** What one send may carry beyond its recipient and data: reply_to, custom headers, tags, metadata, attachments. */
+export type SendEmailOptions = Pick<SendEmailRequest, 'reply_to' | 'headers' | 'tags' | 'metadata'> & { attachments?: AttachmentInput[] };
 export type SendBatchRequest = RequestBody<'sendEmailBatch'>;
-/** One message of a batch: `{ email_key, user, data?, reply_to?, headers?, tags?, metadata? }`. */
-export type SendBatchItem = SendEmailRequest & { email_key: string };
+/** One message of a batch: `{ email_key, user, data?, reply_to?, headers?, tags?, metadata?, attachments? }`. */
+export type SendBatchItem = Omit<SendEmailRequest, 'attachments'> & { email_key: string; attachments?: AttachmentInput[] };
 /** `{ request_id, data: [{ index, status: 'accepted', message_id } | { index, status: 'rejected', error }] }`, in the request's order. */
 export type SendBatchResponse = ResponseBody<'sendEmailBatch'>;
 /** `{ status: 'accepted', request_id, message_id }` */

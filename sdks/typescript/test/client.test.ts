@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  attachmentFromFile,
   AuthenticationError,
   ConflictError,
   ConnectionError,
@@ -118,6 +121,37 @@ describe('Postbus client', () => {
       metadata: { order_id: 'ord_4711' },
     });
     expect(sent[0]!.headers['idempotency-key']).toBe('order-4711');
+  });
+
+  it('when an email is sent with attachments as bytes, as base64 and from a file, then each goes in base64 with its name', async () => {
+    const { postbus, sent } = client([json(200, accepted), json(200, accepted)]);
+    const dir = await mkdtemp(join(tmpdir(), 'postbus-sdk-'));
+    const pdf = Buffer.from('%PDF-1.4 invoice');
+    await writeFile(join(dir, 'invoice.pdf'), pdf);
+    const logo = new Uint8Array([0x89, 0x50, 0x4e, 0x47]);
+
+    await postbus.emails.send('p1', 'receipt', alice, undefined, {
+      attachments: [
+        await attachmentFromFile(join(dir, 'invoice.pdf')),
+        { filename: 'logo.png', content: logo, content_id: 'logo' },
+        { filename: 'note.txt', content: Buffer.from('hi').toString('base64'), content_type: 'text/plain' },
+      ],
+    });
+    await postbus.emails.sendBatch('p1', [
+      { email_key: 'welcome', user: alice, attachments: [{ filename: 'a.txt', content: Buffer.from('a') }] },
+    ]);
+
+    expect(sent[0]!.body).toEqual({
+      user: alice,
+      attachments: [
+        { filename: 'invoice.pdf', content: pdf.toString('base64') },
+        { filename: 'logo.png', content: Buffer.from(logo).toString('base64'), content_id: 'logo' },
+        { filename: 'note.txt', content: 'aGk=', content_type: 'text/plain' },
+      ],
+    });
+    expect(sent[1]!.body).toEqual({
+      messages: [{ email_key: 'welcome', user: alice, attachments: [{ filename: 'a.txt', content: 'YQ==' }] }],
+    });
   });
 
   it('when a batch is sent, then every message goes in one POST to the batch route', async () => {

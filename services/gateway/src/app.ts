@@ -27,7 +27,7 @@ import { adminPanelRouter } from './http/admin-panel';
 import { emailFrameRouter } from './http/email-frame';
 import { authenticate } from './http/auth';
 import { challengeBrowsersWithBearer } from './http/session-cookie';
-import { jsonBody } from './http/body';
+import { jsonBodies } from './http/body';
 import { docsRouter } from './http/docs';
 import { requestMetrics } from './http/metrics';
 import { openApiDocument } from './http/openapi';
@@ -176,6 +176,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
       catalog: triggerCatalog,
       commands,
       assertProject: access.assert,
+      storeAttachments: (projectId, messageId, files) => mailerApi.storeAttachments(projectId, messageId, files),
       senderDomainOf: async (clientId, projectId) => {
         const project = await projects.get(clientId, projectId);
         return project?.sender_domain_id ? senderDomainState(clientId, 'sender', project.sender_domain_id) : null;
@@ -217,7 +218,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   if (config.QUERY_AUDIT !== 'off') v1.use(auditQueries(config.QUERY_AUDIT));
   v1.use(auth);
   v1.use(limit);
-  v1.use(jsonBody(config.BODY_LIMIT));
+  v1.use(jsonBodies(config.BODY_LIMIT));
   v1.use(apiRouter(routes, { idempotency, idempotencyRetentionMs: IDEMPOTENCY_RETENTION_MS }, '/v1'));
   v1.use(methodNotAllowed(routes, '/v1'));
   v1.use(challengeBrowsersWithBearer);

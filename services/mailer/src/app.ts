@@ -20,7 +20,9 @@ import { SuppressionList } from './domain/suppression-list';
 import { Timeline } from './domain/timeline';
 import { TriggerDelivery } from './domain/trigger-delivery';
 import { catalogHandlers, emailCommandHandlers, feedbackHandlers, peopleHandlers } from './handlers';
+import { attachmentsApi } from './http/attachments-api';
 import { internalApi } from './http/internal-api';
+import { AttachmentStore } from './model/attachment.repository';
 import { CatalogProjection } from './model/catalog.repository';
 import { ErasuresDone } from './model/erasure.repository';
 import { MessageLists } from './model/message-list.repository';
@@ -75,9 +77,19 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
   const erasuresDone = new ErasuresDone(db);
   const lists = new MessageLists(db);
   const rollups = new StatusRollups(db);
-  await Promise.all([catalog.init(), store.init(), suppressions.init(), retries.init(), erasuresDone.init(), lists.init(), rollups.init()]);
+  const attachments = new AttachmentStore(db);
+  await Promise.all([
+    catalog.init(),
+    store.init(),
+    suppressions.init(),
+    retries.init(),
+    erasuresDone.init(),
+    lists.init(),
+    rollups.init(),
+    attachments.init(),
+  ]);
   rollups.start();
-  const erasure = new MailerErasure({ store, lists, suppressions, retries, done: erasuresDone });
+  const erasure = new MailerErasure({ store, lists, suppressions, retries, done: erasuresDone, attachments });
 
   const metrics = createMetricsRegistry('mailer');
 
@@ -110,6 +122,7 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     catalogWaitMs: config.MAILER_CATALOG_WAIT_MS,
     templates,
     runPatienceMs: config.TEMPLATE_RUN_PATIENCE_MS,
+    attachments,
   });
   const policy = { maxAttempts: config.MAILER_MAX_ATTEMPTS, baseMs: config.MAILER_RETRY_BASE_MS, maxMs: config.MAILER_RETRY_MAX_MS };
   const timeline = new Timeline(
@@ -170,6 +183,7 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
   const retention = new MessageRetention({
     store,
     lists,
+    attachments,
     logger,
     retentionDays: config.MESSAGE_RETENTION_DAYS,
     intervalMs: config.MESSAGE_RETENTION_INTERVAL_MS,
@@ -181,7 +195,7 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     service: 'mailer',
     config,
     checks: { database: () => pingDb(db), bus: () => bus.publisher.healthy() },
-    handlers: [internalApi(new MessageLog(store, lists), rollups, suppressions)],
+    handlers: [attachmentsApi(attachments, lists, store), internalApi(new MessageLog(store, lists), rollups, suppressions)],
     logger,
   });
   logger.info('mailer started', { port, host: config.INTERNAL_HOST });

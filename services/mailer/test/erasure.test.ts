@@ -2,6 +2,7 @@ import { connectDb, type Connection } from '@postbus/db';
 import { defaultMongoUrl, uniqueName } from '@postbus/testing';
 import { MailerErasure } from '../src/domain/erasure-participant';
 import { ErasuresDone } from '../src/model/erasure.repository';
+import { AttachmentStore } from '../src/model/attachment.repository';
 import { MessageLists } from '../src/model/message-list.repository';
 import { MessageStore } from '../src/model/message.repository';
 import type { MessageDoc } from '../src/domain/message-records';
@@ -39,7 +40,7 @@ describe('erasing a person from the mailer', () => {
     retries = new RetryQueue(db);
     const done = new ErasuresDone(db);
     await Promise.all([store.init(), lists.init(), suppressions.init(), retries.init(), done.init()]);
-    erasure = new MailerErasure({ store, lists, suppressions, retries, done });
+    erasure = new MailerErasure({ store, lists, suppressions, retries, done, attachments: new AttachmentStore(db) });
   });
 
   afterAll(async () => {
@@ -79,7 +80,7 @@ describe('erasing a person from the mailer', () => {
       undefined,
     ]);
 
-    expect(await erasure.erase(scheduled)).toEqual({ messages: 2, events: 3, suppressions: 4 });
+    expect(await erasure.erase(scheduled)).toEqual({ messages: 2, events: 3, attachmentChunks: 0, suppressions: 4 });
     expect([...(await store.messagesById([ada._id, adaByUid._id, other._id, elsewhere._id])).keys()].sort()).toEqual([
       elsewhere._id,
       other._id,
@@ -89,7 +90,7 @@ describe('erasing a person from the mailer', () => {
     expect(await suppressions.reasons([ada, adaByUid])).toEqual([undefined, undefined]);
 
     // The command comes again until every service confirms: nothing is left to count.
-    expect(await erasure.erase(scheduled)).toEqual({ messages: 0, events: 0, suppressions: 0 });
+    expect(await erasure.erase(scheduled)).toEqual({ messages: 0, events: 0, attachmentChunks: 0, suppressions: 0 });
     // A schedule that lags behind its erasure leaves no suppression.
     await erasure.suppress(scheduled);
     expect(await suppressions.reasons([ada, adaByUid])).toEqual([undefined, undefined]);

@@ -12,6 +12,7 @@ import { TriggerDelivery } from '../src/domain/trigger-delivery';
 import { SendPathPriority } from '../src/domain/send-path-priority';
 import { emailTriggerHandler } from '../src/handlers/email-trigger.handler';
 import { ErasuresDone } from '../src/model/erasure.repository';
+import { AttachmentStore } from '../src/model/attachment.repository';
 import { MessageLists } from '../src/model/message-list.repository';
 import { contentDoc, type RenderedContent } from '../src/domain/message-content';
 import { MessageStore } from '../src/model/message.repository';
@@ -199,7 +200,14 @@ describe("a message's rendered email", () => {
     const aged = '0000000000000000000000f6';
     const old = await send(message('old@example.org', new Date(Date.now() - 50 * 86_400_000), aged), rendered('Old'));
     const fresh = await send(message('fresh@example.org', new Date(), aged), rendered('Fresh'));
-    const retention = new MessageRetention({ store, lists, logger, retentionDays: 45, intervalMs: 3_600_000 });
+    const retention = new MessageRetention({
+      store,
+      lists,
+      attachments: new AttachmentStore(db),
+      logger,
+      retentionDays: 45,
+      intervalMs: 3_600_000,
+    });
     expect(await retention.purge()).toMatchObject({ messages: 1 });
     expect(await store.content(old._id)).toBeNull();
     expect((await store.content(fresh._id))?.text).toBe('Hello Fresh');
@@ -209,7 +217,7 @@ describe("a message's rendered email", () => {
     const suppressions = new Suppressions(db, (email) => `hash of ${email}`);
     const done = new ErasuresDone(db);
     await Promise.all([suppressions.init(), done.init()]);
-    const erasure = new MailerErasure({ store, lists, suppressions, retries, done });
+    const erasure = new MailerErasure({ store, lists, suppressions, retries, done, attachments: new AttachmentStore(db) });
     const eve = await send(message('eve@example.org'), rendered('Eve'));
     const dan = await send(message('dan@example.org'), rendered('Dan'));
     const result = await erasure.erase({

@@ -5,6 +5,7 @@ import { closeServer } from '@postbus/http';
 import { createLogger } from '@postbus/logger';
 import { call, defaultMongoUrl, internalAuthorization, uniqueDbName } from '@postbus/testing';
 import { listNames, personListsOf } from '../src/domain/message-lists';
+import { AttachmentStore } from '../src/model/attachment.repository';
 import { MessageLists } from '../src/model/message-list.repository';
 import { MessageStore } from '../src/model/message.repository';
 import type { MessageDoc } from '../src/domain/message-records';
@@ -220,7 +221,14 @@ describe('message reads as the data grows', () => {
     const listed = (await lists.page(listNames.project(aged), { limit: 1_000 })).entries.map((e) => e.value);
     const people = new Set([...(await store.messagesById(listed)).values()].flatMap(personListsOf));
     expect(people.size).toBe(6); // three recipients, three user ids
-    const retention = new MessageRetention({ store, lists, logger, retentionDays: 45, intervalMs: 3_600_000 });
+    const retention = new MessageRetention({
+      store,
+      lists,
+      attachments: new AttachmentStore(db),
+      logger,
+      retentionDays: 45,
+      intervalMs: 3_600_000,
+    });
     const purged = await retention.purge();
     expect(purged).toMatchObject({ messages: 450 });
     expect(purged.events).toBe(450 * 3); // sent, opened, clicked

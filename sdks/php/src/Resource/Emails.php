@@ -4,13 +4,14 @@ declare(strict_types=1);
 
 namespace Postbus\Resource;
 
+use Postbus\Attachment;
 use Postbus\Internal\Requester;
 
 /** Sending transactional emails. */
 final class Emails
 {
     /** What one send may carry beyond its recipient and data, given among the call's options. */
-    private const MESSAGE_OPTIONS = ['reply_to', 'headers', 'tags', 'metadata'];
+    private const MESSAGE_OPTIONS = ['reply_to', 'headers', 'tags', 'metadata', 'attachments'];
 
     /** @internal */
     public function __construct(private Requester $requester)
@@ -26,7 +27,8 @@ final class Emails
      *                                       and custom attributes
      * @param array<string, mixed> $data     template data, {{data.*}}
      * @param array<string, mixed> $options  the message's own reply_to, headers (name => value), tags (list of
-     *                                       strings), metadata (string => string); and the call's
+     *                                       strings), metadata (string => string), attachments (list of
+     *                                       Attachment::fromPath / ::fromBytes); and the call's
      *                                       idempotency_key, timeout, max_retries
      * @return array{status: string, request_id: string, message_id: string}&array<string, mixed>
      */
@@ -38,7 +40,11 @@ final class Emails
         }
         foreach (self::MESSAGE_OPTIONS as $name) {
             if (array_key_exists($name, $options)) {
-                $body[$name] = in_array($name, ['headers', 'metadata'], true) ? Json::object($options[$name]) : $options[$name];
+                $body[$name] = match ($name) {
+                    'headers', 'metadata' => Json::object($options[$name]),
+                    'attachments' => Attachment::listToArray($options[$name]),
+                    default => $options[$name],
+                };
                 unset($options[$name]);
             }
         }
@@ -51,7 +57,7 @@ final class Emails
      * accepted or rejected on its own; one idempotency key covers the whole batch.
      *
      * @param list<array<string, mixed>> $messages each: email_key, user, and optionally data, reply_to, headers,
-     *                                             tags, metadata
+     *                                             tags, metadata, attachments (list of Attachment)
      * @param array<string, mixed>       $options  idempotency_key, timeout, max_retries
      * @return array{request_id: string, data: list<array<string, mixed>>} one result per message, in order:
      *                                                                     index, status ("accepted" with message_id,
@@ -64,6 +70,9 @@ final class Emails
                 if (array_key_exists($name, $message) && is_array($message[$name])) {
                     $message[$name] = Json::object($message[$name]);
                 }
+            }
+            if (array_key_exists('attachments', $message) && is_array($message['attachments'])) {
+                $message['attachments'] = Attachment::listToArray($message['attachments']);
             }
             return $message;
         }, array_values($messages));

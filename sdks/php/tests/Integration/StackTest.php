@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Postbus\Tests\Integration;
 
 use PHPUnit\Framework\TestCase;
+use Postbus\Attachment;
 use Postbus\Client;
 use Postbus\Exception\AuthenticationException;
 use Postbus\Exception\ConnectionException;
@@ -136,6 +137,38 @@ final class StackTest extends TestCase
         $inSink = self::eventually('the mail in the SMTP sink', static fn (): ?array => self::sinkMessagesTo($email) ?: null);
         self::assertCount(1, $inSink);
         self::assertSame('Hello Ada', $inSink[0]['Subject']);
+    }
+
+    public function testAttachmentsFromAPathAndFromBytesAreSentAndListedAndAProgramIsRefused(): void
+    {
+        $email = self::recipient('files');
+        $path = tempnam(sys_get_temp_dir(), 'pb');
+        file_put_contents($path, '%PDF-1.4 invoice');
+        try {
+            $accepted = self::sdk()->emails->send(self::project(), self::$env['POSTBUS_EMAIL_KEY'], ['email' => $email], ['code' => '1'], [
+                'attachments' => [Attachment::fromPath($path, 'invoice.pdf'), Attachment::fromBytes('hi', 'notes.txt')],
+            ]);
+        } finally {
+            unlink($path);
+        }
+        $message = self::eventually('the message to be sent', static function () use ($accepted): ?array {
+            $message = self::full()->messages->get(self::project(), $accepted['message_id']);
+            return $message['status'] === 'sent' ? $message : null;
+        });
+        self::assertSame([
+            ['filename' => 'invoice.pdf', 'content_type' => 'application/pdf', 'size' => 16],
+            ['filename' => 'notes.txt', 'content_type' => 'text/plain', 'size' => 2],
+        ], $message['attachments']);
+
+        try {
+            self::sdk()->emails->send(self::project(), self::$env['POSTBUS_EMAIL_KEY'], ['email' => $email], [], [
+                'attachments' => [Attachment::fromBytes('MZ', 'setup.exe')],
+            ]);
+            self::fail('no exception');
+        } catch (ValidationException $e) {
+            self::assertSame(422, $e->getStatus());
+            self::assertSame(['/attachments/0/filename'], array_column($e->getErrors(), 'pointer'));
+        }
     }
 
     public function testABatchWithTagsAndMetadataIsAnsweredPerMessageAndSent(): void

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Postbus\Tests\Unit;
 
 use PHPUnit\Framework\TestCase;
+use Postbus\Attachment;
 use Postbus\Client;
 use Postbus\Http\Request;
 use Postbus\Tests\Support\ClientFactory;
@@ -66,6 +67,46 @@ final class ResourcesTest extends TestCase
             $r->body,
         );
         self::assertSame('order-4711', $r->header('Idempotency-Key'));
+    }
+
+    public function testSendCarriesAttachmentsFromAPathAndFromBytesInBase64(): void
+    {
+        $path = tempnam(sys_get_temp_dir(), 'pb');
+        file_put_contents($path, "%PDF-1.4 invoice");
+        try {
+            $this->f->client->emails->send('p1', 'receipt', ['email' => 'ada@example.com'], [], [
+                'attachments' => [
+                    Attachment::fromPath($path, 'invoice.pdf'),
+                    Attachment::fromBytes("\x89PNG", 'logo.png', 'image/png', 'logo'),
+                ],
+            ]);
+        } finally {
+            unlink($path);
+        }
+
+        self::assertSame(
+            '{"user":{"email":"ada@example.com"},"attachments":[{"filename":"invoice.pdf","content":"' . base64_encode('%PDF-1.4 invoice')
+            . '"},{"filename":"logo.png","content":"' . base64_encode("\x89PNG") . '","content_type":"image/png","content_id":"logo"}]}',
+            $this->only()->body,
+        );
+    }
+
+    public function testAnAttachmentThatCannotBeReadIsRefusedBeforeAnyRequest(): void
+    {
+        $this->expectException(\InvalidArgumentException::class);
+        Attachment::fromPath('/nonexistent/invoice.pdf');
+    }
+
+    public function testSendBatchCarriesEachMessagesAttachments(): void
+    {
+        $this->f->client->emails->sendBatch('p1', [
+            ['email_key' => 'welcome', 'user' => ['email' => 'ada@example.com'], 'attachments' => [Attachment::fromBytes('a', 'a.txt')]],
+        ]);
+
+        self::assertSame(
+            '{"messages":[{"email_key":"welcome","user":{"email":"ada@example.com"},"attachments":[{"filename":"a.txt","content":"YQ=="}]}]}',
+            $this->only()->body,
+        );
     }
 
     public function testSendBatchPostsEveryMessageWithObjectsKeptObjects(): void

@@ -6520,6 +6520,29 @@ export interface operations {
           metadata?: {
             [key: string]: string;
           };
+          /** @description at most 20 files, at most 10 MB together (decoded); programs and scripts are refused */
+          attachments?: {
+            /**
+             * @description the file's name as the recipient sees it: 1 to 255 characters, no path (/ or \), no line break
+             * @example invoice-4711.pdf
+             */
+            filename: string;
+            /**
+             * @description the file, base64-encoded (RFC 4648, no line breaks)
+             * @example JVBERi0xLjQK
+             */
+            content: string;
+            /**
+             * @description its media type; by default the one its name's extension stands for (application/octet-stream for one unknown)
+             * @example application/pdf
+             */
+            content_type?: string;
+            /**
+             * @description makes the file an inline part, shown where the HTML refers to cid:<content_id> (e.g. <img src="cid:logo">)
+             * @example logo
+             */
+            content_id?: string;
+          }[];
         };
       };
     };
@@ -6636,7 +6659,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description 1 to 500 messages, each as SendBatchItem: {email_key, user, data?, reply_to?, headers?, tags?, metadata?}. Each is checked on its own: a bad one is rejected in the answer, and the others are sent */
+          /** @description 1 to 500 messages, each as SendBatchItem: {email_key, user, data?, reply_to?, headers?, tags?, metadata?, attachments?}. Each is checked on its own: a bad one is rejected in the answer, and the others are sent */
           messages: {
             [key: string]: unknown;
           }[];
@@ -7554,6 +7577,15 @@ export interface operations {
               metadata: {
                 [key: string]: string;
               };
+              /** @description the send's attachments: name, type and size (the content is not read back) */
+              attachments: {
+                filename: string;
+                content_type: string;
+                /** @description bytes */
+                size: number;
+                /** @description set for an inline part */
+                content_id?: string;
+              }[];
               /** Format: date-time */
               created_at: string;
               /** Format: date-time */
@@ -7800,6 +7832,15 @@ export interface operations {
             metadata: {
               [key: string]: string;
             };
+            /** @description the send's attachments: name, type and size (the content is not read back) */
+            attachments: {
+              filename: string;
+              content_type: string;
+              /** @description bytes */
+              size: number;
+              /** @description set for an inline part */
+              content_id?: string;
+            }[];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */

@@ -16,6 +16,7 @@ const message: Message = {
   clicks: 1,
   tags: ['welcome-flow'],
   metadata: { order_id: 'ord_4711' },
+  attachments: [],
   created_at: '2026-11-23T10:00:00.000Z',
   updated_at: '2026-11-23T10:05:00.000Z',
   // Out of order on purpose: the timeline orders by sequence.
@@ -29,6 +30,24 @@ const message: Message = {
 };
 
 describe('a message with its timeline', () => {
+  it("lists the send's attachments with their type and size, an inline part marked, never their content", () => {
+    render(
+      <MessageItem
+        message={{
+          ...message,
+          attachments: [
+            { filename: 'invoice.pdf', content_type: 'application/pdf', size: 1_048_576 },
+            { filename: 'logo.png', content_type: 'image/png', size: 2048, content_id: 'logo' },
+          ],
+        }}
+      />,
+    );
+    const list = screen.getByLabelText('Attachments');
+    expect(within(list).getByText('invoice.pdf')).toBeInTheDocument();
+    expect(within(list).getByText('application/pdf · 1.0 MB')).toBeInTheDocument();
+    expect(within(list).getByText('image/png · 2.0 KB · inline')).toBeInTheDocument();
+  });
+
   it("shows the send's tags and metadata, and nothing for a send without them", () => {
     const { unmount } = render(<MessageItem message={message} />);
     expect(within(screen.getByRole('list', { name: 'Tags' })).getByText('welcome-flow')).toBeInTheDocument();

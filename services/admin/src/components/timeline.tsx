@@ -80,11 +80,16 @@ export function Timeline({ entries }: { entries: TimelineEntry[] }) {
 const feedbackOf = (message: Message): string[] =>
   FEEDBACK_EVENTS.filter((event) => message.timeline.some((entry) => entry.event === event));
 
-/** The tags and metadata the send gave, when it gave any. */
+/** A size in bytes as people read it. */
+const sizeOf = (bytes: number): string =>
+  bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+/** The tags, metadata and attachments the send gave, when it gave any. */
 function SendOptions({ message }: { message: Message }) {
   const metadata = Object.entries(message.metadata ?? {});
   const tags = message.tags ?? [];
-  if (tags.length === 0 && metadata.length === 0) return null;
+  const attachments = message.attachments ?? [];
+  if (tags.length === 0 && metadata.length === 0 && attachments.length === 0) return null;
   return (
     <div className="mb-3 space-y-2 text-xs">
       {tags.length > 0 && (
@@ -105,6 +110,19 @@ function SendOptions({ message }: { message: Message }) {
             </div>
           ))}
         </dl>
+      )}
+      {attachments.length > 0 && (
+        <ul aria-label="Attachments" className="space-y-0.5">
+          {attachments.map((a, i) => (
+            <li key={i} className="flex flex-wrap gap-x-2">
+              <span className="break-all font-mono">{a.filename}</span>
+              <span className="text-slate-500 dark:text-slate-400">
+                {a.content_type} · {sizeOf(a.size)}
+                {a.content_id !== undefined && ' · inline'}
+              </span>
+            </li>
+          ))}
+        </ul>
       )}
     </div>
   );

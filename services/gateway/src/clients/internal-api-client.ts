@@ -55,6 +55,27 @@ export abstract class InternalApiClient {
     return this.json<T>(response);
   }
 
+  /** The bytes of an answer and their type, or null when the service answers 404. */
+  protected async bytes(path: string): Promise<{ contentType: string; bytes: Uint8Array } | null> {
+    const response = await this.fetch('GET', path, {});
+    if (response.status === 404) {
+      await response.body?.cancel();
+      return null;
+    }
+    if (!response.ok) {
+      await response.body?.cancel();
+      throw this.unavailable('could not answer');
+    }
+    try {
+      return {
+        contentType: response.headers.get('content-type') ?? 'application/octet-stream',
+        bytes: new Uint8Array(await response.arrayBuffer()),
+      };
+    } catch {
+      throw this.unavailable('could not answer');
+    }
+  }
+
   /**
    * Any request with an optional JSON body. A 2xx comes back with its status; the service's 400,
    * 404, 409 and 422 problems are thrown as the gateway's own (same status, slug and detail);
@@ -85,12 +106,14 @@ export abstract class InternalApiClient {
     const qs = search.toString();
     try {
       const headers: Record<string, string> = { authorization: await this.tokens.authorization(this.audience) };
-      if (body !== undefined) headers['content-type'] = 'application/json';
+      // Bytes (an attachment) travel as they are; anything else as JSON.
+      const bytes = body instanceof Uint8Array;
+      if (body !== undefined) headers['content-type'] = bytes ? 'application/octet-stream' : 'application/json';
       return await fetch(`${this.baseUrl}${path}${qs ? `?${qs}` : ''}`, {
         method,
         signal: AbortSignal.timeout(this.timeoutMs),
         headers,
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        ...(body === undefined ? {} : { body: bytes ? body : JSON.stringify(body) }),
       });
     } catch {
       throw this.unavailable('did not answer');

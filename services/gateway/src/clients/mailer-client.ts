@@ -55,6 +55,22 @@ export class MailerClient extends InternalApiClient {
     return page ?? { data: [], next_cursor: null };
   }
 
+  /**
+   * Stores a send's attachments with the mailer, one after another in their order (the mailer
+   * finds a message's set by probing positions), before the trigger naming them is published.
+   */
+  async storeAttachments(projectId: string, messageId: string, files: Uint8Array[]): Promise<void> {
+    for (const [position, bytes] of files.entries())
+      await this.send('PUT', `${projectPath(projectId)}/messages/${encodeURIComponent(messageId)}/attachments/${position}`, {
+        body: bytes,
+      });
+  }
+
+  /** One attachment's bytes and type (the panel's frame shows inline images), or null for none there. */
+  attachment(projectId: string, messageId: string, position: number): Promise<{ contentType: string; bytes: Uint8Array } | null> {
+    return this.bytes(`${projectPath(projectId)}/messages/${encodeURIComponent(messageId)}/attachments/${position}`);
+  }
+
   message(projectId: string, messageId: string): Promise<Message | null> {
     return this.get(`${projectPath(projectId)}/messages/${encodeURIComponent(messageId)}`);
   }

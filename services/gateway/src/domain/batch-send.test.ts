@@ -7,6 +7,7 @@ const P = 'p1';
 function deps(overrides: Partial<BatchSendDeps> = {}) {
   const queued: Array<Array<{ key: string; command: EmailTriggerCommand }>> = [];
   const resolved: string[] = [];
+  const stored: Array<{ messageId: string; files: string[] }> = [];
   let n = 0;
   const base: BatchSendDeps = {
     check: (item) => ((item as { user?: { email?: string } }).user?.email ? [] : [{ pointer: '/user/email', message: 'is required' }]),
@@ -19,10 +20,14 @@ function deps(overrides: Partial<BatchSendDeps> = {}) {
       queued.push(triggers);
       return Promise.resolve();
     },
+    storeAttachments: (messageId, files) => {
+      stored.push({ messageId, files: files.map((f) => f.toString()) });
+      return Promise.resolve();
+    },
     newMessageId: () => `msg_${++n}`,
     now: () => new Date('2026-11-27T12:00:00.000Z'),
   };
-  return { deps: { ...base, ...overrides }, queued, resolved };
+  return { deps: { ...base, ...overrides }, queued, resolved, stored };
 }
 
 describe('a batch send', () => {
@@ -57,6 +62,29 @@ describe('a batch send', () => {
     expect(results[0]).toEqual({ index: 0, status: 'accepted', message_id: 'msg_1' });
     // Each email is resolved once, however many items name it.
     expect(resolved.sort()).toEqual(['missing', 'welcome']); // once each; receipt's item was refused before
+  });
+
+  it("stores an item's attachments under its message id before queueing, and rejects only the item with a program attached", async () => {
+    const { deps: d, queued, stored } = deps();
+    const file = (filename: string, text: string) => ({ filename, content: Buffer.from(text).toString('base64') });
+    const results = await sendBatch(
+      P,
+      [
+        { email_key: 'welcome', user: { email: 'a@example.org' }, attachments: [file('a.txt', 'hello'), file('b.csv', 'x,y')] },
+        { email_key: 'welcome', user: { email: 'b@example.org' }, attachments: [file('setup.exe', 'MZ')] },
+      ],
+      d,
+    );
+    expect(results.map((r) => r.status)).toEqual(['accepted', 'rejected']);
+    expect(results[1]!.status === 'rejected' && results[1]!.error).toMatchObject({
+      status: 422,
+      errors: [{ pointer: '/messages/1/attachments/0/filename', message: expect.stringContaining('setup.exe') }],
+    });
+    expect(stored).toEqual([{ messageId: 'msg_1', files: ['hello', 'x,y'] }]);
+    expect(queued[0]![0]!.command.attachments).toEqual([
+      expect.objectContaining({ filename: 'a.txt', contentType: 'text/plain', size: 5 }),
+      expect.objectContaining({ filename: 'b.csv', contentType: 'text/csv', size: 3 }),
+    ]);
   });
 
   it('queues nothing when every item is bad', async () => {

@@ -1,12 +1,14 @@
 import {
   normaliseEmail,
   userOrderingKey,
+  type AttachmentRef,
   type EmailTriggerCommand,
   type SendBatchItem,
   type SendBatchResult,
   type SendEmailRequest,
 } from '@postbus/contracts';
 import { AppError, ValidationError, type FieldError } from '@postbus/errors';
+import { prepareAttachments } from './attachments';
 import { messageOptions, refuseReservedHeaders } from './message-options';
 import type { TriggerPlan } from './trigger-catalog';
 
@@ -23,15 +25,25 @@ export interface BatchSendDeps {
   resolve: (emailKey: string) => Promise<TriggerPlan>;
   /** Queues the accepted triggers together (one produce request); throws when the bus did not take them. */
   queue: (triggers: Trigger[]) => Promise<void>;
+  /** Stores a message's attachments (in order) where the mailer reads them; throws when it could not. */
+  storeAttachments: (messageId: string, files: Buffer[]) => Promise<void>;
   newMessageId: () => string;
   now: () => Date;
 }
 
 /**
  * The `email.trigger` command for one send (a single send or a batch's item) of the email the
- * catalog planned: the recipient's address normalised, no data as `{}`, and only the options it gave.
+ * catalog planned: the recipient's address normalised, no data as `{}`, and only the options it
+ * gave; its attachments by reference (their content is stored apart, never on the bus).
  */
-export function triggerFor(projectId: string, plan: TriggerPlan, send: SendEmailRequest, messageId: string, acceptedAt: string): Trigger {
+export function triggerFor(
+  projectId: string,
+  plan: TriggerPlan,
+  send: SendEmailRequest,
+  messageId: string,
+  acceptedAt: string,
+  attachments: AttachmentRef[] = [],
+): Trigger {
   const user = { ...send.user, email: normaliseEmail(send.user.email) };
   return {
     key: userOrderingKey(projectId, { email: user.email }),
@@ -46,6 +58,7 @@ export function triggerFor(projectId: string, plan: TriggerPlan, send: SendEmail
       data: send.data ?? {},
       acceptedAt,
       ...messageOptions(send),
+      ...(attachments.length > 0 ? { attachments } : {}),
     },
   };
 }
@@ -64,7 +77,8 @@ const rejected = (index: number, error: AppError): SendBatchResult => {
 };
 
 /**
- * A batch of sends: each item checked on its own (its fields, its email, its headers), the good
+ * A batch of sends: each item checked on its own (its fields, its email, its headers, its
+ * attachments, which are stored before anything is queued), the good
  * ones queued together, and an answer per item in the request's order. A bad item rejects only
  * itself; an unavailable bus rejects the whole batch (nothing was queued), so a retry with the same
  * Idempotency-Key sends what the first try did not.
@@ -80,9 +94,26 @@ export async function sendBatch(projectId: string, items: unknown[], deps: Batch
           throw new ValidationError(`The message has ${errors.length} invalid field${errors.length === 1 ? '' : 's'}.`, errors);
         const item = raw as SendBatchItem;
         refuseReservedHeaders(item.headers);
+        const files = prepareAttachments(item.attachments);
         if (!plans.has(item.email_key)) plans.set(item.email_key, deps.resolve(item.email_key));
         const plan = await plans.get(item.email_key)!;
-        return { index, ...triggerFor(projectId, plan, item, deps.newMessageId(), acceptedAt) };
+        const messageId = deps.newMessageId();
+        if (files.length > 0)
+          await deps.storeAttachments(
+            messageId,
+            files.map((f) => f.bytes),
+          );
+        return {
+          index,
+          ...triggerFor(
+            projectId,
+            plan,
+            item,
+            messageId,
+            acceptedAt,
+            files.map((f) => f.ref),
+          ),
+        };
       } catch (error) {
         if (error instanceof AppError) return rejected(index, error);
         throw error;

@@ -4,6 +4,7 @@ import { MessageParams } from '@postbus/contracts';
 import type { Logger } from '@postbus/logger';
 import type { MailerClient } from '../clients/mailer-client';
 import { compileText } from '@postbus/http';
+import { embedInlineParts, isFrameableInline, referencedContentIds } from '../domain/inline-parts';
 
 /**
  * The policy of an email shown in the panel: its inline styles and embedded (data:) images and
@@ -42,6 +43,8 @@ export interface EmailFrameDeps {
  * unstyled. Served here, it has a policy of its own (EMAIL_FRAME_CSP). Who may read it is what may
  * read GET /v1/projects/{projectId}/messages/{messageId}/content: a scope-full client, in a
  * project of its own. Mounted before the panel's router, which answers every other /admin path.
+ * The inline images the HTML refers to (cid:) are embedded as data: URLs, so the policy stays as
+ * strict (img-src data:) and the frame loads nothing, not even from this origin.
  */
 export function emailFrameRouter({ guards, assertProject, mailerApi, logger }: EmailFrameDeps): Router {
   const router = express.Router();
@@ -54,6 +57,7 @@ export function emailFrameRouter({ guards, assertProject, mailerApi, logger }: E
     const found = await mailerApi.messageContent(projectId, messageId);
     if (!found) throw new NotFoundError('No such message in this project.');
     if (!found.content) throw new NotFoundError('This message has no rendered email (nothing was sent).');
+    const html = await withInlineImages(mailerApi, projectId, messageId, found.content.html);
     res
       .set({
         'Content-Security-Policy': EMAIL_FRAME_CSP,
@@ -63,10 +67,26 @@ export function emailFrameRouter({ guards, assertProject, mailerApi, logger }: E
         'Cache-Control': 'private, no-store',
       })
       .type('html')
-      .send(found.content.html);
+      .send(html);
   });
   router.use('/admin/frames', frameProblems(logger));
   return router;
+}
+
+/** The HTML with the inline images it refers to embedded; one that cannot be read stays a cid: reference (a blank image). */
+async function withInlineImages(mailerApi: MailerClient, projectId: string, messageId: string, html: string): Promise<string> {
+  const referenced = referencedContentIds(html);
+  if (referenced.size === 0) return html;
+  const attachments = (await mailerApi.message(projectId, messageId))?.attachments ?? [];
+  const parts = new Map<string, { contentType: string; bytes: Uint8Array }>();
+  await Promise.all(
+    attachments.map(async (a, position) => {
+      if (!isFrameableInline(a) || !referenced.has(a.content_id!)) return;
+      const read = await mailerApi.attachment(projectId, messageId, position);
+      if (read) parts.set(a.content_id!, { contentType: a.content_type, bytes: read.bytes });
+    }),
+  );
+  return embedInlineParts(html, parts);
 }
 
 /**

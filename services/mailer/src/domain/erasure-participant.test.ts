@@ -10,7 +10,7 @@ const subject: ErasureExecuteCommand = {
   before: '2100-01-01T00:00:00.000Z',
 };
 
-function fakes(messages: Array<{ _id: string; email: string }>) {
+function fakes(messages: Array<{ _id: string; email: string; attachments?: Array<{ size: number }> }>) {
   const docs = new Map(messages.map((m) => [m._id, { ...m, projectId: 'p1', acceptedAt: new Date('2026-01-01T00:00:00Z') }]));
   const calls: string[] = [];
   const done = new Set<string>();
@@ -42,6 +42,7 @@ function fakes(messages: Array<{ _id: string; email: string }>) {
       addErasure: step('addErasure', () => undefined),
       removeErasure: step('removeErasure', () => undefined),
     },
+    attachments: { deleteSets: step('attachments', (ids: string[]) => ids.length * 2) },
     done: {
       record: step('record', (id: string) => void done.add(id)),
       has: step(undefined, (id: string) => done.has(id)),
@@ -54,10 +55,23 @@ describe('MailerErasure', () => {
   it('records the erasure, cancels retries before deleting, and removes the suppressions of every address of the person', async () => {
     const { deps, calls, erasure } = fakes([
       { _id: 'msg_1', email: 'ada@example.org' },
-      { _id: 'msg_2', email: 'ada.old@example.org' },
+      { _id: 'msg_2', email: 'ada.old@example.org', attachments: [{ size: 10 }] },
     ]);
-    expect(await erasure.erase(subject)).toEqual({ messages: 2, events: 4, suppressions: 3 });
-    expect(calls).toEqual(['record', 'cancel', 'delete', 'forget', 'cancel', 'delete', 'forget', 'suppressions']);
+    expect(await erasure.erase(subject)).toEqual({ messages: 2, events: 4, attachmentChunks: 2, suppressions: 3 });
+    // The attachments of a message that has some go before it (a message without any costs no probe).
+    expect(calls).toEqual([
+      'record',
+      'cancel',
+      'attachments',
+      'delete',
+      'forget',
+      'cancel',
+      'attachments',
+      'delete',
+      'forget',
+      'suppressions',
+    ]);
+    expect(deps.attachments.deleteSets.mock.calls).toEqual([[[]], [['msg_2']]]);
     expect(deps.lists.trim.mock.calls.map(([list, cutoff]) => [list.split(':')[2], cutoff])).toEqual([
       ['r', new Date(Date.parse(subject.before) + 1)],
       ['u', new Date(Date.parse(subject.before) + 1)],

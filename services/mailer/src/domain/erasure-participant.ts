@@ -1,4 +1,5 @@
 import type { ErasureExecuteCommand, UserErasureScheduledEvent } from '@postbus/contracts';
+import type { AttachmentStore } from '../model/attachment.repository';
 import type { ErasuresDone } from '../model/erasure.repository';
 import { listNames } from './message-lists';
 import type { MessageLists } from '../model/message-list.repository';
@@ -12,11 +13,12 @@ export interface ErasureDeps {
   suppressions: Suppressions;
   retries: RetryQueue;
   done: ErasuresDone;
+  attachments: Pick<AttachmentStore, 'deleteSets'>;
 }
 
 /**
  * The mailer's part in a GDPR erasure (docs/architecture.md#erasure): from the request on the person gets no mail;
- * when it is due, their messages, timelines, scheduled retries and suppressions go.
+ * when it is due, their messages, timelines, attachments, scheduled retries and suppressions go.
  */
 export class MailerErasure {
   constructor(private readonly deps: ErasureDeps) {}
@@ -43,14 +45,14 @@ export class MailerErasure {
    * an interrupted erasure resumes where it stopped); idempotent (a repeat finds nothing left).
    */
   readonly erase = async (subject: ErasureExecuteCommand): Promise<Record<string, number>> => {
-    const { store, lists, suppressions, retries, done } = this.deps;
+    const { store, lists, suppressions, retries, done, attachments } = this.deps;
     const { projectId, email, userId } = subject;
     await done.record(subject.erasureId, projectId, new Date());
     // Triggers accepted after the erasure ran are for someone new with the same address.
     const before = new Date(subject.before);
     const cutoff = new Date(before.getTime() + 1);
     const emails = new Set(email !== null ? [email] : []);
-    const deleted = { messages: 0, events: 0 };
+    const deleted = { messages: 0, events: 0, attachmentChunks: 0 };
     const eraseChunk = async (ids: string[]): Promise<void> => {
       const messages = [...(await store.messagesById(ids)).values()].filter((m) => m.projectId === projectId && m.acceptedAt <= before);
       // The addresses the user's messages went to are theirs too: their suppressions go below.
@@ -58,6 +60,8 @@ export class MailerErasure {
       const mine = messages.map((m) => m._id);
       // Retries first, so the worker claims nothing about to vanish.
       await retries.cancel(mine);
+      // Before the messages, which name them: a repeat finds the attachments of a message still there.
+      deleted.attachmentChunks += await attachments.deleteSets(messages.filter((m) => (m.attachments?.length ?? 0) > 0).map((m) => m._id));
       const counts = await store.delete(mine);
       await lists.forget(mine);
       deleted.messages += counts.messages;

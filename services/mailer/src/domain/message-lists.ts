@@ -17,6 +17,8 @@ export const listNames = {
   emailKey: (projectId: string, emailKey: string): string => `p:${projectId}:k:${hashed(projectId, 'key', emailKey)}`,
   status: (projectId: string, status: MessageStatus): string => `p:${projectId}:s:${status}`,
   tag: (projectId: string, tag: string): string => `p:${projectId}:t:${hashed(projectId, 'tag', tag)}`,
+  /** The messages whose attachments were stored, listed before the bytes are written: retention deletes sets through it. */
+  attachments: (projectId: string): string => `p:${projectId}:a`,
 };
 
 /**
@@ -29,6 +31,9 @@ export const hasStatusList = (status: MessageStatus): boolean => status !== 'que
 
 /** True for a project's list of all its messages (the one retention deletes messages by). */
 export const isProjectList = (list: string): boolean => /^p:[^:]+$/.test(list);
+
+/** True for a project's list of the messages whose attachments were stored. */
+export const isAttachmentList = (list: string): boolean => /^p:[^:]+:a$/.test(list);
 
 /** True for a recipient's or a user's list: one per person, trimmed through the messages retention deletes. */
 export const isPersonList = (list: string): boolean => /^p:[^:]+:[ru]:/.test(list);

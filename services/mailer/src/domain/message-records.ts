@@ -1,4 +1,4 @@
-import type { Message, TimelineEventName } from '@postbus/contracts';
+import type { AttachmentRef, Message, TimelineEventName } from '@postbus/contracts';
 
 /** One triggered email as accepted: written once, never updated (updates scan on FerretDB). */
 export interface MessageDoc {
@@ -19,6 +19,8 @@ export interface MessageDoc {
   headers?: Record<string, string>;
   tags?: string[];
   metadata?: Record<string, string>;
+  /** The send's attachments, their bytes in the AttachmentStore under the message id and position. */
+  attachments?: AttachmentRef[];
 }
 
 /** One entry of a message's timeline after `queued` (which the message itself stands for). */

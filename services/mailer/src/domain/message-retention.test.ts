@@ -52,8 +52,14 @@ function fakes(entries: Array<{ list: string; at: Date; id: string }>, messages:
       return Promise.resolve({ messages: gone.length, events: gone.length * 2 });
     },
   } as unknown as MessageStore;
+  const attachments = {
+    deleteSets: (ids: string[]) => {
+      log.push(`delete attachments ${ids.join(',')}`);
+      return Promise.resolve(ids.length * 3);
+    },
+  };
   const logger = { info: jest.fn(), warn: jest.fn() } as unknown as Logger & { info: jest.Mock };
-  const retention = new MessageRetention({ store, lists, logger, retentionDays: 30, intervalMs: 60_000 });
+  const retention = new MessageRetention({ store, lists, attachments, logger, retentionDays: 30, intervalMs: 60_000 });
   return { retention, log, cutoffs, held, logger };
 }
 
@@ -84,8 +90,8 @@ describe('purge', () => {
       `trim ${listNames.user('p1', 'u-1')} ${cutoff}`,
       `trim ${listNames.recipient('p1', 'bob@example.org')} ${cutoff}`,
     ]);
-    expect(result).toEqual({ lists: 2, entries: 3, messages: 2, events: 4 });
-    expect(logger.info).toHaveBeenCalledWith('purged old messages', { cutoff, messages: 2, events: 4, lists: 2 });
+    expect(result).toEqual({ lists: 2, entries: 3, messages: 2, events: 4, attachmentChunks: 0 });
+    expect(logger.info).toHaveBeenCalledWith('purged old messages', { cutoff, messages: 2, events: 4, attachmentChunks: 0, lists: 2 });
   });
 
   it('with nothing old deletes nothing and logs nothing', async () => {
@@ -93,14 +99,26 @@ describe('purge', () => {
       [{ list: listNames.project('p1'), at: daysAgo(1), id: 'm' }],
       [message('m', 'a@example.org', null)],
     );
-    expect(await retention.purge(NOW)).toEqual({ lists: 1, entries: 0, messages: 0, events: 0 });
+    expect(await retention.purge(NOW)).toEqual({ lists: 1, entries: 0, messages: 0, events: 0, attachmentChunks: 0 });
     expect(log).toEqual([]);
     expect(logger.info).not.toHaveBeenCalled();
   });
 
   it('resumes a purge cut short: entries pointing at messages already gone delete nothing more', async () => {
     const { retention, log } = fakes([{ list: listNames.project('p1'), at: daysAgo(60), id: 'gone' }], []);
-    expect(await retention.purge(NOW)).toEqual({ lists: 1, entries: 1, messages: 0, events: 0 });
+    expect(await retention.purge(NOW)).toEqual({ lists: 1, entries: 1, messages: 0, events: 0, attachmentChunks: 0 });
     expect(log).toEqual(['delete gone', 'forget gone']);
+  });
+
+  it('deletes the attachments of the sets listed before the cutoff, whether or not their trigger ever became a message', async () => {
+    const { retention, log } = fakes(
+      [
+        { list: listNames.attachments('p1'), at: daysAgo(31), id: 'never-published' },
+        { list: listNames.attachments('p1'), at: daysAgo(29), id: 'recent' },
+      ],
+      [],
+    );
+    expect(await retention.purge(NOW)).toEqual({ lists: 1, entries: 1, messages: 0, events: 0, attachmentChunks: 3 });
+    expect(log).toEqual(['delete attachments never-published']);
   });
 });

@@ -1,12 +1,14 @@
 import { every, type Repeating } from '@postbus/http/every';
 import type { Logger } from '@postbus/logger';
-import { isProjectList, personListsOf } from './message-lists';
+import { isAttachmentList, isProjectList, personListsOf } from './message-lists';
+import type { AttachmentStore } from '../model/attachment.repository';
 import type { MessageLists } from '../model/message-list.repository';
 import type { MessageStore } from '../model/message.repository';
 
 export interface RetentionDeps {
   store: MessageStore;
   lists: MessageLists;
+  attachments: Pick<AttachmentStore, 'deleteSets'>;
   logger: Logger;
   /** Messages (and their timelines) older than this are deleted (MESSAGE_RETENTION_DAYS). */
   retentionDays: number;
@@ -20,7 +22,8 @@ const DAY_MS = 86_400_000;
  * Keeps the message log to its retention window: every registered list is trimmed to the cutoff,
  * and the messages leaving their project's list (every message is in one) are deleted with their
  * timelines, chunk by chunk in point deletes, and their recipients' and users' lists (not
- * registered) trimmed to the cutoff too. A purge cut short (a crash, a stop) resumes where it
+ * registered) trimmed to the cutoff too. Attachments go through their own list (a set is listed
+ * before it is stored, so one whose trigger never reached the bus goes too). A purge cut short (a crash, a stop) resumes where it
  * stopped; two instances purging at once only repeat deletes.
  */
 export class MessageRetention {
@@ -41,11 +44,15 @@ export class MessageRetention {
     await this.loop?.stop();
   }
 
-  async purge(now = new Date()): Promise<{ lists: number; entries: number; messages: number; events: number }> {
-    const { store, lists, retentionDays, logger } = this.deps;
+  async purge(now = new Date()): Promise<{ lists: number; entries: number; messages: number; events: number; attachmentChunks: number }> {
+    const { store, lists, attachments, retentionDays, logger } = this.deps;
     const cutoff = new Date(now.getTime() - retentionDays * DAY_MS);
-    const deleted = { messages: 0, events: 0 };
+    const deleted = { messages: 0, events: 0, attachmentChunks: 0 };
     const result = await lists.trimAll(cutoff, async (list, ids) => {
+      if (isAttachmentList(list)) {
+        deleted.attachmentChunks += await attachments.deleteSets(ids);
+        return;
+      }
       if (!isProjectList(list)) return;
       const people = new Set([...(await store.messagesById(ids)).values()].flatMap(personListsOf));
       const counts = await store.delete(ids);

@@ -36,6 +36,12 @@ export function messageView(message: MessageDoc, events: EventDoc[]): Message {
     clicks: countOf(events, 'clicked'),
     tags: message.tags ?? [],
     metadata: message.metadata ?? {},
+    attachments: (message.attachments ?? []).map((a) => ({
+      filename: a.filename,
+      content_type: a.contentType,
+      size: a.size,
+      ...(a.contentId !== undefined ? { content_id: a.contentId } : {}),
+    })),
     created_at: message.createdAt.toISOString(),
     updated_at: last.at.toISOString(),
     timeline: timeline.map((e) => ({
@@ -52,7 +58,12 @@ export function messageView(message: MessageDoc, events: EventDoc[]): Message {
 }
 
 /** A summary's view as clients read it now: one kept before sends had tags and metadata has none. */
-export const currentView = (view: Message): Message => ({ ...view, tags: view.tags ?? [], metadata: view.metadata ?? {} });
+export const currentView = (view: Message): Message => ({
+  ...view,
+  tags: view.tags ?? [],
+  metadata: view.metadata ?? {},
+  attachments: view.attachments ?? [],
+});
 
 /** A message's summary (see SummaryDoc) from its timeline after `queued`; an entry given twice (read back, and in hand) counts once. */
 export const summaryOf = (message: MessageDoc, events: EventDoc[]): SummaryDoc => ({

@@ -37,6 +37,7 @@ export const messageDocFromTrigger = (t: EmailTriggerCommand): MessageDoc => ({
   ...(t.headers !== undefined ? { headers: t.headers } : {}),
   ...(t.tags !== undefined ? { tags: t.tags } : {}),
   ...(t.metadata !== undefined ? { metadata: t.metadata } : {}),
+  ...(t.attachments !== undefined ? { attachments: t.attachments } : {}),
 });
 
 /**

@@ -50,6 +50,11 @@ export class MessageLists {
     await this.lists.append(items);
   });
 
+  /** Lists a message whose attachments are about to be stored (retention deletes them through this list). */
+  async attachmentsStored(projectId: string, messageId: string, at: Date): Promise<void> {
+    await this.lists.append([{ list: listNames.attachments(projectId), at, value: messageId }]);
+  }
+
   page(list: string, options: PageOptions): Promise<ListPage> {
     return this.lists.page(list, options);
   }

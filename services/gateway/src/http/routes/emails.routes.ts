@@ -17,6 +17,7 @@ import { ConflictError, NotFoundError, UnprocessableError } from '@postbus/error
 import type { CommandSender } from '../../clients/command-sender';
 import { compileBody, toFieldErrors } from '@postbus/http';
 import { sendBatch, triggerFor } from '../../domain/batch-send';
+import { prepareAttachments } from '../../domain/attachments';
 import { refuseReservedHeaders } from '../../domain/message-options';
 import { fromEmailProblem, type SenderDomainState } from '../../domain/sender-address';
 import type { EmailRepository } from '../../model/email.repository';
@@ -37,10 +38,20 @@ export interface EmailRouteDeps {
   assertProject: (clientId: string, projectId: string) => Promise<void>;
   /** The sender domain of the client's project, or null. */
   senderDomainOf: (clientId: string, projectId: string) => Promise<SenderDomainState | null>;
+  /** Stores a message's attachments (in order) with the mailer, before its trigger is published. */
+  storeAttachments: (projectId: string, messageId: string, files: Buffer[]) => Promise<void>;
 }
 
 /** Transactional emails (the seed's fifth prerequisite) and the trigger that sends one. */
-export function emailRoutes({ emails, templates, catalog, commands, assertProject, senderDomainOf }: EmailRouteDeps): RouteSpec[] {
+export function emailRoutes({
+  emails,
+  templates,
+  catalog,
+  commands,
+  assertProject,
+  senderDomainOf,
+  storeAttachments,
+}: EmailRouteDeps): RouteSpec[] {
   /** An email's own sender address is held to the same rule as the project's. */
   const assertFromEmail = async (clientId: string, projectId: string, fromEmail: string | null | undefined) => {
     if (fromEmail === undefined || fromEmail === null) return;
@@ -151,8 +162,17 @@ export function emailRoutes({ emails, templates, catalog, commands, assertProjec
       responses: { 200: { description: 'Accepted: validated against the catalog and durably queued', schema: SendAccepted } },
       handle: async ({ params, body, client, requestId }) => {
         refuseReservedHeaders(body.headers);
+        const files = prepareAttachments(body.attachments);
         const plan = await catalog.resolve(client.clientId, params.projectId, params.emailKey);
-        const { key, command } = triggerFor(params.projectId, plan, body, newMessageId(), new Date().toISOString());
+        const messageId = newMessageId();
+        if (files.length > 0)
+          await storeAttachments(
+            params.projectId,
+            messageId,
+            files.map((f) => f.bytes),
+          );
+        const refs = files.map((f) => f.ref);
+        const { key, command } = triggerFor(params.projectId, plan, body, messageId, new Date().toISOString(), refs);
         await commands.send(Topics.EmailCommands, 'email.trigger', key, command, requestId);
         return { status: 200, body: { status: 'accepted', request_id: requestId, message_id: command.messageId } };
       },
@@ -181,6 +201,7 @@ export function emailRoutes({ emails, templates, catalog, commands, assertProjec
               requestId,
             );
           },
+          storeAttachments: (messageId, files) => storeAttachments(params.projectId, messageId, files),
           newMessageId,
           now: () => new Date(),
         });

@@ -67,4 +67,25 @@ describe('compose', () => {
     expect(parsed.headers.has('x-split')).toBe(false);
     expect(parsed.headers.has('bcc')).toBe(false);
   });
+
+  it('attaches files, and sends one with a content id inline where the HTML refers to cid:', async () => {
+    const pdf = Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(1000, 1)]);
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]);
+    const raw = await compose({
+      ...mail,
+      html: '<p><img src="cid:logo@shop"> Thanks</p>',
+      attachments: [
+        { filename: 'receipt.pdf', contentType: 'application/pdf', content: pdf },
+        { filename: 'logo.png', contentType: 'image/png', content: png, contentId: 'logo@shop' },
+      ],
+    });
+    const parsed = await simpleParser(raw);
+    const byName = new Map(parsed.attachments.map((a) => [a.filename, a]));
+    expect(byName.get('receipt.pdf')).toMatchObject({ contentType: 'application/pdf', contentDisposition: 'attachment' });
+    expect(byName.get('receipt.pdf')!.content.equals(pdf)).toBe(true);
+    expect(byName.get('logo.png')).toMatchObject({ contentType: 'image/png', contentDisposition: 'inline', cid: 'logo@shop' });
+    expect(byName.get('logo.png')!.content.equals(png)).toBe(true);
+    expect(raw.toString()).toMatch(/Content-Type: multipart\/mixed/);
+    expect(raw.toString()).toMatch(/Content-Type: multipart\/related/);
+  });
 });

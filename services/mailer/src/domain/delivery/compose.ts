@@ -14,6 +14,15 @@ export interface OutgoingMail {
   unsubscribe: { url: string; mailto: string };
   /** The send's own headers (none Postbus sets: see RESERVED_HEADERS). */
   headers?: Record<string, string>;
+  /** Files sent with the message; one with a contentId is an inline part (the HTML refers to it as cid:<contentId>). */
+  attachments?: OutgoingAttachment[];
+}
+
+export interface OutgoingAttachment {
+  filename: string;
+  contentType: string;
+  content: Buffer;
+  contentId?: string;
 }
 
 /** The RFC 5322 Message-ID of a message: stable across retries, so receivers can drop a copy. */
@@ -28,7 +37,10 @@ function customHeaders(headers: Record<string, string> = {}): Record<string, str
   return Object.fromEntries(Object.entries(headers).filter(([name, value]) => !reserved.has(name) && !/[\r\n]/.test(value)));
 }
 
-/** Builds the MIME message (multipart/alternative text + HTML) with nodemailer's own composer. */
+/**
+ * Builds the MIME message (multipart/alternative text + HTML; multipart/related with inline
+ * parts, multipart/mixed with attachments) with nodemailer's own composer.
+ */
 export function compose(mail: OutgoingMail): Promise<Buffer> {
   return new MailComposer({
     from: mail.from.name ? { name: mail.from.name, address: mail.from.address } : mail.from.address,
@@ -38,6 +50,16 @@ export function compose(mail: OutgoingMail): Promise<Buffer> {
     html: mail.html,
     text: mail.text,
     messageId: messageIdHeader(mail.messageId, mail.senderDomain),
+    ...(mail.attachments?.length
+      ? {
+          attachments: mail.attachments.map((a) => ({
+            filename: a.filename,
+            content: a.content,
+            contentType: a.contentType,
+            ...(a.contentId !== undefined ? { cid: a.contentId, contentDisposition: 'inline' as const } : {}),
+          })),
+        }
+      : {}),
     date: new Date(),
     headers: {
       ...customHeaders(mail.headers),

@@ -1,4 +1,4 @@
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { simpleParser } from 'mailparser';
 import type { CatalogDomain, CatalogEmail, CatalogProject, CatalogTemplate } from '@postbus/contracts';
 import { ReturnPathTokens, SecretBox, TrackingTokens } from '@postbus/crypto';
@@ -107,6 +107,8 @@ describe('Deliverer: rendering', () => {
   } as unknown as SmtpRelay;
   let engine: TemplateEngine;
   let deliverer: Deliverer;
+  /** The attachment store: bytes by `<message id>:<position>`. */
+  const stored = new Map<string, Buffer>();
 
   beforeAll(() => {
     // A generous time on the threads: a loaded 2-core host must not turn the counts these tests expect into time limits.
@@ -125,6 +127,7 @@ describe('Deliverer: rendering', () => {
       catalogWaitMs: 0,
       templates: engine,
       runPatienceMs: PATIENCE_MS,
+      attachments: { read: (messageId, position) => Promise.resolve(stored.get(`${messageId}:${position}`) ?? null) },
     });
   });
 
@@ -166,6 +169,41 @@ describe('Deliverer: rendering', () => {
     expect(outcome.content?.html).toBe(mail.html);
     const safe = await deliverer.deliver(message('links', 'p-quiet', { url: 'https://pay.example/', logo: 'cid:logo' }), undefined);
     expect(safe.content?.html).toBe('<p><a href="https://pay.example/">pay</a> <img src="cid:logo" alt=""></p>');
+  });
+
+  it('sends the stored attachments of a message, and fails one whose file is gone or is not what was accepted', async () => {
+    const pdf = randomBytes(3000);
+    const withFile = (): MessageDoc => ({
+      ...message('receipt', 'p-quiet', { order: 7 }),
+      attachments: [
+        {
+          filename: 'invoice.pdf',
+          contentType: 'application/pdf',
+          size: pdf.length,
+          sha256: createHash('sha256').update(pdf).digest('hex'),
+        },
+      ],
+    });
+    const before = sent.length;
+    const good = withFile();
+    stored.set(`${good._id}:0`, pdf);
+    expect((await deliverer.deliver(good, undefined)).event).toBe('sent');
+    const mail = await simpleParser(sent[before]!);
+    expect(mail.attachments.map((a) => [a.filename, a.contentType])).toEqual([['invoice.pdf', 'application/pdf']]);
+    expect(mail.attachments[0]!.content.equals(pdf)).toBe(true);
+
+    const gone = withFile();
+    expect(await deliverer.deliver(gone, undefined)).toEqual({
+      event: 'failed',
+      reason: 'attachments: the content of attachment 0 is not stored',
+    });
+    const altered = withFile();
+    stored.set(`${altered._id}:0`, Buffer.concat([pdf.subarray(1), Buffer.from('x')]));
+    expect(await deliverer.deliver(altered, undefined)).toEqual({
+      event: 'failed',
+      reason: 'attachments: the content of attachment 0 is not what was accepted',
+    });
+    expect(sent.length).toBe(before + 1);
   });
 
   it("a run with one client's heavy messages: the others are sent, the heavy client's hold it no longer than the patience, and their retries wait their turn", async () => {

@@ -5,7 +5,9 @@ import type { CatalogProjection } from '../../model/catalog.repository';
 import type { MessageDoc } from '../message-records';
 import type { RenderedContent } from '../message-content';
 import { isBlocking } from '../suppression-reasons';
-import { compose } from './compose';
+import { createHash } from 'node:crypto';
+import type { AttachmentStore } from '../../model/attachment.repository';
+import { compose, type OutgoingAttachment } from './compose';
 import { dkimKey, dkimSign, type DkimKey } from './dkim';
 import type { SmtpRelay } from '../../clients/smtp-relay';
 import { addTracking } from './tracking';
@@ -39,6 +41,8 @@ export interface DelivererOptions {
    * client's mail behind the run waits for its slowest message.
    */
   runPatienceMs: number;
+  /** Where the content of messages' attachments is kept (the gateway stored it before the trigger). */
+  attachments: Pick<AttachmentStore, 'read'>;
 }
 
 interface Resolved {
@@ -132,6 +136,8 @@ export class Deliverer {
       return { event: 'failed', reason: `render: ${(error as Error).message.split('\n')[0] ?? 'error'}` };
     }
 
+    const attachments = await this.attachmentsOf(message);
+    if (typeof attachments === 'string') return { event: 'failed', reason: attachments };
     const { tokens, publicBaseUrl } = this.options;
     const html =
       trackingDomain && (email.trackOpens || email.trackClicks)
@@ -158,6 +164,7 @@ export class Deliverer {
       // The send's own reply-to wins over the email's, which wins over the project's.
       replyTo: message.replyTo ?? email.replyTo ?? project.replyTo,
       ...(message.headers ? { headers: message.headers } : {}),
+      ...(attachments.length > 0 ? { attachments } : {}),
       subject: rendered.subject,
       html,
       text: rendered.text,
@@ -180,6 +187,29 @@ export class Deliverer {
       subject: rendered.subject,
       content: { subject: rendered.subject, html: rendered.html, text: rendered.text },
     };
+  }
+
+  /**
+   * The message's attachments, read back by id (every attempt reads the same stored bytes); a
+   * string says which one is gone (erased, purged) or is not what the gateway accepted.
+   */
+  private async attachmentsOf(message: MessageDoc): Promise<OutgoingAttachment[] | string> {
+    const refs = message.attachments ?? [];
+    const read = await Promise.all(refs.map((ref, position) => this.options.attachments.read(message._id, position, ref.size)));
+    const outgoing: OutgoingAttachment[] = [];
+    for (const [position, ref] of refs.entries()) {
+      const content = read[position];
+      if (!content) return `attachments: the content of attachment ${position} is not stored`;
+      if (createHash('sha256').update(content).digest('hex') !== ref.sha256)
+        return `attachments: the content of attachment ${position} is not what was accepted`;
+      outgoing.push({
+        filename: ref.filename,
+        contentType: ref.contentType,
+        content,
+        ...(ref.contentId !== undefined ? { contentId: ref.contentId } : {}),
+      });
+    }
+    return outgoing;
   }
 
   /**

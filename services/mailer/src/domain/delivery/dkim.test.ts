@@ -47,4 +47,26 @@ describe('dkimSign', () => {
     // mailauth reports a body that no longer matches its hash as neutral, never as a pass.
     expect(result.results[0]?.status).toMatchObject({ result: 'neutral', comment: 'body hash did not verify' });
   });
+
+  it('signs a message with an attachment and an inline part so that it verifies', async () => {
+    const pdf = Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(300_000, 7)]);
+    const raw = await compose({
+      messageId: 'msg_attached',
+      senderDomain: 'mail.example.com',
+      from: { name: null, address: 'hello@mail.example.com' },
+      to: 'ann@example.org',
+      replyTo: null,
+      subject: 'Your invoice',
+      html: '<p><img src="cid:logo"> Invoice attached</p>',
+      text: 'Invoice attached',
+      unsubscribe: { url: 'https://pb.example.com/t/u/token', mailto: 'mailto:unsubscribe@mail.example.com?subject=unsubscribe' },
+      attachments: [
+        { filename: 'invoice.pdf', contentType: 'application/pdf', content: pdf },
+        { filename: 'logo.png', contentType: 'image/png', content: Buffer.from('png'), contentId: 'logo' },
+      ],
+    });
+    const signed = await dkimSign(raw, dkimKey('mail.example.com', 'pb1', privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()));
+    const result = await dkimVerify(signed, { resolver });
+    expect(result.results[0]?.status.result).toBe('pass');
+  });
 });

@@ -1,0 +1,93 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { simpleParser } from 'mailparser';
+import { call, waitFor } from '@postbus/testing';
+import { createClientAndProject, createSendableEmail, startSystem, type DemoClient, type RunningSystem } from './system';
+
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+/** Attachments through the real stack: stored once by the mailer, sent byte for byte, listed in the message's reads. */
+describe('attachments', () => {
+  let system: RunningSystem;
+  let client: DemoClient;
+
+  beforeAll(async () => {
+    system = await startSystem();
+    client = await createClientAndProject(system);
+    await createSendableEmail(system, client, { html: '<p><img src="cid:logo@e2e" alt="Shop"> Your invoice {{data.code}}.</p>' });
+  });
+
+  afterAll(async () => {
+    await system?.stop();
+  });
+
+  const api = (method: string, path: string, json?: unknown) =>
+    call(system.gatewayUrl, method, `/v1/projects/${client.projectId}${path}`, {
+      auth: client.auth,
+      ...(json !== undefined ? { json } : {}),
+    });
+  const send = (body: Record<string, unknown>) => api('POST', '/emails/welcome/send', body);
+
+  it('sends a 1 MB PDF whose bytes arrive unchanged and an inline image the HTML refers to by its Content-ID, and lists both on the message', async () => {
+    const pdf = Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(1024 * 1024)]);
+    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), randomBytes(2000)]);
+    const sent = await send({
+      user: { email: 'buyer@example.org' },
+      data: { code: 'INV-4711' },
+      attachments: [
+        { filename: 'invoice-4711.pdf', content: pdf.toString('base64') },
+        { filename: 'logo.png', content: png.toString('base64'), content_id: 'logo@e2e' },
+      ],
+    });
+    expect(sent.status).toBe(200);
+    const id = sent.body.message_id as string;
+
+    const arrived = await system.sink.client.waitForMessageId(`${id}@mail.e2e.example`, 30_000);
+    const parsed = await simpleParser(Buffer.from(await system.sink.client.raw(arrived.ID)));
+    const byName = new Map(parsed.attachments.map((a) => [a.filename, a]));
+    expect(byName.get('invoice-4711.pdf')).toMatchObject({ contentType: 'application/pdf', contentDisposition: 'attachment' });
+    expect(sha256(byName.get('invoice-4711.pdf')!.content)).toBe(sha256(pdf));
+    expect(byName.get('logo.png')).toMatchObject({ contentType: 'image/png', contentDisposition: 'inline', cid: 'logo@e2e' });
+    expect(sha256(byName.get('logo.png')!.content)).toBe(sha256(png));
+    expect(parsed.html || '').toContain('Your invoice INV-4711.');
+
+    const message = await waitFor(async () => {
+      const res = await api('GET', `/messages/${id}`);
+      return res.status === 200 && res.body.status === 'sent' ? res : undefined;
+    });
+    expect(message.body.attachments).toEqual([
+      { filename: 'invoice-4711.pdf', content_type: 'application/pdf', size: pdf.length },
+      { filename: 'logo.png', content_type: 'image/png', size: png.length, content_id: 'logo@e2e' },
+    ]);
+    // The panel's frame shows the inline image embedded (its policy loads nothing, not even from this origin).
+    // The rendered email is kept a moment after the outcome.
+    const frame = await waitFor(async () => {
+      const res = await call(system.gatewayUrl, 'GET', `/admin/frames/email/${client.projectId}/${id}`, { auth: client.auth });
+      return res.status === 200 ? res : undefined;
+    });
+    expect(frame.headers.get('content-security-policy')).toContain('img-src data:;');
+    expect(frame.text).toContain(`src="data:image/png;base64,${png.toString('base64')}"`);
+    expect(frame.text).not.toContain('cid:logo@e2e');
+    // The reads never carry the content.
+    expect(message.text).not.toContain(pdf.subarray(0, 300).toString('base64'));
+    expect(message.text.length).toBeLessThan(10_000);
+  });
+
+  it('answers an 11 MB attachment and setup.exe with problems naming the field, and sends nothing', async () => {
+    const user = { email: 'refused@example.org' };
+    const eleven = await send({ user, attachments: [{ filename: 'big.pdf', content: randomBytes(11 * 1024 * 1024).toString('base64') }] });
+    expect(eleven.status).toBe(413);
+    expect(eleven.body.errors).toEqual([{ pointer: '/attachments', message: expect.stringContaining('10 MB') }]);
+
+    const exe = await send({ user, attachments: [{ filename: 'setup.exe', content: Buffer.from('MZ\x90\x00').toString('base64') }] });
+    expect(exe.status).toBe(422);
+    expect(exe.body.errors).toEqual([{ pointer: '/attachments/0/filename', message: expect.stringContaining('setup.exe') }]);
+
+    // A program by its content, whatever its name.
+    const elf = await send({ user, attachments: [{ filename: 'report.pdf', content: Buffer.from('\x7fELF\x02\x01').toString('base64') }] });
+    expect(elf.status).toBe(422);
+    expect(elf.body.errors).toEqual([{ pointer: '/attachments/0/content', message: expect.stringContaining('report.pdf') }]);
+
+    const listed = await api('GET', `/messages?email=${encodeURIComponent(user.email)}`);
+    expect(listed.body.data).toEqual([]);
+  });
+});

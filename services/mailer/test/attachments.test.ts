@@ -1,0 +1,158 @@
+import type { Server } from 'node:http';
+import { createHash, randomBytes } from 'node:crypto';
+import { ATTACHMENT_LIMITS } from '@postbus/contracts';
+import { connectDb, type Connection } from '@postbus/db';
+import { closeServer, startInternalServer } from '@postbus/http';
+import { createLogger } from '@postbus/logger';
+import { defaultMongoUrl, internalAuthorization, testInternalApiSecret, uniqueName } from '@postbus/testing';
+import { MailerErasure } from '../src/domain/erasure-participant';
+import { listNames } from '../src/domain/message-lists';
+import { MessageRetention } from '../src/domain/message-retention';
+import { attachmentsApi } from '../src/http/attachments-api';
+import { AttachmentStore } from '../src/model/attachment.repository';
+import { ErasuresDone } from '../src/model/erasure.repository';
+import { MessageLists } from '../src/model/message-list.repository';
+import { MessageStore } from '../src/model/message.repository';
+import { RetryQueue } from '../src/model/retry.repository';
+import { Suppressions } from '../src/model/suppression.repository';
+import { acceptedMessage } from './accepted-message';
+
+const logger = createLogger({ service: 'mailer-test', level: 'error' });
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+describe('attachments in the mailer', () => {
+  let db: Connection;
+  let attachments: AttachmentStore;
+  let store: MessageStore;
+  let lists: MessageLists;
+  let server: Server;
+  let url: string;
+
+  beforeAll(async () => {
+    db = await connectDb({ url: defaultMongoUrl(), dbName: uniqueName('t').replace(/-/g, '_') });
+    attachments = new AttachmentStore(db);
+    store = new MessageStore(db);
+    lists = new MessageLists(db);
+    await Promise.all([attachments.init(), store.init(), lists.init()]);
+    // QUERY_AUDIT strict: every query on the request path must be by `_id` alone.
+    const started = await startInternalServer({
+      service: 'mailer',
+      config: { PORT: 0, INTERNAL_HOST: '127.0.0.1', INTERNAL_API_SECRET: testInternalApiSecret, QUERY_AUDIT: 'strict' },
+      checks: {},
+      handlers: [attachmentsApi(attachments, lists, store)],
+      logger,
+    });
+    server = started.server;
+    url = `http://127.0.0.1:${started.port}`;
+  });
+
+  afterAll(async () => {
+    if (server) await closeServer(server);
+    await db?.dropDatabase();
+    await db?.close();
+  });
+
+  const put = async (projectId: string, messageId: string, position: number, bytes: Buffer) =>
+    fetch(`${url}/internal/projects/${projectId}/messages/${messageId}/attachments/${position}`, {
+      method: 'PUT',
+      headers: { authorization: await internalAuthorization('mailer'), 'content-type': 'application/octet-stream' },
+      body: bytes,
+    });
+
+  it('stores a file over the internal API in chunks and reads the same bytes back, several chunks and an empty file alike', async () => {
+    const big = randomBytes(ATTACHMENT_LIMITS.chunkBytes * 2 + 1234);
+    expect((await put('p1', 'msg_big', 0, big)).status).toBe(204);
+    expect((await put('p1', 'msg_big', 1, Buffer.alloc(0))).status).toBe(204);
+    const back = await attachments.read('msg_big', 0, big.length);
+    expect(sha256(back!)).toBe(sha256(big));
+    expect((await attachments.read('msg_big', 1, 0))?.length).toBe(0);
+    // Stored again (a retried request): the same documents, the same bytes.
+    expect((await put('p1', 'msg_big', 0, big)).status).toBe(204);
+    expect(sha256((await attachments.read('msg_big', 0, big.length))!)).toBe(sha256(big));
+    // The set was listed for retention once per store of its first file.
+    const listed = await lists.page(listNames.attachments('p1'), { limit: 10 });
+    expect(listed.entries.map((e) => e.value)).toEqual(['msg_big', 'msg_big']);
+    // A file that is not there is null; a set's chunks all go, and a repeat finds nothing.
+    expect(await attachments.read('msg_none', 0, 10)).toBeNull();
+    expect(await attachments.deleteSets(['msg_big'])).toBe(4);
+    expect(await attachments.read('msg_big', 0, big.length)).toBeNull();
+    expect(await attachments.deleteSets(['msg_big'])).toBe(0);
+  });
+
+  it('refuses a position a send cannot have and a body that is not bytes', async () => {
+    expect((await put('p1', 'msg_x', ATTACHMENT_LIMITS.count, Buffer.from('x'))).status).toBe(400);
+    const json = await fetch(`${url}/internal/projects/p1/messages/msg_x/attachments/0`, {
+      method: 'PUT',
+      headers: { authorization: await internalAuthorization('mailer'), 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(json.status).toBe(400);
+  });
+
+  it("serves a message's attachment by position with its type, and 404 for another project's or one missing", async () => {
+    const png = randomBytes(5000);
+    await store.insertNew([
+      {
+        ...acceptedMessage({ id: 'msg_inline', projectId: 'p2', email: 'ada@example.org' }),
+        attachments: [{ filename: 'logo.png', contentType: 'image/png', size: png.length, sha256: sha256(png), contentId: 'logo' }],
+      },
+    ]);
+    await put('p2', 'msg_inline', 0, png);
+    const auth = { authorization: await internalAuthorization('mailer') };
+    const got = await fetch(`${url}/internal/projects/p2/messages/msg_inline/attachments/0`, { headers: auth });
+    expect(got.status).toBe(200);
+    expect(got.headers.get('content-type')).toBe('image/png');
+    expect(Buffer.from(await got.arrayBuffer()).equals(png)).toBe(true);
+    expect((await fetch(`${url}/internal/projects/p1/messages/msg_inline/attachments/0`, { headers: auth })).status).toBe(404);
+    expect((await fetch(`${url}/internal/projects/p2/messages/msg_inline/attachments/1`, { headers: auth })).status).toBe(404);
+  });
+
+  it("are erased with the person's messages, and another person's stay", async () => {
+    const suppressions = new Suppressions(db, (email) => `hash of ${email}`);
+    const retries = new RetryQueue(db);
+    const done = new ErasuresDone(db);
+    await Promise.all([suppressions.init(), retries.init(), done.init()]);
+    const erasure = new MailerErasure({ store, lists, suppressions, retries, done, attachments });
+    const file = randomBytes(1000);
+    const withFile = (id: string, email: string) => ({
+      ...acceptedMessage({ id, projectId: 'p3', email }),
+      attachments: [{ filename: 'a.pdf', contentType: 'application/pdf', size: file.length, sha256: sha256(file) }],
+    });
+    const eve = withFile('msg_eve', 'eve@example.org');
+    const dan = withFile('msg_dan', 'dan@example.org');
+    await store.insertNew([eve, dan]);
+    await Promise.all([eve, dan].map((m) => lists.accepted(m, 'new')));
+    await Promise.all([put('p3', 'msg_eve', 0, file), put('p3', 'msg_dan', 0, file)]);
+    const result = await erasure.erase({
+      erasureId: 'era_att',
+      projectId: 'p3',
+      id: null,
+      email: 'eve@example.org',
+      userId: null,
+      before: new Date().toISOString(),
+    });
+    expect(result).toMatchObject({ messages: 1, attachmentChunks: 1 });
+    expect(await attachments.read('msg_eve', 0, file.length)).toBeNull();
+    expect(await attachments.read('msg_dan', 0, file.length)).not.toBeNull();
+  });
+
+  it('are purged by retention with the sets listed before the cutoff, a set whose trigger never came included', async () => {
+    const file = randomBytes(100);
+    await put('p4', 'msg_orphan', 0, file);
+    await put('p4', 'msg_orphan', 1, file);
+    await put('p4', 'msg_fresh', 0, file);
+    const retention = new MessageRetention({ store, lists, attachments, logger, retentionDays: 30, intervalMs: 3_600_000 });
+    // Nothing is 30 days old yet.
+    expect(await retention.purge()).toMatchObject({ attachmentChunks: 0 });
+    expect(await attachments.read('msg_orphan', 1, file.length)).not.toBeNull();
+    // Thirty-one days on, everything stored now is past the window.
+    const purged = await retention.purge(new Date(Date.now() + 31 * 86_400_000));
+    expect(purged.attachmentChunks).toBeGreaterThanOrEqual(3);
+    for (const [id, position] of [
+      ['msg_orphan', 0],
+      ['msg_orphan', 1],
+      ['msg_fresh', 0],
+    ] as const)
+      expect(await attachments.read(id, position, file.length)).toBeNull();
+  });
+});
