@@ -91,6 +91,8 @@ export const EmailTriggerCommand = Type.Object({
   headers: Type.Optional(Type.Record(Type.String(), Type.String())),
   tags: Type.Optional(Type.Array(Type.String())),
   metadata: Type.Optional(Type.Record(Type.String(), Type.String())),
+  /** A scheduled send: when it goes (the API's send_at, checked by the gateway to be at most 30 days ahead). */
+  sendAt: Type.Optional(Timestamp),
 });
 export type EmailTriggerCommand = Static<typeof EmailTriggerCommand>;
 
@@ -242,6 +244,8 @@ export const MessageEvent = Type.Object({
   /** The send's tags and metadata, when it gave any: every webhook about the message carries them. */
   tags: Type.Optional(Type.Array(Type.String())),
   metadata: Type.Optional(Type.Record(Type.String(), Type.String())),
+  /** A scheduled send's time. */
+  sendAt: Type.Optional(Timestamp),
 });
 export type MessageEvent = Static<typeof MessageEvent>;
 
@@ -273,6 +277,7 @@ export const MessageSchemas = {
   'catalog.template': CatalogTemplate,
   'catalog.email': CatalogEmail,
   'catalog.deleted': CatalogDeleted,
+  'message.scheduled': MessageEvent,
   'message.queued': MessageEvent,
   'message.deferred': MessageEvent,
   'message.sent': MessageEvent,
@@ -284,6 +289,7 @@ export const MessageSchemas = {
   'message.unsubscribed': MessageEvent,
   'message.soft_bounced': MessageEvent,
   'message.complained': MessageEvent,
+  'message.canceled': MessageEvent,
   'suppression.created': SuppressionChangedEvent,
   'suppression.deleted': SuppressionChangedEvent,
   'tracking.opened': TrackingEvent,

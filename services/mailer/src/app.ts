@@ -15,6 +15,7 @@ import { MailerErasure } from './domain/erasure-participant';
 import { MessageLog } from './domain/message-log';
 import { MessageRetention } from './domain/message-retention';
 import { RetryWorker } from './domain/retry-worker';
+import { ScheduledSends, ScheduleWorker } from './domain/scheduled-sends';
 import { SendPathPriority } from './domain/send-path-priority';
 import { SuppressionList } from './domain/suppression-list';
 import { Timeline } from './domain/timeline';
@@ -27,6 +28,7 @@ import { MessageLists } from './model/message-list.repository';
 import { MessageStore } from './model/message.repository';
 import { RetryQueue } from './model/retry.repository';
 import { StatusRollups } from './model/rollup.repository';
+import { ScheduleQueue } from './model/schedule.repository';
 import { Suppressions } from './model/suppression.repository';
 
 export interface MailerService {
@@ -50,7 +52,17 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
   const erasuresDone = new ErasuresDone(db);
   const lists = new MessageLists(db);
   const rollups = new StatusRollups(db);
-  await Promise.all([catalog.init(), store.init(), suppressions.init(), retries.init(), erasuresDone.init(), lists.init(), rollups.init()]);
+  const schedule = new ScheduleQueue(db);
+  await Promise.all([
+    catalog.init(),
+    store.init(),
+    suppressions.init(),
+    retries.init(),
+    erasuresDone.init(),
+    lists.init(),
+    rollups.init(),
+    schedule.init(),
+  ]);
   rollups.start();
   const erasure = new MailerErasure({ store, lists, suppressions, retries, done: erasuresDone });
 
@@ -129,15 +141,12 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
       }),
     ),
   });
+  const scheduled = new ScheduledSends({ store, queue: schedule, lists, rollups, timeline });
+  const triggerDelivery = new TriggerDelivery({ store, suppressions, retries, deliverer, timeline, lists, rollups, scheduled });
   await bus.consume({
     groupId: 'postbus-mailer-triggers',
     gatherFetches: 'send-path',
-    handlers: emailCommandHandlers(
-      new TriggerDelivery({ store, suppressions, retries, deliverer, timeline, lists, rollups }),
-      sendPath,
-      erasure,
-      suppressionList,
-    ),
+    handlers: emailCommandHandlers(triggerDelivery, sendPath, erasure, suppressionList),
     partitionsConsumedConcurrently: config.KAFKA_TOPIC_PARTITIONS,
     // A run is delivered side by side and committed as a whole: a few times the SMTP pool keeps
     // the relay busy without letting one run's slowest mail hold back hundreds of others.
@@ -153,6 +162,16 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     intervalMs: Math.max(50, Math.min(1_000, Math.floor(config.MAILER_RETRY_BASE_MS / 4))),
   });
   retryWorker.start();
+  const scheduleWorker = new ScheduleWorker({
+    queue: schedule,
+    store,
+    timeline,
+    deliver: triggerDelivery.resume,
+    logger,
+    intervalMs: config.MAILER_SCHEDULE_POLL_MS,
+    leaseMs: config.MAILER_SCHEDULE_LEASE_MS,
+  });
+  scheduleWorker.start();
   const retention = new MessageRetention({
     store,
     lists,
@@ -167,7 +186,7 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     service: 'mailer',
     config,
     checks: { database: () => pingDb(db), bus: () => bus.publisher.healthy() },
-    handlers: [internalApi(new MessageLog(store, lists), rollups, suppressions)],
+    handlers: [internalApi(new MessageLog(store, lists), rollups, suppressions, scheduled)],
     logger,
   });
   logger.info('mailer started', { port, host: config.INTERNAL_HOST });
@@ -176,6 +195,7 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     port,
     async stop() {
       await retryWorker.stop();
+      await scheduleWorker.stop();
       await retention.stop();
       await closeServer(server);
       await bus.close();

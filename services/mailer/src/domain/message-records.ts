@@ -19,6 +19,8 @@ export interface MessageDoc {
   headers?: Record<string, string>;
   tags?: string[];
   metadata?: Record<string, string>;
+  /** A scheduled send: when it goes. */
+  sendAt?: Date;
 }
 
 /** One entry of a message's timeline after `queued` (which the message itself stands for). */

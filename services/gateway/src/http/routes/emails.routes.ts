@@ -16,8 +16,8 @@ import {
 import { ConflictError, NotFoundError, UnprocessableError } from '@postbus/errors';
 import type { CommandSender } from '../../clients/command-sender';
 import { compileBody, toFieldErrors } from '@postbus/http';
-import { sendBatch, triggerFor } from '../../domain/batch-send';
-import { refuseReservedHeaders } from '../../domain/message-options';
+import { sendAtOf, sendBatch, triggerFor } from '../../domain/batch-send';
+import { refuseReservedHeaders, refuseBadSendAt } from '../../domain/message-options';
 import { fromEmailProblem, type SenderDomainState } from '../../domain/sender-address';
 import type { EmailRepository } from '../../model/email.repository';
 import { EMAIL_NOT_FOUND, type TriggerCatalog } from '../../domain/trigger-catalog';
@@ -150,11 +150,13 @@ export function emailRoutes({ emails, templates, catalog, commands, assertProjec
       body: SendEmailRequest,
       responses: { 200: { description: 'Accepted: validated against the catalog and durably queued', schema: SendAccepted } },
       handle: async ({ params, body, client, requestId }) => {
+        const now = new Date();
         refuseReservedHeaders(body.headers);
+        refuseBadSendAt(body.send_at, now);
         const plan = await catalog.resolve(client.clientId, params.projectId, params.emailKey);
-        const { key, command } = triggerFor(params.projectId, plan, body, newMessageId(), new Date().toISOString());
+        const { key, command } = triggerFor(params.projectId, plan, body, newMessageId(), now.toISOString());
         await commands.send(Topics.EmailCommands, 'email.trigger', key, command, requestId);
-        return { status: 200, body: { status: 'accepted', request_id: requestId, message_id: command.messageId } };
+        return { status: 200, body: { status: 'accepted', request_id: requestId, message_id: command.messageId, ...sendAtOf(command) } };
       },
     }),
     defineRoute({
