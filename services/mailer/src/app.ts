@@ -114,6 +114,21 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     (error, count) => logger.warn('could not keep the rendered emails of some messages', { error, count }),
   );
 
+  const scheduled = new ScheduledSends({ store, queue: schedule, lists, rollups, timeline });
+  const triggerDelivery = new TriggerDelivery({ store, suppressions, retries, deliverer, timeline, lists, rollups, scheduled });
+  // Before the consumers, whose start waits for their groups (after a crash, until the broker drops
+  // the dead member): what is due goes on time whatever the bus's groups are doing.
+  const scheduleWorker = new ScheduleWorker({
+    queue: schedule,
+    store,
+    timeline,
+    deliver: triggerDelivery.resume,
+    logger,
+    intervalMs: config.MAILER_SCHEDULE_POLL_MS,
+    leaseMs: config.MAILER_SCHEDULE_LEASE_MS,
+  });
+  scheduleWorker.start();
+
   const suppressionList = new SuppressionList(suppressions, bus.publisher);
   const sendPath = new SendPathPriority({ whileSendingPerSecond: config.FEEDBACK_RATE_WHILE_SENDING });
   const engagements = new Engagements({ store, timeline, suppressionList, suppressions, publisher: bus.publisher });
@@ -141,8 +156,6 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
       }),
     ),
   });
-  const scheduled = new ScheduledSends({ store, queue: schedule, lists, rollups, timeline });
-  const triggerDelivery = new TriggerDelivery({ store, suppressions, retries, deliverer, timeline, lists, rollups, scheduled });
   await bus.consume({
     groupId: 'postbus-mailer-triggers',
     gatherFetches: 'send-path',
@@ -162,16 +175,6 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     intervalMs: Math.max(50, Math.min(1_000, Math.floor(config.MAILER_RETRY_BASE_MS / 4))),
   });
   retryWorker.start();
-  const scheduleWorker = new ScheduleWorker({
-    queue: schedule,
-    store,
-    timeline,
-    deliver: triggerDelivery.resume,
-    logger,
-    intervalMs: config.MAILER_SCHEDULE_POLL_MS,
-    leaseMs: config.MAILER_SCHEDULE_LEASE_MS,
-  });
-  scheduleWorker.start();
   const retention = new MessageRetention({
     store,
     lists,
