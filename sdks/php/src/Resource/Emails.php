@@ -10,7 +10,7 @@ use Postbus\Internal\Requester;
 final class Emails
 {
     /** What one send may carry beyond its recipient and data, given among the call's options. */
-    private const MESSAGE_OPTIONS = ['reply_to', 'headers', 'tags', 'metadata'];
+    private const MESSAGE_OPTIONS = ['reply_to', 'headers', 'tags', 'metadata', 'send_at'];
 
     /** @internal */
     public function __construct(private Requester $requester)
@@ -26,9 +26,12 @@ final class Emails
      *                                       and custom attributes
      * @param array<string, mixed> $data     template data, {{data.*}}
      * @param array<string, mixed> $options  the message's own reply_to, headers (name => value), tags (list of
-     *                                       strings), metadata (string => string); and the call's
-     *                                       idempotency_key, timeout, max_retries
-     * @return array{status: string, request_id: string, message_id: string}&array<string, mixed>
+     *                                       strings), metadata (string => string), send_at (a DateTimeInterface
+     *                                       or RFC 3339 string, from now up to 30 days ahead: the message is
+     *                                       scheduled, and messages->cancel() stops it until then); and the
+     *                                       call's idempotency_key, timeout, max_retries
+     * @return array{status: string, request_id: string, message_id: string}&array<string, mixed> send_at too
+     *                                                                                             when scheduled
      */
     public function send(string $projectId, string $emailKey, array $user, array $data = [], array $options = []): array
     {
@@ -38,7 +41,7 @@ final class Emails
         }
         foreach (self::MESSAGE_OPTIONS as $name) {
             if (array_key_exists($name, $options)) {
-                $body[$name] = in_array($name, ['headers', 'metadata'], true) ? Json::object($options[$name]) : $options[$name];
+                $body[$name] = self::messageOption($name, $options[$name]);
                 unset($options[$name]);
             }
         }
@@ -51,7 +54,7 @@ final class Emails
      * accepted or rejected on its own; one idempotency key covers the whole batch.
      *
      * @param list<array<string, mixed>> $messages each: email_key, user, and optionally data, reply_to, headers,
-     *                                             tags, metadata
+     *                                             tags, metadata, send_at
      * @param array<string, mixed>       $options  idempotency_key, timeout, max_retries
      * @return array{request_id: string, data: list<array<string, mixed>>} one result per message, in order:
      *                                                                     index, status ("accepted" with message_id,
@@ -65,8 +68,20 @@ final class Emails
                     $message[$name] = Json::object($message[$name]);
                 }
             }
+            if (array_key_exists('send_at', $message)) {
+                $message['send_at'] = self::messageOption('send_at', $message['send_at']);
+            }
             return $message;
         }, array_values($messages));
         return $this->requester->request('POST', ['projects', $projectId, 'emails', 'batch'], [], ['messages' => $items], $options);
+    }
+
+    /** A message option as the API takes it: headers and metadata as JSON objects (even empty), send_at as RFC 3339. */
+    private static function messageOption(string $name, mixed $value): mixed
+    {
+        if ($name === 'send_at' && $value instanceof \DateTimeInterface) {
+            return $value->format(\DateTimeInterface::RFC3339_EXTENDED);
+        }
+        return in_array($name, ['headers', 'metadata'], true) ? Json::object($value) : $value;
     }
 }
