@@ -7,6 +7,7 @@ import {
   MESSAGE_STATUSES,
   PAGE_LIMIT,
   RESERVED_HEADERS,
+  SEND_AT_LIMITS,
   SUPPRESSION_REASONS,
   TIMELINE_EVENTS,
 } from './values';
@@ -354,6 +355,13 @@ const MessageOptions = {
       description: `at most ${ATTACHMENT_LIMITS.count} files, at most ${ATTACHMENT_LIMITS.totalBytes / 1024 / 1024} MB together (decoded); programs and scripts are refused`,
     }),
   ),
+  send_at: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description: `RFC 3339: send the message then (within 5 s), not now; from now up to ${SEND_AT_LIMITS.maxAheadDays} days ahead. The message is scheduled until then, and can be cancelled (POST …/messages/{messageId}/cancel)`,
+      examples: ['2026-12-24T18:00:00Z'],
+    }),
+  ),
 };
 
 const SendUser = Type.Object(
@@ -377,7 +385,14 @@ const SendFields = {
 export const SendEmailRequest = Type.Object(SendFields, { additionalProperties: false });
 export type SendEmailRequest = Static<typeof SendEmailRequest>;
 
-export const SendAccepted = Type.Object({ status: Type.Literal('accepted'), request_id: Type.String(), message_id: Type.String() });
+const AcceptedSendAt = Type.Optional(Type.String({ format: 'date-time', description: 'a scheduled send: when it goes' }));
+
+export const SendAccepted = Type.Object({
+  status: Type.Literal('accepted'),
+  request_id: Type.String(),
+  message_id: Type.String(),
+  send_at: AcceptedSendAt,
+});
 
 export const Session = Type.Object({
   token: Type.String({ description: 'send as Authorization: Bearer <token>' }),
@@ -429,7 +444,7 @@ export const SendBatchRequest = Type.Object(
     messages: Type.Array(Type.Record(Type.String(), Type.Unknown()), {
       minItems: 1,
       maxItems: SEND_BATCH_MAX,
-      description: `1 to ${SEND_BATCH_MAX} messages, each as SendBatchItem: {email_key, user, data?, reply_to?, headers?, tags?, metadata?, attachments?}. Each is checked on its own: a bad one is rejected in the answer, and the others are sent`,
+      description: `1 to ${SEND_BATCH_MAX} messages, each as SendBatchItem: {email_key, user, data?, reply_to?, headers?, tags?, metadata?, attachments?, send_at?}. Each is checked on its own: a bad one is rejected in the answer, and the others are sent`,
     }),
   },
   { additionalProperties: false },
@@ -437,7 +452,12 @@ export const SendBatchRequest = Type.Object(
 export type SendBatchRequest = Static<typeof SendBatchRequest>;
 
 export const SendBatchResult = Type.Union([
-  Type.Object({ index: Type.Integer({ minimum: 0 }), status: Type.Literal('accepted'), message_id: Type.String() }),
+  Type.Object({
+    index: Type.Integer({ minimum: 0 }),
+    status: Type.Literal('accepted'),
+    message_id: Type.String(),
+    send_at: AcceptedSendAt,
+  }),
   Type.Object({
     index: Type.Integer({ minimum: 0 }),
     status: Type.Literal('rejected'),
@@ -575,6 +595,7 @@ export const Message = Type.Object({
   tags: Type.Array(Type.String(), { description: 'the tags the send gave' }),
   metadata: Type.Record(Type.String(), Type.String(), { description: 'the metadata the send gave' }),
   attachments: Type.Array(AttachmentInfo, { description: "the send's attachments: name, type and size (the content is not read back)" }),
+  send_at: Type.Optional(Type.String({ format: 'date-time', description: 'a scheduled send: when it goes (or went)' })),
   created_at: Timestamp,
   updated_at: Timestamp,
   timeline: Type.Array(TimelineEntry),

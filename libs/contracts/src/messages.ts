@@ -107,6 +107,8 @@ export const EmailTriggerCommand = Type.Object({
    * with the mailer (under the message id and the position) before it published the trigger.
    */
   attachments: Type.Optional(Type.Array(AttachmentRef)),
+  /** A scheduled send: when it goes (the API's send_at, checked by the gateway to be at most 30 days ahead). */
+  sendAt: Type.Optional(Timestamp),
 });
 export type EmailTriggerCommand = Static<typeof EmailTriggerCommand>;
 
@@ -258,6 +260,8 @@ export const MessageEvent = Type.Object({
   /** The send's tags and metadata, when it gave any: every webhook about the message carries them. */
   tags: Type.Optional(Type.Array(Type.String())),
   metadata: Type.Optional(Type.Record(Type.String(), Type.String())),
+  /** A scheduled send's time. */
+  sendAt: Type.Optional(Timestamp),
 });
 export type MessageEvent = Static<typeof MessageEvent>;
 
@@ -289,6 +293,7 @@ export const MessageSchemas = {
   'catalog.template': CatalogTemplate,
   'catalog.email': CatalogEmail,
   'catalog.deleted': CatalogDeleted,
+  'message.scheduled': MessageEvent,
   'message.queued': MessageEvent,
   'message.deferred': MessageEvent,
   'message.sent': MessageEvent,
@@ -300,6 +305,7 @@ export const MessageSchemas = {
   'message.unsubscribed': MessageEvent,
   'message.soft_bounced': MessageEvent,
   'message.complained': MessageEvent,
+  'message.canceled': MessageEvent,
   'suppression.created': SuppressionChangedEvent,
   'suppression.deleted': SuppressionChangedEvent,
   'tracking.opened': TrackingEvent,

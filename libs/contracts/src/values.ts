@@ -4,12 +4,15 @@
  * without TypeBox; the schemas in this package are built from them.
  */
 
-/** Delivery statuses in the order a message moves through them; engagement events follow `sent`. */
-export const MESSAGE_STATUSES = ['queued', 'deferred', 'sent', 'bounced', 'failed', 'suppressed'] as const;
+/**
+ * Delivery statuses in the order a message moves through them; engagement events follow `sent`.
+ * A send with `send_at` starts `scheduled` (in place of `queued`) and is `canceled` if cancelled before it goes.
+ */
+export const MESSAGE_STATUSES = ['scheduled', 'queued', 'deferred', 'sent', 'bounced', 'failed', 'suppressed', 'canceled'] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
 /** The statuses a message's delivery ends in: no delivery event follows one of them. */
-export const TERMINAL_STATUSES = ['sent', 'bounced', 'failed', 'suppressed'] as const satisfies readonly MessageStatus[];
+export const TERMINAL_STATUSES = ['sent', 'bounced', 'failed', 'suppressed', 'canceled'] as const satisfies readonly MessageStatus[];
 export type TerminalStatus = (typeof TERMINAL_STATUSES)[number];
 
 /** Whether a status (or any timeline event) ends a message's delivery. */
@@ -33,6 +36,7 @@ export type TimelineEventName = (typeof TIMELINE_EVENTS)[number];
 
 /** The message events that reach webhooks as `message.<event>` (an unsubscribe reaches them as `user.unsubscribed`). */
 export const MESSAGE_WEBHOOK_EVENTS = [
+  'scheduled',
   'queued',
   'sent',
   'deferred',
@@ -42,6 +46,7 @@ export const MESSAGE_WEBHOOK_EVENTS = [
   'opened',
   'clicked',
   'complained',
+  'canceled',
 ] as const;
 export type MessageWebhookEvent = (typeof MESSAGE_WEBHOOK_EVENTS)[number];
 
@@ -95,6 +100,12 @@ export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];
 
 /** The longest range of UTC days one message stats read covers. */
 export const MAX_STATS_DAYS = 400;
+
+/**
+ * How far ahead a send's `send_at` may be, and how far behind "now" it may be and still count as
+ * now (the client's clock may run a little behind the gateway's): sent at once, through the schedule.
+ */
+export const SEND_AT_LIMITS = { maxAheadDays: 30, clockSkewMs: 60_000 } as const;
 
 /** The size of one page of a list: at most `max` items, `default` when the query names none. */
 export const PAGE_LIMIT = { max: 100, default: 50 } as const;

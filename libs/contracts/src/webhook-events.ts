@@ -40,9 +40,11 @@ const messageWebhookData = <E extends MessageWebhookEvent>(event: E) =>
     metadata: Type.Record(Type.String(), Type.String(), {
       description: "the metadata the send gave: match the event to the client's own records",
     }),
+    send_at: Type.Optional(Type.String({ format: 'date-time', description: 'a scheduled send: when it goes (or was to go)' })),
   });
 
 const MESSAGE_EVENT_DESCRIPTIONS: Record<MessageWebhookEvent, string> = {
+  scheduled: 'A send with send_at was accepted: the message waits for its time (it can be cancelled until then).',
   queued: 'A send was accepted and the message queued.',
   sent: 'The relay accepted the message.',
   deferred: 'A delivery attempt failed for now; it is retried.',
@@ -53,11 +55,13 @@ const MESSAGE_EVENT_DESCRIPTIONS: Record<MessageWebhookEvent, string> = {
   opened: 'The recipient opened the message (the first open).',
   clicked: 'The recipient followed a tracked link (the first click of each link).',
   complained: "The recipient reported the message as spam (a mailbox provider's feedback report); the address is suppressed.",
+  canceled: 'A scheduled message was cancelled before its time: it is never sent.',
 };
 
 const messageBody = <E extends MessageWebhookEvent>(event: E) =>
   body(`message.${event}`, messageWebhookData(event), MESSAGE_EVENT_DESCRIPTIONS[event]);
 
+export const MessageScheduledWebhook = messageBody('scheduled');
 export const MessageQueuedWebhook = messageBody('queued');
 export const MessageSentWebhook = messageBody('sent');
 export const MessageDeferredWebhook = messageBody('deferred');
@@ -67,6 +71,7 @@ export const MessageSuppressedWebhook = messageBody('suppressed');
 export const MessageOpenedWebhook = messageBody('opened');
 export const MessageClickedWebhook = messageBody('clicked');
 export const MessageComplainedWebhook = messageBody('complained');
+export const MessageCanceledWebhook = messageBody('canceled');
 
 export const UserUnsubscribedWebhook = body(
   'user.unsubscribed',
@@ -145,6 +150,7 @@ export const WebhookTestWebhook = body(
 
 /** Every webhook body, by its `type`. */
 export const WebhookBodySchemas = {
+  'message.scheduled': MessageScheduledWebhook,
   'message.queued': MessageQueuedWebhook,
   'message.sent': MessageSentWebhook,
   'message.deferred': MessageDeferredWebhook,
@@ -154,6 +160,7 @@ export const WebhookBodySchemas = {
   'message.opened': MessageOpenedWebhook,
   'message.clicked': MessageClickedWebhook,
   'message.complained': MessageComplainedWebhook,
+  'message.canceled': MessageCanceledWebhook,
   'user.unsubscribed': UserUnsubscribedWebhook,
   'user.erasure_scheduled': UserErasureScheduledWebhook,
   'user.erased': UserErasedWebhook,
@@ -194,6 +201,7 @@ export function messageWebhook<E extends MessageWebhookEvent>(
       attempt: e.attempt,
       tags: e.tags ?? [],
       metadata: e.metadata ?? {},
+      send_at: e.sendAt,
     }),
   } as WebhookBody<`message.${E}`>;
 }

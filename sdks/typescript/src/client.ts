@@ -35,9 +35,10 @@ export class Emails {
 
   /**
    * POST /v1/projects/{projectId}/emails/{emailKey}/send — `emailKey` is the email's id or its key
-   * (e.g. `welcome`). `options`: the message's own reply_to, headers, tags, metadata and
-   * attachments (bytes or base64; see `attachmentFromFile`), and the call's idempotencyKey,
-   * maxRetries, timeoutMs and signal.
+   * (e.g. `welcome`). `options`: the message's own reply_to, headers, tags, metadata, attachments
+   * (bytes or base64; see `attachmentFromFile`) and send_at (a Date or RFC 3339 string: the message
+   * is scheduled, and can be cancelled with `messages.cancel` until then), and the call's
+   * idempotencyKey, maxRetries, timeoutMs and signal.
    */
   send(
     projectId: string,
@@ -46,11 +47,16 @@ export class Emails {
     data?: SendEmailData,
     options: SendEmailOptions & RequestOptions = {},
   ): Promise<SendEmailResponse> {
-    const { reply_to, headers, tags, metadata, attachments, ...call } = options;
+    const { reply_to, headers, tags, metadata, attachments, send_at, ...call } = options;
     const message = Object.fromEntries(
-      Object.entries({ reply_to, headers, tags, metadata, attachments: attachments?.map(attachmentBody) }).filter(
-        ([, v]) => v !== undefined,
-      ),
+      Object.entries({
+        reply_to,
+        headers,
+        tags,
+        metadata,
+        attachments: attachments?.map(attachmentBody),
+        send_at: send_at instanceof Date ? send_at.toISOString() : send_at,
+      }).filter(([, v]) => v !== undefined),
     );
     const body: SendEmailRequest = { user, ...(data === undefined ? {} : { data }), ...message };
     return this.http.request({ method: 'POST', path: `${project(projectId)}/emails/${segment(emailKey)}/send`, body, options: call });
@@ -134,6 +140,15 @@ export class Messages {
   /** GET /v1/projects/{projectId}/messages/{messageId} */
   get(projectId: string, messageId: string, options?: RequestOptions): Promise<Message> {
     return this.http.request({ method: 'GET', path: `${project(projectId)}/messages/${segment(messageId)}`, options });
+  }
+
+  /**
+   * POST /v1/projects/{projectId}/messages/{messageId}/cancel — a scheduled message (sent with
+   * send_at) becomes `canceled` and is never sent; a ConflictError (409) once it is sent or being sent.
+   * An `sdk` key may cancel too.
+   */
+  cancel(projectId: string, messageId: string, options?: RequestOptions): Promise<Message> {
+    return this.http.request({ method: 'POST', path: `${project(projectId)}/messages/${segment(messageId)}/cancel`, options });
   }
 }
 

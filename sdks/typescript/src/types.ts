@@ -26,14 +26,20 @@ export type SendEmailRequest = RequestBody<'sendEmail'>;
 export type SendEmailUser = SendEmailRequest['user'];
 /** Template variables. */
 export type SendEmailData = NonNullable<SendEmailRequest['data']>;
-/** What one send may carry beyond its recipient and data: reply_to, custom headers, tags, metadata, attachments. */
-export type SendEmailOptions = Pick<SendEmailRequest, 'reply_to' | 'headers' | 'tags' | 'metadata'> & { attachments?: AttachmentInput[] };
+/**
+ * What one send may carry beyond its recipient and data: reply_to, custom headers, tags, metadata,
+ * attachments, and send_at (a Date or an RFC 3339 string, from now up to 30 days ahead) to schedule it.
+ */
+export type SendEmailOptions = Pick<SendEmailRequest, 'reply_to' | 'headers' | 'tags' | 'metadata'> & {
+  attachments?: AttachmentInput[];
+  send_at?: string | Date;
+};
 export type SendBatchRequest = RequestBody<'sendEmailBatch'>;
-/** One message of a batch: `{ email_key, user, data?, reply_to?, headers?, tags?, metadata?, attachments? }`. */
+/** One message of a batch: `{ email_key, user, data?, reply_to?, headers?, tags?, metadata?, attachments?, send_at? }`. */
 export type SendBatchItem = Omit<SendEmailRequest, 'attachments'> & { email_key: string; attachments?: AttachmentInput[] };
 /** `{ request_id, data: [{ index, status: 'accepted', message_id } | { index, status: 'rejected', error }] }`, in the request's order. */
 export type SendBatchResponse = ResponseBody<'sendEmailBatch'>;
-/** `{ status: 'accepted', request_id, message_id }` */
+/** `{ status: 'accepted', request_id, message_id, send_at? }` (send_at: a scheduled send's time) */
 export type SendEmailResponse = ResponseBody<'sendEmail'>;
 
 export type CreateUserRequest = RequestBody<'createUser'>;

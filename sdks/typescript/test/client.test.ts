@@ -154,6 +154,21 @@ describe('Postbus client', () => {
     });
   });
 
+  it('when an email is scheduled with a Date, then send_at goes as RFC 3339, and a cancel posts to the message; a 409 is a ConflictError', async () => {
+    const { postbus, sent } = client([
+      json(200, { ...accepted, send_at: '2026-12-01T08:00:00.000Z' }),
+      json(200, { id: 'msg_1', status: 'canceled' }),
+      problem(409, 'message-not-cancelable'),
+    ]);
+
+    const answer = await postbus.emails.send('p1', 'welcome', alice, undefined, { send_at: new Date('2026-12-01T09:00:00+01:00') });
+    expect(answer.send_at).toBe('2026-12-01T08:00:00.000Z');
+    expect(sent[0]!.body).toEqual({ user: alice, send_at: '2026-12-01T08:00:00.000Z' });
+    await expect(postbus.messages.cancel('p1', 'msg_1')).resolves.toMatchObject({ status: 'canceled' });
+    expect([sent[1]!.method, sent[1]!.url]).toEqual(['POST', 'https://postbus.test/v1/projects/p1/messages/msg_1/cancel']);
+    await expect(postbus.messages.cancel('p1', 'msg_1')).rejects.toBeInstanceOf(ConflictError);
+  });
+
   it('when a batch is sent, then every message goes in one POST to the batch route', async () => {
     const answer = { request_id: 'req_1', data: [{ index: 0, status: 'accepted', message_id: 'msg_1' }] };
     const { postbus, sent } = client([json(200, answer)]);

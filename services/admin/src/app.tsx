@@ -45,6 +45,10 @@ const router = createBrowserRouter(
         },
         { path: 'projects/:projectId/messages', lazy: async () => ({ Component: (await import('./screens/messages')).MessagesScreen }) },
         {
+          path: 'projects/:projectId/scheduled',
+          lazy: async () => ({ Component: (await import('./screens/scheduled')).ScheduledScreen }),
+        },
+        {
           path: 'projects/:projectId/suppressions',
           lazy: async () => ({ Component: (await import('./screens/suppressions')).SuppressionsScreen }),
         },

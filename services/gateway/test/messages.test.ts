@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { call } from '@postbus/testing';
+import { basicAuth, call } from '@postbus/testing';
 import { createTestClient, startTestGateway, type TestClient, type TestGateway } from './helpers';
 
 interface Seen {
@@ -55,6 +55,18 @@ class FakeMailer {
         res.end(JSON.stringify(body));
       };
       if (this.mode === 'broken') return json(500, { type: '/problems/internal', title: 'Internal error', status: 500 });
+      const cancel = /^\/internal\/projects\/([a-f0-9]{24})\/messages\/([^/]+)\/cancel$/.exec(url.pathname);
+      if (cancel && req.method === 'POST') {
+        // The known message is scheduled (cancelled now); the suppressed one is over (too late).
+        if (cancel[2] === this.messageId) return json(200, { ...this.message(cancel[1]!), status: 'canceled' });
+        if (cancel[2] === this.suppressedId)
+          return json(409, {
+            type: '/problems/message-not-cancelable',
+            title: 'Conflict',
+            status: 409,
+            detail: 'The message was sent or is being sent: only a scheduled message can be cancelled.',
+          });
+      }
       const list = /^\/internal\/projects\/([a-f0-9]{24})\/messages$/.exec(url.pathname);
       if (list) return json(200, { data: [this.message(list[1]!)], next_cursor: 'cursor-2' });
       const content = /^\/internal\/projects\/([a-f0-9]{24})\/messages\/([^/]+)\/content$/.exec(url.pathname);
@@ -152,6 +164,33 @@ describe('message log reads (proxied to the mailer)', () => {
     it('then a malformed message id is a 404 that never reaches the mailer', async () => {
       const res = await call(gw.url, 'GET', `${messages()}/not-a-message-id`, { auth: acme.auth });
       expect(res.status).toBe(404);
+      expect(mailer.seen).toHaveLength(0);
+    });
+  });
+
+  describe('when a client cancels a scheduled message', () => {
+    it('then an sdk key may: the mailer decides, its message and its 409 come back as they are; another client is a 404 the mailer never sees', async () => {
+      const made = await call(gw.url, 'POST', '/v1/keys', { auth: acme.auth, json: { name: 'backend', scope: 'sdk' } });
+      expect(made.status).toBe(201);
+      const sdk = basicAuth(acme.clientId, made.body.api_key as string);
+
+      const canceled = await call(gw.url, 'POST', `${messages()}/${mailer.messageId}/cancel`, { auth: sdk });
+      expect(canceled.status).toBe(200);
+      expect(canceled.body).toMatchObject({ id: mailer.messageId, status: 'canceled' });
+      const late = await call(gw.url, 'POST', `${messages()}/${mailer.suppressedId}/cancel`, { auth: sdk });
+      expect(late.status).toBe(409);
+      expect(late.body).toMatchObject({ type: '/problems/message-not-cancelable', detail: expect.stringMatching(/being sent/) });
+      const unknown = await call(gw.url, 'POST', `${messages()}/msg_ffffffffffffffffffffffffffffffff/cancel`, { auth: sdk });
+      expect(unknown.status).toBe(404);
+      expect(mailer.seen.map((s) => s.path)).toEqual([
+        `/internal/projects/${projectId}/messages/${mailer.messageId}/cancel`,
+        `/internal/projects/${projectId}/messages/${mailer.suppressedId}/cancel`,
+        `/internal/projects/${projectId}/messages/msg_ffffffffffffffffffffffffffffffff/cancel`,
+      ]);
+
+      mailer.seen.length = 0;
+      const foreign = await call(gw.url, 'POST', `${messages()}/${mailer.messageId}/cancel`, { auth: other.auth });
+      expect(foreign.status).toBe(404);
       expect(mailer.seen).toHaveLength(0);
     });
   });

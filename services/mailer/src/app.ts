@@ -15,6 +15,7 @@ import { MailerErasure } from './domain/erasure-participant';
 import { MessageLog } from './domain/message-log';
 import { MessageRetention } from './domain/message-retention';
 import { RetryWorker } from './domain/retry-worker';
+import { ScheduledSends, ScheduleWorker } from './domain/scheduled-sends';
 import { SendPathPriority } from './domain/send-path-priority';
 import { SuppressionList } from './domain/suppression-list';
 import { Timeline } from './domain/timeline';
@@ -29,6 +30,7 @@ import { MessageLists } from './model/message-list.repository';
 import { MessageStore } from './model/message.repository';
 import { RetryQueue } from './model/retry.repository';
 import { StatusRollups } from './model/rollup.repository';
+import { ScheduleQueue } from './model/schedule.repository';
 import { Suppressions } from './model/suppression.repository';
 
 export interface MailerService {
@@ -78,6 +80,7 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
   const lists = new MessageLists(db);
   const rollups = new StatusRollups(db);
   const attachments = new AttachmentStore(db);
+  const schedule = new ScheduleQueue(db);
   await Promise.all([
     catalog.init(),
     store.init(),
@@ -87,6 +90,7 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     lists.init(),
     rollups.init(),
     attachments.init(),
+    schedule.init(),
   ]);
   rollups.start();
   const erasure = new MailerErasure({ store, lists, suppressions, retries, done: erasuresDone, attachments });
@@ -140,6 +144,21 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     (error, count) => logger.warn('could not keep the rendered emails of some messages', { error, count }),
   );
 
+  const scheduled = new ScheduledSends({ store, queue: schedule, lists, rollups, timeline });
+  const triggerDelivery = new TriggerDelivery({ store, suppressions, retries, deliverer, timeline, lists, rollups, scheduled });
+  // Before the consumers, whose start waits for their groups (after a crash, until the broker drops
+  // the dead member): what is due goes on time whatever the bus's groups are doing.
+  const scheduleWorker = new ScheduleWorker({
+    queue: schedule,
+    store,
+    timeline,
+    deliver: triggerDelivery.resume,
+    logger,
+    intervalMs: config.MAILER_SCHEDULE_POLL_MS,
+    leaseMs: config.MAILER_SCHEDULE_LEASE_MS,
+  });
+  scheduleWorker.start();
+
   const { suppressionList, sendPath, engagements, feedback } = feedbackPath(
     { store, timeline, suppressions, lists, rollups, publisher: bus.publisher },
     config,
@@ -159,12 +178,7 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
   await bus.consume({
     groupId: ConsumerGroups.mailerTriggers,
     gatherFetches: 'send-path',
-    handlers: emailCommandHandlers(
-      new TriggerDelivery({ store, suppressions, retries, deliverer, timeline, lists, rollups }),
-      sendPath,
-      erasure,
-      suppressionList,
-    ),
+    handlers: emailCommandHandlers(triggerDelivery, sendPath, erasure, suppressionList),
     partitionsConsumedConcurrently: config.KAFKA_TOPIC_PARTITIONS,
     // A run is delivered side by side and committed as a whole: a few times the SMTP pool keeps
     // the relay busy without letting one run's slowest mail hold back hundreds of others.
@@ -195,7 +209,7 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     service: 'mailer',
     config,
     checks: { database: () => pingDb(db), bus: () => bus.publisher.healthy() },
-    handlers: [attachmentsApi(attachments, lists, store), internalApi(new MessageLog(store, lists), rollups, suppressions)],
+    handlers: [attachmentsApi(attachments, lists, store), internalApi(new MessageLog(store, lists), rollups, suppressions, scheduled)],
     logger,
   });
   logger.info('mailer started', { port, host: config.INTERNAL_HOST });
@@ -204,6 +218,7 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     port,
     async stop() {
       await retryWorker.stop();
+      await scheduleWorker.stop();
       await retention.stop();
       await closeServer(server);
       await bus.close();

@@ -58,6 +58,17 @@ export const MailerConfig = Type.Object({
     description:
       'delivery reports (bounces) recorded a second at most while triggers are being delivered, so that a wave of DSNs never slows the mail; at once otherwise',
   }),
+  MAILER_SCHEDULE_POLL_MS: Type.Integer({
+    minimum: 50,
+    maximum: 4_000,
+    default: 1_000,
+    description: 'how often scheduled sends that are due are looked for: a message goes within this (and the send itself) of its send_at',
+  }),
+  MAILER_SCHEDULE_LEASE_MS: Type.Integer({
+    minimum: 1_000,
+    default: 60_000,
+    description: 'how long an instance holds a due scheduled send it took: one whose instance died is taken by another after this',
+  }),
   MAILER_CATALOG_WAIT_MS: Type.Integer({
     minimum: 0,
     default: 30_000,

@@ -9,6 +9,7 @@ import { call, defaultMongoUrl, internalAuthorization, uniqueName } from '@postb
 import type { Deliverer, Outcome } from '../src/domain/delivery/deliverer';
 import { MailerErasure } from '../src/domain/erasure-participant';
 import { TriggerDelivery } from '../src/domain/trigger-delivery';
+import { noScheduledSends } from './no-scheduled-sends';
 import { SendPathPriority } from '../src/domain/send-path-priority';
 import { emailTriggerHandler } from '../src/handlers/email-trigger.handler';
 import { ErasuresDone } from '../src/model/erasure.repository';
@@ -154,7 +155,7 @@ describe("a message's rendered email", () => {
     await suppressions.init();
     const rollups = new StatusRollups(db, 'test-instance');
     const handler = emailTriggerHandler(
-      new TriggerDelivery({ store, suppressions, retries, deliverer, timeline, lists, rollups }),
+      new TriggerDelivery({ store, suppressions, retries, deliverer, timeline, lists, rollups, scheduled: noScheduledSends }),
       new SendPathPriority({ whileSendingPerSecond: 50 }),
     );
     let t = 0;

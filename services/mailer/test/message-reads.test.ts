@@ -199,7 +199,16 @@ describe('message reads as the data grows', () => {
       ['2026-03-04', 4, 1],
       ['2026-03-05', 1, 0],
     ]);
-    expect(Object.keys(res.body.data[0].counts).sort()).toEqual(['bounced', 'deferred', 'failed', 'queued', 'sent', 'suppressed']);
+    expect(Object.keys(res.body.data[0].counts).sort()).toEqual([
+      'bounced',
+      'canceled',
+      'deferred',
+      'failed',
+      'queued',
+      'scheduled',
+      'sent',
+      'suppressed',
+    ]);
     // Seeded: 20,000 accepted and sent over the last ten days.
     const today = new Date().toISOString().slice(0, 10);
     const tenDaysAgo = new Date(Date.now() - 11 * 86_400_000).toISOString().slice(0, 10);

@@ -3,6 +3,7 @@ import { connectDb, type Connection } from '@postbus/db';
 import { defaultMongoUrl, uniqueName } from '@postbus/testing';
 import type { Deliverer, Outcome } from '../src/domain/delivery/deliverer';
 import { TriggerDelivery } from '../src/domain/trigger-delivery';
+import { noScheduledSends } from './no-scheduled-sends';
 import { SendPathPriority } from '../src/domain/send-path-priority';
 import { emailTriggerHandler } from '../src/handlers/email-trigger.handler';
 import { MessageLists } from '../src/model/message-list.repository';
@@ -40,7 +41,7 @@ describe('a poisoned trigger among others', () => {
     } as unknown as Deliverer;
     const timeline = { recordAttempt: () => Promise.resolve(), republish: () => Promise.resolve() } as unknown as Timeline;
     handler = emailTriggerHandler(
-      new TriggerDelivery({ store, suppressions, retries, deliverer, timeline, lists, rollups }),
+      new TriggerDelivery({ store, suppressions, retries, deliverer, timeline, lists, rollups, scheduled: noScheduledSends }),
       new SendPathPriority({ whileSendingPerSecond: 50 }),
     );
   });

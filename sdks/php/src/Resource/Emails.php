@@ -11,7 +11,7 @@ use Postbus\Internal\Requester;
 final class Emails
 {
     /** What one send may carry beyond its recipient and data, given among the call's options. */
-    private const MESSAGE_OPTIONS = ['reply_to', 'headers', 'tags', 'metadata', 'attachments'];
+    private const MESSAGE_OPTIONS = ['reply_to', 'headers', 'tags', 'metadata', 'attachments', 'send_at'];
 
     /** @internal */
     public function __construct(private Requester $requester)
@@ -28,9 +28,12 @@ final class Emails
      * @param array<string, mixed> $data     template data, {{data.*}}
      * @param array<string, mixed> $options  the message's own reply_to, headers (name => value), tags (list of
      *                                       strings), metadata (string => string), attachments (list of
-     *                                       Attachment::fromPath / ::fromBytes); and the call's
-     *                                       idempotency_key, timeout, max_retries
-     * @return array{status: string, request_id: string, message_id: string}&array<string, mixed>
+     *                                       Attachment::fromPath / ::fromBytes), send_at (a DateTimeInterface
+     *                                       or RFC 3339 string, from now up to 30 days ahead: the message is
+     *                                       scheduled, and messages->cancel() stops it until then); and the
+     *                                       call's idempotency_key, timeout, max_retries
+     * @return array{status: string, request_id: string, message_id: string}&array<string, mixed> send_at too
+     *                                                                                             when scheduled
      */
     public function send(string $projectId, string $emailKey, array $user, array $data = [], array $options = []): array
     {
@@ -40,11 +43,7 @@ final class Emails
         }
         foreach (self::MESSAGE_OPTIONS as $name) {
             if (array_key_exists($name, $options)) {
-                $body[$name] = match ($name) {
-                    'headers', 'metadata' => Json::object($options[$name]),
-                    'attachments' => Attachment::listToArray($options[$name]),
-                    default => $options[$name],
-                };
+                $body[$name] = self::messageOption($name, $options[$name]);
                 unset($options[$name]);
             }
         }
@@ -57,7 +56,7 @@ final class Emails
      * accepted or rejected on its own; one idempotency key covers the whole batch.
      *
      * @param list<array<string, mixed>> $messages each: email_key, user, and optionally data, reply_to, headers,
-     *                                             tags, metadata, attachments (list of Attachment)
+     *                                             tags, metadata, attachments (list of Attachment), send_at
      * @param array<string, mixed>       $options  idempotency_key, timeout, max_retries
      * @return array{request_id: string, data: list<array<string, mixed>>} one result per message, in order:
      *                                                                     index, status ("accepted" with message_id,
@@ -74,8 +73,24 @@ final class Emails
             if (array_key_exists('attachments', $message) && is_array($message['attachments'])) {
                 $message['attachments'] = Attachment::listToArray($message['attachments']);
             }
+            if (array_key_exists('send_at', $message)) {
+                $message['send_at'] = self::messageOption('send_at', $message['send_at']);
+            }
             return $message;
         }, array_values($messages));
         return $this->requester->request('POST', ['projects', $projectId, 'emails', 'batch'], [], ['messages' => $items], $options);
+    }
+
+    /** A message option as the API takes it: headers and metadata as JSON objects (even empty), attachments in base64, send_at as RFC 3339. */
+    private static function messageOption(string $name, mixed $value): mixed
+    {
+        if ($name === 'send_at' && $value instanceof \DateTimeInterface) {
+            return $value->format(\DateTimeInterface::RFC3339_EXTENDED);
+        }
+        return match ($name) {
+            'headers', 'metadata' => Json::object($value),
+            'attachments' => Attachment::listToArray($value),
+            default => $value,
+        };
     }
 }

@@ -36,4 +36,17 @@ final class Messages
     {
         return $this->requester->request('GET', ['projects', $projectId, 'messages', $messageId], [], null, $options);
     }
+
+    /**
+     * Cancels a scheduled message (one sent with send_at) before its time: POST
+     * /v1/projects/{projectId}/messages/{messageId}/cancel. It becomes "canceled" and is never sent; a
+     * ConflictException (409) once it is sent or being sent. A key of scope "sdk" may cancel too.
+     *
+     * @param array<string, mixed> $options timeout, max_retries
+     * @return array<string, mixed> the message, canceled
+     */
+    public function cancel(string $projectId, string $messageId, array $options = []): array
+    {
+        return $this->requester->request('POST', ['projects', $projectId, 'messages', $messageId, 'cancel'], [], null, $options);
+    }
 }

@@ -8,6 +8,7 @@ use PHPUnit\Framework\TestCase;
 use Postbus\Attachment;
 use Postbus\Client;
 use Postbus\Exception\AuthenticationException;
+use Postbus\Exception\ConflictException;
 use Postbus\Exception\ConnectionException;
 use Postbus\Exception\IdempotencyKeyReusedException;
 use Postbus\Exception\NotFoundException;
@@ -190,6 +191,23 @@ final class StackTest extends TestCase
         });
         self::assertSame(['php-batch'], $message['tags']);
         self::assertSame(['order' => 'php-1'], $message['metadata']);
+    }
+
+    public function testAScheduledSendIsCancelledWithTheSdkKeyAndACancelOfASentOneIsAConflict(): void
+    {
+        $at = new \DateTimeImmutable('+1 hour');
+        $accepted = self::sdk()->emails->send(self::project(), self::$env['POSTBUS_EMAIL_KEY'], ['email' => self::recipient('scheduled')], [], ['send_at' => $at]);
+        self::assertSame((new \DateTimeImmutable($accepted['send_at']))->getTimestamp(), $at->getTimestamp());
+        $id = $accepted['message_id'];
+        // The mailer has the message once the trigger reached it: until then it is a 404.
+        $canceled = self::eventually('the scheduled message to be cancelled', static fn (): array => self::sdk()->messages->cancel(self::project(), $id));
+        self::assertSame('canceled', $canceled['status']);
+        self::assertSame(['scheduled', 'canceled'], array_column($canceled['timeline'], 'event'));
+
+        $now = self::sdk()->emails->send(self::project(), self::$env['POSTBUS_EMAIL_KEY'], ['email' => self::recipient('unscheduled')]);
+        self::eventually('the unscheduled message to be sent', static fn (): ?bool => self::full()->messages->get(self::project(), $now['message_id'])['status'] === 'sent' ?: null);
+        $this->expectException(ConflictException::class);
+        self::sdk()->messages->cancel(self::project(), $now['message_id']);
     }
 
     public function testCreateUserThenReadItByEmailAndByUserId(): void

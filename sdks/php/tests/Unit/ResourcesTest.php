@@ -109,6 +109,19 @@ final class ResourcesTest extends TestCase
         );
     }
 
+    public function testSendAtIsSentAsRfc3339AndCancelPostsToTheMessage(): void
+    {
+        $at = new \DateTimeImmutable('2026-12-01T09:00:00+01:00');
+        $this->f->client->emails->send('p1', 'welcome', ['email' => 'ada@example.com'], [], ['send_at' => $at]);
+        $this->f->client->emails->sendBatch('p1', [['email_key' => 'welcome', 'user' => ['email' => 'bob@example.com'], 'send_at' => $at]]);
+        $this->f->client->messages->cancel('p1', 'msg_1');
+
+        [$send, $batch, $cancel] = $this->f->transport->requests;
+        self::assertSame('{"user":{"email":"ada@example.com"},"send_at":"2026-12-01T09:00:00.000+01:00"}', $send->body);
+        self::assertStringContainsString('"send_at":"2026-12-01T09:00:00.000+01:00"', (string) $batch->body);
+        self::assertSame(['POST', 'https://postbus.test/v1/projects/p1/messages/msg_1/cancel'], [$cancel->method, $cancel->url]);
+    }
+
     public function testSendBatchPostsEveryMessageWithObjectsKeptObjects(): void
     {
         $this->f->client->emails->sendBatch('p1', [

@@ -635,6 +635,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/projects/{projectId}/messages/{messageId}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Cancel a scheduled message (one sent with send_at) before its time: it becomes canceled, with a message.canceled webhook, and is never sent; a 409 for a message already sent or being sent */
+    post: operations['cancelMessage'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/projects/{projectId}/suppressions': {
     parameters: {
       query?: never;
@@ -911,6 +928,67 @@ export interface paths {
   };
 }
 export interface webhooks {
+  'message.scheduled': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A send with send_at was accepted: the message waits for its time (it can be cancelled until then). */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description the delivery id (msg_…), the same on every attempt: deduplicate by it */
+          'webhook-id': string;
+          /** @description unix seconds when this attempt was signed */
+          'webhook-timestamp': string;
+          /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body"> with each current secret (Standard Webhooks) */
+          'webhook-signature': string;
+          /** @description the attempt number, from 1 */
+          'postbus-attempt': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['MessageScheduledEvent'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received: the delivery succeeded */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Anything else, or no answer in time: the delivery is tried again later */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   'message.queued': {
     parameters: {
       query?: never;
@@ -1460,6 +1538,67 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'message.canceled': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A scheduled message was cancelled before its time: it is never sent. */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description the delivery id (msg_…), the same on every attempt: deduplicate by it */
+          'webhook-id': string;
+          /** @description unix seconds when this attempt was signed */
+          'webhook-timestamp': string;
+          /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body"> with each current secret (Standard Webhooks) */
+          'webhook-signature': string;
+          /** @description the attempt number, from 1 */
+          'postbus-attempt': string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['MessageCanceledEvent'];
+        };
+      };
+      responses: {
+        /** @description Gone: the endpoint is disabled and gets nothing more */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Received: the delivery succeeded */
+        '2XX': {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Anything else, or no answer in time: the delivery is tried again later */
+        default: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   'user.unsubscribed': {
     parameters: {
       query?: never;
@@ -1902,6 +2041,52 @@ export interface components {
       request_id?: string;
     };
     DocumentValue: JsonDocumentValue;
+    /** @description A send with send_at was accepted: the message waits for its time (it can be cancelled until then). */
+    MessageScheduledEvent: {
+      /** @constant */
+      type: 'message.scheduled';
+      /**
+       * Format: date-time
+       * @description when it happened
+       */
+      timestamp: string;
+      data: {
+        /** @description the message_id the send call returned */
+        message_id: string;
+        project_id: string;
+        /** @description the transactional email the message was sent as */
+        email_key: string;
+        /** @description the recipient */
+        email: string;
+        user_id: string | null;
+        /** @constant */
+        event: 'scheduled';
+        /** @description per message, from 1 (queued): order events that arrive out of order by it */
+        sequence: number;
+        /** @description the relay's answer */
+        smtp?: {
+          code: number;
+          response: string;
+        };
+        /** @description why it was deferred, bounced, failed or suppressed; for a bounce or a complaint reported later, what the report said */
+        reason?: string;
+        /** @description clicked: the link followed */
+        url?: string;
+        /** @description the delivery attempt this event is about */
+        attempt?: number;
+        /** @description the tags the send gave */
+        tags: string[];
+        /** @description the metadata the send gave: match the event to the client's own records */
+        metadata: {
+          [key: string]: string;
+        };
+        /**
+         * Format: date-time
+         * @description a scheduled send: when it goes (or was to go)
+         */
+        send_at?: string;
+      };
+    };
     /** @description A send was accepted and the message queued. */
     MessageQueuedEvent: {
       /** @constant */
@@ -1941,6 +2126,11 @@ export interface components {
         metadata: {
           [key: string]: string;
         };
+        /**
+         * Format: date-time
+         * @description a scheduled send: when it goes (or was to go)
+         */
+        send_at?: string;
       };
     };
     /** @description The relay accepted the message. */
@@ -1982,6 +2172,11 @@ export interface components {
         metadata: {
           [key: string]: string;
         };
+        /**
+         * Format: date-time
+         * @description a scheduled send: when it goes (or was to go)
+         */
+        send_at?: string;
       };
     };
     /** @description A delivery attempt failed for now; it is retried. */
@@ -2023,6 +2218,11 @@ export interface components {
         metadata: {
           [key: string]: string;
         };
+        /**
+         * Format: date-time
+         * @description a scheduled send: when it goes (or was to go)
+         */
+        send_at?: string;
       };
     };
     /** @description The relay refused the message for good, or the recipient's mail system reported a hard bounce after the relay took it; the address is suppressed. */
@@ -2064,6 +2264,11 @@ export interface components {
         metadata: {
           [key: string]: string;
         };
+        /**
+         * Format: date-time
+         * @description a scheduled send: when it goes (or was to go)
+         */
+        send_at?: string;
       };
     };
     /** @description The message could not be sent (retries exhausted, or a prerequisite missing). */
@@ -2105,6 +2310,11 @@ export interface components {
         metadata: {
           [key: string]: string;
         };
+        /**
+         * Format: date-time
+         * @description a scheduled send: when it goes (or was to go)
+         */
+        send_at?: string;
       };
     };
     /** @description The message was not sent: the recipient is unsubscribed or being erased. */
@@ -2146,6 +2356,11 @@ export interface components {
         metadata: {
           [key: string]: string;
         };
+        /**
+         * Format: date-time
+         * @description a scheduled send: when it goes (or was to go)
+         */
+        send_at?: string;
       };
     };
     /** @description The recipient opened the message (the first open). */
@@ -2187,6 +2402,11 @@ export interface components {
         metadata: {
           [key: string]: string;
         };
+        /**
+         * Format: date-time
+         * @description a scheduled send: when it goes (or was to go)
+         */
+        send_at?: string;
       };
     };
     /** @description The recipient followed a tracked link (the first click of each link). */
@@ -2228,6 +2448,11 @@ export interface components {
         metadata: {
           [key: string]: string;
         };
+        /**
+         * Format: date-time
+         * @description a scheduled send: when it goes (or was to go)
+         */
+        send_at?: string;
       };
     };
     /** @description The recipient reported the message as spam (a mailbox provider's feedback report); the address is suppressed. */
@@ -2269,6 +2494,57 @@ export interface components {
         metadata: {
           [key: string]: string;
         };
+        /**
+         * Format: date-time
+         * @description a scheduled send: when it goes (or was to go)
+         */
+        send_at?: string;
+      };
+    };
+    /** @description A scheduled message was cancelled before its time: it is never sent. */
+    MessageCanceledEvent: {
+      /** @constant */
+      type: 'message.canceled';
+      /**
+       * Format: date-time
+       * @description when it happened
+       */
+      timestamp: string;
+      data: {
+        /** @description the message_id the send call returned */
+        message_id: string;
+        project_id: string;
+        /** @description the transactional email the message was sent as */
+        email_key: string;
+        /** @description the recipient */
+        email: string;
+        user_id: string | null;
+        /** @constant */
+        event: 'canceled';
+        /** @description per message, from 1 (queued): order events that arrive out of order by it */
+        sequence: number;
+        /** @description the relay's answer */
+        smtp?: {
+          code: number;
+          response: string;
+        };
+        /** @description why it was deferred, bounced, failed or suppressed; for a bounce or a complaint reported later, what the report said */
+        reason?: string;
+        /** @description clicked: the link followed */
+        url?: string;
+        /** @description the delivery attempt this event is about */
+        attempt?: number;
+        /** @description the tags the send gave */
+        tags: string[];
+        /** @description the metadata the send gave: match the event to the client's own records */
+        metadata: {
+          [key: string]: string;
+        };
+        /**
+         * Format: date-time
+         * @description a scheduled send: when it goes (or was to go)
+         */
+        send_at?: string;
       };
     };
     /** @description A user unsubscribed (through the API, or a one-click unsubscribe). */
@@ -6543,6 +6819,12 @@ export interface operations {
              */
             content_id?: string;
           }[];
+          /**
+           * Format: date-time
+           * @description RFC 3339: send the message then (within 5 s), not now; from now up to 30 days ahead. The message is scheduled until then, and can be cancelled (POST …/messages/{messageId}/cancel)
+           * @example 2026-12-24T18:00:00Z
+           */
+          send_at?: string;
         };
       };
     };
@@ -6558,6 +6840,11 @@ export interface operations {
             status: 'accepted';
             request_id: string;
             message_id: string;
+            /**
+             * Format: date-time
+             * @description a scheduled send: when it goes
+             */
+            send_at?: string;
           };
         };
       };
@@ -6659,7 +6946,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description 1 to 500 messages, each as SendBatchItem: {email_key, user, data?, reply_to?, headers?, tags?, metadata?, attachments?}. Each is checked on its own: a bad one is rejected in the answer, and the others are sent */
+          /** @description 1 to 500 messages, each as SendBatchItem: {email_key, user, data?, reply_to?, headers?, tags?, metadata?, attachments?, send_at?}. Each is checked on its own: a bad one is rejected in the answer, and the others are sent */
           messages: {
             [key: string]: unknown;
           }[];
@@ -6682,6 +6969,11 @@ export interface operations {
                   /** @constant */
                   status: 'accepted';
                   message_id: string;
+                  /**
+                   * Format: date-time
+                   * @description a scheduled send: when it goes
+                   */
+                  send_at?: string;
                 }
               | {
                   index: number;
@@ -7529,7 +7821,7 @@ export interface operations {
       query?: {
         email?: string;
         user_id?: string;
-        status?: 'queued' | 'deferred' | 'sent' | 'bounced' | 'failed' | 'suppressed';
+        status?: 'scheduled' | 'queued' | 'deferred' | 'sent' | 'bounced' | 'failed' | 'suppressed' | 'canceled';
         email_key?: string;
         tag?: string;
         from?: string;
@@ -7563,7 +7855,7 @@ export interface operations {
                * @description the delivery status
                * @enum {string}
                */
-              status: 'queued' | 'deferred' | 'sent' | 'bounced' | 'failed' | 'suppressed';
+              status: 'scheduled' | 'queued' | 'deferred' | 'sent' | 'bounced' | 'failed' | 'suppressed' | 'canceled';
               subject: string | null;
               opened: boolean;
               clicked: boolean;
@@ -7586,6 +7878,11 @@ export interface operations {
                 /** @description set for an inline part */
                 content_id?: string;
               }[];
+              /**
+               * Format: date-time
+               * @description a scheduled send: when it goes (or went)
+               */
+              send_at?: string;
               /** Format: date-time */
               created_at: string;
               /** Format: date-time */
@@ -7593,16 +7890,18 @@ export interface operations {
               timeline: {
                 sequence: number;
                 /**
-                 * @description a delivery status (queued, deferred, sent, bounced, failed, suppressed) or an engagement event (opened, clicked, unsubscribed)
+                 * @description a delivery status (scheduled, queued, deferred, sent, bounced, failed, suppressed, canceled) or an engagement event (opened, clicked, unsubscribed)
                  * @enum {string}
                  */
                 event:
+                  | 'scheduled'
                   | 'queued'
                   | 'deferred'
                   | 'sent'
                   | 'bounced'
                   | 'failed'
                   | 'suppressed'
+                  | 'canceled'
                   | 'opened'
                   | 'clicked'
                   | 'unsubscribed'
@@ -7818,7 +8117,7 @@ export interface operations {
              * @description the delivery status
              * @enum {string}
              */
-            status: 'queued' | 'deferred' | 'sent' | 'bounced' | 'failed' | 'suppressed';
+            status: 'scheduled' | 'queued' | 'deferred' | 'sent' | 'bounced' | 'failed' | 'suppressed' | 'canceled';
             subject: string | null;
             opened: boolean;
             clicked: boolean;
@@ -7841,6 +8140,11 @@ export interface operations {
               /** @description set for an inline part */
               content_id?: string;
             }[];
+            /**
+             * Format: date-time
+             * @description a scheduled send: when it goes (or went)
+             */
+            send_at?: string;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -7848,16 +8152,18 @@ export interface operations {
             timeline: {
               sequence: number;
               /**
-               * @description a delivery status (queued, deferred, sent, bounced, failed, suppressed) or an engagement event (opened, clicked, unsubscribed)
+               * @description a delivery status (scheduled, queued, deferred, sent, bounced, failed, suppressed, canceled) or an engagement event (opened, clicked, unsubscribed)
                * @enum {string}
                */
               event:
+                | 'scheduled'
                 | 'queued'
                 | 'deferred'
                 | 'sent'
                 | 'bounced'
                 | 'failed'
                 | 'suppressed'
+                | 'canceled'
                 | 'opened'
                 | 'clicked'
                 | 'unsubscribed'
@@ -8001,6 +8307,170 @@ export interface operations {
       };
       /** @description Unknown, or another client's, resource */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Over the rate limit (see Retry-After and RateLimit) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A service this request needs (the bus, the owning service, DNS) is unavailable; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  cancelMessage: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Replays the first answer for 24 h */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        projectId: string;
+        messageId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The message, canceled (cancelling it again answers the same) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description the message_id the send call returned */
+            id: string;
+            project_id: string;
+            email_key: string;
+            email: string;
+            user_id: string | null;
+            /**
+             * @description the delivery status
+             * @enum {string}
+             */
+            status: 'scheduled' | 'queued' | 'deferred' | 'sent' | 'bounced' | 'failed' | 'suppressed' | 'canceled';
+            subject: string | null;
+            opened: boolean;
+            clicked: boolean;
+            /** @description times the open pixel was fetched */
+            opens: number;
+            /** @description tracked link clicks, all links together */
+            clicks: number;
+            /** @description the tags the send gave */
+            tags: string[];
+            /** @description the metadata the send gave */
+            metadata: {
+              [key: string]: string;
+            };
+            /** @description the send's attachments: name, type and size (the content is not read back) */
+            attachments: {
+              filename: string;
+              content_type: string;
+              /** @description bytes */
+              size: number;
+              /** @description set for an inline part */
+              content_id?: string;
+            }[];
+            /**
+             * Format: date-time
+             * @description a scheduled send: when it goes (or went)
+             */
+            send_at?: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            timeline: {
+              sequence: number;
+              /**
+               * @description a delivery status (scheduled, queued, deferred, sent, bounced, failed, suppressed, canceled) or an engagement event (opened, clicked, unsubscribed)
+               * @enum {string}
+               */
+              event:
+                | 'scheduled'
+                | 'queued'
+                | 'deferred'
+                | 'sent'
+                | 'bounced'
+                | 'failed'
+                | 'suppressed'
+                | 'canceled'
+                | 'opened'
+                | 'clicked'
+                | 'unsubscribed'
+                | 'soft_bounced'
+                | 'complained';
+              /** Format: date-time */
+              at: string;
+              smtp?: {
+                code: number;
+                response: string;
+              };
+              reason?: string;
+              url?: string;
+              attempt?: number;
+              /** @description engagement: how many times it happened; only the first open, the first click of each link and the unsubscribe are entries */
+              count?: number;
+            }[];
+          };
+        };
+      };
+      /** @description Malformed or invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No or bad credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unknown, or another client's, resource */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A request with this Idempotency-Key is in flight */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -8494,6 +8964,7 @@ export interface operations {
           url: string;
           /** @description the event types to send, or ["*"] */
           events: (
+            | 'message.scheduled'
             | 'message.queued'
             | 'message.sent'
             | 'message.deferred'
@@ -8503,6 +8974,7 @@ export interface operations {
             | 'message.opened'
             | 'message.clicked'
             | 'message.complained'
+            | 'message.canceled'
             | 'user.unsubscribed'
             | 'user.erasure_scheduled'
             | 'user.erased'
@@ -8838,6 +9310,7 @@ export interface operations {
           url?: string;
           /** @description the event types to send, or ["*"] */
           events?: (
+            | 'message.scheduled'
             | 'message.queued'
             | 'message.sent'
             | 'message.deferred'
@@ -8847,6 +9320,7 @@ export interface operations {
             | 'message.opened'
             | 'message.clicked'
             | 'message.complained'
+            | 'message.canceled'
             | 'user.unsubscribed'
             | 'user.erasure_scheduled'
             | 'user.erased'
@@ -9112,6 +9586,7 @@ export interface operations {
               event_id: string;
               /** @enum {string} */
               event_type:
+                | 'message.scheduled'
                 | 'message.queued'
                 | 'message.sent'
                 | 'message.deferred'
@@ -9121,6 +9596,7 @@ export interface operations {
                 | 'message.opened'
                 | 'message.clicked'
                 | 'message.complained'
+                | 'message.canceled'
                 | 'user.unsubscribed'
                 | 'user.erasure_scheduled'
                 | 'user.erased'
@@ -10511,6 +10987,7 @@ export type JsonDocumentValue = string | number | boolean | null | JsonDocumentV
 
 /** What Postbus POSTs to a webhook endpoint, by event type (the document's `webhooks`). */
 export interface WebhookEvents {
+  'message.scheduled': components['schemas']['MessageScheduledEvent'];
   'message.queued': components['schemas']['MessageQueuedEvent'];
   'message.sent': components['schemas']['MessageSentEvent'];
   'message.deferred': components['schemas']['MessageDeferredEvent'];
@@ -10520,6 +10997,7 @@ export interface WebhookEvents {
   'message.opened': components['schemas']['MessageOpenedEvent'];
   'message.clicked': components['schemas']['MessageClickedEvent'];
   'message.complained': components['schemas']['MessageComplainedEvent'];
+  'message.canceled': components['schemas']['MessageCanceledEvent'];
   'user.unsubscribed': components['schemas']['UserUnsubscribedEvent'];
   'user.erasure_scheduled': components['schemas']['UserErasureScheduledEvent'];
   'user.erased': components['schemas']['UserErasedEvent'];

@@ -13,6 +13,7 @@ const OUTCOMES = [
   { status: 'bounced', color: '#ef4444' },
   { status: 'failed', color: '#9f1239' },
   { status: 'suppressed', color: '#94a3b8' },
+  { status: 'canceled', color: '#64748b' },
 ] as const;
 
 export const statusTotals = (stats: MessageStats): Record<string, number> => {
@@ -21,7 +22,7 @@ export const statusTotals = (stats: MessageStats): Record<string, number> => {
   return totals;
 };
 
-/** Accepted in the range and not yet settled in it: sent, bounced, failed or suppressed. */
+/** Accepted in the range and not yet settled in it: sent, bounced, failed, suppressed or canceled (a scheduled message waits in flight). */
 export const inFlight = (stats: MessageStats): number => {
   const totals = statusTotals(stats);
   const settled = TERMINAL_STATUSES.reduce((sum, status) => sum + (totals[status] ?? 0), 0);

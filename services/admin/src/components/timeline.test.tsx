@@ -110,9 +110,28 @@ describe('a message with its timeline', () => {
     expect(within(header).getByText('soft_bounced')).toBeInTheDocument();
   });
 
-  it('is settled (no more polling) once sent, bounced, failed or suppressed, not while queued or deferred', () => {
+  it('shows when a scheduled message goes, and when a cancelled one was to go', () => {
+    const sendAt = '2026-12-24T18:00:00.000Z';
+    const waiting: Message = {
+      ...message,
+      status: 'scheduled',
+      subject: null,
+      send_at: sendAt,
+      timeline: [{ sequence: 1, event: 'scheduled', at: '2026-11-23T10:00:00.000Z' }],
+    };
+    const { unmount } = render(<MessageItem message={waiting} />);
+    expect(screen.getByText(/goes at/)).toBeInTheDocument();
+    expect(screen.getByRole('article').querySelector(`time[datetime="${sendAt}"]`)).not.toBeNull();
+    unmount();
+    render(<MessageItem message={{ ...waiting, status: 'canceled' }} />);
+    expect(screen.getByText(/scheduled for/)).toBeInTheDocument();
+  });
+
+  it('is settled (no more polling) once sent, bounced, failed, suppressed or canceled, not while scheduled, queued or deferred', () => {
     expect(isSettled({ status: 'sent' })).toBe(true);
     expect(isSettled({ status: 'bounced' })).toBe(true);
+    expect(isSettled({ status: 'canceled' })).toBe(true);
+    expect(isSettled({ status: 'scheduled' })).toBe(false);
     expect(isSettled({ status: 'queued' })).toBe(false);
     expect(isSettled({ status: 'deferred' })).toBe(false);
   });

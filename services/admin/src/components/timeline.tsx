@@ -4,6 +4,7 @@ import { MessageContentToggle } from './message-content';
 import { Badge, Time, type BadgeTone } from './ui';
 
 const TONES: Record<string, BadgeTone> = {
+  scheduled: 'blue',
   queued: 'blue',
   sent: 'green',
   opened: 'green',
@@ -15,6 +16,7 @@ const TONES: Record<string, BadgeTone> = {
   complained: 'red',
   failed: 'red',
   suppressed: 'gray',
+  canceled: 'gray',
 };
 
 /** What an entry's reason is, by its event: the bounce report's status and diagnostic, the complaint's kind and sender, the suppression's reason. */
@@ -147,6 +149,12 @@ export function MessageItem({ message }: { message: Message }) {
         </h3>
         <span className="w-full text-xs text-slate-500 sm:w-auto dark:text-slate-400">
           {message.email_key} · <Time at={message.created_at} />
+          {message.send_at && (
+            <>
+              {' '}
+              · {message.status === 'scheduled' ? 'goes at' : 'scheduled for'} <Time at={message.send_at} />
+            </>
+          )}
         </span>
       </header>
       <SendOptions message={message} />

@@ -15,6 +15,7 @@ export const SECTIONS: Section[] = [
   { label: 'Webhooks', path: () => '/webhooks' },
   { label: 'Setup', path: () => '/setup' },
   { label: 'Messages', path: (projectId) => (projectId ? `/projects/${projectId}/messages` : undefined) },
+  { label: 'Scheduled', path: (projectId) => (projectId ? `/projects/${projectId}/scheduled` : undefined) },
   { label: 'Suppressions', path: (projectId) => (projectId ? `/projects/${projectId}/suppressions` : undefined) },
   { label: 'Revenue', path: (projectId) => (projectId ? `/projects/${projectId}/revenue` : undefined) },
   { label: 'Erasures', path: () => '/erasures' },

@@ -31,12 +31,14 @@ const POLL_MS = 3_000;
 const MESSAGE_COLUMNS = ['Accepted', 'Recipient', 'Email', 'Subject', 'Status', 'Opens / clicks'];
 
 export const STATUS_TONES: Record<string, BadgeTone> = {
+  scheduled: 'blue',
   queued: 'blue',
   deferred: 'amber',
   sent: 'green',
   bounced: 'red',
   failed: 'red',
   suppressed: 'gray',
+  canceled: 'gray',
 };
 
 function MessageFilterForm({ filters, onApply }: { filters: MessageFilters; onApply: (filters: MessageFilters) => void }) {

@@ -74,4 +74,11 @@ export class MailerClient extends InternalApiClient {
   message(projectId: string, messageId: string): Promise<Message | null> {
     return this.get(`${projectPath(projectId)}/messages/${encodeURIComponent(messageId)}`);
   }
+
+  /** Cancels a scheduled message; the mailer's 404 (no such message) and 409 (sent or being sent) are thrown as they are. */
+  async cancelMessage(projectId: string, messageId: string): Promise<Message> {
+    const reply = await this.send<Message>('POST', `${projectPath(projectId)}/messages/${encodeURIComponent(messageId)}/cancel`);
+    if (!reply.body) throw new ServiceUnavailableError('The mailer service could not answer.', 2);
+    return reply.body;
+  }
 }

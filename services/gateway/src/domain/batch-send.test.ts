@@ -87,6 +87,29 @@ describe('a batch send', () => {
     ]);
   });
 
+  it('schedules an item with a send_at, answering it, and rejects one in the past or 31 days ahead naming the field', async () => {
+    const { deps: d, queued } = deps();
+    const results = await sendBatch(
+      P,
+      [
+        { email_key: 'welcome', user: { email: 'a@example.org' }, send_at: '2026-11-27T13:00:00+01:00' },
+        { email_key: 'welcome', user: { email: 'b@example.org' }, send_at: '2026-11-27T11:00:00Z' },
+        { email_key: 'welcome', user: { email: 'c@example.org' }, send_at: '2026-12-28T12:00:00Z' },
+      ],
+      d,
+    );
+    expect(results[0]).toEqual({ index: 0, status: 'accepted', message_id: 'msg_1', send_at: '2026-11-27T12:00:00.000Z' });
+    expect(results[1]!.status === 'rejected' && results[1]!.error).toMatchObject({
+      status: 422,
+      errors: [{ pointer: '/messages/1/send_at', message: 'is in the past' }],
+    });
+    expect(results[2]!.status === 'rejected' && results[2]!.error).toMatchObject({
+      status: 422,
+      errors: [{ pointer: '/messages/2/send_at', message: 'is more than 30 days ahead' }],
+    });
+    expect(queued[0]!.map((t) => t.command.sendAt)).toEqual(['2026-11-27T12:00:00.000Z']);
+  });
+
   it('queues nothing when every item is bad', async () => {
     const { deps: d, queued } = deps();
     const results = await sendBatch(P, [{ email_key: 'welcome', user: {} }], d);

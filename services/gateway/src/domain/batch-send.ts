@@ -9,7 +9,7 @@ import {
 } from '@postbus/contracts';
 import { AppError, ValidationError, type FieldError } from '@postbus/errors';
 import { prepareAttachments } from './attachments';
-import { messageOptions, refuseReservedHeaders } from './message-options';
+import { messageOptions, refuseBadSendAt, refuseReservedHeaders } from './message-options';
 import type { TriggerPlan } from './trigger-catalog';
 
 /** An `email.trigger` command and its ordering key (the recipient's), ready to queue. */
@@ -63,6 +63,10 @@ export function triggerFor(
   };
 }
 
+/** The accepted answer's send_at, for a scheduled send. */
+export const sendAtOf = (command: EmailTriggerCommand): { send_at?: string } =>
+  command.sendAt !== undefined ? { send_at: command.sendAt } : {};
+
 /** A rejected item's problem, its pointers located in the whole request body. */
 const rejected = (index: number, error: AppError): SendBatchResult => {
   const problem = error.toProblem();
@@ -85,7 +89,8 @@ const rejected = (index: number, error: AppError): SendBatchResult => {
  */
 export async function sendBatch(projectId: string, items: unknown[], deps: BatchSendDeps): Promise<SendBatchResult[]> {
   const plans = new Map<string, Promise<TriggerPlan>>();
-  const acceptedAt = deps.now().toISOString();
+  const now = deps.now();
+  const acceptedAt = now.toISOString();
   const outcomes = await Promise.all(
     items.map(async (raw, index): Promise<SendBatchResult | (Trigger & { index: number })> => {
       try {
@@ -94,6 +99,7 @@ export async function sendBatch(projectId: string, items: unknown[], deps: Batch
           throw new ValidationError(`The message has ${errors.length} invalid field${errors.length === 1 ? '' : 's'}.`, errors);
         const item = raw as SendBatchItem;
         refuseReservedHeaders(item.headers);
+        refuseBadSendAt(item.send_at, now);
         const files = prepareAttachments(item.attachments);
         if (!plans.has(item.email_key)) plans.set(item.email_key, deps.resolve(item.email_key));
         const plan = await plans.get(item.email_key)!;
@@ -122,5 +128,7 @@ export async function sendBatch(projectId: string, items: unknown[], deps: Batch
   );
   const accepted = outcomes.filter((o): o is Trigger & { index: number } => 'command' in o);
   if (accepted.length > 0) await deps.queue(accepted.map(({ key, command }) => ({ key, command })));
-  return outcomes.map((o) => ('command' in o ? { index: o.index, status: 'accepted', message_id: o.command.messageId } : o));
+  return outcomes.map((o) =>
+    'command' in o ? { index: o.index, status: 'accepted', message_id: o.command.messageId, ...sendAtOf(o.command) } : o,
+  );
 }

@@ -1,5 +1,5 @@
 import { UnprocessableError } from '@postbus/errors';
-import { messageOptions, refuseReservedHeaders } from './message-options';
+import { messageOptions, refuseBadSendAt, refuseReservedHeaders } from './message-options';
 
 describe('a send’s options', () => {
   it('refuses the headers Postbus sets, by any case and by prefix, naming each', () => {
@@ -32,14 +32,45 @@ describe('a send’s options', () => {
     expect(() => refuseReservedHeaders(undefined)).not.toThrow();
   });
 
+  it('takes a send_at from now (less a minute of clock skew) up to 30 days ahead, and refuses others naming /send_at', () => {
+    const now = new Date('2026-11-27T12:00:00Z');
+    const refusal = (sendAt: string) => {
+      try {
+        refuseBadSendAt(sendAt, now);
+      } catch (error) {
+        return (error as UnprocessableError).toProblem();
+      }
+      return undefined;
+    };
+    expect(refusal('2026-11-27T12:00:00Z')).toBeUndefined();
+    expect(refusal('2026-11-27T11:59:01Z')).toBeUndefined();
+    expect(refusal('2026-12-27T12:00:59Z')).toBeUndefined();
+    expect(refusal('2026-12-27T13:00:00+01:00')).toBeUndefined();
+    expect(refusal('2026-11-27T11:58:59Z')).toMatchObject({ status: 422, errors: [{ pointer: '/send_at', message: 'is in the past' }] });
+    expect(refusal('2026-12-28T12:00:00Z')).toMatchObject({
+      status: 422,
+      errors: [{ pointer: '/send_at', message: 'is more than 30 days ahead' }],
+    });
+    expect(() => refuseBadSendAt(undefined, now)).not.toThrow();
+  });
+
   it('puts on the command only the options given', () => {
     expect(messageOptions({})).toEqual({});
     expect(messageOptions({ headers: {}, tags: [], metadata: {} })).toEqual({});
-    expect(messageOptions({ reply_to: ' help@shop.example ', headers: { 'X-A': '1' }, tags: ['t'], metadata: { k: 'v' } })).toEqual({
+    expect(
+      messageOptions({
+        reply_to: ' help@shop.example ',
+        headers: { 'X-A': '1' },
+        tags: ['t'],
+        metadata: { k: 'v' },
+        send_at: '2026-12-01T09:00:00+01:00',
+      }),
+    ).toEqual({
       replyTo: 'help@shop.example',
       headers: { 'X-A': '1' },
       tags: ['t'],
       metadata: { k: 'v' },
+      sendAt: '2026-12-01T08:00:00.000Z',
     });
   });
 });

@@ -1,7 +1,30 @@
-import { RESERVED_HEADERS, reservedHeaderNames, type EmailTriggerCommand, type SendEmailRequest } from '@postbus/contracts';
+import { RESERVED_HEADERS, reservedHeaderNames, SEND_AT_LIMITS, type EmailTriggerCommand, type SendEmailRequest } from '@postbus/contracts';
 import { UnprocessableError } from '@postbus/errors';
 
-type Options = Pick<SendEmailRequest, 'reply_to' | 'headers' | 'tags' | 'metadata'>;
+type Options = Pick<SendEmailRequest, 'reply_to' | 'headers' | 'tags' | 'metadata' | 'send_at'>;
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Refuses a `send_at` (the schema has checked it is RFC 3339) in the past or more than
+ * SEND_AT_LIMITS.maxAheadDays ahead, both with SEND_AT_LIMITS.clockSkewMs of slack for the
+ * client's clock.
+ */
+export function refuseBadSendAt(sendAt: Options['send_at'], now: Date): void {
+  if (sendAt === undefined) return;
+  const at = Date.parse(sendAt);
+  const { maxAheadDays, clockSkewMs } = SEND_AT_LIMITS;
+  const problem =
+    at < now.getTime() - clockSkewMs
+      ? 'is in the past'
+      : at > now.getTime() + maxAheadDays * DAY_MS + clockSkewMs
+        ? `is more than ${maxAheadDays} days ahead`
+        : undefined;
+  if (problem)
+    throw new UnprocessableError('invalid-send-at', `send_at ${problem}: schedule a send from now up to ${maxAheadDays} days ahead.`, [
+      { pointer: '/send_at', message: problem },
+    ]);
+}
 
 /**
  * Refuses headers Postbus sets itself (the schema has checked their form): a client's own From or
@@ -18,9 +41,10 @@ export function refuseReservedHeaders(headers: Options['headers']): void {
 }
 
 /** The trigger command's fields for a send's options: only those it gave, so a plain send's command stays as small as before. */
-export const messageOptions = (o: Options): Pick<EmailTriggerCommand, 'replyTo' | 'headers' | 'tags' | 'metadata'> => ({
+export const messageOptions = (o: Options): Pick<EmailTriggerCommand, 'replyTo' | 'headers' | 'tags' | 'metadata' | 'sendAt'> => ({
   ...(o.reply_to !== undefined ? { replyTo: o.reply_to.trim() } : {}),
   ...(o.headers !== undefined && Object.keys(o.headers).length > 0 ? { headers: o.headers } : {}),
   ...(o.tags !== undefined && o.tags.length > 0 ? { tags: o.tags } : {}),
   ...(o.metadata !== undefined && Object.keys(o.metadata).length > 0 ? { metadata: o.metadata } : {}),
+  ...(o.send_at !== undefined ? { sendAt: new Date(o.send_at).toISOString() } : {}),
 });

@@ -21,6 +21,8 @@ export interface MessageDoc {
   metadata?: Record<string, string>;
   /** The send's attachments, their bytes in the AttachmentStore under the message id and position. */
   attachments?: AttachmentRef[];
+  /** A scheduled send: when it goes. */
+  sendAt?: Date;
 }
 
 /** One entry of a message's timeline after `queued` (which the message itself stands for). */

@@ -30,6 +30,20 @@ describe('queuedEntry', () => {
 });
 
 describe('messageView', () => {
+  it('shows a scheduled send as scheduled with its send_at until it goes, then as what it came to', () => {
+    const sendAt = new Date('2026-03-02T09:00:00.000Z');
+    const scheduled = { ...message, sendAt };
+    expect(queuedEntry(scheduled).event).toBe('scheduled');
+    expect(messageView(scheduled, [])).toMatchObject({
+      status: 'scheduled',
+      send_at: '2026-03-02T09:00:00.000Z',
+      timeline: [{ sequence: 1, event: 'scheduled' }],
+    });
+    expect(messageView(scheduled, [entry(2, 'sent', { attempt: 1 })]).status).toBe('sent');
+    expect(messageView(scheduled, [entry(2, 'canceled')]).timeline.map((e) => e.event)).toEqual(['scheduled', 'canceled']);
+    expect(messageView(message, [])).not.toHaveProperty('send_at');
+  });
+
   it('shows a message without events as queued, updated when created', () => {
     const view = messageView(message, []);
     expect(view).toMatchObject({

@@ -2,12 +2,15 @@ import type { Message } from '@postbus/contracts';
 import { statusOf } from './message-status';
 import type { EventDoc, MessageDoc, SummaryDoc } from './message-records';
 
-/** `queued` is the message itself: sequence 1, at acceptance. */
+/** The status a message starts in: `scheduled` for a send with a send_at, else `queued`. */
+export const firstStatus = (message: MessageDoc): 'queued' | 'scheduled' => (message.sendAt ? 'scheduled' : 'queued');
+
+/** `queued` (or `scheduled`) is the message itself: sequence 1, at acceptance. */
 export const queuedEntry = (message: MessageDoc): EventDoc => ({
   _id: `${message._id}:1`,
   messageId: message._id,
   projectId: message.projectId,
-  event: 'queued',
+  event: firstStatus(message),
   sequence: 1,
   at: message.createdAt,
 });
@@ -28,7 +31,7 @@ export function messageView(message: MessageDoc, events: EventDoc[]): Message {
     email_key: message.emailKey,
     email: message.email,
     user_id: message.userId,
-    status: statusOf(events),
+    status: statusOf(events, firstStatus(message)),
     subject: [...events].reverse().find((e) => e.subject)?.subject ?? null,
     opened: events.some((e) => e.event === 'opened'),
     clicked: events.some((e) => e.event === 'clicked'),
@@ -42,6 +45,7 @@ export function messageView(message: MessageDoc, events: EventDoc[]): Message {
       size: a.size,
       ...(a.contentId !== undefined ? { content_id: a.contentId } : {}),
     })),
+    ...(message.sendAt ? { send_at: message.sendAt.toISOString() } : {}),
     created_at: message.createdAt.toISOString(),
     updated_at: last.at.toISOString(),
     timeline: timeline.map((e) => ({

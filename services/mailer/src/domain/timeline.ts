@@ -183,6 +183,34 @@ export class Timeline {
     await this.store.replaceSummary(summaryOf(message, await this.store.timeline(message._id)));
   }
 
+  /** Announces a scheduled message (`message.scheduled`, its first entry) when it is accepted. */
+  announceScheduled(message: MessageDoc): Promise<void> {
+    return this.emit(message, [queuedEntry(message)]);
+  }
+
+  /**
+   * Ends a scheduled message `canceled`: the entry takes the first attempt's place (its id and
+   * sequence), so a message never has both. Stored once; a repeat re-emits it. `taken` when the
+   * place holds another outcome (the message was sent).
+   */
+  async recordCanceled(message: MessageDoc, at = new Date()): Promise<'canceled' | 'taken'> {
+    const doc: EventDoc = {
+      _id: deliveryEventId(message._id, 1),
+      messageId: message._id,
+      projectId: message.projectId,
+      event: 'canceled',
+      sequence: 2,
+      at,
+    };
+    const existed = await this.outcomes.add(doc);
+    const stored = existed ? (await this.store.timeline(message._id)).find((e) => e._id === doc._id) : doc;
+    if (!stored || stored.event !== 'canceled') return 'taken';
+    await this.copies.add({ summary: summaryOf(message, [stored]) });
+    if (!existed) await this.onStored(message, stored);
+    await this.emit(message, [stored]);
+    return 'canceled';
+  }
+
   /** Emits a finished message's whole timeline again (its first emission may have been cut short). */
   republish(message: MessageDoc, timeline: EventDoc[]): Promise<void> {
     return this.emit(message, [queuedEntry(message), ...timeline]);
@@ -267,4 +295,5 @@ const toMessageEvent = (message: MessageDoc, e: EventDoc): MessageEvent => ({
   ...(message.tags ? { tags: message.tags } : {}),
   ...(message.metadata ? { metadata: message.metadata } : {}),
   ...(e.attempt ? { attempt: e.attempt } : {}),
+  ...(message.sendAt ? { sendAt: message.sendAt.toISOString() } : {}),
 });

@@ -6,6 +6,7 @@ import type { RetryQueue } from '../model/retry.repository';
 import type { StatusRollups } from '../model/rollup.repository';
 import type { Suppressions } from '../model/suppression.repository';
 import type { Deliverer, Outcome } from './delivery/deliverer';
+import type { ScheduledSends } from './scheduled-sends';
 import type { Timeline } from './timeline';
 import { messageDocFromTrigger, TriggerDelivery } from './trigger-delivery';
 
@@ -83,7 +84,13 @@ function fakes(options: Options = {}) {
   const rollups = {
     count: (projectId: string, status: string, at: Date) => log.push(`count ${projectId} ${status} ${at.toISOString()}`),
   } as unknown as StatusRollups;
-  const delivery = new TriggerDelivery({ store, suppressions, retries, deliverer, timeline, lists, rollups });
+  const scheduled = {
+    accept: (m: MessageDoc, known: string) => {
+      log.push(`schedule ${m._id} ${known} for ${m.sendAt?.toISOString()}`);
+      return Promise.resolve();
+    },
+  } as unknown as ScheduledSends;
+  const delivery = new TriggerDelivery({ store, suppressions, retries, deliverer, timeline, lists, rollups, scheduled });
   return { delivery, log };
 }
 
@@ -110,6 +117,16 @@ describe('messageDocFromTrigger', () => {
   it('has no user id unless the user’s is a string', () => {
     expect(messageDocFromTrigger(trigger('msg_1', { email: 'a@example.org' })).userId).toBeNull();
     expect(messageDocFromTrigger(trigger('msg_1', { email: 'a@example.org', user_id: 42 })).userId).toBeNull();
+  });
+});
+
+describe('a scheduled trigger (send_at)', () => {
+  it('is stored and left to wait for its time, new or redelivered: nothing is delivered now', async () => {
+    const { delivery, log } = fakes({ stored: { msg_2: [] } });
+    const at = '2026-06-01T10:00:00.000Z';
+    await delivery.one(messageDocFromTrigger({ ...trigger('msg_1'), sendAt: at }));
+    await delivery.one(messageDocFromTrigger({ ...trigger('msg_2'), sendAt: at }));
+    expect(log).toEqual(['insert msg_1', `schedule msg_1 new for ${at}`, 'insert msg_2 (existed)', `schedule msg_2 maybe-seen for ${at}`]);
   });
 });
 

@@ -7,6 +7,7 @@ import type { MessageStore } from '../model/message.repository';
 import type { RetryQueue } from '../model/retry.repository';
 import type { StatusRollups } from '../model/rollup.repository';
 import type { Suppressions } from '../model/suppression.repository';
+import type { ScheduledSends } from './scheduled-sends';
 import type { Timeline } from './timeline';
 
 export interface TriggerDeliveryDeps {
@@ -17,6 +18,7 @@ export interface TriggerDeliveryDeps {
   timeline: Timeline;
   lists: MessageLists;
   rollups: StatusRollups;
+  scheduled: ScheduledSends;
 }
 
 /** The stored message a trigger starts; the other way, stored to as clients read it, is domain/message-view's messageView. */
@@ -38,6 +40,7 @@ export const messageDocFromTrigger = (t: EmailTriggerCommand): MessageDoc => ({
   ...(t.tags !== undefined ? { tags: t.tags } : {}),
   ...(t.metadata !== undefined ? { metadata: t.metadata } : {}),
   ...(t.attachments !== undefined ? { attachments: t.attachments } : {}),
+  ...(t.sendAt !== undefined ? { sendAt: new Date(t.sendAt) } : {}),
 });
 
 /**
@@ -45,24 +48,20 @@ export const messageDocFromTrigger = (t: EmailTriggerCommand): MessageDoc => ({
  * a redelivered trigger finds it), then rendered, signed and sent, its outcome recorded as soon as
  * the relay answers. A redelivered trigger whose message
  * has an outcome only re-emits its events; one with a retry scheduled is left to the retry worker.
+ * A scheduled send (send_at) is stored and left to wait for its time (see ScheduledSends).
  */
 export class TriggerDelivery {
   constructor(private readonly deps: TriggerDeliveryDeps) {}
 
   /** One trigger: its message stored (or found, when redelivered) and listed, then delivered unless it has an outcome already. */
   readonly one = async (message: MessageDoc): Promise<void> => {
-    const { store, suppressions, retries, deliverer, timeline, lists, rollups } = this.deps;
-    let attempt = 1;
-    if (await store.insertOne(message)) {
+    const { store, suppressions, deliverer, timeline, lists, rollups, scheduled } = this.deps;
+    const known = await store.insertOne(message);
+    if (message.sendAt) return scheduled.accept(message, known ? 'maybe-seen' : 'new');
+    if (known) {
       // The first delivery may have stopped before the message was listed: once per message id.
       await lists.accepted(message, 'maybe-seen');
-      const events = await store.timeline(message._id);
-      if (isFinished(events)) return timeline.republish(message, events);
-      if (await retries.pending(message._id)) return; // the retry worker has it
-      attempt = events.filter((e) => e.event === 'deferred').length + 1;
-      const outcome = await deliverer.deliver(message, await suppressions.reasonFor(message));
-      await timeline.recordAttempt(message, attempt, outcome);
-      return;
+      return this.resume(message);
     }
     rollups.count(message.projectId, 'queued', message.acceptedAt);
     // Listed while it is delivered (off the trigger → relay path); a failure to list fails the
@@ -72,10 +71,25 @@ export class TriggerDelivery {
       (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
     );
     const outcome = await deliverer.deliver(message, await suppressions.reasonFor(message));
-    await timeline.recordAttempt(message, attempt, outcome);
+    await timeline.recordAttempt(message, 1, outcome);
     const failed = await listed;
     if (failed) throw failed;
   };
+
+  /**
+   * Delivers a stored message unless it has an outcome already (whose events are emitted again) or
+   * a retry scheduled (left to the retry worker): a redelivered trigger, or a scheduled message at its time.
+   */
+  readonly resume = async (message: MessageDoc): Promise<void> => {
+    const { store, suppressions, retries, deliverer, timeline } = this.deps;
+    const events = await store.timeline(message._id);
+    if (isFinished(events)) return timeline.republish(message, events);
+    if (await retries.pending(message._id)) return; // the retry worker has it
+    const attempt = events.filter((e) => e.event === 'deferred').length + 1;
+    const outcome = await deliverer.deliver(message, await suppressions.reasonFor(message));
+    await timeline.recordAttempt(message, attempt, outcome);
+  };
+
   // Side by side; the stores group what concurrent triggers (of every partition) write and read.
   // Every trigger runs to its end, and only those that failed are left to the consumer to retry
   // alone (and dead-letter): one poisoned trigger does not fail, nor resend, the others.

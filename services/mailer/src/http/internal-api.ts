@@ -14,16 +14,22 @@ import {
   SuppressionList,
   SuppressionListQuery,
 } from '@postbus/contracts';
-import { NotFoundError, ValidationError } from '@postbus/errors';
+import { ConflictError, NotFoundError, ValidationError } from '@postbus/errors';
 import { decodeCursor, defineRoute, encodeCursor, isSequence, serveRoutes } from '@postbus/http';
 import type { MessageLog } from '../domain/message-log';
+import type { ScheduledSends } from '../domain/scheduled-sends';
 import type { StatusRollups } from '../model/rollup.repository';
 import type { Suppressions } from '../model/suppression.repository';
 
 const NO_MESSAGE = { description: 'No such message in this project' };
 
 /** The message log and the suppression list the gateway proxies to; the gateway has authenticated the client and checked the project. */
-export function internalApi(log: MessageLog, rollups: StatusRollups, suppressions: Suppressions): RequestHandler {
+export function internalApi(
+  log: MessageLog,
+  rollups: StatusRollups,
+  suppressions: Suppressions,
+  scheduled: ScheduledSends,
+): RequestHandler {
   return serveRoutes([
     defineRoute({
       method: 'get',
@@ -99,6 +105,31 @@ export function internalApi(log: MessageLog, rollups: StatusRollups, suppression
         const message = await log.message(params.projectId, params.messageId);
         if (!message) throw new NotFoundError('No such message in this project.');
         return { status: 200, body: message };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/internal/projects/:projectId/messages/:messageId/cancel',
+      params: InternalMessageParams,
+      responses: {
+        200: { description: 'The message, canceled', schema: Message },
+        404: NO_MESSAGE,
+        409: { description: 'Sent, being sent, or never scheduled' },
+      },
+      handle: async ({ params }) => {
+        const outcome = await scheduled.cancel(params.projectId, params.messageId);
+        if (outcome === 'not-found') throw new NotFoundError('No such message in this project.');
+        if (outcome === 'too-late')
+          throw new ConflictError(
+            'message-not-cancelable',
+            'The message was sent or is being sent: only a scheduled message can be cancelled.',
+          );
+        if (outcome === 'not-scheduled')
+          throw new ConflictError(
+            'message-not-cancelable',
+            'The message was sent without send_at: only a scheduled message can be cancelled.',
+          );
+        return { status: 200, body: outcome.canceled };
       },
     }),
   ]);

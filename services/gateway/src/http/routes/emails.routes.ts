@@ -16,9 +16,9 @@ import {
 import { ConflictError, NotFoundError, UnprocessableError } from '@postbus/errors';
 import type { CommandSender } from '../../clients/command-sender';
 import { compileBody, toFieldErrors } from '@postbus/http';
-import { sendBatch, triggerFor } from '../../domain/batch-send';
+import { sendAtOf, sendBatch, triggerFor } from '../../domain/batch-send';
 import { prepareAttachments } from '../../domain/attachments';
-import { refuseReservedHeaders } from '../../domain/message-options';
+import { refuseBadSendAt, refuseReservedHeaders } from '../../domain/message-options';
 import { fromEmailProblem, type SenderDomainState } from '../../domain/sender-address';
 import type { EmailRepository } from '../../model/email.repository';
 import { EMAIL_NOT_FOUND, type TriggerCatalog } from '../../domain/trigger-catalog';
@@ -161,7 +161,9 @@ export function emailRoutes({
       body: SendEmailRequest,
       responses: { 200: { description: 'Accepted: validated against the catalog and durably queued', schema: SendAccepted } },
       handle: async ({ params, body, client, requestId }) => {
+        const now = new Date();
         refuseReservedHeaders(body.headers);
+        refuseBadSendAt(body.send_at, now);
         const files = prepareAttachments(body.attachments);
         const plan = await catalog.resolve(client.clientId, params.projectId, params.emailKey);
         const messageId = newMessageId();
@@ -172,9 +174,9 @@ export function emailRoutes({
             files.map((f) => f.bytes),
           );
         const refs = files.map((f) => f.ref);
-        const { key, command } = triggerFor(params.projectId, plan, body, messageId, new Date().toISOString(), refs);
+        const { key, command } = triggerFor(params.projectId, plan, body, messageId, now.toISOString(), refs);
         await commands.send(Topics.EmailCommands, 'email.trigger', key, command, requestId);
-        return { status: 200, body: { status: 'accepted', request_id: requestId, message_id: command.messageId } };
+        return { status: 200, body: { status: 'accepted', request_id: requestId, message_id: command.messageId, ...sendAtOf(command) } };
       },
     }),
     defineRoute({

@@ -103,5 +103,25 @@ export function messageRoutes({ mailerApi, assertProject }: MessageRouteDeps): R
         return { status: 200, body: found.content };
       },
     }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/projects/:projectId/messages/:messageId/cancel',
+      operationId: 'cancelMessage',
+      summary:
+        'Cancel a scheduled message (one sent with send_at) before its time: it becomes canceled, with a message.canceled webhook, and is never sent; a 409 for a message already sent or being sent',
+      tag: 'Messages',
+      // Whoever may schedule a send may take it back: an sdk key sends, so it cancels too.
+      scope: 'sdk',
+      params: MessageParams,
+      responses: {
+        200: { description: 'The message, canceled (cancelling it again answers the same)', schema: Message },
+        409: { description: 'The message was sent, is being sent, or was never scheduled' },
+        ...MAILER_DOWN,
+      },
+      handle: async ({ params, client }) => {
+        await assertProject(client.clientId, params.projectId);
+        return { status: 200, body: await mailerApi.cancelMessage(params.projectId, params.messageId) };
+      },
+    }),
   ];
 }

@@ -1,0 +1,195 @@
+import type { Logger } from '@postbus/logger';
+import type { EventDoc, MessageDoc } from './message-records';
+import type { MessageLists } from '../model/message-list.repository';
+import type { MessageStore } from '../model/message.repository';
+import type { StatusRollups } from '../model/rollup.repository';
+import type { ScheduleDecision, ScheduleQueue } from '../model/schedule.repository';
+import { ScheduledSends, ScheduleWorker } from './scheduled-sends';
+import type { Timeline } from './timeline';
+
+const SEND_AT = new Date('2026-11-27T12:00:10Z');
+const message = (id: string, sendAt: Date | null = SEND_AT): MessageDoc =>
+  ({
+    _id: id,
+    projectId: 'p1',
+    emailKey: 'welcome',
+    email: `${id}@example.org`,
+    userId: null,
+    acceptedAt: new Date('2026-11-27T12:00:00Z'),
+    createdAt: new Date('2026-11-27T12:00:00Z'),
+    ...(sendAt ? { sendAt } : {}),
+  }) as MessageDoc;
+
+/**
+ * The schedule, the store and the timeline in memory, with the rules that matter here: a
+ * decision is taken by whoever inserts it first, and a message's first outcome (sent or
+ * canceled) takes one place in its timeline.
+ */
+function fakes(messages: MessageDoc[]) {
+  const byId = new Map(messages.map((m) => [m._id, m]));
+  const timelines = new Map<string, EventDoc[]>();
+  const decisions = new Map<string, ScheduleDecision>();
+  const waiting = new Map<string, Date>();
+  const done: string[] = [];
+  const counted: string[] = [];
+  const listed: string[] = [];
+  const emitted: string[] = [];
+  const delivered: string[] = [];
+  const entry = (id: string, event: EventDoc['event']): EventDoc => ({
+    _id: `${id}:2`,
+    messageId: id,
+    projectId: 'p1',
+    event,
+    sequence: 2,
+    at: new Date(),
+  });
+  const place = (id: string, event: EventDoc['event']): EventDoc => {
+    const taken = timelines.get(id)?.[0];
+    if (taken) return taken;
+    timelines.set(id, [entry(id, event)]);
+    return entry(id, event);
+  };
+  const queue = {
+    schedule: (id: string, at: Date) => {
+      if (!waiting.has(id)) waiting.set(id, at);
+      return Promise.resolve();
+    },
+    claimDue: () => Promise.resolve([...waiting.keys()]),
+    done: (id: string) => {
+      waiting.delete(id);
+      done.push(id);
+      return Promise.resolve();
+    },
+    decide: (id: string, decision: ScheduleDecision) => {
+      const stored = decisions.get(id);
+      if (stored) return Promise.resolve({ decision: stored, fresh: false });
+      decisions.set(id, decision);
+      return Promise.resolve({ decision, fresh: true });
+    },
+  } as unknown as ScheduleQueue;
+  const store = {
+    message: (projectId: string, id: string) => Promise.resolve(byId.get(id)?.projectId === projectId ? byId.get(id)! : null),
+    messagesById: (ids: string[]) => Promise.resolve(new Map(ids.flatMap((id) => (byId.has(id) ? [[id, byId.get(id)!]] : [])))),
+    timeline: (id: string) => Promise.resolve(timelines.get(id) ?? []),
+  } as unknown as MessageStore;
+  const timeline = {
+    recordCanceled: (m: MessageDoc) => {
+      const stored = place(m._id, 'canceled');
+      if (stored.event !== 'canceled') return Promise.resolve('taken');
+      emitted.push(`${m._id}:canceled`);
+      return Promise.resolve('canceled');
+    },
+    announceScheduled: (m: MessageDoc) => {
+      emitted.push(`${m._id}:scheduled`);
+      return Promise.resolve();
+    },
+    republish: (m: MessageDoc) => {
+      emitted.push(`${m._id}:again`);
+      return Promise.resolve();
+    },
+  } as unknown as Timeline;
+  const lists = {
+    accepted: (m: MessageDoc, known: string) => {
+      listed.push(`${m._id}:${known}`);
+      return Promise.resolve();
+    },
+    reached: (m: MessageDoc, status: string) => {
+      listed.push(`${m._id}:${status}`);
+      return Promise.resolve();
+    },
+  } as unknown as MessageLists;
+  const rollups = { count: (_p: string, status: string) => counted.push(status) } as unknown as StatusRollups;
+  const deliver = (m: MessageDoc) => {
+    delivered.push(m._id);
+    place(m._id, 'sent');
+    return Promise.resolve();
+  };
+  const scheduled = new ScheduledSends({ store, queue, lists, rollups, timeline });
+  const logger = { warn: jest.fn() } as unknown as Logger;
+  const worker = new ScheduleWorker({ queue, store, timeline, deliver, logger, intervalMs: 10, leaseMs: 1000 });
+  return { scheduled, worker, waiting, decisions, timelines, done, counted, listed, emitted, delivered, queue };
+}
+
+describe('scheduled sends', () => {
+  it('accepts a scheduled message: counted and listed as scheduled, waiting for its send_at, and announced', async () => {
+    const f = fakes([message('m1')]);
+    await f.scheduled.accept(message('m1'), 'new');
+    expect(f.counted).toEqual(['queued', 'scheduled']);
+    expect(f.listed).toEqual(['m1:new', 'm1:scheduled']);
+    expect(f.waiting.get('m1')).toEqual(SEND_AT);
+    expect(f.emitted).toEqual(['m1:scheduled']);
+  });
+
+  it('takes a redelivered trigger of a message already sent as a replay: its events again, no new wait', async () => {
+    const f = fakes([message('m1')]);
+    f.timelines.set('m1', [{ _id: 'm1:2', messageId: 'm1', projectId: 'p1', event: 'sent', sequence: 2, at: new Date() }]);
+    await f.scheduled.accept(message('m1'), 'maybe-seen');
+    expect(f.emitted).toEqual(['m1:again']);
+    expect(f.waiting.size).toBe(0);
+    expect(f.counted).toEqual([]);
+  });
+
+  it('cancels a scheduled message once (a repeat answers the same), and the worker never sends it', async () => {
+    const f = fakes([message('m1')]);
+    await f.scheduled.accept(message('m1'), 'new');
+    const first = await f.scheduled.cancel('p1', 'm1');
+    expect(first).toMatchObject({ canceled: { id: 'm1', status: 'canceled', send_at: SEND_AT.toISOString() } });
+    expect(await f.scheduled.cancel('p1', 'm1')).toMatchObject({ canceled: { status: 'canceled' } });
+    expect(f.waiting.size).toBe(0);
+    await f.worker.runDue();
+    expect(f.delivered).toEqual([]);
+  });
+
+  it('refuses to cancel what is not there, what was sent without send_at, and another project’s message', async () => {
+    const f = fakes([message('m1'), message('now', null)]);
+    expect(await f.scheduled.cancel('p1', 'nope')).toBe('not-found');
+    expect(await f.scheduled.cancel('p2', 'm1')).toBe('not-found');
+    expect(await f.scheduled.cancel('p1', 'now')).toBe('not-scheduled');
+  });
+
+  it('sends a due message once; a cancel after is too late', async () => {
+    const f = fakes([message('m1')]);
+    await f.scheduled.accept(message('m1'), 'new');
+    await f.worker.runDue();
+    expect(f.delivered).toEqual(['m1']);
+    expect(f.done).toEqual(['m1']);
+    expect(await f.scheduled.cancel('p1', 'm1')).toBe('too-late');
+    expect(f.decisions.get('m1')).toBe('send');
+  });
+
+  it('loses a race it did not win: a worker that decided to send makes a cancel a 409, before any outcome is stored', async () => {
+    const f = fakes([message('m1')]);
+    await f.scheduled.accept(message('m1'), 'new');
+    // The worker has decided and is rendering (no outcome yet) when the cancel comes.
+    await f.queue.decide('m1', 'send');
+    expect(await f.scheduled.cancel('p1', 'm1')).toBe('too-late');
+    expect(f.timelines.get('m1')).toBeUndefined();
+  });
+
+  it('finishes a cancel that decided and stopped before recording it: the worker records canceled and sends nothing', async () => {
+    const f = fakes([message('m1')]);
+    await f.scheduled.accept(message('m1'), 'new');
+    await f.queue.decide('m1', 'cancel');
+    await f.worker.runDue();
+    expect(f.delivered).toEqual([]);
+    expect(f.timelines.get('m1')?.map((e) => e.event)).toEqual(['canceled']);
+    expect(f.emitted).toContain('m1:canceled');
+    expect(f.done).toEqual(['m1']);
+  });
+
+  it('resumes a message whose claimer died after deciding to send', async () => {
+    const f = fakes([message('m1')]);
+    await f.scheduled.accept(message('m1'), 'new');
+    await f.queue.decide('m1', 'send');
+    await f.worker.runDue();
+    expect(f.delivered).toEqual(['m1']);
+  });
+
+  it('drops the wait of a message that is gone (erased)', async () => {
+    const f = fakes([]);
+    await f.queue.schedule('gone', SEND_AT);
+    await f.worker.runDue();
+    expect(f.done).toEqual(['gone']);
+    expect(f.delivered).toEqual([]);
+  });
+});

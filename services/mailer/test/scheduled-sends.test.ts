@@ -1,0 +1,216 @@
+import type { Server } from 'node:http';
+import type { Publisher } from '@postbus/bus';
+import { connectDb, type Connection } from '@postbus/db';
+import { closeServer } from '@postbus/http';
+import { createLogger } from '@postbus/logger';
+import { call, defaultMongoUrl, internalAuthorization, sleep, uniqueName } from '@postbus/testing';
+import type { Deliverer, Outcome } from '../src/domain/delivery/deliverer';
+import type { MessageDoc } from '../src/domain/message-records';
+import { ScheduledSends, ScheduleWorker } from '../src/domain/scheduled-sends';
+import { Timeline } from '../src/domain/timeline';
+import { TriggerDelivery } from '../src/domain/trigger-delivery';
+import { MessageLists } from '../src/model/message-list.repository';
+import { MessageStore } from '../src/model/message.repository';
+import { RetryQueue } from '../src/model/retry.repository';
+import { StatusRollups } from '../src/model/rollup.repository';
+import { ScheduleQueue } from '../src/model/schedule.repository';
+import { Suppressions } from '../src/model/suppression.repository';
+import { acceptedMessage } from './accepted-message';
+import { startMessageLogServer } from './message-log-server';
+
+const logger = createLogger({ service: 'mailer-test', level: 'error' });
+
+/**
+ * Scheduled sends against the real MongoDB-wire server, with two mailer instances (each its own
+ * connection, stores and worker) over one database: the relay is a fake that counts what it is
+ * given, and the bus a publisher that records.
+ */
+describe('scheduled sends over one database', () => {
+  const project = '0000000000000000000000f7';
+  let dbName: string;
+  const connections: Connection[] = [];
+  /** Every message handed to the relay, by any instance. */
+  const relayed: string[] = [];
+  const published: string[] = [];
+  let n = 0;
+
+  /** One mailer instance; `atRelay` is awaited as the relay takes each message (a test holds a send there). */
+  async function instance(leaseMs = 60_000, atRelay: (messageId: string) => Promise<void> = () => Promise.resolve()) {
+    const db = await connectDb({ url: defaultMongoUrl(), dbName });
+    connections.push(db);
+    const store = new MessageStore(db);
+    const lists = new MessageLists(db);
+    const retries = new RetryQueue(db);
+    const rollups = new StatusRollups(db, `instance-${connections.length}`);
+    const queue = new ScheduleQueue(db);
+    const suppressions = new Suppressions(db, (email) => `hash of ${email}`);
+    await Promise.all([store.init(), lists.init(), retries.init(), rollups.init(), queue.init(), suppressions.init()]);
+    const publisher = {
+      publish: (_topic: string, type: string, key: string) => {
+        published.push(`${key} ${type}`);
+        return Promise.resolve('id');
+      },
+    } as unknown as Publisher;
+    // As the app's: each delivery status reached is listed.
+    const timeline = new Timeline(store, publisher, retries, { maxAttempts: 3, baseMs: 60_000, maxMs: 60_000 }, (m, e) =>
+      lists.reached(m, e.event as 'sent', e.at),
+    );
+    const deliverer = {
+      deliver: async (m: MessageDoc): Promise<Outcome> => {
+        relayed.push(m._id);
+        await atRelay(m._id);
+        await sleep(20); // an SMTP exchange: long enough for another instance to try the same message meanwhile
+        return { event: 'sent', smtp: { code: 250, response: '250 OK' } };
+      },
+    } as unknown as Deliverer;
+    const scheduled = new ScheduledSends({ store, queue, lists, rollups, timeline });
+    const delivery = new TriggerDelivery({ store, suppressions, retries, deliverer, timeline, lists, rollups, scheduled });
+    const worker = new ScheduleWorker({ queue, store, timeline, deliver: delivery.resume, logger, intervalMs: 50, leaseMs });
+    return { store, lists, rollups, suppressions, queue, scheduled, delivery, worker };
+  }
+
+  const scheduledMessage = (sendAt: Date): MessageDoc => ({
+    ...acceptedMessage({ id: `msg_${(++n).toString(16).padStart(32, 'a')}`, projectId: project, email: `r${n}@example.org` }),
+    sendAt,
+  });
+
+  beforeAll(() => {
+    dbName = uniqueName('t').replace(/-/g, '_');
+  });
+
+  afterAll(async () => {
+    await connections[0]?.dropDatabase();
+    await Promise.all(connections.map((c) => c.close()));
+  });
+
+  it('sends each due message exactly once with two instances polling side by side, and none before its time', async () => {
+    const [a, b] = [await instance(), await instance()];
+    const now = Date.now();
+    const due = Array.from({ length: 20 }, () => scheduledMessage(new Date(now - 1_000)));
+    const later = scheduledMessage(new Date(now + 60_000));
+    for (const m of [...due, later]) await a.delivery.one(m);
+    for (let round = 0; round < 3; round++) await Promise.all([a.worker.runDue(), b.worker.runDue(), a.worker.runDue(), b.worker.runDue()]);
+
+    const ids = due.map((m) => m._id);
+    expect(relayed.filter((id) => ids.includes(id)).sort()).toEqual([...ids].sort());
+    expect(relayed).not.toContain(later._id);
+    for (const m of due) expect((await b.store.timeline(m._id)).map((e) => e.event)).toEqual(['sent']);
+    expect(published).toContain(`${later._id} message.scheduled`);
+  });
+
+  it('takes again a message whose claimer died once its lease lapses, and not before', async () => {
+    const [a, b] = [await instance(500), await instance(500)];
+    const m = scheduledMessage(new Date(Date.now() - 1_000));
+    await a.delivery.one(m);
+    // Instance a claims it and dies before sending.
+    expect(await a.queue.claimDue(10, 500)).toContain(m._id);
+    await b.worker.runDue();
+    expect(relayed).not.toContain(m._id);
+    await sleep(700);
+    await b.worker.runDue();
+    expect(relayed.filter((id) => id === m._id)).toEqual([m._id]);
+    expect((await a.store.timeline(m._id)).map((e) => e.event)).toEqual(['sent']);
+  });
+
+  it('decides each message once between a worker and a cancel: a cancel before the worker decides wins, one after is refused', async () => {
+    const gate = () => {
+      let open!: () => void;
+      const opened = new Promise<void>((resolve) => (open = resolve));
+      return { open, opened };
+    };
+    const [workerClaimed, workerDecides, relayTook, relayAnswers] = [gate(), gate(), gate(), gate()];
+    let held = '';
+    const a = await instance(60_000, async (id) => {
+      if (id !== held) return;
+      relayTook.open();
+      await relayAnswers.opened;
+    });
+    const b = await instance();
+    const [early, during, late] = Array.from({ length: 3 }, () => scheduledMessage(new Date(Date.now() - 1_000))) as [
+      MessageDoc,
+      MessageDoc,
+      MessageDoc,
+    ];
+    held = during._id;
+    for (const m of [early, during, late]) await a.delivery.one(m);
+    // Instance a's worker is held once it has claimed the messages, before it decides them.
+    const decide = a.queue.decide.bind(a.queue);
+    a.queue.decide = async (id, decision) => {
+      workerClaimed.open();
+      await workerDecides.opened;
+      return decide(id, decision);
+    };
+    relayed.length = 0;
+    const work = a.worker.runDue();
+    await workerClaimed.opened;
+    const earlyAnswer = await b.scheduled.cancel(project, early._id);
+    workerDecides.open();
+    await relayTook.opened; // `during` is being sent: decided, its outcome not stored yet
+    const duringAnswer = await b.scheduled.cancel(project, during._id);
+    relayAnswers.open();
+    await work;
+    const lateAnswer = await b.scheduled.cancel(project, late._id);
+
+    expect(earlyAnswer).toMatchObject({ canceled: { status: 'canceled' } });
+    expect(duringAnswer).toBe('too-late');
+    expect(lateAnswer).toBe('too-late');
+    expect([...relayed].sort()).toEqual([during._id, late._id].sort());
+    expect((await a.store.timeline(early._id)).map((e) => e.event)).toEqual(['canceled']);
+    expect((await a.store.timeline(during._id)).map((e) => e.event)).toEqual(['sent']);
+  });
+
+  describe('through the internal API', () => {
+    let server: Server;
+    let url: string;
+    let a: Awaited<ReturnType<typeof instance>>;
+    const cancel = async (id: string, projectId = project) =>
+      call(url, 'POST', `/internal/projects/${projectId}/messages/${id}/cancel`, { auth: await internalAuthorization('mailer') });
+    const read = async (id: string) =>
+      call(url, 'GET', `/internal/projects/${project}/messages/${id}`, { auth: await internalAuthorization('mailer') });
+
+    beforeAll(async () => {
+      a = await instance();
+      ({ server, url } = await startMessageLogServer(a, logger));
+    });
+
+    afterAll(async () => {
+      if (server) await closeServer(server);
+    });
+
+    it('cancels a scheduled message (200, canceled, the same again), listed under its status; 404 elsewhere; 409 once sent or never scheduled', async () => {
+      const waiting = scheduledMessage(new Date(Date.now() + 60_000));
+      await a.delivery.one(waiting);
+      const before = await read(waiting._id);
+      expect(before.body).toMatchObject({
+        status: 'scheduled',
+        send_at: waiting.sendAt!.toISOString(),
+        timeline: [{ event: 'scheduled' }],
+      });
+      const listed = await call(url, 'GET', `/internal/projects/${project}/messages?status=scheduled`, {
+        auth: await internalAuthorization('mailer'),
+      });
+      expect((listed.body as { data: Array<{ id: string }> }).data.map((m) => m.id)).toContain(waiting._id);
+
+      expect((await cancel(waiting._id, '0000000000000000000000f8')).status).toBe(404);
+      const first = await cancel(waiting._id);
+      expect(first.status).toBe(200);
+      expect(first.body).toMatchObject({ id: waiting._id, status: 'canceled', timeline: [{ event: 'scheduled' }, { event: 'canceled' }] });
+      expect((await cancel(waiting._id)).body).toMatchObject({ status: 'canceled' });
+      expect(published.filter((p) => p === `${waiting._id} message.canceled`).length).toBeGreaterThanOrEqual(1);
+      const canceledList = await call(url, 'GET', `/internal/projects/${project}/messages?status=canceled`, {
+        auth: await internalAuthorization('mailer'),
+      });
+      expect((canceledList.body as { data: Array<{ id: string }> }).data.map((m) => m.id)).toContain(waiting._id);
+
+      const due = scheduledMessage(new Date(Date.now() - 1_000));
+      await a.delivery.one(due);
+      await a.worker.runDue();
+      const late = await cancel(due._id);
+      expect(late.status).toBe(409);
+      expect((await cancel('msg_nothing')).status).toBe(404);
+      const plain = acceptedMessage({ id: `msg_${(++n).toString(16).padStart(32, 'b')}`, projectId: project, email: 'p@example.org' });
+      await a.delivery.one(plain);
+      expect((await cancel(plain._id)).status).toBe(409);
+    });
+  });
+});
