@@ -525,6 +525,10 @@ export const Message = Type.Object({
   clicks: Type.Integer({ minimum: 0, description: 'tracked link clicks, all links together' }),
   tags: Type.Array(Type.String(), { description: 'the tags the send gave' }),
   metadata: Type.Record(Type.String(), Type.String(), { description: 'the metadata the send gave' }),
+  test: Type.Boolean({
+    description: 'sent with a test key: rendered and recorded, its outcome simulated from the recipient address, never delivered',
+    examples: [false],
+  }),
   created_at: Timestamp,
   updated_at: Timestamp,
   timeline: Type.Array(TimelineEntry),
@@ -564,6 +568,13 @@ export const MessageListQuery = Type.Object(
     tag: Type.Optional(Type.String({ pattern: Tag.pattern, description: 'only messages sent with this tag' })),
     from: Type.Optional(Type.String({ format: 'date-time', description: 'only messages accepted at or after this time' })),
     to: Type.Optional(Type.String({ format: 'date-time', description: 'only messages accepted at or before this time' })),
+    test: Type.Optional(
+      Type.Boolean({
+        description:
+          'true: only test messages (those sent with a test key), which the log leaves out otherwise; a test key reads only these, whatever it passes',
+        examples: [true],
+      }),
+    ),
     ...PageParams,
   },
   { additionalProperties: false },

@@ -91,6 +91,8 @@ export const EmailTriggerCommand = Type.Object({
   headers: Type.Optional(Type.Record(Type.String(), Type.String())),
   tags: Type.Optional(Type.Array(Type.String())),
   metadata: Type.Optional(Type.Record(Type.String(), Type.String())),
+  /** Sent with a test key: rendered and recorded, its outcome simulated, never relayed; no user is registered. */
+  test: Type.Optional(Type.Literal(true)),
 });
 export type EmailTriggerCommand = Static<typeof EmailTriggerCommand>;
 
@@ -242,6 +244,8 @@ export const MessageEvent = Type.Object({
   /** The send's tags and metadata, when it gave any: every webhook about the message carries them. */
   tags: Type.Optional(Type.Array(Type.String())),
   metadata: Type.Optional(Type.Record(Type.String(), Type.String())),
+  /** The message was sent with a test key: its outcome is simulated. */
+  test: Type.Optional(Type.Literal(true)),
 });
 export type MessageEvent = Static<typeof MessageEvent>;
 

@@ -40,6 +40,7 @@ const messageWebhookData = <E extends MessageWebhookEvent>(event: E) =>
     metadata: Type.Record(Type.String(), Type.String(), {
       description: "the metadata the send gave: match the event to the client's own records",
     }),
+    test: Type.Boolean({ description: 'the message was sent with a test key: this event was simulated, no mail was delivered' }),
   });
 
 const MESSAGE_EVENT_DESCRIPTIONS: Record<MessageWebhookEvent, string> = {
@@ -194,6 +195,7 @@ export function messageWebhook<E extends MessageWebhookEvent>(
       attempt: e.attempt,
       tags: e.tags ?? [],
       metadata: e.metadata ?? {},
+      test: e.test === true,
     }),
   } as WebhookBody<`message.${E}`>;
 }

@@ -96,7 +96,8 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
       // A message counts (and is listed) under a status once: deferred on its first deferral only.
       if (event.event === 'deferred' && event.attempt !== 1) return;
       const status = event.event as MessageStatus;
-      rollups.count(message.projectId, status, event.at);
+      // Test messages are simulated: they count in no stats.
+      if (!message.test) rollups.count(message.projectId, status, event.at);
       await lists.reached(message, status, event.at);
     },
     (error, count) => logger.warn('could not keep the rendered emails of some messages', { error, count }),

@@ -25,13 +25,23 @@ export interface BatchSendDeps {
   queue: (triggers: Trigger[]) => Promise<void>;
   newMessageId: () => string;
   now: () => Date;
+  /** Sent with a test key: every trigger is a test message (see EmailTriggerCommand). */
+  test?: boolean;
 }
 
 /**
  * The `email.trigger` command for one send (a single send or a batch's item) of the email the
  * catalog planned: the recipient's address normalised, no data as `{}`, and only the options it gave.
+ * `test`: sent with a test key, so the mailer simulates its outcome and nobody is registered.
  */
-export function triggerFor(projectId: string, plan: TriggerPlan, send: SendEmailRequest, messageId: string, acceptedAt: string): Trigger {
+export function triggerFor(
+  projectId: string,
+  plan: TriggerPlan,
+  send: SendEmailRequest,
+  messageId: string,
+  acceptedAt: string,
+  test = false,
+): Trigger {
   const user = { ...send.user, email: normaliseEmail(send.user.email) };
   return {
     key: userOrderingKey(projectId, { email: user.email }),
@@ -46,6 +56,7 @@ export function triggerFor(projectId: string, plan: TriggerPlan, send: SendEmail
       data: send.data ?? {},
       acceptedAt,
       ...messageOptions(send),
+      ...(test ? { test: true as const } : {}),
     },
   };
 }
@@ -82,7 +93,7 @@ export async function sendBatch(projectId: string, items: unknown[], deps: Batch
         refuseReservedHeaders(item.headers);
         if (!plans.has(item.email_key)) plans.set(item.email_key, deps.resolve(item.email_key));
         const plan = await plans.get(item.email_key)!;
-        return { index, ...triggerFor(projectId, plan, item, deps.newMessageId(), acceptedAt) };
+        return { index, ...triggerFor(projectId, plan, item, deps.newMessageId(), acceptedAt, deps.test) };
       } catch (error) {
         if (error instanceof AppError) return rejected(index, error);
         throw error;

@@ -19,6 +19,8 @@ export interface MessageDoc {
   headers?: Record<string, string>;
   tags?: string[];
   metadata?: Record<string, string>;
+  /** Sent with a test key: its outcome is simulated (domain/delivery/simulated-relay.ts), and it is listed apart. */
+  test?: true;
 }
 
 /** One entry of a message's timeline after `queued` (which the message itself stands for). */

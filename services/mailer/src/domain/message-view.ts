@@ -36,6 +36,7 @@ export function messageView(message: MessageDoc, events: EventDoc[]): Message {
     clicks: countOf(events, 'clicked'),
     tags: message.tags ?? [],
     metadata: message.metadata ?? {},
+    test: message.test === true,
     created_at: message.createdAt.toISOString(),
     updated_at: last.at.toISOString(),
     timeline: timeline.map((e) => ({
@@ -51,8 +52,13 @@ export function messageView(message: MessageDoc, events: EventDoc[]): Message {
   };
 }
 
-/** A summary's view as clients read it now: one kept before sends had tags and metadata has none. */
-export const currentView = (view: Message): Message => ({ ...view, tags: view.tags ?? [], metadata: view.metadata ?? {} });
+/** A summary's view as clients read it now: one kept before sends had tags, metadata and test mode has none. */
+export const currentView = (view: Message): Message => ({
+  ...view,
+  tags: view.tags ?? [],
+  metadata: view.metadata ?? {},
+  test: view.test ?? false,
+});
 
 /** A message's summary (see SummaryDoc) from its timeline after `queued`; an entry given twice (read back, and in hand) counts once. */
 export const summaryOf = (message: MessageDoc, events: EventDoc[]): SummaryDoc => ({

@@ -267,4 +267,5 @@ const toMessageEvent = (message: MessageDoc, e: EventDoc): MessageEvent => ({
   ...(message.tags ? { tags: message.tags } : {}),
   ...(message.metadata ? { metadata: message.metadata } : {}),
   ...(e.attempt ? { attempt: e.attempt } : {}),
+  ...(message.test ? { test: true as const } : {}),
 });

@@ -1,6 +1,7 @@
 import type { EmailTriggerCommand } from '@postbus/contracts';
 import type { MessageLists } from '../model/message-list.repository';
 import type { Deliverer } from './delivery/deliverer';
+import { simulateFeedback } from './delivery/simulated-relay';
 import { isFinished } from './message-status';
 import type { MessageDoc } from './message-records';
 import type { MessageStore } from '../model/message.repository';
@@ -37,6 +38,7 @@ export const messageDocFromTrigger = (t: EmailTriggerCommand): MessageDoc => ({
   ...(t.headers !== undefined ? { headers: t.headers } : {}),
   ...(t.tags !== undefined ? { tags: t.tags } : {}),
   ...(t.metadata !== undefined ? { metadata: t.metadata } : {}),
+  ...(t.test ? { test: true as const } : {}),
 });
 
 /**
@@ -56,22 +58,28 @@ export class TriggerDelivery {
       // The first delivery may have stopped before the message was listed: once per message id.
       await lists.accepted(message, 'maybe-seen');
       const events = await store.timeline(message._id);
-      if (isFinished(events)) return timeline.republish(message, events);
+      if (isFinished(events)) {
+        await timeline.republish(message, events);
+        // A test message's simulated complaint may not have been recorded before the first delivery stopped.
+        const last = events.filter((e) => e.attempt !== undefined).pop();
+        if (last) await simulateFeedback(message, last, events, timeline);
+        return;
+      }
       if (await retries.pending(message._id)) return; // the retry worker has it
       attempt = events.filter((e) => e.event === 'deferred').length + 1;
-      const outcome = await deliverer.deliver(message, await suppressions.reasonFor(message));
-      await timeline.recordAttempt(message, attempt, outcome);
+      const outcome = await deliverer.deliver(message, await suppressions.reasonFor(message), attempt);
+      await simulateFeedback(message, await timeline.recordAttempt(message, attempt, outcome), events, timeline);
       return;
     }
-    rollups.count(message.projectId, 'queued', message.acceptedAt);
+    if (!message.test) rollups.count(message.projectId, 'queued', message.acceptedAt);
     // Listed while it is delivered (off the trigger → relay path); a failure to list fails the
     // trigger only once the outcome is stored, so the redelivery lists it and sends nothing again.
     const listed = lists.accepted(message, 'new').then(
       () => null,
       (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
     );
-    const outcome = await deliverer.deliver(message, await suppressions.reasonFor(message));
-    await timeline.recordAttempt(message, attempt, outcome);
+    const outcome = await deliverer.deliver(message, await suppressions.reasonFor(message), attempt);
+    await simulateFeedback(message, await timeline.recordAttempt(message, attempt, outcome), [], timeline);
     const failed = await listed;
     if (failed) throw failed;
   };

@@ -146,13 +146,15 @@ export function emailRoutes({ emails, templates, catalog, commands, assertProjec
       summary: 'Send system / trigger email',
       tag: 'Transactional emails',
       scope: 'sdk',
+      testKeysMayCall: true,
       params: EmailParams,
       body: SendEmailRequest,
       responses: { 200: { description: 'Accepted: validated against the catalog and durably queued', schema: SendAccepted } },
       handle: async ({ params, body, client, requestId }) => {
         refuseReservedHeaders(body.headers);
         const plan = await catalog.resolve(client.clientId, params.projectId, params.emailKey);
-        const { key, command } = triggerFor(params.projectId, plan, body, newMessageId(), new Date().toISOString());
+        const test = client.scope === 'test';
+        const { key, command } = triggerFor(params.projectId, plan, body, newMessageId(), new Date().toISOString(), test);
         await commands.send(Topics.EmailCommands, 'email.trigger', key, command, requestId);
         return { status: 200, body: { status: 'accepted', request_id: requestId, message_id: command.messageId } };
       },
@@ -164,6 +166,7 @@ export function emailRoutes({ emails, templates, catalog, commands, assertProjec
       summary: 'Send up to 500 system / trigger emails at once, each accepted or rejected on its own',
       tag: 'Transactional emails',
       scope: 'sdk',
+      testKeysMayCall: true,
       params: ProjectIdParam,
       body: SendBatchRequest,
       responses: { 200: { description: 'Every message accepted or rejected, in order', schema: SendBatchResponse } },
@@ -183,6 +186,7 @@ export function emailRoutes({ emails, templates, catalog, commands, assertProjec
           },
           newMessageId,
           now: () => new Date(),
+          test: client.scope === 'test',
         });
         return { status: 200, body: { request_id: requestId, data } };
       },
