@@ -19,5 +19,6 @@ export const testMessage = (
   clicks: 0,
   tags: [],
   metadata: {},
+  test: false,
   ...fields,
 });

@@ -16,6 +16,7 @@ const message: Message = {
   clicks: 1,
   tags: ['welcome-flow'],
   metadata: { order_id: 'ord_4711' },
+  test: false,
   created_at: '2026-11-23T10:00:00.000Z',
   updated_at: '2026-11-23T10:05:00.000Z',
   // Out of order on purpose: the timeline orders by sequence.
