@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { Bus, busOptions } from '@postbus/bus';
-import { Topics, type MessageStatus } from '@postbus/contracts';
+import { Topics } from '@postbus/contracts';
 import { ReturnPathTokens, SecretBox, TrackingTokens } from '@postbus/crypto';
 import { connectDb, pingDb } from '@postbus/db';
 import { closeServer, createMetricsRegistry, startInternalServer } from '@postbus/http';
@@ -18,7 +18,7 @@ import { RetryWorker } from './domain/retry-worker';
 import { SendPathPriority } from './domain/send-path-priority';
 import { SuppressionList } from './domain/suppression-list';
 import { Timeline } from './domain/timeline';
-import { TriggerDelivery } from './domain/trigger-delivery';
+import { statusReached, TriggerDelivery } from './domain/trigger-delivery';
 import { catalogHandlers, emailCommandHandlers, feedbackHandlers, peopleHandlers } from './handlers';
 import { internalApi } from './http/internal-api';
 import { CatalogProjection } from './model/catalog.repository';
@@ -92,14 +92,7 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     bus.publisher,
     retries,
     policy,
-    async (message, event) => {
-      // A message counts (and is listed) under a status once: deferred on its first deferral only.
-      if (event.event === 'deferred' && event.attempt !== 1) return;
-      const status = event.event as MessageStatus;
-      // Test messages are simulated: they count in no stats.
-      if (!message.test) rollups.count(message.projectId, status, event.at);
-      await lists.reached(message, status, event.at);
-    },
+    statusReached(rollups, lists),
     (error, count) => logger.warn('could not keep the rendered emails of some messages', { error, count }),
   );
 

@@ -1,9 +1,9 @@
-import type { EmailTriggerCommand } from '@postbus/contracts';
+import type { EmailTriggerCommand, MessageStatus } from '@postbus/contracts';
 import type { MessageLists } from '../model/message-list.repository';
 import type { Deliverer } from './delivery/deliverer';
 import { simulateFeedback } from './delivery/simulated-relay';
 import { isFinished } from './message-status';
-import type { MessageDoc } from './message-records';
+import type { EventDoc, MessageDoc } from './message-records';
 import type { MessageStore } from '../model/message.repository';
 import type { RetryQueue } from '../model/retry.repository';
 import type { StatusRollups } from '../model/rollup.repository';
@@ -19,6 +19,20 @@ export interface TriggerDeliveryDeps {
   lists: MessageLists;
   rollups: StatusRollups;
 }
+
+/**
+ * What a delivery event changes once it is first stored (Timeline's onStored): the status rollups
+ * and the status lists. A message counts (and is listed) under a status once: deferred on its
+ * first deferral only. A test message is simulated: it counts in no stats.
+ */
+export const statusReached =
+  (rollups: Pick<StatusRollups, 'count'>, lists: Pick<MessageLists, 'reached'>) =>
+  async (message: MessageDoc, event: EventDoc): Promise<void> => {
+    if (event.event === 'deferred' && event.attempt !== 1) return;
+    const status = event.event as MessageStatus;
+    if (!message.test) rollups.count(message.projectId, status, event.at);
+    await lists.reached(message, status, event.at);
+  };
 
 /** The stored message a trigger starts; the other way, stored to as clients read it, is domain/message-view's messageView. */
 export const messageDocFromTrigger = (t: EmailTriggerCommand): MessageDoc => ({
