@@ -45,7 +45,8 @@ describe('test mode: a pb_test_ key', () => {
     const hook = await full('POST', '/v1/webhooks', { url: receiver.url, events: ['*'], project_id: client.projectId });
     expect(hook.status).toBe(201);
     const today = new Date().toISOString().slice(0, 10);
-    const statsOf = async () => (await full('GET', `${p}/messages/stats?from=${today}&to=${today}`)).body.data[0].counts as Record<string, number>;
+    const statsOf = async () =>
+      (await full('GET', `${p}/messages/stats?from=${today}&to=${today}`)).body.data[0].counts as Record<string, number>;
     const statsBefore = await statsOf();
 
     const created = await full('POST', '/v1/keys', { name: 'CI', scope: 'test' });
@@ -75,7 +76,7 @@ describe('test mode: a pb_test_ key', () => {
         { timeoutMs: 20_000, what: `${id} ${status}` },
       );
     const views = {
-      a: await settled(a!, 'sent', 'sent'),
+      a: await settled(a, 'sent', 'sent'),
       b: await settled(b!, 'bounced', 'bounced'),
       c: await settled(c!, 'sent', 'complained'),
       d: await settled(d!, 'sent', 'sent'),
@@ -84,13 +85,13 @@ describe('test mode: a pb_test_ key', () => {
     expect(views.d.timeline.map((e) => e.event)).toEqual(['queued', 'deferred', 'sent']);
     expect(views.c.timeline.map((e) => e.event)).toEqual(['queued', 'sent', 'complained']);
     // Rendered as any other: its content is there to read.
-    const content = await test('GET', `${p}/messages/${a!}/content`);
+    const content = await test('GET', `${p}/messages/${a}/content`);
     expect(content.status).toBe(200);
     expect(content.body.subject).toEqual(expect.any(String));
 
     // Webhooks as for real mail, each signed and marked test.
     const expected: Record<string, string[]> = {
-      [a!]: ['message.queued', 'message.sent'],
+      [a]: ['message.queued', 'message.sent'],
       [b!]: ['message.queued', 'message.bounced'],
       [c!]: ['message.queued', 'message.sent', 'message.complained'],
       [d!]: ['message.queued', 'message.deferred', 'message.sent'],
@@ -101,7 +102,9 @@ describe('test mode: a pb_test_ key', () => {
         const all = receiver.received.map(
           (r) => verifier.verify(r.body, r.headers) as { type: string; data: { message_id: string; test: boolean; sequence: number } },
         );
-        const complete = Object.entries(expected).every(([id, types]) => all.filter((w) => w.data.message_id === id).length >= types.length);
+        const complete = Object.entries(expected).every(
+          ([id, types]) => all.filter((w) => w.data.message_id === id).length >= types.length,
+        );
         return complete ? all : undefined;
       },
       { timeoutMs: 20_000, what: 'the webhooks of the four test messages' },
@@ -116,7 +119,9 @@ describe('test mode: a pb_test_ key', () => {
     const real = await full('POST', `${p}/emails/welcome/send`, { user: { email: 'x@example.org' } });
     expect(real.status).toBe(200);
     await system.sink.client.waitForMessageId(`${real.body.message_id as string}@mail.e2e.example`);
-    await waitFor(async () => ((await full('GET', `${p}/messages/${real.body.message_id as string}`)).body.status === 'sent' ? true : undefined));
+    await waitFor(async () =>
+      (await full('GET', `${p}/messages/${real.body.message_id as string}`)).body.status === 'sent' ? true : undefined,
+    );
     // Only the real mail reached the SMTP sink.
     expect(await system.sink.client.count()).toBe(1);
 
@@ -152,7 +157,7 @@ describe('test mode: a pb_test_ key', () => {
     const doc = (await call(system.gatewayUrl, 'GET', '/v1/openapi.json')).body as {
       paths: Record<string, Record<Method, { operationId: string }>>;
     };
-    const someIds: Record<string, string> = { projectId: client.projectId, messageId: a! };
+    const someIds: Record<string, string> = { projectId: client.projectId, messageId: a };
     const answers: string[] = [];
     let refused = 0;
     for (const [path, methods] of Object.entries(doc.paths)) {

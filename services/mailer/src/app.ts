@@ -87,13 +87,8 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     runPatienceMs: config.TEMPLATE_RUN_PATIENCE_MS,
   });
   const policy = { maxAttempts: config.MAILER_MAX_ATTEMPTS, baseMs: config.MAILER_RETRY_BASE_MS, maxMs: config.MAILER_RETRY_MAX_MS };
-  const timeline = new Timeline(
-    store,
-    bus.publisher,
-    retries,
-    policy,
-    statusReached(rollups, lists),
-    (error, count) => logger.warn('could not keep the rendered emails of some messages', { error, count }),
+  const timeline = new Timeline(store, bus.publisher, retries, policy, statusReached(rollups, lists), (error, count) =>
+    logger.warn('could not keep the rendered emails of some messages', { error, count }),
   );
 
   const suppressionList = new SuppressionList(suppressions, bus.publisher);

@@ -205,8 +205,8 @@ describe('test messages in the mailer', () => {
     expect(await suppressions.reasons([...docs.values()])).toEqual([undefined, undefined]);
 
     // Stats count the real message alone.
-    const counts = ((await read(`/messages/stats?from=${day}&to=${day}`)).body as { data: Array<{ counts: Record<string, number> }> }).data[0]!
-      .counts;
+    const counts = ((await read(`/messages/stats?from=${day}&to=${day}`)).body as { data: Array<{ counts: Record<string, number> }> })
+      .data[0]!.counts;
     expect(counts).toMatchObject({ queued: 1, sent: 1, bounced: 0, deferred: 0 });
 
     const ids = async (query: string) => ((await read(`/messages${query}`)).body as { data: Array<{ id: string }> }).data.map((m) => m.id);

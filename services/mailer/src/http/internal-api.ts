@@ -50,7 +50,16 @@ export function internalApi(log: MessageLog, rollups: StatusRollups, suppression
       responses: { 200: { description: 'One page of messages, newest first', schema: MessageList } },
       handle: async ({ params, query }) => {
         const { email, user_id: userId, email_key: emailKey, tag, status, from, to, test } = query;
-        const filters = { email: email && normaliseEmail(email), user_id: userId, email_key: emailKey, tag, status, from, to, test: test === true || undefined };
+        const filters = {
+          email: email && normaliseEmail(email),
+          user_id: userId,
+          email_key: emailKey,
+          tag,
+          status,
+          from,
+          to,
+          test: test === true || undefined,
+        };
         const page = await log.page({
           projectId: params.projectId,
           ...(filters.email ? { email: filters.email } : {}),

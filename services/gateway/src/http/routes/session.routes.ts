@@ -66,7 +66,10 @@ export function sessionRoutes(sessions: Sessions): RouteSpec[] {
       scope: 'full',
       responses: { 200: { description: 'The caller', schema: AdminSession } },
       handle: ({ client }) =>
-        Promise.resolve({ status: 200, body: { client_id: client.clientId, scope: sessionScopeOf(client), via: client.via } satisfies AdminSession }),
+        Promise.resolve({
+          status: 200,
+          body: { client_id: client.clientId, scope: sessionScopeOf(client), via: client.via } satisfies AdminSession,
+        }),
     }),
     defineRoute({
       method: 'delete',

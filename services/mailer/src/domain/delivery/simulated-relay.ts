@@ -20,7 +20,8 @@ export function simulatedBehaviour(address: string): SimulatedBehaviour {
  */
 export function simulatedDelivery(address: string, attempt: number): DeliveryOutcome {
   const behaviour = simulatedBehaviour(address);
-  if (behaviour === 'bounce') return { status: 'bounced', code: 550, response: '550 5.1.1 Simulated bounce (test mode): nothing was delivered' };
+  if (behaviour === 'bounce')
+    return { status: 'bounced', code: 550, response: '550 5.1.1 Simulated bounce (test mode): nothing was delivered' };
   if (behaviour === 'defer' && attempt <= 1)
     return { status: 'deferred', code: 451, response: '451 4.3.0 Simulated deferral (test mode): retried once' };
   return { status: 'sent', code: 250, response: '250 2.0.0 Simulated (test mode): nothing was delivered' };
