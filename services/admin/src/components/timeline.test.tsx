@@ -30,6 +30,14 @@ const message: Message = {
 };
 
 describe('a message with its timeline', () => {
+  it('carries a test badge when it was sent with a test key, and none otherwise', () => {
+    const { unmount } = render(<MessageItem message={{ ...message, test: true }} />);
+    expect(screen.getByTitle('Sent with a test key: simulated, never delivered')).toHaveTextContent('test');
+    unmount();
+    render(<MessageItem message={message} />);
+    expect(screen.queryByTitle('Sent with a test key: simulated, never delivered')).toBeNull();
+  });
+
   it("shows the send's tags and metadata, and nothing for a send without them", () => {
     const { unmount } = render(<MessageItem message={message} />);
     expect(within(screen.getByRole('list', { name: 'Tags' })).getByText('welcome-flow')).toBeInTheDocument();
