@@ -40,7 +40,10 @@ const messageWebhookData = <E extends MessageWebhookEvent>(event: E) =>
     metadata: Type.Record(Type.String(), Type.String(), {
       description: "the metadata the send gave: match the event to the client's own records",
     }),
-    test: Type.Boolean({ description: 'the message was sent with a test key: this event was simulated, no mail was delivered' }),
+    test: Type.Boolean({
+      description: 'the message was sent with a test key: this event was simulated, no mail was delivered',
+      examples: [false],
+    }),
   });
 
 const MESSAGE_EVENT_DESCRIPTIONS: Record<MessageWebhookEvent, string> = {

@@ -1947,7 +1947,10 @@ export interface components {
         metadata: {
           [key: string]: string;
         };
-        /** @description the message was sent with a test key: this event was simulated, no mail was delivered */
+        /**
+         * @description the message was sent with a test key: this event was simulated, no mail was delivered
+         * @example false
+         */
         test: boolean;
       };
     };
@@ -1990,7 +1993,10 @@ export interface components {
         metadata: {
           [key: string]: string;
         };
-        /** @description the message was sent with a test key: this event was simulated, no mail was delivered */
+        /**
+         * @description the message was sent with a test key: this event was simulated, no mail was delivered
+         * @example false
+         */
         test: boolean;
       };
     };
@@ -2033,7 +2039,10 @@ export interface components {
         metadata: {
           [key: string]: string;
         };
-        /** @description the message was sent with a test key: this event was simulated, no mail was delivered */
+        /**
+         * @description the message was sent with a test key: this event was simulated, no mail was delivered
+         * @example false
+         */
         test: boolean;
       };
     };
@@ -2076,7 +2085,10 @@ export interface components {
         metadata: {
           [key: string]: string;
         };
-        /** @description the message was sent with a test key: this event was simulated, no mail was delivered */
+        /**
+         * @description the message was sent with a test key: this event was simulated, no mail was delivered
+         * @example false
+         */
         test: boolean;
       };
     };
@@ -2119,7 +2131,10 @@ export interface components {
         metadata: {
           [key: string]: string;
         };
-        /** @description the message was sent with a test key: this event was simulated, no mail was delivered */
+        /**
+         * @description the message was sent with a test key: this event was simulated, no mail was delivered
+         * @example false
+         */
         test: boolean;
       };
     };
@@ -2162,7 +2177,10 @@ export interface components {
         metadata: {
           [key: string]: string;
         };
-        /** @description the message was sent with a test key: this event was simulated, no mail was delivered */
+        /**
+         * @description the message was sent with a test key: this event was simulated, no mail was delivered
+         * @example false
+         */
         test: boolean;
       };
     };
@@ -2205,7 +2223,10 @@ export interface components {
         metadata: {
           [key: string]: string;
         };
-        /** @description the message was sent with a test key: this event was simulated, no mail was delivered */
+        /**
+         * @description the message was sent with a test key: this event was simulated, no mail was delivered
+         * @example false
+         */
         test: boolean;
       };
     };
@@ -2248,7 +2269,10 @@ export interface components {
         metadata: {
           [key: string]: string;
         };
-        /** @description the message was sent with a test key: this event was simulated, no mail was delivered */
+        /**
+         * @description the message was sent with a test key: this event was simulated, no mail was delivered
+         * @example false
+         */
         test: boolean;
       };
     };
@@ -2291,7 +2315,10 @@ export interface components {
         metadata: {
           [key: string]: string;
         };
-        /** @description the message was sent with a test key: this event was simulated, no mail was delivered */
+        /**
+         * @description the message was sent with a test key: this event was simulated, no mail was delivered
+         * @example false
+         */
         test: boolean;
       };
     };
