@@ -1,8 +1,16 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, Timestamp } from './common';
 
-/** The scope of an API key: `full` manages and reads everything; `sdk` only calls the data-plane operations. */
-export const KeyScopeSchema = Type.Union([Type.Literal('full'), Type.Literal('sdk')]);
+/**
+ * The scope of an API key: `full` manages and reads everything; `sdk` only calls the data-plane
+ * operations; `test` (a `pb_test_` key) only sends test messages (single and batch), which reach
+ * no one, and reads them (docs/test-mode.md).
+ */
+export const KeyScopeSchema = Type.Union([Type.Literal('full'), Type.Literal('sdk'), Type.Literal('test')], {
+  description:
+    'full: manages and reads everything; sdk: only the data-plane operations (send, users, payments, unsubscribe, erase); test: only sends test messages, which are simulated and never delivered, and reads them',
+  examples: ['test'],
+});
 
 export const ApiKey = Type.Object({
   id: Type.String({ description: 'public key id, e.g. key_3f…' }),

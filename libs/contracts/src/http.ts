@@ -596,6 +596,10 @@ export const Message = Type.Object({
   metadata: Type.Record(Type.String(), Type.String(), { description: 'the metadata the send gave' }),
   attachments: Type.Array(AttachmentInfo, { description: "the send's attachments: name, type and size (the content is not read back)" }),
   send_at: Type.Optional(Type.String({ format: 'date-time', description: 'a scheduled send: when it goes (or went)' })),
+  test: Type.Boolean({
+    description: 'sent with a test key: rendered and recorded, its outcome simulated from the recipient address, never delivered',
+    examples: [false],
+  }),
   created_at: Timestamp,
   updated_at: Timestamp,
   timeline: Type.Array(TimelineEntry),
@@ -635,6 +639,13 @@ export const MessageListQuery = Type.Object(
     tag: Type.Optional(Type.String({ pattern: Tag.pattern, description: 'only messages sent with this tag' })),
     from: Type.Optional(Type.String({ format: 'date-time', description: 'only messages accepted at or after this time' })),
     to: Type.Optional(Type.String({ format: 'date-time', description: 'only messages accepted at or before this time' })),
+    test: Type.Optional(
+      Type.Boolean({
+        description:
+          'true: only test messages (those sent with a test key), which the log leaves out otherwise; a test key reads only these, whatever it passes',
+        examples: [true],
+      }),
+    ),
     ...PageParams,
   },
   { additionalProperties: false },

@@ -21,8 +21,11 @@ export const InternalClientParams = Type.Object({ clientId: Id });
 export const InternalWebhookParams = Type.Object({ clientId: Id, webhookId: Id });
 export const InternalDeliveryParams = Type.Object({ clientId: Id, webhookId: Id, deliveryId: Id });
 
-/** A message's rendered email; `content: null` for one never rendered (the gateway tells it from an unknown message). */
-export const InternalMessageContent = Type.Object({ content: Nullable(MessageContent) });
+/**
+ * A message's rendered email; `content: null` for one never rendered (the gateway tells it from an
+ * unknown message). `test`: a test message (a test key reads no other).
+ */
+export const InternalMessageContent = Type.Object({ content: Nullable(MessageContent), test: Type.Optional(Type.Boolean()) });
 export type InternalMessageContent = Static<typeof InternalMessageContent>;
 
 /**

@@ -109,6 +109,8 @@ export const EmailTriggerCommand = Type.Object({
   attachments: Type.Optional(Type.Array(AttachmentRef)),
   /** A scheduled send: when it goes (the API's send_at, checked by the gateway to be at most 30 days ahead). */
   sendAt: Type.Optional(Timestamp),
+  /** Sent with a test key: rendered and recorded, its outcome simulated, never relayed; no user is registered. */
+  test: Type.Optional(Type.Literal(true)),
 });
 export type EmailTriggerCommand = Static<typeof EmailTriggerCommand>;
 
@@ -262,6 +264,8 @@ export const MessageEvent = Type.Object({
   metadata: Type.Optional(Type.Record(Type.String(), Type.String())),
   /** A scheduled send's time. */
   sendAt: Type.Optional(Timestamp),
+  /** The message was sent with a test key: its outcome is simulated. */
+  test: Type.Optional(Type.Literal(true)),
 });
 export type MessageEvent = Static<typeof MessageEvent>;
 

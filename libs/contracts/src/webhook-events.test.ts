@@ -22,7 +22,7 @@ describe('webhook bodies', () => {
       at,
     });
     expect(serialiseWebhookBody(body)).toBe(
-      `{"type":"message.sent","timestamp":"${at}","data":{"message_id":"msg_1","project_id":"p1","email_key":"welcome","email":"a@example.com","user_id":"u1","event":"sent","sequence":3,"tags":[],"metadata":{}}}`,
+      `{"type":"message.sent","timestamp":"${at}","data":{"message_id":"msg_1","project_id":"p1","email_key":"welcome","email":"a@example.com","user_id":"u1","event":"sent","sequence":3,"tags":[],"metadata":{},"test":false}}`,
     );
   });
 
@@ -40,6 +40,12 @@ describe('webhook bodies', () => {
       metadata: { order_id: 'ord_4711' },
     });
     expect(body.data).toMatchObject({ tags: ['receipt'], metadata: { order_id: 'ord_4711' } });
+  });
+
+  it('say whether the message was sent with a test key', () => {
+    const event = { messageId: 'msg_1', projectId: 'p1', emailKey: 'welcome', email: 'a@example.com', userId: null, sequence: 2, at };
+    expect(messageWebhook('message.sent', { ...event, event: 'sent', test: true }).data.test).toBe(true);
+    expect(messageWebhook('message.sent', { ...event, event: 'sent' }).data.test).toBe(false);
   });
 });
 

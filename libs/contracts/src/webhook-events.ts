@@ -41,6 +41,10 @@ const messageWebhookData = <E extends MessageWebhookEvent>(event: E) =>
       description: "the metadata the send gave: match the event to the client's own records",
     }),
     send_at: Type.Optional(Type.String({ format: 'date-time', description: 'a scheduled send: when it goes (or was to go)' })),
+    test: Type.Boolean({
+      description: 'the message was sent with a test key: this event was simulated, no mail was delivered',
+      examples: [false],
+    }),
   });
 
 const MESSAGE_EVENT_DESCRIPTIONS: Record<MessageWebhookEvent, string> = {
@@ -202,6 +206,7 @@ export function messageWebhook<E extends MessageWebhookEvent>(
       tags: e.tags ?? [],
       metadata: e.metadata ?? {},
       send_at: e.sendAt,
+      test: e.test === true,
     }),
   } as WebhookBody<`message.${E}`>;
 }

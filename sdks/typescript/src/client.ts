@@ -128,11 +128,14 @@ export class Payments {
   }
 }
 
-/** Messages: the log of triggered emails with their status and timeline (needs a `full` key). */
+/**
+ * Messages: the log of triggered emails with their status and timeline (needs a `full` key, or a
+ * `test` key, which reads only its test messages; `test: true` lists test messages with a full key).
+ */
 export class Messages {
   constructor(private readonly http: HttpClient) {}
 
-  /** GET /v1/projects/{projectId}/messages?email=&user_id=&status=&email_key=&from=&to=&limit=&cursor= */
+  /** GET /v1/projects/{projectId}/messages?email=&user_id=&status=&email_key=&tag=&from=&to=&test=&limit=&cursor= */
   list(projectId: string, filters: MessageListQuery = {}, options?: RequestOptions): Promise<MessageList> {
     return this.http.request({ method: 'GET', path: `${project(projectId)}/messages`, query: filters, options });
   }

@@ -415,6 +415,12 @@ describe('Postbus client', () => {
       expect(sent[0]!.body).toEqual({ email: 'a@example.com', payment_id: 'pay_1', amount: 1999, currency: 'EUR' });
     });
 
+    it('messages: the test messages with test: true', async () => {
+      const { postbus, sent } = client([json(200, { data: [], next_cursor: null })]);
+      await postbus.messages.list('p1', { test: true });
+      expect(sent.map((r) => r.url)).toEqual(['https://postbus.test/v1/projects/p1/messages?test=true']);
+    });
+
     it('suppressions: list with filters and a cursor, add as manual with an Idempotency-Key, remove by the encoded email', async () => {
       const page = {
         data: [{ email: 'a+b@example.com', reason: 'manual', created_at: '2026-11-27T05:00:00.000Z', message_id: null }],

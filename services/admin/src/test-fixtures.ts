@@ -20,5 +20,6 @@ export const testMessage = (
   tags: [],
   metadata: {},
   attachments: [],
+  test: false,
   ...fields,
 });

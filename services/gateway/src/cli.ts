@@ -13,9 +13,9 @@ import { ApiKeyRepository } from './model/api-key.repository';
 import { ClientRepository } from './model/client.repository';
 
 const USAGE = `Usage:
-  postbus clients create --name NAME [--scope full|sdk] [--json]
+  postbus clients create --name NAME [--scope full|sdk|test] [--json]
       Creates a client and its first API key.
-  postbus keys create --client CLIENT_ID --name NAME [--scope full|sdk] [--json]
+  postbus keys create --client CLIENT_ID --name NAME [--scope full|sdk|test] [--json]
       Creates another key for a client.
   postbus keys list --client CLIENT_ID [--json]
       Lists a client's keys (never their secrets).

@@ -214,6 +214,40 @@ describe('message log reads (proxied to the mailer)', () => {
     });
   });
 
+  describe('when a test key reads the log', () => {
+    let testAuth: string;
+    beforeAll(async () => {
+      const created = await call(gw.url, 'POST', '/v1/keys', { auth: acme.auth, json: { name: 'CI', scope: 'test' } });
+      expect(created.status).toBe(201);
+      testAuth = basicAuth(acme.clientId, created.body.api_key as string);
+    });
+
+    it('then it lists test messages only, whatever it asks; a full key asks for them with test=true', async () => {
+      for (const query of ['', '?test=false']) {
+        const res = await call(gw.url, 'GET', `${messages()}${query}`, { auth: testAuth });
+        expect(res.status).toBe(200);
+      }
+      const full = await call(gw.url, 'GET', `${messages()}?test=true`, { auth: acme.auth });
+      expect(full.status).toBe(200);
+      expect(mailer.seen.map((s) => s.query['test'])).toEqual(['true', 'true', 'true']);
+    });
+
+    it('then a message not sent with a test key, and its email, are to it messages that do not exist', async () => {
+      const one = await call(gw.url, 'GET', `${messages()}/${mailer.messageId}`, { auth: testAuth });
+      const content = await call(gw.url, 'GET', `${messages()}/${mailer.messageId}/content`, { auth: testAuth });
+      expect([one.status, content.status]).toEqual([404, 404]);
+      expect(content.body.detail).toBe('No such message in this project.');
+      expect(mailer.seen).toHaveLength(2);
+    });
+
+    it('then the stats are refused with 403 before the mailer is asked', async () => {
+      const res = await call(gw.url, 'GET', `${messages()}/stats?from=2026-01-01&to=2026-01-02`, { auth: testAuth });
+      expect(res.status).toBe(403);
+      expect(res.body.detail).toMatch(/test key/);
+      expect(mailer.seen).toHaveLength(0);
+    });
+  });
+
   describe("when the admin panel frames a message's email", () => {
     const frame = (id = mailer.messageId, project = projectId) => `/admin/frames/email/${project}/${id}`;
     const panelSession = async (client: TestClient): Promise<Record<string, string>> => {

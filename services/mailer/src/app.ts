@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { Bus, busOptions, type Publisher } from '@postbus/bus';
-import { ConsumerGroups, Topics, type MessageStatus } from '@postbus/contracts';
+import { ConsumerGroups, Topics } from '@postbus/contracts';
 import { ReturnPathTokens, SecretBox, TrackingTokens } from '@postbus/crypto';
 import { connectDb, pingDb } from '@postbus/db';
 import { closeServer, createMetricsRegistry, startInternalServer } from '@postbus/http';
@@ -19,7 +19,7 @@ import { ScheduledSends, ScheduleWorker } from './domain/scheduled-sends';
 import { SendPathPriority } from './domain/send-path-priority';
 import { SuppressionList } from './domain/suppression-list';
 import { Timeline } from './domain/timeline';
-import { TriggerDelivery } from './domain/trigger-delivery';
+import { statusReached, TriggerDelivery } from './domain/trigger-delivery';
 import { catalogHandlers, emailCommandHandlers, feedbackHandlers, peopleHandlers } from './handlers';
 import { attachmentsApi } from './http/attachments-api';
 import { internalApi } from './http/internal-api';
@@ -129,19 +129,8 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     attachments,
   });
   const policy = { maxAttempts: config.MAILER_MAX_ATTEMPTS, baseMs: config.MAILER_RETRY_BASE_MS, maxMs: config.MAILER_RETRY_MAX_MS };
-  const timeline = new Timeline(
-    store,
-    bus.publisher,
-    retries,
-    policy,
-    async (message, event) => {
-      // A message counts (and is listed) under a status once: deferred on its first deferral only.
-      if (event.event === 'deferred' && event.attempt !== 1) return;
-      const status = event.event as MessageStatus;
-      rollups.count(message.projectId, status, event.at);
-      await lists.reached(message, status, event.at);
-    },
-    (error, count) => logger.warn('could not keep the rendered emails of some messages', { error, count }),
+  const timeline = new Timeline(store, bus.publisher, retries, policy, statusReached(rollups, lists), (error, count) =>
+    logger.warn('could not keep the rendered emails of some messages', { error, count }),
   );
 
   const scheduled = new ScheduledSends({ store, queue: schedule, lists, rollups, timeline });

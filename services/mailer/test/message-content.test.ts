@@ -105,12 +105,12 @@ describe("a message's rendered email", () => {
 
     const found = await getContent(ann);
     expect(found.status).toBe(200);
-    expect(found.body).toEqual({ content: { ...rendered('Ann'), truncated: false } });
+    expect(found.body).toEqual({ content: { ...rendered('Ann'), truncated: false }, test: false });
     expect((await getContent(ann, '0000000000000000000000e5')).status).toBe(404);
     expect((await getContent(message('nobody@example.org'))).status).toBe(404); // never stored
     const neverRendered = await getContent(suppressed);
     expect(neverRendered.status).toBe(200);
-    expect(neverRendered.body).toEqual({ content: null });
+    expect(neverRendered.body).toEqual({ content: null, test: false });
   });
 
   it('keeps the first rendering when a retry renders the email again', async () => {

@@ -83,6 +83,8 @@ final class Requester
         }
         $url = $this->baseUrl . '/v1/' . implode('/', array_map('rawurlencode', $path));
         $query = array_filter($query, static fn ($value): bool => $value !== null);
+        // http_build_query writes a bool as 1 or 0; the API's booleans are true and false (test=true).
+        $query = array_map(static fn ($value) => is_bool($value) ? ($value ? 'true' : 'false') : $value, $query);
         if ($query !== []) {
             $url .= '?' . http_build_query($query, '', '&', PHP_QUERY_RFC3986);
         }

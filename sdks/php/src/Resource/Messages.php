@@ -6,7 +6,10 @@ namespace Postbus\Resource;
 
 use Postbus\Internal\Requester;
 
-/** The message log: every email sent, with its status and event timeline. Needs a key of scope "full". */
+/**
+ * The message log: every email sent, with its status and event timeline. Needs a key of scope
+ * "full", or "test" (a pb_test_ key), which reads only its test messages.
+ */
 final class Messages
 {
     /** @internal */
@@ -17,7 +20,8 @@ final class Messages
     /**
      * Lists messages, newest first: GET /v1/projects/{projectId}/messages.
      *
-     * @param array<string, mixed> $query   email, user_id, status, email_key, from, to, limit, cursor
+     * @param array<string, mixed> $query   email, user_id, status, email_key, tag, from, to, test (true: only
+     *                                       test messages, which the log leaves out otherwise), limit, cursor
      * @param array<string, mixed> $options timeout, max_retries
      * @return array<string, mixed> a page: {data: [...], next_cursor}
      */

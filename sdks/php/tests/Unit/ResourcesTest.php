@@ -229,6 +229,13 @@ final class ResourcesTest extends TestCase
         self::assertSame(['GET', 'https://postbus.test/v1/projects/p1/messages/msg_1'], [$get->method, $get->url]);
     }
 
+    public function testListTestMessagesSendsTestAsTrue(): void
+    {
+        $this->f->client->messages->list('p1', ['test' => true]);
+
+        self::assertSame('https://postbus.test/v1/projects/p1/messages?test=true', $this->only()->url);
+    }
+
     public function testListAddAndRemoveSuppressions(): void
     {
         $this->f->client->suppressions->list('p1', ['reason' => 'manual', 'email' => 'ada+vip@example.com', 'limit' => 10, 'cursor' => null]);

@@ -454,7 +454,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Send system / trigger email */
+    /**
+     * Send system / trigger email
+     * @description A test key (scope "test") may call it too: its messages are test messages, rendered and recorded with their outcome simulated, never delivered.
+     */
     post: operations['sendEmail'];
     delete?: never;
     options?: never;
@@ -471,7 +474,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Send up to 500 system / trigger emails at once, each accepted or rejected on its own */
+    /**
+     * Send up to 500 system / trigger emails at once, each accepted or rejected on its own
+     * @description A test key (scope "test") may call it too: its messages are test messages, rendered and recorded with their outcome simulated, never delivered.
+     */
     post: operations['sendEmailBatch'];
     delete?: never;
     options?: never;
@@ -564,7 +570,7 @@ export interface paths {
     };
     /**
      * List the messages of a project, newest first, with their status and timeline; filter by recipient, user_id, email_key, tag, status and acceptance time (a page may hold fewer than limit with a next_cursor: read on)
-     * @description Needs a key with scope "full".
+     * @description Needs a key with scope "full". A test key (scope "test") may call it too: it reads only test messages.
      */
     get: operations['listMessages'];
     put?: never;
@@ -604,7 +610,7 @@ export interface paths {
     };
     /**
      * Read one message with its status and event timeline
-     * @description Needs a key with scope "full".
+     * @description Needs a key with scope "full". A test key (scope "test") may call it too: it reads only test messages.
      */
     get: operations['getMessage'];
     put?: never;
@@ -624,7 +630,7 @@ export interface paths {
     };
     /**
      * Read a message's email as rendered: subject, HTML (before tracking, cut at 256 KB with truncated set) and text; a 404 for a message not rendered (still queued, suppressed, or failed before rendering) says so in its detail
-     * @description Needs a key with scope "full".
+     * @description Needs a key with scope "full". A test key (scope "test") may call it too: it reads only test messages.
      */
     get: operations['getMessageContent'];
     put?: never;
@@ -2085,6 +2091,11 @@ export interface components {
          * @description a scheduled send: when it goes (or was to go)
          */
         send_at?: string;
+        /**
+         * @description the message was sent with a test key: this event was simulated, no mail was delivered
+         * @example false
+         */
+        test: boolean;
       };
     };
     /** @description A send was accepted and the message queued. */
@@ -2131,6 +2142,11 @@ export interface components {
          * @description a scheduled send: when it goes (or was to go)
          */
         send_at?: string;
+        /**
+         * @description the message was sent with a test key: this event was simulated, no mail was delivered
+         * @example false
+         */
+        test: boolean;
       };
     };
     /** @description The relay accepted the message. */
@@ -2177,6 +2193,11 @@ export interface components {
          * @description a scheduled send: when it goes (or was to go)
          */
         send_at?: string;
+        /**
+         * @description the message was sent with a test key: this event was simulated, no mail was delivered
+         * @example false
+         */
+        test: boolean;
       };
     };
     /** @description A delivery attempt failed for now; it is retried. */
@@ -2223,6 +2244,11 @@ export interface components {
          * @description a scheduled send: when it goes (or was to go)
          */
         send_at?: string;
+        /**
+         * @description the message was sent with a test key: this event was simulated, no mail was delivered
+         * @example false
+         */
+        test: boolean;
       };
     };
     /** @description The relay refused the message for good, or the recipient's mail system reported a hard bounce after the relay took it; the address is suppressed. */
@@ -2269,6 +2295,11 @@ export interface components {
          * @description a scheduled send: when it goes (or was to go)
          */
         send_at?: string;
+        /**
+         * @description the message was sent with a test key: this event was simulated, no mail was delivered
+         * @example false
+         */
+        test: boolean;
       };
     };
     /** @description The message could not be sent (retries exhausted, or a prerequisite missing). */
@@ -2315,6 +2346,11 @@ export interface components {
          * @description a scheduled send: when it goes (or was to go)
          */
         send_at?: string;
+        /**
+         * @description the message was sent with a test key: this event was simulated, no mail was delivered
+         * @example false
+         */
+        test: boolean;
       };
     };
     /** @description The message was not sent: the recipient is unsubscribed or being erased. */
@@ -2361,6 +2397,11 @@ export interface components {
          * @description a scheduled send: when it goes (or was to go)
          */
         send_at?: string;
+        /**
+         * @description the message was sent with a test key: this event was simulated, no mail was delivered
+         * @example false
+         */
+        test: boolean;
       };
     };
     /** @description The recipient opened the message (the first open). */
@@ -2407,6 +2448,11 @@ export interface components {
          * @description a scheduled send: when it goes (or was to go)
          */
         send_at?: string;
+        /**
+         * @description the message was sent with a test key: this event was simulated, no mail was delivered
+         * @example false
+         */
+        test: boolean;
       };
     };
     /** @description The recipient followed a tracked link (the first click of each link). */
@@ -2453,6 +2499,11 @@ export interface components {
          * @description a scheduled send: when it goes (or was to go)
          */
         send_at?: string;
+        /**
+         * @description the message was sent with a test key: this event was simulated, no mail was delivered
+         * @example false
+         */
+        test: boolean;
       };
     };
     /** @description The recipient reported the message as spam (a mailbox provider's feedback report); the address is suppressed. */
@@ -2499,6 +2550,11 @@ export interface components {
          * @description a scheduled send: when it goes (or was to go)
          */
         send_at?: string;
+        /**
+         * @description the message was sent with a test key: this event was simulated, no mail was delivered
+         * @example false
+         */
+        test: boolean;
       };
     };
     /** @description A scheduled message was cancelled before its time: it is never sent. */
@@ -2545,6 +2601,11 @@ export interface components {
          * @description a scheduled send: when it goes (or was to go)
          */
         send_at?: string;
+        /**
+         * @description the message was sent with a test key: this event was simulated, no mail was delivered
+         * @example false
+         */
+        test: boolean;
       };
     };
     /** @description A user unsubscribed (through the API, or a one-click unsubscribe). */
@@ -3088,7 +3149,11 @@ export interface operations {
               /** @description public key id, e.g. key_3f… */
               id: string;
               name: string;
-              scope: 'full' | 'sdk';
+              /**
+               * @description full: manages and reads everything; sdk: only the data-plane operations (send, users, payments, unsubscribe, erase); test: only sends test messages, which are simulated and never delivered, and reads them
+               * @example test
+               */
+              scope: 'full' | 'sdk' | 'test';
               /** Format: date-time */
               created_at: string;
               /** Format: date-time */
@@ -3179,7 +3244,11 @@ export interface operations {
         'application/json': {
           /** @description what the key is for, e.g. "checkout backend" */
           name: string;
-          scope: 'full' | 'sdk';
+          /**
+           * @description full: manages and reads everything; sdk: only the data-plane operations (send, users, payments, unsubscribe, erase); test: only sends test messages, which are simulated and never delivered, and reads them
+           * @example test
+           */
+          scope: 'full' | 'sdk' | 'test';
         };
       };
     };
@@ -3194,7 +3263,11 @@ export interface operations {
             /** @description public key id, e.g. key_3f… */
             id: string;
             name: string;
-            scope: 'full' | 'sdk';
+            /**
+             * @description full: manages and reads everything; sdk: only the data-plane operations (send, users, payments, unsubscribe, erase); test: only sends test messages, which are simulated and never delivered, and reads them
+             * @example test
+             */
+            scope: 'full' | 'sdk' | 'test';
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -3319,7 +3392,11 @@ export interface operations {
             /** @description public key id, e.g. key_3f… */
             id: string;
             name: string;
-            scope: 'full' | 'sdk';
+            /**
+             * @description full: manages and reads everything; sdk: only the data-plane operations (send, users, payments, unsubscribe, erase); test: only sends test messages, which are simulated and never delivered, and reads them
+             * @example test
+             */
+            scope: 'full' | 'sdk' | 'test';
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -7264,6 +7341,15 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description The key scope does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       /** @description Unknown, or another client's, resource */
       404: {
         headers: {
@@ -7387,6 +7473,15 @@ export interface operations {
       };
       /** @description No or bad credentials */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key scope does not allow this operation */
+      403: {
         headers: {
           [name: string]: unknown;
         };
@@ -7626,6 +7721,15 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description The key scope does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       /** @description Unknown, or another client's, resource */
       404: {
         headers: {
@@ -7751,6 +7855,15 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description The key scope does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       /** @description Unknown, or another client's, resource */
       404: {
         headers: {
@@ -7826,6 +7939,7 @@ export interface operations {
         tag?: string;
         from?: string;
         to?: string;
+        test?: boolean;
         limit?: number;
         cursor?: string;
       };
@@ -7883,6 +7997,11 @@ export interface operations {
                * @description a scheduled send: when it goes (or went)
                */
               send_at?: string;
+              /**
+               * @description sent with a test key: rendered and recorded, its outcome simulated from the recipient address, never delivered
+               * @example false
+               */
+              test: boolean;
               /** Format: date-time */
               created_at: string;
               /** Format: date-time */
@@ -8145,6 +8264,11 @@ export interface operations {
              * @description a scheduled send: when it goes (or went)
              */
             send_at?: string;
+            /**
+             * @description sent with a test key: rendered and recorded, its outcome simulated from the recipient address, never delivered
+             * @example false
+             */
+            test: boolean;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -8403,6 +8527,11 @@ export interface operations {
              * @description a scheduled send: when it goes (or went)
              */
             send_at?: string;
+            /**
+             * @description sent with a test key: rendered and recorded, its outcome simulated from the recipient address, never delivered
+             * @example false
+             */
+            test: boolean;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -8453,6 +8582,15 @@ export interface operations {
       };
       /** @description No or bad credentials */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key scope does not allow this operation */
+      403: {
         headers: {
           [name: string]: unknown;
         };
@@ -10462,6 +10600,15 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description The key scope does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       /** @description Unknown, or another client's, resource */
       404: {
         headers: {
@@ -10697,6 +10844,15 @@ export interface operations {
       };
       /** @description No or bad credentials */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key scope does not allow this operation */
+      403: {
         headers: {
           [name: string]: unknown;
         };

@@ -17,6 +17,7 @@ const message: Message = {
   tags: ['welcome-flow'],
   metadata: { order_id: 'ord_4711' },
   attachments: [],
+  test: false,
   created_at: '2026-11-23T10:00:00.000Z',
   updated_at: '2026-11-23T10:05:00.000Z',
   // Out of order on purpose: the timeline orders by sequence.
@@ -46,6 +47,14 @@ describe('a message with its timeline', () => {
     expect(within(list).getByText('invoice.pdf')).toBeInTheDocument();
     expect(within(list).getByText('application/pdf · 1.0 MB')).toBeInTheDocument();
     expect(within(list).getByText('image/png · 2.0 KB · inline')).toBeInTheDocument();
+  });
+
+  it('carries a test badge when it was sent with a test key, and none otherwise', () => {
+    const { unmount } = render(<MessageItem message={{ ...message, test: true }} />);
+    expect(screen.getByTitle('Sent with a test key: simulated, never delivered')).toHaveTextContent('test');
+    unmount();
+    render(<MessageItem message={message} />);
+    expect(screen.queryByTitle('Sent with a test key: simulated, never delivered')).toBeNull();
   });
 
   it("shows the send's tags and metadata, and nothing for a send without them", () => {

@@ -138,6 +138,12 @@ export function MessageItem({ message }: { message: Message }) {
     >
       <header className="mb-3 flex flex-wrap items-center gap-2">
         <Badge tone={toneOf(message.status)}>{message.status}</Badge>
+        {/* Sent with a test key: its outcome was simulated, nothing was delivered. */}
+        {message.test && (
+          <span title="Sent with a test key: simulated, never delivered">
+            <Badge tone="amber">test</Badge>
+          </span>
+        )}
         {/* A complaint or a soft bounce is no status of its own: it shows beside the status, its details on the timeline. */}
         {feedbackOf(message).map((event) => (
           <Badge key={event} tone={toneOf(event)}>

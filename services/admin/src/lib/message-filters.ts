@@ -12,9 +12,11 @@ export interface MessageFilters {
   tag?: string;
   from?: string;
   to?: string;
+  /** `true`: the test messages (sent with test keys), which the log leaves out otherwise. */
+  test?: string;
 }
 
-const FILTER_NAMES = ['status', 'email', 'email_key', 'tag', 'from', 'to'] as const;
+const FILTER_NAMES = ['status', 'email', 'email_key', 'tag', 'from', 'to', 'test'] as const;
 
 export function filtersFromSearch(search: URLSearchParams): MessageFilters {
   const filters: MessageFilters = {};
@@ -49,6 +51,7 @@ export function messageLogQuery(filters: MessageFilters, cursor?: string): Recor
     tag: filters.tag?.trim() || undefined,
     from: filters.from ? `${filters.from}:00.000Z` : undefined,
     to: filters.to ? `${filters.to}:59.999Z` : undefined,
+    test: filters.test === 'true' ? 'true' : undefined,
     limit: String(MESSAGES_PER_PAGE),
     cursor,
   };

@@ -76,6 +76,7 @@ function CreateKey({ clientId, onCreated }: { clientId: string; onCreated: (key:
         <SelectField label="Scope" value={scope} onChange={(e) => setScope(e.target.value as CreateApiKeyRequest['scope'])}>
           <option value="sdk">sdk — send, users, payments, unsubscribe, erase</option>
           <option value="full">full — everything, including management</option>
+          <option value="test">test — send test messages (simulated, never delivered) and read them</option>
         </SelectField>
         <TextField label="Your API key (scope full)" type="password" autoComplete="off" value={ownKey} onValue={setOwnKey} required />
         <div className="md:col-span-3">
@@ -136,7 +137,7 @@ export function ApiKeysScreen() {
                   <code className="font-mono text-xs text-slate-500 dark:text-slate-400">{key.id}</code>
                 </td>
                 <td className="py-2 pr-3">
-                  <Badge tone={key.scope === 'full' ? 'blue' : 'gray'}>{key.scope}</Badge>
+                  <Badge tone={key.scope === 'full' ? 'blue' : key.scope === 'test' ? 'amber' : 'gray'}>{key.scope}</Badge>
                 </td>
                 <td className="py-2 pr-3 text-xs">
                   <Time at={key.created_at} />

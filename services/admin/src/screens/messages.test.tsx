@@ -113,6 +113,36 @@ describe('the messages screen', () => {
     expect(screen.getByLabelText('Totals by status')).toHaveTextContent('3 accepted, 1 sent, 0 deferred, 2 bounced');
   });
 
+  it('asks for the test messages with test=true when the Messages choice says so', async () => {
+    const urls = fakeGateway();
+    renderScreen();
+    await screen.findByText('ada@example.com');
+    expect(screen.queryByText('test')).toBeNull();
+    fireEvent.change(screen.getByLabelText('Messages'), { target: { value: 'true' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Apply' }));
+    await waitFor(() => expect(logCalls(urls)).toHaveLength(2));
+    expect(logCalls(urls)[1]).toBe(`/v1/projects/${PROJECT}/messages?test=true&limit=25`);
+    expect(screen.getByLabelText('Page query')).toHaveTextContent('?test=true');
+  });
+
+  it('marks a test message in the log with a test badge', async () => {
+    globalThis.fetch = jest.fn((url: string) =>
+      gatewayAnswer(
+        200,
+        url.includes('/stats')
+          ? { data: [] }
+          : {
+              data: [{ ...message('msg_t', 'b+bounce@example.com'), test: true }, message('msg_r', 'real@example.com')],
+              next_cursor: null,
+            },
+      ),
+    ) as unknown as typeof fetch;
+    renderScreen();
+    const row = (await screen.findByText('b+bounce@example.com')).closest('tr')!;
+    expect(within(row).getByText('test')).toBeInTheDocument();
+    expect(within(screen.getByText('real@example.com').closest('tr')!).queryByText('test')).toBeNull();
+  });
+
   it('asks the stats for the last 30 UTC days without a time range, and never more than 400 days', () => {
     const now = new Date('2026-11-23T23:59:00Z');
     expect(chartRange({}, now)).toEqual({ from: '2026-10-25', to: '2026-11-23' });

@@ -19,6 +19,7 @@ import {
   Loading,
   FilterForm,
   RefreshButton,
+  SelectField,
   TextField,
   Time,
   type BadgeTone,
@@ -47,7 +48,7 @@ function MessageFilterForm({ filters, onApply }: { filters: MessageFilters; onAp
   return (
     <FilterForm
       label="Filter messages"
-      columns="lg:grid-cols-7"
+      columns="lg:grid-cols-8"
       onApply={() => onApply(draft)}
       onClear={() => {
         setDraft({});
@@ -60,6 +61,10 @@ function MessageFilterForm({ filters, onApply }: { filters: MessageFilters; onAp
       <TextField label="Tag" value={draft.tag ?? ''} onValue={set('tag')} placeholder="receipt" />
       <TextField label="From (UTC)" type="datetime-local" value={draft.from ?? ''} onValue={set('from')} />
       <TextField label="To (UTC)" type="datetime-local" value={draft.to ?? ''} onValue={set('to')} />
+      <SelectField label="Messages" value={draft.test ?? ''} onValue={set('test')}>
+        <option value="">Real messages</option>
+        <option value="true">Test messages</option>
+      </SelectField>
     </FilterForm>
   );
 }
@@ -145,6 +150,11 @@ export function MessagesScreen() {
                     </td>
                     <td className="py-2 pr-3">
                       <Badge tone={STATUS_TONES[m.status] ?? 'gray'}>{m.status}</Badge>
+                      {m.test && (
+                        <span className="ml-1" title="Sent with a test key: simulated, never delivered">
+                          <Badge tone="amber">test</Badge>
+                        </span>
+                      )}
                     </td>
                     <td className="py-2 pr-3 text-xs">
                       {m.opens} / {m.clicks}

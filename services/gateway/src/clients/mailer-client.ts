@@ -20,7 +20,7 @@ export class MailerClient extends InternalApiClient {
 
   /** One page of the project's messages, newest first; the query is forwarded as it is. */
   async listMessages(projectId: string, query: MessageListQuery): Promise<MessageList> {
-    const { email, user_id, status, email_key, tag, from, to, limit, cursor } = query;
+    const { email, user_id, status, email_key, tag, from, to, test, limit, cursor } = query;
     const page = await this.get<MessageList>(`${projectPath(projectId)}/messages`, {
       email,
       user_id,
@@ -29,6 +29,7 @@ export class MailerClient extends InternalApiClient {
       tag,
       from,
       to,
+      test,
       limit,
       cursor,
     });
@@ -44,7 +45,7 @@ export class MailerClient extends InternalApiClient {
   }
 
   /** null for no such message; `content: null` for one that was never rendered. */
-  messageContent(projectId: string, messageId: string): Promise<{ content: MessageContent | null } | null> {
+  messageContent(projectId: string, messageId: string): Promise<{ content: MessageContent | null; test?: boolean } | null> {
     return this.get(`${projectPath(projectId)}/messages/${encodeURIComponent(messageId)}/content`);
   }
 

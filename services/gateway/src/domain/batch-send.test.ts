@@ -110,6 +110,16 @@ describe('a batch send', () => {
     expect(queued[0]!.map((t) => t.command.sendAt)).toEqual(['2026-11-27T12:00:00.000Z']);
   });
 
+  it('makes every trigger of a test key’s batch a test message, and no other batch’s', async () => {
+    const items = [{ email_key: 'welcome', user: { email: 'b+bounce@example.org' } }];
+    const test = deps({ test: true });
+    await sendBatch(P, items, test.deps);
+    expect(test.queued[0]!.map((t) => t.command.test)).toEqual([true]);
+    const real = deps();
+    await sendBatch(P, items, real.deps);
+    expect(real.queued[0]!.map((t) => 'test' in t.command)).toEqual([false]);
+  });
+
   it('queues nothing when every item is bad', async () => {
     const { deps: d, queued } = deps();
     const results = await sendBatch(P, [{ email_key: 'welcome', user: {} }], d);

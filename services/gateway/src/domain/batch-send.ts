@@ -29,12 +29,15 @@ export interface BatchSendDeps {
   storeAttachments: (messageId: string, files: Buffer[]) => Promise<void>;
   newMessageId: () => string;
   now: () => Date;
+  /** Sent with a test key: every trigger is a test message (see EmailTriggerCommand). */
+  test?: boolean;
 }
 
 /**
  * The `email.trigger` command for one send (a single send or a batch's item) of the email the
  * catalog planned: the recipient's address normalised, no data as `{}`, and only the options it
  * gave; its attachments by reference (their content is stored apart, never on the bus).
+ * `test`: sent with a test key, so the mailer simulates its outcome and nobody is registered.
  */
 export function triggerFor(
   projectId: string,
@@ -43,6 +46,7 @@ export function triggerFor(
   messageId: string,
   acceptedAt: string,
   attachments: AttachmentRef[] = [],
+  test = false,
 ): Trigger {
   const user = { ...send.user, email: normaliseEmail(send.user.email) };
   return {
@@ -59,6 +63,7 @@ export function triggerFor(
       acceptedAt,
       ...messageOptions(send),
       ...(attachments.length > 0 ? { attachments } : {}),
+      ...(test ? { test: true as const } : {}),
     },
   };
 }
@@ -118,6 +123,7 @@ export async function sendBatch(projectId: string, items: unknown[], deps: Batch
             messageId,
             acceptedAt,
             files.map((f) => f.ref),
+            deps.test,
           ),
         };
       } catch (error) {

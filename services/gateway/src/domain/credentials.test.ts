@@ -1,4 +1,4 @@
-import { hashApiKey, keyMatches, newApiKey, parseBasic } from './credentials';
+import { hashApiKey, KEY_SCOPES, keyMatches, newApiKey, parseBasic } from './credentials';
 
 describe('credentials', () => {
   it('parses what curl -u sends', () => {
@@ -10,6 +10,10 @@ describe('credentials', () => {
     expect(parseBasic('Bearer abc')).toBeUndefined();
     expect(parseBasic(`Basic ${Buffer.from('no-colon').toString('base64')}`)).toBeUndefined();
     expect(parseBasic(undefined)).toBeUndefined();
+  });
+
+  it('names the scope in the key: pb_full_, pb_sdk_, pb_test_', () => {
+    expect(KEY_SCOPES.map((scope) => newApiKey(scope).slice(0, scope.length + 4))).toEqual(['pb_full_', 'pb_sdk_', 'pb_test_']);
   });
 
   it('matches a key only against its own digest', () => {

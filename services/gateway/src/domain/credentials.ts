@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-export type KeyScope = 'full' | 'sdk';
-export const KEY_SCOPES: readonly KeyScope[] = ['full', 'sdk'];
+export type KeyScope = 'full' | 'sdk' | 'test';
+export const KEY_SCOPES: readonly KeyScope[] = ['full', 'sdk', 'test'];
 
 /** A client id: public, appears in logs and URLs of the admin panel. */
 export const newClientId = (): string => `cl_${randomBytes(10).toString('hex')}`;

@@ -33,6 +33,26 @@ function documentedOperations(document: Record<string, unknown>): string[] {
 describe('the OpenAPI document (/v1/openapi.json)', () => {
   const document = apiDocument();
 
+  it('opens to test keys the sends and the message reads alone, and says so on each', () => {
+    const open = apiRouteTable().filter((route) => route.testKeysMayCall);
+    expect(open.map((route) => route.operationId).sort()).toEqual([
+      'getMessage',
+      'getMessageContent',
+      'listMessages',
+      'sendEmail',
+      'sendEmailBatch',
+    ]);
+    const paths = document['paths'] as Record<string, Record<string, { operationId: string; description?: string; responses: object }>>;
+    for (const item of Object.values(paths))
+      for (const op of Object.values(item)) {
+        const isOpen = open.some((route) => route.operationId === op.operationId);
+        expect([op.operationId, /test key/.test(op.description ?? '')]).toEqual([op.operationId, isOpen]);
+        // Every other route answers a test key 403; the sends answer no key 403.
+        const sends = op.operationId === 'sendEmail' || op.operationId === 'sendEmailBatch';
+        expect([op.operationId, '403' in op.responses]).toEqual([op.operationId, !sends]);
+      }
+  });
+
   it('is valid OpenAPI 3.1 by a standard validator (@apidevtools/swagger-parser)', async () => {
     // The validator dereferences in place: give it a copy.
     const validated = await SwaggerParser.validate(structuredClone(document) as unknown as OpenAPI.Document);

@@ -45,6 +45,17 @@ const PROBLEMS: Record<number, string> = {
   503: 'A service this request needs (the bus, the owning service, DNS) is unavailable; retry after Retry-After',
 };
 
+/** Who may call a route besides full keys. */
+const scopeNote = (route: RouteSpec): string =>
+  [
+    route.scope === 'full' ? 'Needs a key with scope "full".' : '',
+    route.testKeysMayCall
+      ? `A test key (scope "test") may call it too: ${route.method === 'get' ? 'it reads only test messages' : 'its messages are test messages, rendered and recorded with their outcome simulated, never delivered'}.`
+      : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+
 function parameters(route: RouteSpec): unknown[] {
   const out: unknown[] = [];
   for (const [where, schema] of [
@@ -141,7 +152,7 @@ export function openApiDocument(routes: RouteSpec[], version: string): Record<st
       404,
       422,
       503,
-      ...(route.scope === 'full' ? [403] : []),
+      ...(route.scope === 'full' || !route.testKeysMayCall ? [403] : []),
       ...(route.body ? [413, 415] : []),
       ...(route.method === 'post' ? [409] : []),
     ];
@@ -155,7 +166,7 @@ export function openApiDocument(routes: RouteSpec[], version: string): Record<st
       operationId: route.operationId,
       summary: route.summary,
       tags: [route.tag],
-      ...(route.scope === 'full' ? { description: 'Needs a key with scope "full".' } : {}),
+      ...(route.scope === 'full' || route.testKeysMayCall ? { description: scopeNote(route) } : {}),
       security: acceptsSession(route) ? [{ basic: [] }, { bearer: [] }, { sessionCookie: [] }] : [{ basic: [] }],
       parameters: parameters(route),
       ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: json(route.body) } } } } : {}),

@@ -28,11 +28,13 @@ export interface PublicRouteFields {
   summary: string;
   tag: string;
   /**
-   * `sdk`: a data-plane operation any key may call (send, create/update a user, payments,
+   * `sdk`: a data-plane operation full and sdk keys may call (send, create/update a user, payments,
    * unsubscribe, erase); `full`: everything else (management, reads, sessions), refused to sdk
-   * keys with 403.
+   * keys with 403. Test keys are refused both unless `testKeysMayCall`.
    */
-  scope: KeyScope;
+  scope: Exclude<KeyScope, 'test'>;
+  /** A test key (scope `test`) may call it: the sends, and the reads of the message log, which then see test messages only. */
+  testKeysMayCall?: true;
   /** Only the API key itself may call it, never an admin session (opening sessions, creating keys). */
   keyOnly?: true;
   /**
@@ -68,6 +70,13 @@ export const acceptsSession = (
 ): boolean =>
   !route.keyOnly && (route.scope === 'full' || route.method === 'get' || (route.sessionsMayCall === true && sessionScope === 'full'));
 
+/**
+ * Whether a key (or session) of `scope` may call the route: a full key everything, an sdk key the
+ * data-plane operations, a test key only the routes open to it (sending and reading test messages).
+ */
+export const scopeAllows = (route: Pick<RouteSpec, 'scope' | 'testKeysMayCall'>, scope: KeyScope): boolean =>
+  scope === 'full' || (scope === 'sdk' ? route.scope === 'sdk' : route.testKeysMayCall === true);
+
 /** Declares a public route with its handler typed by its schemas. */
 export const defineRoute = routeDefiner<PublicContext, PublicRouteFields>();
 
@@ -96,9 +105,11 @@ async function answer(compiled: CompiledRoute<RouteSpec>, deps: RouteDeps, req: 
   if (client.via === 'session' && !acceptsSession(route, client.scope)) {
     throw new UnauthorizedError('Admin sessions may manage and read; send this operation with the API key (HTTP Basic).');
   }
-  if (route.scope === 'full' && client.scope !== 'full') {
+  if (!scopeAllows(route, client.scope)) {
     throw new ForbiddenError(
-      `This operation needs a key with scope "full"; this key has scope "${client.scope}", which may only send, create and update users, record payments, unsubscribe and erase.`,
+      client.scope === 'test'
+        ? 'This operation is not open to a test key (scope "test"), which may only send test messages and read them.'
+        : `This operation needs a key with scope "full"; this key has scope "${client.scope}", which may only send, create and update users, record payments, unsubscribe and erase.`,
     );
   }
   const input = { ...validatedInput(compiled, req), client } as Parameters<RouteSpec['handle']>[0];

@@ -1,6 +1,6 @@
 import { Schema, type Connection } from 'mongoose';
 import { findByIds, isDuplicateKeyError } from '@postbus/db';
-import type { KeyScope } from '../domain/credentials';
+import { KEY_SCOPES, type KeyScope } from '../domain/credentials';
 
 export interface ApiKeyDoc {
   /** The public key id (`key_…`). */
@@ -20,7 +20,7 @@ const apiKeySchema = new Schema<ApiKeyDoc>(
     _id: { type: String, required: true },
     clientId: { type: String, required: true },
     name: { type: String, required: true },
-    scope: { type: String, enum: ['full', 'sdk'], required: true },
+    scope: { type: String, enum: [...KEY_SCOPES], required: true },
     hash: { type: String, required: true },
     createdAt: { type: Date, required: true },
     lastUsedAt: { type: Date, default: null },

@@ -10,7 +10,7 @@ const subject: ErasureExecuteCommand = {
   before: '2100-01-01T00:00:00.000Z',
 };
 
-function fakes(messages: Array<{ _id: string; email: string; attachments?: Array<{ size: number }> }>) {
+function fakes(messages: Array<{ _id: string; email: string; attachments?: Array<{ size: number }>; test?: true }>) {
   const docs = new Map(messages.map((m) => [m._id, { ...m, projectId: 'p1', acceptedAt: new Date('2026-01-01T00:00:00Z') }]));
   const calls: string[] = [];
   const done = new Set<string>();
@@ -28,10 +28,11 @@ function fakes(messages: Array<{ _id: string; email: string; attachments?: Array
         return { messages: ids.length, events: ids.length * 2 };
       }),
     },
-    // The recipient's list holds the first message, the user id's list both.
+    // The recipient's list holds the first message, the user id's list all; the test log's lists its test messages.
     lists: {
       trim: jest.fn(async (list: string, _cutoff: Date, onChunk: (ids: string[]) => Promise<void>) => {
-        await onChunk(list.includes(':r:') ? messages.slice(0, 1).map((m) => m._id) : messages.map((m) => m._id));
+        const listed = messages.filter((m) => (m.test === true) === list.includes('~test'));
+        if (listed.length) await onChunk(list.includes(':r:') ? listed.slice(0, 1).map((m) => m._id) : listed.map((m) => m._id));
         return 0;
       }),
       forget: step('forget', () => undefined),
@@ -72,9 +73,12 @@ describe('MailerErasure', () => {
       'suppressions',
     ]);
     expect(deps.attachments.deleteSets.mock.calls).toEqual([[[]], [['msg_2']]]);
-    expect(deps.lists.trim.mock.calls.map(([list, cutoff]) => [list.split(':')[2], cutoff])).toEqual([
-      ['r', new Date(Date.parse(subject.before) + 1)],
-      ['u', new Date(Date.parse(subject.before) + 1)],
+    const cutoff = new Date(Date.parse(subject.before) + 1);
+    expect(deps.lists.trim.mock.calls.map(([list, at]) => [list.split(':')[2], list.includes('~test'), at])).toEqual([
+      ['r', false, cutoff],
+      ['u', false, cutoff],
+      ['r', true, cutoff],
+      ['u', true, cutoff],
     ]);
     expect(deps.retries.cancel.mock.calls).toEqual([[['msg_1']], [['msg_2']]]);
     expect(deps.suppressions.removeAll).toHaveBeenCalledWith(
@@ -83,6 +87,15 @@ describe('MailerErasure', () => {
       'u-1',
       new Date(subject.before),
     );
+  });
+
+  it('deletes the person’s test messages too', async () => {
+    const { deps, erasure } = fakes([
+      { _id: 'msg_1', email: 'ada@example.org' },
+      { _id: 'msg_t', email: 'ada@example.org', test: true },
+    ]);
+    expect(await erasure.erase(subject)).toMatchObject({ messages: 2 });
+    expect(deps.store.delete.mock.calls.flatMap(([ids]) => ids).sort()).toEqual(['msg_1', 'msg_t']);
   });
 
   it('takes back the suppression of a schedule that arrives after its erasure', async () => {

@@ -1,7 +1,7 @@
 import type { ErasureExecuteCommand, UserErasureScheduledEvent } from '@postbus/contracts';
 import type { AttachmentStore } from '../model/attachment.repository';
 import type { ErasuresDone } from '../model/erasure.repository';
-import { listNames } from './message-lists';
+import { listNames, listOwner } from './message-lists';
 import type { MessageLists } from '../model/message-list.repository';
 import type { MessageStore } from '../model/message.repository';
 import type { RetryQueue } from '../model/retry.repository';
@@ -67,8 +67,11 @@ export class MailerErasure {
       deleted.messages += counts.messages;
       deleted.events += counts.events;
     };
-    if (email !== null) await lists.trim(listNames.recipient(projectId, email), cutoff, eraseChunk);
-    if (userId !== null) await lists.trim(listNames.user(projectId, userId), cutoff, eraseChunk);
+    // The person's test messages (a test key's sends to their address) go too.
+    for (const owner of [projectId, listOwner(projectId, true)]) {
+      if (email !== null) await lists.trim(listNames.recipient(owner, email), cutoff, eraseChunk);
+      if (userId !== null) await lists.trim(listNames.user(owner, userId), cutoff, eraseChunk);
+    }
     // Both kinds of suppression go, so that a later trigger for the address reaches whoever has it now.
     const removed = await suppressions.removeAll(projectId, [...emails], userId, before);
     return { ...deleted, suppressions: removed };

@@ -152,10 +152,12 @@ export class Feedback {
     if (!message) return;
     const at = new Date(report.at);
     const reason = `${report.feedbackType} report${report.userAgent ? ` from ${report.userAgent}` : ''}`;
-    // Suppressed before the timeline shows it, as a hard bounce is.
-    await this.deps.suppressionList.block([
-      { projectId: message.projectId, email: message.email, reason: 'complaint', at, messageId: message._id },
-    ]);
+    // Suppressed before the timeline shows it, as a hard bounce is. A test message reached no one:
+    // nothing about it may refuse the client's real mail (see delivery/simulated-relay.ts).
+    if (!message.test)
+      await this.deps.suppressionList.block([
+        { projectId: message.projectId, email: message.email, reason: 'complaint', at, messageId: message._id },
+      ]);
     await this.deps.timeline.recordEngagement(message, 'complained', at, { reason });
   }
 

@@ -9,7 +9,18 @@ import type { MessageDoc } from './message-records';
 const hashed = (projectId: string, kind: string, value: string): string =>
   createHash('sha256').update(`${projectId}\n${kind}\n${value}`).digest('base64url').slice(0, 22);
 
-/** The names of the lists a message is in (each a `SequenceLists` list, newest read first). */
+/**
+ * Whose lists a message is in: its project's, or for a test message its project's test log, a
+ * separate set of lists, so that the message log never reads past test messages (nor a test key's
+ * read past real ones). `~` is in no project id, and the test log's project list still counts as a
+ * project list (retention deletes test messages as it does the others).
+ */
+export const listOwner = (projectId: string, test: boolean | undefined): string => (test ? `${projectId}~test` : projectId);
+
+/**
+ * The names of the lists a message is in (each a `SequenceLists` list, newest read first), by
+ * their owner's id (see listOwner): the project's, or its test log's.
+ */
 export const listNames = {
   project: (projectId: string): string => `p:${projectId}`,
   recipient: (projectId: string, email: string): string => `p:${projectId}:r:${hashed(projectId, 'email', email)}`,
@@ -39,7 +50,7 @@ export const isAttachmentList = (list: string): boolean => /^p:[^:]+:a$/.test(li
 export const isPersonList = (list: string): boolean => /^p:[^:]+:[ru]:/.test(list);
 
 /** The recipient's and the user's lists a message is in. */
-export const personListsOf = (message: Pick<MessageDoc, 'projectId' | 'email' | 'userId'>): string[] => [
-  listNames.recipient(message.projectId, message.email),
-  ...(message.userId !== null ? [listNames.user(message.projectId, message.userId)] : []),
-];
+export const personListsOf = (message: Pick<MessageDoc, 'projectId' | 'email' | 'userId' | 'test'>): string[] => {
+  const owner = listOwner(message.projectId, message.test);
+  return [listNames.recipient(owner, message.email), ...(message.userId !== null ? [listNames.user(owner, message.userId)] : [])];
+};

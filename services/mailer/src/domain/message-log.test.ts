@@ -1,6 +1,6 @@
 import type { Message, MessageStatus } from '@postbus/contracts';
 import type { ListPage, PageOptions } from '@postbus/db';
-import { listNames } from './message-lists';
+import { listNames, listOwner } from './message-lists';
 import type { MessageLists } from '../model/message-list.repository';
 import type { ContentDoc, EventDoc, MessageDoc } from './message-records';
 import type { MessageStore } from '../model/message.repository';
@@ -40,6 +40,7 @@ function fakes(
     createdAt?: number;
     /** Stored by this process and not yet summarized by it. */
     deliveringHere?: boolean;
+    test?: true;
   }>,
 ) {
   const stored = new Map<string, Stored>();
@@ -61,6 +62,7 @@ function fakes(
       emailKey: s.emailKey ?? 'welcome',
       acceptedAt: at,
       createdAt: new Date(s.createdAt ?? at.getTime()),
+      ...(s.test ? { test: true } : {}),
     } as MessageDoc;
     const status = s.status ?? 'sent';
     stored.set(s.id, {
@@ -68,11 +70,12 @@ function fakes(
       events: status === 'queued' ? [] : [delivery(s.id, status)],
       finished: status !== 'queued' && status !== 'deferred',
     });
-    listAppend(listNames.project(P), at, s.id);
-    listAppend(listNames.recipient(P, doc.email), at, s.id);
-    if (doc.userId !== null) listAppend(listNames.user(P, doc.userId), at, s.id);
-    listAppend(listNames.emailKey(P, doc.emailKey), at, s.id);
-    if (status !== 'queued' && status !== 'sent') listAppend(listNames.status(P, status), at, s.id);
+    const owner = listOwner(P, s.test);
+    listAppend(listNames.project(owner), at, s.id);
+    listAppend(listNames.recipient(owner, doc.email), at, s.id);
+    if (doc.userId !== null) listAppend(listNames.user(owner, doc.userId), at, s.id);
+    listAppend(listNames.emailKey(owner, doc.emailKey), at, s.id);
+    if (status !== 'queued' && status !== 'sent') listAppend(listNames.status(owner, status), at, s.id);
   });
   const contents = new Map<string, ContentDoc>();
   const store = {
@@ -152,12 +155,17 @@ describe('one message', () => {
 
 describe('content', () => {
   it('is undefined for no such message, null when never rendered, else the email as kept', async () => {
-    const { log, contents } = fakes([{ id: 'm1' }, { id: 'm2', status: 'suppressed' }]);
+    const { log, contents } = fakes([{ id: 'm1' }, { id: 'm2', status: 'suppressed' }, { id: 'm3', test: true }]);
     contents.set('m1', { _id: 'm1', subject: 'Hi', html: '<p>Hi</p>', text: 'Hi', truncated: true });
     expect(await log.content(P, 'nope')).toBeUndefined();
     expect(await log.content('p2', 'm1')).toBeUndefined();
-    expect(await log.content(P, 'm2')).toEqual({ content: null });
-    expect(await log.content(P, 'm1')).toEqual({ content: { subject: 'Hi', html: '<p>Hi</p>', text: 'Hi', truncated: true } });
+    expect(await log.content(P, 'm2')).toEqual({ content: null, test: false });
+    expect(await log.content(P, 'm1')).toEqual({
+      content: { subject: 'Hi', html: '<p>Hi</p>', text: 'Hi', truncated: true },
+      test: false,
+    });
+    // Says it is a test message: the gateway shows a test key nothing else.
+    expect(await log.content(P, 'm3')).toEqual({ content: null, test: true });
   });
 });
 
@@ -242,5 +250,43 @@ describe('a page', () => {
     reads.length = 0;
     await log.page({ projectId: P, limit: 2, before: first.next! });
     expect(reads).toEqual(['summary m1']);
+  });
+});
+
+describe('test messages', () => {
+  const specs = [
+    { id: 'm1' },
+    { id: 't1', test: true as const },
+    { id: 'm2', status: 'bounced' as const },
+    { id: 't2', test: true as const, status: 'bounced' as const },
+    { id: 't3', test: true as const, email: 'bob@example.org' },
+  ];
+
+  it('are left out of the default log, which never reads their lists', async () => {
+    const { log, pages } = fakes(specs);
+    expect(ids((await log.page({ projectId: P, limit: 10 })).data)).toEqual(['m2', 'm1']);
+    expect(ids((await log.page({ projectId: P, limit: 10, status: 'bounced' })).data)).toEqual(['m2']);
+    expect(pages.map((p) => p.list)).toEqual([listNames.project(P), listNames.status(P, 'bounced')]);
+  });
+
+  it('are read with test, alone, from the test log, under every filter', async () => {
+    const { log, pages } = fakes(specs);
+    const T = listOwner(P, true);
+    expect(ids((await log.page({ projectId: P, limit: 10, test: true })).data)).toEqual(['t3', 't2', 't1']);
+    expect(ids((await log.page({ projectId: P, limit: 10, test: true, status: 'bounced' })).data)).toEqual(['t2']);
+    expect(ids((await log.page({ projectId: P, limit: 10, test: true, email: 'bob@example.org' })).data)).toEqual(['t3']);
+    expect(ids((await log.page({ projectId: P, limit: 10, test: true, emailKey: 'welcome' })).data)).toEqual(['t3', 't2', 't1']);
+    expect(pages.map((p) => p.list)).toEqual([
+      listNames.project(T),
+      listNames.status(T, 'bounced'),
+      listNames.recipient(T, 'bob@example.org'),
+      listNames.emailKey(T, 'welcome'),
+    ]);
+  });
+
+  it('are shown as test messages; the others as not', async () => {
+    const { log } = fakes(specs);
+    expect((await log.message(P, 't2'))?.test).toBe(true);
+    expect((await log.message(P, 'm2'))?.test).toBe(false);
   });
 });

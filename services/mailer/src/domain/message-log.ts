@@ -1,6 +1,6 @@
 import type { Message, MessageContent, MessageStatus } from '@postbus/contracts';
 import { messageView } from './message-view';
-import { hasStatusList, listNames } from './message-lists';
+import { hasStatusList, listNames, listOwner } from './message-lists';
 import type { MessageLists } from '../model/message-list.repository';
 import type { MessageStore } from '../model/message.repository';
 
@@ -12,6 +12,8 @@ export interface MessageQuery {
   emailKey?: string;
   tag?: string;
   status?: MessageStatus;
+  /** Test messages only (see listOwner); real ones only otherwise. */
+  test?: boolean;
   /** Accepted at or after. */
   from?: Date;
   /** Accepted at or before. */
@@ -55,10 +57,13 @@ export class MessageLog {
    * A message's rendered email: undefined for no such message in the project, `content: null`
    * for one that was never rendered (suppressed, or failed before rendering). Two point reads.
    */
-  async content(projectId: string, id: string): Promise<{ content: MessageContent | null } | undefined> {
+  async content(projectId: string, id: string): Promise<{ content: MessageContent | null; test: boolean } | undefined> {
     const [message, doc] = await Promise.all([this.store.message(projectId, id), this.store.content(id)]);
     if (!message) return undefined;
-    return { content: doc ? { subject: doc.subject, html: doc.html, text: doc.text, truncated: doc.truncated } : null };
+    return {
+      content: doc ? { subject: doc.subject, html: doc.html, text: doc.text, truncated: doc.truncated } : null,
+      test: message.test === true,
+    };
   }
 
   /** One page; `next`: the list position the next page reads before, null after the last. */
@@ -111,7 +116,7 @@ export class MessageLog {
    * order messages reached it, at or after their acceptance: only `from` bounds it).
    */
   private listFor(query: MessageQuery): { list: string; byTime: boolean } {
-    const { projectId } = query;
+    const projectId = listOwner(query.projectId, query.test);
     if (query.email !== undefined) return { list: listNames.recipient(projectId, query.email), byTime: true };
     if (query.userId !== undefined) return { list: listNames.user(projectId, query.userId), byTime: true };
     if (query.emailKey !== undefined) return { list: listNames.emailKey(projectId, query.emailKey), byTime: true };
@@ -132,6 +137,7 @@ function matches(view: Message, query: MessageQuery): boolean {
     (query.emailKey === undefined || view.email_key === query.emailKey) &&
     (query.tag === undefined || view.tags.includes(query.tag)) &&
     (query.status === undefined || view.status === query.status) &&
+    view.test === (query.test === true) &&
     (query.to === undefined || created <= query.to.getTime() + CLOCK_SLACK_MS)
   );
 }

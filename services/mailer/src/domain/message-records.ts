@@ -23,6 +23,8 @@ export interface MessageDoc {
   attachments?: AttachmentRef[];
   /** A scheduled send: when it goes. */
   sendAt?: Date;
+  /** Sent with a test key: its outcome is simulated (domain/delivery/simulated-relay.ts), and it is listed apart. */
+  test?: true;
 }
 
 /** One entry of a message's timeline after `queued` (which the message itself stands for). */

@@ -1,6 +1,7 @@
+import type { Message } from '@postbus/contracts';
 import { acceptedMessage } from '../../test/accepted-message';
 import type { EventDoc } from './message-records';
-import { messageView, queuedEntry, summaryOf } from './message-view';
+import { currentView, messageView, queuedEntry, summaryOf } from './message-view';
 
 const accepted = new Date('2026-03-01T10:00:00.000Z');
 const message = acceptedMessage({ id: 'msg_1', projectId: 'p1', email: 'ada@example.org', userId: 'u-1', acceptedAt: accepted });
@@ -58,10 +59,17 @@ describe('messageView', () => {
       clicked: false,
       opens: 0,
       clicks: 0,
+      test: false,
       created_at: accepted.toISOString(),
       updated_at: accepted.toISOString(),
     });
     expect(view.timeline).toEqual([{ sequence: 1, event: 'queued', at: accepted.toISOString() }]);
+  });
+
+  it('says whether the message was sent with a test key; a summary kept before test mode is no test message', () => {
+    expect(messageView({ ...message, test: true }, []).test).toBe(true);
+    const { test: _unset, ...older } = messageView(message, []);
+    expect(currentView(older as Message).test).toBe(false);
   });
 
   it('takes its status from the latest delivery event, not from engagement after it', () => {

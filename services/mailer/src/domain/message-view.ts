@@ -46,6 +46,7 @@ export function messageView(message: MessageDoc, events: EventDoc[]): Message {
       ...(a.contentId !== undefined ? { content_id: a.contentId } : {}),
     })),
     ...(message.sendAt ? { send_at: message.sendAt.toISOString() } : {}),
+    test: message.test === true,
     created_at: message.createdAt.toISOString(),
     updated_at: last.at.toISOString(),
     timeline: timeline.map((e) => ({
@@ -61,12 +62,13 @@ export function messageView(message: MessageDoc, events: EventDoc[]): Message {
   };
 }
 
-/** A summary's view as clients read it now: one kept before sends had tags and metadata has none. */
+/** A summary's view as clients read it now: one kept before sends had tags, metadata and test mode has none. */
 export const currentView = (view: Message): Message => ({
   ...view,
   tags: view.tags ?? [],
   metadata: view.metadata ?? {},
   attachments: view.attachments ?? [],
+  test: view.test ?? false,
 });
 
 /** A message's summary (see SummaryDoc) from its timeline after `queued`; an entry given twice (read back, and in hand) counts once. */

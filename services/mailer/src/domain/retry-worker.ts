@@ -1,6 +1,7 @@
 import { every, type Repeating } from '@postbus/http/every';
 import type { Logger } from '@postbus/logger';
 import type { Deliverer } from './delivery/deliverer';
+import { simulateFeedback } from './delivery/simulated-relay';
 import { isFinished } from './message-status';
 import type { MessageStore } from '../model/message.repository';
 import type { RetryQueue } from '../model/retry.repository';
@@ -50,8 +51,9 @@ export class RetryWorker {
       due.map(async ({ messageId, attempt }) => {
         const message = messages.get(messageId);
         if (!message || isFinished(timelines.get(messageId) ?? [])) return retries.done(messageId);
-        const outcome = await deliverer.deliver(message, reasons.get(messageId));
+        const outcome = await deliverer.deliver(message, reasons.get(messageId), attempt);
         const recorded = await timeline.recordAttempt(message, attempt, outcome);
+        await simulateFeedback(message, recorded, timelines.get(messageId) ?? [], timeline);
         if (recorded.event !== 'deferred') await retries.done(messageId);
       }),
     );

@@ -296,4 +296,5 @@ const toMessageEvent = (message: MessageDoc, e: EventDoc): MessageEvent => ({
   ...(message.metadata ? { metadata: message.metadata } : {}),
   ...(e.attempt ? { attempt: e.attempt } : {}),
   ...(message.sendAt ? { sendAt: message.sendAt.toISOString() } : {}),
+  ...(message.test ? { test: true as const } : {}),
 });

@@ -74,7 +74,11 @@ function fakes(options: Options = {}) {
   const timeline = {
     recordAttempt: (m: MessageDoc, attempt: number, outcome: Outcome) => {
       log.push(`record ${m._id} #${attempt} ${outcome.event}`);
-      return Promise.resolve();
+      return Promise.resolve({ event: outcome.event });
+    },
+    recordEngagement: (m: MessageDoc, event: string, _at: Date, details: { reason?: string }) => {
+      log.push(`engage ${m._id} ${event} (${details.reason ?? ''})`);
+      return Promise.resolve(true);
     },
     republish: (m: MessageDoc, events: EventDoc[]) => {
       log.push(`republish ${m._id} ${events.map((e) => e.event).join(',')}`);
@@ -186,5 +190,40 @@ describe('a run of triggers', () => {
     expect(failed).toEqual([1, 4]);
     expect(log.filter((l) => l.startsWith('insert'))).toEqual(['insert msg_1', 'insert msg_2', 'insert msg_3']);
     expect(log.filter((l) => l.startsWith('record')).sort()).toEqual(['record msg_1 #1 sent', 'record msg_3 #1 sent']);
+  });
+});
+
+describe('a test trigger (sent with a test key)', () => {
+  const testTrigger = (id: string, email: string): EmailTriggerCommand => ({ ...trigger(id, { email }), test: true });
+
+  it('is a test message, delivered (to the simulated relay) and listed, but counted in no stats', async () => {
+    const { delivery, log } = fakes();
+    const doc = messageDocFromTrigger(testTrigger('msg_1', 'a@example.org'));
+    expect(doc.test).toBe(true);
+    await delivery.one(doc);
+    expect(log).toEqual(['insert msg_1', 'list msg_1 new', 'deliver msg_1', 'record msg_1 #1 sent']);
+  });
+
+  it('to +complaint gets its simulated complaint after it is sent; a real message to such an address does not', async () => {
+    const { delivery, log } = fakes();
+    await delivery.one(messageDocFromTrigger(testTrigger('msg_1', 'c+complaint@example.org')));
+    await delivery.one(messageDocFromTrigger(trigger('msg_2', { email: 'c+complaint@example.org' })));
+    expect(log.filter((l) => l.startsWith('record') || l.startsWith('engage'))).toEqual([
+      'record msg_1 #1 sent',
+      'engage msg_1 complained (simulated complaint (test mode))',
+      'record msg_2 #1 sent',
+    ]);
+  });
+
+  it('redelivered after its sent was stored gets the complaint the first delivery may not have recorded, once', async () => {
+    const { delivery, log } = fakes({
+      stored: {
+        msg_1: [{ ...ev('msg_1', 'sent', 2), attempt: 1 }],
+        msg_2: [{ ...ev('msg_2', 'sent', 2), attempt: 1 }, ev('msg_2', 'complained', 3)],
+      },
+    });
+    await delivery.one(messageDocFromTrigger(testTrigger('msg_1', 'c+complaint@example.org')));
+    await delivery.one(messageDocFromTrigger(testTrigger('msg_2', 'c+complaint@example.org')));
+    expect(log.filter((l) => l.startsWith('engage'))).toEqual(['engage msg_1 complained (simulated complaint (test mode))']);
   });
 });

@@ -1,8 +1,9 @@
-import type { EmailTriggerCommand } from '@postbus/contracts';
+import type { EmailTriggerCommand, MessageStatus } from '@postbus/contracts';
 import type { MessageLists } from '../model/message-list.repository';
 import type { Deliverer } from './delivery/deliverer';
+import { simulateFeedback } from './delivery/simulated-relay';
 import { isFinished } from './message-status';
-import type { MessageDoc } from './message-records';
+import type { EventDoc, MessageDoc } from './message-records';
 import type { MessageStore } from '../model/message.repository';
 import type { RetryQueue } from '../model/retry.repository';
 import type { StatusRollups } from '../model/rollup.repository';
@@ -20,6 +21,20 @@ export interface TriggerDeliveryDeps {
   rollups: StatusRollups;
   scheduled: ScheduledSends;
 }
+
+/**
+ * What a delivery event changes once it is first stored (Timeline's onStored): the status rollups
+ * and the status lists. A message counts (and is listed) under a status once: deferred on its
+ * first deferral only. A test message is simulated: it counts in no stats.
+ */
+export const statusReached =
+  (rollups: Pick<StatusRollups, 'count'>, lists: Pick<MessageLists, 'reached'>) =>
+  async (message: MessageDoc, event: EventDoc): Promise<void> => {
+    if (event.event === 'deferred' && event.attempt !== 1) return;
+    const status = event.event as MessageStatus;
+    if (!message.test) rollups.count(message.projectId, status, event.at);
+    await lists.reached(message, status, event.at);
+  };
 
 /** The stored message a trigger starts; the other way, stored to as clients read it, is domain/message-view's messageView. */
 export const messageDocFromTrigger = (t: EmailTriggerCommand): MessageDoc => ({
@@ -41,6 +56,7 @@ export const messageDocFromTrigger = (t: EmailTriggerCommand): MessageDoc => ({
   ...(t.metadata !== undefined ? { metadata: t.metadata } : {}),
   ...(t.attachments !== undefined ? { attachments: t.attachments } : {}),
   ...(t.sendAt !== undefined ? { sendAt: new Date(t.sendAt) } : {}),
+  ...(t.test ? { test: true as const } : {}),
 });
 
 /**
@@ -63,15 +79,15 @@ export class TriggerDelivery {
       await lists.accepted(message, 'maybe-seen');
       return this.resume(message);
     }
-    rollups.count(message.projectId, 'queued', message.acceptedAt);
+    if (!message.test) rollups.count(message.projectId, 'queued', message.acceptedAt);
     // Listed while it is delivered (off the trigger → relay path); a failure to list fails the
     // trigger only once the outcome is stored, so the redelivery lists it and sends nothing again.
     const listed = lists.accepted(message, 'new').then(
       () => null,
       (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
     );
-    const outcome = await deliverer.deliver(message, await suppressions.reasonFor(message));
-    await timeline.recordAttempt(message, 1, outcome);
+    const outcome = await deliverer.deliver(message, await suppressions.reasonFor(message), 1);
+    await simulateFeedback(message, await timeline.recordAttempt(message, 1, outcome), [], timeline);
     const failed = await listed;
     if (failed) throw failed;
   };
@@ -83,11 +99,17 @@ export class TriggerDelivery {
   readonly resume = async (message: MessageDoc): Promise<void> => {
     const { store, suppressions, retries, deliverer, timeline } = this.deps;
     const events = await store.timeline(message._id);
-    if (isFinished(events)) return timeline.republish(message, events);
+    if (isFinished(events)) {
+      await timeline.republish(message, events);
+      // A test message's simulated complaint may not have been recorded before the first delivery stopped.
+      const last = events.filter((e) => e.attempt !== undefined).pop();
+      if (last) await simulateFeedback(message, last, events, timeline);
+      return;
+    }
     if (await retries.pending(message._id)) return; // the retry worker has it
     const attempt = events.filter((e) => e.event === 'deferred').length + 1;
-    const outcome = await deliverer.deliver(message, await suppressions.reasonFor(message));
-    await timeline.recordAttempt(message, attempt, outcome);
+    const outcome = await deliverer.deliver(message, await suppressions.reasonFor(message), attempt);
+    await simulateFeedback(message, await timeline.recordAttempt(message, attempt, outcome), events, timeline);
   };
 
   // Side by side; the stores group what concurrent triggers (of every partition) write and read.

@@ -55,8 +55,17 @@ export function internalApi(
       query: MessageListQuery,
       responses: { 200: { description: 'One page of messages, newest first', schema: MessageList } },
       handle: async ({ params, query }) => {
-        const { email, user_id: userId, email_key: emailKey, tag, status, from, to } = query;
-        const filters = { email: email && normaliseEmail(email), user_id: userId, email_key: emailKey, tag, status, from, to };
+        const { email, user_id: userId, email_key: emailKey, tag, status, from, to, test } = query;
+        const filters = {
+          email: email && normaliseEmail(email),
+          user_id: userId,
+          email_key: emailKey,
+          tag,
+          status,
+          from,
+          to,
+          test: test === true || undefined,
+        };
         const page = await log.page({
           projectId: params.projectId,
           ...(filters.email ? { email: filters.email } : {}),
@@ -64,6 +73,7 @@ export function internalApi(
           ...(emailKey ? { emailKey } : {}),
           ...(tag ? { tag } : {}),
           ...(status ? { status } : {}),
+          ...(test ? { test } : {}),
           ...(from ? { from: new Date(from) } : {}),
           ...(to ? { to: new Date(to) } : {}),
           limit: query.limit ?? PAGE_LIMIT.default,

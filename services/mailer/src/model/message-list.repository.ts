@@ -1,7 +1,7 @@
 import type { Connection } from 'mongoose';
 import type { MessageStatus } from '@postbus/contracts';
 import { GroupCommit, SequenceLists, type ListAppend, type ListPage, type PageOptions } from '@postbus/db';
-import { hasStatusList, isPersonList, listNames, personListsOf } from '../domain/message-lists';
+import { hasStatusList, isPersonList, listNames, listOwner, personListsOf } from '../domain/message-lists';
 import type { MessageDoc } from '../domain/message-records';
 
 // Kept for src/seed-data.ts, which imports it from here.
@@ -43,7 +43,7 @@ export class MessageLists {
   /** Adds a message to its project's list of messages that reached `status`, if it has one (called once per message and status). */
   readonly reached = (message: MessageDoc, status: MessageStatus, at: Date): Promise<void> =>
     hasStatusList(status)
-      ? this.statusGroups.add({ list: listNames.status(message.projectId, status), at, value: message._id })
+      ? this.statusGroups.add({ list: listNames.status(listOwner(message.projectId, message.test), status), at, value: message._id })
       : Promise.resolve();
 
   private readonly statusGroups = new GroupCommit<ListAppend>(async (items) => {
@@ -85,7 +85,8 @@ export class MessageLists {
 
 /** The entries of an accepted message: one in each list it belongs to, at its acceptance time. */
 function entriesOf(message: MessageDoc): ListAppend[] {
-  const { projectId, _id: value, acceptedAt: at } = message;
+  const { _id: value, acceptedAt: at } = message;
+  const projectId = listOwner(message.projectId, message.test);
   return [
     { list: listNames.project(projectId), at, value },
     ...personListsOf(message).map((list) => ({ list, at, value })),

@@ -1,4 +1,5 @@
-import { createFromTrigger } from './implicit-registration';
+import type { EmailTriggerCommand } from '@postbus/contracts';
+import { createFromTrigger, registersUser } from './implicit-registration';
 
 describe('createFromTrigger', () => {
   it('turns the user of a trigger into a create with user_id and fields', () => {
@@ -14,5 +15,24 @@ describe('createFromTrigger', () => {
       acceptedAt: '2026-11-22T00:00:00.000Z',
     });
     expect(create).toEqual({ projectId: 'p1', email: 'ann@example.com', userId: 'u1', fields: { name: 'Ann', plan: 'pro' } });
+  });
+});
+
+describe('registersUser', () => {
+  const trigger: EmailTriggerCommand = {
+    messageId: 'msg_1',
+    projectId: 'p1',
+    emailId: 'e1',
+    emailKey: 'welcome',
+    templateId: 't1',
+    templateVersion: 1,
+    user: { email: 'a@example.com' },
+    data: {},
+    acceptedAt: '2026-11-22T00:00:00.000Z',
+  };
+
+  it('is true for a real send and false for a test key’s (which leaves the client’s users as they are)', () => {
+    expect(registersUser(trigger)).toBe(true);
+    expect(registersUser({ ...trigger, test: true })).toBe(false);
   });
 });

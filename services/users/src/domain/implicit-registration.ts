@@ -1,6 +1,12 @@
 import type { EmailTriggerCommand, UserCreateCommand } from '@postbus/contracts';
 
 /**
+ * Whether a trigger registers its user: a test message (sent with a test key) leaves the client's
+ * users as they are, as it leaves everything but its own record.
+ */
+export const registersUser = (trigger: EmailTriggerCommand): boolean => trigger.test !== true;
+
+/**
  * The first trigger for an unknown email registers the user: a trigger is a create carrying what
  * the trigger said about the user (user_id, standard attributes, custom fields).
  */

@@ -157,6 +157,7 @@ export function emailRoutes({
       summary: 'Send system / trigger email',
       tag: 'Transactional emails',
       scope: 'sdk',
+      testKeysMayCall: true,
       params: EmailParams,
       body: SendEmailRequest,
       responses: { 200: { description: 'Accepted: validated against the catalog and durably queued', schema: SendAccepted } },
@@ -166,6 +167,7 @@ export function emailRoutes({
         refuseBadSendAt(body.send_at, now);
         const files = prepareAttachments(body.attachments);
         const plan = await catalog.resolve(client.clientId, params.projectId, params.emailKey);
+        const test = client.scope === 'test';
         const messageId = newMessageId();
         if (files.length > 0)
           await storeAttachments(
@@ -174,7 +176,7 @@ export function emailRoutes({
             files.map((f) => f.bytes),
           );
         const refs = files.map((f) => f.ref);
-        const { key, command } = triggerFor(params.projectId, plan, body, messageId, now.toISOString(), refs);
+        const { key, command } = triggerFor(params.projectId, plan, body, messageId, now.toISOString(), refs, test);
         await commands.send(Topics.EmailCommands, 'email.trigger', key, command, requestId);
         return { status: 200, body: { status: 'accepted', request_id: requestId, message_id: command.messageId, ...sendAtOf(command) } };
       },
@@ -186,6 +188,7 @@ export function emailRoutes({
       summary: 'Send up to 500 system / trigger emails at once, each accepted or rejected on its own',
       tag: 'Transactional emails',
       scope: 'sdk',
+      testKeysMayCall: true,
       params: ProjectIdParam,
       body: SendBatchRequest,
       responses: { 200: { description: 'Every message accepted or rejected, in order', schema: SendBatchResponse } },
@@ -206,6 +209,7 @@ export function emailRoutes({
           storeAttachments: (messageId, files) => storeAttachments(params.projectId, messageId, files),
           newMessageId,
           now: () => new Date(),
+          test: client.scope === 'test',
         });
         return { status: 200, body: { request_id: requestId, data } };
       },

@@ -12,6 +12,7 @@ import {
 } from '@postbus/contracts';
 import { NotFoundError, UnprocessableError } from '@postbus/errors';
 import type { MailerClient } from '../../clients/mailer-client';
+import type { AuthenticatedClient } from '../auth';
 import { defineRoute, type RouteSpec } from '../route';
 
 export interface MessageRouteDeps {
@@ -21,6 +22,9 @@ export interface MessageRouteDeps {
 }
 
 const MAILER_DOWN = { 503: { description: 'The mailer service did not answer (see Retry-After)' } };
+
+/** A test key reads only test messages: another message is, to it, one that does not exist. */
+const readable = (client: AuthenticatedClient, message: { test?: boolean }): boolean => client.scope !== 'test' || message.test === true;
 
 /** The message log, read from the mailer (the owner of that data): any key, or an admin session. */
 export function messageRoutes({ mailerApi, assertProject }: MessageRouteDeps): RouteSpec[] {
@@ -33,6 +37,7 @@ export function messageRoutes({ mailerApi, assertProject }: MessageRouteDeps): R
         'List the messages of a project, newest first, with their status and timeline; filter by recipient, user_id, email_key, tag, status and acceptance time (a page may hold fewer than limit with a next_cursor: read on)',
       tag: 'Messages',
       scope: 'full',
+      testKeysMayCall: true,
       params: ProjectIdParam,
       query: MessageListQuery,
       responses: {
@@ -41,7 +46,9 @@ export function messageRoutes({ mailerApi, assertProject }: MessageRouteDeps): R
       },
       handle: async ({ params, query, client }) => {
         await assertProject(client.clientId, params.projectId);
-        const filter = query.email === undefined ? query : { ...query, email: normaliseEmail(query.email) };
+        // A test key reads only test messages, whatever it asked for.
+        const scoped = client.scope === 'test' ? { ...query, test: true } : query;
+        const filter = scoped.email === undefined ? scoped : { ...scoped, email: normaliseEmail(scoped.email) };
         if (filter.from !== undefined && filter.to !== undefined && Date.parse(filter.from) > Date.parse(filter.to))
           throw new UnprocessableError('invalid-range', 'to must not be before from.');
         return { status: 200, body: await mailerApi.listMessages(params.projectId, filter) };
@@ -73,12 +80,13 @@ export function messageRoutes({ mailerApi, assertProject }: MessageRouteDeps): R
       summary: 'Read one message with its status and event timeline',
       tag: 'Messages',
       scope: 'full',
+      testKeysMayCall: true,
       params: MessageParams,
       responses: { 200: { description: 'The message', schema: Message }, ...MAILER_DOWN },
       handle: async ({ params, client }) => {
         await assertProject(client.clientId, params.projectId);
         const message = await mailerApi.message(params.projectId, params.messageId);
-        if (!message) throw new NotFoundError('No such message in this project.');
+        if (!message || !readable(client, message)) throw new NotFoundError('No such message in this project.');
         return { status: 200, body: message };
       },
     }),
@@ -90,12 +98,13 @@ export function messageRoutes({ mailerApi, assertProject }: MessageRouteDeps): R
         "Read a message's email as rendered: subject, HTML (before tracking, cut at 256 KB with truncated set) and text; a 404 for a message not rendered (still queued, suppressed, or failed before rendering) says so in its detail",
       tag: 'Messages',
       scope: 'full',
+      testKeysMayCall: true,
       params: MessageParams,
       responses: { 200: { description: 'The rendered email', schema: MessageContent }, ...MAILER_DOWN },
       handle: async ({ params, client }) => {
         await assertProject(client.clientId, params.projectId);
         const found = await mailerApi.messageContent(params.projectId, params.messageId);
-        if (!found) throw new NotFoundError('No such message in this project.');
+        if (!found || !readable(client, found)) throw new NotFoundError('No such message in this project.');
         if (!found.content)
           throw new NotFoundError(
             'This message has no rendered email: it is still queued, or it was suppressed or failed before it was rendered (nothing was sent).',

@@ -1,7 +1,15 @@
 import { AdminSession, CookieSession, Session } from '@postbus/contracts';
+import { ForbiddenError } from '@postbus/errors';
 import type { Sessions } from '../../domain/sessions';
+import type { AuthenticatedClient } from '../auth';
 import { defineRoute, type RouteSpec } from '../route';
 import { clearedSessionCookie, sessionCookie } from '../session-cookie';
+
+/** A session's scope: these routes are refused to test keys (route.ts) before this is asked. */
+const sessionScopeOf = (client: AuthenticatedClient): Session['scope'] => {
+  if (client.scope === 'test') throw new ForbiddenError('A test key (scope "test") opens no admin session.');
+  return client.scope;
+};
 
 /** Exchanges API-key credentials for a short-lived admin session (the admin panel's login). */
 export function sessionRoutes(sessions: Sessions): RouteSpec[] {
@@ -22,7 +30,7 @@ export function sessionRoutes(sessions: Sessions): RouteSpec[] {
         const { token, expiresAt } = await sessions.issue(client);
         return {
           status: 201,
-          body: { token, token_type: 'Bearer', expires_at: expiresAt.toISOString(), scope: client.scope } satisfies Session,
+          body: { token, token_type: 'Bearer', expires_at: expiresAt.toISOString(), scope: sessionScopeOf(client) } satisfies Session,
         };
       },
     }),
@@ -45,7 +53,7 @@ export function sessionRoutes(sessions: Sessions): RouteSpec[] {
         return {
           status: 201,
           headers: { 'Set-Cookie': sessionCookie(token, maxAge, secure), 'Cache-Control': 'no-store' },
-          body: { token_type: 'Cookie', expires_at: expiresAt.toISOString(), scope: client.scope } satisfies CookieSession,
+          body: { token_type: 'Cookie', expires_at: expiresAt.toISOString(), scope: sessionScopeOf(client) } satisfies CookieSession,
         };
       },
     }),
@@ -58,7 +66,10 @@ export function sessionRoutes(sessions: Sessions): RouteSpec[] {
       scope: 'full',
       responses: { 200: { description: 'The caller', schema: AdminSession } },
       handle: ({ client }) =>
-        Promise.resolve({ status: 200, body: { client_id: client.clientId, scope: client.scope, via: client.via } satisfies AdminSession }),
+        Promise.resolve({
+          status: 200,
+          body: { client_id: client.clientId, scope: sessionScopeOf(client), via: client.via } satisfies AdminSession,
+        }),
     }),
     defineRoute({
       method: 'delete',

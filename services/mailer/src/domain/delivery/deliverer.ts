@@ -10,6 +10,7 @@ import type { AttachmentStore } from '../../model/attachment.repository';
 import { compose, type OutgoingAttachment } from './compose';
 import { dkimKey, dkimSign, type DkimKey } from './dkim';
 import type { SmtpRelay } from '../../clients/smtp-relay';
+import { simulatedDelivery } from './simulated-relay';
 import { addTracking } from './tracking';
 
 /** What one attempt at a message came to. */
@@ -94,8 +95,11 @@ export class Deliverer {
 
   constructor(private readonly options: DelivererOptions) {}
 
-  /** `suppression`: why the address gets no mail, when it is suppressed. */
-  async deliver(message: MessageDoc, suppression: string | undefined): Promise<Outcome> {
+  /**
+   * `suppression`: why the address gets no mail, when it is suppressed. `attempt`: which attempt
+   * this is (a test message's simulated outcome may depend on it).
+   */
+  async deliver(message: MessageDoc, suppression: string | undefined, attempt = 1): Promise<Outcome> {
     const resolved = await this.resolve(message);
     if (typeof resolved === 'string') return { event: 'failed', reason: resolved };
     const { project, email, template, domain, trackingDomain } = resolved;
@@ -180,7 +184,10 @@ export class Deliverer {
     // The envelope sender (Return-Path) is a bounce address under the sender domain, one per
     // message (VERP): bounces come back to the inbound MX, naming the message; relaxed DMARC
     // alignment holds, the return-path domain being a subdomain of the From domain.
-    const result = await this.options.relay.send(bounceAddress(this.options.returnPath, message._id, domain.domain), message.email, signed);
+    // A test message is composed and signed as any other, and goes nowhere: its outcome is simulated.
+    const result = message.test
+      ? simulatedDelivery(message.email, attempt)
+      : await this.options.relay.send(bounceAddress(this.options.returnPath, message._id, domain.domain), message.email, signed);
     return {
       event: result.status,
       smtp: { code: result.code, response: result.response },
