@@ -39,6 +39,8 @@ export const FeedbackBounceEvent = Type.Object({
   diagnosticCode: Type.Optional(Type.String({ maxLength: 1000 })),
   reportingMta: Type.Optional(Type.String({ maxLength: 255 })),
   remoteMta: Type.Optional(Type.String({ maxLength: 255 })),
+  /** The address that failed, as the report names it (Final-Recipient), normalised: a message's cc or bcc bounces only that copy. */
+  recipient: Type.Optional(Type.String({ maxLength: 320 })),
   at: Timestamp,
 });
 export type FeedbackBounceEvent = Static<typeof FeedbackBounceEvent>;

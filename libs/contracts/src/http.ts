@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import {
+  COPY_KINDS,
   ENGAGEMENT_EVENTS,
   MAX_STATS_DAYS,
   MESSAGE_OPTION_LIMITS,
@@ -281,6 +282,20 @@ const Tag = Type.String({
 /** What one send may carry beyond its recipient and data: stored with the message, shown in its reads and in every webhook about it. */
 const MessageOptions = {
   reply_to: Type.Optional(Email),
+  cc: Type.Optional(
+    Type.Array(Email, {
+      maxItems: L.copies,
+      description: `addresses the email is copied to, named in its Cc header; cc and bcc together at most ${L.copies}, none twice nor the recipient's. They are not registered as users; a suppressed one is dropped (the message's dropped_copies says so)`,
+      examples: [['accounts@example.com']],
+    }),
+  ),
+  bcc: Type.Optional(
+    Type.Array(Email, {
+      maxItems: L.copies,
+      description: `addresses the email is blind-copied to: in the SMTP envelope only, never in a header; counted with cc (at most ${L.copies} together)`,
+      examples: [['archive@example.com']],
+    }),
+  ),
   headers: Type.Optional(
     Type.Record(Type.String(), Type.String({ maxLength: L.headerValueLength, pattern: '^[^\\r\\n]*$' }), {
       maxProperties: L.headers,
@@ -380,7 +395,7 @@ export const SendBatchRequest = Type.Object(
     messages: Type.Array(Type.Record(Type.String(), Type.Unknown()), {
       minItems: 1,
       maxItems: SEND_BATCH_MAX,
-      description: `1 to ${SEND_BATCH_MAX} messages, each as SendBatchItem: {email_key, user, data?, reply_to?, headers?, tags?, metadata?}. Each is checked on its own: a bad one is rejected in the answer, and the others are sent`,
+      description: `1 to ${SEND_BATCH_MAX} messages, each as SendBatchItem: {email_key, user, data?, reply_to?, cc?, bcc?, headers?, tags?, metadata?}. Each is checked on its own: a bad one is rejected in the answer, and the others are sent`,
     }),
   },
   { additionalProperties: false },
@@ -511,6 +526,14 @@ export const TimelineEntry = Type.Object({
 });
 
 /** One triggered email: where it stands and everything that happened to it. */
+/** A cc or bcc address a message was not sent to. */
+export const DroppedCopy = Type.Object({
+  email: Type.String(),
+  kind: StringEnum(COPY_KINDS),
+  reason: Type.String({ description: 'a suppression reason (e.g. hard_bounce, unsubscribed), or the relay refusing the address at RCPT TO' }),
+});
+export type DroppedCopy = Static<typeof DroppedCopy>;
+
 export const Message = Type.Object({
   id: Type.String({ description: 'the message_id the send call returned' }),
   project_id: Type.String(),
@@ -525,6 +548,11 @@ export const Message = Type.Object({
   clicks: Type.Integer({ minimum: 0, description: 'tracked link clicks, all links together' }),
   tags: Type.Array(Type.String(), { description: 'the tags the send gave' }),
   metadata: Type.Record(Type.String(), Type.String(), { description: 'the metadata the send gave' }),
+  cc: Type.Array(Type.String(), { description: 'the cc addresses the send gave' }),
+  bcc: Type.Array(Type.String(), { description: 'the bcc addresses the send gave' }),
+  dropped_copies: Type.Array(DroppedCopy, {
+    description: 'the cc and bcc addresses the last delivery attempt did not send to, and why; the others went in the same SMTP transaction',
+  }),
   created_at: Timestamp,
   updated_at: Timestamp,
   timeline: Type.Array(TimelineEntry),

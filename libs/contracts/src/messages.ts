@@ -91,6 +91,9 @@ export const EmailTriggerCommand = Type.Object({
   headers: Type.Optional(Type.Record(Type.String(), Type.String())),
   tags: Type.Optional(Type.Array(Type.String())),
   metadata: Type.Optional(Type.Record(Type.String(), Type.String())),
+  /** Normalised; the gateway checked their count and that none repeats. */
+  cc: Type.Optional(Type.Array(Type.String())),
+  bcc: Type.Optional(Type.Array(Type.String())),
 });
 export type EmailTriggerCommand = Static<typeof EmailTriggerCommand>;
 

@@ -59,6 +59,27 @@ describe('a batch send', () => {
     expect(resolved.sort()).toEqual(['missing', 'welcome']); // once each; receipt's item was refused before
   });
 
+  it('rejects an item with too many copies, naming its field in the body, and sends the others with theirs', async () => {
+    const { deps: d, queued } = deps();
+    const many = Array.from({ length: 21 }, (_, i) => `c${i}@example.org`);
+    const results = await sendBatch(
+      P,
+      [
+        { email_key: 'welcome', user: { email: 'a@example.org' }, cc: many },
+        { email_key: 'welcome', user: { email: 'b@example.org' }, cc: ['Cc@Example.org'], bcc: ['bcc@example.org'] },
+      ],
+      d,
+    );
+    expect(results[0]!.status === 'rejected' && results[0]!.error).toMatchObject({
+      status: 422,
+      type: '/problems/too-many-copies',
+      errors: [{ pointer: '/messages/0/cc' }],
+    });
+    expect(queued[0]!.map((t) => t.command)).toEqual([
+      expect.objectContaining({ messageId: 'msg_1', cc: ['cc@example.org'], bcc: ['bcc@example.org'] }),
+    ]);
+  });
+
   it('queues nothing when every item is bad', async () => {
     const { deps: d, queued } = deps();
     const results = await sendBatch(P, [{ email_key: 'welcome', user: {} }], d);

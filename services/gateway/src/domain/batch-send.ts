@@ -7,7 +7,7 @@ import {
   type SendEmailRequest,
 } from '@postbus/contracts';
 import { AppError, ValidationError, type FieldError } from '@postbus/errors';
-import { messageOptions, refuseReservedHeaders } from './message-options';
+import { messageOptions, refuseBadCopies, refuseReservedHeaders } from './message-options';
 import type { TriggerPlan } from './trigger-catalog';
 
 /** An `email.trigger` command and its ordering key (the recipient's), ready to queue. */
@@ -80,6 +80,7 @@ export async function sendBatch(projectId: string, items: unknown[], deps: Batch
           throw new ValidationError(`The message has ${errors.length} invalid field${errors.length === 1 ? '' : 's'}.`, errors);
         const item = raw as SendBatchItem;
         refuseReservedHeaders(item.headers);
+        refuseBadCopies(item.user.email, item);
         if (!plans.has(item.email_key)) plans.set(item.email_key, deps.resolve(item.email_key));
         const plan = await plans.get(item.email_key)!;
         return { index, ...triggerFor(projectId, plan, item, deps.newMessageId(), acceptedAt) };

@@ -36,6 +36,7 @@ describe('feedback from mail to return paths', () => {
             diagnosticCode: 'smtp; 550 5.1.1 <gone@dest.test>: Recipient address rejected: User unknown in virtual mailbox table',
             reportingMta: 'relay.postfix.test',
             remoteMta: '127.0.0.1',
+            recipient: 'gone@dest.test',
             at: receivedAt,
           },
         },

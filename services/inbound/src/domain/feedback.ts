@@ -1,5 +1,5 @@
 import type { ReturnPathClaim, ReturnPathTokens } from '@postbus/crypto';
-import type { FeedbackBounceEvent, FeedbackComplaintEvent, FeedbackUnsubscribeEvent } from '@postbus/contracts';
+import { normaliseEmail, type FeedbackBounceEvent, type FeedbackComplaintEvent, type FeedbackUnsubscribeEvent } from '@postbus/contracts';
 import type { ReceivedRecord } from '../model/received-mail.repository';
 import { readInboundReport, type InboundReport } from './inbound-report';
 
@@ -84,6 +84,7 @@ export async function feedbackOf(mail: ReceivedMail, tokens: ReturnPathTokens): 
           const reportingMta = clip(report.reportingMta, 255);
           const remoteMta = clip(outcome.remoteMta, 255);
           const diagnosticCode = clip(outcome.diagnosticCode, 1000);
+          const recipient = outcome.recipient !== undefined ? clip(normaliseEmail(outcome.recipient), 320) : undefined;
           return {
             type: 'feedback.bounce' as const,
             data: {
@@ -95,6 +96,7 @@ export async function feedbackOf(mail: ReceivedMail, tokens: ReturnPathTokens): 
               ...(diagnosticCode ? { diagnosticCode } : {}),
               ...(reportingMta ? { reportingMta } : {}),
               ...(remoteMta ? { remoteMta } : {}),
+              ...(recipient ? { recipient } : {}),
               at,
             },
           };

@@ -1,4 +1,4 @@
-import type { Message, TimelineEventName } from '@postbus/contracts';
+import type { DroppedCopy, Message, TimelineEventName } from '@postbus/contracts';
 
 /** One triggered email as accepted: written once, never updated (updates scan on FerretDB). */
 export interface MessageDoc {
@@ -19,6 +19,8 @@ export interface MessageDoc {
   headers?: Record<string, string>;
   tags?: string[];
   metadata?: Record<string, string>;
+  cc?: string[];
+  bcc?: string[];
 }
 
 /** One entry of a message's timeline after `queued` (which the message itself stands for). */
@@ -37,6 +39,8 @@ export interface EventDoc {
   subject?: string;
   /** Engagement: what is counted once (`opened`, `unsubscribed`, `clicked:<hash of the link>`). */
   key?: string;
+  /** Delivery: the message's cc and bcc addresses this attempt did not send to. */
+  droppedCopies?: DroppedCopy[];
   /** Engagement: how many times it happened (the first open, one link, the unsubscribe); only the first is an event. */
   count?: number;
 }

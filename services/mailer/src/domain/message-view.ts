@@ -36,6 +36,9 @@ export function messageView(message: MessageDoc, events: EventDoc[]): Message {
     clicks: countOf(events, 'clicked'),
     tags: message.tags ?? [],
     metadata: message.metadata ?? {},
+    cc: message.cc ?? [],
+    bcc: message.bcc ?? [],
+    dropped_copies: [...events].reverse().find((e) => e.attempt !== undefined)?.droppedCopies ?? [],
     created_at: message.createdAt.toISOString(),
     updated_at: last.at.toISOString(),
     timeline: timeline.map((e) => ({
@@ -51,8 +54,15 @@ export function messageView(message: MessageDoc, events: EventDoc[]): Message {
   };
 }
 
-/** A summary's view as clients read it now: one kept before sends had tags and metadata has none. */
-export const currentView = (view: Message): Message => ({ ...view, tags: view.tags ?? [], metadata: view.metadata ?? {} });
+/** A summary's view as clients read it now: one kept before sends had tags, metadata and copies has none. */
+export const currentView = (view: Message): Message => ({
+  ...view,
+  tags: view.tags ?? [],
+  metadata: view.metadata ?? {},
+  cc: view.cc ?? [],
+  bcc: view.bcc ?? [],
+  dropped_copies: view.dropped_copies ?? [],
+});
 
 /** A message's summary (see SummaryDoc) from its timeline after `queued`; an entry given twice (read back, and in hand) counts once. */
 export const summaryOf = (message: MessageDoc, events: EventDoc[]): SummaryDoc => ({

@@ -37,6 +37,8 @@ export const messageDocFromTrigger = (t: EmailTriggerCommand): MessageDoc => ({
   ...(t.headers !== undefined ? { headers: t.headers } : {}),
   ...(t.tags !== undefined ? { tags: t.tags } : {}),
   ...(t.metadata !== undefined ? { metadata: t.metadata } : {}),
+  ...(t.cc !== undefined ? { cc: t.cc } : {}),
+  ...(t.bcc !== undefined ? { bcc: t.bcc } : {}),
 });
 
 /**

@@ -17,7 +17,7 @@ import { ConflictError, NotFoundError, UnprocessableError } from '@postbus/error
 import type { CommandSender } from '../../clients/command-sender';
 import { compileBody, toFieldErrors } from '@postbus/http';
 import { sendBatch, triggerFor } from '../../domain/batch-send';
-import { refuseReservedHeaders } from '../../domain/message-options';
+import { refuseBadCopies, refuseReservedHeaders } from '../../domain/message-options';
 import { fromEmailProblem, type SenderDomainState } from '../../domain/sender-address';
 import type { EmailRepository } from '../../model/email.repository';
 import { EMAIL_NOT_FOUND, type TriggerCatalog } from '../../domain/trigger-catalog';
@@ -151,6 +151,7 @@ export function emailRoutes({ emails, templates, catalog, commands, assertProjec
       responses: { 200: { description: 'Accepted: validated against the catalog and durably queued', schema: SendAccepted } },
       handle: async ({ params, body, client, requestId }) => {
         refuseReservedHeaders(body.headers);
+        refuseBadCopies(body.user.email, body);
         const plan = await catalog.resolve(client.clientId, params.projectId, params.emailKey);
         const { key, command } = triggerFor(params.projectId, plan, body, newMessageId(), new Date().toISOString());
         await commands.send(Topics.EmailCommands, 'email.trigger', key, command, requestId);
