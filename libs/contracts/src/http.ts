@@ -548,11 +548,14 @@ export const Message = Type.Object({
   clicks: Type.Integer({ minimum: 0, description: 'tracked link clicks, all links together' }),
   tags: Type.Array(Type.String(), { description: 'the tags the send gave' }),
   metadata: Type.Record(Type.String(), Type.String(), { description: 'the metadata the send gave' }),
-  cc: Type.Array(Type.String(), { description: 'the cc addresses the send gave' }),
-  bcc: Type.Array(Type.String(), { description: 'the bcc addresses the send gave' }),
-  dropped_copies: Type.Array(DroppedCopy, {
-    description: 'the cc and bcc addresses the last delivery attempt did not send to, and why; the others went in the same SMTP transaction',
-  }),
+  cc: Type.Optional(Type.Array(Type.String(), { description: 'the cc addresses the send gave; absent when it gave none' })),
+  bcc: Type.Optional(Type.Array(Type.String(), { description: 'the bcc addresses the send gave; absent when it gave none' })),
+  dropped_copies: Type.Optional(
+    Type.Array(DroppedCopy, {
+      description:
+        'the cc and bcc addresses the last delivery attempt did not send to, and why (the others went in the same SMTP transaction); absent when it sent to every copy',
+    }),
+  ),
   created_at: Timestamp,
   updated_at: Timestamp,
   timeline: Type.Array(TimelineEntry),

@@ -34,7 +34,7 @@ export class Emails {
 
   /**
    * POST /v1/projects/{projectId}/emails/{emailKey}/send — `emailKey` is the email's id or its key
-   * (e.g. `welcome`). `options`: the message's own reply_to, headers, tags and metadata, and the
+   * (e.g. `welcome`). `options`: the message's own reply_to, cc, bcc, headers, tags and metadata, and the
    * call's idempotencyKey, maxRetries, timeoutMs and signal.
    */
   send(
@@ -44,8 +44,8 @@ export class Emails {
     data?: SendEmailData,
     options: SendEmailOptions & RequestOptions = {},
   ): Promise<SendEmailResponse> {
-    const { reply_to, headers, tags, metadata, ...call } = options;
-    const message = Object.fromEntries(Object.entries({ reply_to, headers, tags, metadata }).filter(([, v]) => v !== undefined));
+    const { reply_to, cc, bcc, headers, tags, metadata, ...call } = options;
+    const message = Object.fromEntries(Object.entries({ reply_to, cc, bcc, headers, tags, metadata }).filter(([, v]) => v !== undefined));
     const body: SendEmailRequest = { user, ...(data === undefined ? {} : { data }), ...message };
     return this.http.request({ method: 'POST', path: `${project(projectId)}/emails/${segment(emailKey)}/send`, body, options: call });
   }

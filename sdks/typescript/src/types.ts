@@ -25,10 +25,10 @@ export type SendEmailRequest = RequestBody<'sendEmail'>;
 export type SendEmailUser = SendEmailRequest['user'];
 /** Template variables. */
 export type SendEmailData = NonNullable<SendEmailRequest['data']>;
-/** What one send may carry beyond its recipient and data: reply_to, custom headers, tags, metadata. */
-export type SendEmailOptions = Pick<SendEmailRequest, 'reply_to' | 'headers' | 'tags' | 'metadata'>;
+/** What one send may carry beyond its recipient and data: reply_to, cc and bcc (at most 20 together), custom headers, tags, metadata. */
+export type SendEmailOptions = Pick<SendEmailRequest, 'reply_to' | 'cc' | 'bcc' | 'headers' | 'tags' | 'metadata'>;
 export type SendBatchRequest = RequestBody<'sendEmailBatch'>;
-/** One message of a batch: `{ email_key, user, data?, reply_to?, headers?, tags?, metadata? }`. */
+/** One message of a batch: `{ email_key, user, data?, reply_to?, cc?, bcc?, headers?, tags?, metadata? }`. */
 export type SendBatchItem = SendEmailRequest & { email_key: string };
 /** `{ request_id, data: [{ index, status: 'accepted', message_id } | { index, status: 'rejected', error }] }`, in the request's order. */
 export type SendBatchResponse = ResponseBody<'sendEmailBatch'>;

@@ -10,7 +10,7 @@ use Postbus\Internal\Requester;
 final class Emails
 {
     /** What one send may carry beyond its recipient and data, given among the call's options. */
-    private const MESSAGE_OPTIONS = ['reply_to', 'headers', 'tags', 'metadata'];
+    private const MESSAGE_OPTIONS = ['reply_to', 'cc', 'bcc', 'headers', 'tags', 'metadata'];
 
     /** @internal */
     public function __construct(private Requester $requester)
@@ -25,7 +25,8 @@ final class Emails
      * @param array<string, mixed> $user     email (required), user_id, name, country, language, gender, age,
      *                                       and custom attributes
      * @param array<string, mixed> $data     template data, {{data.*}}
-     * @param array<string, mixed> $options  the message's own reply_to, headers (name => value), tags (list of
+     * @param array<string, mixed> $options  the message's own reply_to, cc and bcc (lists of addresses, at most
+     *                                       20 together), headers (name => value), tags (list of
      *                                       strings), metadata (string => string); and the call's
      *                                       idempotency_key, timeout, max_retries
      * @return array{status: string, request_id: string, message_id: string}&array<string, mixed>
@@ -50,8 +51,8 @@ final class Emails
      * Sends up to 500 emails in one call: POST /v1/projects/{projectId}/emails/batch. Each message is
      * accepted or rejected on its own; one idempotency key covers the whole batch.
      *
-     * @param list<array<string, mixed>> $messages each: email_key, user, and optionally data, reply_to, headers,
-     *                                             tags, metadata
+     * @param list<array<string, mixed>> $messages each: email_key, user, and optionally data, reply_to, cc, bcc,
+     *                                             headers, tags, metadata
      * @param array<string, mixed>       $options  idempotency_key, timeout, max_retries
      * @return array{request_id: string, data: list<array<string, mixed>>} one result per message, in order:
      *                                                                     index, status ("accepted" with message_id,

@@ -15,6 +15,12 @@ export const queuedEntry = (message: MessageDoc): EventDoc => ({
 const countOf = (events: EventDoc[], event: 'opened' | 'clicked'): number =>
   events.reduce((n, e) => (e.event === event ? n + (e.count ?? 1) : n), 0);
 
+/** The copies the latest delivery attempt dropped, when it dropped any. */
+const droppedCopiesOf = (events: EventDoc[]): Pick<Message, 'dropped_copies'> => {
+  const dropped = [...events].reverse().find((e) => e.attempt !== undefined)?.droppedCopies;
+  return dropped?.length ? { dropped_copies: dropped } : {};
+};
+
 /**
  * A message as clients read it: the message as accepted, its timeline after `queued` (delivery
  * attempts and engagement, in sequence order) and what they add up to.
@@ -36,9 +42,9 @@ export function messageView(message: MessageDoc, events: EventDoc[]): Message {
     clicks: countOf(events, 'clicked'),
     tags: message.tags ?? [],
     metadata: message.metadata ?? {},
-    cc: message.cc ?? [],
-    bcc: message.bcc ?? [],
-    dropped_copies: [...events].reverse().find((e) => e.attempt !== undefined)?.droppedCopies ?? [],
+    ...(message.cc ? { cc: message.cc } : {}),
+    ...(message.bcc ? { bcc: message.bcc } : {}),
+    ...droppedCopiesOf(events),
     created_at: message.createdAt.toISOString(),
     updated_at: last.at.toISOString(),
     timeline: timeline.map((e) => ({
@@ -54,15 +60,8 @@ export function messageView(message: MessageDoc, events: EventDoc[]): Message {
   };
 }
 
-/** A summary's view as clients read it now: one kept before sends had tags, metadata and copies has none. */
-export const currentView = (view: Message): Message => ({
-  ...view,
-  tags: view.tags ?? [],
-  metadata: view.metadata ?? {},
-  cc: view.cc ?? [],
-  bcc: view.bcc ?? [],
-  dropped_copies: view.dropped_copies ?? [],
-});
+/** A summary's view as clients read it now: one kept before sends had tags and metadata has none. */
+export const currentView = (view: Message): Message => ({ ...view, tags: view.tags ?? [], metadata: view.metadata ?? {} });
 
 /** A message's summary (see SummaryDoc) from its timeline after `queued`; an entry given twice (read back, and in hand) counts once. */
 export const summaryOf = (message: MessageDoc, events: EventDoc[]): SummaryDoc => ({
