@@ -41,10 +41,10 @@ describe('cc and bcc of one send', () => {
   it('sends one mail: the cc in its Cc header, the bcc in the envelope only, with the Reply-To and the custom header; a suppressed cc is dropped and the message says so', async () => {
     expect((await api('POST', '/suppressions', { email: 'blocked-cc@example.org', reason: 'manual' })).status).toBe(200);
     // The suppression travels under its own address's key: sent once the mailer has it.
-    await waitFor(
-      async () => ((await api('GET', '/suppressions?email=blocked-cc@example.org')).body.data.length > 0 ? true : undefined),
-      { timeoutMs: 30_000, what: 'the manual suppression listed' },
-    );
+    await waitFor(async () => ((await api('GET', '/suppressions?email=blocked-cc@example.org')).body.data.length > 0 ? true : undefined), {
+      timeoutMs: 30_000,
+      what: 'the manual suppression listed',
+    });
     const res = await send({
       user: { email: 'buyer@example.org' },
       cc: ['Accounts@Example.org', 'blocked-cc@example.org'],

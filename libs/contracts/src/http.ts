@@ -530,7 +530,9 @@ export const TimelineEntry = Type.Object({
 export const DroppedCopy = Type.Object({
   email: Type.String(),
   kind: StringEnum(COPY_KINDS),
-  reason: Type.String({ description: 'a suppression reason (e.g. hard_bounce, unsubscribed), or the relay refusing the address at RCPT TO' }),
+  reason: Type.String({
+    description: 'a suppression reason (e.g. hard_bounce, unsubscribed), or the relay refusing the address at RCPT TO',
+  }),
 });
 export type DroppedCopy = Static<typeof DroppedCopy>;
 

@@ -74,6 +74,9 @@ describe('a send’s options', () => {
 
   it('puts copies on the command normalised, and none when the lists are empty', () => {
     expect(messageOptions({ cc: [], bcc: [] })).toEqual({});
-    expect(messageOptions({ cc: [' Bo@Example.com'], bcc: ['CY@example.com'] })).toEqual({ cc: ['bo@example.com'], bcc: ['cy@example.com'] });
+    expect(messageOptions({ cc: [' Bo@Example.com'], bcc: ['CY@example.com'] })).toEqual({
+      cc: ['bo@example.com'],
+      bcc: ['cy@example.com'],
+    });
   });
 });

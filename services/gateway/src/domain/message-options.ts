@@ -34,9 +34,11 @@ export function refuseBadCopies(recipient: string, o: Pick<Options, 'cc' | 'bcc'
   const limit = MESSAGE_OPTION_LIMITS.copies;
   if (copies.length > limit) {
     const pointer = (o.bcc ?? []).length > 0 ? '/bcc' : '/cc';
-    throw new UnprocessableError('too-many-copies', `A message has at most ${limit} cc and bcc addresses together; this one has ${copies.length}.`, [
-      { pointer, message: `cc and bcc together must have at most ${limit} addresses` },
-    ]);
+    throw new UnprocessableError(
+      'too-many-copies',
+      `A message has at most ${limit} cc and bcc addresses together; this one has ${copies.length}.`,
+      [{ pointer, message: `cc and bcc together must have at most ${limit} addresses` }],
+    );
   }
   const seen = new Set([normaliseEmail(recipient)]);
   const repeated: FieldError[] = [];

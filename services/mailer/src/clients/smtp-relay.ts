@@ -21,10 +21,10 @@ interface SmtpError {
 /** Reads the SMTP reply code off a "250 2.0.0 OK" style response line. */
 const codeOf = (response: string | undefined, fallback: number) => Number(/^(\d{3})/.exec(response ?? '')?.[1] ?? fallback);
 
-const replyOf = (e: SmtpError): { code: number; response: string } => ({
-  code: e.responseCode ?? codeOf(e.response, 0),
-  response: (e.response ?? e.message ?? String(e)).slice(0, 500),
-});
+const replyOf = (error: unknown): { code: number; response: string } => {
+  const e = error as SmtpError;
+  return { code: e.responseCode ?? codeOf(e.response, 0), response: (e.response ?? e.message ?? String(error)).slice(0, 500) };
+};
 
 const outcomeOfRefusal = ({ code, response }: { code: number; response: string }): DeliveryOutcome => ({
   status: code >= 500 && code < 600 ? 'bounced' : 'deferred',
@@ -80,7 +80,7 @@ export class SmtpRelay {
         ...(refused.length > 0 ? { refusedCopies: refused } : {}),
       };
     } catch (error) {
-      return outcomeOfRefusal(replyOf(error as SmtpError));
+      return outcomeOfRefusal(replyOf(error));
     }
   }
 

@@ -106,7 +106,9 @@ describe('Deliverer: rendering', () => {
     send: (_from: string, to: string, raw: Buffer, copies: string[] = []) => {
       sent.push(raw);
       envelopes.push({ to, copies });
-      const refusedCopies = copies.filter((c) => refusing.has(c)).map((address) => ({ address, code: 550, response: '550 5.1.1 no such user' }));
+      const refusedCopies = copies
+        .filter((c) => refusing.has(c))
+        .map((address) => ({ address, code: 550, response: '550 5.1.1 no such user' }));
       return Promise.resolve({
         status: 'sent' as const,
         code: 250,

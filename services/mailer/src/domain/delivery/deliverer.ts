@@ -1,4 +1,5 @@
-import { returnPathDomainOf, type CopyKind, type DroppedCopy, type CatalogDomain, type CatalogEmail, type CatalogProject, type CatalogTemplate } from '@postbus/contracts';
+import { returnPathDomainOf, type CatalogDomain, type CatalogEmail, type CatalogProject, type CatalogTemplate } from '@postbus/contracts';
+import type { CopyKind, DroppedCopy } from '@postbus/contracts';
 import type { ReturnPathTokens, SecretBox, TrackingTokens } from '@postbus/crypto';
 import { TenantBusyError, type Rendered, type TemplateEngine } from '@postbus/templates';
 import type { CatalogProjection } from '../../model/catalog.repository';
@@ -160,7 +161,8 @@ export class Deliverer {
       ...(message.cc ?? []).map((address) => ({ email: address, kind: 'cc' as const })),
       ...(message.bcc ?? []).map((address) => ({ email: address, kind: 'bcc' as const })),
     ];
-    const copyReasons = copies.length > 0 ? await this.options.suppressionsOf(message.projectId, copies.map((c) => c.email)) : [];
+    const addresses = copies.map((c) => c.email);
+    const copyReasons = copies.length > 0 ? await this.options.suppressionsOf(message.projectId, addresses) : [];
     const dropped: DroppedCopy[] = copies.flatMap((c, i) => (suppressed(copyReasons[i]) ? [{ ...c, reason: copyReasons[i] }] : []));
     const kept = copies.filter((_, i) => !suppressed(copyReasons[i]));
     const raw = await compose({
