@@ -115,6 +115,34 @@ describe('cc and bcc of one send', () => {
     expect((await api('GET', '/suppressions?email=keeps@example.org')).body.data).toEqual([]);
   }, 120_000);
 
+  it("a complaint naming a bcc address suppresses that address (complaint); the message's timeline and recipient are untouched", async () => {
+    const res = await send({ user: { email: 'reader-keeps@example.org' }, bcc: ['angry-bcc@example.org'] });
+    expect(res.status).toBe(200);
+    const id = res.body.message_id as string;
+    const arrived = await system.sink.client.waitForMessageId(`${id}@${DOMAIN}`);
+    const returnPath = String((await system.sink.client.get(arrived.ID)).ReturnPath);
+    await sentMessage(id);
+
+    const arf = Buffer.from(
+      inboundFixture('complaints/arf-abuse-rfc822-headers.eml')
+        .toString('latin1')
+        .replaceAll('reader@mailbox.example', 'angry-bcc@example.org'),
+      'latin1',
+    );
+    await mailToInbound(system, returnPath, arf);
+    const listed = await waitFor(
+      async () => {
+        const data = (await api('GET', '/suppressions?email=angry-bcc@example.org')).body.data as unknown[];
+        return data.length > 0 ? data : undefined;
+      },
+      { timeoutMs: 30_000, what: 'the bcc address suppressed' },
+    );
+    expect(listed).toEqual([expect.objectContaining({ email: 'angry-bcc@example.org', reason: 'complaint', message_id: id })]);
+    const after = await api('GET', `/messages/${id}`);
+    expect((after.body.timeline as Array<{ event: string }>).map((e) => e.event)).toEqual(['queued', 'sent']);
+    expect((await api('GET', '/suppressions?email=reader-keeps@example.org')).body.data).toEqual([]);
+  }, 120_000);
+
   it('answers too many or repeated copies with problems naming the field, and queues nothing', async () => {
     const user = { email: 'bad-copies@example.org' };
     const addresses = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}${i}@example.org`);

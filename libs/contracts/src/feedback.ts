@@ -50,6 +50,8 @@ export const FeedbackComplaintEvent = Type.Object({
   messageId: Type.String(),
   feedbackType: Type.String({ maxLength: 64 }),
   userAgent: Type.Optional(Type.String({ maxLength: 255 })),
+  /** The address that complained, when the report names it (Original-Rcpt-To), normalised: a message's cc or bcc complains only for itself. */
+  recipient: Type.Optional(Type.String({ maxLength: 320 })),
   at: Timestamp,
 });
 export type FeedbackComplaintEvent = Static<typeof FeedbackComplaintEvent>;

@@ -59,6 +59,7 @@ export async function feedbackOf(mail: ReceivedMail, tokens: ReturnPathTokens): 
     case 'complaint': {
       const messageId = bounceClaim?.purpose === 'bounce' ? bounceClaim.messageId : ownMessageId(report.original.messageId);
       if (!messageId) return { feedback: [], ignored: 'a complaint that names none of our messages', report: report.kind };
+      const recipient = report.recipient !== undefined ? clip(normaliseEmail(report.recipient), 320) : undefined;
       return {
         feedback: [
           {
@@ -67,6 +68,7 @@ export async function feedbackOf(mail: ReceivedMail, tokens: ReturnPathTokens): 
               messageId,
               feedbackType: report.feedbackType.slice(0, 64),
               ...(report.userAgent ? { userAgent: report.userAgent.slice(0, 255) } : {}),
+              ...(recipient ? { recipient } : {}),
               at,
             },
           },

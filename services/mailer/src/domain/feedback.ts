@@ -51,7 +51,7 @@ export const bounceReason = (b: FeedbackBounceEvent): string =>
  * its recipient (a report naming no address, or one of neither, is the recipient's, as before
  * messages had copies).
  */
-export const copyBounced = (message: MessageDoc, report: FeedbackBounceEvent): string | undefined => {
+export const copyReported = (message: MessageDoc, report: { recipient?: string }): string | undefined => {
   const address = report.recipient;
   if (address === undefined || address === message.email) return undefined;
   return message.cc?.includes(address) || message.bcc?.includes(address) ? address : undefined;
@@ -64,8 +64,8 @@ export const copyBounced = (message: MessageDoc, report: FeedbackBounceEvent): s
  * suppressed once SOFT_BOUNCE_LIMIT of its messages soft-bounced; a complaint is put on the
  * timeline and suppresses the address; a mail to the List-Unsubscribe address unsubscribes the
  * recipient as the one-click link does. Each is idempotent: a redelivered report adds nothing.
- * A bounce of a cc or bcc address is that copy's alone: a hard one suppresses the copy's address,
- * and the message's status is its recipient's.
+ * A bounce or complaint of a cc or bcc address is that copy's alone: a hard bounce or a complaint
+ * suppresses the copy's address, and the message's status and timeline are its recipient's.
  */
 export class Feedback {
   constructor(private readonly deps: FeedbackDeps) {}
@@ -91,7 +91,7 @@ export class Feedback {
     const run = reports.flatMap((report, i) => {
       const message = messages.get(report.messageId);
       if (!message) return []; // erased, or past retention
-      const copy = copyBounced(message, report);
+      const copy = copyReported(message, report);
       if (copy !== undefined) {
         if (report.class === 'hard') copies.push(copyBlock(message, copy, report));
         return [];
@@ -162,7 +162,7 @@ export class Feedback {
     const message = await this.message(report.messageId);
     if (!message) return; // erased, or past retention
     const { timeline, suppressions, suppressionList, lists, rollups, softBounceLimit } = this.deps;
-    const copy = copyBounced(message, report);
+    const copy = copyReported(message, report);
     if (copy !== undefined) {
       if (report.class === 'hard') await suppressionList.block([copyBlock(message, copy, report)]);
       return;
@@ -188,6 +188,14 @@ export class Feedback {
     const message = await this.message(report.messageId);
     if (!message) return;
     const at = new Date(report.at);
+    const copy = copyReported(message, report);
+    // A copy's complaint is its own: its address is suppressed, and the message's recipient is not.
+    if (copy !== undefined) {
+      await this.deps.suppressionList.block([
+        { projectId: message.projectId, email: copy, reason: 'complaint', at, messageId: message._id },
+      ]);
+      return;
+    }
     const reason = `${report.feedbackType} report${report.userAgent ? ` from ${report.userAgent}` : ''}`;
     // Suppressed before the timeline shows it, as a hard bounce is.
     await this.deps.suppressionList.block([
