@@ -48,8 +48,8 @@ export const bounceReason = (b: FeedbackBounceEvent): string =>
 
 /**
  * The cc or bcc address a report is about, when it names one of the message's copies rather than
- * its recipient (a report naming no address, or one of neither, is the recipient's, as before
- * messages had copies).
+ * its recipient. A report naming no address, or one that is neither (the address the mail was
+ * forwarded to), is the recipient's: the return path names the message, not who got it.
  */
 export const copyReported = (message: MessageDoc, report: { recipient?: string }): string | undefined => {
   const address = report.recipient;
