@@ -39,6 +39,8 @@ export const FeedbackBounceEvent = Type.Object({
   diagnosticCode: Type.Optional(Type.String({ maxLength: 1000 })),
   reportingMta: Type.Optional(Type.String({ maxLength: 255 })),
   remoteMta: Type.Optional(Type.String({ maxLength: 255 })),
+  /** The address that failed, as the report names it (Final-Recipient), normalised: a message's cc or bcc bounces only that copy. */
+  recipient: Type.Optional(Type.String({ maxLength: 320 })),
   at: Timestamp,
 });
 export type FeedbackBounceEvent = Static<typeof FeedbackBounceEvent>;
@@ -48,6 +50,8 @@ export const FeedbackComplaintEvent = Type.Object({
   messageId: Type.String(),
   feedbackType: Type.String({ maxLength: 64 }),
   userAgent: Type.Optional(Type.String({ maxLength: 255 })),
+  /** The address that complained, when the report names it (Original-Rcpt-To), normalised: a message's cc or bcc complains only for itself. */
+  recipient: Type.Optional(Type.String({ maxLength: 320 })),
   at: Timestamp,
 });
 export type FeedbackComplaintEvent = Static<typeof FeedbackComplaintEvent>;

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import {
   ATTACHMENT_LIMITS,
+  COPY_KINDS,
   ENGAGEMENT_EVENTS,
   MAX_STATS_DAYS,
   MESSAGE_OPTION_LIMITS,
@@ -325,6 +326,20 @@ export type AttachmentInfo = Static<typeof AttachmentInfo>;
 /** What one send may carry beyond its recipient and data: stored with the message, shown in its reads and in every webhook about it. */
 const MessageOptions = {
   reply_to: Type.Optional(Email),
+  cc: Type.Optional(
+    Type.Array(Email, {
+      maxItems: L.copies,
+      description: `addresses the email is copied to, named in its Cc header; cc and bcc together at most ${L.copies}, none twice nor the recipient's. They are not registered as users; a suppressed one is dropped (the message's dropped_copies says so)`,
+      examples: [['accounts@example.com']],
+    }),
+  ),
+  bcc: Type.Optional(
+    Type.Array(Email, {
+      maxItems: L.copies,
+      description: `addresses the email is blind-copied to: in the SMTP envelope only, never in a header; counted with cc (at most ${L.copies} together)`,
+      examples: [['archive@example.com']],
+    }),
+  ),
   headers: Type.Optional(
     Type.Record(Type.String(), Type.String({ maxLength: L.headerValueLength, pattern: '^[^\\r\\n]*$' }), {
       maxProperties: L.headers,
@@ -444,7 +459,7 @@ export const SendBatchRequest = Type.Object(
     messages: Type.Array(Type.Record(Type.String(), Type.Unknown()), {
       minItems: 1,
       maxItems: SEND_BATCH_MAX,
-      description: `1 to ${SEND_BATCH_MAX} messages, each as SendBatchItem: {email_key, user, data?, reply_to?, headers?, tags?, metadata?, attachments?, send_at?}. Each is checked on its own: a bad one is rejected in the answer, and the others are sent`,
+      description: `1 to ${SEND_BATCH_MAX} messages, each as SendBatchItem: {email_key, user, data?, reply_to?, cc?, bcc?, headers?, tags?, metadata?, attachments?, send_at?}. Each is checked on its own: a bad one is rejected in the answer, and the others are sent`,
     }),
   },
   { additionalProperties: false },
@@ -580,6 +595,16 @@ export const TimelineEntry = Type.Object({
 });
 
 /** One triggered email: where it stands and everything that happened to it. */
+/** A cc or bcc address a message was not sent to. */
+export const DroppedCopy = Type.Object({
+  email: Type.String(),
+  kind: StringEnum(COPY_KINDS),
+  reason: Type.String({
+    description: 'a suppression reason (e.g. hard_bounce, unsubscribed), or the relay refusing the address at RCPT TO',
+  }),
+});
+export type DroppedCopy = Static<typeof DroppedCopy>;
+
 export const Message = Type.Object({
   id: Type.String({ description: 'the message_id the send call returned' }),
   project_id: Type.String(),
@@ -600,6 +625,14 @@ export const Message = Type.Object({
     description: 'sent with a test key: rendered and recorded, its outcome simulated from the recipient address, never delivered',
     examples: [false],
   }),
+  cc: Type.Optional(Type.Array(Type.String(), { description: 'the cc addresses the send gave; absent when it gave none' })),
+  bcc: Type.Optional(Type.Array(Type.String(), { description: 'the bcc addresses the send gave; absent when it gave none' })),
+  dropped_copies: Type.Optional(
+    Type.Array(DroppedCopy, {
+      description:
+        'the cc and bcc addresses the last delivery attempt did not send to, and why (the others went in the same SMTP transaction); absent when it sent to every copy',
+    }),
+  ),
   created_at: Timestamp,
   updated_at: Timestamp,
   timeline: Type.Array(TimelineEntry),

@@ -111,6 +111,9 @@ export const EmailTriggerCommand = Type.Object({
   sendAt: Type.Optional(Timestamp),
   /** Sent with a test key: rendered and recorded, its outcome simulated, never relayed; no user is registered. */
   test: Type.Optional(Type.Literal(true)),
+  /** Normalised; the gateway checked their count and that none repeats. */
+  cc: Type.Optional(Type.Array(Type.String())),
+  bcc: Type.Optional(Type.Array(Type.String())),
 });
 export type EmailTriggerCommand = Static<typeof EmailTriggerCommand>;
 

@@ -142,6 +142,10 @@ export const reservedHeaderNames = (names: string[]): string[] =>
     ),
   );
 
+/** How a copy of a message is addressed: named in the Cc header, or in the SMTP envelope only. */
+export const COPY_KINDS = ['cc', 'bcc'] as const;
+export type CopyKind = (typeof COPY_KINDS)[number];
+
 /** What one send may carry beyond its recipient and data. */
 export const MESSAGE_OPTION_LIMITS = {
   headers: 20,
@@ -151,6 +155,8 @@ export const MESSAGE_OPTION_LIMITS = {
   metadata: 20,
   metadataKeyLength: 40,
   metadataValueLength: 500,
+  /** cc and bcc addresses together. */
+  copies: 20,
 } as const;
 
 /**

@@ -35,7 +35,7 @@ export class Emails {
 
   /**
    * POST /v1/projects/{projectId}/emails/{emailKey}/send — `emailKey` is the email's id or its key
-   * (e.g. `welcome`). `options`: the message's own reply_to, headers, tags, metadata, attachments
+   * (e.g. `welcome`). `options`: the message's own reply_to, cc, bcc, headers, tags, metadata, attachments
    * (bytes or base64; see `attachmentFromFile`) and send_at (a Date or RFC 3339 string: the message
    * is scheduled, and can be cancelled with `messages.cancel` until then), and the call's
    * idempotencyKey, maxRetries, timeoutMs and signal.
@@ -47,10 +47,12 @@ export class Emails {
     data?: SendEmailData,
     options: SendEmailOptions & RequestOptions = {},
   ): Promise<SendEmailResponse> {
-    const { reply_to, headers, tags, metadata, attachments, send_at, ...call } = options;
+    const { reply_to, cc, bcc, headers, tags, metadata, attachments, send_at, ...call } = options;
     const message = Object.fromEntries(
       Object.entries({
         reply_to,
+        cc,
+        bcc,
         headers,
         tags,
         metadata,

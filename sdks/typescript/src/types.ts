@@ -27,15 +27,15 @@ export type SendEmailUser = SendEmailRequest['user'];
 /** Template variables. */
 export type SendEmailData = NonNullable<SendEmailRequest['data']>;
 /**
- * What one send may carry beyond its recipient and data: reply_to, custom headers, tags, metadata,
- * attachments, and send_at (a Date or an RFC 3339 string, from now up to 30 days ahead) to schedule it.
+ * What one send may carry beyond its recipient and data: reply_to, cc and bcc (at most 20 together),
+ * custom headers, tags, metadata, attachments, and send_at (a Date or an RFC 3339 string, from now up to 30 days ahead) to schedule it.
  */
-export type SendEmailOptions = Pick<SendEmailRequest, 'reply_to' | 'headers' | 'tags' | 'metadata'> & {
+export type SendEmailOptions = Pick<SendEmailRequest, 'reply_to' | 'cc' | 'bcc' | 'headers' | 'tags' | 'metadata'> & {
   attachments?: AttachmentInput[];
   send_at?: string | Date;
 };
 export type SendBatchRequest = RequestBody<'sendEmailBatch'>;
-/** One message of a batch: `{ email_key, user, data?, reply_to?, headers?, tags?, metadata?, attachments?, send_at? }`. */
+/** One message of a batch: `{ email_key, user, data?, reply_to?, cc?, bcc?, headers?, tags?, metadata?, attachments?, send_at? }`. */
 export type SendBatchItem = Omit<SendEmailRequest, 'attachments'> & { email_key: string; attachments?: AttachmentInput[] };
 /** `{ request_id, data: [{ index, status: 'accepted', message_id } | { index, status: 'rejected', error }] }`, in the request's order. */
 export type SendBatchResponse = ResponseBody<'sendEmailBatch'>;

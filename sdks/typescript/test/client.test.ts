@@ -107,6 +107,8 @@ describe('Postbus client', () => {
 
     await postbus.emails.send('p1', 'receipt', alice, undefined, {
       reply_to: 'help@shop.example',
+      cc: ['accounts@shop.example'],
+      bcc: ['archive@shop.example'],
       headers: { 'X-Order-Id': '4711' },
       tags: ['receipt'],
       metadata: { order_id: 'ord_4711' },
@@ -116,6 +118,8 @@ describe('Postbus client', () => {
     expect(sent[0]!.body).toEqual({
       user: alice,
       reply_to: 'help@shop.example',
+      cc: ['accounts@shop.example'],
+      bcc: ['archive@shop.example'],
       headers: { 'X-Order-Id': '4711' },
       tags: ['receipt'],
       metadata: { order_id: 'ord_4711' },

@@ -116,6 +116,40 @@ describe('a run of bounce reports', () => {
     expect(published.filter((p) => p.type === 'suppression.created').every((p) => created.has(p.id))).toBe(true);
   });
 
+  it("a report naming a cc or bcc address suppresses that copy's address (when hard), never bouncing the message, in a run and alone", async () => {
+    const withCopies = async (email: string): Promise<MessageDoc> => {
+      const message = { ...acceptedMessage({ id: `msg_run_${++n}`, projectId: P, email }), cc: [`cc-${email}`], bcc: [`bcc-${email}`] };
+      await store.insertNew([message]);
+      await timeline.recordAttempt(message, 1, { event: 'sent', smtp: { code: 250, response: 'relay' } });
+      return message;
+    };
+    const inRun = await withCopies('kept@example.org');
+    const alone = await withCopies('kept-too@example.org');
+    published.length = 0;
+    const run = [
+      { ...report(inRun, true), recipient: 'cc-kept@example.org' },
+      { ...report(inRun, false), recipient: 'bcc-kept@example.org' },
+    ];
+    expect(await feedback.bounces(run)).toEqual([]);
+    await feedback.bounce({ ...report(alone, true), recipient: 'bcc-kept-too@example.org' });
+
+    expect(await events(inRun)).toEqual(['sent']);
+    expect(await events(alone)).toEqual(['sent']);
+    expect((await store.summary(P, inRun._id))?.status).toBe('sent');
+    const reasons = await suppressions.reasons(
+      ['kept@example.org', 'cc-kept@example.org', 'bcc-kept@example.org', 'kept-too@example.org', 'bcc-kept-too@example.org'].map(
+        (email) => ({ projectId: P, email }),
+      ),
+    );
+    // A soft bounce of a copy is not counted toward its address's limit.
+    expect(reasons).toEqual([undefined, 'hard_bounce', undefined, undefined, 'hard_bounce']);
+    expect(published.map((p) => p.type)).toEqual(['suppression.created', 'suppression.created']);
+
+    // A report naming the recipient, or an address the message was not sent to, is the recipient's as before.
+    await feedback.bounce({ ...report(alone, true), recipient: 'forwarded@elsewhere.example' });
+    expect(await events(alone)).toEqual(['sent', 'bounced']);
+  });
+
   it('reads and writes a run by _id only, three commands a report: the message, its delivery, its summary (a `$in` read would scan the collection)', async () => {
     const run: FeedbackBounceEvent[] = [];
     for (let i = 0; i < 40; i++) run.push(report(await sent(`dead-${i}@example.org`), true));

@@ -138,6 +138,7 @@ describe('test messages in the mailer', () => {
       tokens: new TrackingTokens(randomBytes(32).toString('hex')),
       returnPath: new ReturnPathTokens(randomBytes(32).toString('hex')),
       relay,
+      suppressionsOf: (projectId, addresses) => Promise.all(addresses.map((email) => suppressions.reasonFor({ projectId, email }))),
       publicBaseUrl: 'https://pb.example.com',
       catalogWaitMs: 0,
       templates: engine,

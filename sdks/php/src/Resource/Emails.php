@@ -11,7 +11,7 @@ use Postbus\Internal\Requester;
 final class Emails
 {
     /** What one send may carry beyond its recipient and data, given among the call's options. */
-    private const MESSAGE_OPTIONS = ['reply_to', 'headers', 'tags', 'metadata', 'attachments', 'send_at'];
+    private const MESSAGE_OPTIONS = ['reply_to', 'cc', 'bcc', 'headers', 'tags', 'metadata', 'attachments', 'send_at'];
 
     /** @internal */
     public function __construct(private Requester $requester)
@@ -26,7 +26,8 @@ final class Emails
      * @param array<string, mixed> $user     email (required), user_id, name, country, language, gender, age,
      *                                       and custom attributes
      * @param array<string, mixed> $data     template data, {{data.*}}
-     * @param array<string, mixed> $options  the message's own reply_to, headers (name => value), tags (list of
+     * @param array<string, mixed> $options  the message's own reply_to, cc and bcc (lists of addresses, at most
+     *                                       20 together), headers (name => value), tags (list of
      *                                       strings), metadata (string => string), attachments (list of
      *                                       Attachment::fromPath / ::fromBytes), send_at (a DateTimeInterface
      *                                       or RFC 3339 string, from now up to 30 days ahead: the message is
@@ -55,8 +56,8 @@ final class Emails
      * Sends up to 500 emails in one call: POST /v1/projects/{projectId}/emails/batch. Each message is
      * accepted or rejected on its own; one idempotency key covers the whole batch.
      *
-     * @param list<array<string, mixed>> $messages each: email_key, user, and optionally data, reply_to, headers,
-     *                                             tags, metadata, attachments (list of Attachment), send_at
+     * @param list<array<string, mixed>> $messages each: email_key, user, and optionally data, reply_to, cc, bcc,
+     *                                             headers, tags, metadata, attachments (list of Attachment), send_at
      * @param array<string, mixed>       $options  idempotency_key, timeout, max_retries
      * @return array{request_id: string, data: list<array<string, mixed>>} one result per message, in order:
      *                                                                     index, status ("accepted" with message_id,

@@ -55,6 +55,8 @@ final class ResourcesTest extends TestCase
     {
         $this->f->client->emails->send('p1', 'receipt', ['email' => 'ada@example.com'], [], [
             'reply_to' => 'help@shop.example',
+            'cc' => ['accounts@shop.example'],
+            'bcc' => ['archive@shop.example'],
             'headers' => ['X-Order-Id' => '4711'],
             'tags' => ['receipt'],
             'metadata' => [],
@@ -63,7 +65,7 @@ final class ResourcesTest extends TestCase
 
         $r = $this->only();
         self::assertSame(
-            '{"user":{"email":"ada@example.com"},"reply_to":"help@shop.example","headers":{"X-Order-Id":"4711"},"tags":["receipt"],"metadata":{}}',
+            '{"user":{"email":"ada@example.com"},"reply_to":"help@shop.example","cc":["accounts@shop.example"],"bcc":["archive@shop.example"],"headers":{"X-Order-Id":"4711"},"tags":["receipt"],"metadata":{}}',
             $r->body,
         );
         self::assertSame('order-4711', $r->header('Idempotency-Key'));

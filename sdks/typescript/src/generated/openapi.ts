@@ -6848,6 +6848,20 @@ export interface operations {
            */
           reply_to?: string;
           /**
+           * @description addresses the email is copied to, named in its Cc header; cc and bcc together at most 20, none twice nor the recipient's. They are not registered as users; a suppressed one is dropped (the message's dropped_copies says so)
+           * @example [
+           *       "accounts@example.com"
+           *     ]
+           */
+          cc?: string[];
+          /**
+           * @description addresses the email is blind-copied to: in the SMTP envelope only, never in a header; counted with cc (at most 20 together)
+           * @example [
+           *       "archive@example.com"
+           *     ]
+           */
+          bcc?: string[];
+          /**
            * @description custom headers, at most 20: RFC 5322 field names, values of at most 998 characters without CR or LF; not one Postbus sets (From, To, Cc, Bcc, Subject, Date, Message-ID, MIME-Version, Content-*, DKIM-Signature, Return-Path, List-Unsubscribe*, Received, Feedback-ID, X-Postbus-*)
            * @example {
            *       "X-Order-Id": "4711"
@@ -7023,7 +7037,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description 1 to 500 messages, each as SendBatchItem: {email_key, user, data?, reply_to?, headers?, tags?, metadata?, attachments?, send_at?}. Each is checked on its own: a bad one is rejected in the answer, and the others are sent */
+          /** @description 1 to 500 messages, each as SendBatchItem: {email_key, user, data?, reply_to?, cc?, bcc?, headers?, tags?, metadata?, attachments?, send_at?}. Each is checked on its own: a bad one is rejected in the answer, and the others are sent */
           messages: {
             [key: string]: unknown;
           }[];
@@ -8002,6 +8016,18 @@ export interface operations {
                * @example false
                */
               test: boolean;
+              /** @description the cc addresses the send gave; absent when it gave none */
+              cc?: string[];
+              /** @description the bcc addresses the send gave; absent when it gave none */
+              bcc?: string[];
+              /** @description the cc and bcc addresses the last delivery attempt did not send to, and why (the others went in the same SMTP transaction); absent when it sent to every copy */
+              dropped_copies?: {
+                email: string;
+                /** @enum {string} */
+                kind: 'cc' | 'bcc';
+                /** @description a suppression reason (e.g. hard_bounce, unsubscribed), or the relay refusing the address at RCPT TO */
+                reason: string;
+              }[];
               /** Format: date-time */
               created_at: string;
               /** Format: date-time */
@@ -8269,6 +8295,18 @@ export interface operations {
              * @example false
              */
             test: boolean;
+            /** @description the cc addresses the send gave; absent when it gave none */
+            cc?: string[];
+            /** @description the bcc addresses the send gave; absent when it gave none */
+            bcc?: string[];
+            /** @description the cc and bcc addresses the last delivery attempt did not send to, and why (the others went in the same SMTP transaction); absent when it sent to every copy */
+            dropped_copies?: {
+              email: string;
+              /** @enum {string} */
+              kind: 'cc' | 'bcc';
+              /** @description a suppression reason (e.g. hard_bounce, unsubscribed), or the relay refusing the address at RCPT TO */
+              reason: string;
+            }[];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -8532,6 +8570,18 @@ export interface operations {
              * @example false
              */
             test: boolean;
+            /** @description the cc addresses the send gave; absent when it gave none */
+            cc?: string[];
+            /** @description the bcc addresses the send gave; absent when it gave none */
+            bcc?: string[];
+            /** @description the cc and bcc addresses the last delivery attempt did not send to, and why (the others went in the same SMTP transaction); absent when it sent to every copy */
+            dropped_copies?: {
+              email: string;
+              /** @enum {string} */
+              kind: 'cc' | 'bcc';
+              /** @description a suppression reason (e.g. hard_bounce, unsubscribed), or the relay refusing the address at RCPT TO */
+              reason: string;
+            }[];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */

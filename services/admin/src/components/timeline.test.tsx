@@ -69,6 +69,28 @@ describe('a message with its timeline', () => {
     expect(screen.queryByLabelText('Metadata')).toBeNull();
   });
 
+  it('shows the cc and bcc addresses, each dropped copy with why, and nothing for a send without copies', () => {
+    const { unmount } = render(
+      <MessageItem
+        message={{
+          ...message,
+          cc: ['bo@example.com', 'cy@example.com'],
+          bcc: ['archive@example.com'],
+          dropped_copies: [{ email: 'cy@example.com', kind: 'cc', reason: 'hard_bounce' }],
+        }}
+      />,
+    );
+    const copies = screen.getByLabelText('Copies');
+    expect(within(copies).getByText('Cc')).toBeInTheDocument();
+    expect(within(copies).getByText('Bcc')).toBeInTheDocument();
+    expect(within(copies).getByText('archive@example.com')).toBeInTheDocument();
+    expect(within(copies).getByText('dropped: hard_bounce')).toBeInTheDocument();
+    expect(within(copies).getByTitle('not sent: hard_bounce')).toHaveTextContent('cy@example.com');
+    unmount();
+    render(<MessageItem message={message} />);
+    expect(screen.queryByLabelText('Copies')).toBeNull();
+  });
+
   it('shows its status and every step in order, with the SMTP answers and the clicked link', () => {
     render(<MessageItem message={message} />);
     const article = screen.getByRole('article', { name: 'Message Hello Ada' });

@@ -130,6 +130,42 @@ function SendOptions({ message }: { message: Message }) {
   );
 }
 
+/** The cc and bcc addresses the send gave, each dropped one with why, when it gave any. */
+function Copies({ message }: { message: Message }) {
+  const dropped = new Map((message.dropped_copies ?? []).map((d) => [`${d.kind}:${d.email}`, d.reason]));
+  const rows = (['cc', 'bcc'] as const).flatMap((kind) => {
+    const addresses = message[kind] ?? [];
+    return addresses.length > 0 ? [{ kind, addresses }] : [];
+  });
+  if (rows.length === 0) return null;
+  return (
+    <dl aria-label="Copies" className="mb-3 grid grid-cols-[max-content_1fr] gap-x-3 gap-y-1 text-xs">
+      {rows.map(({ kind, addresses }) => (
+        <div key={kind} className="contents">
+          <dt className="text-slate-500 dark:text-slate-400">{kind === 'cc' ? 'Cc' : 'Bcc'}</dt>
+          <dd className="break-all font-mono">
+            {addresses.map((address, i) => {
+              const reason = dropped.get(`${kind}:${address}`);
+              return (
+                <span key={address}>
+                  {i > 0 && ', '}
+                  {reason ? (
+                    <span title={`not sent: ${reason}`}>
+                      <s>{address}</s> <Badge tone="gray">{`dropped: ${reason}`}</Badge>
+                    </span>
+                  ) : (
+                    address
+                  )}
+                </span>
+              );
+            })}
+          </dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
 export function MessageItem({ message }: { message: Message }) {
   return (
     <article
@@ -163,6 +199,7 @@ export function MessageItem({ message }: { message: Message }) {
           )}
         </span>
       </header>
+      <Copies message={message} />
       <SendOptions message={message} />
       <Timeline entries={message.timeline} />
       {/* A message has a subject once an attempt rendered it: before that there is nothing to show. */}

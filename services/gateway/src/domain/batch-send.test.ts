@@ -120,6 +120,27 @@ describe('a batch send', () => {
     expect(real.queued[0]!.map((t) => 'test' in t.command)).toEqual([false]);
   });
 
+  it('rejects an item with too many copies, naming its field in the body, and sends the others with theirs', async () => {
+    const { deps: d, queued } = deps();
+    const many = Array.from({ length: 21 }, (_, i) => `c${i}@example.org`);
+    const results = await sendBatch(
+      P,
+      [
+        { email_key: 'welcome', user: { email: 'a@example.org' }, cc: many },
+        { email_key: 'welcome', user: { email: 'b@example.org' }, cc: ['Cc@Example.org'], bcc: ['bcc@example.org'] },
+      ],
+      d,
+    );
+    expect(results[0]!.status === 'rejected' && results[0]!.error).toMatchObject({
+      status: 422,
+      type: '/problems/too-many-copies',
+      errors: [{ pointer: '/messages/0/cc' }],
+    });
+    expect(queued[0]!.map((t) => t.command)).toEqual([
+      expect.objectContaining({ messageId: 'msg_1', cc: ['cc@example.org'], bcc: ['bcc@example.org'] }),
+    ]);
+  });
+
   it('queues nothing when every item is bad', async () => {
     const { deps: d, queued } = deps();
     const results = await sendBatch(P, [{ email_key: 'welcome', user: {} }], d);

@@ -9,7 +9,7 @@ import {
 } from '@postbus/contracts';
 import { AppError, ValidationError, type FieldError } from '@postbus/errors';
 import { prepareAttachments } from './attachments';
-import { messageOptions, refuseBadSendAt, refuseReservedHeaders } from './message-options';
+import { messageOptions, refuseBadCopies, refuseBadSendAt, refuseReservedHeaders } from './message-options';
 import type { TriggerPlan } from './trigger-catalog';
 
 /** An `email.trigger` command and its ordering key (the recipient's), ready to queue. */
@@ -106,6 +106,7 @@ export async function sendBatch(projectId: string, items: unknown[], deps: Batch
         refuseReservedHeaders(item.headers);
         refuseBadSendAt(item.send_at, now);
         const files = prepareAttachments(item.attachments);
+        refuseBadCopies(item.user.email, item);
         if (!plans.has(item.email_key)) plans.set(item.email_key, deps.resolve(item.email_key));
         const plan = await plans.get(item.email_key)!;
         const messageId = deps.newMessageId();

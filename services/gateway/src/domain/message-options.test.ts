@@ -1,5 +1,5 @@
 import { UnprocessableError } from '@postbus/errors';
-import { messageOptions, refuseBadSendAt, refuseReservedHeaders } from './message-options';
+import { messageOptions, refuseBadCopies, refuseBadSendAt, refuseReservedHeaders } from './message-options';
 
 describe('a send’s options', () => {
   it('refuses the headers Postbus sets, by any case and by prefix, naming each', () => {
@@ -71,6 +71,43 @@ describe('a send’s options', () => {
       tags: ['t'],
       metadata: { k: 'v' },
       sendAt: '2026-12-01T08:00:00.000Z',
+    });
+  });
+
+  const problemOf = (run: () => void) => {
+    try {
+      run();
+    } catch (error) {
+      expect(error).toBeInstanceOf(UnprocessableError);
+      return (error as UnprocessableError).toProblem();
+    }
+    throw new Error('nothing was refused');
+  };
+  const addresses = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}${i}@copies.example`);
+
+  it('refuses 21 copies, naming the field that went over', () => {
+    const tooMany = problemOf(() => refuseBadCopies('ada@example.com', { cc: addresses(11, 'c'), bcc: addresses(10, 'b') }));
+    expect(tooMany.status).toBe(422);
+    expect(tooMany.type).toContain('too-many-copies');
+    expect(tooMany.errors?.map((e) => e.pointer)).toEqual(['/bcc']);
+    expect(problemOf(() => refuseBadCopies('ada@example.com', { cc: addresses(21, 'c') })).errors?.map((e) => e.pointer)).toEqual(['/cc']);
+    expect(() => refuseBadCopies('ada@example.com', { cc: addresses(10, 'c'), bcc: addresses(10, 'b') })).not.toThrow();
+    expect(() => refuseBadCopies('ada@example.com', {})).not.toThrow();
+  });
+
+  it('refuses a copy repeating the recipient or another copy, whatever its case', () => {
+    const repeated = problemOf(() =>
+      refuseBadCopies(' Ada@Example.com', { cc: ['ada@example.com', 'bo@example.com'], bcc: ['cy@example.com', 'BO@example.com '] }),
+    );
+    expect(repeated.type).toContain('repeated-copy');
+    expect(repeated.errors?.map((e) => e.pointer)).toEqual(['/cc/0', '/bcc/1']);
+  });
+
+  it('puts copies on the command normalised, and none when the lists are empty', () => {
+    expect(messageOptions({ cc: [], bcc: [] })).toEqual({});
+    expect(messageOptions({ cc: [' Bo@Example.com'], bcc: ['CY@example.com'] })).toEqual({
+      cc: ['bo@example.com'],
+      bcc: ['cy@example.com'],
     });
   });
 });

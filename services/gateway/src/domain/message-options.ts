@@ -1,7 +1,15 @@
-import { RESERVED_HEADERS, reservedHeaderNames, SEND_AT_LIMITS, type EmailTriggerCommand, type SendEmailRequest } from '@postbus/contracts';
-import { UnprocessableError } from '@postbus/errors';
+import {
+  MESSAGE_OPTION_LIMITS,
+  normaliseEmail,
+  RESERVED_HEADERS,
+  reservedHeaderNames,
+  SEND_AT_LIMITS,
+  type EmailTriggerCommand,
+  type SendEmailRequest,
+} from '@postbus/contracts';
+import { UnprocessableError, type FieldError } from '@postbus/errors';
 
-type Options = Pick<SendEmailRequest, 'reply_to' | 'headers' | 'tags' | 'metadata' | 'send_at'>;
+type Options = Pick<SendEmailRequest, 'reply_to' | 'cc' | 'bcc' | 'headers' | 'tags' | 'metadata' | 'send_at'>;
 
 const DAY_MS = 86_400_000;
 
@@ -40,9 +48,40 @@ export function refuseReservedHeaders(headers: Options['headers']): void {
   );
 }
 
+/**
+ * Refuses copies past the limit of cc and bcc together (the schema bounds each list alone), and an
+ * address given twice, as either kind or as the recipient (compared normalised): the relay would
+ * get it twice in one envelope, and a cc that is also a bcc is no longer blind.
+ */
+export function refuseBadCopies(recipient: string, o: Pick<Options, 'cc' | 'bcc'>): void {
+  const copies = [...(o.cc ?? []).map((a, i) => ({ a, at: `/cc/${i}` })), ...(o.bcc ?? []).map((a, i) => ({ a, at: `/bcc/${i}` }))];
+  const limit = MESSAGE_OPTION_LIMITS.copies;
+  if (copies.length > limit) {
+    const pointer = (o.bcc ?? []).length > 0 ? '/bcc' : '/cc';
+    throw new UnprocessableError(
+      'too-many-copies',
+      `A message has at most ${limit} cc and bcc addresses together; this one has ${copies.length}.`,
+      [{ pointer, message: `cc and bcc together must have at most ${limit} addresses` }],
+    );
+  }
+  const seen = new Set([normaliseEmail(recipient)]);
+  const repeated: FieldError[] = [];
+  for (const { a, at } of copies) {
+    const address = normaliseEmail(a);
+    if (seen.has(address)) repeated.push({ pointer: at, message: 'names the recipient or another copy again' });
+    seen.add(address);
+  }
+  if (repeated.length > 0)
+    throw new UnprocessableError('repeated-copy', 'A cc or bcc address repeats the recipient or another copy.', repeated);
+}
+
 /** The trigger command's fields for a send's options: only those it gave, so a plain send's command stays as small as before. */
-export const messageOptions = (o: Options): Pick<EmailTriggerCommand, 'replyTo' | 'headers' | 'tags' | 'metadata' | 'sendAt'> => ({
+export const messageOptions = (
+  o: Options,
+): Pick<EmailTriggerCommand, 'replyTo' | 'cc' | 'bcc' | 'headers' | 'tags' | 'metadata' | 'sendAt'> => ({
   ...(o.reply_to !== undefined ? { replyTo: o.reply_to.trim() } : {}),
+  ...(o.cc !== undefined && o.cc.length > 0 ? { cc: o.cc.map(normaliseEmail) } : {}),
+  ...(o.bcc !== undefined && o.bcc.length > 0 ? { bcc: o.bcc.map(normaliseEmail) } : {}),
   ...(o.headers !== undefined && Object.keys(o.headers).length > 0 ? { headers: o.headers } : {}),
   ...(o.tags !== undefined && o.tags.length > 0 ? { tags: o.tags } : {}),
   ...(o.metadata !== undefined && Object.keys(o.metadata).length > 0 ? { metadata: o.metadata } : {}),

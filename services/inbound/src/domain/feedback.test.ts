@@ -36,6 +36,7 @@ describe('feedback from mail to return paths', () => {
             diagnosticCode: 'smtp; 550 5.1.1 <gone@dest.test>: Recipient address rejected: User unknown in virtual mailbox table',
             reportingMta: 'relay.postfix.test',
             remoteMta: '127.0.0.1',
+            recipient: 'gone@dest.test',
             at: receivedAt,
           },
         },
@@ -72,7 +73,10 @@ describe('feedback from mail to return paths', () => {
   it('a complaint names its message through the token, or through our Message-ID when the feedback loop stripped it', async () => {
     const signed = withSignedOriginal(fixture('complaints/arf-abuse-rfc822-headers.eml'), returnPath('bounce'));
     expect((await feedbackOf({ raw: signed, rcptTo: ['fbl@pb-bounces.sender.test'], receivedAt }, tokens)).feedback).toEqual([
-      { type: 'feedback.complaint', data: { messageId, feedbackType: 'abuse', userAgent: 'MailboxFeedback/1.0', at: receivedAt } },
+      {
+        type: 'feedback.complaint',
+        data: { messageId, feedbackType: 'abuse', userAgent: 'MailboxFeedback/1.0', recipient: 'reader@mailbox.example', at: receivedAt },
+      },
     ]);
     const redacted = await feedbackOf(
       { raw: fixture('complaints/arf-abuse-redacted-message.eml'), rcptTo: ['fbl@pb-bounces.sender.test'], receivedAt },

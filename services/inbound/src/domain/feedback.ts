@@ -1,5 +1,5 @@
 import type { ReturnPathClaim, ReturnPathTokens } from '@postbus/crypto';
-import type { FeedbackBounceEvent, FeedbackComplaintEvent, FeedbackUnsubscribeEvent } from '@postbus/contracts';
+import { normaliseEmail, type FeedbackBounceEvent, type FeedbackComplaintEvent, type FeedbackUnsubscribeEvent } from '@postbus/contracts';
 import type { ReceivedRecord } from '../model/received-mail.repository';
 import { readInboundReport, type InboundReport } from './inbound-report';
 
@@ -59,6 +59,7 @@ export async function feedbackOf(mail: ReceivedMail, tokens: ReturnPathTokens): 
     case 'complaint': {
       const messageId = bounceClaim?.purpose === 'bounce' ? bounceClaim.messageId : ownMessageId(report.original.messageId);
       if (!messageId) return { feedback: [], ignored: 'a complaint that names none of our messages', report: report.kind };
+      const recipient = report.recipient !== undefined ? clip(normaliseEmail(report.recipient), 320) : undefined;
       return {
         feedback: [
           {
@@ -67,6 +68,7 @@ export async function feedbackOf(mail: ReceivedMail, tokens: ReturnPathTokens): 
               messageId,
               feedbackType: report.feedbackType.slice(0, 64),
               ...(report.userAgent ? { userAgent: report.userAgent.slice(0, 255) } : {}),
+              ...(recipient ? { recipient } : {}),
               at,
             },
           },
@@ -84,6 +86,7 @@ export async function feedbackOf(mail: ReceivedMail, tokens: ReturnPathTokens): 
           const reportingMta = clip(report.reportingMta, 255);
           const remoteMta = clip(outcome.remoteMta, 255);
           const diagnosticCode = clip(outcome.diagnosticCode, 1000);
+          const recipient = outcome.recipient !== undefined ? clip(normaliseEmail(outcome.recipient), 320) : undefined;
           return {
             type: 'feedback.bounce' as const,
             data: {
@@ -95,6 +98,7 @@ export async function feedbackOf(mail: ReceivedMail, tokens: ReturnPathTokens): 
               ...(diagnosticCode ? { diagnosticCode } : {}),
               ...(reportingMta ? { reportingMta } : {}),
               ...(remoteMta ? { remoteMta } : {}),
+              ...(recipient ? { recipient } : {}),
               at,
             },
           };

@@ -17,6 +17,7 @@ function fakes() {
   const recorded = new Set<string>();
   const softBounces = new Map<string, number>();
   const blocked: Array<{ reason: string; messageId?: string }> = [];
+  const blockedAddresses: string[] = [];
   const store = {
     messagesById: (ids: string[]) => Promise.resolve(new Map(ids.flatMap((id) => (messages.has(id) ? [[id, messages.get(id)!]] : [])))),
     message: (_projectId: string, id: string) => Promise.resolve(messages.get(id)),
@@ -48,6 +49,7 @@ function fakes() {
   const suppressionList = {
     block: (requests: Array<{ email: string; reason: string; messageId?: string }>) => {
       blocked.push(...requests.map(({ reason, messageId }) => ({ reason, messageId })));
+      blockedAddresses.push(...requests.map(({ email }) => email));
       return Promise.resolve();
     },
   } as unknown as SuppressionList;
@@ -78,7 +80,12 @@ function fakes() {
     at: new Date().toISOString(),
   });
   const refused = (messageId: string): FeedbackBounceEvent => ({ ...delayed(messageId), class: 'hard', action: 'failed', status: '5.1.1' });
-  return { feedback, engagements, blocked, sent, delayed, refused, softBounces };
+  const copied = (copies: { cc?: string[]; bcc?: string[] }) => {
+    const id = sent();
+    messages.set(id, { ...messages.get(id)!, ...copies });
+    return id;
+  };
+  return { feedback, engagements, blocked, blockedAddresses, recorded, sent, copied, delayed, refused, softBounces };
 }
 
 describe('soft bounces', () => {
@@ -131,5 +138,36 @@ describe('a run of reports', () => {
     const third = sent();
     expect(await feedback.bounces([delayed(third), delayed(sent('fine@example.org'))])).toEqual([]);
     expect(blocked).toEqual([{ reason: 'soft_bounce_limit', messageId: third }]);
+  });
+});
+
+describe('reports about a copy', () => {
+  const complaint = (messageId: string, recipient?: string) => ({
+    messageId,
+    feedbackType: 'abuse',
+    ...(recipient ? { recipient } : {}),
+    at: new Date().toISOString(),
+  });
+
+  it("a complaint naming a cc or bcc suppresses that address alone; one naming the recipient, or no one, is the recipient's", async () => {
+    const { feedback, blocked, blockedAddresses, recorded, copied } = fakes();
+    const id = copied({ cc: ['cc@example.org'], bcc: ['bcc@example.org'] });
+    await feedback.complaint(complaint(id, 'bcc@example.org'));
+    expect(blockedAddresses).toEqual(['bcc@example.org']);
+    expect(blocked).toEqual([{ reason: 'complaint', messageId: id }]);
+    expect(recorded.size).toBe(0);
+    await feedback.complaint(complaint(id));
+    expect(blockedAddresses).toEqual(['bcc@example.org', ADDRESS]);
+    expect([...recorded]).toEqual([`${id}:complained`]);
+  });
+
+  it("a hard bounce naming a copy suppresses it without bouncing the message; a copy's soft bounce counts nothing", async () => {
+    const { feedback, blockedAddresses, recorded, copied, delayed, refused, softBounces } = fakes();
+    const id = copied({ cc: ['cc@example.org'] });
+    expect(await feedback.bounces([{ ...refused(id), recipient: 'cc@example.org' }])).toEqual([]);
+    await feedback.bounce({ ...delayed(id), recipient: 'cc@example.org' });
+    expect(blockedAddresses).toEqual(['cc@example.org']);
+    expect(recorded.size).toBe(0);
+    expect(softBounces.size).toBe(0);
   });
 });

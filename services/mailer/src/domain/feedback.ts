@@ -4,7 +4,7 @@ import { statusOf } from './message-status';
 import type { MessageDoc } from './message-records';
 import type { MessageStore } from '../model/message.repository';
 import type { StatusRollups } from '../model/rollup.repository';
-import type { Suppressions } from '../model/suppression.repository';
+import type { BlockRequest, Suppressions } from '../model/suppression.repository';
 import type { Engagements } from './engagements';
 import type { SendPathPriority } from './send-path-priority';
 import type { SuppressionList } from './suppression-list';
@@ -24,6 +24,18 @@ export interface FeedbackDeps {
   sendPath: SendPathPriority;
 }
 
+/**
+ * A copy's hard bounce: its address suppressed for the project, naming the message. A soft bounce
+ * of a copy is not counted: the count is kept once per message, by the recipient's timeline entry.
+ */
+const copyBlock = (message: MessageDoc, email: string, report: FeedbackBounceEvent): BlockRequest => ({
+  projectId: message.projectId,
+  email,
+  reason: 'hard_bounce',
+  at: new Date(report.at),
+  messageId: message._id,
+});
+
 /** What a bounce report says, in one line for the timeline: status, diagnostic code and reporting MTA. */
 export const bounceReason = (b: FeedbackBounceEvent): string =>
   [
@@ -35,12 +47,25 @@ export const bounceReason = (b: FeedbackBounceEvent): string =>
     .slice(0, 1000);
 
 /**
+ * The cc or bcc address a report is about, when it names one of the message's copies rather than
+ * its recipient. A report naming no address, or one that is neither (the address the mail was
+ * forwarded to), is the recipient's: the return path names the message, not who got it.
+ */
+export const copyReported = (message: MessageDoc, report: { recipient?: string }): string | undefined => {
+  const address = report.recipient;
+  if (address === undefined || address === message.email) return undefined;
+  return message.cc?.includes(address) || message.bcc?.includes(address) ? address : undefined;
+};
+
+/**
  * What came back about a sent message, read by the inbound MX (which verified the return-path
  * token naming it): a hard bounce turns the message `bounced` and suppresses the address for every
  * email of the project; a soft bounce is put on the timeline and counted, and the address is
  * suppressed once SOFT_BOUNCE_LIMIT of its messages soft-bounced; a complaint is put on the
  * timeline and suppresses the address; a mail to the List-Unsubscribe address unsubscribes the
  * recipient as the one-click link does. Each is idempotent: a redelivered report adds nothing.
+ * A bounce or complaint of a cc or bcc address is that copy's alone: a hard bounce or a complaint
+ * suppresses the copy's address, and the message's status and timeline are its recipient's.
  */
 export class Feedback {
   constructor(private readonly deps: FeedbackDeps) {}
@@ -62,9 +87,15 @@ export class Feedback {
     const messages = await store.messagesById(reports.map((r) => r.messageId));
     const left: number[] = [];
     const seen = new Set<string>();
+    const copies: BlockRequest[] = [];
     const run = reports.flatMap((report, i) => {
       const message = messages.get(report.messageId);
       if (!message) return []; // erased, or past retention
+      const copy = copyReported(message, report);
+      if (copy !== undefined) {
+        if (report.class === 'hard') copies.push(copyBlock(message, copy, report));
+        return [];
+      }
       const address = `${message.projectId}\n${message.email}`;
       if (seen.has(message._id) || seen.has(address)) {
         left.push(i);
@@ -75,15 +106,16 @@ export class Feedback {
     });
     // Suppressed before the messages show bounced: a client that sees one bounced and sends again is suppressed.
     const hard = run.filter((r) => r.hard);
-    await suppressionList.block(
-      hard.map(({ message, at }) => ({
+    await suppressionList.block([
+      ...copies,
+      ...hard.map(({ message, at }) => ({
         projectId: message.projectId,
         email: message.email,
-        reason: 'hard_bounce',
+        reason: 'hard_bounce' as const,
         at,
         messageId: message._id,
       })),
-    );
+    ]);
     // Without engagement entries, which a reported message mostly lacks: the new entry's unique insert
     // finds out when it has one (it is then left to `bounce`), and a read is saved per report.
     const timelines = await store.deliveryHistories(run.map((r) => r.message._id));
@@ -130,6 +162,11 @@ export class Feedback {
     const message = await this.message(report.messageId);
     if (!message) return; // erased, or past retention
     const { timeline, suppressions, suppressionList, lists, rollups, softBounceLimit } = this.deps;
+    const copy = copyReported(message, report);
+    if (copy !== undefined) {
+      if (report.class === 'hard') await suppressionList.block([copyBlock(message, copy, report)]);
+      return;
+    }
     const at = new Date(report.at);
     const reason = bounceReason(report);
     const blocked = { projectId: message.projectId, email: message.email, at, messageId: message._id };
@@ -151,6 +188,14 @@ export class Feedback {
     const message = await this.message(report.messageId);
     if (!message) return;
     const at = new Date(report.at);
+    const copy = copyReported(message, report);
+    // A copy's complaint is its own: its address is suppressed, and the message's recipient is not.
+    if (copy !== undefined) {
+      await this.deps.suppressionList.block([
+        { projectId: message.projectId, email: copy, reason: 'complaint', at, messageId: message._id },
+      ]);
+      return;
+    }
     const reason = `${report.feedbackType} report${report.userAgent ? ` from ${report.userAgent}` : ''}`;
     // Suppressed before the timeline shows it, as a hard bounce is. A test message reached no one:
     // nothing about it may refuse the client's real mail (see delivery/simulated-relay.ts).

@@ -1,4 +1,4 @@
-import type { AttachmentRef, Message, TimelineEventName } from '@postbus/contracts';
+import type { AttachmentRef, DroppedCopy, Message, TimelineEventName } from '@postbus/contracts';
 
 /** One triggered email as accepted: written once, never updated (updates scan on FerretDB). */
 export interface MessageDoc {
@@ -25,6 +25,8 @@ export interface MessageDoc {
   sendAt?: Date;
   /** Sent with a test key: its outcome is simulated (domain/delivery/simulated-relay.ts), and it is listed apart. */
   test?: true;
+  cc?: string[];
+  bcc?: string[];
 }
 
 /** One entry of a message's timeline after `queued` (which the message itself stands for). */
@@ -43,6 +45,8 @@ export interface EventDoc {
   subject?: string;
   /** Engagement: what is counted once (`opened`, `unsubscribed`, `clicked:<hash of the link>`). */
   key?: string;
+  /** Delivery: the message's cc and bcc addresses this attempt did not send to. */
+  droppedCopies?: DroppedCopy[];
   /** Engagement: how many times it happened (the first open, one link, the unsubscribe); only the first is an event. */
   count?: number;
 }

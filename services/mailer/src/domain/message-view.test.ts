@@ -124,6 +124,27 @@ describe('messageView', () => {
   });
 });
 
+describe('messageView of a message with copies', () => {
+  const copied = { ...message, cc: ['bo@example.org', 'cy@example.org'], bcc: ['archive@example.org'] };
+  const dropped = [{ email: 'cy@example.org', kind: 'cc' as const, reason: 'hard_bounce' }];
+
+  it('shows its cc and bcc, and the copies its latest delivery attempt dropped', () => {
+    const view = messageView(copied, [
+      entry(2, 'deferred', { attempt: 1, droppedCopies: [{ email: 'bo@example.org', kind: 'cc', reason: 'manual' }] }),
+      entry(3, 'sent', { attempt: 2, droppedCopies: dropped }),
+      entry(4, 'opened', { key: 'opened', count: 1 }),
+    ]);
+    expect(view).toMatchObject({ cc: ['bo@example.org', 'cy@example.org'], bcc: ['archive@example.org'], dropped_copies: dropped });
+    expect(messageView(copied, [entry(2, 'sent', { attempt: 1 })]).dropped_copies).toBeUndefined();
+  });
+
+  it('says nothing of copies for a message without them', () => {
+    const view = messageView(message, [entry(2, 'sent', { attempt: 1 })]);
+    expect(Object.keys(view)).not.toEqual(expect.arrayContaining(['cc']));
+    expect('bcc' in view || 'dropped_copies' in view).toBe(false);
+  });
+});
+
 describe('summaryOf', () => {
   it('is the view under the message id and project, an entry given twice counted once, in sequence order', () => {
     const sent = entry(2, 'sent', { attempt: 1 });

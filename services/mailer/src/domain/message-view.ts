@@ -18,6 +18,12 @@ export const queuedEntry = (message: MessageDoc): EventDoc => ({
 const countOf = (events: EventDoc[], event: 'opened' | 'clicked'): number =>
   events.reduce((n, e) => (e.event === event ? n + (e.count ?? 1) : n), 0);
 
+/** The copies the latest delivery attempt dropped, when it dropped any. */
+const droppedCopiesOf = (events: EventDoc[]): Pick<Message, 'dropped_copies'> => {
+  const dropped = [...events].reverse().find((e) => e.attempt !== undefined)?.droppedCopies;
+  return dropped?.length ? { dropped_copies: dropped } : {};
+};
+
 /**
  * A message as clients read it: the message as accepted, its timeline after `queued` (delivery
  * attempts and engagement, in sequence order) and what they add up to.
@@ -47,6 +53,9 @@ export function messageView(message: MessageDoc, events: EventDoc[]): Message {
     })),
     ...(message.sendAt ? { send_at: message.sendAt.toISOString() } : {}),
     test: message.test === true,
+    ...(message.cc ? { cc: message.cc } : {}),
+    ...(message.bcc ? { bcc: message.bcc } : {}),
+    ...droppedCopiesOf(events),
     created_at: message.createdAt.toISOString(),
     updated_at: last.at.toISOString(),
     timeline: timeline.map((e) => ({

@@ -101,6 +101,7 @@ export class Timeline {
       ...(outcome.smtp ? { smtp: outcome.smtp } : {}),
       ...(exhausted ? { reason: `retries exhausted after ${attempt} attempts` } : outcome.reason ? { reason: outcome.reason } : {}),
       ...(outcome.subject ? { subject: outcome.subject } : {}),
+      ...(outcome.droppedCopies?.length ? { droppedCopies: outcome.droppedCopies } : {}),
     };
     if (event === 'deferred')
       await this.retries.schedule(message._id, attempt + 1, new Date(Date.now() + retryDelayMs(this.policy, attempt)));

@@ -122,6 +122,12 @@ describe('messageDocFromTrigger', () => {
     expect(messageDocFromTrigger(trigger('msg_1', { email: 'a@example.org' })).userId).toBeNull();
     expect(messageDocFromTrigger(trigger('msg_1', { email: 'a@example.org', user_id: 42 })).userId).toBeNull();
   });
+
+  it('keeps the copies the trigger carried, and has none when it carried none', () => {
+    const doc = messageDocFromTrigger({ ...trigger('msg_1'), cc: ['bo@example.org'], bcc: ['cy@example.org'] });
+    expect(doc).toMatchObject({ cc: ['bo@example.org'], bcc: ['cy@example.org'] });
+    expect('cc' in messageDocFromTrigger(trigger('msg_1')) || 'bcc' in messageDocFromTrigger(trigger('msg_1'))).toBe(false);
+  });
 });
 
 describe('a scheduled trigger (send_at)', () => {

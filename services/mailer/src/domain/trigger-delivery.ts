@@ -57,6 +57,8 @@ export const messageDocFromTrigger = (t: EmailTriggerCommand): MessageDoc => ({
   ...(t.attachments !== undefined ? { attachments: t.attachments } : {}),
   ...(t.sendAt !== undefined ? { sendAt: new Date(t.sendAt) } : {}),
   ...(t.test ? { test: true as const } : {}),
+  ...(t.cc !== undefined ? { cc: t.cc } : {}),
+  ...(t.bcc !== undefined ? { bcc: t.bcc } : {}),
 });
 
 /**

@@ -18,7 +18,7 @@ import type { CommandSender } from '../../clients/command-sender';
 import { compileBody, toFieldErrors } from '@postbus/http';
 import { sendAtOf, sendBatch, triggerFor } from '../../domain/batch-send';
 import { prepareAttachments } from '../../domain/attachments';
-import { refuseBadSendAt, refuseReservedHeaders } from '../../domain/message-options';
+import { refuseBadCopies, refuseBadSendAt, refuseReservedHeaders } from '../../domain/message-options';
 import { fromEmailProblem, type SenderDomainState } from '../../domain/sender-address';
 import type { EmailRepository } from '../../model/email.repository';
 import { EMAIL_NOT_FOUND, type TriggerCatalog } from '../../domain/trigger-catalog';
@@ -164,6 +164,7 @@ export function emailRoutes({
       handle: async ({ params, body, client, requestId }) => {
         const now = new Date();
         refuseReservedHeaders(body.headers);
+        refuseBadCopies(body.user.email, body);
         refuseBadSendAt(body.send_at, now);
         const files = prepareAttachments(body.attachments);
         const plan = await catalog.resolve(client.clientId, params.projectId, params.emailKey);

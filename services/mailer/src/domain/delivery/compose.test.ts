@@ -88,4 +88,13 @@ describe('compose', () => {
     expect(raw.toString()).toMatch(/Content-Type: multipart\/mixed/);
     expect(raw.toString()).toMatch(/Content-Type: multipart\/related/);
   });
+
+  it('names the cc addresses in a Cc header, and writes no Bcc header nor Cc when there are none', async () => {
+    const raw = await compose({ ...mail, cc: ['bo@example.org', 'cy@example.org'] });
+    const parsed = await simpleParser(raw);
+    expect(parsed.to).toMatchObject({ value: [{ address: 'ada@example.org' }] });
+    expect(parsed.cc).toMatchObject({ value: [{ address: 'bo@example.org' }, { address: 'cy@example.org' }] });
+    expect(parsed.headers.has('bcc')).toBe(false);
+    expect((await simpleParser(await compose({ ...mail, cc: [] }))).headers.has('cc')).toBe(false);
+  });
 });

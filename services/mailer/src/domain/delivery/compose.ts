@@ -6,6 +6,8 @@ export interface OutgoingMail {
   senderDomain: string;
   from: { name: string | null; address: string };
   to: string;
+  /** Named in the Cc header. Bcc addresses are never written in the message: the relay gets them in the envelope only. */
+  cc?: string[];
   replyTo: string | null;
   subject: string;
   html: string;
@@ -45,6 +47,7 @@ export function compose(mail: OutgoingMail): Promise<Buffer> {
   return new MailComposer({
     from: mail.from.name ? { name: mail.from.name, address: mail.from.address } : mail.from.address,
     to: mail.to,
+    ...(mail.cc?.length ? { cc: mail.cc } : {}),
     ...(mail.replyTo ? { replyTo: mail.replyTo } : {}),
     subject: mail.subject,
     html: mail.html,

@@ -99,12 +99,29 @@ const message = (templateId: string, projectId: string, data: Record<string, unk
 
 describe('Deliverer: rendering', () => {
   const sent: Buffer[] = [];
+  const envelopes: Array<{ to: string; copies: string[] }> = [];
+  /** Addresses the fake relay refuses at RCPT TO while it takes the others. */
+  const refusing = new Set(['gone@example.org']);
   const relay = {
-    send: (_from: string, _to: string, raw: Buffer) => {
+    send: (_from: string, to: string, raw: Buffer, copies: string[] = []) => {
       sent.push(raw);
-      return Promise.resolve({ status: 'sent' as const, code: 250, response: '250 OK' });
+      envelopes.push({ to, copies });
+      const refusedCopies = copies
+        .filter((c) => refusing.has(c))
+        .map((address) => ({ address, code: 550, response: '550 5.1.1 no such user' }));
+      return Promise.resolve({
+        status: 'sent' as const,
+        code: 250,
+        response: '250 OK',
+        ...(refusedCopies.length > 0 ? { refusedCopies } : {}),
+      });
     },
   } as unknown as SmtpRelay;
+  /** Suppressed addresses of every project, and why. */
+  const suppressedCopies = new Map([
+    ['bounced@example.org', 'hard_bounce'],
+    ['unsubscribed@example.org', 'unsubscribed'],
+  ]);
   let engine: TemplateEngine;
   let deliverer: Deliverer;
   /** The attachment store: bytes by `<message id>:<position>`. */
@@ -123,6 +140,7 @@ describe('Deliverer: rendering', () => {
       tokens: new TrackingTokens(randomBytes(32).toString('hex')),
       returnPath: new ReturnPathTokens(randomBytes(32).toString('hex')),
       relay,
+      suppressionsOf: (_projectId, addresses) => Promise.resolve(addresses.map((a) => suppressedCopies.get(a))),
       publicBaseUrl: 'https://pb.example.com',
       catalogWaitMs: 0,
       templates: engine,
@@ -204,6 +222,34 @@ describe('Deliverer: rendering', () => {
       reason: 'attachments: the content of attachment 0 is not what was accepted',
     });
     expect(sent.length).toBe(before + 1);
+  });
+
+  it('sends the cc and bcc copies in the one transaction, the bcc ones in the envelope only, dropping suppressed and refused ones', async () => {
+    const before = sent.length;
+    const outcome = await deliverer.deliver(
+      {
+        ...message('receipt', 'p-quiet', { order: 7 }),
+        cc: ['bo@example.org', 'bounced@example.org', 'gone@example.org'],
+        bcc: ['archive@example.org', 'unsubscribed@example.org'],
+      },
+      undefined,
+    );
+    expect(outcome.event).toBe('sent');
+    expect(sent.length).toBe(before + 1);
+    expect(envelopes[before]).toEqual({ to: 'ann@example.org', copies: ['bo@example.org', 'gone@example.org', 'archive@example.org'] });
+    const mail = await simpleParser(sent[before]!);
+    expect(mail.cc).toMatchObject({ value: [{ address: 'bo@example.org' }, { address: 'gone@example.org' }] });
+    expect(mail.headers.has('bcc')).toBe(false);
+    expect(sent[before]!.toString()).not.toContain('archive@example.org');
+    expect(outcome.droppedCopies).toEqual([
+      { email: 'bounced@example.org', kind: 'cc', reason: 'hard_bounce' },
+      { email: 'unsubscribed@example.org', kind: 'bcc', reason: 'unsubscribed' },
+      { email: 'gone@example.org', kind: 'cc', reason: 'refused by the relay: 550 550 5.1.1 no such user' },
+    ]);
+    // A message without copies asks nothing more and says nothing of them.
+    const plain = await deliverer.deliver(message('receipt', 'p-quiet', { order: 8 }), undefined);
+    expect(plain.droppedCopies).toBeUndefined();
+    expect(envelopes[before + 1]).toEqual({ to: 'ann@example.org', copies: [] });
   });
 
   it("a run with one client's heavy messages: the others are sent, the heavy client's hold it no longer than the patience, and their retries wait their turn", async () => {

@@ -1,4 +1,5 @@
 import { returnPathDomainOf, type CatalogDomain, type CatalogEmail, type CatalogProject, type CatalogTemplate } from '@postbus/contracts';
+import type { CopyKind, DroppedCopy } from '@postbus/contracts';
 import type { ReturnPathTokens, SecretBox, TrackingTokens } from '@postbus/crypto';
 import { TenantBusyError, type Rendered, type TemplateEngine } from '@postbus/templates';
 import type { CatalogProjection } from '../../model/catalog.repository';
@@ -21,6 +22,8 @@ export interface Outcome {
   subject?: string;
   /** The email as rendered, before tracking (viewing it must count no open): kept for the message log. */
   content?: RenderedContent;
+  /** The message's cc and bcc addresses it was not sent to: suppressed, or refused by the relay. */
+  droppedCopies?: DroppedCopy[];
 }
 
 export interface DelivererOptions {
@@ -30,6 +33,8 @@ export interface DelivererOptions {
   /** Sign the envelope sender and the List-Unsubscribe mailto address, which the inbound MX reads. */
   returnPath: ReturnPathTokens;
   relay: SmtpRelay;
+  /** Why each address of the project gets no mail (undefined when it gets mail), in order: a message's copies are checked as its recipient is. */
+  suppressionsOf: (projectId: string, addresses: string[]) => Promise<Array<string | undefined>>;
   /** The gateway's public origin: one-click unsubscribe links. */
   publicBaseUrl: string;
   /** How long a trigger may wait for catalog entities that have not reached this service yet. */
@@ -106,7 +111,8 @@ export class Deliverer {
     // An email sent to the unsubscribed too (a receipt, a password reset) still never reaches
     // someone whose erasure is pending: from the request on, the person gets no mail (docs/architecture.md#erasure).
     // So does an address whose mail system bounced or complained (isBlocking).
-    if (suppression && (isBlocking(suppression) || !email.sendToUnsubscribed)) return { event: 'suppressed', reason: suppression };
+    const suppressed = (reason: string | undefined): reason is string => !!reason && (isBlocking(reason) || !email.sendToUnsubscribed);
+    if (suppressed(suppression)) return { event: 'suppressed', reason: suppression };
     const fromAddress = email.fromEmail ?? project.fromEmail ?? `no-reply@${domain.domain}`;
     // Checked again here, whatever the gateway let through: a client sends only as its own verified domain.
     const fromDomain = fromAddress.slice(fromAddress.lastIndexOf('@') + 1).toLowerCase();
@@ -160,11 +166,21 @@ export class Deliverer {
       projectId: message.projectId,
       host: new URL(publicBaseUrl).hostname,
     });
+    // A copy goes to an address only as the recipient's own mail would: a suppressed one is dropped, the others still get it.
+    const copies: Array<{ email: string; kind: CopyKind }> = [
+      ...(message.cc ?? []).map((address) => ({ email: address, kind: 'cc' as const })),
+      ...(message.bcc ?? []).map((address) => ({ email: address, kind: 'bcc' as const })),
+    ];
+    const addresses = copies.map((c) => c.email);
+    const copyReasons = copies.length > 0 ? await this.options.suppressionsOf(message.projectId, addresses) : [];
+    const dropped: DroppedCopy[] = copies.flatMap((c, i) => (suppressed(copyReasons[i]) ? [{ ...c, reason: copyReasons[i] }] : []));
+    const kept = copies.filter((_, i) => !suppressed(copyReasons[i]));
     const raw = await compose({
       messageId: message._id,
       senderDomain: domain.domain,
       from: { name: email.fromName ?? project.fromName, address: fromAddress },
       to: message.email,
+      ...(kept.some((c) => c.kind === 'cc') ? { cc: kept.flatMap((c) => (c.kind === 'cc' ? [c.email] : [])) } : {}),
       // The send's own reply-to wins over the email's, which wins over the project's.
       replyTo: message.replyTo ?? email.replyTo ?? project.replyTo,
       ...(message.headers ? { headers: message.headers } : {}),
@@ -187,12 +203,23 @@ export class Deliverer {
     // A test message is composed and signed as any other, and goes nowhere: its outcome is simulated.
     const result = message.test
       ? simulatedDelivery(message.email, attempt)
-      : await this.options.relay.send(bounceAddress(this.options.returnPath, message._id, domain.domain), message.email, signed);
+      : await this.options.relay.send(
+          bounceAddress(this.options.returnPath, message._id, domain.domain),
+          message.email,
+          signed,
+          kept.map((c) => c.email),
+        );
+    const refused = new Map((result.status === 'sent' ? (result.refusedCopies ?? []) : []).map((r) => [r.address, r]));
+    for (const c of kept) {
+      const r = refused.get(c.email);
+      if (r) dropped.push({ ...c, reason: `refused by the relay: ${r.code} ${r.response}`.slice(0, 500) });
+    }
     return {
       event: result.status,
       smtp: { code: result.code, response: result.response },
       subject: rendered.subject,
       content: { subject: rendered.subject, html: rendered.html, text: rendered.text },
+      ...(dropped.length > 0 ? { droppedCopies: dropped } : {}),
     };
   }
 

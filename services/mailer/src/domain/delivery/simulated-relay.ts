@@ -1,6 +1,5 @@
 import type { DeliveryOutcome } from '../../clients/smtp-relay';
 import type { EventDoc, MessageDoc } from '../message-records';
-import type { Timeline } from '../timeline';
 
 /** What a test message's recipient asks for by the end of its local part: `b+bounce@…`, `c+complaint@…`, `d+defer@…`. */
 export type SimulatedBehaviour = 'bounce' | 'complaint' | 'defer' | 'deliver';
@@ -27,6 +26,11 @@ export function simulatedDelivery(address: string, attempt: number): DeliveryOut
   return { status: 'sent', code: 250, response: '250 2.0.0 Simulated (test mode): nothing was delivered' };
 }
 
+/** Where a simulated complaint is recorded: the Timeline (named by shape, since the Timeline's module reads the deliverer's outcomes, and the deliverer this module). */
+interface EngagementRecorder {
+  recordEngagement(message: MessageDoc, event: 'complained', at: Date, details: { reason: string }): Promise<unknown>;
+}
+
 /** The reason on a simulated complaint's timeline entry. */
 export const SIMULATED_COMPLAINT = 'simulated complaint (test mode)';
 
@@ -41,7 +45,7 @@ export async function simulateFeedback(
   message: MessageDoc,
   recorded: Pick<EventDoc, 'event'>,
   before: Array<Pick<EventDoc, 'event'>>,
-  timeline: Pick<Timeline, 'recordEngagement'>,
+  timeline: EngagementRecorder,
 ): Promise<void> {
   if (!message.test || recorded.event !== 'sent' || simulatedBehaviour(message.email) !== 'complaint') return;
   if (before.some((e) => e.event === 'complained')) return;
