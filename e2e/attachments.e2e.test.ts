@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { simpleParser } from 'mailparser';
 import { call, waitFor } from '@postbus/testing';
-import { createClientAndProject, createSendableEmail, startSystem, type DemoClient, type RunningSystem } from './system';
+import { projectCall, withSystemAndClient } from './project-api';
+import type { DemoClient, RunningSystem } from './system';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
@@ -10,21 +11,12 @@ describe('attachments', () => {
   let system: RunningSystem;
   let client: DemoClient;
 
-  beforeAll(async () => {
-    system = await startSystem();
-    client = await createClientAndProject(system);
-    await createSendableEmail(system, client, { html: '<p><img src="cid:logo@e2e" alt="Shop"> Your invoice {{data.code}}.</p>' });
-  });
+  withSystemAndClient(
+    { sendable: { html: '<p><img src="cid:logo@e2e" alt="Shop"> Your invoice {{data.code}}.</p>' } },
+    (started) => ({ system, client } = started),
+  );
 
-  afterAll(async () => {
-    await system?.stop();
-  });
-
-  const api = (method: string, path: string, json?: unknown) =>
-    call(system.gatewayUrl, method, `/v1/projects/${client.projectId}${path}`, {
-      auth: client.auth,
-      ...(json !== undefined ? { json } : {}),
-    });
+  const api = (method: string, path: string, json?: unknown) => projectCall(system, client, method, path, json);
   const send = (body: Record<string, unknown>) => api('POST', '/emails/welcome/send', body);
 
   it('sends a 1 MB PDF whose bytes arrive unchanged and an inline image the HTML refers to by its Content-ID, and lists both on the message', async () => {

@@ -19,10 +19,12 @@ const SENDERS = 32;
 const DRAIN_BOUND_MS = 10 * 60_000;
 /**
  * The p95 of the reads a support person makes (the message list, a message, a profile) while the
- * consumers drain. The goal is 300 ms; the list page measures about that on a 2-core machine
- * running the whole stack and this test, so the bound here is what keeps it from sliding back
+ * consumers drain. The goal is READ_P95_GOAL_MS, and the log says whether each phase met it. The
+ * list page measures within it on a quiet 2-core machine running the whole stack and this test,
+ * but not with margin on a loaded one, so the bound asserted is what keeps it from sliding back
  * towards the ~120 point reads a page cost before the summaries (which measured 430–600 ms).
  */
+const READ_P95_GOAL_MS = 300;
 const READ_P95_BOUND_MS = 500;
 
 /** Every consumer group the burst's messages reach (the inbound MX's take no part). */
@@ -160,6 +162,10 @@ describe('a burst of triggers drains through stopped consumers', () => {
     const samples = await reads.stop();
     console.log(
       `${phase}: drained in ${seconds.toFixed(1)} s from ${JSON.stringify(backlog)}; read p95 during the drain: list ${p95(samples.list).toFixed(0)} ms, message ${p95(samples.message).toFixed(0)} ms, profile ${p95(samples.profile).toFixed(0)} ms (${samples.list.length} each)`,
+    );
+    const overGoal = Object.entries(samples).filter(([, taken]) => !(p95(taken) <= READ_P95_GOAL_MS));
+    console.log(
+      `${phase}: the ${READ_P95_GOAL_MS} ms read goal is ${overGoal.length === 0 ? 'met' : `missed by ${overGoal.map(([read]) => read).join(', ')}`}`,
     );
     // A support person opens these during a busy hour: they must not queue behind the drain.
     const slow = Object.entries(samples)

@@ -1,6 +1,7 @@
-import { call, waitFor } from '@postbus/testing';
+import { waitFor } from '@postbus/testing';
 import { inboundFixture, mailToInbound } from './inbound-mail';
-import { createClientAndProject, createSendableEmail, startSystem, type DemoClient, type RunningSystem } from './system';
+import { projectCall, withSystemAndClient } from './project-api';
+import type { DemoClient, RunningSystem } from './system';
 
 const DOMAIN = 'mail.copies.example';
 
@@ -13,21 +14,12 @@ describe('cc and bcc of one send', () => {
   let system: RunningSystem;
   let client: DemoClient;
 
-  beforeAll(async () => {
-    system = await startSystem({}, { inbound: true });
-    client = await createClientAndProject(system);
-    await createSendableEmail(system, client, { domain: DOMAIN });
-  }, 120_000);
+  withSystemAndClient(
+    { sendable: { domain: DOMAIN }, start: [{}, { inbound: true }], timeoutMs: 120_000 },
+    (started) => ({ system, client } = started),
+  );
 
-  afterAll(async () => {
-    await system?.stop();
-  });
-
-  const api = (method: string, path: string, json?: unknown) =>
-    call(system.gatewayUrl, method, `/v1/projects/${client.projectId}${path}`, {
-      auth: client.auth,
-      ...(json !== undefined ? { json } : {}),
-    });
+  const api = (method: string, path: string, json?: unknown) => projectCall(system, client, method, path, json);
   const send = (body: Record<string, unknown>) => api('POST', '/emails/welcome/send', body);
   const sentMessage = (id: string) =>
     waitFor(

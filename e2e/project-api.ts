@@ -1,5 +1,5 @@
 import { call } from '@postbus/testing';
-import { createClientAndProject, createSendableEmail, startSystem, type DemoClient, type RunningSystem } from './system';
+import { createClientAndProject, createSendableEmail, startSystem, type DemoClient, type EmailSetup, type RunningSystem } from './system';
 
 /** A call of the public API in the client's project: `path` under /v1/projects/<its id>, with its key, `json` as the body when given. */
 export const projectCall = (system: RunningSystem, client: DemoClient, method: string, path: string, json?: unknown) =>
@@ -22,21 +22,21 @@ export async function sendAndReceive(system: RunningSystem, client: DemoClient, 
 }
 
 /**
- * For the tests of one file: before them, starts the system with a client and its project (with
- * `sendable`, the `welcome` email ready to send as well) and hands them to `use`; after them, stops
- * the system.
+ * For the tests of one file: before them, starts the system (with `start`'s options) with a client
+ * and its project (with `sendable`, the `welcome` email ready to send as well, set up as it says)
+ * and hands them to `use`; after them, stops the system.
  */
 export function withSystemAndClient(
-  options: { sendable?: boolean },
+  options: { sendable?: boolean | EmailSetup; start?: Parameters<typeof startSystem>; timeoutMs?: number },
   use: (started: { system: RunningSystem; client: DemoClient }) => void,
 ): void {
   let system: RunningSystem | undefined;
   beforeAll(async () => {
-    system = await startSystem();
+    system = await startSystem(...(options.start ?? []));
     const client = await createClientAndProject(system);
-    if (options.sendable) await createSendableEmail(system, client);
+    if (options.sendable) await createSendableEmail(system, client, options.sendable === true ? {} : options.sendable);
     use({ system, client });
-  });
+  }, options.timeoutMs);
   afterAll(async () => {
     await system?.stop();
   });

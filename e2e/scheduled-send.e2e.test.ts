@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { call, sleep, waitFor } from '@postbus/testing';
-import { createClientAndProject, createSendableEmail, startSystem, type DemoClient, type RunningSystem } from './system';
+import { projectCall, withSystemAndClient } from './project-api';
+import type { DemoClient, RunningSystem } from './system';
 import { startReceiver } from './webhook-receiver';
 
 const DOMAIN = 'mail.scheduled.example';
@@ -13,21 +14,9 @@ describe('a send scheduled with send_at', () => {
   let system: RunningSystem;
   let client: DemoClient;
 
-  beforeAll(async () => {
-    system = await startSystem();
-    client = await createClientAndProject(system);
-    await createSendableEmail(system, client, { domain: DOMAIN });
-  });
+  withSystemAndClient({ sendable: { domain: DOMAIN } }, (started) => ({ system, client } = started));
 
-  afterAll(async () => {
-    await system?.stop();
-  });
-
-  const api = (method: string, path: string, json?: unknown) =>
-    call(system.gatewayUrl, method, `/v1/projects/${client.projectId}${path}`, {
-      auth: client.auth,
-      ...(json !== undefined ? { json } : {}),
-    });
+  const api = (method: string, path: string, json?: unknown) => projectCall(system, client, method, path, json);
   const send = (body: Record<string, unknown>) => api('POST', '/emails/welcome/send', body);
   const statusOf = async (id: string) => (await api('GET', `/messages/${id}`)).body as { status: string; send_at?: string };
   const atSink = async (id: string) => (await system.sink.client.search(`message-id:${id}@${DOMAIN}`, 10)).messages;

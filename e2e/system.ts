@@ -154,7 +154,7 @@ export interface SendableEmail {
   templateId: string;
 }
 
-interface EmailSetup {
+export interface EmailSetup {
   domain?: string;
   key?: string;
   subject?: string;
