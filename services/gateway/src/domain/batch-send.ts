@@ -72,6 +72,48 @@ export function triggerFor(
 export const sendAtOf = (command: EmailTriggerCommand): { send_at?: string } =>
   command.sendAt !== undefined ? { send_at: command.sendAt } : {};
 
+/** What accepting one send needs beyond the send itself. */
+export interface SendAcceptance {
+  /** The catalog's plan for the email the send names; throws an AppError for what the client must fix. */
+  plan: () => Promise<TriggerPlan>;
+  /** Stores the send's attachments (in order) under its message id, where the mailer reads them. */
+  storeAttachments: (messageId: string, files: Buffer[]) => Promise<void>;
+  newMessageId: () => string;
+  /** When the send was accepted: its send_at is judged against it. */
+  now: Date;
+  /** Sent with a test key (see triggerFor). */
+  test: boolean;
+}
+
+/**
+ * One send (a single send or a batch's item) accepted: what its schema cannot state checked (its
+ * headers, copies, send_at and attachments), its email planned, its attachments stored under its
+ * new message id, and its trigger built, ready to queue.
+ */
+export async function acceptSend(projectId: string, send: SendEmailRequest, acceptance: SendAcceptance): Promise<Trigger> {
+  const { now } = acceptance;
+  refuseReservedHeaders(send.headers);
+  refuseBadCopies(send.user.email, send);
+  refuseBadSendAt(send.send_at, now);
+  const files = prepareAttachments(send.attachments);
+  const plan = await acceptance.plan();
+  const messageId = acceptance.newMessageId();
+  if (files.length > 0)
+    await acceptance.storeAttachments(
+      messageId,
+      files.map((f) => f.bytes),
+    );
+  return triggerFor(
+    projectId,
+    plan,
+    send,
+    messageId,
+    now.toISOString(),
+    files.map((f) => f.ref),
+    acceptance.test,
+  );
+}
+
 /** A rejected item's problem, its pointers located in the whole request body. */
 const rejected = (index: number, error: AppError): SendBatchResult => {
   const problem = error.toProblem();
@@ -95,7 +137,6 @@ const rejected = (index: number, error: AppError): SendBatchResult => {
 export async function sendBatch(projectId: string, items: unknown[], deps: BatchSendDeps): Promise<SendBatchResult[]> {
   const plans = new Map<string, Promise<TriggerPlan>>();
   const now = deps.now();
-  const acceptedAt = now.toISOString();
   const outcomes = await Promise.all(
     items.map(async (raw, index): Promise<SendBatchResult | (Trigger & { index: number })> => {
       try {
@@ -103,30 +144,12 @@ export async function sendBatch(projectId: string, items: unknown[], deps: Batch
         if (errors.length > 0)
           throw new ValidationError(`The message has ${errors.length} invalid field${errors.length === 1 ? '' : 's'}.`, errors);
         const item = raw as SendBatchItem;
-        refuseReservedHeaders(item.headers);
-        refuseBadSendAt(item.send_at, now);
-        const files = prepareAttachments(item.attachments);
-        refuseBadCopies(item.user.email, item);
-        if (!plans.has(item.email_key)) plans.set(item.email_key, deps.resolve(item.email_key));
-        const plan = await plans.get(item.email_key)!;
-        const messageId = deps.newMessageId();
-        if (files.length > 0)
-          await deps.storeAttachments(
-            messageId,
-            files.map((f) => f.bytes),
-          );
-        return {
-          index,
-          ...triggerFor(
-            projectId,
-            plan,
-            item,
-            messageId,
-            acceptedAt,
-            files.map((f) => f.ref),
-            deps.test,
-          ),
+        const plan = () => {
+          if (!plans.has(item.email_key)) plans.set(item.email_key, deps.resolve(item.email_key));
+          return plans.get(item.email_key)!;
         };
+        const { storeAttachments, newMessageId, test = false } = deps;
+        return { index, ...(await acceptSend(projectId, item, { plan, storeAttachments, newMessageId, now, test })) };
       } catch (error) {
         if (error instanceof AppError) return rejected(index, error);
         throw error;

@@ -16,9 +16,7 @@ import {
 import { ConflictError, NotFoundError, UnprocessableError } from '@postbus/errors';
 import type { CommandSender } from '../../clients/command-sender';
 import { compileBody, toFieldErrors } from '@postbus/http';
-import { sendAtOf, sendBatch, triggerFor } from '../../domain/batch-send';
-import { prepareAttachments } from '../../domain/attachments';
-import { refuseBadCopies, refuseBadSendAt, refuseReservedHeaders } from '../../domain/message-options';
+import { acceptSend, sendAtOf, sendBatch } from '../../domain/batch-send';
 import { fromEmailProblem, type SenderDomainState } from '../../domain/sender-address';
 import type { EmailRepository } from '../../model/email.repository';
 import { EMAIL_NOT_FOUND, type TriggerCatalog } from '../../domain/trigger-catalog';
@@ -162,22 +160,13 @@ export function emailRoutes({
       body: SendEmailRequest,
       responses: { 200: { description: 'Accepted: validated against the catalog and durably queued', schema: SendAccepted } },
       handle: async ({ params, body, client, requestId }) => {
-        const now = new Date();
-        refuseReservedHeaders(body.headers);
-        refuseBadCopies(body.user.email, body);
-        refuseBadSendAt(body.send_at, now);
-        const files = prepareAttachments(body.attachments);
-        const plan = await catalog.resolve(client.clientId, params.projectId, params.emailKey);
-        const test = client.scope === 'test';
-        const messageId = newMessageId();
-        if (files.length > 0)
-          await storeAttachments(
-            params.projectId,
-            messageId,
-            files.map((f) => f.bytes),
-          );
-        const refs = files.map((f) => f.ref);
-        const { key, command } = triggerFor(params.projectId, plan, body, messageId, now.toISOString(), refs, test);
+        const { key, command } = await acceptSend(params.projectId, body, {
+          plan: () => catalog.resolve(client.clientId, params.projectId, params.emailKey),
+          storeAttachments: (messageId, files) => storeAttachments(params.projectId, messageId, files),
+          newMessageId,
+          now: new Date(),
+          test: client.scope === 'test',
+        });
         await commands.send(Topics.EmailCommands, 'email.trigger', key, command, requestId);
         return { status: 200, body: { status: 'accepted', request_id: requestId, message_id: command.messageId, ...sendAtOf(command) } };
       },
