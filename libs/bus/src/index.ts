@@ -195,7 +195,6 @@ export class Bus {
     });
   }
 
-  /** Waits until every partition of the topics has a leader (a topic created a moment ago by another process may not yet). */
   /**
    * Topics are created with KAFKA_REPLICATION_FACTOR replicas, which a cluster still starting (or
    * with a broker down) cannot place: the broker refuses them. A service that starts beside its
@@ -221,17 +220,39 @@ export class Bus {
     }
   }
 
+  /**
+   * Waits until every broker knows every partition of the topics, each with a leader. A topic
+   * created a moment ago (by this process or another) reaches the brokers one after another: one
+   * may know it while another still answers UNKNOWN_TOPIC_OR_PARTITION, and kafkajs sends what
+   * follows (describeConfigs, a group's offsets) to whichever broker it picks, some of them without
+   * a retry. So each broker is asked, by a client whose only seed it is.
+   */
   private async waitForLeaders(admin: Admin, topics: string[], timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      try {
-        const { topics: metadata } = await admin.fetchTopicMetadata({ topics });
-        if (metadata.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))) return;
-      } catch (error) {
-        if (Date.now() >= deadline) throw error;
+    const { brokers } = await admin.describeCluster();
+    await Promise.all(brokers.map((b) => this.waitForLeadersOn(`${b.host}:${b.port}`, topics, deadline)));
+  }
+
+  private async waitForLeadersOn(broker: string, topics: string[], deadline: number): Promise<void> {
+    const admin = createKafka(
+      { ...this.options, brokers: [broker] },
+      `${this.options.service.replace(/\W+/g, '-')}-topics`,
+      this.options.logger,
+    ).admin();
+    try {
+      for (;;) {
+        try {
+          await admin.connect();
+          const { topics: metadata } = await admin.fetchTopicMetadata({ topics });
+          if (metadata.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))) return;
+        } catch (error) {
+          if (Date.now() >= deadline) throw error;
+        }
+        if (Date.now() >= deadline) throw new Error(`broker ${broker} has topics without leaders: ${topics.join(', ')}`);
+        await new Promise((r) => setTimeout(r, 200));
       }
-      if (Date.now() >= deadline) throw new Error(`topics without leaders after ${timeoutMs} ms: ${topics.join(', ')}`);
-      await new Promise((r) => setTimeout(r, 200));
+    } finally {
+      await admin.disconnect().catch(() => undefined);
     }
   }
 

@@ -59,6 +59,18 @@ describe('attachments in the mailer', () => {
       body: bytes,
     });
 
+  it('lists the attachment sets of 200 sends to one project at once, each once', async () => {
+    // Concurrent sends of one project all append to its attachment list: one by one, they claimed the same next number and gave up.
+    const ids = Array.from({ length: 200 }, (_, i) => `msg_burst_${i}`);
+    await Promise.all(ids.map((id) => lists.attachmentsStored('p_burst', id, new Date())));
+    const listed = await lists.page(listNames.attachments('p_burst'), { limit: 500 });
+    expect(listed.entries.map((e) => e.value).sort()).toEqual([...ids].sort());
+    // And through the internal API, 64 files at once.
+    const small = randomBytes(2000);
+    const answers = await Promise.all(ids.slice(0, 64).map((id) => put('p_burst_api', id, 0, small)));
+    expect(answers.map((a) => a.status)).toEqual(ids.slice(0, 64).map(() => 204));
+  });
+
   it('stores a file over the internal API in chunks and reads the same bytes back, several chunks and an empty file alike', async () => {
     const big = randomBytes(ATTACHMENT_LIMITS.chunkBytes * 2 + 1234);
     expect((await put('p1', 'msg_big', 0, big)).status).toBe(204);

@@ -50,10 +50,17 @@ export class MessageLists {
     await this.lists.append(items);
   });
 
-  /** Lists a message whose attachments are about to be stored (retention deletes them through this list). */
-  async attachmentsStored(projectId: string, messageId: string, at: Date): Promise<void> {
-    await this.lists.append([{ list: listNames.attachments(projectId), at, value: messageId }]);
-  }
+  /**
+   * Lists a message whose attachments are about to be stored (retention deletes them through this
+   * list). Concurrent sends share one insert: appended one by one, they would all claim the
+   * list's same next number and retry against each other.
+   */
+  readonly attachmentsStored = (projectId: string, messageId: string, at: Date): Promise<void> =>
+    this.attachmentGroups.add({ list: listNames.attachments(projectId), at, value: messageId });
+
+  private readonly attachmentGroups = new GroupCommit<ListAppend>(async (items) => {
+    await this.lists.append(items);
+  });
 
   page(list: string, options: PageOptions): Promise<ListPage> {
     return this.lists.page(list, options);
