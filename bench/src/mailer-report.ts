@@ -403,7 +403,12 @@ export function formatReport(r: MailerBenchResults): string {
           : []),
         ...(r.batch
           ? [
-              ['Postbus, single sends (batch baseline)', f(r.batch.single.rate), ...lat(r.batch.single.sinkLatencyMs), 'trigger -> at sink'],
+              [
+                'Postbus, single sends (batch baseline)',
+                f(r.batch.single.rate),
+                ...lat(r.batch.single.sinkLatencyMs),
+                'trigger -> at sink',
+              ],
               ['  its HTTP accepts', f(r.batch.single.acceptRate), ...lat(r.batch.single.httpLatencyMs), 'trigger -> 200'],
               [
                 `Postbus, batches of ${r.batch.batchSize}, ${r.batch.batchesInFlight} in flight`,
