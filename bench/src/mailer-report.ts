@@ -123,6 +123,7 @@ export interface RecordCheck {
   readLatencyMs: Latency;
 }
 
+/** The closed loop again with an attachment of `bytes` on every send. Measured, not a goal. */
 export interface AttachmentResult {
   bytes: number;
   throughput: ThroughputResult;
