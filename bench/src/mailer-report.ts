@@ -70,7 +70,10 @@ interface SinkRunFigures {
 
 export interface ThroughputResult extends SinkRunFigures {
   mails: number;
+  /** Requests in flight: single sends, or batches when `batchSize` is set. */
   inFlight: number;
+  /** Messages per POST …/emails/batch (the last batch may hold fewer); absent for single sends. */
+  batchSize?: number;
   /** Triggers a second: matched messages / (first trigger sent → last of them at the sink). */
   rate: number;
   spanMs: number;
@@ -120,6 +123,45 @@ export interface RecordCheck {
   readLatencyMs: Latency;
 }
 
+/** The closed loop again with an attachment of `bytes` on every send. Measured, not a goal. */
+export interface AttachmentResult {
+  bytes: number;
+  throughput: ThroughputResult;
+  cpuRatio: number | null;
+}
+
+/**
+ * The same mails through POST …/emails/batch and through single sends (IN_FLIGHT at a time), one
+ * run right after the other, each until every accepted mail is at the sink. Measured, not a goal.
+ */
+export interface BatchResult {
+  batchSize: number;
+  batchesInFlight: number;
+  single: ThroughputResult;
+  batch: ThroughputResult;
+  /** Mails a second to the sink through batches over through single sends. */
+  rateRatio: number;
+  /** CPU per delivered mail (every process but the load generator) through batches over through single sends. */
+  cpuRatio: number | null;
+}
+
+/** The runs besides the goals' that one bench run may add. */
+export interface ExtraRuns {
+  attachment?: AttachmentResult | undefined;
+  batch?: BatchResult | undefined;
+}
+
+/** Each extra run's closed loops, named as the report names them. */
+const extraLoops = ({ attachment, batch }: ExtraRuns): Array<[string, ThroughputResult]> => [
+  ...(attachment ? [[`Postbus, ${attachment.bytes / 1024} KB attachment`, attachment.throughput] as [string, ThroughputResult]] : []),
+  ...(batch
+    ? [
+        ['Postbus, single sends (batch baseline)', batch.single] as [string, ThroughputResult],
+        [`Postbus, batches of ${batch.batchSize}`, batch.batch] as [string, ThroughputResult],
+      ]
+    : []),
+];
+
 export interface MailerBenchResults {
   timestamp: string;
   runId: string;
@@ -131,7 +173,8 @@ export interface MailerBenchResults {
    * The closed loop again with a 100 KB attachment on every send: CPU per mail with it against
    * the plain closed loop's (`cpuRatio`). Measured, not a goal.
    */
-  attachment?: { bytes: number; throughput: ThroughputResult; cpuRatio: number | null };
+  attachment?: AttachmentResult;
+  batch?: BatchResult;
   ratio: number;
   goals: Goals;
   logs: Record<string, string>;
@@ -194,13 +237,14 @@ function deliveryFailures(name: string, d: DeliveryCheck): string[] {
   return failures;
 }
 
-export function failuresOf(direct: DirectPhase, postbus: MailerBenchResults['postbus']): string[] {
+export function failuresOf(direct: DirectPhase, postbus: MailerBenchResults['postbus'], extra: ExtraRuns = {}): string[] {
   const failures: string[] = [];
   if (direct.failed > 0) failures.push(`direct: ${direct.failed} of ${direct.mails} sendMail calls failed: ${direct.firstError}`);
   if (direct.atSink !== direct.sent) failures.push(`direct: ${direct.sent} answered 250 but the sink holds ${direct.atSink}`);
   failures.push(...deliveryFailures('Postbus throughput', postbus.throughput.delivery));
   failures.push(...deliveryFailures(`Postbus at ${postbus.paced.targetRate}/s`, postbus.paced.delivery));
   if (postbus.scaleOut) failures.push(...deliveryFailures('Postbus scaled out', postbus.scaleOut.throughput.delivery));
+  for (const [name, loop] of extraLoops(extra)) failures.push(...deliveryFailures(name, loop.delivery));
   const { records } = postbus;
   if (records.sent < records.sampled)
     failures.push(
@@ -212,13 +256,14 @@ export function failuresOf(direct: DirectPhase, postbus: MailerBenchResults['pos
 const OTHER_CPU_LIMIT = 0.25;
 const GENERATOR_CPU_LIMIT = 0.9;
 
-export function warningsOf(direct: DirectPhase, postbus: MailerBenchResults['postbus']): string[] {
+export function warningsOf(direct: DirectPhase, postbus: MailerBenchResults['postbus'], extra: ExtraRuns = {}): string[] {
   const warnings: string[] = [];
   const runs: Array<[string, CpuUsage | null]> = [
     ['direct', direct.cpu],
     ['Postbus throughput', postbus.throughput.cpu],
     [`Postbus at ${postbus.paced.targetRate}/s`, postbus.paced.cpu],
     ['Postbus scaled out', postbus.scaleOut?.throughput.cpu ?? null],
+    ...extraLoops(extra).map(([name, loop]): [string, CpuUsage | null] => [name, loop.cpu]),
   ];
   for (const [name, cpu] of runs) {
     if (cpu && cpu.other >= OTHER_CPU_LIMIT)
@@ -230,9 +275,10 @@ export function warningsOf(direct: DirectPhase, postbus: MailerBenchResults['pos
   if (paced.sentRate < 0.95 * paced.targetRate) warnings.push(`paced run: ${paced.sentRate} triggers/s sent of ${paced.targetRate} asked`);
   if (paced.lateMs.p99 > 20) warnings.push(`paced run: the generator sent triggers up to ${paced.lateMs.p99} ms late (p99)`);
   for (const [name, d] of [
-    ['Postbus throughput', postbus.throughput.delivery],
-    ['paced run', paced.delivery],
-  ] as const) {
+    ['Postbus throughput', postbus.throughput.delivery] as const,
+    ['paced run', paced.delivery] as const,
+    ...extraLoops(extra).map(([loopName, loop]) => [loopName, loop.delivery] as const),
+  ]) {
     if (d.strangers > 0) warnings.push(`${name}: ${d.strangers} messages at the sink that no trigger of the run accounts for`);
   }
   return warnings;
@@ -288,8 +334,20 @@ const runColumns = (r: MailerBenchResults) => {
     { name: 'Postbus closed loop', cpu: throughput.cpuPerMailMs },
     { name: `Postbus paced ${paced.targetRate}/s`, cpu: paced.cpuPerMailMs },
     ...(scaleOut ? [{ name: `Postbus, ${instancesLabel(scaleOut.instances)}`, cpu: scaleOut.throughput.cpuPerMailMs }] : []),
+    ...(r.batch
+      ? [
+          { name: 'Postbus single sends', cpu: r.batch.single.cpuPerMailMs },
+          { name: `Postbus batches of ${r.batch.batchSize}`, cpu: r.batch.batch.cpuPerMailMs },
+        ]
+      : []),
   ];
 };
+
+/** The batch comparison in a line: mails a second each way and their ratio, CPU per mail each way and its ratio. */
+const batchLine = (b: BatchResult): string =>
+  `${b.batch.mails} mails in batches of ${b.batchSize} (${b.batchesInFlight} in flight): ${f(b.batch.rate)} mails/s to the sink ` +
+  `against ${f(b.single.rate)} through single sends (${b.single.inFlight} in flight), x${f(b.rateRatio, 3)}; ` +
+  `CPU ms per mail ${b.batch.cpuPerMailMs?.total ?? '?'} against ${b.single.cpuPerMailMs?.total ?? '?'} (x${b.cpuRatio ?? '?'})`;
 
 const instancesLabel = (instances: Record<string, number>) =>
   Object.entries(instances)
@@ -344,6 +402,24 @@ export function formatReport(r: MailerBenchResults): string {
               ],
             ]
           : []),
+        ...(r.batch
+          ? [
+              [
+                'Postbus, single sends (batch baseline)',
+                f(r.batch.single.rate),
+                ...lat(r.batch.single.sinkLatencyMs),
+                'trigger -> at sink',
+              ],
+              ['  its HTTP accepts', f(r.batch.single.acceptRate), ...lat(r.batch.single.httpLatencyMs), 'trigger -> 200'],
+              [
+                `Postbus, batches of ${r.batch.batchSize}, ${r.batch.batchesInFlight} in flight`,
+                f(r.batch.batch.rate),
+                ...lat(r.batch.batch.sinkLatencyMs),
+                'batch sent -> at sink',
+              ],
+              ['  its HTTP accepts (mails/s)', f(r.batch.batch.acceptRate), ...lat(r.batch.batch.httpLatencyMs), 'batch -> 200'],
+            ]
+          : []),
       ],
     ),
     '',
@@ -361,11 +437,19 @@ export function formatReport(r: MailerBenchResults): string {
             `against ${tp.cpuPerMailMs?.total ?? '?'} without (x${r.attachment.cpuRatio ?? '?'}); ${deliveryLine(r.attachment.throughput.delivery)}`,
         ]
       : []),
+    ...(r.batch ? [batchLine(r.batch)] : []),
     '',
     `direct:              ${direct.sent}/${direct.mails} answered 250, ${direct.atSink} at the sink; ${cpuLine(direct.cpu)}`,
     `Postbus closed loop: ${deliveryLine(tp.delivery)}; ${cpuLine(tp.cpu)}`,
     `Postbus paced:       ${deliveryLine(paced.delivery)}; ${cpuLine(paced.cpu)}`,
     ...(scaleOut ? [`Postbus scaled out:  ${deliveryLine(scaleOut.throughput.delivery)}; ${cpuLine(scaleOut.throughput.cpu)}`] : []),
+    ...(r.batch
+      ? [
+          `Postbus single:      ${deliveryLine(r.batch.single.delivery)}; ${cpuLine(r.batch.single.cpu)}`,
+          `Postbus batches:     ${deliveryLine(r.batch.batch.delivery)}; ${cpuLine(r.batch.batch.cpu)}`,
+          `DB commands/message: single ${dbLine(r.batch.single.dbCommandsPerMessage)}; batches ${dbLine(r.batch.batch.dbCommandsPerMessage)}`,
+        ]
+      : []),
     `DB commands/message: closed loop ${dbLine(tp.dbCommandsPerMessage)}; paced ${dbLine(paced.dbCommandsPerMessage)}`,
     `records:             ${records.sent}/${records.sampled} sampled messages read "sent" through GET /v1/projects/{p}/messages/{id}` +
       (records.sentLate > 0 ? ` (${records.sentLate} only on a later read)` : '') +
@@ -401,6 +485,22 @@ export function formatMarkdown(r: MailerBenchResults): string {
           ],
         ]
       : []),
+    ...(r.batch
+      ? [
+          [
+            `Postbus, ${r.batch.single.mails} single sends`,
+            f(r.batch.single.rate),
+            f(r.batch.single.sinkLatencyMs.p50),
+            f(r.batch.single.sinkLatencyMs.p99),
+          ],
+          [
+            `Postbus, the same in batches of ${r.batch.batchSize}`,
+            f(r.batch.batch.rate),
+            f(r.batch.batch.sinkLatencyMs.p50),
+            f(r.batch.batch.sinkLatencyMs.p99),
+          ],
+        ]
+      : []),
   ];
   return [
     `# Mail benchmark, ${r.timestamp}`,
@@ -412,6 +512,7 @@ export function formatMarkdown(r: MailerBenchResults): string {
     '',
     ...goalLines(r, verdict).map((line) => `- ${line}`),
     '',
+    ...(r.batch ? ['## Batches', '', `- ${batchLine(r.batch)}`, ''] : []),
     '## Rates and latency (ms; direct: sendMail → resolved, Postbus: trigger → at the sink)',
     '',
     markdownTable(['run', 'mails/s', 'p50', 'p99'], rates),

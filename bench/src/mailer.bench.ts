@@ -6,6 +6,10 @@
  *   BENCH_MAILS=3000      messages of each throughput run (direct and Postbus)
  *   BENCH_RATE=n         triggers a second of the paced latency run (default: a third of the direct rate just measured)
  *   BENCH_SCALE_OUT=0     skip the run with a second mailer and a second users service
+ *   BENCH_ATTACHMENT=0    skip the closed loop with a 100 KB attachment on every send
+ *   BENCH_BATCH_MAILS=n   messages of each run of the batch comparison (default: BENCH_MAILS): n through
+ *                         POST …/emails/batch in batches of 500, against n single sends right before
+ *   BENCH_BATCH=0         skip the batch comparison
  *   BENCH_DURATION=10     seconds of the paced run
  *   BENCH_DIRECT_KEY=pem  give the direct sender its DKIM key as PEM text (parsed at every signature) rather than
  *                         as a KeyObject parsed once (the default, as Postbus holds its keys)
@@ -14,6 +18,7 @@
  *                         direct) to .data/profiles/<run>/
  */
 import { randomBytes } from 'node:crypto';
+import { SEND_BATCH_MAX } from '@postbus/contracts';
 import { call, freePort, sleep, type SinkClient } from '@postbus/testing';
 import { forkChild, profilerFor, startPostbusService } from './children';
 import { envCount, envFlag, envOptionalNumber, envSeconds } from './options';
@@ -34,6 +39,7 @@ import {
   cpuLine,
   dbLine,
   type DeliveryCheck,
+  type BatchResult,
   type DirectPhase,
   type MailerBenchResults,
   type PacedResult,
@@ -46,6 +52,11 @@ import { latencyOf, perSecond, spread } from './stats';
 import { firstTriggerAtSink, matchDeliveries, readSink, TriggerClient, waitForSinkCount, type Trigger } from './triggers';
 
 const IN_FLIGHT = 64;
+/**
+ * Batches of the batch run in flight: while the gateway checks and queues one, the next is on its way. A client
+ * backend sending a few thousand receipts would send its batches one or two at a time, not 64.
+ */
+const BATCHES_IN_FLIGHT = 2;
 const WARMUP = 200;
 /** The mailer's default SMTP_POOL_CONNECTIONS, and the direct sender's maxConnections. */
 const SMTP_POOL = 8;
@@ -146,6 +157,7 @@ async function main(): Promise<number> {
   const pacedDurationSec = envSeconds('BENCH_DURATION', 10);
   const keepData = envFlag('BENCH_KEEP_DATA');
   const directKey = process.env['BENCH_DIRECT_KEY'] === 'pem' ? 'pem' : 'keyobject';
+  const batchMails = process.env['BENCH_BATCH'] === '0' ? 0 : envCount('BENCH_BATCH_MAILS', mails);
   const infra = new RunInfrastructure(
     'mbench',
     ['gateway', 'users', 'mailer'],
@@ -159,7 +171,9 @@ async function main(): Promise<number> {
   let dbCounters: DbCounters | undefined;
   try {
     progress(
-      `run ${runId}: ${mails} mails each way, then ${pacedRateAsked ?? 'a third of the direct rate in'} triggers/s for ${pacedDurationSec} s` +
+      `run ${runId}: ${mails} mails each way` +
+        `${batchMails > 0 ? `, ${batchMails} in batches of ${SEND_BATCH_MAX} against as many single sends` : ''}` +
+        `, then ${pacedRateAsked ?? 'a third of the direct rate in'} triggers/s for ${pacedDurationSec} s` +
         `${scaleOut ? ', then 2 mailers and 2 users services' : ''}; checking Kafka and MongoDB`,
     );
     await infra.ensure();
@@ -229,16 +243,24 @@ async function main(): Promise<number> {
     await sink.client.clear();
     await sleep(1_000);
 
-    // 2. Postbus, closed loop.
+    // 2. Postbus, closed loop: `count` single sends, IN_FLIGHT at a time, or in batches of `batchSize`,
+    // BATCHES_IN_FLIGHT at a time.
     const closedLoopOf = async (
       client: TriggerClient,
       label: string,
       tag: string,
+      { count = mails, batchSize }: { count?: number; batchSize?: number } = {},
     ): Promise<{ result: ThroughputResult; triggers: Trigger[] }> => {
-      progress(`${label}: ${mails} triggers, ${IN_FLIGHT} in flight, until all are at the sink`);
+      const inFlight = batchSize ? BATCHES_IN_FLIGHT : IN_FLIGHT;
+      progress(
+        `${label}: ${count} ${batchSize ? `mails in batches of ${batchSize}, ${inFlight} batches` : `triggers, ${inFlight}`} in flight, ` +
+          'until all are at the sink',
+      );
       const db = await counters.measure();
       const cpu = measureCpu(watch);
-      const fired = await client.closedLoop(tag, mails, IN_FLIGHT, signal);
+      const fired = batchSize
+        ? await client.batchedLoop(tag, count, batchSize, inFlight, signal)
+        : await client.closedLoop(tag, count, inFlight, signal);
       const accepted = fired.filter((t) => t.messageId !== null).length;
       const acceptSpan = Math.max(...fired.map((t) => t.answeredAt)) - Math.min(...fired.map((t) => t.sentAt));
       progress(`${label}: ${accepted} accepted in ${acceptSpan} ms (${perSecond(accepted, acceptSpan)}/s); waiting for the sink`);
@@ -247,8 +269,9 @@ async function main(): Promise<number> {
       const dbCommands = await db(accepted);
       const match = matchDeliveries(fired, await readSink(sink.client), SENDER_DOMAIN);
       const result: ThroughputResult = {
-        mails,
-        inFlight: IN_FLIGHT,
+        mails: count,
+        inFlight,
+        ...(batchSize ? { batchSize } : {}),
         rate: perSecond(match.matched, match.spanMs),
         spanMs: match.spanMs,
         acceptRate: perSecond(accepted, acceptSpan),
@@ -307,6 +330,41 @@ async function main(): Promise<number> {
         withFile.close();
       }
     }
+    // 2c. The same mails through 500-item batches against single sends, run one right after the other
+    // (BENCH_BATCH=0 leaves it out): what one request and one produce request for 500 mails save.
+    let batch: BatchResult | undefined;
+    let batchSample: string[] = [];
+    if (batchMails > 0) {
+      await sleep(2_000);
+      await sink.client.clear();
+      const { result: single } = await closedLoopOf(client, 'Postbus, single sends', `${runId}-single`, { count: batchMails });
+      await sleep(2_000);
+      await sink.client.clear();
+      const { result: batched, triggers: batchTriggers } = await closedLoopOf(
+        client,
+        `Postbus, batches of ${SEND_BATCH_MAX}`,
+        `${runId}-batch`,
+        { count: batchMails, batchSize: SEND_BATCH_MAX },
+      );
+      const plain = single.cpuPerMailMs?.total;
+      const inBatches = batched.cpuPerMailMs?.total;
+      batch = {
+        batchSize: SEND_BATCH_MAX,
+        batchesInFlight: BATCHES_IN_FLIGHT,
+        single,
+        batch: batched,
+        rateRatio: Math.round((batched.rate / Math.max(single.rate, 1e-9)) * 1000) / 1000,
+        cpuRatio: plain && inBatches ? Math.round((inBatches / plain) * 1000) / 1000 : null,
+      };
+      batchSample = spread(
+        batchTriggers.flatMap((t) => (t.messageId ? [t.messageId] : [])),
+        RECORD_SAMPLE,
+      );
+      progress(
+        `Postbus, batches of ${SEND_BATCH_MAX}: ${batched.rate} mails/s to the sink against ${single.rate} through single sends ` +
+          `(x${batch.rateRatio}); CPU per mail ${inBatches ?? '?'} ms against ${plain ?? '?'} ms (x${batch.cpuRatio ?? '?'})`,
+      );
+    }
     const tpSample = spread(
       tpTriggers.flatMap((t) => (t.messageId ? [t.messageId] : [])),
       RECORD_SAMPLE,
@@ -350,6 +408,7 @@ async function main(): Promise<number> {
     // 4. The records.
     const sample = [
       ...tpSample,
+      ...batchSample,
       ...spread(
         pacedTriggers.flatMap((t) => (t.messageId ? [t.messageId] : [])),
         RECORD_SAMPLE,
@@ -385,7 +444,7 @@ async function main(): Promise<number> {
     }
 
     const postbus = { throughput, paced, records, scaleOut: scaled };
-    const failures = failuresOf(direct, postbus);
+    const failures = failuresOf(direct, postbus, { attachment, batch });
     const results: MailerBenchResults = {
       timestamp: new Date(STARTED).toISOString(),
       runId,
@@ -394,10 +453,11 @@ async function main(): Promise<number> {
       direct,
       postbus,
       ...(attachment ? { attachment } : {}),
+      ...(batch ? { batch } : {}),
       ...goalsAndRatio(direct, throughput, paced),
       logs: run.logs(),
       failures,
-      warnings: warningsOf(direct, postbus),
+      warnings: warningsOf(direct, postbus, { attachment, batch }),
       ok: failures.length === 0,
     };
     console.log(`\n${formatReport(results)}\n`);

@@ -1,9 +1,10 @@
-/** Fires triggers at the gateway's send endpoint and follows the messages into the SMTP sink. */
+/** Fires triggers at the gateway's send and batch endpoints and follows the messages into the SMTP sink. */
 import { Agent, request } from 'node:http';
 import { sleep, type SinkClient } from '@postbus/testing';
 import { dataOf, userOf } from './mail-template';
 import { paced } from './pacing';
 
+/** One message of a run: a single send, or an item of a batch (sent and answered with its batch). */
 export interface Trigger {
   n: number;
   /** Epoch ms when the request was handed to the socket pool (the sink's `Created` is epoch ms too). */
@@ -11,6 +12,7 @@ export interface Trigger {
   /** When it was due (paced runs), epoch ms; equals sentAt in closed-loop runs. */
   dueAt: number;
   answeredAt: number;
+  /** The HTTP status; for a batch's item, 200 when accepted, else its problem's status (or the batch's). */
   status: number;
   messageId: string | null;
   error?: string;
@@ -27,16 +29,28 @@ export interface TriggerTarget {
   extra?: Record<string, unknown>;
 }
 
-/** A keep-alive HTTP client of POST /v1/projects/{p}/emails/{key}/send, lighter than fetch on the generator's core. */
+/** One item of a batch's answer: accepted with its message id, or rejected with a problem. */
+interface BatchItemAnswer {
+  status?: string;
+  message_id?: unknown;
+  error?: { status?: number; title?: string; errors?: unknown };
+}
+
+/**
+ * A keep-alive HTTP client of POST /v1/projects/{p}/emails/{key}/send and of …/emails/batch, lighter than fetch on
+ * the generator's core.
+ */
 export class TriggerClient {
   private readonly agent: Agent;
   private readonly url: URL;
-  private readonly path: string;
+  private readonly sendPath: string;
+  private readonly batchPath: string;
 
   constructor(private readonly target: TriggerTarget) {
     this.agent = new Agent({ keepAlive: true, maxSockets: target.connections, maxFreeSockets: target.connections });
     this.url = new URL(target.gatewayUrl);
-    this.path = `/v1/projects/${target.projectId}/emails/${encodeURIComponent(target.emailKey)}/send`;
+    this.sendPath = `/v1/projects/${target.projectId}/emails/${encodeURIComponent(target.emailKey)}/send`;
+    this.batchPath = `/v1/projects/${target.projectId}/emails/batch`;
   }
 
   fire(tag: string, n: number, dueAt?: number): Promise<Trigger> {
@@ -51,6 +65,77 @@ export class TriggerClient {
       messageId,
       ...(error !== undefined ? { error } : {}),
     });
+    return this.post(this.sendPath, body).then(({ status, text, error }) => {
+      if (error !== undefined) return done(status, null, error);
+      if (status !== 200) return done(status, null, text.slice(0, 300));
+      try {
+        const id = (JSON.parse(text) as { message_id?: unknown }).message_id;
+        return typeof id === 'string' ? done(200, id) : done(200, null, `no message_id in ${text.slice(0, 300)}`);
+      } catch {
+        return done(200, null, `not JSON: ${text.slice(0, 300)}`);
+      }
+    });
+  }
+
+  /**
+   * Messages `from` … `from + count - 1` of a run in one POST /v1/projects/{p}/emails/batch: a trigger per item,
+   * each sent and answered when its batch was. An item the batch rejected carries its problem's status and title;
+   * a batch answered other than 200 (or not at all) makes every item of it a refused trigger with that status.
+   */
+  async fireBatch(tag: string, from: number, count: number): Promise<Trigger[]> {
+    const numbers = Array.from({ length: count }, (_, i) => from + i);
+    const body = JSON.stringify({
+      messages: numbers.map((n) => ({ email_key: this.target.emailKey, user: userOf(tag, n), data: dataOf(n), ...this.target.extra })),
+    });
+    const sentAt = Date.now();
+    const { status, text, error } = await this.post(this.batchPath, body);
+    const answeredAt = Date.now();
+    const each = (n: number, itemStatus: number, messageId: string | null, itemError?: string): Trigger => ({
+      n,
+      sentAt,
+      dueAt: sentAt,
+      answeredAt,
+      status: itemStatus,
+      messageId,
+      ...(itemError !== undefined ? { error: itemError } : {}),
+    });
+    const allRefused = (why: string) => numbers.map((n) => each(n, status, null, why));
+    if (error !== undefined) return allRefused(error);
+    if (status !== 200) return allRefused(text.slice(0, 300));
+    let results: BatchItemAnswer[];
+    try {
+      const data = (JSON.parse(text) as { data?: unknown }).data;
+      if (!Array.isArray(data) || data.length !== count) return allRefused(`not ${count} results in ${text.slice(0, 300)}`);
+      results = data as BatchItemAnswer[];
+    } catch {
+      return allRefused(`not JSON: ${text.slice(0, 300)}`);
+    }
+    return numbers.map((n, i) => {
+      const result = results[i];
+      if (result?.status === 'accepted' && typeof result.message_id === 'string') return each(n, 200, result.message_id);
+      const problem = result?.error;
+      return each(n, problem?.status ?? 0, null, JSON.stringify(problem ?? result).slice(0, 300));
+    });
+  }
+
+  /** `count` messages in batches of `batchSize` (the last may be smaller), `concurrency` batches in flight. */
+  async batchedLoop(tag: string, count: number, batchSize: number, concurrency: number, signal?: AbortSignal): Promise<Trigger[]> {
+    const results: Trigger[] = [];
+    let next = 0;
+    const worker = async () => {
+      while (next < count && !signal?.aborted) {
+        const from = next;
+        next = Math.min(count, next + batchSize);
+        results.push(...(await this.fireBatch(tag, from, next - from)));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, Math.ceil(count / batchSize)) }, worker));
+    signal?.throwIfAborted();
+    return results.sort((a, b) => a.n - b.n);
+  }
+
+  /** One JSON POST to the gateway: its status and body, or why no answer came. */
+  private post(path: string, body: string): Promise<{ status: number; text: string; error?: string }> {
     return new Promise((resolve) => {
       const req = request(
         {
@@ -58,7 +143,7 @@ export class TriggerClient {
           host: this.url.hostname,
           port: this.url.port,
           method: 'POST',
-          path: this.path,
+          path,
           headers: {
             authorization: this.target.authorization,
             'content-type': 'application/json',
@@ -68,20 +153,11 @@ export class TriggerClient {
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('error', (error) => resolve(done(res.statusCode ?? 0, null, error.message)));
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            if (res.statusCode !== 200) return resolve(done(res.statusCode ?? 0, null, text.slice(0, 300)));
-            try {
-              const id = (JSON.parse(text) as { message_id?: unknown }).message_id;
-              resolve(typeof id === 'string' ? done(200, id) : done(200, null, `no message_id in ${text.slice(0, 300)}`));
-            } catch {
-              resolve(done(200, null, `not JSON: ${text.slice(0, 300)}`));
-            }
-          });
+          res.on('error', (error) => resolve({ status: res.statusCode ?? 0, text: '', error: error.message }));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
         },
       );
-      req.on('error', (error) => resolve(done(0, null, error.message)));
+      req.on('error', (error) => resolve({ status: 0, text: '', error: error.message }));
       req.end(body);
     });
   }
