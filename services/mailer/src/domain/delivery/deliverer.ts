@@ -1,4 +1,11 @@
-import { returnPathDomainOf, type CatalogDomain, type CatalogEmail, type CatalogProject, type CatalogTemplate } from '@postbus/contracts';
+import {
+  ERASED_COPY_ADDRESS,
+  returnPathDomainOf,
+  type CatalogDomain,
+  type CatalogEmail,
+  type CatalogProject,
+  type CatalogTemplate,
+} from '@postbus/contracts';
 import type { CopyKind, DeliveredCopy, DroppedCopy } from '@postbus/contracts';
 import type { ReturnPathTokens, SecretBox, TrackingTokens } from '@postbus/crypto';
 import { TenantBusyError, type Rendered, type TemplateEngine } from '@postbus/templates';
@@ -171,10 +178,11 @@ export class Deliverer {
       host: new URL(publicBaseUrl).hostname,
     });
     // A copy goes to an address only as the recipient's own mail would: a suppressed one is dropped, the others still get it.
+    // An erased person's address is gone from the copies (a message scheduled, or retried, past the erasure).
     const copies: Array<{ email: string; kind: CopyKind }> = [
       ...(message.cc ?? []).map((address) => ({ email: address, kind: 'cc' as const })),
       ...(message.bcc ?? []).map((address) => ({ email: address, kind: 'bcc' as const })),
-    ];
+    ].filter((c) => c.email !== ERASED_COPY_ADDRESS);
     const copyKey = (c: { email: string; kind: CopyKind }) => `${c.kind}:${c.email}`;
     const sentBefore = new Set(earlier.flatMap((e) => (e.deliveredCopies ?? []).map(copyKey)));
     const pending = copies.filter((c) => !sentBefore.has(copyKey(c)));
