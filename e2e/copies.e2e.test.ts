@@ -15,7 +15,11 @@ describe('cc and bcc of one send', () => {
   let client: DemoClient;
 
   withSystemAndClient(
-    { sendable: { domain: DOMAIN }, start: [{}, { inbound: true }], timeoutMs: 120_000 },
+    {
+      sendable: { domain: DOMAIN },
+      start: [{ ERASURE_DELAY: 'PT3S', ERASURE_SWEEP_DELAY_MS: '1000' }, { inbound: true }],
+      timeoutMs: 120_000,
+    },
     (started) => ({ system, client } = started),
   );
 
@@ -101,8 +105,19 @@ describe('cc and bcc of one send', () => {
       { timeoutMs: 30_000, what: 'the cc address suppressed' },
     );
     expect(listed).toEqual([expect.objectContaining({ email: 'gone-cc@example.org', reason: 'hard_bounce', message_id: id })]);
-    const after = await api('GET', `/messages/${id}`);
-    expect(after.body.status).toBe('sent');
+    // The message says what came back about its copy; its status and timeline stay the recipient's.
+    const after = await waitFor(
+      async () => {
+        const res = await api('GET', `/messages/${id}`);
+        return res.body.copy_reports ? res : undefined;
+      },
+      { timeoutMs: 30_000, what: "the copy's bounce on the message" },
+    );
+    expect(after.body).toMatchObject({
+      status: 'sent',
+      delivered_copies: [{ email: 'gone-cc@example.org', kind: 'cc' }],
+      copy_reports: [{ email: 'gone-cc@example.org', kind: 'cc', event: 'bounced', reason: expect.stringContaining('5.1.1') }],
+    });
     expect((after.body.timeline as Array<{ event: string }>).map((e) => e.event)).toEqual(['queued', 'sent']);
     expect((await api('GET', '/suppressions?email=keeps@example.org')).body.data).toEqual([]);
   }, 120_000);
@@ -130,9 +145,37 @@ describe('cc and bcc of one send', () => {
       { timeoutMs: 30_000, what: 'the bcc address suppressed' },
     );
     expect(listed).toEqual([expect.objectContaining({ email: 'angry-bcc@example.org', reason: 'complaint', message_id: id })]);
-    const after = await api('GET', `/messages/${id}`);
+    const after = await waitFor(
+      async () => {
+        const res = await api('GET', `/messages/${id}`);
+        return res.body.copy_reports ? res : undefined;
+      },
+      { timeoutMs: 30_000, what: "the copy's complaint on the message" },
+    );
+    expect(after.body.copy_reports).toEqual([
+      expect.objectContaining({ email: 'angry-bcc@example.org', kind: 'bcc', event: 'complained' }),
+    ]);
     expect((after.body.timeline as Array<{ event: string }>).map((e) => e.event)).toEqual(['queued', 'sent']);
     expect((await api('GET', '/suppressions?email=reader-keeps@example.org')).body.data).toEqual([]);
+  }, 120_000);
+
+  it("erasing a person copied on another person's message redacts their address there; the recipient's message stays", async () => {
+    const res = await send({ user: { email: 'stays@example.org' }, cc: ['leaving-cc@example.org', 'other-cc@example.org'] });
+    expect(res.status).toBe(200);
+    const id = res.body.message_id as string;
+    await system.sink.client.waitForMessageId(`${id}@${DOMAIN}`);
+    await sentMessage(id);
+    const erase = await api('POST', '/users/erase', { email: 'leaving-cc@example.org' });
+    expect(erase.status).toBe(200);
+    const redacted = await waitFor(
+      async () => {
+        const read = await api('GET', `/messages/${id}`);
+        return read.status === 200 && (read.body.cc as string[])[0] === '(erased)' ? read.body : undefined;
+      },
+      { timeoutMs: 60_000, what: 'the copy redacted' },
+    );
+    expect(redacted).toMatchObject({ email: 'stays@example.org', status: 'sent', cc: ['(erased)', 'other-cc@example.org'] });
+    expect(JSON.stringify(redacted)).not.toContain('leaving-cc@example.org');
   }, 120_000);
 
   it('answers too many or repeated copies with problems naming the field, and queues nothing', async () => {

@@ -2,6 +2,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import {
   ATTACHMENT_LIMITS,
   COPY_KINDS,
+  COPY_REPORT_EVENTS,
+  ERASED_COPY_ADDRESS,
   ENGAGEMENT_EVENTS,
   MAX_STATS_DAYS,
   MESSAGE_OPTION_LIMITS,
@@ -605,6 +607,24 @@ export const DroppedCopy = Type.Object({
 });
 export type DroppedCopy = Static<typeof DroppedCopy>;
 
+/** A cc or bcc address the relay took. */
+export const DeliveredCopy = Type.Object({ email: Type.String(), kind: StringEnum(COPY_KINDS) });
+export type DeliveredCopy = Static<typeof DeliveredCopy>;
+
+/** What a copy's mail system reported after the message was sent (see COPY_REPORT_EVENTS). */
+export const CopyReport = Type.Object({
+  email: Type.String(),
+  kind: StringEnum(COPY_KINDS),
+  event: StringEnum(COPY_REPORT_EVENTS, {
+    description:
+      "bounced: a hard bounce (the address is suppressed, hard_bounce); soft_bounced: a delay or a full mailbox, counted toward the soft-bounce limit as a recipient's is; complained: a spam complaint (the address is suppressed, complaint)",
+  }),
+  at: Timestamp,
+  reason: Type.Optional(Type.String({ description: 'what the report said' })),
+  count: Type.Optional(Type.Integer({ minimum: 1, description: 'how many such reports came about this copy; the first is at `at`' })),
+});
+export type CopyReport = Static<typeof CopyReport>;
+
 export const Message = Type.Object({
   id: Type.String({ description: 'the message_id the send call returned' }),
   project_id: Type.String(),
@@ -625,12 +645,32 @@ export const Message = Type.Object({
     description: 'sent with a test key: rendered and recorded, its outcome simulated from the recipient address, never delivered',
     examples: [false],
   }),
-  cc: Type.Optional(Type.Array(Type.String(), { description: 'the cc addresses the send gave; absent when it gave none' })),
-  bcc: Type.Optional(Type.Array(Type.String(), { description: 'the bcc addresses the send gave; absent when it gave none' })),
+  cc: Type.Optional(
+    Type.Array(Type.String(), {
+      description: `the cc addresses the send gave (that of a person since erased reads \`${ERASED_COPY_ADDRESS}\`); absent when it gave none`,
+    }),
+  ),
+  bcc: Type.Optional(
+    Type.Array(Type.String(), {
+      description: `the bcc addresses the send gave (that of a person since erased reads \`${ERASED_COPY_ADDRESS}\`); absent when it gave none`,
+    }),
+  ),
   dropped_copies: Type.Optional(
     Type.Array(DroppedCopy, {
       description:
         'the cc and bcc addresses the last delivery attempt did not send to, and why (the others went in the same SMTP transaction); absent when it sent to every copy',
+    }),
+  ),
+  delivered_copies: Type.Optional(
+    Type.Array(DeliveredCopy, {
+      description:
+        "the cc and bcc addresses the relay took, over every attempt. The relay may take them while it refuses the recipient: the message is then `bounced` (or `deferred`, and its next attempt goes to the recipient alone), since its status is the recipient's, and the copies listed here were sent all the same. Absent when no copy was taken",
+    }),
+  ),
+  copy_reports: Type.Optional(
+    Type.Array(CopyReport, {
+      description:
+        "bounces and complaints about the message's cc and bcc addresses, reported after it was sent: one per copy and kind, in the order they came. They change neither the message's status nor its timeline, which are its recipient's; absent when there are none",
     }),
   ),
   created_at: Timestamp,

@@ -146,6 +146,17 @@ export const reservedHeaderNames = (names: string[]): string[] =>
 export const COPY_KINDS = ['cc', 'bcc'] as const;
 export type CopyKind = (typeof COPY_KINDS)[number];
 
+/**
+ * What a copy's mail system reported after the message was sent: a hard bounce, a soft bounce
+ * (counted toward SOFT_BOUNCE_LIMIT as a recipient's is) or a complaint. Each is the copy's own:
+ * the message's status and timeline stay its recipient's.
+ */
+export const COPY_REPORT_EVENTS = ['bounced', 'soft_bounced', 'complained'] as const;
+export type CopyReportEvent = (typeof COPY_REPORT_EVENTS)[number];
+
+/** What stands in a message's cc, bcc and copy lists for the address of a person since erased. */
+export const ERASED_COPY_ADDRESS = '(erased)';
+
 /** What one send may carry beyond its recipient and data. */
 export const MESSAGE_OPTION_LIMITS = {
   headers: 20,

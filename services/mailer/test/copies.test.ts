@@ -18,6 +18,8 @@ describe('a message with copies', () => {
   let suppressionList: SuppressionList;
   let timeline: Timeline;
   const P = 'p-copies';
+  /** The types of the events published on the bus, in order. */
+  const published: string[] = [];
 
   beforeAll(async () => {
     db = await connectDb({ url: defaultMongoUrl(), dbName: uniqueName('t').replace(/-/g, '_') });
@@ -25,7 +27,12 @@ describe('a message with copies', () => {
     const retries = new RetryQueue(db);
     suppressions = new Suppressions(db, (email) => createHmac('sha256', 'the audit key of this test').update(email).digest('hex'));
     await Promise.all([store.init(), retries.init(), suppressions.init()]);
-    const publisher = { publish: (_t: string, _type: string, _k: string, _d: unknown, o: { id: string }) => Promise.resolve(o.id) };
+    const publisher = {
+      publish: (_t: string, type: string, _k: string, _d: unknown, o: { id: string }) => {
+        published.push(type);
+        return Promise.resolve(o.id);
+      },
+    };
     suppressionList = new SuppressionList(suppressions, publisher as unknown as Publisher);
     timeline = new Timeline(store, publisher as unknown as Publisher, retries, { maxAttempts: 3, baseMs: 1000, maxMs: 10_000 });
   });
@@ -66,5 +73,61 @@ describe('a message with copies', () => {
       bcc: message.bcc,
       dropped_copies: dropped,
     });
+  });
+
+  it("keeps what a copy's mail system reported after sending as the message's copy_reports, once per copy and kind; the status, timeline and events stay the recipient's", async () => {
+    const message = {
+      ...acceptedMessage({ id: 'msg_copies_2', projectId: P, email: 'keeps@example.org' }),
+      cc: ['gone-cc@example.org'],
+      bcc: ['slow-bcc@example.org'],
+    };
+    await store.insertNew([message]);
+    const delivered = [
+      { email: 'gone-cc@example.org', kind: 'cc' as const },
+      { email: 'slow-bcc@example.org', kind: 'bcc' as const },
+    ];
+    await timeline.recordAttempt(message, 1, { event: 'sent', smtp: { code: 250, response: '250 OK' }, deliveredCopies: delivered });
+    published.length = 0;
+    const at = new Date();
+    const bcc = { email: 'slow-bcc@example.org', kind: 'bcc' as const };
+    expect(await timeline.recordCopyReport(message, bcc, 'soft_bounced', at, 'soft bounce (delayed 4.2.2)')).toBe(true);
+    // Its MTA's second delay notice is counted on the same report.
+    expect(await timeline.recordCopyReport(message, bcc, 'soft_bounced', at, 'soft bounce (delayed 4.2.2)')).toBe(false);
+    expect(
+      await timeline.recordCopyReport(message, { email: 'gone-cc@example.org', kind: 'cc' }, 'bounced', at, 'hard bounce (failed 5.1.1)'),
+    ).toBe(true);
+    // The recipient's own open still joins the timeline after them.
+    expect(await timeline.recordEngagement(message, 'opened', at)).toBe(true);
+    expect(published).toEqual(['message.opened']);
+
+    const fresh = new MessageStore(db);
+    const view = messageView((await fresh.message(P, message._id))!, await fresh.timeline(message._id));
+    const expected = {
+      status: 'sent',
+      delivered_copies: delivered,
+      copy_reports: [
+        {
+          email: 'slow-bcc@example.org',
+          kind: 'bcc',
+          event: 'soft_bounced',
+          at: at.toISOString(),
+          reason: 'soft bounce (delayed 4.2.2)',
+          count: 2,
+        },
+        {
+          email: 'gone-cc@example.org',
+          kind: 'cc',
+          event: 'bounced',
+          at: at.toISOString(),
+          reason: 'hard bounce (failed 5.1.1)',
+          count: 1,
+        },
+      ],
+    };
+    expect(view).toMatchObject(expected);
+    expect(view.timeline.map((e) => e.event)).toEqual(['queued', 'sent', 'opened']);
+    const summary = await fresh.summary(P, message._id);
+    expect(summary).toMatchObject(expected);
+    expect(summary!.timeline.map((e) => e.event)).toEqual(['queued', 'sent', 'opened']);
   });
 });

@@ -4,10 +4,13 @@ import { MailerErasure } from '../src/domain/erasure-participant';
 import { ErasuresDone } from '../src/model/erasure.repository';
 import { AttachmentStore } from '../src/model/attachment.repository';
 import { MessageLists } from '../src/model/message-list.repository';
+import { listNames } from '../src/domain/message-lists';
 import { MessageStore } from '../src/model/message.repository';
 import type { MessageDoc } from '../src/domain/message-records';
 import { RetryQueue } from '../src/model/retry.repository';
 import { ERASURE } from '../src/domain/suppression-reasons';
+import { messageView, summaryOf } from '../src/domain/message-view';
+import { ERASED_COPY_ADDRESS } from '@postbus/contracts';
 import { Suppressions } from '../src/model/suppression.repository';
 import { acceptedMessage } from './accepted-message';
 
@@ -80,7 +83,7 @@ describe('erasing a person from the mailer', () => {
       undefined,
     ]);
 
-    expect(await erasure.erase(scheduled)).toEqual({ messages: 2, events: 3, attachmentChunks: 0, suppressions: 4 });
+    expect(await erasure.erase(scheduled)).toEqual({ messages: 2, events: 3, attachmentChunks: 0, copiesRedacted: 0, suppressions: 4 });
     expect([...(await store.messagesById([ada._id, adaByUid._id, other._id, elsewhere._id])).keys()].sort()).toEqual([
       elsewhere._id,
       other._id,
@@ -90,9 +93,86 @@ describe('erasing a person from the mailer', () => {
     expect(await suppressions.reasons([ada, adaByUid])).toEqual([undefined, undefined]);
 
     // The command comes again until every service confirms: nothing is left to count.
-    expect(await erasure.erase(scheduled)).toEqual({ messages: 0, events: 0, attachmentChunks: 0, suppressions: 0 });
+    expect(await erasure.erase(scheduled)).toEqual({ messages: 0, events: 0, attachmentChunks: 0, copiesRedacted: 0, suppressions: 0 });
     // A schedule that lags behind its erasure leaves no suppression.
     await erasure.suppress(scheduled);
     expect(await suppressions.reasons([ada, adaByUid])).toEqual([undefined, undefined]);
+  });
+
+  it("redacts the person's address where other people's messages of the project were copied to it: the message, its timeline entries and its summary", async () => {
+    const copied = (id: string, email: string, copies: { cc?: string[]; bcc?: string[] }, project = projectId): MessageDoc => ({
+      ...message(id, email, null, project),
+      ...copies,
+    });
+    const invoice = copied('msg_cc1', 'buyer@example.org', { cc: ['eve@example.org', 'accounts@example.org'] });
+    const archived = copied('msg_cc2', 'buyer2@example.org', { bcc: ['eve@example.org'] });
+    const otherProject = copied('msg_cc3', 'buyer@example.org', { cc: ['eve@example.org'] }, 'p-other');
+    const notCopied = message('msg_cc4', 'carl@example.org', null);
+    const all = [invoice, archived, otherProject, notCopied];
+    await store.insertNew(all);
+    await Promise.all(all.map((m) => lists.accepted(m, 'new')));
+    const sent = {
+      _id: `${invoice._id}:2`,
+      messageId: invoice._id,
+      projectId,
+      event: 'sent' as const,
+      sequence: 2,
+      at: new Date(),
+      attempt: 1,
+      deliveredCopies: [
+        { email: 'eve@example.org', kind: 'cc' as const },
+        { email: 'accounts@example.org', kind: 'cc' as const },
+      ],
+    };
+    const report = {
+      _id: `${invoice._id}:e1`,
+      messageId: invoice._id,
+      projectId,
+      event: 'copy_bounced' as const,
+      key: 'copy_bounced:some-hash',
+      sequence: 3,
+      at: new Date(),
+      count: 1,
+      copy: { email: 'eve@example.org', kind: 'cc' as const },
+    };
+    await store.append([sent, report]);
+    await store.keepSummaries([summaryOf(invoice, [sent, report])]);
+
+    const subject = {
+      erasureId: 'era_int2',
+      projectId,
+      id: null,
+      email: 'eve@example.org',
+      userId: null,
+      requestedAt: new Date().toISOString(),
+      eraseAt: new Date().toISOString(),
+      before: new Date(Date.now() + 60_000).toISOString(),
+    };
+    expect(await erasure.erase(subject)).toMatchObject({ messages: 0, copiesRedacted: 2 });
+
+    // Read back by another process (no hot window).
+    const fresh = new MessageStore(db);
+    const found = await fresh.messagesById(all.map((m) => m._id));
+    expect(found.get(invoice._id)).toMatchObject({ email: 'buyer@example.org', cc: [ERASED_COPY_ADDRESS, 'accounts@example.org'] });
+    expect(found.get(archived._id)).toMatchObject({ bcc: [ERASED_COPY_ADDRESS] });
+    expect(found.get(otherProject._id)).toMatchObject({ cc: ['eve@example.org'] });
+    expect(found.get(notCopied._id)).toBeDefined();
+    const view = messageView(found.get(invoice._id)!, await fresh.timeline(invoice._id));
+    const summary = await fresh.summary(projectId, invoice._id);
+    for (const read of [view, summary]) {
+      expect(JSON.stringify(read)).not.toContain('eve@example.org');
+      expect(read).toMatchObject({
+        status: 'sent',
+        cc: [ERASED_COPY_ADDRESS, 'accounts@example.org'],
+        delivered_copies: [
+          { email: ERASED_COPY_ADDRESS, kind: 'cc' },
+          { email: 'accounts@example.org', kind: 'cc' },
+        ],
+        copy_reports: [expect.objectContaining({ email: ERASED_COPY_ADDRESS, kind: 'cc', event: 'bounced' })],
+      });
+    }
+    // The index is gone with the redaction: a repeat reads nothing and redacts nothing.
+    expect((await lists.page(listNames.copy(projectId, 'eve@example.org'), { limit: 10 })).entries).toEqual([]);
+    expect(await erasure.erase(subject)).toMatchObject({ copiesRedacted: 0 });
   });
 });

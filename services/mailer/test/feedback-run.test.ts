@@ -116,7 +116,7 @@ describe('a run of bounce reports', () => {
     expect(published.filter((p) => p.type === 'suppression.created').every((p) => created.has(p.id))).toBe(true);
   });
 
-  it("a report naming a cc or bcc address suppresses that copy's address (when hard), never bouncing the message, in a run and alone", async () => {
+  it("a report naming a cc or bcc address suppresses that copy's address (when hard) and is kept as its copy report, never bouncing the message, in a run and alone", async () => {
     const withCopies = async (email: string): Promise<MessageDoc> => {
       const message = { ...acceptedMessage({ id: `msg_run_${++n}`, projectId: P, email }), cc: [`cc-${email}`], bcc: [`bcc-${email}`] };
       await store.insertNew([message]);
@@ -133,21 +133,29 @@ describe('a run of bounce reports', () => {
     expect(await feedback.bounces(run)).toEqual([]);
     await feedback.bounce({ ...report(alone, true), recipient: 'bcc-kept-too@example.org' });
 
-    expect(await events(inRun)).toEqual(['sent']);
-    expect(await events(alone)).toEqual(['sent']);
-    expect((await store.summary(P, inRun._id))?.status).toBe('sent');
+    // Kept beside the timeline, not in it: the status and the timeline are the recipient's.
+    const summary = await store.summary(P, inRun._id);
+    expect(summary).toMatchObject({ status: 'sent', timeline: [{ event: 'queued' }, { event: 'sent' }] });
+    expect(summary?.copy_reports?.map((r) => `${r.kind}:${r.email}:${r.event}`).sort()).toEqual([
+      'bcc:bcc-kept@example.org:soft_bounced',
+      'cc:cc-kept@example.org:bounced',
+    ]);
+    expect((await store.summary(P, alone._id))?.copy_reports).toEqual([
+      expect.objectContaining({ email: 'bcc-kept-too@example.org', kind: 'bcc', event: 'bounced' }),
+    ]);
     const reasons = await suppressions.reasons(
       ['kept@example.org', 'cc-kept@example.org', 'bcc-kept@example.org', 'kept-too@example.org', 'bcc-kept-too@example.org'].map(
         (email) => ({ projectId: P, email }),
       ),
     );
-    // A soft bounce of a copy is not counted toward its address's limit.
+    // A copy's one soft bounce counts toward its address's limit, which it does not reach.
     expect(reasons).toEqual([undefined, 'hard_bounce', undefined, undefined, 'hard_bounce']);
     expect(published.map((p) => p.type)).toEqual(['suppression.created', 'suppression.created']);
 
     // A report naming the recipient, or an address the message was not sent to, is the recipient's as before.
     await feedback.bounce({ ...report(alone, true), recipient: 'forwarded@elsewhere.example' });
-    expect(await events(alone)).toEqual(['sent', 'bounced']);
+    expect(await events(alone)).toEqual(['sent', 'copy_bounced', 'bounced']);
+    expect((await store.summary(P, alone._id))?.status).toBe('bounced');
   });
 
   it('reads and writes a run by _id only, three commands a report: the message, its delivery, its summary (a `$in` read would scan the collection)', async () => {

@@ -8016,9 +8016,9 @@ export interface operations {
                * @example false
                */
               test: boolean;
-              /** @description the cc addresses the send gave; absent when it gave none */
+              /** @description the cc addresses the send gave (that of a person since erased reads `(erased)`); absent when it gave none */
               cc?: string[];
-              /** @description the bcc addresses the send gave; absent when it gave none */
+              /** @description the bcc addresses the send gave (that of a person since erased reads `(erased)`); absent when it gave none */
               bcc?: string[];
               /** @description the cc and bcc addresses the last delivery attempt did not send to, and why (the others went in the same SMTP transaction); absent when it sent to every copy */
               dropped_copies?: {
@@ -8027,6 +8027,29 @@ export interface operations {
                 kind: 'cc' | 'bcc';
                 /** @description a suppression reason (e.g. hard_bounce, unsubscribed), or the relay refusing the address at RCPT TO */
                 reason: string;
+              }[];
+              /** @description the cc and bcc addresses the relay took, over every attempt. The relay may take them while it refuses the recipient: the message is then `bounced` (or `deferred`, and its next attempt goes to the recipient alone), since its status is the recipient's, and the copies listed here were sent all the same. Absent when no copy was taken */
+              delivered_copies?: {
+                email: string;
+                /** @enum {string} */
+                kind: 'cc' | 'bcc';
+              }[];
+              /** @description bounces and complaints about the message's cc and bcc addresses, reported after it was sent: one per copy and kind, in the order they came. They change neither the message's status nor its timeline, which are its recipient's; absent when there are none */
+              copy_reports?: {
+                email: string;
+                /** @enum {string} */
+                kind: 'cc' | 'bcc';
+                /**
+                 * @description bounced: a hard bounce (the address is suppressed, hard_bounce); soft_bounced: a delay or a full mailbox, counted toward the soft-bounce limit as a recipient's is; complained: a spam complaint (the address is suppressed, complaint)
+                 * @enum {string}
+                 */
+                event: 'bounced' | 'soft_bounced' | 'complained';
+                /** Format: date-time */
+                at: string;
+                /** @description what the report said */
+                reason?: string;
+                /** @description how many such reports came about this copy; the first is at `at` */
+                count?: number;
               }[];
               /** Format: date-time */
               created_at: string;
@@ -8295,9 +8318,9 @@ export interface operations {
              * @example false
              */
             test: boolean;
-            /** @description the cc addresses the send gave; absent when it gave none */
+            /** @description the cc addresses the send gave (that of a person since erased reads `(erased)`); absent when it gave none */
             cc?: string[];
-            /** @description the bcc addresses the send gave; absent when it gave none */
+            /** @description the bcc addresses the send gave (that of a person since erased reads `(erased)`); absent when it gave none */
             bcc?: string[];
             /** @description the cc and bcc addresses the last delivery attempt did not send to, and why (the others went in the same SMTP transaction); absent when it sent to every copy */
             dropped_copies?: {
@@ -8306,6 +8329,29 @@ export interface operations {
               kind: 'cc' | 'bcc';
               /** @description a suppression reason (e.g. hard_bounce, unsubscribed), or the relay refusing the address at RCPT TO */
               reason: string;
+            }[];
+            /** @description the cc and bcc addresses the relay took, over every attempt. The relay may take them while it refuses the recipient: the message is then `bounced` (or `deferred`, and its next attempt goes to the recipient alone), since its status is the recipient's, and the copies listed here were sent all the same. Absent when no copy was taken */
+            delivered_copies?: {
+              email: string;
+              /** @enum {string} */
+              kind: 'cc' | 'bcc';
+            }[];
+            /** @description bounces and complaints about the message's cc and bcc addresses, reported after it was sent: one per copy and kind, in the order they came. They change neither the message's status nor its timeline, which are its recipient's; absent when there are none */
+            copy_reports?: {
+              email: string;
+              /** @enum {string} */
+              kind: 'cc' | 'bcc';
+              /**
+               * @description bounced: a hard bounce (the address is suppressed, hard_bounce); soft_bounced: a delay or a full mailbox, counted toward the soft-bounce limit as a recipient's is; complained: a spam complaint (the address is suppressed, complaint)
+               * @enum {string}
+               */
+              event: 'bounced' | 'soft_bounced' | 'complained';
+              /** Format: date-time */
+              at: string;
+              /** @description what the report said */
+              reason?: string;
+              /** @description how many such reports came about this copy; the first is at `at` */
+              count?: number;
             }[];
             /** Format: date-time */
             created_at: string;
@@ -8570,9 +8616,9 @@ export interface operations {
              * @example false
              */
             test: boolean;
-            /** @description the cc addresses the send gave; absent when it gave none */
+            /** @description the cc addresses the send gave (that of a person since erased reads `(erased)`); absent when it gave none */
             cc?: string[];
-            /** @description the bcc addresses the send gave; absent when it gave none */
+            /** @description the bcc addresses the send gave (that of a person since erased reads `(erased)`); absent when it gave none */
             bcc?: string[];
             /** @description the cc and bcc addresses the last delivery attempt did not send to, and why (the others went in the same SMTP transaction); absent when it sent to every copy */
             dropped_copies?: {
@@ -8581,6 +8627,29 @@ export interface operations {
               kind: 'cc' | 'bcc';
               /** @description a suppression reason (e.g. hard_bounce, unsubscribed), or the relay refusing the address at RCPT TO */
               reason: string;
+            }[];
+            /** @description the cc and bcc addresses the relay took, over every attempt. The relay may take them while it refuses the recipient: the message is then `bounced` (or `deferred`, and its next attempt goes to the recipient alone), since its status is the recipient's, and the copies listed here were sent all the same. Absent when no copy was taken */
+            delivered_copies?: {
+              email: string;
+              /** @enum {string} */
+              kind: 'cc' | 'bcc';
+            }[];
+            /** @description bounces and complaints about the message's cc and bcc addresses, reported after it was sent: one per copy and kind, in the order they came. They change neither the message's status nor its timeline, which are its recipient's; absent when there are none */
+            copy_reports?: {
+              email: string;
+              /** @enum {string} */
+              kind: 'cc' | 'bcc';
+              /**
+               * @description bounced: a hard bounce (the address is suppressed, hard_bounce); soft_bounced: a delay or a full mailbox, counted toward the soft-bounce limit as a recipient's is; complained: a spam complaint (the address is suppressed, complaint)
+               * @enum {string}
+               */
+              event: 'bounced' | 'soft_bounced' | 'complained';
+              /** Format: date-time */
+              at: string;
+              /** @description what the report said */
+              reason?: string;
+              /** @description how many such reports came about this copy; the first is at `at` */
+              count?: number;
             }[];
             /** Format: date-time */
             created_at: string;

@@ -91,6 +91,27 @@ describe('a message with its timeline', () => {
     expect(screen.queryByLabelText('Copies')).toBeNull();
   });
 
+  it('shows what came back about a copy beside its address, and an erased address as often as it stands', () => {
+    render(
+      <MessageItem
+        message={{
+          ...message,
+          cc: ['(erased)', '(erased)', 'bo@example.com'],
+          bcc: ['slow@example.com'],
+          copy_reports: [
+            { email: 'bo@example.com', kind: 'cc', event: 'bounced', at: '2026-01-01T00:00:00.000Z' },
+            { email: 'slow@example.com', kind: 'bcc', event: 'soft_bounced', at: '2026-01-01T00:00:00.000Z', count: 2 },
+          ],
+        }}
+      />,
+    );
+    const copies = screen.getByLabelText('Copies');
+    expect(within(copies).getByText('bounced')).toBeInTheDocument();
+    expect(within(copies).getByText('soft bounced')).toBeInTheDocument();
+    expect(within(copies).getAllByText(/\(erased\)/)).toHaveLength(2);
+    expect(copies.textContent).toContain('(erased), (erased), bo@example.com');
+  });
+
   it('shows its status and every step in order, with the SMTP answers and the clicked link', () => {
     render(<MessageItem message={message} />);
     const article = screen.getByRole('article', { name: 'Message Hello Ada' });

@@ -130,9 +130,12 @@ function SendOptions({ message }: { message: Message }) {
   );
 }
 
-/** The cc and bcc addresses the send gave, each dropped one with why, when it gave any. */
+/** The cc and bcc addresses the send gave, each dropped one with why and what came back about each, when it gave any. */
 function Copies({ message }: { message: Message }) {
   const dropped = new Map((message.dropped_copies ?? []).map((d) => [`${d.kind}:${d.email}`, d.reason]));
+  const reports = new Map<string, string[]>();
+  for (const r of message.copy_reports ?? [])
+    reports.set(`${r.kind}:${r.email}`, [...(reports.get(`${r.kind}:${r.email}`) ?? []), r.event.replace('_', ' ')]);
   const rows = (['cc', 'bcc'] as const).flatMap((kind) => {
     const addresses = message[kind] ?? [];
     return addresses.length > 0 ? [{ kind, addresses }] : [];
@@ -147,7 +150,8 @@ function Copies({ message }: { message: Message }) {
             {addresses.map((address, i) => {
               const reason = dropped.get(`${kind}:${address}`);
               return (
-                <span key={address}>
+                // By position: an erased person's addresses all read the same.
+                <span key={i}>
                   {i > 0 && ', '}
                   {reason ? (
                     <span title={`not sent: ${reason}`}>
@@ -156,6 +160,12 @@ function Copies({ message }: { message: Message }) {
                   ) : (
                     address
                   )}
+                  {(reports.get(`${kind}:${address}`) ?? []).map((event) => (
+                    <span key={event}>
+                      {' '}
+                      <Badge tone="red">{event}</Badge>
+                    </span>
+                  ))}
                 </span>
               );
             })}

@@ -7,9 +7,18 @@ export interface RefusedCopy {
   response: string;
 }
 
-export type DeliveryOutcome =
-  | { status: 'sent'; code: number; response: string; refusedCopies?: RefusedCopy[] }
-  | { status: 'deferred' | 'bounced'; code: number; response: string };
+/**
+ * What the relay said of the recipient (`status`, `code`, `response`), and of the copies sent with
+ * it: those it refused at RCPT TO, and those it took. It takes the copies it accepted at RCPT TO
+ * whatever it said of the recipient: nodemailer goes on to DATA once any recipient is accepted.
+ */
+export interface DeliveryOutcome {
+  status: 'sent' | 'deferred' | 'bounced';
+  code: number;
+  response: string;
+  refusedCopies?: RefusedCopy[];
+  acceptedCopies?: string[];
+}
 
 interface SmtpError {
   responseCode?: number;
@@ -60,9 +69,10 @@ export class SmtpRelay {
 
   /**
    * One SMTP transaction for the recipient and the message's copies (cc and bcc alike: only the
-   * envelope names the bcc ones). The outcome is the recipient's: a copy the relay refuses while it
-   * takes the recipient is reported on its own, and a recipient refused is the message's bounce or
-   * deferral even when copies were taken.
+   * envelope names the bcc ones). The status is the recipient's. nodemailer sends the message
+   * once the relay accepted any of the envelope's recipients at RCPT TO, so a recipient refused
+   * there is the message's bounce or deferral while the copies accepted were sent all the same
+   * (`acceptedCopies`); only when every recipient is refused, or DATA is, is nothing sent.
    */
   async send(from: string, to: string, raw: Buffer, copies: string[] = []): Promise<DeliveryOutcome> {
     try {
@@ -71,14 +81,16 @@ export class SmtpRelay {
         rejectedErrors?: Array<SmtpError & { recipient?: string }>;
       };
       const refused = (info.rejectedErrors ?? []).map((e) => ({ address: e.recipient ?? '', ...replyOf(e) }));
-      const recipientRefused = refused.find((r) => r.address === to);
-      if (recipientRefused) return outcomeOfRefusal(recipientRefused);
-      return {
-        status: 'sent',
-        code: codeOf(info.response, 250),
-        response: info.response ?? '250',
-        ...(refused.length > 0 ? { refusedCopies: refused } : {}),
+      const refusedCopies = refused.filter((r) => r.address !== to);
+      const refusedAddresses = new Set(refusedCopies.map((r) => r.address));
+      const acceptedCopies = copies.filter((c) => !refusedAddresses.has(c));
+      const aboutCopies = {
+        ...(refusedCopies.length > 0 ? { refusedCopies } : {}),
+        ...(acceptedCopies.length > 0 ? { acceptedCopies } : {}),
       };
+      const recipientRefused = refused.find((r) => r.address === to);
+      if (recipientRefused) return { ...outcomeOfRefusal(recipientRefused), ...aboutCopies };
+      return { status: 'sent', code: codeOf(info.response, 250), response: info.response ?? '250', ...aboutCopies };
     } catch (error) {
       return outcomeOfRefusal(replyOf(error));
     }

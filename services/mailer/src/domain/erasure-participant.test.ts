@@ -58,7 +58,7 @@ describe('MailerErasure', () => {
       { _id: 'msg_1', email: 'ada@example.org' },
       { _id: 'msg_2', email: 'ada.old@example.org', attachments: [{ size: 10 }] },
     ]);
-    expect(await erasure.erase(subject)).toEqual({ messages: 2, events: 4, attachmentChunks: 2, suppressions: 3 });
+    expect(await erasure.erase(subject)).toEqual({ messages: 2, events: 4, attachmentChunks: 2, copiesRedacted: 0, suppressions: 3 });
     // The attachments of a message that has some go before it (a message without any costs no probe).
     expect(calls).toEqual([
       'record',
@@ -79,6 +79,11 @@ describe('MailerErasure', () => {
       ['u', false, cutoff],
       ['r', true, cutoff],
       ['u', true, cutoff],
+      // Then each address of the person as a copy on others' messages, in the project's lists and its test log's.
+      ['c', false, cutoff],
+      ['c', false, cutoff],
+      ['c', true, cutoff],
+      ['c', true, cutoff],
     ]);
     expect(deps.retries.cancel.mock.calls).toEqual([[['msg_1']], [['msg_2']]]);
     expect(deps.suppressions.removeAll).toHaveBeenCalledWith(

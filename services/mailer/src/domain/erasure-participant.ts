@@ -1,7 +1,9 @@
 import type { ErasureExecuteCommand, UserErasureScheduledEvent } from '@postbus/contracts';
 import type { AttachmentStore } from '../model/attachment.repository';
 import type { ErasuresDone } from '../model/erasure.repository';
+import { entriesWithoutCopy, withoutCopy } from './copy-erasure';
 import { listNames, listOwner } from './message-lists';
+import { summaryOf } from './message-view';
 import type { MessageLists } from '../model/message-list.repository';
 import type { MessageStore } from '../model/message.repository';
 import type { RetryQueue } from '../model/retry.repository';
@@ -18,7 +20,8 @@ export interface ErasureDeps {
 
 /**
  * The mailer's part in a GDPR erasure (docs/architecture.md#erasure): from the request on the person gets no mail;
- * when it is due, their messages, timelines, attachments, scheduled retries and suppressions go.
+ * when it is due, their messages, timelines, attachments, scheduled retries and suppressions go,
+ * and their address is redacted in the other messages of the project it was copied on.
  */
 export class MailerErasure {
   constructor(private readonly deps: ErasureDeps) {}
@@ -52,7 +55,7 @@ export class MailerErasure {
     const before = new Date(subject.before);
     const cutoff = new Date(before.getTime() + 1);
     const emails = new Set(email !== null ? [email] : []);
-    const deleted = { messages: 0, events: 0, attachmentChunks: 0 };
+    const deleted = { messages: 0, events: 0, attachmentChunks: 0, copiesRedacted: 0 };
     const eraseChunk = async (ids: string[]): Promise<void> => {
       const messages = [...(await store.messagesById(ids)).values()].filter((m) => m.projectId === projectId && m.acceptedAt <= before);
       // The addresses the user's messages went to are theirs too: their suppressions go below.
@@ -72,6 +75,32 @@ export class MailerErasure {
       if (email !== null) await lists.trim(listNames.recipient(owner, email), cutoff, eraseChunk);
       if (userId !== null) await lists.trim(listNames.user(owner, userId), cutoff, eraseChunk);
     }
+    // Every address of the person, as a copy on others' messages (listed by address when they were
+    // accepted): redacted in each message, its timeline and its summary, the message last, so an
+    // interrupted erasure finds it again; the list's entries go after each chunk.
+    for (const owner of [projectId, listOwner(projectId, true)])
+      for (const address of emails)
+        await lists.trim(listNames.copy(owner, address), cutoff, async (ids) => {
+          const messages = [...(await store.messagesById(ids)).values()].filter((m) => m.projectId === projectId && m.acceptedAt <= before);
+          for (const message of messages) {
+            const redacted = withoutCopy(message, address);
+            if (!redacted) continue;
+            const timeline = await store.timeline(message._id);
+            const entries = entriesWithoutCopy(timeline, address);
+            await store.rewriteEvents(entries);
+            if (await store.hasSummary(message._id)) {
+              const rewritten = new Map(entries.map((e) => [e._id, e]));
+              await store.replaceSummary(
+                summaryOf(
+                  redacted,
+                  timeline.map((e) => rewritten.get(e._id) ?? e),
+                ),
+              );
+            }
+            await store.rewriteMessages([redacted]);
+            deleted.copiesRedacted++;
+          }
+        });
     // Both kinds of suppression go, so that a later trigger for the address reaches whoever has it now.
     const removed = await suppressions.removeAll(projectId, [...emails], userId, before);
     return { ...deleted, suppressions: removed };

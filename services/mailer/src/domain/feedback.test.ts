@@ -34,6 +34,8 @@ function fakes() {
     recordEngagement: (m: MessageDoc, event: string) => Promise.resolve(record(m, event)),
     recordEngagements: (entries: Array<{ message: MessageDoc; event: string }>) =>
       Promise.resolve(entries.map((e) => record(e.message, e.event))),
+    recordCopyReport: (m: MessageDoc, copy: { email: string; kind: string }, event: string) =>
+      Promise.resolve(record(m, `${copy.kind}:${copy.email}:${event}`)),
   } as unknown as Timeline;
   const suppressions = {
     countSoftBounce: (projectId: string, email: string) => {
@@ -149,25 +151,43 @@ describe('reports about a copy', () => {
     at: new Date().toISOString(),
   });
 
-  it("a complaint naming a cc or bcc suppresses that address alone; one naming the recipient, or no one, is the recipient's", async () => {
+  it("a complaint naming a cc or bcc suppresses that address alone and is kept as the copy's report; one naming the recipient, or no one, is the recipient's", async () => {
     const { feedback, blocked, blockedAddresses, recorded, copied } = fakes();
     const id = copied({ cc: ['cc@example.org'], bcc: ['bcc@example.org'] });
     await feedback.complaint(complaint(id, 'bcc@example.org'));
     expect(blockedAddresses).toEqual(['bcc@example.org']);
     expect(blocked).toEqual([{ reason: 'complaint', messageId: id }]);
-    expect(recorded.size).toBe(0);
+    expect([...recorded]).toEqual([`${id}:bcc:bcc@example.org:complained`]);
     await feedback.complaint(complaint(id));
     expect(blockedAddresses).toEqual(['bcc@example.org', ADDRESS]);
-    expect([...recorded]).toEqual([`${id}:complained`]);
+    expect([...recorded]).toEqual([`${id}:bcc:bcc@example.org:complained`, `${id}:complained`]);
   });
 
-  it("a hard bounce naming a copy suppresses it without bouncing the message; a copy's soft bounce counts nothing", async () => {
-    const { feedback, blockedAddresses, recorded, copied, delayed, refused, softBounces } = fakes();
+  it("a hard bounce naming a copy suppresses it and is kept as the copy's report, without bouncing the message", async () => {
+    const { feedback, blockedAddresses, recorded, copied, refused, softBounces } = fakes();
     const id = copied({ cc: ['cc@example.org'] });
     expect(await feedback.bounces([{ ...refused(id), recipient: 'cc@example.org' }])).toEqual([]);
-    await feedback.bounce({ ...delayed(id), recipient: 'cc@example.org' });
     expect(blockedAddresses).toEqual(['cc@example.org']);
-    expect(recorded.size).toBe(0);
+    expect([...recorded]).toEqual([`${id}:cc:cc@example.org:bounced`]);
     expect(softBounces.size).toBe(0);
+  });
+
+  it("a copy's soft bounces count toward that address's limit as a recipient's do: once per message, in a run or one by one", async () => {
+    const { feedback, blocked, blockedAddresses, recorded, copied, sent, delayed, softBounces } = fakes();
+    const aboutCopy = (id: string) => ({ ...delayed(id), recipient: 'slow-cc@example.org' });
+    const first = copied({ bcc: ['slow-cc@example.org'] });
+    await feedback.bounce(aboutCopy(first));
+    await feedback.bounce(aboutCopy(first)); // its MTA's second delay notice
+    // As a recipient, the address's soft bounces add to the same count.
+    await feedback.bounce(delayed(sent('slow-cc@example.org')));
+    expect(softBounces.get('slow-cc@example.org')).toBe(2);
+    expect(softBounces.has(ADDRESS)).toBe(false);
+    expect(blocked).toEqual([]);
+    const third = copied({ cc: ['slow-cc@example.org'] });
+    expect(await feedback.bounces([aboutCopy(third)])).toEqual([]);
+    expect(blockedAddresses).toEqual(['slow-cc@example.org']);
+    expect(blocked).toEqual([{ reason: 'soft_bounce_limit', messageId: third }]);
+    expect(recorded).toContain(`${first}:bcc:slow-cc@example.org:soft_bounced`);
+    expect(recorded).toContain(`${third}:cc:slow-cc@example.org:soft_bounced`);
   });
 });

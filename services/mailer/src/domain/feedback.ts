@@ -1,10 +1,10 @@
-import type { FeedbackBounceEvent, FeedbackComplaintEvent, FeedbackUnsubscribeEvent } from '@postbus/contracts';
+import type { CopyKind, FeedbackBounceEvent, FeedbackComplaintEvent, FeedbackUnsubscribeEvent } from '@postbus/contracts';
 import type { MessageLists } from '../model/message-list.repository';
 import { statusOf } from './message-status';
 import type { MessageDoc } from './message-records';
 import type { MessageStore } from '../model/message.repository';
 import type { StatusRollups } from '../model/rollup.repository';
-import type { BlockRequest, Suppressions } from '../model/suppression.repository';
+import type { Suppressions } from '../model/suppression.repository';
 import type { Engagements } from './engagements';
 import type { SendPathPriority } from './send-path-priority';
 import type { SuppressionList } from './suppression-list';
@@ -24,18 +24,6 @@ export interface FeedbackDeps {
   sendPath: SendPathPriority;
 }
 
-/**
- * A copy's hard bounce: its address suppressed for the project, naming the message. A soft bounce
- * of a copy is not counted: the count is kept once per message, by the recipient's timeline entry.
- */
-const copyBlock = (message: MessageDoc, email: string, report: FeedbackBounceEvent): BlockRequest => ({
-  projectId: message.projectId,
-  email,
-  reason: 'hard_bounce',
-  at: new Date(report.at),
-  messageId: message._id,
-});
-
 /** What a bounce report says, in one line for the timeline: status, diagnostic code and reporting MTA. */
 export const bounceReason = (b: FeedbackBounceEvent): string =>
   [
@@ -47,14 +35,15 @@ export const bounceReason = (b: FeedbackBounceEvent): string =>
     .slice(0, 1000);
 
 /**
- * The cc or bcc address a report is about, when it names one of the message's copies rather than
+ * The cc or bcc copy a report is about, when it names one of the message's copies rather than
  * its recipient. A report naming no address, or one that is neither (the address the mail was
  * forwarded to), is the recipient's: the return path names the message, not who got it.
  */
-export const copyReported = (message: MessageDoc, report: { recipient?: string }): string | undefined => {
+export const copyReported = (message: MessageDoc, report: { recipient?: string }): { email: string; kind: CopyKind } | undefined => {
   const address = report.recipient;
   if (address === undefined || address === message.email) return undefined;
-  return message.cc?.includes(address) || message.bcc?.includes(address) ? address : undefined;
+  if (message.cc?.includes(address)) return { email: address, kind: 'cc' };
+  return message.bcc?.includes(address) ? { email: address, kind: 'bcc' } : undefined;
 };
 
 /**
@@ -64,8 +53,10 @@ export const copyReported = (message: MessageDoc, report: { recipient?: string }
  * suppressed once SOFT_BOUNCE_LIMIT of its messages soft-bounced; a complaint is put on the
  * timeline and suppresses the address; a mail to the List-Unsubscribe address unsubscribes the
  * recipient as the one-click link does. Each is idempotent: a redelivered report adds nothing.
- * A bounce or complaint of a cc or bcc address is that copy's alone: a hard bounce or a complaint
- * suppresses the copy's address, and the message's status and timeline are its recipient's.
+ * A bounce or complaint of a cc or bcc address is that copy's alone, with the same effects on its
+ * address (a hard bounce or a complaint suppresses it, a soft bounce counts toward its limit); it
+ * is kept on the message as a copy report (`copy_reports`), and the message's status, timeline
+ * and webhooks stay its recipient's.
  */
 export class Feedback {
   constructor(private readonly deps: FeedbackDeps) {}
@@ -87,13 +78,13 @@ export class Feedback {
     const messages = await store.messagesById(reports.map((r) => r.messageId));
     const left: number[] = [];
     const seen = new Set<string>();
-    const copies: BlockRequest[] = [];
+    const aboutCopies: Array<{ message: MessageDoc; copy: { email: string; kind: CopyKind }; report: FeedbackBounceEvent }> = [];
     const run = reports.flatMap((report, i) => {
       const message = messages.get(report.messageId);
       if (!message) return []; // erased, or past retention
       const copy = copyReported(message, report);
       if (copy !== undefined) {
-        if (report.class === 'hard') copies.push(copyBlock(message, copy, report));
+        aboutCopies.push({ message, copy, report });
         return [];
       }
       const address = `${message.projectId}\n${message.email}`;
@@ -107,7 +98,6 @@ export class Feedback {
     // Suppressed before the messages show bounced: a client that sees one bounced and sends again is suppressed.
     const hard = run.filter((r) => r.hard);
     await suppressionList.block([
-      ...copies,
       ...hard.map(({ message, at }) => ({
         projectId: message.projectId,
         email: message.email,
@@ -154,7 +144,30 @@ export class Feedback {
           messageId: message._id,
         })),
     );
+    // Few, and each a copy's own entry: one at a time per message (see Timeline.recordCopyReport).
+    await Promise.all(aboutCopies.map(({ message, copy, report }) => this.copyBounce(message, copy, report)));
     return left.sort((a, b) => a - b);
+  }
+
+  /**
+   * A copy's bounce, with the effects a recipient's has on its address: a hard bounce suppresses
+   * it; a soft bounce counts once per message (its copy report is one per copy and kind) toward
+   * the address's SOFT_BOUNCE_LIMIT, the same count a message to it as recipient adds to.
+   */
+  private async copyBounce(message: MessageDoc, copy: { email: string; kind: CopyKind }, report: FeedbackBounceEvent): Promise<void> {
+    const { timeline, suppressions, suppressionList, softBounceLimit } = this.deps;
+    const at = new Date(report.at);
+    const reason = bounceReason(report);
+    const blocked = { projectId: message.projectId, email: copy.email, at, messageId: message._id };
+    if (report.class === 'hard') {
+      // Suppressed before the message shows it, as a recipient's hard bounce is.
+      await suppressionList.block([{ ...blocked, reason: 'hard_bounce' }]);
+      await timeline.recordCopyReport(message, copy, 'bounced', at, reason);
+      return;
+    }
+    if (!(await timeline.recordCopyReport(message, copy, 'soft_bounced', at, reason))) return;
+    const count = await suppressions.countSoftBounce(message.projectId, copy.email, at);
+    if (count >= softBounceLimit) await suppressionList.block([{ ...blocked, reason: 'soft_bounce_limit' }]);
   }
 
   /** One report, one step at a time: what the batch path leaves. */
@@ -163,10 +176,7 @@ export class Feedback {
     if (!message) return; // erased, or past retention
     const { timeline, suppressions, suppressionList, lists, rollups, softBounceLimit } = this.deps;
     const copy = copyReported(message, report);
-    if (copy !== undefined) {
-      if (report.class === 'hard') await suppressionList.block([copyBlock(message, copy, report)]);
-      return;
-    }
+    if (copy !== undefined) return this.copyBounce(message, copy, report);
     const at = new Date(report.at);
     const reason = bounceReason(report);
     const blocked = { projectId: message.projectId, email: message.email, at, messageId: message._id };
@@ -189,14 +199,15 @@ export class Feedback {
     if (!message) return;
     const at = new Date(report.at);
     const copy = copyReported(message, report);
+    const reason = `${report.feedbackType} report${report.userAgent ? ` from ${report.userAgent}` : ''}`;
     // A copy's complaint is its own: its address is suppressed, and the message's recipient is not.
     if (copy !== undefined) {
       await this.deps.suppressionList.block([
-        { projectId: message.projectId, email: copy, reason: 'complaint', at, messageId: message._id },
+        { projectId: message.projectId, email: copy.email, reason: 'complaint', at, messageId: message._id },
       ]);
+      await this.deps.timeline.recordCopyReport(message, copy, 'complained', at, reason);
       return;
     }
-    const reason = `${report.feedbackType} report${report.userAgent ? ` from ${report.userAgent}` : ''}`;
     // Suppressed before the timeline shows it, as a hard bounce is. A test message reached no one:
     // nothing about it may refuse the client's real mail (see delivery/simulated-relay.ts).
     if (!message.test)

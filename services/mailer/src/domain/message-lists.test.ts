@@ -15,6 +15,7 @@ describe('the test log (listOwner)', () => {
     expect(isProjectList(listNames.status(owner, 'bounced'))).toBe(false);
     expect(isPersonList(listNames.recipient(owner, 'a@example.org'))).toBe(true);
     expect(isPersonList(listNames.user(owner, 'u-1'))).toBe(true);
+    expect(isPersonList(listNames.copy(owner, 'a@example.org'))).toBe(true);
     expect(isPersonList(listNames.emailKey(owner, 'welcome'))).toBe(false);
   });
 
@@ -24,5 +25,16 @@ describe('the test log (listOwner)', () => {
       listNames.user(listOwner('p1', true), 'u-1'),
     ]);
     expect(personListsOf({ projectId: 'p1', email: 'a@example.org', userId: null })).toEqual([listNames.recipient('p1', 'a@example.org')]);
+  });
+
+  it("lists a message under each address it was copied to, apart from the recipient's list, and keeps no address in the names", () => {
+    const lists = personListsOf({ projectId: 'p1', email: 'a@example.org', userId: null, cc: ['c@example.org'], bcc: ['b@example.org'] });
+    expect(lists).toEqual([
+      listNames.recipient('p1', 'a@example.org'),
+      listNames.copy('p1', 'c@example.org'),
+      listNames.copy('p1', 'b@example.org'),
+    ]);
+    expect(listNames.copy('p1', 'c@example.org')).not.toBe(listNames.recipient('p1', 'c@example.org'));
+    expect(lists.join(' ')).not.toContain('example.org');
   });
 });

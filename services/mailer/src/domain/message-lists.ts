@@ -25,6 +25,8 @@ export const listNames = {
   project: (projectId: string): string => `p:${projectId}`,
   recipient: (projectId: string, email: string): string => `p:${projectId}:r:${hashed(projectId, 'email', email)}`,
   user: (projectId: string, userId: string): string => `p:${projectId}:u:${hashed(projectId, 'user', userId)}`,
+  /** The messages an address was copied on (cc or bcc): what an erasure of that address redacts it in. */
+  copy: (projectId: string, email: string): string => `p:${projectId}:c:${hashed(projectId, 'copy', email)}`,
   emailKey: (projectId: string, emailKey: string): string => `p:${projectId}:k:${hashed(projectId, 'key', emailKey)}`,
   status: (projectId: string, status: MessageStatus): string => `p:${projectId}:s:${status}`,
   tag: (projectId: string, tag: string): string => `p:${projectId}:t:${hashed(projectId, 'tag', tag)}`,
@@ -46,11 +48,15 @@ export const isProjectList = (list: string): boolean => /^p:[^:]+$/.test(list);
 /** True for a project's list of the messages whose attachments were stored. */
 export const isAttachmentList = (list: string): boolean => /^p:[^:]+:a$/.test(list);
 
-/** True for a recipient's or a user's list: one per person, trimmed through the messages retention deletes. */
-export const isPersonList = (list: string): boolean => /^p:[^:]+:[ru]:/.test(list);
+/** True for a recipient's, a user's or a copied address's list: one per person, trimmed through the messages retention deletes. */
+export const isPersonList = (list: string): boolean => /^p:[^:]+:[ruc]:/.test(list);
 
-/** The recipient's and the user's lists a message is in. */
-export const personListsOf = (message: Pick<MessageDoc, 'projectId' | 'email' | 'userId' | 'test'>): string[] => {
+/** The recipient's and the user's lists a message is in, and those of the addresses it was copied to. */
+export const personListsOf = (message: Pick<MessageDoc, 'projectId' | 'email' | 'userId' | 'test' | 'cc' | 'bcc'>): string[] => {
   const owner = listOwner(message.projectId, message.test);
-  return [listNames.recipient(owner, message.email), ...(message.userId !== null ? [listNames.user(owner, message.userId)] : [])];
+  return [
+    listNames.recipient(owner, message.email),
+    ...(message.userId !== null ? [listNames.user(owner, message.userId)] : []),
+    ...[...(message.cc ?? []), ...(message.bcc ?? [])].map((email) => listNames.copy(owner, email)),
+  ];
 };

@@ -1,4 +1,4 @@
-import type { AttachmentRef, DroppedCopy, Message, TimelineEventName } from '@postbus/contracts';
+import type { AttachmentRef, CopyKind, CopyReportEvent, DeliveredCopy, DroppedCopy, Message, TimelineEventName } from '@postbus/contracts';
 
 /** One triggered email as accepted: written once, never updated (updates scan on FerretDB). */
 export interface MessageDoc {
@@ -29,13 +29,29 @@ export interface MessageDoc {
   bcc?: string[];
 }
 
-/** One entry of a message's timeline after `queued` (which the message itself stands for). */
+/**
+ * The event of an entry about one of the message's copies (a report about a cc or bcc address),
+ * named apart from the timeline's own: no status, count or webhook ever takes it for the recipient's.
+ */
+export type CopyEntryEvent = `copy_${CopyReportEvent}`;
+
+export const copyEntryEvent = (event: CopyReportEvent): CopyEntryEvent => `copy_${event}`;
+
+/** Whether an entry is about one of the message's copies (see CopyEntryEvent), not part of its timeline. */
+export const isCopyEntry = (
+  e: Pick<EventDoc, 'event'>,
+): e is EventDoc & { event: CopyEntryEvent; copy: { email: string; kind: CopyKind } } => e.event.startsWith('copy_');
+
+/**
+ * One entry of a message's timeline after `queued` (which the message itself stands for), or an
+ * entry about one of its copies, kept in the same numbering (see CopyEntryEvent).
+ */
 export interface EventDoc {
   /** `<messageId>:<attempt + 1>` for delivery (a replay inserts nothing), `<messageId>:e<n>` for engagement. */
   _id: string;
   messageId: string;
   projectId: string;
-  event: TimelineEventName;
+  event: TimelineEventName | CopyEntryEvent;
   sequence: number;
   at: Date;
   smtp?: { code: number; response: string };
@@ -47,6 +63,10 @@ export interface EventDoc {
   key?: string;
   /** Delivery: the message's cc and bcc addresses this attempt did not send to. */
   droppedCopies?: DroppedCopy[];
+  /** Delivery: the message's cc and bcc addresses the relay took in this attempt (whatever it said of the recipient). */
+  deliveredCopies?: DeliveredCopy[];
+  /** A copy's entry: the cc or bcc address the report was about. */
+  copy?: { email: string; kind: CopyKind };
   /** Engagement: how many times it happened (the first open, one link, the unsubscribe); only the first is an event. */
   count?: number;
 }

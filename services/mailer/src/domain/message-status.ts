@@ -1,4 +1,4 @@
-import { MESSAGE_STATUSES, TERMINAL_STATUSES, type MessageStatus, type TimelineEventName } from '@postbus/contracts';
+import { MESSAGE_STATUSES, TERMINAL_STATUSES, type MessageStatus } from '@postbus/contracts';
 import type { EventDoc } from './message-records';
 
 const TERMINAL = new Set<string>(TERMINAL_STATUSES);
@@ -15,4 +15,4 @@ export function statusOf(events: EventDoc[], first: MessageStatus = 'queued'): M
 export const isFinished = (events: EventDoc[]): boolean => TERMINAL.has(statusOf(events));
 
 /** Whether a delivery event ends the message's delivery (no attempt follows it). */
-export const isTerminal = (event: TimelineEventName): boolean => TERMINAL.has(event);
+export const isTerminal = (event: string): boolean => TERMINAL.has(event);

@@ -1,12 +1,12 @@
-import type { Message } from '@postbus/contracts';
+import type { CopyReportEvent, DeliveredCopy, Message, TimelineEventName } from '@postbus/contracts';
 import { statusOf } from './message-status';
-import type { EventDoc, MessageDoc, SummaryDoc } from './message-records';
+import { isCopyEntry, type EventDoc, type MessageDoc, type SummaryDoc } from './message-records';
 
 /** The status a message starts in: `scheduled` for a send with a send_at, else `queued`. */
 export const firstStatus = (message: MessageDoc): 'queued' | 'scheduled' => (message.sendAt ? 'scheduled' : 'queued');
 
 /** `queued` (or `scheduled`) is the message itself: sequence 1, at acceptance. */
-export const queuedEntry = (message: MessageDoc): EventDoc => ({
+export const queuedEntry = (message: MessageDoc): EventDoc & { event: TimelineEventName } => ({
   _id: `${message._id}:1`,
   messageId: message._id,
   projectId: message.projectId,
@@ -24,11 +24,42 @@ const droppedCopiesOf = (events: EventDoc[]): Pick<Message, 'dropped_copies'> =>
   return dropped?.length ? { dropped_copies: dropped } : {};
 };
 
+/** The copies the relay took, over every attempt (an attempt after one that took some goes without them). */
+const deliveredCopiesOf = (events: EventDoc[]): Pick<Message, 'delivered_copies'> => {
+  const delivered = new Map<string, DeliveredCopy>();
+  for (const e of events) for (const c of e.deliveredCopies ?? []) delivered.set(`${c.kind}:${c.email}`, c);
+  return delivered.size > 0 ? { delivered_copies: [...delivered.values()] } : {};
+};
+
+/** What the copies' mail systems reported after sending, in the order the entries were made. */
+const copyReportsOf = (entries: EventDoc[]): Pick<Message, 'copy_reports'> =>
+  entries.length > 0
+    ? {
+        copy_reports: entries.flatMap((e) =>
+          e.copy
+            ? [
+                {
+                  email: e.copy.email,
+                  kind: e.copy.kind,
+                  event: e.event.slice('copy_'.length) as CopyReportEvent,
+                  at: e.at.toISOString(),
+                  ...(e.reason ? { reason: e.reason } : {}),
+                  ...(e.count ? { count: e.count } : {}),
+                },
+              ]
+            : [],
+        ),
+      }
+    : {};
+
 /**
  * A message as clients read it: the message as accepted, its timeline after `queued` (delivery
- * attempts and engagement, in sequence order) and what they add up to.
+ * attempts and engagement, in sequence order) and what they add up to. Entries about its copies
+ * are read apart (`copy_reports`): the status and the timeline are the recipient's.
  */
-export function messageView(message: MessageDoc, events: EventDoc[]): Message {
+export function messageView(message: MessageDoc, entries: EventDoc[]): Message {
+  const events = entries.filter((e): e is EventDoc & { event: TimelineEventName } => !isCopyEntry(e));
+  const copyEntries = entries.filter(isCopyEntry);
   const timeline = [queuedEntry(message), ...events];
   const last = timeline[timeline.length - 1]!;
   return {
@@ -56,6 +87,8 @@ export function messageView(message: MessageDoc, events: EventDoc[]): Message {
     ...(message.cc ? { cc: message.cc } : {}),
     ...(message.bcc ? { bcc: message.bcc } : {}),
     ...droppedCopiesOf(events),
+    ...deliveredCopiesOf(events),
+    ...copyReportsOf(copyEntries),
     created_at: message.createdAt.toISOString(),
     updated_at: last.at.toISOString(),
     timeline: timeline.map((e) => ({

@@ -51,7 +51,7 @@ export class RetryWorker {
       due.map(async ({ messageId, attempt }) => {
         const message = messages.get(messageId);
         if (!message || isFinished(timelines.get(messageId) ?? [])) return retries.done(messageId);
-        const outcome = await deliverer.deliver(message, reasons.get(messageId), attempt);
+        const outcome = await deliverer.deliver(message, reasons.get(messageId), attempt, timelines.get(messageId) ?? []);
         const recorded = await timeline.recordAttempt(message, attempt, outcome);
         await simulateFeedback(message, recorded, timelines.get(messageId) ?? [], timeline);
         if (recorded.event !== 'deferred') await retries.done(messageId);

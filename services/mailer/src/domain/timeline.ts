@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Publisher } from '@postbus/bus';
-import { Topics, type MessageEvent, type TimelineEventName } from '@postbus/contracts';
+import { Topics, type CopyKind, type CopyReportEvent, type MessageEvent, type TimelineEventName } from '@postbus/contracts';
 import { GroupCommit } from '@postbus/db/group-commit';
 import { inParallel } from '@postbus/db/in-parallel';
 import { KeyedSerializer } from '@postbus/db/keyed-serializer';
@@ -9,7 +9,15 @@ import { queuedEntry, summaryOf } from './message-view';
 import { contentDoc } from './message-content';
 import { deliveryEventId, engagementEventId } from './message-ids';
 import { isTerminal } from './message-status';
-import type { ContentDoc, EventDoc, MessageDoc, SummaryDoc } from './message-records';
+import {
+  copyEntryEvent,
+  isCopyEntry,
+  type ContentDoc,
+  type CopyEntryEvent,
+  type EventDoc,
+  type MessageDoc,
+  type SummaryDoc,
+} from './message-records';
 import type { MessageStore } from '../model/message.repository';
 import type { RetryQueue } from '../model/retry.repository';
 
@@ -29,6 +37,8 @@ export interface EntryDetails {
   url?: string;
   /** A bounce or complaint reported after sending: what the report said. */
   reason?: string;
+  /** A report about one of the message's copies: which (see CopyEntryEvent). */
+  copy?: { email: string; kind: CopyKind };
 }
 
 /** What is kept beside an attempt's outcome, once the outcome is stored. */
@@ -102,6 +112,7 @@ export class Timeline {
       ...(exhausted ? { reason: `retries exhausted after ${attempt} attempts` } : outcome.reason ? { reason: outcome.reason } : {}),
       ...(outcome.subject ? { subject: outcome.subject } : {}),
       ...(outcome.droppedCopies?.length ? { droppedCopies: outcome.droppedCopies } : {}),
+      ...(outcome.deliveredCopies?.length ? { deliveredCopies: outcome.deliveredCopies } : {}),
     };
     if (event === 'deferred')
       await this.retries.schedule(message._id, attempt + 1, new Date(Date.now() + retryDelayMs(this.policy, attempt)));
@@ -124,12 +135,35 @@ export class Timeline {
    * that entry, so a timeline stays as short as the email's distinct links. True when the entry is
    * new (it was emitted).
    */
-  recordEngagement(message: MessageDoc, event: TimelineEventName, at: Date, details: EntryDetails = {}): Promise<boolean> {
+  recordEngagement(message: MessageDoc, event: TimelineEventName, at: Date, details: Omit<EntryDetails, 'copy'> = {}): Promise<boolean> {
     return this.perMessage.run(message._id, () => this.addEngagement(message, event, at, details));
   }
 
-  private async addEngagement(message: MessageDoc, event: TimelineEventName, at: Date, details: EntryDetails): Promise<boolean> {
-    const key = engagementKey(event, details.url);
+  /**
+   * Adds what a copy's mail system reported after sending: an entry in the message's numbering,
+   * one per copy and kind (a repeat is counted on it), read back as the message's `copy_reports`.
+   * It is not a timeline entry and emits nothing: the status, timeline and webhooks are the
+   * recipient's. True when the entry is new.
+   */
+  recordCopyReport(
+    message: MessageDoc,
+    copy: { email: string; kind: CopyKind },
+    event: CopyReportEvent,
+    at: Date,
+    reason?: string,
+  ): Promise<boolean> {
+    return this.perMessage.run(message._id, () =>
+      this.addEngagement(message, copyEntryEvent(event), at, { copy, ...(reason !== undefined ? { reason } : {}) }),
+    );
+  }
+
+  private async addEngagement(
+    message: MessageDoc,
+    event: TimelineEventName | CopyEntryEvent,
+    at: Date,
+    details: EntryDetails,
+  ): Promise<boolean> {
+    const key = entryKey(event, details);
     const timeline = await this.store.timeline(message._id);
     const same = timeline.find((e) => e.key === key);
     if (same) {
@@ -143,7 +177,7 @@ export class Timeline {
       const doc = nextEntry(message, timeline, event, at, details, skipped);
       if (!(await this.engagements.add(doc))) {
         await this.summarise(message);
-        await this.emit(message, [doc]);
+        if (!isCopyEntry(doc)) await this.emit(message, [doc]);
         return true;
       }
       const taken = (await this.store.timeline(message._id)).find((e) => e._id === doc._id);
@@ -164,7 +198,7 @@ export class Timeline {
    */
   async recordEngagements(entries: NewEntry[]): Promise<boolean[]> {
     const docs = entries.map(({ message, timeline, event, at, details }) =>
-      timeline.some((e) => e.key === engagementKey(event, details?.url)) ? null : nextEntry(message, timeline, event, at, details),
+      timeline.some((e) => e.key === entryKey(event, details ?? {})) ? null : nextEntry(message, timeline, event, at, details),
     );
     const fresh = docs.filter((d): d is EventDoc => d !== null);
     const taken = await this.store.appendNew(fresh);
@@ -219,7 +253,7 @@ export class Timeline {
 
   private async emit(message: MessageDoc, entries: EventDoc[]): Promise<void> {
     await Promise.all(
-      entries.map((e) =>
+      entries.filter(isTimelineEntry).map((e) =>
         // Every message.* type carries the same MessageEvent.
         this.publisher.publish(Topics.EmailEvents, `message.${e.event}` as 'message.sent', message._id, toMessageEvent(message, e), {
           id: `${message._id}:${e.sequence}`,
@@ -245,11 +279,12 @@ export interface NewEntry {
 function nextEntry(
   message: MessageDoc,
   timeline: EventDoc[],
-  event: TimelineEventName,
+  event: TimelineEventName | CopyEntryEvent,
   at: Date,
-  { url, reason }: EntryDetails = {},
+  details: EntryDetails = {},
   skipped = 0,
 ): EventDoc {
+  const { url, reason, copy } = details;
   let last = 1;
   let n = 1;
   for (const e of timeline) {
@@ -263,25 +298,30 @@ function nextEntry(
     messageId: message._id,
     projectId: message.projectId,
     event,
-    key: engagementKey(event, url),
+    key: entryKey(event, details),
     sequence: last + 1,
     at,
     count: 1,
     ...(url ? { url } : {}),
     ...(reason ? { reason } : {}),
+    ...(copy ? { copy } : {}),
   };
 }
 
+const shortHash = (value: string): string => createHash('sha256').update(value).digest('base64url').slice(0, 22);
+
+/** What is counted once: an open, an unsubscribe, a click of one link, one kind of report about one copy. */
+const entryKey = (event: TimelineEventName | CopyEntryEvent, { url, copy }: Pick<EntryDetails, 'url' | 'copy'>): string =>
+  copy ? `${event}:${shortHash(copy.email)}` : engagementKey(event as TimelineEventName, url);
+
+/** A timeline entry proper: not an entry about a copy (see CopyEntryEvent). */
+const isTimelineEntry = (e: EventDoc): e is EventDoc & { event: TimelineEventName } => !isCopyEntry(e);
+
 /** What is counted once: an open, an unsubscribe, a click of one link. */
 export const engagementKey = (event: TimelineEventName, url?: string): string =>
-  event === 'clicked'
-    ? `clicked:${createHash('sha256')
-        .update(url ?? '')
-        .digest('base64url')
-        .slice(0, 22)}`
-    : event;
+  event === 'clicked' ? `clicked:${shortHash(url ?? '')}` : event;
 
-const toMessageEvent = (message: MessageDoc, e: EventDoc): MessageEvent => ({
+const toMessageEvent = (message: MessageDoc, e: EventDoc & { event: TimelineEventName }): MessageEvent => ({
   messageId: message._id,
   projectId: message.projectId,
   emailKey: message.emailKey,

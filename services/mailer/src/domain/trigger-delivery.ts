@@ -110,7 +110,7 @@ export class TriggerDelivery {
     }
     if (await retries.pending(message._id)) return; // the retry worker has it
     const attempt = events.filter((e) => e.event === 'deferred').length + 1;
-    const outcome = await deliverer.deliver(message, await suppressions.reasonFor(message), attempt);
+    const outcome = await deliverer.deliver(message, await suppressions.reasonFor(message), attempt, events);
     await simulateFeedback(message, await timeline.recordAttempt(message, attempt, outcome), events, timeline);
   };
 

@@ -99,6 +99,9 @@ class HotWindow<V> {
   }
 }
 
+/** A driver filter on a string `_id` (the driver's types expect an ObjectId). */
+const byId = (id: string): Record<string, unknown> => ({ _id: id });
+
 const HOT_ENTRIES = 20_000;
 const HOT_TTL_MS = 30_000;
 
@@ -196,6 +199,28 @@ export class MessageStore {
   /** A message's rendered email, by its id alone; null when it was never rendered (or is gone). */
   async content(messageId: string): Promise<ContentDoc | null> {
     return this.Content.findById(messageId).lean<ContentDoc>().exec();
+  }
+
+  /**
+   * Writes stored messages anew, by `_id` (an erasure redacting an address copied on them): rare,
+   * unlike the inserts, and whole documents written as given (as the inserts are: mongoose's cast
+   * would drop the fields the schema does not name). This process's hot window forgets them;
+   * another instance's forgets them within HOT_TTL_MS.
+   */
+  async rewriteMessages(docs: MessageDoc[]): Promise<void> {
+    await Promise.all(docs.map((doc) => this.Message.collection.replaceOne(byId(doc._id), doc)));
+    for (const doc of docs) this.hotMessages.delete(doc._id);
+  }
+
+  /** Writes timeline entries anew, by `_id` (see rewriteMessages). */
+  async rewriteEvents(events: EventDoc[]): Promise<void> {
+    await Promise.all(events.map((e) => this.Event.collection.replaceOne(byId(e._id), e)));
+    for (const e of events) this.hotDeliveries.delete(e.messageId);
+  }
+
+  /** Whether a message has a summary (its delivery ended), by `_id`. */
+  async hasSummary(id: string): Promise<boolean> {
+    return (await this.Summary.exists({ _id: id }).exec()) !== null;
   }
 
   /** Counts one more occurrence of an engagement event (by its exact id: no scan). */

@@ -100,8 +100,12 @@ const message = (templateId: string, projectId: string, data: Record<string, unk
 describe('Deliverer: rendering', () => {
   const sent: Buffer[] = [];
   const envelopes: Array<{ to: string; copies: string[] }> = [];
-  /** Addresses the fake relay refuses at RCPT TO while it takes the others. */
-  const refusing = new Set(['gone@example.org']);
+  /** Addresses the fake relay refuses at RCPT TO while it takes the others (as nodemailer does: see test/smtp-relay.test.ts). */
+  const refusing = new Map([
+    ['gone@example.org', 550],
+    ['dead-recipient@example.org', 550],
+    ['busy-recipient@example.org', 451],
+  ]);
   const relay = {
     send: (_from: string, to: string, raw: Buffer, copies: string[] = []) => {
       sent.push(raw);
@@ -109,11 +113,18 @@ describe('Deliverer: rendering', () => {
       const refusedCopies = copies
         .filter((c) => refusing.has(c))
         .map((address) => ({ address, code: 550, response: '550 5.1.1 no such user' }));
+      const acceptedCopies = copies.filter((c) => !refusing.has(c));
+      const recipientCode = refusing.get(to);
       return Promise.resolve({
-        status: 'sent' as const,
-        code: 250,
-        response: '250 OK',
+        ...(recipientCode === undefined
+          ? { status: 'sent' as const, code: 250, response: '250 OK' }
+          : {
+              status: recipientCode >= 500 ? ('bounced' as const) : ('deferred' as const),
+              code: recipientCode,
+              response: `${recipientCode} no`,
+            }),
         ...(refusedCopies.length > 0 ? { refusedCopies } : {}),
+        ...(acceptedCopies.length > 0 ? { acceptedCopies } : {}),
       });
     },
   } as unknown as SmtpRelay;
@@ -246,10 +257,68 @@ describe('Deliverer: rendering', () => {
       { email: 'unsubscribed@example.org', kind: 'bcc', reason: 'unsubscribed' },
       { email: 'gone@example.org', kind: 'cc', reason: 'refused by the relay: 550 550 5.1.1 no such user' },
     ]);
+    expect(outcome.deliveredCopies).toEqual([
+      { email: 'bo@example.org', kind: 'cc' },
+      { email: 'archive@example.org', kind: 'bcc' },
+    ]);
     // A message without copies asks nothing more and says nothing of them.
     const plain = await deliverer.deliver(message('receipt', 'p-quiet', { order: 8 }), undefined);
     expect(plain.droppedCopies).toBeUndefined();
+    expect(plain.deliveredCopies).toBeUndefined();
     expect(envelopes[before + 1]).toEqual({ to: 'ann@example.org', copies: [] });
+  });
+
+  it('a recipient the relay refuses bounces the message, and the copies it took are named as delivered', async () => {
+    const outcome = await deliverer.deliver(
+      {
+        ...message('receipt', 'p-quiet', { order: 9 }),
+        email: 'dead-recipient@example.org',
+        cc: ['bo@example.org'],
+        bcc: ['archive@example.org'],
+      },
+      undefined,
+    );
+    expect(outcome.event).toBe('bounced');
+    expect(outcome.deliveredCopies).toEqual([
+      { email: 'bo@example.org', kind: 'cc' },
+      { email: 'archive@example.org', kind: 'bcc' },
+    ]);
+  });
+
+  it('a deferred recipient is tried again alone: the copies the relay took the first time are not sent twice, and the Cc header still names them', async () => {
+    const deferredOnce = {
+      ...message('receipt', 'p-quiet', { order: 10 }),
+      email: 'busy-recipient@example.org',
+      cc: ['bo@example.org'],
+      bcc: ['archive@example.org'],
+    };
+    const first = await deliverer.deliver(deferredOnce, undefined, 1);
+    expect(first.event).toBe('deferred');
+    expect(first.deliveredCopies).toHaveLength(2);
+    const before = sent.length;
+    const earlier = [
+      {
+        _id: 'x:2',
+        messageId: deferredOnce._id,
+        projectId: 'p-quiet',
+        event: 'deferred' as const,
+        sequence: 2,
+        at: new Date(),
+        attempt: 1,
+        deliveredCopies: first.deliveredCopies!,
+      },
+    ];
+    refusing.delete('busy-recipient@example.org');
+    try {
+      const second = await deliverer.deliver(deferredOnce, undefined, 2, earlier);
+      expect(second.event).toBe('sent');
+      expect(envelopes[before]).toEqual({ to: 'busy-recipient@example.org', copies: [] });
+      expect(second.deliveredCopies).toBeUndefined();
+      const mail = await simpleParser(sent[before]!);
+      expect(mail.cc).toMatchObject({ value: [{ address: 'bo@example.org' }] });
+    } finally {
+      refusing.set('busy-recipient@example.org', 451);
+    }
   });
 
   it("a run with one client's heavy messages: the others are sent, the heavy client's hold it no longer than the patience, and their retries wait their turn", async () => {

@@ -1,9 +1,16 @@
-import { returnPathDomainOf, type CatalogDomain, type CatalogEmail, type CatalogProject, type CatalogTemplate } from '@postbus/contracts';
-import type { CopyKind, DroppedCopy } from '@postbus/contracts';
+import {
+  ERASED_COPY_ADDRESS,
+  returnPathDomainOf,
+  type CatalogDomain,
+  type CatalogEmail,
+  type CatalogProject,
+  type CatalogTemplate,
+} from '@postbus/contracts';
+import type { CopyKind, DeliveredCopy, DroppedCopy } from '@postbus/contracts';
 import type { ReturnPathTokens, SecretBox, TrackingTokens } from '@postbus/crypto';
 import { TenantBusyError, type Rendered, type TemplateEngine } from '@postbus/templates';
 import type { CatalogProjection } from '../../model/catalog.repository';
-import type { MessageDoc } from '../message-records';
+import type { EventDoc, MessageDoc } from '../message-records';
 import type { RenderedContent } from '../message-content';
 import { isBlocking } from '../suppression-reasons';
 import { createHash } from 'node:crypto';
@@ -24,6 +31,8 @@ export interface Outcome {
   content?: RenderedContent;
   /** The message's cc and bcc addresses it was not sent to: suppressed, or refused by the relay. */
   droppedCopies?: DroppedCopy[];
+  /** The message's cc and bcc addresses the relay took, whatever it said of the recipient. */
+  deliveredCopies?: DeliveredCopy[];
 }
 
 export interface DelivererOptions {
@@ -102,9 +111,11 @@ export class Deliverer {
 
   /**
    * `suppression`: why the address gets no mail, when it is suppressed. `attempt`: which attempt
-   * this is (a test message's simulated outcome may depend on it).
+   * this is (a test message's simulated outcome may depend on it). `earlier`: the message's
+   * entries before this attempt; a copy an earlier attempt delivered is not sent again (the relay
+   * may have taken the copies while it deferred the recipient).
    */
-  async deliver(message: MessageDoc, suppression: string | undefined, attempt = 1): Promise<Outcome> {
+  async deliver(message: MessageDoc, suppression: string | undefined, attempt = 1, earlier: EventDoc[] = []): Promise<Outcome> {
     const resolved = await this.resolve(message);
     if (typeof resolved === 'string') return { event: 'failed', reason: resolved };
     const { project, email, template, domain, trackingDomain } = resolved;
@@ -167,20 +178,32 @@ export class Deliverer {
       host: new URL(publicBaseUrl).hostname,
     });
     // A copy goes to an address only as the recipient's own mail would: a suppressed one is dropped, the others still get it.
+    // An erased person's address is gone from the copies (a message scheduled, or retried, past the erasure).
     const copies: Array<{ email: string; kind: CopyKind }> = [
       ...(message.cc ?? []).map((address) => ({ email: address, kind: 'cc' as const })),
       ...(message.bcc ?? []).map((address) => ({ email: address, kind: 'bcc' as const })),
-    ];
-    const addresses = copies.map((c) => c.email);
-    const copyReasons = copies.length > 0 ? await this.options.suppressionsOf(message.projectId, addresses) : [];
-    const dropped: DroppedCopy[] = copies.flatMap((c, i) => (suppressed(copyReasons[i]) ? [{ ...c, reason: copyReasons[i] }] : []));
-    const kept = copies.filter((_, i) => !suppressed(copyReasons[i]));
+    ].filter((c) => c.email !== ERASED_COPY_ADDRESS);
+    const copyKey = (c: { email: string; kind: CopyKind }) => `${c.kind}:${c.email}`;
+    const sentBefore = new Set(earlier.flatMap((e) => (e.deliveredCopies ?? []).map(copyKey)));
+    const pending = copies.filter((c) => !sentBefore.has(copyKey(c)));
+    const copyReasons =
+      pending.length > 0
+        ? await this.options.suppressionsOf(
+            message.projectId,
+            pending.map((c) => c.email),
+          )
+        : [];
+    const dropped: DroppedCopy[] = pending.flatMap((c, i) => (suppressed(copyReasons[i]) ? [{ ...c, reason: copyReasons[i] }] : []));
+    const kept = pending.filter((_, i) => !suppressed(copyReasons[i]));
+    const droppedKeys = new Set(dropped.map(copyKey));
+    // The mail is the same at every attempt: its Cc header names the copies sent before too.
+    const ccHeader = copies.filter((c) => c.kind === 'cc' && !droppedKeys.has(copyKey(c))).map((c) => c.email);
     const raw = await compose({
       messageId: message._id,
       senderDomain: domain.domain,
       from: { name: email.fromName ?? project.fromName, address: fromAddress },
       to: message.email,
-      ...(kept.some((c) => c.kind === 'cc') ? { cc: kept.flatMap((c) => (c.kind === 'cc' ? [c.email] : [])) } : {}),
+      ...(ccHeader.length > 0 ? { cc: ccHeader } : {}),
       // The send's own reply-to wins over the email's, which wins over the project's.
       replyTo: message.replyTo ?? email.replyTo ?? project.replyTo,
       ...(message.headers ? { headers: message.headers } : {}),
@@ -209,17 +232,20 @@ export class Deliverer {
           signed,
           kept.map((c) => c.email),
         );
-    const refused = new Map((result.status === 'sent' ? (result.refusedCopies ?? []) : []).map((r) => [r.address, r]));
+    const refused = new Map((result.refusedCopies ?? []).map((r) => [r.address, r]));
     for (const c of kept) {
       const r = refused.get(c.email);
       if (r) dropped.push({ ...c, reason: `refused by the relay: ${r.code} ${r.response}`.slice(0, 500) });
     }
+    const accepted = new Set(result.acceptedCopies ?? []);
+    const delivered: DeliveredCopy[] = kept.filter((c) => accepted.has(c.email));
     return {
       event: result.status,
       smtp: { code: result.code, response: result.response },
       subject: rendered.subject,
       content: { subject: rendered.subject, html: rendered.html, text: rendered.text },
       ...(dropped.length > 0 ? { droppedCopies: dropped } : {}),
+      ...(delivered.length > 0 ? { deliveredCopies: delivered } : {}),
     };
   }
 
