@@ -20,6 +20,7 @@ import { MessageStore } from '../src/model/message.repository';
 import type { MessageDoc } from '../src/domain/message-records';
 import { RetryQueue } from '../src/model/retry.repository';
 import { StatusRollups } from '../src/model/rollup.repository';
+import { ScheduleQueue } from '../src/model/schedule.repository';
 import { Suppressions } from '../src/model/suppression.repository';
 import { MessageRetention } from '../src/domain/message-retention';
 import { Timeline } from '../src/domain/timeline';
@@ -201,10 +202,13 @@ describe("a message's rendered email", () => {
     const aged = '0000000000000000000000f6';
     const old = await send(message('old@example.org', new Date(Date.now() - 50 * 86_400_000), aged), rendered('Old'));
     const fresh = await send(message('fresh@example.org', new Date(), aged), rendered('Fresh'));
+    const schedule = new ScheduleQueue(db);
+    await schedule.init();
     const retention = new MessageRetention({
       store,
       lists,
       attachments: new AttachmentStore(db),
+      schedule,
       logger,
       retentionDays: 45,
       intervalMs: 3_600_000,
@@ -217,8 +221,9 @@ describe("a message's rendered email", () => {
   it("goes with the person's messages when they are erased, and another person's stays", async () => {
     const suppressions = new Suppressions(db, (email) => `hash of ${email}`);
     const done = new ErasuresDone(db);
-    await Promise.all([suppressions.init(), done.init()]);
-    const erasure = new MailerErasure({ store, lists, suppressions, retries, done, attachments: new AttachmentStore(db) });
+    const schedule = new ScheduleQueue(db);
+    await Promise.all([suppressions.init(), done.init(), schedule.init()]);
+    const erasure = new MailerErasure({ store, lists, suppressions, retries, schedule, done, attachments: new AttachmentStore(db) });
     const eve = await send(message('eve@example.org'), rendered('Eve'));
     const dan = await send(message('dan@example.org'), rendered('Dan'));
     const result = await erasure.erase({

@@ -1,5 +1,5 @@
 import type { Message } from '@postbus/contracts';
-import { every, type Repeating } from '@postbus/http/every';
+import { every, RUN_AGAIN_NOW, type Repeating } from '@postbus/http/every';
 import type { Logger } from '@postbus/logger';
 import { isFinished } from './message-status';
 import type { MessageDoc } from './message-records';
@@ -104,24 +104,30 @@ export class ScheduleWorker {
     await this.loop?.stop();
   }
 
-  /** One poll: the messages due now, claimed, decided and sent (what each run of `start`'s loop does). */
-  async runDue(): Promise<void> {
+  /**
+   * One poll: the messages due now, claimed, decided and sent (what each run of `start`'s loop
+   * does). A full batch may have left more due behind it: the loop then polls again at once.
+   */
+  async runDue(): Promise<typeof RUN_AGAIN_NOW | undefined> {
     const { queue, store, timeline, deliver, leaseMs } = this.deps;
     const ids = await queue.claimDue(CLAIM_BATCH, leaseMs);
-    if (ids.length === 0) return;
+    if (ids.length === 0) return undefined;
     const messages = await store.messagesById(ids);
+    const found = ids.filter((id) => messages.has(id));
+    // A decision made before (by a claimer that died, or a cancel) stands; `send` again resumes the delivery.
+    const decisions = await queue.decideMany(found, 'send');
+    const decided = new Map(found.map((id, i) => [id, decisions[i]!.decision]));
     await Promise.all(
       ids.map(async (id) => {
         const message = messages.get(id);
         if (message) {
-          // A decision made before (by a claimer that died, or a cancel) stands; `send` again resumes the delivery.
-          const { decision } = await queue.decide(id, 'send');
-          if (decision === 'cancel') await timeline.recordCanceled(message);
+          if (decided.get(id) === 'cancel') await timeline.recordCanceled(message);
           else await deliver(message);
         }
         // Gone (erased): nothing is to be sent.
         await queue.done(id);
       }),
     );
+    return ids.length === CLAIM_BATCH ? RUN_AGAIN_NOW : undefined;
   }
 }
