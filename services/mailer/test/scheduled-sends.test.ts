@@ -80,7 +80,7 @@ describe('scheduled sends over one database', () => {
   }
 
   const scheduledMessage = (sendAt: Date): MessageDoc => ({
-    ...acceptedMessage({ id: `msg_${(++n).toString(16).padStart(32, 'a')}`, projectId: project, email: `r${n}@example.org` }),
+    ...acceptedMessage({ id: `msg_${(++n).toString(16).padStart(32, '0')}`, projectId: project, email: `r${n}@example.org` }),
     sendAt,
   });
 
@@ -311,7 +311,7 @@ describe('scheduled sends over one database', () => {
       const late = await cancel(due._id);
       expect(late.status).toBe(409);
       expect((await cancel('msg_nothing')).status).toBe(404);
-      const plain = acceptedMessage({ id: `msg_${(++n).toString(16).padStart(32, 'b')}`, projectId: project, email: 'p@example.org' });
+      const plain = acceptedMessage({ id: `msg_${(++n).toString(16).padStart(32, 'f')}`, projectId: project, email: 'p@example.org' });
       await a.delivery.one(plain);
       expect((await cancel(plain._id)).status).toBe(409);
     });
