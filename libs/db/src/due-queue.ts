@@ -57,7 +57,10 @@ export class DueQueue<P extends Record<string, unknown>> {
     );
     schema.index({ dueAt: 1 });
     this.Due = connection.model<DueDoc>(`Due:${collection}`, schema);
-    const claimSchema = new Schema<ClaimDoc>({ _id: String, at: Date, until: Date }, { collection: `${collection}_claims`, versionKey: false });
+    const claimSchema = new Schema<ClaimDoc>(
+      { _id: String, at: Date, until: Date },
+      { collection: `${collection}_claims`, versionKey: false },
+    );
     this.Claim = connection.model<ClaimDoc>(`Claim:${collection}`, claimSchema);
     this.removals = new GroupCommit(async (ids) => {
       await deleteByIds(this.Due, ids);

@@ -135,7 +135,7 @@ export class ScheduleWorker {
     const batch = await this.claimBatch();
     if (!batch) return undefined;
     const sending: Promise<void> = this.send(batch)
-      .catch((error: unknown) => this.deps.logger.warn('sending scheduled messages failed', { error }))
+      .catch((error: unknown) => void this.deps.logger.warn('sending scheduled messages failed', { error }))
       .finally(() => this.sending.delete(sending));
     this.sending.add(sending);
     return batch.ids.length === CLAIM_BATCH ? RUN_AGAIN_NOW : undefined;
