@@ -1,6 +1,6 @@
 import { Schema, type Connection } from 'mongoose';
-import { deleteByIds } from './by-ids';
-import { insertNew, isDuplicateKeyError } from './duplicate-key';
+import { deleteByIds, findByIds } from './by-ids';
+import { insertNew } from './duplicate-key';
 import { GroupCommit } from './group-commit';
 
 interface DueDoc {
@@ -17,6 +17,15 @@ interface ClaimDoc {
   until?: Date;
 }
 
+const claimKey = (item: DueDoc): string => `${item._id}@${item.dueAt.getTime()}`;
+
+/**
+ * FerretDB 1.24 (SQLite) never answers an `update` command of 100 statements or more, and stops
+ * answering anything else on that database (measured: 99 go in about 300 ms, 100 hang): a bulk
+ * update is sent in commands well under that.
+ */
+const MOVES_PER_UPDATE = 50;
+
 const CLAIM_RETENTION_MS = 60 * 60 * 1000;
 const PURGE_EVERY_MS = 5 * 60 * 1000;
 
@@ -31,7 +40,9 @@ export interface DueItem<P> {
  * collection: the unique `_id` makes exactly one instance win, even on FerretDB, whose
  * conditional updates are not atomic between connections. The winner moves the due time a lease
  * ahead, so an item whose claimer died is claimed again (under a new key) once the lease runs out;
- * so is one whose claimer died between its claim and that move (see releaseExpiredClaim).
+ * so is one whose claimer died between its claim and that move (see releaseExpiredClaims). A poll
+ * claims its whole batch at once (one unordered insert of the keys, bulk updates of the winners
+ * of MOVES_PER_UPDATE each), so hundreds of items due in the same second cost a few round trips, not hundreds.
  */
 export class DueQueue<P extends Record<string, unknown>> {
   private readonly Due;
@@ -46,7 +57,10 @@ export class DueQueue<P extends Record<string, unknown>> {
     );
     schema.index({ dueAt: 1 });
     this.Due = connection.model<DueDoc>(`Due:${collection}`, schema);
-    const claimSchema = new Schema<ClaimDoc>({ _id: String, at: Date }, { collection: `${collection}_claims`, versionKey: false });
+    const claimSchema = new Schema<ClaimDoc>(
+      { _id: String, at: Date, until: Date },
+      { collection: `${collection}_claims`, versionKey: false },
+    );
     this.Claim = connection.model<ClaimDoc>(`Claim:${collection}`, claimSchema);
     this.removals = new GroupCommit(async (ids) => {
       await deleteByIds(this.Due, ids);
@@ -73,7 +87,12 @@ export class DueQueue<P extends Record<string, unknown>> {
     return (await this.Due.exists({ _id: id }).exec()) !== null;
   }
 
-  /** Claims up to `limit` due items for `leaseMs`, oldest first. */
+  /**
+   * Claims up to `limit` due items for `leaseMs`, oldest first, in a bounded number of round trips
+   * whatever the batch: one read of what is due, one unordered insert of all the claims, and bulk
+   * updates (one per MOVES_PER_UPDATE) moving the winners' due times (beside it, for items someone else claimed a lease
+   * or more ago, point reads of their claims and one bulk update releasing the expired ones).
+   */
   async claimDue(limit: number, leaseMs: number): Promise<Array<DueItem<P>>> {
     const now = new Date();
     const due = await this.Due.find({ dueAt: { $lte: now } })
@@ -81,46 +100,55 @@ export class DueQueue<P extends Record<string, unknown>> {
       .limit(limit)
       .lean<DueDoc[]>()
       .exec();
-    const claimed: Array<DueItem<P>> = [];
-    for (const item of due) if (await this.claim(item, now, leaseMs)) claimed.push({ id: item._id, payload: item.payload as P });
+    const until = new Date(now.getTime() + leaseMs);
+    const taken = await insertNew(
+      this.Claim,
+      due.map((item) => ({ _id: claimKey(item), at: now, until })),
+    );
+    const won = due.filter((_, i) => !taken.has(i));
+    const lost = due.filter((_, i) => taken.has(i));
+    // A lost item is another instance's, or was: a released one is claimed afresh at the next call.
+    await Promise.all([this.moveDueTimes(won.map((item) => ({ item, to: until }))), this.releaseExpiredClaims(lost, now, leaseMs)]);
     if (now.getTime() - this.lastPurge > PURGE_EVERY_MS) {
       this.lastPurge = now.getTime();
       await this.Claim.deleteMany({ at: { $lt: new Date(now.getTime() - CLAIM_RETENTION_MS) } }).exec();
     }
-    return claimed;
+    return won.map((item) => ({ id: item._id, payload: item.payload as P }));
   }
 
-  /** Takes one item at its due time for a lease, or leaves it to the instance that has it. */
-  private async claim(item: DueDoc, now: Date, leaseMs: number): Promise<boolean> {
-    const key = `${item._id}@${item.dueAt.getTime()}`;
-    const until = new Date(now.getTime() + leaseMs);
-    try {
-      await this.Claim.create({ _id: key, at: now, until });
-    } catch (error) {
-      if (!isDuplicateKeyError(error)) throw error;
-      await this.releaseExpiredClaim(item, key, now, leaseMs);
-      return false; // another instance has it, or had it: a released item is claimed afresh at the next call
+  /** Moves each item's due time, if it is still the one read, in bulk updates of at most MOVES_PER_UPDATE. */
+  private async moveDueTimes(moves: Array<{ item: DueDoc; to: Date }>): Promise<void> {
+    for (let start = 0; start < moves.length; start += MOVES_PER_UPDATE) {
+      await this.Due.bulkWrite(
+        moves.slice(start, start + MOVES_PER_UPDATE).map(({ item, to }) => ({
+          updateOne: { filter: { _id: item._id, dueAt: item.dueAt }, update: { $set: { dueAt: to } } },
+        })),
+        { ordered: false },
+      );
     }
-    await this.Due.updateOne({ _id: item._id, dueAt: item.dueAt }, { $set: { dueAt: until } }).exec();
-    return true;
   }
 
   /**
-   * An item still due at a time someone claimed: its claimer is between storing the claim and
+   * Items still due at a time someone claimed: their claimer is between storing the claim and
    * moving the due time, or it died there (a SIGKILL), and then the claim's key would stay taken
-   * and the item stuck until the claim is purged, an hour later. Once that claim's lease has run
+   * and the item stuck until the claim is purged, an hour later. Once such a claim's lease has run
    * out, the item is moved to where its claimer would have moved it: the same value whoever
    * writes it (several instances, or the claimer itself, late), so the update needs no atomicity,
    * and the next claim, under the new due time's key, is again one unique insert.
    */
-  private async releaseExpiredClaim(item: DueDoc, key: string, now: Date, leaseMs: number): Promise<void> {
+  private async releaseExpiredClaims(lost: DueDoc[], now: Date, leaseMs: number): Promise<void> {
     // A claim is made at or after its due time, so none has expired before a lease past it: most contention ends here, without a read.
-    if (now.getTime() < item.dueAt.getTime() + leaseMs) return;
-    const claim = await this.Claim.findById(key).lean<ClaimDoc>().exec();
-    if (!claim) return;
-    const until = claim.until ?? new Date(claim.at.getTime() + leaseMs);
-    if (until.getTime() > now.getTime()) return;
-    await this.Due.updateOne({ _id: item._id, dueAt: item.dueAt }, { $set: { dueAt: until } }).exec();
+    const overdue = lost.filter((item) => now.getTime() >= item.dueAt.getTime() + leaseMs);
+    if (overdue.length === 0) return;
+    // Point reads: the claims collection keeps an hour of claims, which a filter on many ids would scan.
+    const claims = new Map((await findByIds(this.Claim, overdue.map(claimKey))).map((claim) => [claim._id, claim]));
+    const moves = overdue.flatMap((item) => {
+      const claim = claims.get(claimKey(item));
+      if (!claim) return [];
+      const until = claim.until ?? new Date(claim.at.getTime() + leaseMs);
+      return until.getTime() > now.getTime() ? [] : [{ item, to: until }];
+    });
+    await this.moveDueTimes(moves);
   }
 
   /** When the earliest item is due, or undefined when there is none. */

@@ -1,4 +1,4 @@
-import { every, type Repeating } from './every';
+import { every, RUN_AGAIN_NOW, type Repeating } from './every';
 
 /** A promise the test settles by hand, standing for a run that takes as long as the test says. */
 function gate() {
@@ -72,6 +72,33 @@ describe('every', () => {
     expect(task).toHaveBeenCalledTimes(1);
     await jest.advanceTimersByTimeAsync(1);
     expect(task).toHaveBeenCalledTimes(2);
+  });
+
+  it('a run that resolves to RUN_AGAIN_NOW (a full batch) is followed at once, at either pace; the rest resumes after the last', async () => {
+    for (const pace of ['rest-between-runs', 'fixed-rate'] as const) {
+      let left = 3;
+      const task = jest.fn(() => Promise.resolve(--left > 0 ? RUN_AGAIN_NOW : undefined));
+      const repeating = every(1_000, task, { onError: jest.fn(), pace });
+
+      await jest.advanceTimersByTimeAsync(1_010);
+      expect(task).toHaveBeenCalledTimes(3);
+      await jest.advanceTimersByTimeAsync(900);
+      expect(task).toHaveBeenCalledTimes(3);
+      await jest.advanceTimersByTimeAsync(200);
+      expect(task).toHaveBeenCalledTimes(4);
+      await repeating.stop();
+    }
+  });
+
+  it('stop() also ends a loop that keeps finding more to do', async () => {
+    let runs = 0;
+    const task = jest.fn(() => {
+      if (++runs === 5) void repeating.stop();
+      return Promise.resolve(RUN_AGAIN_NOW);
+    });
+    const repeating = every(1_000, task, { onError: jest.fn(), pace: 'rest-between-runs' });
+    await jest.advanceTimersByTimeAsync(5_000);
+    expect(task).toHaveBeenCalledTimes(5);
   });
 
   it('stop() waits for the run under way to finish, and no run starts after it', async () => {

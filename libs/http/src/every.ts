@@ -18,6 +18,12 @@ export interface EveryOptions {
 }
 
 /**
+ * What a task resolves to when it left work it could do now (it took a full batch of what was
+ * due): the next run starts at once, at either pace, instead of after intervalMs.
+ */
+export const RUN_AGAIN_NOW = Symbol('run again now');
+
+/**
  * Runs `task` every `intervalMs` until `stop()`: never two runs of it at once, its failures handed
  * to `onError` instead of thrown into the timer. The timers never keep the process alive on their
  * own: a service is kept running by its servers and consumers, and stops its loops when it stops.
@@ -40,18 +46,26 @@ export function every(intervalMs: number, task: () => Promise<unknown> | void, o
     timeout.unref();
   };
 
+  const runAtOnce = () => {
+    timeout = setTimeout(run, 0);
+    timeout.unref();
+  };
+
   const run = () => {
     if (stopped || running) return;
+    let again = false;
     // Started from a resolved promise, so that a task throwing before its first await is reported too.
     running = Promise.resolve()
       .then(task)
       .then(
-        () => undefined,
+        (outcome) => void (again = outcome === RUN_AGAIN_NOW),
         (error: unknown) => options.onError(error),
       )
       .finally(() => {
         running = undefined;
-        if (pace === 'rest-between-runs' && !stopped) runAfter(intervalMs);
+        if (stopped) return;
+        if (again) runAtOnce();
+        else if (pace === 'rest-between-runs') runAfter(intervalMs);
       });
   };
 

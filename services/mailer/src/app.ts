@@ -93,7 +93,7 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     schedule.init(),
   ]);
   rollups.start();
-  const erasure = new MailerErasure({ store, lists, suppressions, retries, done: erasuresDone, attachments });
+  const erasure = new MailerErasure({ store, lists, suppressions, retries, schedule, done: erasuresDone, attachments });
 
   const metrics = createMetricsRegistry('mailer');
 
@@ -188,6 +188,7 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     store,
     lists,
     attachments,
+    schedule,
     logger,
     retentionDays: config.MESSAGE_RETENTION_DAYS,
     intervalMs: config.MESSAGE_RETENTION_INTERVAL_MS,

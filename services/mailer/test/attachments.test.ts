@@ -14,6 +14,7 @@ import { ErasuresDone } from '../src/model/erasure.repository';
 import { MessageLists } from '../src/model/message-list.repository';
 import { MessageStore } from '../src/model/message.repository';
 import { RetryQueue } from '../src/model/retry.repository';
+import { ScheduleQueue } from '../src/model/schedule.repository';
 import { Suppressions } from '../src/model/suppression.repository';
 import { acceptedMessage } from './accepted-message';
 
@@ -21,6 +22,15 @@ const logger = createLogger({ service: 'mailer-test', level: 'error' });
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 describe('attachments in the mailer', () => {
+  /** One schedule per connection: mongoose compiles its models once. */
+  let sharedSchedule: ScheduleQueue | undefined;
+  const scheduleQueue = async (): Promise<ScheduleQueue> => {
+    if (!sharedSchedule) {
+      sharedSchedule = new ScheduleQueue(db);
+      await sharedSchedule.init();
+    }
+    return sharedSchedule;
+  };
   let db: Connection;
   let attachments: AttachmentStore;
   let store: MessageStore;
@@ -123,8 +133,9 @@ describe('attachments in the mailer', () => {
     const suppressions = new Suppressions(db, (email) => `hash of ${email}`);
     const retries = new RetryQueue(db);
     const done = new ErasuresDone(db);
+    const schedule = await scheduleQueue();
     await Promise.all([suppressions.init(), retries.init(), done.init()]);
-    const erasure = new MailerErasure({ store, lists, suppressions, retries, done, attachments });
+    const erasure = new MailerErasure({ store, lists, suppressions, retries, schedule, done, attachments });
     const file = randomBytes(1000);
     const withFile = (id: string, email: string) => ({
       ...acceptedMessage({ id, projectId: 'p3', email }),
@@ -153,7 +164,8 @@ describe('attachments in the mailer', () => {
     await put('p4', 'msg_orphan', 0, file);
     await put('p4', 'msg_orphan', 1, file);
     await put('p4', 'msg_fresh', 0, file);
-    const retention = new MessageRetention({ store, lists, attachments, logger, retentionDays: 30, intervalMs: 3_600_000 });
+    const schedule = await scheduleQueue();
+    const retention = new MessageRetention({ store, lists, attachments, schedule, logger, retentionDays: 30, intervalMs: 3_600_000 });
     // Nothing is 30 days old yet.
     expect(await retention.purge()).toMatchObject({ attachmentChunks: 0 });
     expect(await attachments.read('msg_orphan', 1, file.length)).not.toBeNull();

@@ -8,6 +8,7 @@ import { listNames } from '../src/domain/message-lists';
 import { MessageStore } from '../src/model/message.repository';
 import type { MessageDoc } from '../src/domain/message-records';
 import { RetryQueue } from '../src/model/retry.repository';
+import { ScheduleQueue } from '../src/model/schedule.repository';
 import { ERASURE } from '../src/domain/suppression-reasons';
 import { messageView, summaryOf } from '../src/domain/message-view';
 import { ERASED_COPY_ADDRESS } from '@postbus/contracts';
@@ -42,8 +43,9 @@ describe('erasing a person from the mailer', () => {
     suppressions = new Suppressions(db, (email) => `hash of ${email}`);
     retries = new RetryQueue(db);
     const done = new ErasuresDone(db);
-    await Promise.all([store.init(), lists.init(), suppressions.init(), retries.init(), done.init()]);
-    erasure = new MailerErasure({ store, lists, suppressions, retries, done, attachments: new AttachmentStore(db) });
+    const schedule = new ScheduleQueue(db);
+    await Promise.all([store.init(), lists.init(), suppressions.init(), retries.init(), done.init(), schedule.init()]);
+    erasure = new MailerErasure({ store, lists, suppressions, retries, schedule, done, attachments: new AttachmentStore(db) });
   });
 
   afterAll(async () => {

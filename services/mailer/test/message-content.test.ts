@@ -20,6 +20,7 @@ import { MessageStore } from '../src/model/message.repository';
 import type { MessageDoc } from '../src/domain/message-records';
 import { RetryQueue } from '../src/model/retry.repository';
 import { StatusRollups } from '../src/model/rollup.repository';
+import { ScheduleQueue } from '../src/model/schedule.repository';
 import { Suppressions } from '../src/model/suppression.repository';
 import { MessageRetention } from '../src/domain/message-retention';
 import { Timeline } from '../src/domain/timeline';
@@ -44,6 +45,15 @@ describe('capping a rendered email for keeping', () => {
  * and erasure.
  */
 describe("a message's rendered email", () => {
+  /** One schedule per connection: mongoose compiles its models once. */
+  let sharedSchedule: ScheduleQueue | undefined;
+  const scheduleQueue = async (): Promise<ScheduleQueue> => {
+    if (!sharedSchedule) {
+      sharedSchedule = new ScheduleQueue(db);
+      await sharedSchedule.init();
+    }
+    return sharedSchedule;
+  };
   const project = '0000000000000000000000d4';
   let db: Connection;
   let store: MessageStore;
@@ -201,10 +211,12 @@ describe("a message's rendered email", () => {
     const aged = '0000000000000000000000f6';
     const old = await send(message('old@example.org', new Date(Date.now() - 50 * 86_400_000), aged), rendered('Old'));
     const fresh = await send(message('fresh@example.org', new Date(), aged), rendered('Fresh'));
+    const schedule = await scheduleQueue();
     const retention = new MessageRetention({
       store,
       lists,
       attachments: new AttachmentStore(db),
+      schedule,
       logger,
       retentionDays: 45,
       intervalMs: 3_600_000,
@@ -217,8 +229,9 @@ describe("a message's rendered email", () => {
   it("goes with the person's messages when they are erased, and another person's stays", async () => {
     const suppressions = new Suppressions(db, (email) => `hash of ${email}`);
     const done = new ErasuresDone(db);
+    const schedule = await scheduleQueue();
     await Promise.all([suppressions.init(), done.init()]);
-    const erasure = new MailerErasure({ store, lists, suppressions, retries, done, attachments: new AttachmentStore(db) });
+    const erasure = new MailerErasure({ store, lists, suppressions, retries, schedule, done, attachments: new AttachmentStore(db) });
     const eve = await send(message('eve@example.org'), rendered('Eve'));
     const dan = await send(message('dan@example.org'), rendered('Dan'));
     const result = await erasure.erase({

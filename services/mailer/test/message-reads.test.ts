@@ -11,6 +11,7 @@ import { MessageStore } from '../src/model/message.repository';
 import type { MessageDoc } from '../src/domain/message-records';
 import { RetryQueue } from '../src/model/retry.repository';
 import { StatusRollups } from '../src/model/rollup.repository';
+import { ScheduleQueue } from '../src/model/schedule.repository';
 import { Suppressions } from '../src/model/suppression.repository';
 import { MessageRetention } from '../src/domain/message-retention';
 import { seedMessages } from '../src/seed-data';
@@ -230,10 +231,13 @@ describe('message reads as the data grows', () => {
     const listed = (await lists.page(listNames.project(aged), { limit: 1_000 })).entries.map((e) => e.value);
     const people = new Set([...(await store.messagesById(listed)).values()].flatMap(personListsOf));
     expect(people.size).toBe(6); // three recipients, three user ids
+    const schedule = new ScheduleQueue(db);
+    await schedule.init();
     const retention = new MessageRetention({
       store,
       lists,
       attachments: new AttachmentStore(db),
+      schedule,
       logger,
       retentionDays: 45,
       intervalMs: 3_600_000,

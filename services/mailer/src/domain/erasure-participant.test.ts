@@ -10,7 +10,7 @@ const subject: ErasureExecuteCommand = {
   before: '2100-01-01T00:00:00.000Z',
 };
 
-function fakes(messages: Array<{ _id: string; email: string; attachments?: Array<{ size: number }>; test?: true }>) {
+function fakes(messages: Array<{ _id: string; email: string; attachments?: Array<{ size: number }>; test?: true; sendAt?: Date }>) {
   const docs = new Map(messages.map((m) => [m._id, { ...m, projectId: 'p1', acceptedAt: new Date('2026-01-01T00:00:00Z') }]));
   const calls: string[] = [];
   const done = new Set<string>();
@@ -38,6 +38,7 @@ function fakes(messages: Array<{ _id: string; email: string; attachments?: Array
       forget: step('forget', () => undefined),
     },
     retries: { cancel: step('cancel', () => undefined) },
+    schedule: { forget: step('schedule', (_ids: string[]) => undefined) },
     suppressions: {
       removeAll: step('suppressions', () => 3),
       addErasure: step('addErasure', () => undefined),
@@ -63,10 +64,12 @@ describe('MailerErasure', () => {
     expect(calls).toEqual([
       'record',
       'cancel',
+      'schedule',
       'attachments',
       'delete',
       'forget',
       'cancel',
+      'schedule',
       'attachments',
       'delete',
       'forget',
@@ -92,6 +95,16 @@ describe('MailerErasure', () => {
       'u-1',
       new Date(subject.before),
     );
+  });
+
+  it('drops the schedule (decision and any wait) of the person’s scheduled messages, before the messages', async () => {
+    const { deps, calls, erasure } = fakes([
+      { _id: 'msg_later', email: 'ada@example.org', sendAt: new Date('2026-02-01T09:00:00Z') },
+      { _id: 'msg_now', email: 'ada@example.org' },
+    ]);
+    await erasure.erase(subject);
+    expect(deps.schedule.forget.mock.calls.flatMap(([ids]) => ids)).toEqual(['msg_later']);
+    expect(calls.indexOf('schedule')).toBeLessThan(calls.indexOf('delete'));
   });
 
   it('deletes the person’s test messages too', async () => {

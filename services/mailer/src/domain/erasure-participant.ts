@@ -7,6 +7,7 @@ import { summaryOf } from './message-view';
 import type { MessageLists } from '../model/message-list.repository';
 import type { MessageStore } from '../model/message.repository';
 import type { RetryQueue } from '../model/retry.repository';
+import type { ScheduleQueue } from '../model/schedule.repository';
 import type { Suppressions } from '../model/suppression.repository';
 
 export interface ErasureDeps {
@@ -14,14 +15,16 @@ export interface ErasureDeps {
   lists: MessageLists;
   suppressions: Suppressions;
   retries: RetryQueue;
+  schedule: Pick<ScheduleQueue, 'forget'>;
   done: ErasuresDone;
   attachments: Pick<AttachmentStore, 'deleteSets'>;
 }
 
 /**
  * The mailer's part in a GDPR erasure (docs/architecture.md#erasure): from the request on the person gets no mail;
- * when it is due, their messages, timelines, attachments, scheduled retries and suppressions go,
- * and their address is redacted in the other messages of the project it was copied on.
+ * when it is due, their messages, timelines, attachments, scheduled retries and sends (waits and
+ * decisions) and suppressions go, and their address is redacted in the other messages of the
+ * project it was copied on.
  */
 export class MailerErasure {
   constructor(private readonly deps: ErasureDeps) {}
@@ -48,7 +51,7 @@ export class MailerErasure {
    * an interrupted erasure resumes where it stopped); idempotent (a repeat finds nothing left).
    */
   readonly erase = async (subject: ErasureExecuteCommand): Promise<Record<string, number>> => {
-    const { store, lists, suppressions, retries, done, attachments } = this.deps;
+    const { store, lists, suppressions, retries, schedule, done, attachments } = this.deps;
     const { projectId, email, userId } = subject;
     await done.record(subject.erasureId, projectId, new Date());
     // Triggers accepted after the erasure ran are for someone new with the same address.
@@ -63,6 +66,8 @@ export class MailerErasure {
       const mine = messages.map((m) => m._id);
       // Retries first, so the worker claims nothing about to vanish.
       await retries.cancel(mine);
+      // Likewise the scheduled sends' waits, with their decisions: before the messages, whose send_at names them.
+      await schedule.forget(messages.filter((m) => m.sendAt).map((m) => m._id));
       // Before the messages, which name them: a repeat finds the attachments of a message still there.
       deleted.attachmentChunks += await attachments.deleteSets(messages.filter((m) => (m.attachments?.length ?? 0) > 0).map((m) => m._id));
       const counts = await store.delete(mine);

@@ -9,8 +9,8 @@ const DAY = 86_400_000;
 const NOW = new Date('2026-07-01T00:00:00.000Z');
 const daysAgo = (n: number) => new Date(NOW.getTime() - n * DAY);
 
-const message = (id: string, email: string, userId: string | null): MessageDoc =>
-  ({ _id: id, projectId: 'p1', email, userId }) as MessageDoc;
+const message = (id: string, email: string, userId: string | null, sendAt?: Date): MessageDoc =>
+  ({ _id: id, projectId: 'p1', email, userId, ...(sendAt ? { sendAt } : {}) }) as MessageDoc;
 
 /** Lists of (message id, time) in memory; a store that deletes what it holds. */
 function fakes(entries: Array<{ list: string; at: Date; id: string }>, messages: MessageDoc[]) {
@@ -58,8 +58,14 @@ function fakes(entries: Array<{ list: string; at: Date; id: string }>, messages:
       return Promise.resolve(ids.length * 3);
     },
   };
+  const schedule = {
+    forget: (ids: string[]) => {
+      log.push(`forget schedule ${ids.join(',')}`);
+      return Promise.resolve();
+    },
+  };
   const logger = { info: jest.fn(), warn: jest.fn() } as unknown as Logger & { info: jest.Mock };
-  const retention = new MessageRetention({ store, lists, attachments, logger, retentionDays: 30, intervalMs: 60_000 });
+  const retention = new MessageRetention({ store, lists, attachments, schedule, logger, retentionDays: 30, intervalMs: 60_000 });
   return { retention, log, cutoffs, held, logger };
 }
 
@@ -83,6 +89,7 @@ describe('purge', () => {
     expect([...held.keys()]).toEqual(['recent']);
     const cutoff = daysAgo(30).toISOString();
     expect(log).toEqual([
+      'forget schedule ',
       'delete old,anon',
       'forget old,anon',
       // After the messages: each person once.
@@ -107,7 +114,25 @@ describe('purge', () => {
   it('resumes a purge cut short: entries pointing at messages already gone delete nothing more', async () => {
     const { retention, log } = fakes([{ list: listNames.project('p1'), at: daysAgo(60), id: 'gone' }], []);
     expect(await retention.purge(NOW)).toEqual({ lists: 1, entries: 1, messages: 0, events: 0, attachmentChunks: 0 });
-    expect(log).toEqual(['delete gone', 'forget gone']);
+    expect(log).toEqual(['forget schedule ', 'delete gone', 'forget gone']);
+  });
+
+  it('drops the schedule (decision and any wait) of the scheduled messages it purges, before the messages', async () => {
+    const { retention, log } = fakes(
+      [
+        { list: listNames.project('p1'), at: daysAgo(40), id: 'was-scheduled' },
+        { list: listNames.project('p1'), at: daysAgo(40), id: 'plain' },
+        { list: listNames.project('p1'), at: daysAgo(29), id: 'scheduled-recent' },
+      ],
+      [
+        message('was-scheduled', 'ada@example.org', null, daysAgo(39)),
+        message('plain', 'ada@example.org', null),
+        message('scheduled-recent', 'ada@example.org', null, daysAgo(28)),
+      ],
+    );
+    expect(await retention.purge(NOW)).toMatchObject({ messages: 2 });
+    expect(log.slice(0, 3)).toEqual(['forget schedule was-scheduled', 'delete was-scheduled,plain', 'forget was-scheduled,plain']);
+    expect(log.join('\n')).not.toContain('scheduled-recent');
   });
 
   it('deletes the attachments of the sets listed before the cutoff, whether or not their trigger ever became a message', async () => {

@@ -4,11 +4,13 @@ import { isAttachmentList, isProjectList, personListsOf } from './message-lists'
 import type { AttachmentStore } from '../model/attachment.repository';
 import type { MessageLists } from '../model/message-list.repository';
 import type { MessageStore } from '../model/message.repository';
+import type { ScheduleQueue } from '../model/schedule.repository';
 
 export interface RetentionDeps {
   store: MessageStore;
   lists: MessageLists;
   attachments: Pick<AttachmentStore, 'deleteSets'>;
+  schedule: Pick<ScheduleQueue, 'forget'>;
   logger: Logger;
   /** Messages (and their timelines) older than this are deleted (MESSAGE_RETENTION_DAYS). */
   retentionDays: number;
@@ -22,9 +24,10 @@ const DAY_MS = 86_400_000;
  * Keeps the message log to its retention window: every registered list is trimmed to the cutoff,
  * and the messages leaving their project's list (every message is in one) are deleted with their
  * timelines, chunk by chunk in point deletes, and their recipients' and users' lists (not
- * registered) trimmed to the cutoff too. Attachments go through their own list (a set is listed
- * before it is stored, so one whose trigger never reached the bus goes too). A purge cut short (a crash, a stop) resumes where it
- * stopped; two instances purging at once only repeat deletes.
+ * registered) trimmed to the cutoff too, and a scheduled message's decision (and any wait left)
+ * with it. Attachments go through their own list (a set is listed before it is stored, so one
+ * whose trigger never reached the bus goes too). A purge cut short (a crash, a stop) resumes where
+ * it stopped; two instances purging at once only repeat deletes.
  */
 export class MessageRetention {
   private loop: Repeating | undefined;
@@ -45,7 +48,7 @@ export class MessageRetention {
   }
 
   async purge(now = new Date()): Promise<{ lists: number; entries: number; messages: number; events: number; attachmentChunks: number }> {
-    const { store, lists, attachments, retentionDays, logger } = this.deps;
+    const { store, lists, attachments, schedule, retentionDays, logger } = this.deps;
     const cutoff = new Date(now.getTime() - retentionDays * DAY_MS);
     const deleted = { messages: 0, events: 0, attachmentChunks: 0 };
     const result = await lists.trimAll(cutoff, async (list, ids) => {
@@ -54,7 +57,10 @@ export class MessageRetention {
         return;
       }
       if (!isProjectList(list)) return;
-      const people = new Set([...(await store.messagesById(ids)).values()].flatMap(personListsOf));
+      const leaving = [...(await store.messagesById(ids)).values()];
+      const people = new Set(leaving.flatMap(personListsOf));
+      // Before the messages, whose send_at says which had a schedule: a purge resumed after a crash finds them again.
+      await schedule.forget(leaving.filter((m) => m.sendAt).map((m) => m._id));
       const counts = await store.delete(ids);
       await lists.forget(ids);
       deleted.messages += counts.messages;

@@ -1,4 +1,4 @@
-import { every, type Repeating } from '@postbus/http/every';
+import { every, RUN_AGAIN_NOW, type Repeating } from '@postbus/http/every';
 import type { Logger } from '@postbus/logger';
 import type { Deliverer } from './delivery/deliverer';
 import { simulateFeedback } from './delivery/simulated-relay';
@@ -38,11 +38,14 @@ export class RetryWorker {
     await this.loop?.stop();
   }
 
-  /** One poll: the attempts due now, claimed and made (what each run of `start`'s loop does). */
-  async runDue(): Promise<void> {
+  /**
+   * One poll: the attempts due now, claimed and made (what each run of `start`'s loop does). A
+   * full batch may have left more due behind it: the loop then polls again at once.
+   */
+  async runDue(): Promise<typeof RUN_AGAIN_NOW | undefined> {
     const { retries, store, suppressions, deliverer, timeline } = this.deps;
     const due = await retries.claimDue(CLAIM_BATCH, LEASE_MS);
-    if (due.length === 0) return;
+    if (due.length === 0) return undefined;
     const ids = due.map((d) => d.messageId);
     const [messages, timelines] = await Promise.all([store.messagesById(ids), store.timelines(ids)]);
     const found = [...messages.values()];
@@ -57,5 +60,6 @@ export class RetryWorker {
         if (recorded.event !== 'deferred') await retries.done(messageId);
       }),
     );
+    return due.length === CLAIM_BATCH ? RUN_AGAIN_NOW : undefined;
   }
 }

@@ -1,3 +1,4 @@
+import { RUN_AGAIN_NOW } from '@postbus/http/every';
 import type { Logger } from '@postbus/logger';
 import type { EventDoc, MessageDoc } from './message-records';
 import type { MessageLists } from '../model/message-list.repository';
@@ -49,23 +50,25 @@ function fakes(messages: MessageDoc[]) {
     timelines.set(id, [entry(id, event)]);
     return entry(id, event);
   };
+  const decide = (id: string, decision: ScheduleDecision) => {
+    const stored = decisions.get(id);
+    if (stored) return { decision: stored, fresh: false };
+    decisions.set(id, decision);
+    return { decision, fresh: true };
+  };
   const queue = {
     schedule: (id: string, at: Date) => {
       if (!waiting.has(id)) waiting.set(id, at);
       return Promise.resolve();
     },
-    claimDue: () => Promise.resolve([...waiting.keys()]),
+    claimDue: (limit: number) => Promise.resolve([...waiting.keys()].slice(0, limit)),
     done: (id: string) => {
       waiting.delete(id);
       done.push(id);
       return Promise.resolve();
     },
-    decide: (id: string, decision: ScheduleDecision) => {
-      const stored = decisions.get(id);
-      if (stored) return Promise.resolve({ decision: stored, fresh: false });
-      decisions.set(id, decision);
-      return Promise.resolve({ decision, fresh: true });
-    },
+    decide: (id: string, decision: ScheduleDecision) => Promise.resolve(decide(id, decision)),
+    decideMany: (ids: string[], decision: ScheduleDecision) => Promise.resolve(ids.map((id) => decide(id, decision))),
   } as unknown as ScheduleQueue;
   const store = {
     message: (projectId: string, id: string) => Promise.resolve(byId.get(id)?.projectId === projectId ? byId.get(id)! : null),
@@ -183,6 +186,17 @@ describe('scheduled sends', () => {
     await f.queue.decide('m1', 'send');
     await f.worker.runDue();
     expect(f.delivered).toEqual(['m1']);
+  });
+
+  it('after a full batch asks its loop to poll again at once; after the rest, to rest', async () => {
+    const messages = Array.from({ length: 150 }, (_, i) => message(`m${i}`));
+    const f = fakes(messages);
+    for (const m of messages) await f.scheduled.accept(m, 'new');
+    expect(await f.worker.runDue()).toBe(RUN_AGAIN_NOW);
+    expect(f.delivered).toHaveLength(100);
+    expect(await f.worker.runDue()).toBeUndefined();
+    expect(f.delivered).toHaveLength(150);
+    expect(await f.worker.runDue()).toBeUndefined();
   });
 
   it('drops the wait of a message that is gone (erased)', async () => {

@@ -1,5 +1,5 @@
 import type { Message } from '@postbus/contracts';
-import { every, type Repeating } from '@postbus/http/every';
+import { every, RUN_AGAIN_NOW, type Repeating } from '@postbus/http/every';
 import type { Logger } from '@postbus/logger';
 import { isFinished } from './message-status';
 import type { MessageDoc } from './message-records';
@@ -7,7 +7,7 @@ import { messageView } from './message-view';
 import type { MessageLists } from '../model/message-list.repository';
 import type { MessageStore } from '../model/message.repository';
 import type { StatusRollups } from '../model/rollup.repository';
-import type { ScheduleQueue } from '../model/schedule.repository';
+import type { ScheduleDecision, ScheduleQueue } from '../model/schedule.repository';
 import type { Timeline } from './timeline';
 
 export interface ScheduledSendsDeps {
@@ -86,15 +86,24 @@ export interface ScheduleWorkerDeps {
 }
 
 const CLAIM_BATCH = 100;
+/** Batches a worker's loop sends side by side: the next is claimed while the previous ones are still being sent. */
+const BATCHES_IN_FLIGHT = 3;
+
+interface ClaimedBatch {
+  ids: string[];
+  messages: Map<string, MessageDoc>;
+  decided: Map<string, ScheduleDecision>;
+}
 
 /** Takes scheduled messages whose time has come and sends them (or finishes a cancel that stopped half-way), one poll at a time. */
 export class ScheduleWorker {
   private loop: Repeating | undefined;
+  private readonly sending = new Set<Promise<void>>();
 
   constructor(private readonly deps: ScheduleWorkerDeps) {}
 
   start(): void {
-    this.loop = every(this.deps.intervalMs, () => this.runDue(), {
+    this.loop = every(this.deps.intervalMs, () => this.handOverDue(), {
       pace: 'rest-between-runs',
       onError: (error) => this.deps.logger.warn('sending scheduled messages failed', { error }),
     });
@@ -102,21 +111,54 @@ export class ScheduleWorker {
 
   async stop(): Promise<void> {
     await this.loop?.stop();
+    await Promise.all([...this.sending]);
   }
 
-  /** One poll: the messages due now, claimed, decided and sent (what each run of `start`'s loop does). */
-  async runDue(): Promise<void> {
-    const { queue, store, timeline, deliver, leaseMs } = this.deps;
+  /**
+   * One poll: the messages due now, claimed, decided and sent. A full batch may have left more due
+   * behind it: the caller may poll again at once.
+   */
+  async runDue(): Promise<typeof RUN_AGAIN_NOW | undefined> {
+    const batch = await this.claimBatch();
+    if (!batch) return undefined;
+    await this.send(batch);
+    return batch.ids.length === CLAIM_BATCH ? RUN_AGAIN_NOW : undefined;
+  }
+
+  /**
+   * What each run of `start`'s loop does: runDue, without waiting for the batch to be sent before
+   * the next poll (a burst due in one second would otherwise wait for each batch's sends and
+   * records in turn), up to BATCHES_IN_FLIGHT batches at once.
+   */
+  private async handOverDue(): Promise<typeof RUN_AGAIN_NOW | undefined> {
+    while (this.sending.size >= BATCHES_IN_FLIGHT) await Promise.race(this.sending);
+    const batch = await this.claimBatch();
+    if (!batch) return undefined;
+    const sending: Promise<void> = this.send(batch)
+      .catch((error: unknown) => void this.deps.logger.warn('sending scheduled messages failed', { error }))
+      .finally(() => this.sending.delete(sending));
+    this.sending.add(sending);
+    return batch.ids.length === CLAIM_BATCH ? RUN_AGAIN_NOW : undefined;
+  }
+
+  private async claimBatch(): Promise<ClaimedBatch | undefined> {
+    const { queue, store, leaseMs } = this.deps;
     const ids = await queue.claimDue(CLAIM_BATCH, leaseMs);
-    if (ids.length === 0) return;
+    if (ids.length === 0) return undefined;
     const messages = await store.messagesById(ids);
+    const found = ids.filter((id) => messages.has(id));
+    // A decision made before (by a claimer that died, or a cancel) stands; `send` again resumes the delivery.
+    const decisions = await queue.decideMany(found, 'send');
+    return { ids, messages, decided: new Map(found.map((id, i) => [id, decisions[i]!.decision])) };
+  }
+
+  private async send({ ids, messages, decided }: ClaimedBatch): Promise<void> {
+    const { queue, timeline, deliver } = this.deps;
     await Promise.all(
       ids.map(async (id) => {
         const message = messages.get(id);
         if (message) {
-          // A decision made before (by a claimer that died, or a cancel) stands; `send` again resumes the delivery.
-          const { decision } = await queue.decide(id, 'send');
-          if (decision === 'cancel') await timeline.recordCanceled(message);
+          if (decided.get(id) === 'cancel') await timeline.recordCanceled(message);
           else await deliver(message);
         }
         // Gone (erased): nothing is to be sent.

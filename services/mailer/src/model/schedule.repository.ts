@@ -1,5 +1,5 @@
 import { Schema, type Connection } from 'mongoose';
-import { DueQueue, isDuplicateKeyError } from '@postbus/db';
+import { deleteByIds, DueQueue, findByIds, insertNew } from '@postbus/db';
 
 /** What became of a scheduled message at its time: sent (a worker took it) or cancelled (a client did). */
 export type ScheduleDecision = 'send' | 'cancel';
@@ -49,14 +49,32 @@ export class ScheduleQueue {
 
   /** Decides the message's fate, unless it was decided already: the decision that stands, and whether it is this call's. */
   async decide(messageId: string, decision: ScheduleDecision): Promise<{ decision: ScheduleDecision; fresh: boolean }> {
-    try {
-      await this.Decision.create({ _id: messageId, decision, at: new Date() });
-      return { decision, fresh: true };
-    } catch (error) {
-      if (!isDuplicateKeyError(error)) throw error;
-    }
-    const stored = await this.Decision.findById(messageId).lean<DecisionDoc>().exec();
-    if (!stored) throw new Error(`the schedule decision of ${messageId} was taken and is gone`);
-    return { decision: stored.decision, fresh: false };
+    const [decided] = await this.decideMany([messageId], decision);
+    return decided!;
+  }
+
+  /**
+   * decide for many messages in one insert; the decisions already taken (a claimer that died, a
+   * cancel) are read back by `_id`. In the order of `messageIds`.
+   */
+  async decideMany(messageIds: string[], decision: ScheduleDecision): Promise<Array<{ decision: ScheduleDecision; fresh: boolean }>> {
+    const at = new Date();
+    const taken = await insertNew(
+      this.Decision,
+      messageIds.map((_id) => ({ _id, decision, at })),
+    );
+    const takenIds = messageIds.filter((_, i) => taken.has(i));
+    const stored = new Map((await findByIds(this.Decision, takenIds)).map((d) => [d._id, d.decision]));
+    return messageIds.map((id, i) => {
+      if (!taken.has(i)) return { decision, fresh: true };
+      const standing = stored.get(id);
+      if (!standing) throw new Error(`the schedule decision of ${id} was taken and is gone`);
+      return { decision: standing, fresh: false };
+    });
+  }
+
+  /** Drops what the schedule holds about these messages (purged or erased): their decisions and any wait left. */
+  async forget(messageIds: string[]): Promise<void> {
+    await Promise.all([deleteByIds(this.Decision, messageIds), ...messageIds.map((id) => this.queue.done(id))]);
   }
 }
