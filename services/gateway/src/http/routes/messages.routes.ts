@@ -139,10 +139,12 @@ export function messageRoutes({ mailerApi, assertProject }: MessageRouteDeps): R
         await assertProject(client.clientId, params.projectId);
         const message = await mailerApi.message(params.projectId, params.messageId);
         if (!message || !readable(client, message)) throw new NotFoundError('No such message in this project.');
-        const listed = message.attachments[params.index];
+        // Read defensively: a message stored before attachments existed may have no list.
+        const listedFiles = message.attachments ?? [];
+        const listed = listedFiles[params.index];
         if (!listed)
           throw new NotFoundError(
-            `This message has ${message.attachments.length} attachment${message.attachments.length === 1 ? '' : 's'}: ${params.index} is none of them (the first is 0).`,
+            `This message has ${listedFiles.length} attachment${listedFiles.length === 1 ? '' : 's'}: ${params.index} is none of them (the first is 0).`,
           );
         const file = await mailerApi.attachment(params.projectId, params.messageId, params.index);
         if (!file)
