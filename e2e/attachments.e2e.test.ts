@@ -13,7 +13,7 @@ describe('attachments', () => {
   let system: RunningSystem;
   let client: DemoClient;
   /** The message the first test sent, with the PDF's bytes, for the download tests. */
-  let sent: { id: string; email: string; pdf: Buffer } | undefined;
+  let delivered: { id: string; email: string; pdf: Buffer } | undefined;
   let panel: PanelBrowser | undefined;
 
   afterAll(async () => {
@@ -71,26 +71,26 @@ describe('attachments', () => {
     // The reads never carry the content.
     expect(message.text).not.toContain(pdf.subarray(0, 300).toString('base64'));
     expect(message.text.length).toBeLessThan(10_000);
-    sent = { id, email: 'buyer@example.org', pdf };
+    delivered = { id, email: 'buyer@example.org', pdf };
   });
 
   it('downloads an attachment through the API byte for byte, as a file to save', async () => {
-    if (!sent) throw new Error('the send of the first test failed');
-    const res = await fetch(`${system.gatewayUrl}/v1/projects/${client.projectId}/messages/${sent.id}/attachments/0`, {
+    if (!delivered) throw new Error('the send of the first test failed');
+    const res = await fetch(`${system.gatewayUrl}/v1/projects/${client.projectId}/messages/${delivered.id}/attachments/0`, {
       headers: { authorization: client.auth },
     });
     expect(res.status).toBe(200);
-    expect(sha256(Buffer.from(await res.arrayBuffer()))).toBe(sha256(sent.pdf));
+    expect(sha256(Buffer.from(await res.arrayBuffer()))).toBe(sha256(delivered.pdf));
     expect(res.headers.get('content-type')).toBe('application/pdf');
     expect(res.headers.get('content-disposition')).toBe(`attachment; filename="invoice-4711.pdf"; filename*=UTF-8''invoice-4711.pdf`);
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
-    const past = await api('GET', `/messages/${sent.id}/attachments/2`);
+    const past = await api('GET', `/messages/${delivered.id}/attachments/2`);
     expect(past.status).toBe(404);
   });
 
   it("downloads an attachment from the panel: a click on its name in the message saves the file, its SHA-256 the PDF's", async () => {
-    if (!sent) throw new Error('the send of the first test failed');
-    const { email } = sent;
+    if (!delivered) throw new Error('the send of the first test failed');
+    const { email } = delivered;
     await waitFor(async () => (await api('GET', `/users?email=${encodeURIComponent(email)}`)).status === 200, {
       what: 'the implicit registration',
     });
@@ -109,7 +109,7 @@ describe('attachments', () => {
     await panel.shot('message-attachments');
     const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
     expect(download.suggestedFilename()).toBe('invoice-4711.pdf');
-    expect(sha256(await readFile(await download.path()))).toBe(sha256(sent.pdf));
+    expect(sha256(await readFile(await download.path()))).toBe(sha256(delivered.pdf));
     // The inline image downloads too, and the panel stays where it was, under its own policy, without a violation.
     const [image] = await Promise.all([page.waitForEvent('download'), attachments.getByRole('link', { name: 'logo.png' }).click()]);
     expect(image.suggestedFilename()).toBe('logo.png');
