@@ -1,15 +1,24 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { simpleParser } from 'mailparser';
 import { call, waitFor } from '@postbus/testing';
+import { openPanelBrowser, type PanelBrowser } from './browser';
 import { projectCall, withSystemAndClient } from './project-api';
 import type { DemoClient, RunningSystem } from './system';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
-/** Attachments through the real stack: stored once by the mailer, sent byte for byte, listed in the message's reads. */
+/** Attachments through the real stack: stored once by the mailer, sent byte for byte, listed in the message's reads, downloaded from the panel. */
 describe('attachments', () => {
   let system: RunningSystem;
   let client: DemoClient;
+  /** The message the first test sent, with the PDF's bytes, for the download tests. */
+  let delivered: { id: string; email: string; pdf: Buffer } | undefined;
+  let panel: PanelBrowser | undefined;
+
+  afterAll(async () => {
+    await panel?.browser.close();
+  });
 
   withSystemAndClient(
     { sendable: { html: '<p><img src="cid:logo@e2e" alt="Shop"> Your invoice {{data.code}}.</p>' } },
@@ -62,7 +71,51 @@ describe('attachments', () => {
     // The reads never carry the content.
     expect(message.text).not.toContain(pdf.subarray(0, 300).toString('base64'));
     expect(message.text.length).toBeLessThan(10_000);
+    delivered = { id, email: 'buyer@example.org', pdf };
   });
+
+  it('downloads an attachment through the API byte for byte, as a file to save', async () => {
+    if (!delivered) throw new Error('the send of the first test failed');
+    const res = await fetch(`${system.gatewayUrl}/v1/projects/${client.projectId}/messages/${delivered.id}/attachments/0`, {
+      headers: { authorization: client.auth },
+    });
+    expect(res.status).toBe(200);
+    expect(sha256(Buffer.from(await res.arrayBuffer()))).toBe(sha256(delivered.pdf));
+    expect(res.headers.get('content-type')).toBe('application/pdf');
+    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="invoice-4711.pdf"; filename*=UTF-8''invoice-4711.pdf`);
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    const past = await api('GET', `/messages/${delivered.id}/attachments/2`);
+    expect(past.status).toBe(404);
+  });
+
+  it("downloads an attachment from the panel: a click on its name in the message saves the file, its SHA-256 the PDF's", async () => {
+    if (!delivered) throw new Error('the send of the first test failed');
+    const { email } = delivered;
+    await waitFor(async () => (await api('GET', `/users?email=${encodeURIComponent(email)}`)).status === 200, {
+      what: 'the implicit registration',
+    });
+    panel = await openPanelBrowser();
+    const { page } = panel;
+    await page.goto(`${system.gatewayUrl}/admin/`);
+    await page.getByLabel('Client ID').fill(client.clientId);
+    await page.getByLabel('API key').fill(client.apiKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`**/admin/projects/${client.projectId}/users`);
+    const profile = `${system.gatewayUrl}/admin/projects/${client.projectId}/users/${encodeURIComponent(email)}`;
+    await page.goto(profile);
+    const attachments = page.getByRole('list', { name: 'Attachments' });
+    const link = attachments.getByRole('link', { name: 'invoice-4711.pdf' });
+    await link.waitFor({ timeout: 30_000 });
+    await panel.shot('message-attachments');
+    const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+    expect(download.suggestedFilename()).toBe('invoice-4711.pdf');
+    expect(sha256(await readFile(await download.path()))).toBe(sha256(delivered.pdf));
+    // The inline image downloads too, and the panel stays where it was, under its own policy, without a violation.
+    const [image] = await Promise.all([page.waitForEvent('download'), attachments.getByRole('link', { name: 'logo.png' }).click()]);
+    expect(image.suggestedFilename()).toBe('logo.png');
+    expect(page.url()).toBe(profile);
+    expect(panel.cspViolations).toEqual([]);
+  }, 90_000);
 
   it('answers an 11 MB attachment and setup.exe with problems naming the field, and sends nothing', async () => {
     const user = { email: 'refused@example.org' };

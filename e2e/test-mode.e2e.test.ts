@@ -5,8 +5,15 @@ import { startReceiver } from './webhook-receiver';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-/** The operations a test key may call: the sends and the message reads. */
-const OPEN_TO_TEST_KEYS = new Set(['sendEmail', 'sendEmailBatch', 'listMessages', 'getMessage', 'getMessageContent']);
+/** The operations a test key may call: the sends and the message reads (an attachment's download is one). */
+const OPEN_TO_TEST_KEYS = new Set([
+  'sendEmail',
+  'sendEmailBatch',
+  'listMessages',
+  'getMessage',
+  'getMessageContent',
+  'getMessageAttachment',
+]);
 
 interface Timeline {
   event: string;

@@ -750,6 +750,17 @@ export type MessageStats = Static<typeof MessageStats>;
 
 export const MessageParams = Type.Object({ projectId: ObjectIdString, messageId: Type.String({ pattern: '^msg_[a-f0-9]{32}$' }) });
 
+/** One attachment of a message: its place in the message's `attachments`, from 0. */
+export const MessageAttachmentParams = Type.Object({
+  ...MessageParams.properties,
+  index: Type.Integer({
+    minimum: 0,
+    maximum: ATTACHMENT_LIMITS.count - 1,
+    description: "the attachment's place in the message's attachments, from 0",
+    examples: [0],
+  }),
+});
+
 /** An address of a project that gets no mail, and why (`unsubscribed` holds only for emails not sent to the unsubscribed). */
 export const Suppression = Type.Object({
   email: Type.String(),

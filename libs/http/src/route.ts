@@ -3,10 +3,14 @@ import type { Request, Response } from 'express';
 import { NotFoundError, UnprocessableError, ValidationError, type FieldError } from '@postbus/errors';
 import { compileBody, compileText, loneSurrogates, toFieldErrors, type Validator } from './validation';
 
-/** What a handler answers: the status, a JSON body (none for e.g. 204) and extra headers. */
+/**
+ * What a handler answers: the status, a JSON body (none for e.g. 204) or `bytes` sent as they are
+ * (a file, its Content-Type among `headers`), and extra headers.
+ */
 export interface Reply {
   status: number;
   body?: unknown;
+  bytes?: Uint8Array;
   headers?: Record<string, string>;
 }
 
@@ -43,7 +47,11 @@ export interface RouteSpec<
   body?: B;
   params?: P;
   query?: Q;
-  responses: Record<number, { description: string; schema?: TSchema }>;
+  /**
+   * `schema`: the JSON answer's; `mediaType`: the answer is a file of that type (`*\/*` when it
+   * varies), not JSON; `headers`: what the answer's own headers say, by name.
+   */
+  responses: Record<number, { description: string; schema?: TSchema; mediaType?: string; headers?: Record<string, string> }>;
   handle(input: HandlerInput<B, P, Q, Context>): Promise<Reply>;
 }
 
@@ -128,6 +136,7 @@ export function validatedInput(
 export function sendReply(res: Response, reply: Reply): void {
   res.status(reply.status);
   if (reply.headers) res.set(reply.headers);
-  if (reply.body === undefined) res.end();
+  if (reply.bytes !== undefined) res.end(Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.byteLength));
+  else if (reply.body === undefined) res.end();
   else res.json(reply.body);
 }

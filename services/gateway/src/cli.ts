@@ -1,73 +1,26 @@
 #!/usr/bin/env node
-import { parseArgs } from 'node:util';
 import { Bus, busOptions } from '@postbus/bus';
 import { loadConfig } from '@postbus/config';
 import { Topics } from '@postbus/contracts';
 import { AppError } from '@postbus/errors';
 import { connectDb } from '@postbus/db';
 import { createLogger } from '@postbus/logger';
+import { parseCliArguments, USAGE, UsageError } from './cli-arguments';
 import { GatewayConfig } from './config';
-import { KEY_SCOPES, newClientId, type KeyScope } from './domain/credentials';
+import { newClientId } from './domain/credentials';
 import { announceOnBus, KeyAdmin, publicKey } from './domain/key-admin';
 import { ApiKeyRepository } from './model/api-key.repository';
 import { ClientRepository } from './model/client.repository';
 
-const USAGE = `Usage:
-  postbus clients create --name NAME [--scope full|sdk|test] [--json]
-      Creates a client and its first API key.
-  postbus keys create --client CLIENT_ID --name NAME [--scope full|sdk|test] [--json]
-      Creates another key for a client.
-  postbus keys list --client CLIENT_ID [--json]
-      Lists a client's keys (never their secrets).
-  postbus keys revoke --client CLIENT_ID KEY_ID [--force] [--json]
-      Revokes a key: every running gateway refuses it, and the sessions it opened, within a second.
-      The client's last full key is kept unless --force.
-
-  postbus status …
-      The status service's incidents and maintenances (postbus status --help).
-
-A key's secret is printed once, at creation (only a digest is stored).
-Reads MONGO_URL, GATEWAY_DB_NAME and the KAFKA_* settings like the gateway does.`;
-
-class UsageError extends Error {}
-
 /** Operator commands that talk to the gateway's own database (and announce revocations on the bus). */
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      name: { type: 'string' },
-      client: { type: 'string' },
-      scope: { type: 'string', default: 'full' },
-      force: { type: 'boolean', default: false },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  const [noun, verb, ...rest] = positionals;
-  const command = `${noun ?? ''} ${verb ?? ''}`;
-  const known = ['clients create', 'keys create', 'keys list', 'keys revoke'];
-  if (values.help || !known.includes(command)) {
-    console.log(USAGE);
-    return values.help ? 0 : 2;
-  }
-  const required = (value: string | undefined, option: string): string => {
-    const trimmed = value?.trim();
-    if (!trimmed) throw new UsageError(`${option} is required`);
-    return trimmed;
-  };
-  const scopeOf = (value: string): KeyScope => {
-    if (!KEY_SCOPES.includes(value as KeyScope)) throw new UsageError(`--scope must be one of ${KEY_SCOPES.join(', ')}`);
-    return value as KeyScope;
-  };
-
   try {
     // Arguments first: a usage error never touches the database.
-    const scope = scopeOf(values.scope);
-    const name = command.endsWith('create') ? required(values.name, '--name') : '';
-    const clientId = noun === 'keys' ? required(values.client, '--client') : '';
-    const keyId = verb === 'revoke' ? required(rest[0], 'KEY_ID') : '';
+    const request = parseCliArguments(argv);
+    if ('help' in request) {
+      console.log(USAGE);
+      return request.asked ? 0 : 2;
+    }
 
     const config = loadConfig(GatewayConfig);
     const db = await connectDb({ url: config.MONGO_URL, dbName: config.GATEWAY_DB_NAME, connectTimeoutMs: 10_000 });
@@ -84,31 +37,35 @@ async function main(argv: string[]): Promise<number> {
         await bus.publisher.connect();
         await announceOnBus(bus.publisher)(revoked);
       });
-      if (command === 'clients create') {
+      if (request.command === 'clients create') {
+        const { name, scope, json } = request;
         const id = newClientId();
         await clients.create({ clientId: id, name, createdAt: new Date() });
         const { key, apiKey } = await admin.create(id, 'default', scope);
-        if (values.json) console.log(JSON.stringify({ client_id: id, key_id: key._id, api_key: apiKey, scope, name }));
+        if (json) console.log(JSON.stringify({ client_id: id, key_id: key._id, api_key: apiKey, scope, name }));
         else
           console.log(
             `Client created: ${name}\n  client id: ${id}\n  key id:    ${key._id}\n  api key:   ${apiKey}   (scope ${scope}; shown once, store it now)`,
           );
         return 0;
       }
+      const { clientId, json } = request;
       if (!(await clients.findByClientId(clientId))) {
         console.error(`error: no client ${clientId}`);
         return 1;
       }
-      if (command === 'keys create') {
-        const { key, apiKey } = await admin.create(clientId, name, scope);
-        if (values.json) console.log(JSON.stringify({ ...publicKey(key), api_key: apiKey }));
+      if (request.command === 'keys create') {
+        const { key, apiKey } = await admin.create(clientId, request.name, request.scope);
+        if (json) console.log(JSON.stringify({ ...publicKey(key), api_key: apiKey }));
         else
-          console.log(`Key created: ${key.name}\n  key id:  ${key._id}\n  api key: ${apiKey}   (scope ${scope}; shown once, store it now)`);
+          console.log(
+            `Key created: ${key.name}\n  key id:  ${key._id}\n  api key: ${apiKey}   (scope ${request.scope}; shown once, store it now)`,
+          );
         return 0;
       }
-      if (command === 'keys list') {
+      if (request.command === 'keys list') {
         const list = (await admin.list(clientId)).map(publicKey);
-        if (values.json) console.log(JSON.stringify({ data: list }));
+        if (json) console.log(JSON.stringify({ data: list }));
         else
           for (const k of list)
             console.log(
@@ -116,12 +73,12 @@ async function main(argv: string[]): Promise<number> {
             );
         return 0;
       }
-      const revoked = await admin.revoke(clientId, keyId, { allowLastFull: values.force });
+      const revoked = await admin.revoke(clientId, request.keyId, { allowLastFull: request.force });
       if (!revoked) {
-        console.error(`error: client ${clientId} has no key ${keyId}`);
+        console.error(`error: client ${clientId} has no key ${request.keyId}`);
         return 1;
       }
-      if (values.json) console.log(JSON.stringify(publicKey(revoked)));
+      if (json) console.log(JSON.stringify(publicKey(revoked)));
       else console.log(`Key revoked: ${revoked._id} (${revoked.name}) at ${revoked.revokedAt?.toISOString() ?? ''}`);
       return 0;
     } finally {

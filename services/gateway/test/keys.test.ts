@@ -147,6 +147,40 @@ describe('API keys', () => {
     expect(await msUntilRefused([probe(a.url), probe(b.url)])).toBeLessThan(1000);
   });
 
+  it('the operator CLI refuses a client whose first key would be a test key, and makes a test key for an existing client', async () => {
+    const env = { ...process.env, GATEWAY_DB_NAME: a.dbName, KAFKA_NAMESPACE: a.namespace, LOG_LEVEL: 'error' };
+    const cli = join(repoRoot, 'services/gateway/bin/postbus.js');
+    const db = await connectDb({ url: a.config.MONGO_URL, dbName: a.dbName });
+    try {
+      const clientsBefore = await db.collection('clients').countDocuments({ name: 'Test only' });
+      const refused = await run(process.execPath, [cli, 'clients', 'create', '--name', 'Test only', '--scope', 'test', '--json'], {
+        env,
+      }).then(
+        () => ({ code: 0, stderr: '' }),
+        (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
+      );
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/first key must have scope full or sdk/);
+      expect(refused.stderr).toContain('postbus keys create --client CLIENT_ID --name NAME --scope test');
+      expect(refused.stderr).toContain('POST /v1/keys');
+      expect(await db.collection('clients').countDocuments({ name: 'Test only' })).toBe(clientsBefore);
+    } finally {
+      await db.close();
+    }
+    const made = await run(
+      process.execPath,
+      [cli, 'keys', 'create', '--client', acme.clientId, '--name', 'CI', '--scope', 'test', '--json'],
+      { env },
+    );
+    const key = JSON.parse(made.stdout) as { id: string; scope: string; api_key: string };
+    expect(key.scope).toBe('test');
+    expect(key.api_key).toMatch(/^pb_test_/);
+    // As a key POST /v1/keys made: it may read the message log (its test messages), nothing else.
+    const testAuth = basicAuth(acme.clientId, key.api_key);
+    expect((await call(a.url, 'GET', `/v1/projects/${projectId}`, { auth: testAuth })).status).toBe(403);
+    expect((await call(a.url, 'POST', '/v1/keys', { auth: testAuth, json: { name: 'x', scope: 'full' } })).status).toBe(403);
+  });
+
   it("a client's last full key cannot be revoked through the API: it would lock the client out", async () => {
     const lonely = await createTestClient(a.config);
     const res = await call(a.url, 'DELETE', `/v1/keys/${lonely.keyId}`, { auth: lonely.auth });

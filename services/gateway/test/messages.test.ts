@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { basicAuth, call } from '@postbus/testing';
@@ -19,6 +20,17 @@ class FakeMailer {
   /** Known to the mailer but never rendered (suppressed). */
   readonly suppressedId = 'msg_00000000000000000000000000000005';
   readonly content = { subject: 'Welcome', html: '<p>Hello Ann</p>', text: 'Hello Ann', truncated: false };
+  /** A message with attachments: their bytes by position; the last one listed is erased (no bytes). */
+  readonly attachedId = 'msg_0000000000000000000000000000a77a';
+  /** The same, sent with a test key. */
+  readonly testAttachedId = 'msg_0000000000000000000000000000a77b';
+  readonly files = [
+    { filename: 'invoice-4711.pdf', content_type: 'application/pdf', bytes: Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(5000)]) },
+    { filename: 'page.html', content_type: 'text/html', bytes: Buffer.from('<script>alert(document.cookie)</script>') },
+    // Stored before the API refused line breaks in names, say: the header must hold it all the same.
+    { filename: 'Überweisung "März";\r\nSet-Cookie: a=b.txt', content_type: 'text/plain', bytes: Buffer.from('ok') },
+    { filename: 'erased.pdf', content_type: 'application/pdf', bytes: null },
+  ];
   private server: Server | undefined;
 
   message(projectId: string) {
@@ -39,6 +51,16 @@ class FakeMailer {
         { sequence: 2, event: 'sent', at: '2025-01-01T10:00:01.000Z', smtp: { code: 250, response: '250 OK' } },
         { sequence: 3, event: 'opened', at: '2025-01-01T10:00:05.000Z' },
       ],
+    };
+  }
+
+  /** A message with the files above; `test` when sent with a test key. */
+  attached(projectId: string, id: string) {
+    return {
+      ...this.message(projectId),
+      id,
+      test: id === this.testAttachedId,
+      attachments: this.files.map(({ filename, content_type, bytes }) => ({ filename, content_type, size: bytes?.length ?? 10 })),
     };
   }
 
@@ -67,6 +89,12 @@ class FakeMailer {
             detail: 'The message was sent or is being sent: only a scheduled message can be cancelled.',
           });
       }
+      const file = /^\/internal\/projects\/([a-f0-9]{24})\/messages\/([^/]+)\/attachments\/(\d+)$/.exec(url.pathname);
+      const bytes = file && [this.attachedId, this.testAttachedId].includes(file[2]!) ? this.files[Number(file[3])]?.bytes : null;
+      if (bytes) {
+        res.writeHead(200, { 'content-type': this.files[Number(file![3])]!.content_type, 'content-length': String(bytes.length) });
+        return res.end(bytes);
+      }
       const list = /^\/internal\/projects\/([a-f0-9]{24})\/messages$/.exec(url.pathname);
       if (list) return json(200, { data: [this.message(list[1]!)], next_cursor: 'cursor-2' });
       const content = /^\/internal\/projects\/([a-f0-9]{24})\/messages\/([^/]+)\/content$/.exec(url.pathname);
@@ -74,6 +102,7 @@ class FakeMailer {
       if (content?.[2] === this.suppressedId) return json(200, { content: null });
       const one = /^\/internal\/projects\/([a-f0-9]{24})\/messages\/([^/]+)$/.exec(url.pathname);
       if (one && one[2] === this.messageId) return json(200, this.message(one[1]!));
+      if (one && [this.attachedId, this.testAttachedId].includes(one[2]!)) return json(200, this.attached(one[1]!, one[2]!));
       json(404, { type: '/problems/not-found', title: 'Not found', status: 404 });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
@@ -211,6 +240,107 @@ describe('message log reads (proxied to the mailer)', () => {
       const unknown = await call(gw.url, 'GET', `${messages()}/msg_ffffffffffffffffffffffffffffffff/content`, { auth: acme.auth });
       expect(unknown.status).toBe(404);
       expect(unknown.body.detail).toBe('No such message in this project.');
+    });
+  });
+
+  describe("when a client downloads a message's attachment", () => {
+    const attachment = (index: number | string, id = mailer.attachedId) => `${messages()}/${id}/attachments/${index}`;
+    /** The answer with its bytes as they came (call() would decode them as text). */
+    const download = async (path: string, headers: Record<string, string>) => {
+      const res = await fetch(`${gw.url}${path}`, { headers });
+      return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
+    };
+    const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+    it('then the bytes come back as a file to save: its name in Content-Disposition, its type, nosniff, no caching', async () => {
+      const res = await download(attachment(0), { authorization: acme.auth });
+      expect(res.status).toBe(200);
+      expect(sha256(res.bytes)).toBe(sha256(mailer.files[0]!.bytes!));
+      expect(
+        Object.fromEntries(
+          ['content-type', 'content-length', 'content-disposition', 'x-content-type-options', 'cache-control'].map((h) => [
+            h,
+            res.headers.get(h),
+          ]),
+        ),
+      ).toEqual({
+        'content-type': 'application/pdf',
+        'content-length': String(mailer.files[0]!.bytes!.length),
+        'content-disposition': `attachment; filename="invoice-4711.pdf"; filename*=UTF-8''invoice-4711.pdf`,
+        'x-content-type-options': 'nosniff',
+        'cache-control': 'private, no-store',
+      });
+      expect(res.headers.get('content-security-policy')).toBe("default-src 'none'; sandbox");
+      expect(mailer.seen.map((s) => s.path)).toEqual([
+        `/internal/projects/${projectId}/messages/${mailer.attachedId}`,
+        `/internal/projects/${projectId}/messages/${mailer.attachedId}/attachments/0`,
+      ]);
+    });
+
+    it('then a page a browser would render is served as octet-stream, and a hostile name stays inside its header', async () => {
+      const html = await download(attachment(1), { authorization: acme.auth });
+      expect(html.status).toBe(200);
+      expect(html.headers.get('content-type')).toBe('application/octet-stream');
+      expect(html.bytes.equals(mailer.files[1]!.bytes!)).toBe(true);
+      const hostile = await download(attachment(2), { authorization: acme.auth });
+      expect(hostile.status).toBe(200);
+      expect(hostile.headers.get('set-cookie')).toBeNull();
+      const disposition = hostile.headers.get('content-disposition') ?? '';
+      expect(disposition).toBe(
+        `attachment; filename="_berweisung _M_rz____Set-Cookie: a=b.txt"; filename*=UTF-8''%C3%9Cberweisung%20%22M%C3%A4rz%22%3B%0D%0ASet-Cookie%3A%20a%3Db.txt`,
+      );
+    });
+
+    it('then from the panel (its session cookie, a same-origin navigation) it downloads; from another site it is refused', async () => {
+      const opened = await call(gw.url, 'POST', '/v1/auth/session/cookie', { auth: acme.auth });
+      const cookie = (opened.headers.get('set-cookie') ?? '').split(';')[0]!;
+      const navigation = { cookie, 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' };
+      const res = await download(attachment(0), navigation);
+      expect(res.status).toBe(200);
+      expect(res.bytes.equals(mailer.files[0]!.bytes!)).toBe(true);
+      expect((await download(attachment(0), { ...navigation, 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+    });
+
+    it('then an erased attachment, one past the list and an impossible index are 404s that say which', async () => {
+      const erased = await call(gw.url, 'GET', attachment(3), { auth: acme.auth });
+      expect(erased.status).toBe(404);
+      expect(erased.body.detail).toMatch(/no longer stored: it was erased with the person, or purged/);
+      const past = await call(gw.url, 'GET', attachment(4), { auth: acme.auth });
+      expect(past.status).toBe(404);
+      expect(past.body.detail).toBe('This message has 4 attachments: 4 is none of them (the first is 0).');
+      const none = await call(gw.url, 'GET', attachment(0, mailer.messageId), { auth: acme.auth });
+      expect(none.body.detail).toBe('This message has 0 attachments: 0 is none of them (the first is 0).');
+      mailer.seen.length = 0;
+      for (const index of ['20', '-1', 'x', '1.5'])
+        expect([index, (await call(gw.url, 'GET', attachment(index), { auth: acme.auth })).status]).toEqual([index, 404]);
+      expect(mailer.seen).toHaveLength(0);
+    });
+
+    it("then another client's project is a 404 and an sdk key a 403, the mailer never asked; a test key gets only a test message's", async () => {
+      expect((await call(gw.url, 'GET', attachment(0), { auth: other.auth })).status).toBe(404);
+      const sdk = await call(gw.url, 'POST', '/v1/keys', { auth: acme.auth, json: { name: 'sdk', scope: 'sdk' } });
+      expect((await call(gw.url, 'GET', attachment(0), { auth: basicAuth(acme.clientId, sdk.body.api_key as string) })).status).toBe(403);
+      expect(mailer.seen).toHaveLength(0);
+      const made = await call(gw.url, 'POST', '/v1/keys', { auth: acme.auth, json: { name: 'CI files', scope: 'test' } });
+      const testKey = basicAuth(acme.clientId, made.body.api_key as string);
+      const real = await call(gw.url, 'GET', attachment(0), { auth: testKey });
+      expect([real.status, real.body.detail]).toEqual([404, 'No such message in this project.']);
+      const own = await download(attachment(0, mailer.testAttachedId), { authorization: testKey });
+      expect(own.status).toBe(200);
+      expect(own.bytes.equals(mailer.files[0]!.bytes!)).toBe(true);
+    });
+
+    it('then the OpenAPI document describes it as a file, open to test keys', async () => {
+      const doc = (await call(gw.url, 'GET', '/v1/openapi.json')).body;
+      const op = doc.paths['/v1/projects/{projectId}/messages/{messageId}/attachments/{index}'].get;
+      expect(op).toMatchObject({ operationId: 'getMessageAttachment', tags: ['Messages'], description: expect.stringMatching(/test key/) });
+      expect(Object.keys(op.responses['200'].content)).toEqual(['*/*']);
+      expect(op.responses['200'].headers['Content-Disposition']).toBeDefined();
+      expect(op.parameters.find((p: { name: string }) => p.name === 'index').schema).toMatchObject({
+        type: 'integer',
+        minimum: 0,
+        maximum: 19,
+      });
     });
   });
 

@@ -129,6 +129,27 @@ describe('attachments in the mailer', () => {
     expect((await fetch(`${url}/internal/projects/p2/messages/msg_inline/attachments/1`, { headers: auth })).status).toBe(404);
   });
 
+  it('never serves bytes other than the ones the send gave: stored content whose SHA-256 differs is a 404', async () => {
+    const pdf = randomBytes(3000);
+    await store.insertNew([
+      {
+        ...acceptedMessage({ id: 'msg_damaged', projectId: 'p2', email: 'ada@example.org' }),
+        attachments: [{ filename: 'invoice.pdf', contentType: 'application/pdf', size: pdf.length, sha256: sha256(pdf) }],
+      },
+    ]);
+    const other = Buffer.from(pdf);
+    other[0] = other[0]! ^ 0xff;
+    await put('p2', 'msg_damaged', 0, other);
+    const auth = { authorization: await internalAuthorization('mailer') };
+    const damaged = await fetch(`${url}/internal/projects/p2/messages/msg_damaged/attachments/0`, { headers: auth });
+    expect(damaged.status).toBe(404);
+    expect(((await damaged.json()) as { detail: string }).detail).toMatch(/not what the send gave/);
+    await put('p2', 'msg_damaged', 0, pdf);
+    const good = await fetch(`${url}/internal/projects/p2/messages/msg_damaged/attachments/0`, { headers: auth });
+    expect(good.status).toBe(200);
+    expect(sha256(Buffer.from(await good.arrayBuffer()))).toBe(sha256(pdf));
+  });
+
   it("are erased with the person's messages, and another person's stay", async () => {
     const suppressions = new Suppressions(db, (email) => `hash of ${email}`);
     const retries = new RetryQueue(db);

@@ -641,6 +641,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/projects/{projectId}/messages/{messageId}/attachments/{index}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Download one of a message's attachments, by its place in the message's attachments: the bytes the send gave, as a file (Content-Disposition: attachment with its name; its type when a browser shows it as data, else application/octet-stream); a 404 once it was erased with the person or purged with the message
+     * @description Needs a key with scope "full". A test key (scope "test") may call it too: it reads only test messages.
+     */
+    get: operations['getMessageAttachment'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/projects/{projectId}/messages/{messageId}/cancel': {
     parameters: {
       query?: never;
@@ -8484,6 +8504,97 @@ export interface operations {
             /** @description the HTML was longer than 256 KB and is cut there */
             truncated: boolean;
           };
+        };
+      };
+      /** @description Malformed or invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No or bad credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key scope does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unknown, or another client's, resource */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Over the rate limit (see Retry-After and RateLimit) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A service this request needs (the bus, the owning service, DNS) is unavailable; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getMessageAttachment: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        projectId: string;
+        messageId: string;
+        index: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The file, byte for byte as it was sent */
+      200: {
+        headers: {
+          /** @description attachment; filename="<ASCII name>"; filename*=UTF-8''<the file's name, percent-encoded> */
+          'Content-Disposition'?: string;
+          /** @description nosniff */
+          'X-Content-Type-Options'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          '*/*': unknown;
         };
       };
       /** @description Malformed or invalid request */

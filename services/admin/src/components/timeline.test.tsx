@@ -49,6 +49,26 @@ describe('a message with its timeline', () => {
     expect(within(list).getByText('image/png · 2.0 KB · inline')).toBeInTheDocument();
   });
 
+  it('offers each attachment as a download from the API, by its place in the list, with its name', () => {
+    render(
+      <MessageItem
+        message={{
+          ...message,
+          attachments: [
+            { filename: 'invoice.pdf', content_type: 'application/pdf', size: 1_048_576 },
+            { filename: 'Überweisung "März".txt', content_type: 'text/plain', size: 10 },
+          ],
+        }}
+      />,
+    );
+    const links = within(screen.getByLabelText('Attachments')).getAllByRole('link');
+    expect(links.map((a) => [a.textContent, a.getAttribute('href'), a.getAttribute('download')])).toEqual([
+      ['invoice.pdf', '/v1/projects/p1/messages/msg_0123/attachments/0', 'invoice.pdf'],
+      ['Überweisung "März".txt', '/v1/projects/p1/messages/msg_0123/attachments/1', 'Überweisung "März".txt'],
+    ]);
+    expect(links[0]).toHaveAttribute('title', 'Download invoice.pdf');
+  });
+
   it('carries a test badge when it was sent with a test key, and none otherwise', () => {
     const { unmount } = render(<MessageItem message={{ ...message, test: true }} />);
     expect(screen.getByTitle('Sent with a test key: simulated, never delivered')).toHaveTextContent('test');

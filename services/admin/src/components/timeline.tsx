@@ -86,7 +86,15 @@ const feedbackOf = (message: Message): string[] =>
 const sizeOf = (bytes: number): string =>
   bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
-/** The tags, metadata and attachments the send gave, when it gave any. */
+/**
+ * Where one of a message's attachments downloads: the API's route, a link on the panel's own
+ * origin, so the browser sends the session cookie with it. The gateway answers with
+ * `Content-Disposition: attachment` and a type no browser renders, so the file is saved, never shown here.
+ */
+export const attachmentHref = (message: Pick<Message, 'project_id' | 'id'>, index: number): string =>
+  `/v1/projects/${encodeURIComponent(message.project_id)}/messages/${encodeURIComponent(message.id)}/attachments/${index}`;
+
+/** The tags, metadata and attachments the send gave, when it gave any; each attachment a download link. */
 function SendOptions({ message }: { message: Message }) {
   const metadata = Object.entries(message.metadata ?? {});
   const tags = message.tags ?? [];
@@ -117,7 +125,14 @@ function SendOptions({ message }: { message: Message }) {
         <ul aria-label="Attachments" className="space-y-0.5">
           {attachments.map((a, i) => (
             <li key={i} className="flex flex-wrap gap-x-2">
-              <span className="break-all font-mono">{a.filename}</span>
+              <a
+                href={attachmentHref(message, i)}
+                download={a.filename}
+                title={`Download ${a.filename}`}
+                className="break-all font-mono text-indigo-600 hover:underline dark:text-indigo-400"
+              >
+                {a.filename}
+              </a>
               <span className="text-slate-500 dark:text-slate-400">
                 {a.content_type} · {sizeOf(a.size)}
                 {a.content_id !== undefined && ' · inline'}

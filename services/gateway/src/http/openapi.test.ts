@@ -37,6 +37,7 @@ describe('the OpenAPI document (/v1/openapi.json)', () => {
     const open = apiRouteTable().filter((route) => route.testKeysMayCall);
     expect(open.map((route) => route.operationId).sort()).toEqual([
       'getMessage',
+      'getMessageAttachment',
       'getMessageContent',
       'listMessages',
       'sendEmail',

@@ -139,9 +139,15 @@ export function openApiDocument(routes: RouteSpec[], version: string): Record<st
     for (const [status, r] of Object.entries(route.responses)) {
       responses[status] = r.schema
         ? { description: r.description, content: { 'application/json': { schema: json(r.schema) } } }
-        : Number(status) >= 400
-          ? { description: r.description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } }
-          : { description: r.description };
+        : r.mediaType
+          ? { description: r.description, content: { [r.mediaType]: {} } }
+          : Number(status) >= 400
+            ? { description: r.description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } }
+            : { description: r.description };
+      if (r.headers)
+        (responses[status] as Record<string, unknown>)['headers'] = Object.fromEntries(
+          Object.entries(r.headers).map(([name, description]) => [name, { description, schema: { type: 'string' } }]),
+        );
     }
     // Every route can meet a business rule (422) and an unavailable dependency (503): reads are
     // answered by the owning service, writes need the bus, verification needs DNS.

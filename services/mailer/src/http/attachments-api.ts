@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import express, { type RequestHandler } from 'express';
 import { ATTACHMENT_LIMITS } from '@postbus/contracts';
 import { NotFoundError, ValidationError } from '@postbus/errors';
@@ -22,8 +23,9 @@ const idsOf = (params: Record<string, string | undefined>): { projectId: string;
 
 /**
  * Attachments' content, which travels as bytes and not on the bus: the gateway stores a send's
- * files here, in order, before it publishes the trigger naming them; an inline part of a message
- * is read back for the panel. The first file of a message is listed for retention before its
+ * files here, in order, before it publishes the trigger naming them; they are read back for the
+ * panel (its frame's inline images, a download). A file read back is the one the send gave (its
+ * SHA-256 as the trigger named it) or none: missing chunks (erased, purged) and other bytes alike are a 404. The first file of a message is listed for retention before its
  * bytes are written, so a set whose trigger was never published is purged with the messages of its day.
  */
 export function attachmentsApi(attachments: AttachmentStore, lists: MessageLists, store: MessageStore): RequestHandler {
@@ -43,6 +45,8 @@ export function attachmentsApi(attachments: AttachmentStore, lists: MessageLists
     const ref = (await store.message(projectId, messageId))?.attachments?.[position];
     const bytes = ref ? await attachments.read(messageId, position, ref.size) : null;
     if (!ref || !bytes) throw new NotFoundError('No such attachment of this message.');
+    if (createHash('sha256').update(bytes).digest('hex') !== ref.sha256)
+      throw new NotFoundError('The stored content of this attachment is not what the send gave.');
     res
       .status(200)
       .set({ 'content-type': ref.contentType, 'content-length': String(bytes.length) })

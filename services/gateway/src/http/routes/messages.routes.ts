@@ -1,6 +1,7 @@
 import {
   MAX_STATS_DAYS,
   Message,
+  MessageAttachmentParams,
   MessageContent,
   MessageList,
   MessageListQuery,
@@ -12,6 +13,7 @@ import {
 } from '@postbus/contracts';
 import { NotFoundError, UnprocessableError } from '@postbus/errors';
 import type { MailerClient } from '../../clients/mailer-client';
+import { downloadHeaders } from '../../domain/attachment-download';
 import type { AuthenticatedClient } from '../auth';
 import { defineRoute, type RouteSpec } from '../route';
 
@@ -110,6 +112,46 @@ export function messageRoutes({ mailerApi, assertProject }: MessageRouteDeps): R
             'This message has no rendered email: it is still queued, or it was suppressed or failed before it was rendered (nothing was sent).',
           );
         return { status: 200, body: found.content };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/projects/:projectId/messages/:messageId/attachments/:index',
+      operationId: 'getMessageAttachment',
+      summary:
+        "Download one of a message's attachments, by its place in the message's attachments: the bytes the send gave, as a file (Content-Disposition: attachment with its name; its type when a browser shows it as data, else application/octet-stream); a 404 once it was erased with the person or purged with the message",
+      tag: 'Messages',
+      scope: 'full',
+      testKeysMayCall: true,
+      params: MessageAttachmentParams,
+      responses: {
+        200: {
+          description: 'The file, byte for byte as it was sent',
+          mediaType: '*/*',
+          headers: {
+            'Content-Disposition': `attachment; filename="<ASCII name>"; filename*=UTF-8''<the file's name, percent-encoded>`,
+            'X-Content-Type-Options': 'nosniff',
+          },
+        },
+        ...MAILER_DOWN,
+      },
+      handle: async ({ params, client }) => {
+        await assertProject(client.clientId, params.projectId);
+        const message = await mailerApi.message(params.projectId, params.messageId);
+        if (!message || !readable(client, message)) throw new NotFoundError('No such message in this project.');
+        // Read defensively: a message stored before attachments existed may have no list.
+        const listedFiles = message.attachments ?? [];
+        const listed = listedFiles[params.index];
+        if (!listed)
+          throw new NotFoundError(
+            `This message has ${listedFiles.length} attachment${listedFiles.length === 1 ? '' : 's'}: ${params.index} is none of them (the first is 0).`,
+          );
+        const file = await mailerApi.attachment(params.projectId, params.messageId, params.index);
+        if (!file)
+          throw new NotFoundError(
+            'The content of this attachment is no longer stored: it was erased with the person, or purged with its message (MESSAGE_RETENTION_DAYS).',
+          );
+        return { status: 200, bytes: file.bytes, headers: downloadHeaders(listed, file.bytes.length) };
       },
     }),
     defineRoute({
