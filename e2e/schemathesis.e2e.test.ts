@@ -2,7 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { dataDir, repoRoot } from '@postbus/testing';
+import { call, dataDir, repoRoot } from '@postbus/testing';
 import { createClientAndProject, createSendableEmail, startSystem, type DemoClient, type RunningSystem } from './system';
 
 const SCHEMATHESIS_VERSION = '4.32.5';
@@ -22,12 +22,17 @@ function schemathesis(): string {
 describe('the OpenAPI document says exactly what the server does (schemathesis)', () => {
   let system: RunningSystem;
   let client: DemoClient;
+  /** The project the generated DELETE /v1/projects/{projectId} removes (see schemathesis.toml). */
+  let spareProjectId: string;
 
   beforeAll(async () => {
     // Limits off: schemathesis sends thousands of requests, many with wrong credentials on purpose.
     system = await startSystem({ RATE_LIMIT_PER_SECOND: '0', AUTH_FAILURE_LIMIT_PER_MINUTE: '0' });
     client = await createClientAndProject(system);
     await createSendableEmail(system, client);
+    const spare = await call(system.gatewayUrl, 'POST', '/v1/projects', { auth: client.auth, json: { name: 'deleted by schemathesis' } });
+    expect(spare.status).toBe(201);
+    spareProjectId = (spare.body as { id: string }).id;
   }, 120_000);
 
   afterAll(async () => {
@@ -67,7 +72,7 @@ describe('the OpenAPI document says exactly what the server does (schemathesis)'
       // Its working directory is .data/: schemathesis keeps a cache (.schemathesis/) there.
       {
         cwd: dataDir(),
-        env: { ...process.env, POSTBUS_PROJECT_ID: client.projectId },
+        env: { ...process.env, POSTBUS_PROJECT_ID: client.projectId, POSTBUS_SPARE_PROJECT_ID: spareProjectId },
         stdio: ['ignore', 'pipe', 'pipe'],
         timeout: 600_000,
       },
