@@ -84,9 +84,9 @@ export abstract class InternalApiClient {
   protected async send<T>(
     method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
     path: string,
-    { query = {}, body }: { query?: QueryValues; body?: unknown } = {},
+    { query = {}, body, timeoutMs }: { query?: QueryValues; body?: unknown; timeoutMs?: number } = {},
   ): Promise<InternalReply<T>> {
-    const response = await this.fetch(method, path, query, body);
+    const response = await this.fetch(method, path, query, body, timeoutMs);
     if (response.ok) {
       if (response.status === 204 || response.status === 205) {
         await response.body?.cancel();
@@ -100,7 +100,12 @@ export abstract class InternalApiClient {
     throw this.unavailable('could not answer');
   }
 
-  private async fetch(method: string, path: string, query: QueryValues, body?: unknown): Promise<Response> {
+  /** The client's timeout, unless the call states its own (a large upload). */
+  protected get defaultTimeoutMs(): number {
+    return this.timeoutMs;
+  }
+
+  private async fetch(method: string, path: string, query: QueryValues, body?: unknown, timeoutMs = this.timeoutMs): Promise<Response> {
     const search = new URLSearchParams();
     for (const [name, value] of Object.entries(query)) if (value !== undefined) search.set(name, String(value));
     const qs = search.toString();
@@ -111,7 +116,7 @@ export abstract class InternalApiClient {
       if (body !== undefined) headers['content-type'] = bytes ? 'application/octet-stream' : 'application/json';
       return await fetch(`${this.baseUrl}${path}${qs ? `?${qs}` : ''}`, {
         method,
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: AbortSignal.timeout(timeoutMs),
         headers,
         ...(body === undefined ? {} : { body: bytes ? body : JSON.stringify(body) }),
       });

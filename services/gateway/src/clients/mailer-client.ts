@@ -13,6 +13,8 @@ import type { InternalTokens } from '@postbus/http';
 import { InternalApiClient, projectPath } from './internal-api-client';
 
 /** Reads the message log (statuses and timelines) and the suppression list from the mailer service's internal API. */
+const ATTACHMENT_STORE_TIMEOUT_FACTOR = 3;
+
 export class MailerClient extends InternalApiClient {
   constructor(baseUrl: string, tokens: InternalTokens, timeoutMs?: number) {
     super('mailer', 'mailer', baseUrl, tokens, timeoutMs);
@@ -60,10 +62,16 @@ export class MailerClient extends InternalApiClient {
    * Stores a send's attachments with the mailer, one after another in their order (the mailer
    * finds a message's set by probing positions), before the trigger naming them is published.
    */
+  /**
+   * Stores a send's files before its trigger is published. A store writes its chunks behind the
+   * other sends' on a busy mailer, so it gets three times the client's timeout: a send refused with
+   * a 503 costs the client a retry of every byte.
+   */
   async storeAttachments(projectId: string, messageId: string, files: Uint8Array[]): Promise<void> {
     for (const [position, bytes] of files.entries())
       await this.send('PUT', `${projectPath(projectId)}/messages/${encodeURIComponent(messageId)}/attachments/${position}`, {
         body: bytes,
+        timeoutMs: this.defaultTimeoutMs * ATTACHMENT_STORE_TIMEOUT_FACTOR,
       });
   }
 
