@@ -23,14 +23,7 @@ const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex
 
 describe('attachments in the mailer', () => {
   /** One schedule per connection: mongoose compiles its models once. */
-  let sharedSchedule: ScheduleQueue | undefined;
-  const scheduleQueue = async (): Promise<ScheduleQueue> => {
-    if (!sharedSchedule) {
-      sharedSchedule = new ScheduleQueue(db);
-      await sharedSchedule.init();
-    }
-    return sharedSchedule;
-  };
+  let schedule: ScheduleQueue;
   let db: Connection;
   let attachments: AttachmentStore;
   let store: MessageStore;
@@ -43,7 +36,8 @@ describe('attachments in the mailer', () => {
     attachments = new AttachmentStore(db);
     store = new MessageStore(db);
     lists = new MessageLists(db);
-    await Promise.all([attachments.init(), store.init(), lists.init()]);
+    schedule = new ScheduleQueue(db);
+    await Promise.all([attachments.init(), store.init(), lists.init(), schedule.init()]);
     // QUERY_AUDIT strict: every query on the request path must be by `_id` alone.
     const started = await startInternalServer({
       service: 'mailer',
@@ -154,7 +148,6 @@ describe('attachments in the mailer', () => {
     const suppressions = new Suppressions(db, (email) => `hash of ${email}`);
     const retries = new RetryQueue(db);
     const done = new ErasuresDone(db);
-    const schedule = await scheduleQueue();
     await Promise.all([suppressions.init(), retries.init(), done.init()]);
     const erasure = new MailerErasure({ store, lists, suppressions, retries, schedule, done, attachments });
     const file = randomBytes(1000);
@@ -185,7 +178,6 @@ describe('attachments in the mailer', () => {
     await put('p4', 'msg_orphan', 0, file);
     await put('p4', 'msg_orphan', 1, file);
     await put('p4', 'msg_fresh', 0, file);
-    const schedule = await scheduleQueue();
     const retention = new MessageRetention({ store, lists, attachments, schedule, logger, retentionDays: 30, intervalMs: 3_600_000 });
     // Nothing is 30 days old yet.
     expect(await retention.purge()).toMatchObject({ attachmentChunks: 0 });

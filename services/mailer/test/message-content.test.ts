@@ -46,14 +46,7 @@ describe('capping a rendered email for keeping', () => {
  */
 describe("a message's rendered email", () => {
   /** One schedule per connection: mongoose compiles its models once. */
-  let sharedSchedule: ScheduleQueue | undefined;
-  const scheduleQueue = async (): Promise<ScheduleQueue> => {
-    if (!sharedSchedule) {
-      sharedSchedule = new ScheduleQueue(db);
-      await sharedSchedule.init();
-    }
-    return sharedSchedule;
-  };
+  let schedule: ScheduleQueue;
   const project = '0000000000000000000000d4';
   let db: Connection;
   let store: MessageStore;
@@ -91,7 +84,8 @@ describe("a message's rendered email", () => {
     lists = new MessageLists(db);
     retries = new RetryQueue(db);
     const rollups = new StatusRollups(db, 'test-instance');
-    await Promise.all([store.init(), lists.init(), retries.init(), rollups.init()]);
+    schedule = new ScheduleQueue(db);
+    await Promise.all([store.init(), lists.init(), retries.init(), rollups.init(), schedule.init()]);
     const publisher = { publish: () => Promise.resolve('id') } as unknown as Publisher;
     timeline = new Timeline(store, publisher, retries, { maxAttempts: 3, baseMs: 60_000, maxMs: 60_000 }, (m, e) =>
       lists.reached(m, e.event as 'sent', e.at),
@@ -211,7 +205,6 @@ describe("a message's rendered email", () => {
     const aged = '0000000000000000000000f6';
     const old = await send(message('old@example.org', new Date(Date.now() - 50 * 86_400_000), aged), rendered('Old'));
     const fresh = await send(message('fresh@example.org', new Date(), aged), rendered('Fresh'));
-    const schedule = await scheduleQueue();
     const retention = new MessageRetention({
       store,
       lists,
@@ -229,7 +222,6 @@ describe("a message's rendered email", () => {
   it("goes with the person's messages when they are erased, and another person's stays", async () => {
     const suppressions = new Suppressions(db, (email) => `hash of ${email}`);
     const done = new ErasuresDone(db);
-    const schedule = await scheduleQueue();
     await Promise.all([suppressions.init(), done.init()]);
     const erasure = new MailerErasure({ store, lists, suppressions, retries, schedule, done, attachments: new AttachmentStore(db) });
     const eve = await send(message('eve@example.org'), rendered('Eve'));
