@@ -1,4 +1,8 @@
 /** Jest projects: unit (pure, with fakes), integration (one service in-process against real Kafka and the MongoDB-wire server), e2e (the running system through HTTP only). */
+const { laneIgnorePatterns } = require('./scripts/test-lanes.cjs');
+
+/** `npm test` runs its lanes (scripts/test-lanes.cjs) as two jest runs; without a lane, every file. */
+const ignored = ['/node_modules/', '/dist/', ...laneIgnorePatterns(process.env.POSTBUS_TEST_LANE)];
 const transform = {
   '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
 };
@@ -23,7 +27,7 @@ const common = {
   moduleNameMapper,
   testEnvironment: 'node',
   rootDir: __dirname,
-  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  testPathIgnorePatterns: ignored,
 };
 
 /** The admin panel's components: TSX with React's automatic runtime, in a browser-like DOM (jsdom). */
@@ -33,7 +37,7 @@ const adminPanel = {
   testEnvironment: 'jsdom',
   testMatch: ['<rootDir>/services/admin/src/**/*.test.tsx'],
   setupFilesAfterEnv: ['<rootDir>/services/admin/src/test-setup.ts'],
-  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  testPathIgnorePatterns: ignored,
   // As the panel's bundler reads it: the contracts' value lists from their source.
   moduleNameMapper: { '^@postbus/contracts/values$': '<rootDir>/libs/contracts/src/values.ts' },
   transform: {
@@ -52,6 +56,8 @@ module.exports = {
   testTimeout: 60_000,
   // The plain closing line "N passed, N failed" that CI and people read.
   reporters: ['default', '<rootDir>/scripts/jest-summary-reporter.cjs'],
+  // The longest files first, so that the concurrent lane's workers finish together.
+  testSequencer: '<rootDir>/scripts/test-sequencer.cjs',
   projects: [
     {
       ...common,

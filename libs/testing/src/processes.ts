@@ -5,13 +5,23 @@ import { join } from 'node:path';
 import { dataDir, repoRoot } from './infra';
 import { waitFor } from './wait';
 
-/** A port nobody listens on right now. */
 /**
  * Ports handed out below Linux's ephemeral range (32768–60999): a port from that range, free when
  * asked, is soon taken by some outgoing connection (Kafka clients open many) before the service
  * that was to listen on it starts — seen as EADDRINUSE in e2e runs.
+ * Each jest worker (JEST_WORKER_ID) draws from a slice of its own, so that two test files running
+ * at once never pick the same free port in the moment before one of them listens on it.
  */
 const PORT_RANGE = { from: 20_000, to: 32_000 };
+const PORT_SLICES = 8;
+
+/** The ports a jest worker (JEST_WORKER_ID) draws from; a process outside jest (no id) has the slice of worker 0, which jest never numbers. */
+export function portSlice(workerId: string | undefined): { from: number; to: number } {
+  const size = Math.floor((PORT_RANGE.to - PORT_RANGE.from) / PORT_SLICES);
+  const slice = (Number(workerId) || 0) % PORT_SLICES;
+  return { from: PORT_RANGE.from + slice * size, to: PORT_RANGE.from + (slice + 1) * size };
+}
+
 const handedOut = new Set<number>();
 
 const canListen = (port: number): Promise<boolean> =>
@@ -21,15 +31,16 @@ const canListen = (port: number): Promise<boolean> =>
     server.listen(port, () => server.close(() => resolve(true)));
   });
 
-/** A port nothing listens on, not handed out before by this process. */
+/** A port nothing listens on, not handed out before by this process, from this process's slice. */
 export async function freePort(): Promise<number> {
+  const { from, to } = portSlice(process.env['JEST_WORKER_ID']);
   for (let tries = 0; tries < 200; tries++) {
-    const port = PORT_RANGE.from + Math.floor(Math.random() * (PORT_RANGE.to - PORT_RANGE.from));
+    const port = from + Math.floor(Math.random() * (to - from));
     if (handedOut.has(port) || !(await canListen(port))) continue;
     handedOut.add(port);
     return port;
   }
-  throw new Error(`no free port between ${PORT_RANGE.from} and ${PORT_RANGE.to}`);
+  throw new Error(`no free port between ${from} and ${to}`);
 }
 
 export interface ServiceProcess {
