@@ -1,5 +1,6 @@
 import { simpleParser, type Attachment, type HeaderValue, type ParsedMail } from 'mailparser';
 import { classifyDeliveryStatus, classifyNotice, smtpCodes, type BounceClass } from './bounce-class';
+import { mimeInput } from './mime-input';
 import { noticeRecipient, noticeText } from './notice-text';
 import { bareAddress, readFieldBlocks, untyped, type FieldBlock } from './report-fields';
 
@@ -62,7 +63,7 @@ async function originalOf(mail: ParsedMail, raw: Buffer, fields?: FieldBlock): P
   const copy = partOf(mail, 'message/rfc822', 'text/rfc822-headers', 'message/rfc822-headers');
   const original: OriginalMail = {};
   if (copy) {
-    const returned = await simpleParser(copy.content, parseOptions);
+    const returned = await simpleParser(mimeInput(copy.content), parseOptions);
     const messageId = withoutBrackets(returned.messageId);
     const returnPath = bareAddress(addressOf(returned.headers.get('return-path')));
     if (messageId) original.messageId = messageId;
@@ -189,7 +190,7 @@ function isAutoReply(mail: ParsedMail): boolean {
 export async function readInboundReport(raw: Buffer): Promise<InboundReport> {
   let mail: ParsedMail;
   try {
-    mail = await simpleParser(raw, parseOptions);
+    mail = await simpleParser(mimeInput(raw), parseOptions);
   } catch (error) {
     return { kind: 'unclassified', reason: `unreadable MIME: ${(error as Error).message}`.slice(0, 200), original: {} };
   }
