@@ -2,8 +2,8 @@ import type { ReturnPathTokens } from '@postbus/crypto';
 import { defineHandler, type MessageContext, type Publisher } from '@postbus/bus';
 import { Topics, type MessageData } from '@postbus/contracts';
 import type { Logger } from '@postbus/logger';
-import { feedbackOf, receivedRecordOf, type Verdict } from '../domain/feedback';
-import type { ReceivedMail, ReceivedRecord } from '../model/received-mail.repository';
+import { feedbackOf, receivedRecordOf, type ReceivedRecord, type Verdict } from '../domain/feedback';
+import type { ReceivedMail } from '../model/received-mail.repository';
 
 export interface InboundReceivedDeps {
   tokens: ReturnPathTokens;
