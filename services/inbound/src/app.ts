@@ -13,6 +13,7 @@ import { catalogDomainHandler } from './handlers/catalog-domain.handler';
 import { inboundReceivedHandler } from './handlers/inbound-received.handler';
 import { ReceivedMail } from './model/received-mail.repository';
 import { ReturnPathDomains } from './model/return-path-domain.repository';
+import { ReportParser } from './parse/report-parser';
 import { createInboundSmtpServer } from './smtp/inbound-smtp';
 
 export interface InboundService {
@@ -29,7 +30,8 @@ function tlsOf(config: InboundConfig): { key: Buffer; cert: Buffer } | undefined
 /**
  * Starts the inbound service: the MX of the return-path domains, which stores what it takes on
  * the bus before it answers 250, and the consumer that reads each stored mail and publishes the
- * feedback it carries (bounces, complaints, unsubscribes) for the mailer.
+ * feedback it carries (bounces, complaints, unsubscribes) for the mailer. Mail is read on worker
+ * threads within INBOUND_PARSE_BUDGET_MS, off the event loop the SMTP listener and the consumer share.
  */
 export async function start({ config, logger }: { config: InboundConfig; logger: Logger }): Promise<InboundService> {
   if (!config.TRACKING_SECRET) logger.warn('TRACKING_SECRET is not set: no return-path token the mailer signed will verify here');
@@ -44,11 +46,12 @@ export async function start({ config, logger }: { config: InboundConfig; logger:
   const bus = new Bus({ ...busOptions(config), service: 'postbus/inbound', logger, metrics });
   await bus.ensureTopics([{ topic: Topics.Catalog, compacted: true }, { topic: Topics.InboundMail }, { topic: Topics.Feedback }]);
   await bus.publisher.connect();
+  const parser = new ReportParser({ threads: config.INBOUND_PARSE_THREADS, budgetMs: config.INBOUND_PARSE_BUDGET_MS, logger });
   await Promise.all([
     bus.consume({ groupId: ConsumerGroups.inboundCatalog, handlers: [catalogDomainHandler(domains), catalogDeletedHandler(domains)] }),
     bus.consume({
       groupId: ConsumerGroups.inbound,
-      handlers: [inboundReceivedHandler({ tokens, publisher: bus.publisher, received, logger })],
+      handlers: [inboundReceivedHandler({ tokens, publisher: bus.publisher, received, logger, readReport: parser.read })],
     }),
   ]);
 
@@ -97,6 +100,7 @@ export async function start({ config, logger }: { config: InboundConfig; logger:
       await new Promise<void>((resolve) => smtp.close(() => resolve()));
       await closeServer(server);
       await bus.close();
+      await parser.close();
       await db.close();
     },
   };

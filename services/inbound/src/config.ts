@@ -25,6 +25,19 @@ export const InboundConfig = Type.Object({
     default: 120,
     description: 'connections one remote address may open per minute; more get 421',
   }),
+  INBOUND_PARSE_BUDGET_MS: Type.Integer({
+    minimum: 10,
+    default: 2000,
+    description:
+      'how long reading one received mail may take on its worker thread (from its start there, not its wait for one); past it the thread is ended and the mail recorded as unreadable and dropped',
+  }),
+  INBOUND_PARSE_THREADS: Type.Integer({
+    minimum: 1,
+    maximum: 16,
+    default: 1,
+    description:
+      'worker threads that read received mail, off the event loop of the MX and the consumer (one kept ready, the others started when needed)',
+  }),
   INBOUND_TLS_KEY_FILE: Type.String({
     default: '',
     description: 'PEM private key for STARTTLS; with INBOUND_TLS_CERT_FILE, STARTTLS is offered',

@@ -1,6 +1,5 @@
 import type { ReturnPathClaim, ReturnPathTokens } from '@postbus/crypto';
 import { normaliseEmail, type FeedbackBounceEvent, type FeedbackComplaintEvent, type FeedbackUnsubscribeEvent } from '@postbus/contracts';
-import type { ReceivedRecord } from '../model/received-mail.repository';
 import { readInboundReport, type InboundReport } from './inbound-report';
 
 export type Feedback =
@@ -16,6 +15,25 @@ export interface Verdict {
   /** The reader's verdict, for the record. */
   report?: InboundReport['kind'];
 }
+
+/**
+ * What the MX received and what it came to, without the mail itself or any address: when, the
+ * reader's verdict, why nothing came of it, and which message it was about. Append-only.
+ */
+export interface ReceivedRecord {
+  receivedAt: Date;
+  report?: string;
+  ignored?: string;
+  messageIds: string[];
+  feedback: string[];
+  truncated: boolean;
+}
+
+/**
+ * Reads what a mail says. In the service, on a worker thread within a time budget (parse/), so
+ * that no mail holds the event loop the MX and the consumer share; readInboundReport by default.
+ */
+export type ReadReport = (raw: Buffer) => Promise<InboundReport>;
 
 export interface ReceivedMail {
   raw: Buffer;
@@ -38,13 +56,17 @@ const clip = (value: string | undefined, max: number): string | undefined => (va
  * often strip the return path; it is still one of our ids, and a complaint only ever suppresses the
  * address it was sent to.
  */
-export async function feedbackOf(mail: ReceivedMail, tokens: ReturnPathTokens): Promise<Verdict> {
+export async function feedbackOf(
+  mail: ReceivedMail,
+  tokens: ReturnPathTokens,
+  readReport: ReadReport = readInboundReport,
+): Promise<Verdict> {
   const claims = mail.rcptTo.map((address) => tokens.verify(localPartOf(address))).filter((c): c is ReturnPathClaim => c !== null);
   const unsubscribes = [...new Set(claims.filter((c) => c.purpose === 'unsubscribe').map((c) => c.messageId))];
   if (unsubscribes.length > 0)
     return { feedback: unsubscribes.map((messageId) => ({ type: 'feedback.unsubscribe', data: { messageId, at: mail.receivedAt } })) };
 
-  const report = await readInboundReport(mail.raw);
+  const report = await readReport(mail.raw);
   const tokenOfOriginal = report.kind === 'delivery_status' || report.kind === 'complaint' ? report.original.returnPath : undefined;
   const bounceClaim =
     claims.find((c) => c.purpose === 'bounce') ??

@@ -1,5 +1,7 @@
 import { simpleParser, type Attachment, type HeaderValue, type ParsedMail } from 'mailparser';
 import { classifyDeliveryStatus, classifyNotice, smtpCodes, type BounceClass } from './bounce-class';
+import { mimeInput } from './mime-input';
+import { noticeRecipient, noticeText } from './notice-text';
 import { bareAddress, readFieldBlocks, untyped, type FieldBlock } from './report-fields';
 
 /** What a report says about the mail it is about, to find that mail when the return path does not. */
@@ -61,7 +63,7 @@ async function originalOf(mail: ParsedMail, raw: Buffer, fields?: FieldBlock): P
   const copy = partOf(mail, 'message/rfc822', 'text/rfc822-headers', 'message/rfc822-headers');
   const original: OriginalMail = {};
   if (copy) {
-    const returned = await simpleParser(copy.content, parseOptions);
+    const returned = await simpleParser(mimeInput(copy.content), parseOptions);
     const messageId = withoutBrackets(returned.messageId);
     const returnPath = bareAddress(addressOf(returned.headers.get('return-path')));
     if (messageId) original.messageId = messageId;
@@ -72,7 +74,8 @@ async function originalOf(mail: ParsedMail, raw: Buffer, fields?: FieldBlock): P
   if (!original.messageId) {
     // Notices that quote the returned mail as text (qmail, some providers), and copies attached
     // inline, which mailparser merges into the text without their headers, still carry its
-    // Message-ID in the raw mail: the first one that is not the report's own.
+    // Message-ID in the raw mail: the first one that is not the report's own. (Linear: a match
+    // starts only at a line's start, and its runs end with the line.)
     const own = withoutBrackets(mail.messageId);
     const quoted = [...raw.toString('latin1').matchAll(/^Message-ID:[ \t]*<([^>\s]+)>/gim)].map((m) => m[1]).find((id) => id !== own);
     if (quoted) original.messageId = quoted;
@@ -134,12 +137,6 @@ async function complaint(mail: ParsedMail, raw: Buffer): Promise<InboundReport> 
   };
 }
 
-/** The human-readable part of a notice: what precedes the returned mail it quotes. */
-const noticeText = (text: string): string =>
-  text.split(
-    /^\s*(?:-{2,}\s*(?:Below this line is a copy|Original message|Original Message|Forwarded message)|Return-Path:|Received:)/im,
-  )[0] ?? text;
-
 const bounceSubject =
   /undeliver|undelivered|delivery (status notification|failure|has failed|failed|incomplete)|returned mail|returning message|failure notice|could not be delivered|not delivered|unzustellbar|non remis|no entregado/i;
 
@@ -152,9 +149,7 @@ async function notice(mail: ParsedMail, raw: Buffer): Promise<InboundReport> {
   const classified = classifyNotice(text);
   const original = await originalOf(mail, raw);
   if (!classified) return { kind: 'unclassified', reason: 'a bounce notice that names no reply code or known cause', original };
-  const recipient = bareAddress(
-    text.match(/<([^\s<>@]+@[^\s<>@]+)>/)?.[1] ?? text.match(/\b([^\s<>@:;,"]+@[a-z0-9.-]+\.[a-z]{2,})\b/i)?.[1],
-  );
+  const recipient = bareAddress(noticeRecipient(text));
   const status = classified.enhanced ?? (classified.reply ? `${String(classified.reply)[0]}.0.0` : undefined);
   const diagnosticLine = text
     .split(/\r?\n/)
@@ -195,7 +190,7 @@ function isAutoReply(mail: ParsedMail): boolean {
 export async function readInboundReport(raw: Buffer): Promise<InboundReport> {
   let mail: ParsedMail;
   try {
-    mail = await simpleParser(raw, parseOptions);
+    mail = await simpleParser(mimeInput(raw), parseOptions);
   } catch (error) {
     return { kind: 'unclassified', reason: `unreadable MIME: ${(error as Error).message}`.slice(0, 200), original: {} };
   }

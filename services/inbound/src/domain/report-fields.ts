@@ -1,3 +1,5 @@
+import { isSpace } from './characters';
+
 /**
  * The field blocks of machine-readable report parts: RFC 3464 `message/delivery-status` (one
  * block for the message, then one per recipient) and RFC 5965 `message/feedback-report` (one
@@ -38,8 +40,24 @@ export function untyped(value: string | undefined): string | undefined {
   return rest === '' ? undefined : rest;
 }
 
-/** An address as reports write it (`<a@b>`, `a@b`), lowercased; undefined when it is not one. */
+/** `[^\s<>@]`: what either side of an address is made of. */
+const isAddressChar = (c: number): boolean => !isSpace(c) && c !== 0x3c && c !== 0x3e && c !== 0x40;
+
+/**
+ * An address as reports write it (`<a@b>`, `a@b`, `Name <a@b>`), lowercased; undefined when it is
+ * not one. What `value.match(/<?([^\s<>@]+@[^\s<>@]+?)>?$/)?.[1]` finds, read in one pass instead
+ * (that expression tries every start, each reading to the end: quadratic in a long value): the
+ * domain runs from the last `@` to the end, or to a closing `>` that ends the value, and the local
+ * part back from that `@` as far as its characters go.
+ */
 export function bareAddress(value: string | undefined): string | undefined {
-  const match = value?.match(/<?([^\s<>@]+@[^\s<>@]+?)>?$/);
-  return match ? match[1]!.toLowerCase() : undefined;
+  if (value === undefined) return undefined;
+  const at = value.lastIndexOf('@');
+  if (at < 0) return undefined;
+  const end = value.endsWith('>') ? value.length - 1 : value.length;
+  if (end <= at + 1) return undefined;
+  for (let i = at + 1; i < end; i++) if (!isAddressChar(value.charCodeAt(i))) return undefined;
+  let start = at;
+  while (start > 0 && isAddressChar(value.charCodeAt(start - 1))) start--;
+  return start === at ? undefined : value.slice(start, end).toLowerCase();
 }

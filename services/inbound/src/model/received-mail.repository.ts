@@ -1,18 +1,6 @@
 import { Schema, type Connection } from 'mongoose';
 import { insertNew } from '@postbus/db';
-
-/**
- * What the MX received and what it came to, without the mail itself or any address: when, the
- * reader's verdict, why nothing came of it, and which message it was about. Append-only.
- */
-export interface ReceivedRecord {
-  receivedAt: Date;
-  report?: string;
-  ignored?: string;
-  messageIds: string[];
-  feedback: string[];
-  truncated: boolean;
-}
+import type { ReceivedRecord } from '../domain/feedback';
 
 type ReceivedDoc = ReceivedRecord & { _id: string };
 

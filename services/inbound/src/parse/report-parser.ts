@@ -1,0 +1,115 @@
+import { join } from 'node:path';
+import { Piscina } from 'piscina';
+import type { Logger } from '@postbus/logger';
+import type { InboundReport } from '../domain/inbound-report';
+import type { ParseTask } from './report-parser.worker';
+
+export interface ReportParserOptions {
+  /** Worker threads at most: one from the start, the others started when needed and stopped after a minute idle. */
+  threads: number;
+  /** How long one mail's parse may take, from its start on a thread (not its wait for one), before it is abandoned. */
+  budgetMs: number;
+  /** The old-generation heap of a worker thread (MB); a parse that needs more ends its thread and is abandoned. */
+  memoryMb?: number;
+  logger?: Logger;
+  /** The worker module; by default report-parser.worker beside this file (tests give one whose parse never ends). */
+  workerFile?: string;
+}
+
+/** Mail is kept to 256 KiB: its parse needs a few MB; this is room for the worst of it, and a bound. */
+export const PARSE_MEMORY_MB = 256;
+/** How often a parse still waiting for a thread (all busy, or one starting) looks again. */
+const QUEUED_POLL_MS = 25;
+
+/** What a mail that could not be read in its budget is recorded as: a report that says nothing, dropped. */
+const unreadable = (why: string): InboundReport => ({ kind: 'unclassified', reason: `unreadable: ${why}`, original: {} });
+
+/**
+ * Reads received mail on worker threads (piscina, as the template engine renders), so that no
+ * mail holds the event loop the MX's SMTP listener and the bus consumer's heartbeats share. A parse
+ * has `budgetMs` from its start on a thread: past it, or past `memoryMb` of heap, the thread is
+ * ended (the pool starts another) and the mail is answered as unreadable, which the consumer
+ * records and drops like any report that says nothing: a mail can neither hold the loop nor be
+ * retried forever. The reader's expressions are linear, so only a mail far beyond what the MX
+ * keeps, or a machine starved of CPU, comes near the budget.
+ */
+export class ReportParser {
+  /** Mails read, and abandoned over their time or memory. */
+  readonly stats = { read: 0, overBudget: 0, outOfMemory: 0 };
+  private readonly pool: Piscina<ParseTask, InboundReport>;
+  private readonly budgetMs: number;
+  private readonly memoryMb: number;
+  private readonly logger: Logger | undefined;
+
+  constructor({ threads, budgetMs, memoryMb = PARSE_MEMORY_MB, logger, workerFile }: ReportParserOptions) {
+    this.budgetMs = budgetMs;
+    this.memoryMb = memoryMb;
+    this.logger = logger;
+    // From TypeScript (jest), the workers load the source as jest does; built, the compiled worker.
+    const filename = workerFile ?? join(__dirname, __filename.endsWith('.ts') ? 'report-parser.worker.ts' : 'report-parser.worker.js');
+    this.pool = new Piscina<ParseTask, InboundReport>({
+      filename,
+      ...(filename.endsWith('.ts') ? { execArgv: ['--require', join(__dirname, 'register-ts.cjs')] } : {}),
+      // One thread is kept ready: starting one costs the event loop tens of ms.
+      minThreads: 1,
+      maxThreads: threads,
+      idleTimeout: 60_000,
+      concurrentTasksPerWorker: 1,
+      resourceLimits: { maxOldGenerationSizeMb: memoryMb },
+    });
+    this.pool.on('error', (error: Error) => logger?.error('a report parser thread stopped outside a parse', { error: error.message }));
+  }
+
+  /**
+   * What a mail says (readInboundReport's answer), read on a worker thread; `unclassified`
+   * (unreadable) when its parse passes the budget or the memory limit. Throws when the thread
+   * stopped for another reason (it could not start): the consumer then retries the mail.
+   */
+  readonly read = async (raw: Buffer): Promise<InboundReport> => {
+    const { budgetMs } = this;
+    const state = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT);
+    const started = new Int32Array(state);
+    const queuedAt = Date.now();
+    const abort = new AbortController();
+    // The budget counts from the parse's start on its thread, which the worker writes to `state`.
+    let timer: NodeJS.Timeout;
+    const watch = () => {
+      const startedAfter = Atomics.load(started, 0);
+      if (startedAfter === 0) {
+        timer = setTimeout(watch, QUEUED_POLL_MS);
+        return;
+      }
+      const left = budgetMs - (Date.now() - (queuedAt + startedAfter - 1));
+      if (left <= 0) abort.abort();
+      else timer = setTimeout(watch, left);
+    };
+    timer = setTimeout(watch, budgetMs);
+    try {
+      const report = await this.pool.run({ raw, state, queuedAt }, { signal: abort.signal });
+      this.stats.read++;
+      return report;
+    } catch (error) {
+      if (abort.signal.aborted) {
+        this.stats.overBudget++;
+        this.logger?.warn('inbound mail abandoned: its parse took longer than its budget', { budgetMs, bytes: raw.length });
+        return unreadable(`its parse took more than ${budgetMs} ms`);
+      }
+      if ((error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') {
+        this.stats.outOfMemory++;
+        this.logger?.warn('inbound mail abandoned: its parse needed more memory than its thread has', {
+          memoryMb: this.memoryMb,
+          bytes: raw.length,
+        });
+        return unreadable(`its parse needed more than ${this.memoryMb} MB`);
+      }
+      throw new Error(`the report parser's worker thread stopped: ${(error as Error).message}`, { cause: error });
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  /** Stops the worker threads once their parses are done. */
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}
