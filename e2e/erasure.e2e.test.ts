@@ -107,7 +107,14 @@ describe('GDPR erasure through the public API', () => {
       const today = new Date().toISOString().slice(0, 10);
       const revenue = () => inProject('GET', `/analytics/revenue?from=${today}&to=${today}`);
       await waitFor(async () => (await inProject('GET', `/payments?user_id=${userId}`)).body.data?.length === 2, { what: 'two payments' });
-      const revenueBefore = (await revenue()).body as { currencies: unknown[]; paying_users: number };
+      // The revenue counts a payment a moment after the payment list shows it (seen on a loaded machine).
+      const revenueBefore = await waitFor(
+        async () => {
+          const body = (await revenue()).body as { currencies: Array<{ payments: number }>; paying_users: number };
+          return body.currencies?.[0]?.payments === 2 ? body : undefined;
+        },
+        { what: 'the revenue to count both payments' },
+      );
       await waitFor(() => receiver.received.filter((r) => r.body.includes(email)).length >= 4, { what: 'message webhooks' });
 
       // Erase: the answer names the erasure and its time; a repeat (by user_id) answers the same.
