@@ -58,7 +58,15 @@ describe('webhooks through the public API', () => {
     const port = await freePort();
     const created = await api('POST', '/v1/webhooks', { url: `http://127.0.0.1:${port}/hooks`, events: ['message.sent'] });
     const id = await trigger('retry@example.org');
-    await sleep(800); // connection refused meanwhile
+    // The receiver comes up once an attempt has met the refused connection (read from the delivery log, not a guessed sleep).
+    await waitFor(
+      async () => {
+        const res = await api('GET', `/v1/webhooks/${created.body.id}/deliveries`);
+        const attempts = (res.body.data ?? []).flatMap((d: { attempts: Array<{ status_code: number | null }> }) => d.attempts);
+        return attempts.some((a: { status_code: number | null }) => a.status_code === null);
+      },
+      { timeoutMs: 20_000, what: 'an attempt refused' },
+    );
     let failuresLeft = 2;
     const receiver = await startReceiver(() => (failuresLeft-- > 0 ? 500 : 200), port);
     try {

@@ -98,7 +98,7 @@ function report(lanes, steps) {
     ),
   );
   console.log('\nWhere the time went:');
-  for (const [step, ms] of steps) console.log(`  ${step.padEnd(16)} ${minutes(ms)}`);
+  for (const [step, ms] of steps) console.log(`  ${step.padEnd(18)} ${minutes(ms)}`);
   const byTier = new Map();
   for (const file of files) {
     const key = `${file.lane} lane, ${file.tier}`;
@@ -190,15 +190,17 @@ async function main() {
       // Arguments (paths, -t) may leave one lane without a file: that is no failure.
       if (args.length > 0) args.push('--passWithNoTests');
       say(`concurrent lane: ${workers} workers`);
-      exitCode ||= await timed('concurrent lane', () =>
+      const concurrent = await timed('concurrent lane', () =>
         run(process.execPath, [jestBin, `--maxWorkers=${workers}`, ...args], { POSTBUS_TEST_LANE: 'concurrent' }),
       );
+      exitCode ||= concurrent;
       lanes.push(readLane('concurrent'));
       await timed('waiting for quiet', () => waitForQuiet());
       say('quiet lane: in band, one file at a time');
-      exitCode ||= await timed('quiet lane', () =>
+      const quiet = await timed('quiet lane', () =>
         run(process.execPath, [jestBin, '--runInBand', ...args], { POSTBUS_TEST_LANE: 'quiet' }),
       );
+      exitCode ||= quiet;
       lanes.push(readLane('quiet'));
     }
 
