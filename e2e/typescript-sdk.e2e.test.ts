@@ -191,7 +191,13 @@ describe('TypeScript SDK (@postbus/sdk) against the running system', () => {
       },
       { what: 'the manual suppression in the list' },
     );
-    expect(listed).toEqual({ email, reason: 'manual', created_at: expect.any(String), message_id: null });
+    expect(listed).toEqual({
+      email,
+      reason: 'manual',
+      created_at: expect.any(String),
+      message_id: null,
+      reasons: [{ reason: 'manual', created_at: listed.created_at, message_id: null }],
+    });
     expect((await reader.suppressions.list(client.projectId, { email, reason: 'complaint' })).data).toEqual([]);
 
     const blocked = await sdk.emails.send(client.projectId, emailKey, { email });

@@ -179,7 +179,7 @@ export class Suppressions {
    * DELETE /v1/projects/{projectId}/suppressions/{email} — a later send mails the address again;
    * lifting an unsubscribe subscribes the user again (you assert the recipient consented).
    * NotFoundError when it is not suppressed; ConflictError (`/problems/suppression-is-a-complaint`)
-   * for a complaint, which stays.
+   * when a complaint is among its reasons, which stays.
    */
   remove(projectId: string, email: string, options?: RequestOptions): Promise<AcceptedResponse> {
     return this.http.request({ method: 'DELETE', path: `${project(projectId)}/suppressions/${segment(email)}`, options });

@@ -11,6 +11,14 @@ describe('the suppression list', () => {
   const P = 'p-suppression-list';
   const at = (minute: number) => new Date(Date.UTC(2026, 10, 27, 9, minute));
   const hashAddress = (email: string) => createHmac('sha256', 'the erasure audit key of this test').update(email).digest('hex');
+  /** An address suppressed for one reason, as the list shows it. */
+  const shown = (email: string, reason: string, minute: number, messageId: string | null = null) => ({
+    email,
+    reason,
+    created_at: at(minute).toISOString(),
+    message_id: messageId,
+    reasons: [{ reason, created_at: at(minute).toISOString(), message_id: messageId }],
+  });
 
   beforeAll(async () => {
     db = await connectDb({ url: defaultMongoUrl(), dbName: uniqueName('t').replace(/-/g, '_') });
@@ -31,10 +39,7 @@ describe('the suppression list', () => {
     await suppressions.block('another-project', 'gone@example.org', 'hard_bounce', at(5), 'msg_other');
 
     const first = await suppressions.page(P, { limit: 2 });
-    expect(first.data).toEqual([
-      { email: 'manual@example.org', reason: 'manual', created_at: at(4).toISOString(), message_id: null },
-      { email: 'angry@example.org', reason: 'complaint', created_at: at(3).toISOString(), message_id: 'msg_angry' },
-    ]);
+    expect(first.data).toEqual([shown('manual@example.org', 'manual', 4), shown('angry@example.org', 'complaint', 3, 'msg_angry')]);
     const second = await suppressions.page(P, { limit: 2, cursor: first.next! });
     expect(second.data.map((s) => [s.email, s.reason])).toEqual([
       ['left@example.org', 'unsubscribed'],
@@ -43,7 +48,7 @@ describe('the suppression list', () => {
     expect(second.next).toBeNull();
     expect((await suppressions.page(P, { limit: 50, reason: 'complaint' })).data.map((s) => s.email)).toEqual(['angry@example.org']);
     expect((await suppressions.page(P, { limit: 50, email: 'gone@example.org' })).data).toEqual([
-      { email: 'gone@example.org', reason: 'hard_bounce', created_at: at(1).toISOString(), message_id: 'msg_gone' },
+      shown('gone@example.org', 'hard_bounce', 1, 'msg_gone'),
     ]);
   });
 
@@ -53,10 +58,10 @@ describe('the suppression list', () => {
     expect(await suppressions.current(P, 'both@example.org')).toMatchObject({ reason: 'hard_bounce' });
     expect(await suppressions.reasons([{ projectId: P, email: 'both@example.org' }])).toEqual(['hard_bounce']);
 
-    expect(await suppressions.unblock(P, 'both@example.org')).toBe(true);
+    expect(await suppressions.unblock(P, 'both@example.org')).toEqual({ lifted: true, kept: null });
     expect(await suppressions.current(P, 'both@example.org')).toMatchObject({ reason: 'unsubscribed' });
     expect(await suppressions.reasons([{ projectId: P, email: 'both@example.org' }])).toEqual(['unsubscribed']);
-    expect(await suppressions.unblock(P, 'both@example.org')).toBe(false);
+    expect(await suppressions.unblock(P, 'both@example.org')).toEqual({ lifted: false, kept: null });
     // Listed once, under the suppression it has now.
     const listed = (await suppressions.page(P, { limit: 50 })).data.filter((s) => s.email === 'both@example.org');
     expect(listed).toEqual([expect.objectContaining({ reason: 'unsubscribed' })]);
@@ -106,12 +111,7 @@ describe('the suppression list', () => {
     ).toEqual(['complaint', 'hard_bounce', undefined]);
     // Not in the list (it names no one), but the address asked about is shown with its reason.
     expect((await suppressions.page(P, { limit: 50 })).data.some((s) => s.email === 'dead@example.org')).toBe(false);
-    expect(await suppressions.current(P, 'dead@example.org')).toEqual({
-      email: 'dead@example.org',
-      reason: 'hard_bounce',
-      created_at: at(51).toISOString(),
-      message_id: null,
-    });
+    expect(await suppressions.current(P, 'dead@example.org')).toEqual(shown('dead@example.org', 'hard_bounce', 51));
 
     await suppressions.unblock(P, 'dead@example.org');
     expect(await suppressions.reasons([{ projectId: P, email: 'dead@example.org' }])).toEqual([undefined]);
@@ -132,7 +132,7 @@ describe('the suppression list', () => {
     const again = await suppressions.block(P, 'half@example.org', 'hard_bounce', at(71), 'msg_half');
     expect(again).toMatchObject({ entry: 'entry-of-half', at: at(70) });
     expect((await suppressions.page(P, { limit: 50 })).data.filter((s) => s.email === 'half@example.org')).toEqual([
-      { email: 'half@example.org', reason: 'hard_bounce', created_at: at(70).toISOString(), message_id: 'msg_half' },
+      shown('half@example.org', 'hard_bounce', 70, 'msg_half'),
     ]);
     await suppressions.block(P, 'half@example.org', 'hard_bounce', at(72), 'msg_half');
     expect((await suppressions.page(P, { limit: 50 })).data.filter((s) => s.email === 'half@example.org')).toHaveLength(1);

@@ -23,7 +23,8 @@ final class Suppressions
      * @param array<string, mixed> $query   email, reason (hard_bounce, soft_bounce_limit, complaint,
      *                                      unsubscribed, manual), limit, cursor
      * @param array<string, mixed> $options timeout, max_retries
-     * @return array<string, mixed> a page: {data: [{email, reason, created_at, message_id}, ...], next_cursor}
+     * @return array<string, mixed> a page: {data: [{email, reason, created_at, message_id, reasons: [{reason,
+     *                              created_at, message_id}, ...]}, ...], next_cursor}; reason: the strongest
      */
     public function list(string $projectId, array $query = [], array $options = []): array
     {

@@ -8901,14 +8901,29 @@ export interface operations {
             data: {
               email: string;
               /**
-               * @description hard_bounce: its mail system said it takes no mail; soft_bounce_limit: too many of its messages soft-bounced; complaint: its owner reported a message as spam; unsubscribed; manual: the client suppressed it
+               * @description the strongest of its reasons (complaint, then hard_bounce, soft_bounce_limit, manual, unsubscribed): a complaint is never lifted. hard_bounce: its mail system said it takes no mail; soft_bounce_limit: too many of its messages soft-bounced; complaint: its owner reported a message as spam; unsubscribed; manual: the client suppressed it
                * @enum {string}
                */
               reason: 'hard_bounce' | 'soft_bounce_limit' | 'complaint' | 'unsubscribed' | 'manual';
-              /** Format: date-time */
+              /**
+               * Format: date-time
+               * @description since when the address is suppressed: its first reason (the list is ordered by it)
+               */
               created_at: string;
-              /** @description the message whose bounce or complaint caused it */
+              /** @description the message whose bounce or complaint gave the strongest reason */
               message_id: string | null;
+              /** @description every reason the address has, oldest first, each once */
+              reasons: {
+                /**
+                 * @description hard_bounce: its mail system said it takes no mail; soft_bounce_limit: too many of its messages soft-bounced; complaint: its owner reported a message as spam; unsubscribed; manual: the client suppressed it
+                 * @enum {string}
+                 */
+                reason: 'hard_bounce' | 'soft_bounce_limit' | 'complaint' | 'unsubscribed' | 'manual';
+                /** Format: date-time */
+                created_at: string;
+                /** @description the message whose bounce or complaint gave this reason */
+                message_id: string | null;
+              }[];
             }[];
             /** @description pass as cursor for the next (older) page; null on the last page */
             next_cursor: string | null;

@@ -9,11 +9,22 @@ import { SuppressionsScreen } from './suppressions';
 const PROJECT = '0123456789abcdef01234567';
 const LIST = `/v1/projects/${PROJECT}/suppressions`;
 
-const entry = (email: string, reason: Suppression['reason'], message_id: string | null = null): Suppression => ({
+/** A suppression shown with `reason` (its strongest), which came after `earlier` ones. */
+const entry = (
+  email: string,
+  reason: Suppression['reason'],
+  message_id: string | null = null,
+  earlier: Suppression['reason'][] = [],
+): Suppression => ({
   email,
   reason,
   created_at: '2026-11-26T10:00:00.000Z',
   message_id,
+  reasons: [...earlier, reason].map((r, i) => ({
+    reason: r,
+    created_at: `2026-11-26T1${i}:00:00.000Z`,
+    message_id: r === reason ? message_id : null,
+  })),
 });
 
 /**
@@ -25,6 +36,7 @@ function fakeGateway() {
   let entries: Suppression[] = [
     entry('bounced@example.com', 'hard_bounce', 'msg_0123456789abcdef0123456789abcdef'),
     entry('spam@example.com', 'complaint', 'msg_fedcba9876543210fedcba9876543210'),
+    entry('later-spam@example.com', 'complaint', 'msg_00000000000000000000000000000001', ['manual']),
   ];
   const older = entry('old@example.com', 'manual');
   globalThis.fetch = jest.fn((url: string, init?: RequestInit) => {
@@ -37,7 +49,7 @@ function fakeGateway() {
       const email = searchParams.get('email');
       const reason = searchParams.get('reason');
       if (searchParams.get('cursor') === 'c1') return gatewayAnswer(200, { data: [older], next_cursor: null });
-      const matching = entries.filter((e) => (!email || e.email === email) && (!reason || e.reason === reason));
+      const matching = entries.filter((e) => (!email || e.email === email) && (!reason || e.reasons.some((r) => r.reason === reason)));
       return gatewayAnswer(200, { data: matching, next_cursor: email || reason ? null : 'c1' });
     }
     if (pathname === LIST && method === 'POST') {
@@ -48,7 +60,7 @@ function fakeGateway() {
       const email = decodeURIComponent(pathname.slice(LIST.length + 1));
       const found = entries.find((e) => e.email === email);
       if (!found) return gatewayAnswer(404, { title: 'Not found', status: 404, detail: 'This address is not suppressed in this project.' });
-      if (found.reason === 'complaint')
+      if (found.reasons.some((r) => r.reason === 'complaint'))
         return gatewayAnswer(409, {
           type: '/problems/suppression-is-a-complaint',
           title: 'Conflict',
@@ -154,5 +166,21 @@ describe('the suppressions screen', () => {
     fireEvent.click(within(dialog).getByRole('button', { name: 'Remove' }));
     expect(await within(dialog).findByRole('alert')).toHaveTextContent('The recipient reported a message as spam');
     expect(screen.getByRole('row', { name: 'Suppression of spam@example.com' })).toBeInTheDocument();
+  });
+
+  it('shows every reason of an address, the strongest first, and warns of a complaint that came after a manual suppression', async () => {
+    fakeGateway();
+    renderScreen();
+    const row = await screen.findByRole('row', { name: 'Suppression of later-spam@example.com' });
+    expect(
+      within(row)
+        .getAllByText(/^(complaint|manual)$/)
+        .map((badge) => badge.textContent),
+    ).toEqual(['complaint', 'manual']);
+    fireEvent.click(within(row).getByRole('button', { name: 'Remove later-spam@example.com' }));
+    const dialog = screen.getByRole('dialog', { name: 'Remove later-spam@example.com from the suppression list?' });
+    expect(dialog).toHaveTextContent('Its owner reported a message as spam.');
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Remove' }));
+    expect(await within(dialog).findByRole('alert')).toHaveTextContent('The recipient reported a message as spam');
   });
 });

@@ -13,6 +13,7 @@ import {
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { CursorPage, useCursorPages } from '../components/cursor-pages';
 import { DataTable } from '../components/data-table';
+import { reasonsOf } from '../components/suppression-reasons';
 import { UserLink } from '../components/user-link';
 import {
   Badge,
@@ -58,6 +59,12 @@ const REMOVAL_CAVEATS: Partial<Record<SuppressionReason, string>> = {
   complaint: 'Its owner reported a message as spam.',
   unsubscribed: 'The recipient unsubscribed: remove it only if they asked for email again.',
 };
+
+/** What to weigh before removing a suppression: its strongest reason's caveat (a complaint among its reasons is refused). */
+const removalCaveat = (suppression: Suppression): string | undefined =>
+  reasonsOf(suppression)
+    .map((reason) => REMOVAL_CAVEATS[reason])
+    .find((caveat) => caveat !== undefined);
 
 const isReason = (value: string | null): value is SuppressionReason =>
   value !== null && (SUPPRESSION_REASONS as readonly string[]).includes(value);
@@ -110,7 +117,7 @@ function SuppressionFilterForm({ filters, onApply }: { filters: SuppressionFilte
   );
 }
 
-/** One row per suppressed address: why, since when, and the message whose bounce or complaint caused it. */
+/** One row per suppressed address: every reason (the strongest first), since when, and the message whose bounce or complaint caused the strongest. */
 function SuppressionTable({
   projectId,
   suppressions,
@@ -127,8 +134,14 @@ function SuppressionTable({
           <td className="py-2 pr-3">
             <UserLink projectId={projectId} email={s.email} />
           </td>
-          <td className="py-2 pr-3" title={REASON_DESCRIPTIONS[s.reason]}>
-            <Badge tone={REASON_TONES[s.reason] ?? 'gray'}>{s.reason}</Badge>
+          <td className="py-2 pr-3">
+            <span className="flex flex-wrap gap-1">
+              {reasonsOf(s).map((reason) => (
+                <span key={reason} title={REASON_DESCRIPTIONS[reason]}>
+                  <Badge tone={REASON_TONES[reason] ?? 'gray'}>{reason}</Badge>
+                </span>
+              ))}
+            </span>
           </td>
           <td className="py-2 pr-3 text-xs whitespace-nowrap">
             <Time at={s.created_at} />
@@ -319,7 +332,7 @@ export function SuppressionsScreen() {
       >
         <p>
           <strong>Postbus will mail this address again</strong>: the next email sent to it from this project is delivered.
-          {removing && REMOVAL_CAVEATS[removing.reason] ? ` ${REMOVAL_CAVEATS[removing.reason]}` : ''}
+          {removing && removalCaveat(removing) ? ` ${removalCaveat(removing)}` : ''}
         </p>
       </ConfirmDialog>
     </div>

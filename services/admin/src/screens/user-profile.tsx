@@ -6,6 +6,7 @@ import { queryKeys } from '../api/query-keys';
 import { PAGE_LIMIT, type EraseAccepted, type MessageList, type PaymentList, type SuppressionList, type UserProfile } from '../api/types';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { DataTable } from '../components/data-table';
+import { reasonsOf } from '../components/suppression-reasons';
 import { isSettled, MessageItem } from '../components/timeline';
 import { Badge, Button, Card, Empty, ErrorState, Loading, Time } from '../components/ui';
 import { UserSearchForm } from './user-search';
@@ -92,7 +93,7 @@ function SuppressionState({ projectId, email }: { projectId: string; email: stri
   if (!entry) return <span>not suppressed</span>;
   return (
     <span className="flex flex-wrap items-center gap-2">
-      <Badge tone="red">suppressed: {entry.reason}</Badge>
+      <Badge tone="red">suppressed: {reasonsOf(entry).join(', ')}</Badge>
       <span className="text-xs">
         since <Time at={entry.created_at} />
       </span>

@@ -16,12 +16,32 @@ interface Published {
   id: string | undefined;
 }
 
-/** Suppressions in memory (a bounce's or the client's block, and an unsubscribe, per address); every call logged in order. */
-function fakes(state: { block?: SuppressionDoc | null; unsubscribe?: SuppressionDoc | null } = {}) {
+/**
+ * Suppressions in memory (a bounce's or the client's block, and an unsubscribe, per address); every
+ * call logged in order. `complaint`: a complaint's own record; `complaintDuringLift`: a complaint
+ * that comes while the block is being lifted (its record stored, its addition to the block deleted
+ * by the lift), which the store puts back.
+ */
+function fakes(
+  state: {
+    block?: SuppressionDoc | null;
+    unsubscribe?: SuppressionDoc | null;
+    complaint?: SuppressionDoc;
+    complaintDuringLift?: SuppressionDoc;
+  } = {},
+) {
   const log: string[] = [];
   const published: Published[] = [];
   let block = state.block ?? null;
   let unsubscribe = state.unsubscribe ?? null;
+  let complaint = state.complaint ?? null;
+  const causesOf = (doc: SuppressionDoc) => doc.reasons ?? [{ reason: doc.reason, at: doc.at }];
+  const putBack = (): SuppressionDoc | null => {
+    if (!complaint || (block && causesOf(block).some((c) => c.reason === 'complaint'))) return null;
+    block = { ...complaint, _id: `${P}:${ADDRESS}:block`, entry: 'entry-put-back' };
+    log.push('put back');
+    return block;
+  };
   const suppressions = {
     blockAll: (requests: BlockRequest[]) => {
       log.push('blockAll');
@@ -42,12 +62,18 @@ function fakes(state: { block?: SuppressionDoc | null; unsubscribe?: Suppression
       unsubscribe = { _id: `${projectId}:${email}:unsub`, projectId, email, reason: 'unsubscribed', at, entry: 'entry-u' };
       return Promise.resolve(unsubscribe);
     },
-    blocking: () => Promise.resolve(block),
-    unblock: (_projectId: string, _email: string, s: SuppressionDoc) => {
-      log.push(`unblock ${s._id}`);
-      block = null;
-      return Promise.resolve();
+    blocking: () => {
+      const found = block ?? complaint;
+      const causes = [block, complaint].flatMap((doc) => (doc ? causesOf(doc) : []));
+      return Promise.resolve(found ? { suppression: found, causes } : null);
     },
+    unblock: (_projectId: string, _email: string, known: { suppression: SuppressionDoc }) => {
+      log.push(`unblock ${known.suppression._id}`);
+      block = null;
+      if (state.complaintDuringLift) complaint = state.complaintDuringLift;
+      return Promise.resolve({ lifted: true, kept: putBack() });
+    },
+    keptComplaint: () => Promise.resolve(putBack()),
     unsubscription: () => Promise.resolve(unsubscribe),
     resubscribed: () => {
       log.push('resubscribed');
@@ -194,6 +220,45 @@ describe('lift', () => {
     const { list, log } = fakes();
     await list.lift(unsuppress(true), 'cmd-4');
     expect(log).toEqual([]);
+  });
+
+  it('a complaint the address has now (come after the DELETE was checked) makes it change nothing: no block lifted, no resubscribe', async () => {
+    const manualThenComplaint: SuppressionDoc = {
+      ...hardBounce,
+      reason: 'manual',
+      reasons: [
+        { reason: 'manual', at: created },
+        { reason: 'complaint', at: new Date('2026-02-02T08:59:00.000Z'), messageId: 'msg_10' },
+      ],
+    };
+    const complaint: SuppressionDoc = { ...hardBounce, _id: `${P}:${ADDRESS}:complaint`, reason: 'complaint', messageId: 'msg_10' };
+    const { list, log, published, state } = fakes({ block: manualThenComplaint, unsubscribe: unsubscribed, complaint });
+    await list.lift(unsuppress(true), 'cmd-6');
+    expect(log).toEqual([]);
+    expect(published).toEqual([]);
+    expect(state()).toEqual({ block: manualThenComplaint, unsubscribe: unsubscribed });
+  });
+
+  it("a complaint whose record is stored but not yet in the address's block is completed, not lifted", async () => {
+    const complaint: SuppressionDoc = { ...hardBounce, _id: `${P}:${ADDRESS}:complaint`, reason: 'complaint', messageId: 'msg_10' };
+    const { list, log, published, state } = fakes({ block: { ...hardBounce, reason: 'manual' }, complaint });
+    await list.lift(unsuppress(false), 'cmd-7');
+    expect(log).toEqual(['put back', 'publish suppression.created']);
+    expect(published[0]).toMatchObject({ type: 'suppression.created', data: { reason: 'complaint' } });
+    expect(state().block).toMatchObject({ reason: 'complaint' });
+  });
+
+  it('a complaint that comes while the block is lifted is put back and announced as a new suppression; the unsubscribe stays', async () => {
+    const complaint: SuppressionDoc = { ...hardBounce, _id: `${P}:${ADDRESS}:complaint`, reason: 'complaint', messageId: 'msg_11' };
+    const { list, log, published, state } = fakes({ block: hardBounce, unsubscribe: unsubscribed, complaintDuringLift: complaint });
+    await list.lift(unsuppress(true), 'cmd-8');
+    expect(log).toEqual(['publish suppression.deleted', `unblock ${hardBounce._id}`, 'put back', 'publish suppression.created']);
+    expect(published[1]).toMatchObject({
+      type: 'suppression.created',
+      data: { reason: 'complaint', messageId: 'msg_11' },
+      id: `suppression:${P}:entry-put-back:created`,
+    });
+    expect(state()).toEqual({ block: expect.objectContaining({ reason: 'complaint' }), unsubscribe: unsubscribed });
   });
 
   it('names a suppression without a list entry (outlived an erasure) by a hash of its key, never by its address', async () => {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Publisher } from '@postbus/bus';
 import { Topics, userOrderingKey, type EmailUnsuppressCommand, type SuppressionReason } from '@postbus/contracts';
 import type { BlockRequest, SuppressionDoc, Suppressions } from '../model/suppression.repository';
+import { isLiftable } from './suppression-reasons';
 
 type Change = 'suppression.created' | 'suppression.deleted';
 
@@ -35,14 +36,24 @@ export class SuppressionList {
    * again. Each is announced, and asked for, before it is lifted: a process that dies in between
    * lifts it when the command comes again, and announces the same change. `commandId`: the
    * command's id, from which the resubscribe's id derives.
+   *
+   * A complaint is never lifted: one the address has now (come after the client's DELETE was
+   * checked) makes the lift change nothing, and one that comes while the block is being lifted is
+   * put back as a new suppression (announced as created) — the unsubscribe then stays too.
    */
   async lift(command: EmailUnsuppressCommand, commandId: string): Promise<void> {
     const { projectId, email } = command;
     const at = new Date(command.acceptedAt);
-    const suppression = await this.suppressions.blocking(projectId, email);
-    if (suppression) {
-      await this.announce('suppression.deleted', suppression, email, at);
-      await this.suppressions.unblock(projectId, email, suppression);
+    const blocked = await this.suppressions.blocking(projectId, email);
+    if (blocked?.causes.some((cause) => !isLiftable(cause.reason))) {
+      // Its block may lack it still (a complaint half stored, or put back by a process that died): complete it.
+      await this.kept(await this.suppressions.keptComplaint(projectId, email), email);
+      return;
+    }
+    if (blocked) {
+      await this.announce('suppression.deleted', blocked.suppression, email, at);
+      const { kept } = await this.suppressions.unblock(projectId, email, blocked);
+      if (kept) return this.kept(kept, email);
     }
     const unsubscribe = command.resubscribe ? await this.suppressions.unsubscription(projectId, email) : null;
     if (unsubscribe) {
@@ -56,6 +67,11 @@ export class SuppressionList {
       );
       await this.suppressions.resubscribed(projectId, email);
     }
+  }
+
+  /** Announces a complaint's suppression that a lift put back (as created: the lift announced its block deleted). */
+  private async kept(suppression: SuppressionDoc | null, email: string): Promise<void> {
+    if (suppression) await this.announce('suppression.created', suppression, email);
   }
 
   private async announce(type: Change, s: SuppressionDoc, email: string, deletedAt?: Date): Promise<void> {

@@ -3,7 +3,9 @@ import { ERASURE } from '../domain/suppression-reasons';
 import { Suppressions } from './suppression.repository';
 
 /** Collections in memory by model name, recording each point read as `<model> <id>`. */
-function fakeConnection(collections: Record<string, Array<{ _id: string; reason?: string }>>) {
+function fakeConnection(
+  collections: Record<string, Array<{ _id: string; reason?: string; reasons?: Array<{ reason: string; at: Date }> }>>,
+) {
   const reads: string[] = [];
   const connection = {
     models: {},
@@ -20,6 +22,7 @@ function fakeConnection(collections: Record<string, Array<{ _id: string; reason?
 
 const P = 'p1';
 const hash = (email: string) => `hash(${email})`;
+const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 9, minute));
 
 describe('Suppressions.reasonFor', () => {
   const { connection, reads } = fakeConnection({
@@ -31,8 +34,27 @@ describe('Suppressions.reasonFor', () => {
       { _id: `${P}:erased:hash(bounced@example.org)`, reason: 'hard_bounce' },
       { _id: `${P}:block:dead@example.org`, reason: 'hard_bounce' },
       { _id: `${P}:dead@example.org`, reason: 'unsubscribed' },
+      // Reasons that accumulated: the first one stays as `reason`.
+      {
+        _id: `${P}:block:angry@example.org`,
+        reason: 'manual',
+        reasons: [
+          { reason: 'manual', at: at(1) },
+          { reason: 'hard_bounce', at: at(2) },
+          { reason: 'complaint', at: at(3) },
+        ],
+      },
+      { _id: `${P}:block:erased-then-manual@example.org`, reason: 'manual' },
+      { _id: `${P}:erased:hash(erased-then-manual@example.org)`, reason: 'hard_bounce', reasons: [{ reason: 'hard_bounce', at: at(0) }] },
     ],
-    SuppressedAddress: ['unsub@example.org', 'both@example.org', 'bounced@example.org', 'dead@example.org'].map((email) => ({
+    SuppressedAddress: [
+      'unsub@example.org',
+      'both@example.org',
+      'bounced@example.org',
+      'dead@example.org',
+      'angry@example.org',
+      'erased-then-manual@example.org',
+    ].map((email) => ({
       _id: `${P}:${hash(email)}`,
     })),
   });
@@ -54,6 +76,17 @@ describe('Suppressions.reasonFor', () => {
       suppressions.reasonFor({ projectId: P, email: 'dead@example.org', userId: null }),
     ]);
     expect(reasons).toEqual([undefined, 'unsubscribed', ERASURE, ERASURE, undefined, 'hard_bounce', 'hard_bounce']);
+  });
+
+  it('answers the strongest of the reasons an address accumulated, across its block and what outlived its erasure', async () => {
+    expect(
+      await suppressions.reasons([
+        { projectId: P, email: 'angry@example.org' },
+        { projectId: P, email: 'erased-then-manual@example.org' },
+      ]),
+    ).toEqual(['complaint', 'hard_bounce']);
+    // The same point reads as for a suppression with one reason: its marker and the four keys it may have, each.
+    expect(reads).toHaveLength(10);
   });
 
   it('reads an unmarked address by its marker alone, and a user id by its erasure', async () => {

@@ -2,19 +2,38 @@ import { randomBytes } from 'node:crypto';
 import { Schema, type Connection } from 'mongoose';
 import type { Suppression, SuppressionReason } from '@postbus/contracts';
 import { deleteByIds, findByIds, GroupCommit, inParallel, insertNew, SequenceLists } from '@postbus/db';
-import { ERASURE } from '../domain/suppression-reasons';
+import { accumulated, ERASURE, isLiftable, strongest, suppressionView, type SuppressionCause } from '../domain/suppression-reasons';
+
+/** One reason of a suppression as stored. */
+interface CauseDoc {
+  reason: string;
+  at: Date;
+  messageId?: string;
+}
 
 export interface SuppressionDoc {
   _id: string;
   projectId: string;
   email: string | null;
   userId?: string | null;
+  /** Its first reason (a suppression's `at` is when it was stored; the list is ordered by it). */
   reason: string;
   at: Date;
-  /** The message whose bounce or complaint caused it. */
+  /** The message whose bounce or complaint caused its first reason. */
   messageId?: string;
+  /**
+   * Every reason of what `block` put on an address, the first included, in the order they came
+   * (see causesOf). One stored before reasons accumulated has none: its first reason is its only one.
+   */
+  reasons?: CauseDoc[];
   /** Its entry in the project's list (see listEntryKey). */
   entry?: string;
+}
+
+/** What blocks an address (see `blocking`): the suppression the client lifts, and every reason the address is blocked for. */
+export interface Blocked {
+  suppression: SuppressionDoc;
+  causes: SuppressionCause[];
 }
 
 /** A suppression the list shows: it names an address and has an entry in its project's list. */
@@ -46,10 +65,20 @@ const suppressionSchema = new Schema<SuppressionDoc>(
     reason: String,
     at: Date,
     messageId: { type: String, default: undefined },
+    reasons: {
+      type: [new Schema<CauseDoc>({ reason: String, at: Date, messageId: { type: String, default: undefined } }, { _id: false })],
+      default: undefined,
+    },
     entry: { type: String, default: undefined },
   },
   { collection: 'suppressions', versionKey: false },
 );
+
+/** A suppression's reasons: those it accumulated, or the one it was stored with. */
+const causesOf = (doc: SuppressionDoc): CauseDoc[] =>
+  doc.reasons?.length ? doc.reasons : [{ reason: doc.reason, at: doc.at, ...(doc.messageId ? { messageId: doc.messageId } : {}) }];
+
+const isComplaint = (cause: CauseDoc): boolean => !isLiftable(cause.reason);
 
 /**
  * That an address may have a suppression: `_id` is `<project>:<hash of the address>` (see
@@ -93,6 +122,10 @@ const erasureUserKey = (projectId: string, userId: string) => `${projectId}:eras
 // own too: an address unsubscribed before still gets it, and it holds even for emails sent to the
 // unsubscribed (a receipt to a dead or complaining address is still not sent).
 const blockKey = (projectId: string, email: string) => `${projectId}:block:${email}`;
+// A complaint is also stored under a key of its own, inserted before it is added to the address's
+// block and never updated: whatever happens to the block (a lift that deletes it while the
+// complaint is being added to it), the complaint is still there to be put back (see `keptComplaint`).
+const complaintKey = (projectId: string, email: string) => `${projectId}:complaint:${email}`;
 const softBounceKey = (projectId: string, email: string) => `${projectId}:soft:${email}`;
 // A list entry names its suppression by a random token, whose own document holds the address: an
 // erasure deletes that document with the suppression, and the list keeps no address.
@@ -123,19 +156,13 @@ export interface SuppressionQuery {
   cursor?: number;
 }
 
-/** A suppression as the list shows it; `email`: the address asked about (an erased address's suppression keeps none). */
-const viewOf = (doc: SuppressionDoc, email = doc.email ?? ''): Suppression => ({
-  email,
-  reason: doc.reason as SuppressionReason,
-  created_at: doc.at.toISOString(),
-  message_id: doc.messageId ?? null,
-});
-
 /**
  * Addresses and users of a project that get no more mail (unsubscribed, pending erasure, bounced,
- * complaining, suppressed by the client). Each suppression the client sees is also an entry of
- * its project's list (a `SequenceLists` list, read newest first by point reads); an entry whose
- * suppression was lifted, or replaced by a newer one, is skipped on reading.
+ * complaining, suppressed by the client). An address has up to two suppressions the client sees
+ * (what `block` put on it, and its unsubscribe), each an entry of its project's list (a
+ * `SequenceLists` list, read newest first by point reads); the address is shown once, with every
+ * reason of both, under the entry of the older one. An entry whose suppression was lifted, or is
+ * not the one its address is shown under, is skipped on reading.
  */
 export class Suppressions {
   private readonly Suppression;
@@ -196,22 +223,31 @@ export class Suppressions {
   /**
    * Suppresses addresses for every email because of what their mail systems reported (a hard
    * bounce, too many soft bounces, a complaint) or because the client says so (`manual`), together.
-   * The first reason stays: returns the suppression each address has, new or not.
+   * An address keeps every reason it is given (the first of each kind stays): returns the
+   * suppression each address has, new or not, with its first reason and its entry as they were.
    */
   async blockAll(requests: BlockRequest[]): Promise<SuppressionDoc[]> {
-    const docs = requests.map(({ projectId, email, reason, at, messageId }) => ({
-      _id: blockKey(projectId, email),
-      projectId,
-      email,
-      reason,
-      at,
-      entry: newEntryToken(),
-      ...(messageId ? { messageId } : {}),
-    }));
+    const docs = requests.map(({ projectId, email, reason, at, messageId }): ListedDoc => {
+      const cause = { reason, at, ...(messageId ? { messageId } : {}) };
+      return { _id: blockKey(projectId, email), projectId, email, ...cause, reasons: [cause], entry: newEntryToken() };
+    });
     await this.mark(docs);
+    // A complaint's own record first: stored before the complaint is added to the block, it is
+    // there to be put back should a lift delete the block meanwhile.
+    await insertNew(
+      this.Suppression,
+      docs.filter((doc) => !isLiftable(doc.reason)).map((doc) => this.complaintRecord(doc)),
+    );
     const taken = await insertNew(this.Suppression, docs);
     await this.listed(docs.filter((_, i) => !taken.has(i)));
-    return Promise.all(docs.map((doc, i) => (taken.has(i) ? this.stored(doc) : Promise.resolve(doc))));
+    // An address found twice among those taken has its reasons added one after the other.
+    const byAddress = new Map<string, number[]>();
+    for (const i of taken) byAddress.set(docs[i]!._id, [...(byAddress.get(docs[i]!._id) ?? []), i]);
+    const stored = new Map<number, SuppressionDoc>();
+    await inParallel([...byAddress.values()], async (positions) => {
+      for (const i of positions) stored.set(i, await this.stored(docs[i]!));
+    });
+    return docs.map((doc, i) => stored.get(i) ?? doc);
   }
 
   /** `blockAll` for one address. */
@@ -220,7 +256,16 @@ export class Suppressions {
     return suppression!;
   }
 
-  /** Inserts a listed suppression unless its address has one of that kind; returns the one it has. */
+  /** The record a complaint keeps of its own (see complaintKey): it names no list entry. */
+  private complaintRecord({ projectId, email, at, messageId }: ListedDoc): SuppressionDoc {
+    return { _id: complaintKey(projectId, email), projectId, email, reason: 'complaint', at, ...(messageId ? { messageId } : {}) };
+  }
+
+  /**
+   * Inserts a listed suppression unless its address has one of that kind; otherwise adds the
+   * suppression's reason to the one it has, unless it has that reason. Returns the suppression as
+   * stored.
+   */
   private async stored(doc: ListedDoc): Promise<SuppressionDoc> {
     if ((await insertNew(this.Suppression, [doc])).size === 0) {
       await this.listed([doc]);
@@ -231,28 +276,50 @@ export class Suppressions {
     // A process that died between the two writes left it out of the list: listed now.
     if (existing.entry && !(await this.Suppression.exists({ _id: listEntryKey(doc.projectId, existing.entry) }).exec()))
       await this.listed([{ ...doc, at: existing.at, entry: existing.entry }]);
-    return existing;
+    const had = causesOf(existing);
+    if (had.some((cause) => cause.reason === doc.reason)) return existing;
+    const cause: CauseDoc = { reason: doc.reason, at: doc.at, ...(doc.messageId ? { messageId: doc.messageId } : {}) };
+    // By `_id` alone (the embedded store scans for any other filter). On MongoDB a `$push` is one
+    // atomic change; the embedded store reads and rewrites the document, so two reasons added to
+    // one address at the same instant may keep one (a complaint is kept apart: see complaintKey).
+    const added = await this.Suppression.updateOne(
+      { _id: doc._id },
+      existing.reasons?.length ? { $push: { reasons: cause } } : { $set: { reasons: [...had, cause] } },
+    ).exec();
+    if (added.matchedCount === 0) return this.stored(doc); // lifted in between
+    return { ...existing, reasons: [...had, cause] };
   }
 
-  /** What `block` put on an address, or what outlived its erasure; null when neither. */
-  async blocking(projectId: string, email: string): Promise<SuppressionDoc | null> {
-    const [block, erased] = await Promise.all([
+  /**
+   * What `block` put on an address, else what outlived its erasure, with every reason the address
+   * is blocked for (a complaint's own record included: a complaint being added to the block
+   * counts); null when nothing blocks it.
+   */
+  async blocking(projectId: string, email: string): Promise<Blocked | null> {
+    const [block, erased, complaint] = await Promise.all([
       this.Suppression.findById(blockKey(projectId, email)).lean<SuppressionDoc>().exec(),
       this.Suppression.findById(erasedKey(projectId, this.hashAddress(email)))
         .lean<SuppressionDoc>()
         .exec(),
+      this.Suppression.findById(complaintKey(projectId, email)).lean<SuppressionDoc>().exec(),
     ]);
-    return block ?? (erased ? { ...erased, email } : null);
+    const suppression = block ?? (erased ? { ...erased, email } : complaint);
+    if (!suppression) return null;
+    const causes = [block, erased, complaint].flatMap((doc) => (doc ? causesOf(doc) : []));
+    return { suppression, causes };
   }
 
   /**
    * Lifts what `block` put on an address, what outlived its erasure, and its soft-bounce count: a
-   * later trigger sends again. An unsubscribe stays. True when `block` had put one. `known`: what
-   * `blocking` answered for the address just before, which saves reading it again.
+   * later trigger sends again. An unsubscribe stays, and so does a complaint: an address with one
+   * has nothing lifted. `known`: what `blocking` answered for the address just before, which saves
+   * reading it again. `lifted`: whether `block` had put one; `kept`: the address's complaint when
+   * one came after `known` was read, put back (see keptComplaint).
    */
-  async unblock(projectId: string, email: string, known?: SuppressionDoc | null): Promise<boolean> {
-    const found = known === undefined ? await this.Suppression.findById(blockKey(projectId, email)).lean<SuppressionDoc>().exec() : known;
-    const doc = found?._id === blockKey(projectId, email) ? found : null;
+  async unblock(projectId: string, email: string, known?: Blocked | null): Promise<{ lifted: boolean; kept: SuppressionDoc | null }> {
+    const found = known === undefined ? await this.blocking(projectId, email) : known;
+    if (found?.causes.some(isComplaint)) return { lifted: false, kept: await this.keptComplaint(projectId, email) };
+    const doc = found?.suppression._id === blockKey(projectId, email) ? found.suppression : null;
     await Promise.all([
       deleteByIds(this.Suppression, [
         blockKey(projectId, email),
@@ -261,7 +328,26 @@ export class Suppressions {
       ]),
       this.SoftBounce.deleteOne({ _id: softBounceKey(projectId, email) }).exec(),
     ]);
-    return doc !== null;
+    // Without transactions (and the embedded store reads before it writes even a conditional
+    // update), a complaint stored since `found` was read may have been added to the block just
+    // deleted: its own record says so, and it is put back.
+    return { lifted: doc !== null, kept: await this.keptComplaint(projectId, email) };
+  }
+
+  /**
+   * Makes sure an address's complaint blocks it: when its own record exists and the address's block
+   * lacks it (deleted by a lift that raced it, or its process died in between), adds it back, as a
+   * new suppression when the block is gone. Returns the block so changed, or null when nothing was
+   * missing.
+   */
+  async keptComplaint(projectId: string, email: string): Promise<SuppressionDoc | null> {
+    const [complaint, block] = await Promise.all([
+      this.Suppression.findById(complaintKey(projectId, email)).lean<SuppressionDoc>().exec(),
+      this.Suppression.findById(blockKey(projectId, email)).lean<SuppressionDoc>().exec(),
+    ]);
+    if (!complaint || (block && causesOf(block).some(isComplaint))) return null;
+    const cause: CauseDoc = { reason: 'complaint', at: complaint.at, ...(complaint.messageId ? { messageId: complaint.messageId } : {}) };
+    return this.stored({ _id: blockKey(projectId, email), projectId, email, ...cause, reasons: [cause], entry: newEntryToken() });
   }
 
   /** Adds new suppressions to their projects' lists: the entries' own documents first, so that every entry read finds its address. */
@@ -286,19 +372,35 @@ export class Suppressions {
     await deleteByIds(this.Suppression, [keyOf(projectId, email), ...(doc.entry ? [listEntryKey(projectId, doc.entry)] : [])]);
   }
 
-  /** What the client sees of an address's suppression: what blocks it, else its unsubscribe; null when it gets mail. */
+  /** What the client sees of an address's suppression (see `shown`); null when it gets mail. */
   async current(projectId: string, email: string): Promise<Suppression | null> {
-    const [blocking, other] = await Promise.all([
-      this.blocking(projectId, email),
-      this.Suppression.findById(keyOf(projectId, email)).lean<SuppressionDoc>().exec(),
-    ]);
-    const doc = blocking ?? other;
-    return doc ? viewOf(doc, email) : null;
+    return (await this.shown(projectId, email))?.view ?? null;
   }
 
-  /** One page of the project's suppressions, newest first (a page may hold fewer than `limit` with a next cursor). */
+  /**
+   * An address's suppression as the client sees it: every reason of what blocks it (its block, what
+   * outlived its erasure, a complaint's own record) and of its unsubscribe; `entry`: the list entry
+   * it is shown under, its older listed suppression's.
+   */
+  private async shown(projectId: string, email: string): Promise<{ view: Suppression; entry: string | undefined } | null> {
+    const [blocked, unsubscribe] = await Promise.all([this.blocking(projectId, email), this.unsubscription(projectId, email)]);
+    const view = suppressionView(email, [...(blocked?.causes ?? []), ...(unsubscribe ? causesOf(unsubscribe) : [])]);
+    if (!view) return null;
+    const listed = [blocked?.suppression, unsubscribe].filter((doc): doc is SuppressionDoc => doc?.entry !== undefined);
+    const oldest = listed.reduce<SuppressionDoc | undefined>(
+      (first, doc) => (first === undefined || doc.at < first.at ? doc : first),
+      undefined,
+    );
+    return { view, entry: oldest?.entry };
+  }
+
+  /**
+   * One page of the project's suppressions, newest first (a page may hold fewer than `limit` with a
+   * next cursor); `reason` keeps the addresses that have that reason among theirs.
+   */
   async page(projectId: string, query: SuppressionQuery): Promise<{ data: Suppression[]; next: number | null }> {
-    const wanted = (s: Suppression | null): s is Suppression => s !== null && (query.reason === undefined || s.reason === query.reason);
+    const wanted = (s: Suppression | null): s is Suppression =>
+      s !== null && (query.reason === undefined || s.reasons.some((cause) => cause.reason === query.reason));
     if (query.email !== undefined) {
       const found = await this.current(projectId, query.email);
       return { data: wanted(found) ? [found] : [], next: null };
@@ -310,9 +412,9 @@ export class Suppressions {
     const shown = await inParallel(page.entries, async (entry) => {
       const named = await this.Suppression.findById(listEntryKey(projectId, entry.value)).lean<SuppressionDoc>().exec();
       if (!named?.email) return null; // lifted, or erased
-      const found = await this.current(projectId, named.email);
-      // The entry of the suppression the address has now, not of one lifted since.
-      return wanted(found) && found.created_at === entry.at.toISOString() ? found : null;
+      const found = await this.shown(projectId, named.email);
+      // Under the entry it is shown under, not one of a suppression lifted since, nor its newer one.
+      return found !== null && wanted(found.view) && found.entry === entry.value ? found.view : null;
     });
     return { data: shown.filter((s): s is Suppression => s !== null), next: page.next };
   }
@@ -362,31 +464,41 @@ export class Suppressions {
       this.SoftBounce,
       emails.map((e) => softBounceKey(projectId, e)),
     );
-    // The list entries' address documents go with the suppressions they name (the entries, which hold no address, stay).
-    const listedDocs = await findByIds(
+    const found = await findByIds(
       this.Suppression,
-      emails.flatMap((e) => [keyOf(projectId, e), blockKey(projectId, e)]),
+      emails.flatMap((e) => [keyOf(projectId, e), blockKey(projectId, e), complaintKey(projectId, e)]),
     );
-    const entries = listedDocs.flatMap((d) => (d.entry && d.at <= before ? [listEntryKey(projectId, d.entry)] : []));
-    const outliving = listedDocs.filter(
-      (d) => d.email && d._id === blockKey(projectId, d.email) && OUTLIVING_ERASURE.has(d.reason) && d.at <= before,
-    );
-    if (outliving.length > 0) {
-      await this.mark(outliving.map((d) => ({ projectId, email: d.email! })));
+    // Only those from before the erasure ran go (see below).
+    const gone = found.filter((d) => d.at <= before);
+    // The list entries' address documents go with the suppressions they name (the entries, which hold no address, stay).
+    const entries = gone.flatMap((d) => (d.entry ? [listEntryKey(projectId, d.entry)] : []));
+    // What an address's mail system reported (its block's bounces and complaint, a complaint's own record) outlives it.
+    const outliving = new Map<string, CauseDoc[]>();
+    for (const d of gone) {
+      if (!d.email || d._id === keyOf(projectId, d.email)) continue;
+      const reported = causesOf(d).flatMap(({ reason, at }) => (OUTLIVING_ERASURE.has(reason) ? [{ reason, at }] : []));
+      if (reported.length > 0) outliving.set(d.email, [...(outliving.get(d.email) ?? []), ...reported]);
+    }
+    if (outliving.size > 0) {
+      await this.mark([...outliving.keys()].map((email) => ({ projectId, email })));
       await insertNew(
         this.Suppression,
-        outliving.map((d) => ({
-          _id: erasedKey(projectId, this.hashAddress(d.email!)),
-          projectId,
-          email: null,
-          reason: d.reason,
-          at: d.at,
-        })),
+        [...outliving].map(([email, reported]) => {
+          const causes = accumulated(reported);
+          return {
+            _id: erasedKey(projectId, this.hashAddress(email)),
+            projectId,
+            email: null,
+            reason: causes[0]!.reason,
+            at: causes[0]!.at,
+            reasons: causes,
+          };
+        }),
       );
     }
     await deleteByIds(this.Suppression, entries);
     const keys = [
-      ...emails.flatMap((e) => [keyOf(projectId, e), blockKey(projectId, e), erasureEmailKey(projectId, e)]),
+      ...emails.flatMap((e) => [keyOf(projectId, e), blockKey(projectId, e), complaintKey(projectId, e), erasureEmailKey(projectId, e)]),
       ...(userId !== null ? [erasureUserKey(projectId, userId)] : []),
     ];
     if (keys.length === 0) return 0;
@@ -402,8 +514,8 @@ export class Suppressions {
   /**
    * Why each recipient gets no mail (undefined when it gets mail), in order, by point reads only: its
    * address's marker and the erasure of its user id, then, for an address with a marker, the keys it
-   * may have. A pending erasure of the address or of the user id wins over any other reason, and
-   * what the address's mail system reported wins over an unsubscribe.
+   * may have. A pending erasure of the address or of the user id wins over any other reason, then
+   * the strongest reason the address is blocked for (see `strongest`), then an unsubscribe.
    */
   async reasons(recipients: Recipient[]): Promise<Array<string | undefined>> {
     if (recipients.length === 0) return [];
@@ -433,11 +545,14 @@ export class Suppressions {
       this.Suppression,
       keys.flatMap((k) => (marked.has(k.marker) ? [k.erasure, k.block, k.erased, k.other] : [])),
     );
-    const reasons = new Map([...userErasures, ...details].map((d) => [d._id, d.reason]));
-    return keys.map((k) =>
-      reasons.has(k.erasure) || (k.userErasure !== undefined && reasons.has(k.userErasure))
-        ? ERASURE
-        : (reasons.get(k.block) ?? reasons.get(k.erased) ?? reasons.get(k.other)),
-    );
+    const found = new Map([...userErasures, ...details].map((d) => [d._id, d]));
+    return keys.map((k) => {
+      if (found.has(k.erasure) || (k.userErasure !== undefined && found.has(k.userErasure))) return ERASURE;
+      const blocking = [k.block, k.erased].flatMap((id) => {
+        const doc = found.get(id);
+        return doc ? causesOf(doc) : [];
+      });
+      return (strongest(blocking) ?? found.get(k.other))?.reason;
+    });
   }
 }
