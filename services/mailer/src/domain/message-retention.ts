@@ -43,8 +43,9 @@ export const outlivesCutoff = (message: Pick<MessageDoc, 'sendAt'>, decision: Sc
  * head of its project's list, its attachments' list and its `scheduled` list, at the purge's time,
  * so that retention comes back to it and the log still shows it (its recipient's, user's, email's
  * and tag's lists lose it at the cutoff, as they would without a schedule). A purge cut short (a
- * crash, a stop) resumes where it stopped; two instances purging at once only repeat deletes, and
- * a message listed again twice is read once (the log skips a repeat).
+ * crash, a stop) resumes where it stopped; two instances purging at once only repeat deletes. A
+ * kept message listed again twice (a crash before its old entry went, or two instances) is shown
+ * once on a page of the log, which skips a repeat, and both entries are trimmed in their turn.
  */
 export class MessageRetention {
   private loop: Repeating | undefined;
