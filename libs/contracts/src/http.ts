@@ -346,7 +346,7 @@ const MessageOptions = {
     Type.Record(Type.String(), Type.String({ maxLength: L.headerValueLength, pattern: '^[^\\r\\n]*$' }), {
       maxProperties: L.headers,
       propertyNames: { pattern: '^[!-9;-~]{1,76}$' },
-      description: `custom headers, at most ${L.headers}: RFC 5322 field names, values of at most ${L.headerValueLength} characters without CR or LF; not one Postbus sets (${RESERVED_HEADERS.join(', ')})`,
+      description: `custom headers, at most ${L.headers}: RFC 5322 field names, values of at most ${L.headerValueLength} characters without CR or LF; none of those that Postbus, the relays or the receivers set, or that would take replies, bounces or read receipts elsewhere (${RESERVED_HEADERS.join(', ')}; a name ending in * covers every name it starts); In-Reply-To and References are yours to set`,
       examples: [{ 'X-Order-Id': '4711' }],
     }),
   ),

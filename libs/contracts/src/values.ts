@@ -111,36 +111,68 @@ export const SEND_AT_LIMITS = { maxAheadDays: 30, clockSkewMs: 60_000 } as const
 export const PAGE_LIMIT = { max: 100, default: 50 } as const;
 
 /**
- * Headers Postbus sets on every message (or that the relay and receivers own): a send may not set
- * them. Compared case-insensitively; a name ending in `*` covers every name it starts.
+ * Headers a send may not set: those Postbus writes itself, and those that only the relays and the
+ * receivers may write, or that would take the message's identity, bounces or receipts away from
+ * Postbus. Compared case-insensitively; a name ending in `*` covers every name it starts.
+ *
+ * Not reserved, on purpose: In-Reply-To and References (a client threading its messages, as a
+ * ticket's replies, needs them; Postbus writes neither, and neither bears on signing, DMARC, the
+ * return path or the unsubscribe), Comments and Keywords, and List-* fields other than the
+ * unsubscribe (List-Id, List-Help: a client's own description of its mail).
  */
 export const RESERVED_HEADERS = [
+  // RFC 5322 originator and destination fields. Postbus writes them from the project and the send
+  // (reply_to, cc, bcc), DMARC aligns From with the DKIM signing domain, and a Sender would name
+  // another originator than the verified one.
   'From',
+  'Sender',
+  'Reply-To',
   'To',
   'Cc',
   'Bcc',
   'Subject',
   'Date',
   'Message-ID',
+  // RFC 5322 resent fields (Resent-From, Resent-Sender, Resent-Message-ID…): the message would
+  // claim to be forwarded by someone else.
+  'Resent-*',
+  // Trace fields, the relays' and receivers' to add (Received-SPF: RFC 7208); the return path is
+  // Postbus's bounce address, and Errors-To, an old redirect of bounces, would take them from it.
+  'Return-Path',
+  'Received',
+  'Received-SPF',
+  'Errors-To',
+  // The MIME structure, which the composer writes.
   'MIME-Version',
   'Content-*',
+  // Authentication: Postbus's DKIM signature (and its predecessor's), and results only a receiver
+  // states (RFC 8601, ARC: RFC 8617), which a sender's copy would forge.
   'DKIM-Signature',
-  'Return-Path',
+  'DomainKey-Signature',
+  'Authentication-Results',
+  'ARC-*',
+  // The one-click unsubscribe Postbus owes recipients (RFC 2369, RFC 8058; -Post included) and the
+  // feedback loop's identifier.
   'List-Unsubscribe*',
-  'Received',
   'Feedback-ID',
+  // Read receipts (RFC 8098, and the older Return-Receipt-To): mail to an address each time the
+  // message is read, outside Postbus's tracking, suppression and erasure.
+  'Disposition-Notification-*',
+  'Return-Receipt-To',
   'X-Postbus-*',
 ] as const;
 
+const reservedExactly = new Set(RESERVED_HEADERS.filter((name) => !name.endsWith('*')).map((name) => name.toLowerCase()));
+const reservedPrefixes = RESERVED_HEADERS.filter((name) => name.endsWith('*')).map((name) => name.slice(0, -1).toLowerCase());
+
+/** Whether a send may not set this header (see RESERVED_HEADERS): by exact name or by prefix, in any case. */
+export const isReservedHeader = (name: string): boolean => {
+  const lower = name.toLowerCase();
+  return reservedExactly.has(lower) || reservedPrefixes.some((prefix) => lower.startsWith(prefix));
+};
+
 /** The reserved names among these header names (see RESERVED_HEADERS), as given. */
-export const reservedHeaderNames = (names: string[]): string[] =>
-  names.filter((name) =>
-    RESERVED_HEADERS.some((reserved) =>
-      reserved.endsWith('*')
-        ? name.toLowerCase().startsWith(reserved.slice(0, -1).toLowerCase())
-        : name.toLowerCase() === reserved.toLowerCase(),
-    ),
-  );
+export const reservedHeaderNames = (names: string[]): string[] => names.filter(isReservedHeader);
 
 /** How a copy of a message is addressed: named in the Cc header, or in the SMTP envelope only. */
 export const COPY_KINDS = ['cc', 'bcc'] as const;

@@ -77,7 +77,8 @@ export const MailerConfig = Type.Object({
   MESSAGE_RETENTION_DAYS: Type.Integer({
     minimum: 1,
     default: 45,
-    description: 'days messages and their timelines are kept; older ones are purged (hourly, in chunks)',
+    description:
+      'days messages and their timelines are kept; older ones are purged (hourly, in chunks). A scheduled message is kept while it waits, and counts its days from its send_at',
   }),
   MESSAGE_RETENTION_INTERVAL_MS: Type.Integer({
     minimum: 1_000,

@@ -1,10 +1,11 @@
 import type { Server } from 'node:http';
 import type { Publisher } from '@postbus/bus';
-import { connectDb, inParallel, type Connection } from '@postbus/db';
+import { connectDb, inParallel, isPointFilter, recordQueries, type Connection } from '@postbus/db';
 import { closeServer } from '@postbus/http';
 import { createLogger } from '@postbus/logger';
 import { call, defaultMongoUrl, internalAuthorization, sleep, uniqueName } from '@postbus/testing';
 import type { Deliverer, Outcome } from '../src/domain/delivery/deliverer';
+import { listNames } from '../src/domain/message-lists';
 import type { MessageDoc } from '../src/domain/message-records';
 import { MailerErasure } from '../src/domain/erasure-participant';
 import { MessageRetention } from '../src/domain/message-retention';
@@ -42,10 +43,15 @@ describe('scheduled sends over one database', () => {
 
   /**
    * One mailer instance; `atRelay` is awaited as the relay takes each message (a test holds a send
-   * there); its worker, once started, polls every `pollMs`.
+   * there); its worker, once started, polls every `pollMs`. Over the file's database unless `ownDb` names another.
    */
-  async function instance(leaseMs = 60_000, atRelay: (messageId: string) => Promise<void> = () => Promise.resolve(), pollMs = 50) {
-    const db = await connectDb({ url: defaultMongoUrl(), dbName });
+  async function instance(
+    leaseMs = 60_000,
+    atRelay: (messageId: string) => Promise<void> = () => Promise.resolve(),
+    pollMs = 50,
+    ownDb = dbName,
+  ) {
+    const db = await connectDb({ url: defaultMongoUrl(), dbName: ownDb });
     connections.push(db);
     const store = new MessageStore(db);
     const lists = new MessageLists(db);
@@ -266,6 +272,84 @@ describe('scheduled sends over one database', () => {
     });
     expect(erased).toMatchObject({ messages: 2 });
     expect(await stored([person._id, personsCanceled._id, others!._id])).toEqual({ decisions: [others!._id], waits: [others!._id] });
+  });
+
+  it('45.8 keeps a scheduled message that has not gone past MESSAGE_RETENTION_DAYS, with its attachments and schedule, reading by _id only', async () => {
+    // A database of its own: the purges below, days ahead, would take the other tests' messages too.
+    const a = await instance(60_000, undefined, 50, uniqueName('t').replace(/-/g, '_'));
+    const attachments = new AttachmentStore(a.db);
+    await attachments.init();
+    const kept = '0000000000000000000000fa';
+    const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000);
+    /** Accepted `acceptedDaysAgo` days ago, to go at `sendAt` (at once without). */
+    const accepted = (acceptedDaysAgo: number, sendAt?: Date): MessageDoc => {
+      const acceptedAt = daysAgo(acceptedDaysAgo);
+      const m: MessageDoc = { ...scheduledMessage(sendAt ?? acceptedAt), projectId: kept, acceptedAt, createdAt: acceptedAt };
+      if (!sendAt) delete m.sendAt;
+      return m;
+    };
+    // Retention of 7 days, send_at up to 30 days ahead: all accepted 10 days ago, past the cutoff.
+    const waiting = accepted(10, new Date(Date.now() + 3_600_000));
+    const canceled = accepted(10, new Date(Date.now() + 3_600_000));
+    const sentLately = accepted(10, daysAgo(2));
+    const sentLongAgo = accepted(20, daysAgo(10));
+    const plain = accepted(10);
+    for (const m of [waiting, canceled, sentLately, sentLongAgo, plain]) await a.delivery.one(m);
+    const file = Buffer.from('%PDF-1.4 kept for its send');
+    await a.lists.attachmentsStored(kept, waiting._id, waiting.acceptedAt);
+    await attachments.store(waiting._id, 0, file);
+    expect(await a.scheduled.cancel(kept, canceled._id)).toMatchObject({ canceled: { status: 'canceled' } });
+    await a.worker.runDue(); // sends the two whose time has come
+    expect(relayed).toEqual(expect.arrayContaining([sentLately._id, sentLongAgo._id]));
+    expect(relayed).not.toContain(waiting._id);
+
+    const retention = new MessageRetention({
+      store: a.store,
+      lists: a.lists,
+      attachments,
+      schedule: a.queue,
+      logger,
+      retentionDays: 7,
+      intervalMs: 3_600_000,
+    });
+    const recorded = recordQueries([
+      'messages',
+      'message_events',
+      'message_lists',
+      'scheduled_decisions',
+      'scheduled_sends',
+      'attachment_chunks',
+    ]);
+    try {
+      expect(await retention.purge()).toMatchObject({ messages: 3 });
+    } finally {
+      recorded.stop();
+    }
+    expect(recorded.queries.filter((q) => !isPointFilter(q.filter))).toEqual([]);
+
+    const present = async (m: MessageDoc) => (await a.store.message(kept, m._id)) !== null;
+    expect(await present(waiting)).toBe(true);
+    expect(await present(sentLately)).toBe(true); // sent 2 days ago: as old as its send_at
+    for (const m of [canceled, sentLongAgo, plain]) expect(await present(m)).toBe(false);
+    expect(await attachments.read(waiting._id, 0, file.length)).toEqual(file);
+    expect(await a.db.collection('scheduled_sends').findOne({ _id: waiting._id } as never)).not.toBeNull();
+    // Listed again, where the log and the next purge find it.
+    const listed = async (list: string) => (await a.lists.page(list, { limit: 10 })).entries.map((e) => e.value);
+    expect(await listed(listNames.project(kept))).toEqual(expect.arrayContaining([waiting._id, sentLately._id]));
+    expect(await listed(listNames.status(kept, 'scheduled'))).toContain(waiting._id);
+
+    // A purge again has nothing more to do; then its time comes, and it goes once its send_at is 7 days old.
+    expect(await retention.purge()).toMatchObject({ messages: 0 });
+    await a.queue.decide(waiting._id, 'send'); // as the worker that takes it
+    const later = (days: number) => new Date(Date.now() + days * 86_400_000);
+    await retention.purge(later(7 + 1 / 48)); // its entries (listed again now) pass the cutoff; its send_at does not
+    expect(await present(waiting)).toBe(true);
+    expect(await present(sentLately)).toBe(false);
+    await retention.purge(later(15));
+    expect(await present(waiting)).toBe(false);
+    expect(await attachments.read(waiting._id, 0, file.length)).toBeNull();
+    expect(await a.db.collection('scheduled_decisions').findOne({ _id: waiting._id } as never)).toBeNull();
+    await a.db.dropDatabase();
   });
 
   describe('through the internal API', () => {

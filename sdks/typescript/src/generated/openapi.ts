@@ -6882,7 +6882,7 @@ export interface operations {
            */
           bcc?: string[];
           /**
-           * @description custom headers, at most 20: RFC 5322 field names, values of at most 998 characters without CR or LF; not one Postbus sets (From, To, Cc, Bcc, Subject, Date, Message-ID, MIME-Version, Content-*, DKIM-Signature, Return-Path, List-Unsubscribe*, Received, Feedback-ID, X-Postbus-*)
+           * @description custom headers, at most 20: RFC 5322 field names, values of at most 998 characters without CR or LF; none of those that Postbus, the relays or the receivers set, or that would take replies, bounces or read receipts elsewhere (From, Sender, Reply-To, To, Cc, Bcc, Subject, Date, Message-ID, Resent-*, Return-Path, Received, Received-SPF, Errors-To, MIME-Version, Content-*, DKIM-Signature, DomainKey-Signature, Authentication-Results, ARC-*, List-Unsubscribe*, Feedback-ID, Disposition-Notification-*, Return-Receipt-To, X-Postbus-*; a name ending in * covers every name it starts); In-Reply-To and References are yours to set
            * @example {
            *       "X-Order-Id": "4711"
            *     }

@@ -27,8 +27,38 @@ describe('a send’s options', () => {
     ]);
   });
 
-  it('lets custom headers through, and none at all', () => {
+  it.each([
+    ['Sender', 'x@y'],
+    ['Resent-From', 'ceo@bank.example'],
+    ['ARC-Seal', 'i=1; a=rsa-sha256; cv=none; d=evil.example'],
+    ['Authentication-Results', 'mx.example; dkim=pass'],
+    ['Disposition-Notification-To', 'watcher@evil.example'],
+    ['Received', 'from nowhere'],
+    ['Return-Path', '<bounces@evil.example>'],
+    ['Reply-To', 'other@example.com'],
+  ])('refuses %s with a 422 reserved-header problem naming /headers/<name>', (name, value) => {
+    let thrown: unknown;
+    try {
+      refuseReservedHeaders({ 'X-Order-Id': '1', [name]: value });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(UnprocessableError);
+    const problem = (thrown as UnprocessableError).toProblem();
+    expect(problem).toMatchObject({ status: 422, type: '/problems/reserved-header' });
+    expect(problem.detail).toContain(`may not set ${name}:`);
+    expect(problem.errors).toEqual([{ pointer: `/headers/${name}`, message: 'is a reserved header' }]);
+  });
+
+  it('points a Reply-To to reply_to and copies to cc and bcc', () => {
+    expect(() => refuseReservedHeaders({ 'Reply-To': 'a@b.c' })).toThrow(/reply_to.*cc and bcc/);
+  });
+
+  it('lets custom headers through, threading headers too, and none at all', () => {
     expect(() => refuseReservedHeaders({ 'X-Order-Id': '1', 'Reply-To-Note': 'x', Received2: 'y' })).not.toThrow();
+    expect(() =>
+      refuseReservedHeaders({ 'In-Reply-To': '<a@example.com>', References: '<a@example.com>', 'List-Id': 'shop' }),
+    ).not.toThrow();
     expect(() => refuseReservedHeaders(undefined)).not.toThrow();
   });
 

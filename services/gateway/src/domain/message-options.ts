@@ -35,16 +35,18 @@ export function refuseBadSendAt(sendAt: Options['send_at'], now: Date): void {
 }
 
 /**
- * Refuses headers Postbus sets itself (the schema has checked their form): a client's own From or
- * List-Unsubscribe would break signing, the return path and the unsubscribe it owes its recipients.
+ * Refuses the reserved headers (see RESERVED_HEADERS; the schema has checked their form): a
+ * client's own From, Sender or List-Unsubscribe would break signing, DMARC and the unsubscribe it
+ * owes its recipients, a Resent-From or an ARC-Seal would forge who sent or checked the message.
+ * Reply-To and the copies have fields of their own, which the detail points to.
  */
 export function refuseReservedHeaders(headers: Options['headers']): void {
   const reserved = reservedHeaderNames(Object.keys(headers ?? {}));
   if (reserved.length === 0) return;
   throw new UnprocessableError(
     'reserved-header',
-    `Postbus sets ${reserved.join(', ')} itself; a send may not (reserved: ${RESERVED_HEADERS.join(', ')}).`,
-    reserved.map((name) => ({ pointer: `/headers/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`, message: 'is set by Postbus' })),
+    `A send may not set ${reserved.join(', ')}: Postbus, the relays or the receivers set these headers (reserved: ${RESERVED_HEADERS.join(', ')}). A reply address goes in reply_to, copies in cc and bcc.`,
+    reserved.map((name) => ({ pointer: `/headers/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`, message: 'is a reserved header' })),
   );
 }
 

@@ -12,7 +12,7 @@ import {
 } from '@postbus/http';
 import { ConflictError, ForbiddenError, UnauthorizedError, UnprocessableError, ValidationError } from '@postbus/errors';
 import type { KeyScope } from '../domain/credentials';
-import type { IdempotencyRepository } from '../model/idempotency.repository';
+import type { IdempotencyOwner, IdempotencyRepository } from '../model/idempotency.repository';
 import type { AuthenticatedClient } from './auth';
 
 export type { Reply };
@@ -119,7 +119,7 @@ async function answer(compiled: CompiledRoute<RouteSpec>, deps: RouteDeps, req: 
       ? await route.handle(input)
       : await idempotent(
           deps,
-          client.clientId,
+          { clientId: client.clientId, test: client.scope === 'test' },
           key,
           `${req.method} ${req.path} ${JSON.stringify(input.body ?? null)}`,
           () => route.handle(input),
@@ -132,11 +132,12 @@ async function answer(compiled: CompiledRoute<RouteSpec>, deps: RouteDeps, req: 
 /**
  * IETF Idempotency-Key: the first answer is stored and replayed; another body with the key is a
  * 422; a repeat in flight a 409. An answer holding a secret is not stored: its repeat is a 409
- * saying so (the operation is not run twice, and no secret sits in the idempotency store).
+ * saying so (the operation is not run twice, and no secret sits in the idempotency store). A
+ * client's test keys and its live keys each have their own Idempotency-Keys (see IdempotencyOwner).
  */
 async function idempotent(
   deps: RouteDeps,
-  clientId: string,
+  owner: IdempotencyOwner,
   key: string,
   request: string,
   run: () => Promise<Reply>,
@@ -161,12 +162,12 @@ async function idempotent(
     res.set('Idempotent-Replayed', 'true');
     return { status: stored.status, body: stored.body };
   };
-  const earlier = await deps.idempotency.findResponse(clientId, key, notBefore);
+  const earlier = await deps.idempotency.findResponse(owner, key, notBefore);
   if (earlier) return replay(earlier);
 
-  let claim = await deps.idempotency.claim(clientId, key, fingerprint, notBefore);
+  let claim = await deps.idempotency.claim(owner, key, fingerprint, notBefore);
   if (!claim.claimed) {
-    const answered = await deps.idempotency.findResponse(clientId, key, notBefore);
+    const answered = await deps.idempotency.findResponse(owner, key, notBefore);
     if (answered) return replay(answered);
     if (claim.fingerprint !== fingerprint) throw mismatch();
     const age = Date.now() - claim.createdAt.getTime();
@@ -176,8 +177,8 @@ async function idempotent(
         'A request with this Idempotency-Key is still being processed; retry after it finished.',
       );
     }
-    await deps.idempotency.release(clientId, key);
-    claim = await deps.idempotency.claim(clientId, key, fingerprint, notBefore);
+    await deps.idempotency.release(owner, key);
+    claim = await deps.idempotency.claim(owner, key, fingerprint, notBefore);
     if (!claim.claimed)
       throw new ConflictError(
         'idempotency-in-flight',
@@ -189,12 +190,11 @@ async function idempotent(
     reply = await run();
   } catch (error) {
     // Nothing was accepted: the key is free again, so the client's retry can run.
-    await deps.idempotency.release(clientId, key);
+    await deps.idempotency.release(owner, key);
     throw error;
   }
   const withheld = answerHoldsSecret && reply.status < 300;
-  await deps.idempotency.storeResponse({
-    clientId,
+  await deps.idempotency.storeResponse(owner, {
     key,
     fingerprint,
     status: reply.status,

@@ -3,13 +3,26 @@ import { Schema, type Connection } from 'mongoose';
 import { GroupCommit, growing, insertNew, isDuplicateKeyError, SequenceLists } from '@postbus/db';
 
 /**
+ * Whose Idempotency-Keys: a client's live API keys' (full and sdk keys share them, as they send the
+ * same mail), or its test keys', which are apart. Otherwise a live send repeating a key a test send
+ * used would be answered with the test message, and its mail never sent.
+ */
+export interface IdempotencyOwner {
+  clientId: string;
+  /** The request came with a test key (scope `test`). */
+  test: boolean;
+}
+
+/**
  * The first request with a key claims it; its answer is stored beside it (both append-only).
- * Both are addressed by `_id` alone (a hash of client and key), so each request with an
+ * Both are addressed by `_id` alone (a hash of owner and key), so each request with an
  * Idempotency-Key costs point reads and inserts at any size of the collections.
  */
 interface ClaimDoc {
   _id: string;
   clientId: string;
+  /** A test key's; absent on a live key's record, as on every record written before test keys had their own. */
+  test?: true;
   key: string;
   fingerprint: string;
   createdAt: Date;
@@ -17,6 +30,8 @@ interface ClaimDoc {
 
 export interface StoredResponse {
   clientId: string;
+  /** See ClaimDoc. */
+  test?: true;
   key: string;
   fingerprint: string;
   status: number;
@@ -30,7 +45,7 @@ export interface StoredResponse {
 // No index beyond `_id`: every read, insert and delete names one `_id`. Both grow with traffic.
 const claimSchema = growing(
   new Schema<ClaimDoc>(
-    { _id: String, clientId: String, key: String, fingerprint: String, createdAt: Date },
+    { _id: String, clientId: String, test: Boolean, key: String, fingerprint: String, createdAt: Date },
     { collection: 'idempotency_claims', versionKey: false },
   ),
 );
@@ -40,6 +55,7 @@ const responseSchema = growing(
     {
       _id: String,
       clientId: String,
+      test: Boolean,
       key: String,
       fingerprint: String,
       status: Number,
@@ -53,8 +69,22 @@ const responseSchema = growing(
 
 export type ClaimResult = { claimed: true } | { claimed: false; fingerprint: string; createdAt: Date };
 
-/** The records of one client's key: a hash, so that the id has a bounded length and says nothing of the key. */
-export const idempotencyIdOf = (clientId: string, key: string): string => createHash('sha256').update(`${clientId}\n${key}`).digest('hex');
+/**
+ * The records of one owner's key: a hash, so that the id has a bounded length and says nothing of
+ * the key. A live key's is the form every record had before test keys got their own, so records
+ * written before still replay; a test key's hashes one line more. A key is printable ASCII without
+ * a line break, so the two forms never meet.
+ */
+export const idempotencyIdOf = ({ clientId, test }: IdempotencyOwner, key: string): string =>
+  createHash('sha256')
+    .update(test ? `test\n${clientId}\n${key}` : `${clientId}\n${key}`)
+    .digest('hex');
+
+/** The owner's fields on its records: a live key's records hold none, as before. */
+const ownerFields = ({ clientId, test }: IdempotencyOwner): Pick<ClaimDoc, 'clientId' | 'test'> => ({
+  clientId,
+  ...(test ? { test: true as const } : {}),
+});
 
 /** The list of claims in the order they were made, which retention trims (SequenceLists: entries by `_id`). */
 const CLAIMS_LIST = 'claims';
@@ -88,8 +118,8 @@ export class IdempotencyRepository {
   }
 
   /** The stored answer to this key, unless it is older than `notBefore`. */
-  async findResponse(clientId: string, key: string, notBefore: Date): Promise<StoredResponse | null> {
-    const found = await this.Response.findById(idempotencyIdOf(clientId, key)).lean<StoredResponse>().exec();
+  async findResponse(owner: IdempotencyOwner, key: string, notBefore: Date): Promise<StoredResponse | null> {
+    const found = await this.Response.findById(idempotencyIdOf(owner, key)).lean<StoredResponse>().exec();
     return found && found.createdAt >= notBefore ? found : null;
   }
 
@@ -97,14 +127,14 @@ export class IdempotencyRepository {
    * Claims the key, or says who has it. A claim older than `notBefore` has expired (retention
    * has not removed it yet): it and its answer are removed and the key claimed anew.
    */
-  async claim(clientId: string, key: string, fingerprint: string, notBefore = new Date(0)): Promise<ClaimResult> {
-    const _id = idempotencyIdOf(clientId, key);
+  async claim(owner: IdempotencyOwner, key: string, fingerprint: string, notBefore = new Date(0)): Promise<ClaimResult> {
+    const _id = idempotencyIdOf(owner, key);
     // Listed first: a crash after the claim never leaves it out of retention's reach. An entry
     // whose claim was not made (the key was taken) is harmless: the purge checks each claim's age.
     await this.listed.add(_id);
     const createdAt = new Date();
     for (let tries = 0; ; tries++) {
-      if ((await insertNew(this.Claim, [{ _id, clientId, key, fingerprint, createdAt }])).size === 0) return { claimed: true };
+      if ((await insertNew(this.Claim, [{ _id, ...ownerFields(owner), key, fingerprint, createdAt }])).size === 0) return { claimed: true };
       const existing = await this.Claim.findById(_id).lean<ClaimDoc>().exec();
       if (existing && (existing.createdAt >= notBefore || tries >= 3))
         return { claimed: false, fingerprint: existing.fingerprint, createdAt: existing.createdAt };
@@ -113,13 +143,13 @@ export class IdempotencyRepository {
   }
 
   /** Gives a key back (the request failed on our side), so that a retry can run. */
-  async release(clientId: string, key: string): Promise<void> {
-    await this.Claim.deleteOne({ _id: idempotencyIdOf(clientId, key) }).exec();
+  async release(owner: IdempotencyOwner, key: string): Promise<void> {
+    await this.Claim.deleteOne({ _id: idempotencyIdOf(owner, key) }).exec();
   }
 
-  async storeResponse(response: Omit<StoredResponse, 'createdAt'>): Promise<void> {
+  async storeResponse(owner: IdempotencyOwner, response: Omit<StoredResponse, 'clientId' | 'test' | 'createdAt'>): Promise<void> {
     try {
-      await this.Response.create({ ...response, _id: idempotencyIdOf(response.clientId, response.key), createdAt: new Date() });
+      await this.Response.create({ ...response, ...ownerFields(owner), _id: idempotencyIdOf(owner, response.key), createdAt: new Date() });
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
     }

@@ -45,6 +45,9 @@ export const hasStatusList = (status: MessageStatus): boolean => status !== 'que
 /** True for a project's list of all its messages (the one retention deletes messages by). */
 export const isProjectList = (list: string): boolean => /^p:[^:]+$/.test(list);
 
+/** True for a project's list of the messages that reached `scheduled` (every scheduled send, as it was accepted). */
+export const isScheduledList = (list: string): boolean => /^p:[^:]+:s:scheduled$/.test(list);
+
 /** True for a project's list of the messages whose attachments were stored. */
 export const isAttachmentList = (list: string): boolean => /^p:[^:]+:a$/.test(list);
 

@@ -3,17 +3,23 @@ import { listNames } from './message-lists';
 import type { MessageLists } from '../model/message-list.repository';
 import type { MessageDoc } from './message-records';
 import type { MessageStore } from '../model/message.repository';
-import { MessageRetention } from './message-retention';
+import type { ScheduleDecision } from '../model/schedule.repository';
+import { MessageRetention, outlivesCutoff } from './message-retention';
 
 const DAY = 86_400_000;
 const NOW = new Date('2026-07-01T00:00:00.000Z');
 const daysAgo = (n: number) => new Date(NOW.getTime() - n * DAY);
+const daysAfter = (n: number) => new Date(NOW.getTime() + n * DAY);
 
 const message = (id: string, email: string, userId: string | null, sendAt?: Date): MessageDoc =>
   ({ _id: id, projectId: 'p1', email, userId, ...(sendAt ? { sendAt } : {}) }) as MessageDoc;
 
-/** Lists of (message id, time) in memory; a store that deletes what it holds. */
-function fakes(entries: Array<{ list: string; at: Date; id: string }>, messages: MessageDoc[]) {
+/** Lists of (message id, time) in memory; a store that deletes what it holds; the schedule's decisions, by message id. */
+function fakes(
+  entries: Array<{ list: string; at: Date; id: string }>,
+  messages: MessageDoc[],
+  decisions: Record<string, ScheduleDecision> = {},
+) {
   const held = new Map(messages.map((m) => [m._id, m]));
   const log: string[] = [];
   const cutoffs: Date[] = [];
@@ -43,6 +49,11 @@ function fakes(entries: Array<{ list: string; at: Date; id: string }>, messages:
       log.push(`forget ${ids.join(',')}`);
       return Promise.resolve();
     },
+    listAgain: (list: string, ids: string[], at: Date) => {
+      log.push(`list again ${list} ${ids.join(',')} ${at.toISOString()}`);
+      kept.push(...ids.map((id) => ({ list, at, id })));
+      return Promise.resolve();
+    },
   } as unknown as MessageLists;
   const store = {
     messagesById: (ids: string[]) => Promise.resolve(new Map(ids.flatMap((id) => (held.has(id) ? [[id, held.get(id)!]] : [])))),
@@ -63,6 +74,7 @@ function fakes(entries: Array<{ list: string; at: Date; id: string }>, messages:
       log.push(`forget schedule ${ids.join(',')}`);
       return Promise.resolve();
     },
+    decisions: (ids: string[]) => Promise.resolve(new Map(ids.flatMap((id) => (decisions[id] ? [[id, decisions[id]] as const] : [])))),
   };
   const logger = { info: jest.fn(), warn: jest.fn() } as unknown as Logger & { info: jest.Mock };
   const retention = new MessageRetention({ store, lists, attachments, schedule, logger, retentionDays: 30, intervalMs: 60_000 });
@@ -129,6 +141,7 @@ describe('purge', () => {
         message('plain', 'ada@example.org', null),
         message('scheduled-recent', 'ada@example.org', null, daysAgo(28)),
       ],
+      { 'was-scheduled': 'send' },
     );
     expect(await retention.purge(NOW)).toMatchObject({ messages: 2 });
     expect(log.slice(0, 3)).toEqual(['forget schedule was-scheduled', 'delete was-scheduled,plain', 'forget was-scheduled,plain']);
@@ -145,5 +158,69 @@ describe('purge', () => {
     );
     expect(await retention.purge(NOW)).toEqual({ lists: 1, entries: 1, messages: 0, events: 0, attachmentChunks: 3 });
     expect(log).toEqual(['delete attachments never-published']);
+  });
+
+  it('keeps a scheduled message not sent nor cancelled yet past the cutoff, and lists it again where retention will find it', async () => {
+    const { retention, log, held } = fakes(
+      [
+        { list: listNames.project('p1'), at: daysAgo(40), id: 'waiting' },
+        { list: listNames.project('p1'), at: daysAgo(40), id: 'plain' },
+        { list: listNames.status('p1', 'scheduled'), at: daysAgo(40), id: 'waiting' },
+        { list: listNames.attachments('p1'), at: daysAgo(40), id: 'waiting' },
+      ],
+      [message('waiting', 'ada@example.org', 'u-1', daysAfter(5)), message('plain', 'bob@example.org', null)],
+    );
+    expect(await retention.purge(NOW)).toMatchObject({ messages: 1, attachmentChunks: 0 });
+    expect([...held.keys()]).toEqual(['waiting']);
+    const now = NOW.toISOString();
+    expect(log).toEqual([
+      `list again ${listNames.project('p1')} waiting ${now}`,
+      'forget schedule ',
+      'delete plain',
+      'forget plain',
+      `trim ${listNames.recipient('p1', 'bob@example.org')} ${daysAgo(30).toISOString()}`,
+      `list again ${listNames.status('p1', 'scheduled')} waiting ${now}`,
+      `list again ${listNames.attachments('p1')} waiting ${now}`,
+      'delete attachments ',
+    ]);
+  });
+
+  it('purges a scheduled message once it has gone and its send_at passed the cutoff, and a cancelled one at once', async () => {
+    const sendAt = daysAfter(5);
+    const decisions: Record<string, ScheduleDecision> = {};
+    const { retention, held } = fakes(
+      [
+        { list: listNames.project('p1'), at: daysAgo(40), id: 'later' },
+        { list: listNames.project('p1'), at: daysAgo(40), id: 'canceled' },
+      ],
+      [message('later', 'ada@example.org', null, sendAt), message('canceled', 'ada@example.org', null, sendAt)],
+      decisions,
+    );
+    decisions['canceled'] = 'cancel';
+    await retention.purge(NOW);
+    expect([...held.keys()]).toEqual(['later']);
+    // Sent at its time: 30 days after its send_at it goes, not before.
+    decisions['later'] = 'send';
+    await retention.purge(daysAfter(31));
+    expect([...held.keys()]).toEqual(['later']);
+    await retention.purge(daysAfter(62));
+    expect([...held.keys()]).toEqual([]);
+  });
+});
+
+describe('outlivesCutoff', () => {
+  const cutoff = new Date('2026-06-01T00:00:00.000Z');
+  const before = new Date('2026-05-31T00:00:00.000Z');
+  const after = new Date('2026-06-02T00:00:00.000Z');
+
+  it.each([
+    ['a message sent at once', {}, undefined, false],
+    ['a scheduled message still waiting for its time', { sendAt: after }, undefined, true],
+    ['a scheduled message past its time not taken yet (a worker far behind)', { sendAt: before }, undefined, true],
+    ['a scheduled message sent after the cutoff', { sendAt: after }, 'send', true],
+    ['a scheduled message sent before the cutoff', { sendAt: before }, 'send', false],
+    ['a cancelled message whose time is still ahead', { sendAt: after }, 'cancel', false],
+  ] as const)('%s', (_, message, decision, kept) => {
+    expect(outlivesCutoff(message, decision, cutoff)).toBe(kept);
   });
 });

@@ -1,16 +1,17 @@
 import { every, type Repeating } from '@postbus/http/every';
 import type { Logger } from '@postbus/logger';
-import { isAttachmentList, isProjectList, personListsOf } from './message-lists';
+import { isAttachmentList, isProjectList, isScheduledList, personListsOf } from './message-lists';
+import type { MessageDoc } from './message-records';
 import type { AttachmentStore } from '../model/attachment.repository';
 import type { MessageLists } from '../model/message-list.repository';
 import type { MessageStore } from '../model/message.repository';
-import type { ScheduleQueue } from '../model/schedule.repository';
+import type { ScheduleDecision, ScheduleQueue } from '../model/schedule.repository';
 
 export interface RetentionDeps {
   store: MessageStore;
   lists: MessageLists;
   attachments: Pick<AttachmentStore, 'deleteSets'>;
-  schedule: Pick<ScheduleQueue, 'forget'>;
+  schedule: Pick<ScheduleQueue, 'forget' | 'decisions'>;
   logger: Logger;
   /** Messages (and their timelines) older than this are deleted (MESSAGE_RETENTION_DAYS). */
   retentionDays: number;
@@ -21,13 +22,30 @@ export interface RetentionDeps {
 const DAY_MS = 86_400_000;
 
 /**
+ * Whether a message whose list entries have passed the cutoff is still kept: a scheduled one that
+ * has not gone yet (no decision: neither sent nor cancelled, however late its worker is), or that
+ * went after the cutoff (a scheduled message is as old as its send_at, not its acceptance). A
+ * cancelled one, and every message sent at once, is as old as its acceptance. send_at may be 30
+ * days ahead and MESSAGE_RETENTION_DAYS fewer: the acceptance alone would purge a message before
+ * it is sent, or just after.
+ */
+export const outlivesCutoff = (message: Pick<MessageDoc, 'sendAt'>, decision: ScheduleDecision | undefined, cutoff: Date): boolean =>
+  message.sendAt !== undefined && (decision === undefined || (decision === 'send' && message.sendAt >= cutoff));
+
+/**
  * Keeps the message log to its retention window: every registered list is trimmed to the cutoff,
  * and the messages leaving their project's list (every message is in one) are deleted with their
  * timelines, chunk by chunk in point deletes, and their recipients' and users' lists (not
  * registered) trimmed to the cutoff too, and a scheduled message's decision (and any wait left)
  * with it. Attachments go through their own list (a set is listed before it is stored, so one
- * whose trigger never reached the bus goes too). A purge cut short (a crash, a stop) resumes where
- * it stopped; two instances purging at once only repeat deletes.
+ * whose trigger never reached the bus goes too). A scheduled message that outlives the cutoff
+ * (see outlivesCutoff) keeps its message, attachments and schedule, and is listed again at the
+ * head of its project's list, its attachments' list and its `scheduled` list, at the purge's time,
+ * so that retention comes back to it and the log still shows it (its recipient's, user's, email's
+ * and tag's lists lose it at the cutoff, as they would without a schedule). A purge cut short (a
+ * crash, a stop) resumes where it stopped; two instances purging at once only repeat deletes. A
+ * kept message listed again twice (a crash before its old entry went, or two instances) is shown
+ * once on a page of the log, which skips a repeat, and both entries are trimmed in their turn.
  */
 export class MessageRetention {
   private loop: Repeating | undefined;
@@ -51,18 +69,38 @@ export class MessageRetention {
     const { store, lists, attachments, schedule, retentionDays, logger } = this.deps;
     const cutoff = new Date(now.getTime() - retentionDays * DAY_MS);
     const deleted = { messages: 0, events: 0, attachmentChunks: 0 };
+    /**
+     * The messages of `ids` that outlive the cutoff, listed again in `list` before its entries go
+     * (a crash in between lists them twice, never loses them); and the others, as stored. Point
+     * reads: the messages, and the decisions of the scheduled ones.
+     */
+    const keepScheduled = async (list: string, ids: string[]): Promise<{ kept: Set<string>; leaving: MessageDoc[] }> => {
+      const found = [...(await store.messagesById(ids)).values()];
+      const scheduled = found.filter((m) => m.sendAt !== undefined);
+      const decisions = scheduled.length > 0 ? await schedule.decisions(scheduled.map((m) => m._id)) : new Map<string, ScheduleDecision>();
+      const kept = new Set(scheduled.filter((m) => outlivesCutoff(m, decisions.get(m._id), cutoff)).map((m) => m._id));
+      if (kept.size > 0) await lists.listAgain(list, [...kept], now);
+      return { kept, leaving: found.filter((m) => !kept.has(m._id)) };
+    };
     const result = await lists.trimAll(cutoff, async (list, ids) => {
       if (isAttachmentList(list)) {
-        deleted.attachmentChunks += await attachments.deleteSets(ids);
+        const { kept } = await keepScheduled(list, ids);
+        deleted.attachmentChunks += await attachments.deleteSets(ids.filter((id) => !kept.has(id)));
+        return;
+      }
+      if (isScheduledList(list)) {
+        await keepScheduled(list, ids);
         return;
       }
       if (!isProjectList(list)) return;
-      const leaving = [...(await store.messagesById(ids)).values()];
+      const { kept, leaving } = await keepScheduled(list, ids);
+      // With the ids of messages already gone (a purge resumed after a crash): their timelines may be left.
+      const purged = ids.filter((id) => !kept.has(id));
       const people = new Set(leaving.flatMap(personListsOf));
       // Before the messages, whose send_at says which had a schedule: a purge resumed after a crash finds them again.
       await schedule.forget(leaving.filter((m) => m.sendAt).map((m) => m._id));
-      const counts = await store.delete(ids);
-      await lists.forget(ids);
+      const counts = await store.delete(purged);
+      await lists.forget(purged);
       deleted.messages += counts.messages;
       deleted.events += counts.events;
       // After the messages: a crash in between leaves entries that point at nothing, which reads

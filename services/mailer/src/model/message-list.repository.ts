@@ -84,6 +84,14 @@ export class MessageLists {
     return this.lists.trimAll(cutoff, onChunk);
   }
 
+  /**
+   * Lists messages again at the head of a list that retention is trimming them from, at `at`: the
+   * scheduled messages it keeps past the cutoff (see MessageRetention), which it must find again.
+   */
+  async listAgain(list: string, messageIds: string[], at: Date): Promise<void> {
+    await this.lists.append(messageIds.map((value) => ({ list, at, value })));
+  }
+
   /** Drops what remembers that messages were added (their messages are gone). */
   forget(messageIds: string[]): Promise<void> {
     return this.lists.deleteIds(messageIds.map((id) => onceMarkId(acceptedKey(id))));

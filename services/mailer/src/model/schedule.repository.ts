@@ -73,6 +73,11 @@ export class ScheduleQueue {
     });
   }
 
+  /** The decisions taken about these messages, by `_id`; a message still waiting for its time has none. */
+  async decisions(messageIds: string[]): Promise<Map<string, ScheduleDecision>> {
+    return new Map((await findByIds(this.Decision, messageIds)).map((d) => [d._id, d.decision]));
+  }
+
   /** Drops what the schedule holds about these messages (purged or erased): their decisions and any wait left. */
   async forget(messageIds: string[]): Promise<void> {
     await Promise.all([deleteByIds(this.Decision, messageIds), ...messageIds.map((id) => this.queue.done(id))]);

@@ -57,6 +57,10 @@ describe('compose', () => {
         Subject: 'forged',
         'List-Unsubscribe': '<https://evil.example>',
         'X-Split': 'a\r\nBcc: x@evil.example',
+        // Reserved since; a command queued before the gateway refused them still never carries them.
+        Sender: 'ceo@evil.example',
+        'Resent-From': 'ceo@evil.example',
+        'ARC-Seal': 'i=1; d=evil.example',
       },
     });
     const parsed = await simpleParser(raw);
@@ -66,6 +70,7 @@ describe('compose', () => {
     expect(raw.toString()).not.toContain('evil.example');
     expect(parsed.headers.has('x-split')).toBe(false);
     expect(parsed.headers.has('bcc')).toBe(false);
+    for (const name of ['sender', 'resent-from', 'arc-seal']) expect(parsed.headers.has(name)).toBe(false);
   });
 
   it('attaches files, and sends one with a content id inline where the HTML refers to cid:', async () => {
