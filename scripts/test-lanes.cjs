@@ -14,6 +14,7 @@ const QUIET = {
   'e2e/keys.e2e.test.ts': 'a revoked key refused everywhere within 1 s',
   'e2e/mailer.e2e.test.ts': 'a trigger delivered within 2 s',
   'e2e/users.e2e.test.ts': 'a created user readable within 2 s',
+  'e2e/payments.e2e.test.ts': '1,000 payments through the API counted in the revenue within 60 s',
   'e2e/scheduled-send.e2e.test.ts': 'a scheduled send handed over within its punctuality bound',
   'services/mailer/test/scheduled-sends.test.ts': '300 sends due in one second handed over within 6 s',
   'services/gateway/test/template-limits.test.ts': 'the event loop held at most a bound while renders run',
