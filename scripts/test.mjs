@@ -140,69 +140,26 @@ async function main() {
     if (built !== 0) throw new Error('the build failed (npm run build)');
 
     const lanes = [];
-    if (changed) {
-      const base = args[1] ?? 'main';
-      say(`the unit, panel, deploy and integration tests that the change since ${base} touches`);
-      const code = await timed('changed', () =>
-        run(
-          process.execPath,
-          [
-            jestBin,
-            '--selectProjects',
-            'unit',
-            'admin',
-            'deploy',
-            'integration',
-            `--changedSince=${base}`,
-            `--maxWorkers=${workers}`,
-            '--passWithNoTests',
-          ],
-          {
-            POSTBUS_TEST_LANE: 'concurrent',
-          },
-        ),
+    // Arguments (paths, -t, the changed files' selection) may leave one lane without a file: that is no failure.
+    const base = args[1] ?? 'main';
+    const jestArgs = changed
+      ? ['--selectProjects', 'unit', 'admin', 'deploy', 'integration', `--changedSince=${base}`, '--passWithNoTests']
+      : args.length > 0
+        ? [...args, '--passWithNoTests']
+        : [];
+    if (changed) say(`the unit, panel, deploy and integration tests that the change since ${base} touches`);
+    const runLane = async (lane, laneArgs) => {
+      const code = await timed(`${lane} lane`, () =>
+        run(process.execPath, [jestBin, ...laneArgs, ...jestArgs], { POSTBUS_TEST_LANE: lane }),
       );
       exitCode ||= code;
-      lanes.push(readLane('concurrent'));
-      // The quiet files the change touches, after the others, in band.
-      const quiet = await timed('changed, quiet', () =>
-        run(
-          process.execPath,
-          [
-            jestBin,
-            '--selectProjects',
-            'unit',
-            'admin',
-            'deploy',
-            'integration',
-            `--changedSince=${base}`,
-            '--runInBand',
-            '--passWithNoTests',
-          ],
-          {
-            POSTBUS_TEST_LANE: 'quiet',
-          },
-        ),
-      );
-      exitCode ||= quiet;
-      lanes.push(readLane('quiet'));
-    } else {
-      // Arguments (paths, -t) may leave one lane without a file: that is no failure.
-      if (args.length > 0) args.push('--passWithNoTests');
-      say(`concurrent lane: ${workers} workers`);
-      const concurrent = await timed('concurrent lane', () =>
-        run(process.execPath, [jestBin, `--maxWorkers=${workers}`, ...args], { POSTBUS_TEST_LANE: 'concurrent' }),
-      );
-      exitCode ||= concurrent;
-      lanes.push(readLane('concurrent'));
-      await timed('waiting for quiet', () => waitForQuiet());
-      say('quiet lane: in band, one file at a time');
-      const quiet = await timed('quiet lane', () =>
-        run(process.execPath, [jestBin, '--runInBand', ...args], { POSTBUS_TEST_LANE: 'quiet' }),
-      );
-      exitCode ||= quiet;
-      lanes.push(readLane('quiet'));
-    }
+      lanes.push(readLane(lane));
+    };
+    say(`concurrent lane: ${workers} workers`);
+    await runLane('concurrent', [`--maxWorkers=${workers}`]);
+    await timed('waiting for quiet', () => waitForQuiet());
+    say('quiet lane: in band, one file at a time');
+    await runLane('quiet', ['--runInBand']);
 
     const ran = lanes.filter(Boolean);
     report(ran, steps);
