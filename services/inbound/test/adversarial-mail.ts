@@ -276,3 +276,13 @@ export async function timed<T>(job: () => T | Promise<T>): Promise<{ ms: number;
   const cpuAfter = threadCpuMs();
   return { ms: cpu !== undefined && cpuAfter !== undefined ? cpuAfter - cpu : performance.now() - wall, result };
 }
+
+/** A small seeded generator (mulberry32), so that a failing case can be run again. */
+export function random(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

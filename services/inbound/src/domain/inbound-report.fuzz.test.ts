@@ -1,17 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { adversarialMail, timed } from '../../test/adversarial-mail';
+import { adversarialMail, random, timed } from '../../test/adversarial-mail';
 import { readInboundReport } from './inbound-report';
-
-/** A small seeded generator (mulberry32), so that a failing case can be run again. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const root = join(__dirname, '../../fixtures');
 const fixtures = readdirSync(root, { recursive: true, encoding: 'utf8' })

@@ -1,3 +1,4 @@
+import { random } from '../../test/adversarial-mail';
 import { noticeRecipient, noticeText, plainAddress } from './notice-text';
 import { bareAddress } from './report-fields';
 
@@ -22,16 +23,6 @@ const scanners: Record<keyof typeof expressions, (text: string) => string | unde
   noticeRecipient,
   bareAddress,
 };
-
-/** A small seeded generator (mulberry32), so that a failing case can be run again. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // Letters (and the two that fold to ASCII only with the u flag), digits, word and address
 // punctuation, every kind of white space and line break, and the words a quote starts with.
