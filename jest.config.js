@@ -25,7 +25,8 @@ const moduleNameMapper = {
 const common = {
   transform,
   moduleNameMapper,
-  testEnvironment: 'node',
+  // Node's, and it stops the system a worker shares between end-to-end files before any other file.
+  testEnvironment: '<rootDir>/scripts/test-environment.cjs',
   rootDir: __dirname,
   testPathIgnorePatterns: ignored,
 };
@@ -83,6 +84,9 @@ module.exports = {
       ...common,
       displayName: 'e2e',
       testMatch: ['<rootDir>/e2e/**/*.test.ts'],
+      // The shared system (scripts/test-environment.cjs) was made in the file that started it, and
+      // its code keeps using that file's globals (timers, promises) after the file ends.
+      testEnvironmentOptions: { globalsCleanup: 'off' },
       globalSetup: '<rootDir>/libs/testing/src/global-setup.ts',
       globalTeardown: '<rootDir>/libs/testing/src/global-teardown.ts',
     },

@@ -1,8 +1,9 @@
+/** @postbus-system shared */
 import type { Page } from 'playwright-core';
 import { call, waitFor } from '@postbus/testing';
 import { openPanelBrowser, type PanelBrowser } from './browser';
 import { shotDark } from './panel-pages';
-import { createClientAndProject, startSystem, type DemoClient, type RunningSystem } from './system';
+import { createClientAndProject, sharedSystem, type DemoClient, type RunningSystem } from './system';
 
 /**
  * Slice 2 of the admin panel in a real browser: the setup walk from a new sender domain to a
@@ -17,7 +18,7 @@ describe('the admin panel setup, messages, revenue, erasures and API keys in a r
   const domain = 'mail.setup.e2e.example';
 
   beforeAll(async () => {
-    system = await startSystem();
+    system = await sharedSystem();
     // The operator's CLI makes the client; its first project has no sender domain, template or email yet.
     client = await createClientAndProject(system);
     base = `${system.gatewayUrl}/admin`;
@@ -27,7 +28,6 @@ describe('the admin panel setup, messages, revenue, erasures and API keys in a r
 
   afterAll(async () => {
     await panel?.browser.close();
-    await system?.stop();
   });
 
   const api = (method: string, path: string, json?: unknown) =>

@@ -1,9 +1,10 @@
+/** @postbus-system shared */
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { waitFor } from '@postbus/testing';
 import { openPanelBrowser, SCREENSHOTS } from './browser';
 import { onPhone, scrollWidthOf, shotDark } from './panel-pages';
-import { createClientAndProject, createSendableEmail, startSystem, type DemoClient, type RunningSystem } from './system';
+import { createClientAndProject, createSendableEmail, sharedSystem, type DemoClient, type RunningSystem } from './system';
 import { inboundFixture, mailToInbound } from './inbound-mail';
 import { projectCall, sendAndReceive } from './project-api';
 
@@ -42,7 +43,7 @@ describe("the admin panel's suppression list in a real browser, against the runn
     });
 
   beforeAll(async () => {
-    system = await startSystem({}, { inbound: true });
+    system = await sharedSystem();
     client = await createClientAndProject(system);
     await createSendableEmail(system, client, { domain: DOMAIN });
     const [bounce, complaint] = await Promise.all([sendTo(bounced), sendTo(complaining)]);
@@ -65,7 +66,6 @@ describe("the admin panel's suppression list in a real browser, against the runn
 
   afterAll(async () => {
     await browser?.close();
-    await system?.stop();
   });
 
   it('opens from the navigation with the bounce and the complaint, each naming its message; an address added by hand is listed first', async () => {

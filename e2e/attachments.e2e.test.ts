@@ -1,3 +1,4 @@
+/** @postbus-system shared */
 import { createHash, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { simpleParser } from 'mailparser';
@@ -21,7 +22,7 @@ describe('attachments', () => {
   });
 
   withSystemAndClient(
-    { sendable: { html: '<p><img src="cid:logo@e2e" alt="Shop"> Your invoice {{data.code}}.</p>' } },
+    { sendable: { html: '<p><img src="cid:logo@e2e" alt="Shop"> Your invoice {{data.code}}.</p>' }, shared: true },
     (started) => ({ system, client } = started),
   );
 

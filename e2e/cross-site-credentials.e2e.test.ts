@@ -1,9 +1,10 @@
+/** @postbus-system shared */
 import { createServer, type Server } from 'node:http';
 import { chromium, type Browser, type BrowserContext, type Response } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { call, freePort, sleep, waitFor } from '@postbus/testing';
 import { chromiumPath } from './browser';
-import { createClientAndProject, startSystem, type DemoClient, type RunningSystem } from './system';
+import { createClientAndProject, sharedSystem, type DemoClient, type RunningSystem } from './system';
 import { startReceiver } from './webhook-receiver';
 
 /**
@@ -34,7 +35,7 @@ describe('credentials sent by a browser from another site are refused (issue 30)
   let webhook: { id: string; secret: string };
 
   beforeAll(async () => {
-    system = await startSystem();
+    system = await sharedSystem();
     client = await createClientAndProject(system);
     receiver = await startReceiver();
     const created = await call(system.gatewayUrl, 'POST', '/v1/webhooks', {
@@ -55,7 +56,6 @@ describe('credentials sent by a browser from another site are refused (issue 30)
     await browser?.close();
     await new Promise((resolve) => (evil ? evil.close(resolve) : resolve(undefined)));
     await receiver?.close();
-    await system?.stop();
   });
 
   interface Answer {

@@ -1,5 +1,6 @@
+/** @postbus-system shared */
 import { call, waitFor } from '@postbus/testing';
-import { createClientAndProject, createSendableEmail, startSystem, type DemoClient, type RunningSystem } from './system';
+import { createClientAndProject, createSendableEmail, sharedSystem, type DemoClient, type RunningSystem } from './system';
 import { inboundFixture, mailToInbound } from './inbound-mail';
 import { projectCall, sendAndReceive } from './project-api';
 import { startReceiver } from './webhook-receiver';
@@ -19,7 +20,7 @@ describe('feedback through the inbound MX', () => {
   const inProject = (method: string, path: string, json?: unknown) => projectCall(system, client, method, path, json);
 
   beforeAll(async () => {
-    system = await startSystem({}, { inbound: true });
+    system = await sharedSystem();
     client = await createClientAndProject(system);
     await createSendableEmail(system, client, { domain: DOMAIN });
     receiver = await startReceiver();
@@ -32,7 +33,6 @@ describe('feedback through the inbound MX', () => {
 
   afterAll(async () => {
     await receiver?.close();
-    await system?.stop();
   });
 
   /** The suppression.* webhook bodies received about an address. */

@@ -1,8 +1,9 @@
+/** @postbus-system shared */
 import { request } from 'node:http';
 import { Resolver } from 'node:dns/promises';
 import { dkimVerify } from 'mailauth/lib/dkim/verify';
 import { call, sleep, waitFor, type CallResult } from '@postbus/testing';
-import { createClientAndProject, createSendableEmail, startSystem, type DemoClient, type RunningSystem } from './system';
+import { createClientAndProject, createSendableEmail, sharedSystem, type DemoClient, type RunningSystem } from './system';
 
 /** Every accepted trigger becomes one DKIM-signed email at the SMTP sink, with a status timeline. */
 describe('the mailer through the public API', () => {
@@ -11,15 +12,11 @@ describe('the mailer through the public API', () => {
   let resolver: Resolver;
 
   beforeAll(async () => {
-    system = await startSystem();
+    system = await sharedSystem();
     client = await createClientAndProject(system);
     await createSendableEmail(system, client);
     resolver = new Resolver();
     resolver.setServers([system.dns.address]);
-  });
-
-  afterAll(async () => {
-    await system?.stop();
   });
 
   const api = (method: string, path: string, json?: unknown, headers: Record<string, string> = {}, projectId = client.projectId) =>
@@ -163,7 +160,7 @@ describe('tracking through the public API', () => {
   let client: DemoClient;
 
   beforeAll(async () => {
-    system = await startSystem();
+    system = await sharedSystem();
     client = await createClientAndProject(system);
     await createSendableEmail(system, client, {
       domain: 'mail.track.example',
@@ -172,10 +169,6 @@ describe('tracking through the public API', () => {
       trackClicks: true,
       html: '<html><body><p>Hi {{user.name}}</p><a href="https://example.com/welcome?a=1&amp;b=2">Start</a></body></html>',
     });
-  });
-
-  afterAll(async () => {
-    await system?.stop();
   });
 
   it('records the open pixel and a click, and a forged click token redirects nowhere', async () => {

@@ -1,8 +1,9 @@
+/** @postbus-system shared */
 import { randomBytes } from 'node:crypto';
 import { call } from '@postbus/testing';
 import { startFaultProxy, type FaultProxy } from './fault-proxy';
 import { expectPhpunitPassed, listPhpunitTests, runPhpunit, type PhpunitRun } from './phpunit';
-import { createClientAndProject, createSendableEmail, startSystem, type RunningSystem } from './system';
+import { createClientAndProject, createSendableEmail, sharedSystem, type RunningSystem } from './system';
 
 // The PHP SDK against the running system: PHPUnit's integration suite (sdks/php/tests/Integration)
 // runs once against a fresh stack; each PHPUnit test is one jest test.
@@ -17,7 +18,7 @@ describe('PHP SDK against the running system (PHPUnit integration suite)', () =>
 
   beforeAll(async () => {
     if (!listing.ok) return;
-    system = await startSystem();
+    system = await sharedSystem();
     const client = await createClientAndProject(system);
     // The data plane runs with a key of scope "sdk", as an application would; reads need "full".
     const sdkKey = await call(system.gatewayUrl, 'POST', '/v1/keys', { auth: client.auth, json: { name: 'php-sdk', scope: 'sdk' } });
@@ -39,7 +40,6 @@ describe('PHP SDK against the running system (PHPUnit integration suite)', () =>
 
   afterAll(async () => {
     await proxy?.close();
-    await system?.stop();
   });
 
   if (!listing.ok) {

@@ -1,5 +1,13 @@
 import { call } from '@postbus/testing';
-import { createClientAndProject, createSendableEmail, startSystem, type DemoClient, type EmailSetup, type RunningSystem } from './system';
+import {
+  createClientAndProject,
+  createSendableEmail,
+  sharedSystem,
+  startSystem,
+  type DemoClient,
+  type EmailSetup,
+  type RunningSystem,
+} from './system';
 
 /** A call of the public API in the client's project: `path` under /v1/projects/<its id>, with its key, `json` as the body when given. */
 export const projectCall = (system: RunningSystem, client: DemoClient, method: string, path: string, json?: unknown) =>
@@ -22,22 +30,23 @@ export async function sendAndReceive(system: RunningSystem, client: DemoClient, 
 }
 
 /**
- * For the tests of one file: before them, starts the system (with `start`'s options) with a client
+ * For the tests of one file: before them, starts the system (with `start`'s options), or takes the
+ * worker's shared one (`shared`: the file's docblock says `@postbus-system shared`), with a client
  * and its project (with `sendable`, the `welcome` email ready to send as well, set up as it says)
- * and hands them to `use`; after them, stops the system.
+ * and hands them to `use`; after them, stops the system it started.
  */
 export function withSystemAndClient(
-  options: { sendable?: boolean | EmailSetup; start?: Parameters<typeof startSystem>; timeoutMs?: number },
+  options: { sendable?: boolean | EmailSetup; start?: Parameters<typeof startSystem>; shared?: boolean; timeoutMs?: number },
   use: (started: { system: RunningSystem; client: DemoClient }) => void,
 ): void {
-  let system: RunningSystem | undefined;
+  let started: RunningSystem | undefined;
   beforeAll(async () => {
-    system = await startSystem(...(options.start ?? []));
+    const system = options.shared ? await sharedSystem() : (started = await startSystem(...(options.start ?? [])));
     const client = await createClientAndProject(system);
     if (options.sendable) await createSendableEmail(system, client, options.sendable === true ? {} : options.sendable);
     use({ system, client });
   }, options.timeoutMs);
   afterAll(async () => {
-    await system?.stop();
+    await started?.stop();
   });
 }

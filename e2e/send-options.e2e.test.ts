@@ -1,3 +1,4 @@
+/** @postbus-system shared */
 import { Webhook } from 'standardwebhooks';
 import { call, waitFor } from '@postbus/testing';
 import { projectCall, withSystemAndClient } from './project-api';
@@ -9,7 +10,7 @@ describe('what one send carries beyond its recipient and data', () => {
   let system: RunningSystem;
   let client: DemoClient;
 
-  withSystemAndClient({ sendable: true }, (started) => ({ system, client } = started));
+  withSystemAndClient({ sendable: true, shared: true }, (started) => ({ system, client } = started));
 
   const api = (method: string, path: string, json?: unknown) => projectCall(system, client, method, path, json);
   const send = (body: Record<string, unknown>) => api('POST', '/emails/welcome/send', body);

@@ -1,6 +1,7 @@
+/** @postbus-system shared */
 import { ReturnPathTokens } from '@postbus/crypto';
 import { call, waitFor } from '@postbus/testing';
-import { createClientAndProject, createSendableEmail, startSystem, type DemoClient, type RunningSystem } from './system';
+import { createClientAndProject, createSendableEmail, sharedSystem, type DemoClient, type RunningSystem } from './system';
 
 /** Issue 13 item 2: a client sends only as its own verified domain, and bounces come back to that domain. */
 describe('sender identity through the public API', () => {
@@ -9,13 +10,9 @@ describe('sender identity through the public API', () => {
   let templateId: string;
 
   beforeAll(async () => {
-    system = await startSystem();
+    system = await sharedSystem();
     client = await createClientAndProject(system);
     ({ templateId } = await createSendableEmail(system, client));
-  });
-
-  afterAll(async () => {
-    await system?.stop();
   });
 
   const inProject = (method: string, path: string, json?: unknown) =>

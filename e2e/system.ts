@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import {
   basicAuth,
@@ -34,13 +34,27 @@ export interface RunningSystem {
 }
 
 /**
+ * How test systems fetch. A graceful stop waits for each consumer's fetch in flight, which the
+ * consumers off the mail's path let the broker hold 5 s in production: here 500 ms, so that every
+ * stop and restart a test makes (and every file's system at its end) waits that long at most.
+ *
  * In npm test's concurrent lane several systems idle side by side, and an idle mailer or webhook
- * dispatcher fetches 50 times a second (KAFKA_FETCH_MAX_WAIT_MS, 20 ms for the send path's latency):
- * measured, a third of an idle system's CPU and most of the broker's. There, where no test asserts a
- * latency (those run in the quiet lane, with the production wait), a fetch waits up to 200 ms.
+ * dispatcher fetches 50 times a second (KAFKA_FETCH_MAX_WAIT_MS, 20 ms, gathering 16 KiB for the
+ * send path's throughput): measured, a third of an idle system's CPU and most of the broker's.
+ * There, where no test asserts a latency or a throughput (those run in the quiet lane, with the
+ * production settings), every fetch answers at the first byte and otherwise asks twice a second.
  */
-const concurrentLaneFetch = (): Record<string, string> =>
-  process.env['POSTBUS_TEST_LANE'] === 'concurrent' ? { KAFKA_FETCH_MAX_WAIT_MS: '200' } : {};
+const testFetch = (): Record<string, string> => ({
+  KAFKA_IDLE_FETCH_MAX_WAIT_MS: '500',
+  ...(process.env['POSTBUS_TEST_LANE'] === 'concurrent'
+    ? {
+        KAFKA_FETCH_MAX_WAIT_MS: '500',
+        KAFKA_FETCH_MIN_BYTES: '1',
+        KAFKA_BACKGROUND_FETCH_MAX_WAIT_MS: '500',
+        KAFKA_BACKGROUND_FETCH_MIN_BYTES: '1',
+      }
+    : {}),
+});
 
 /**
  * Starts the whole system as separate processes, as `npm start` does, but isolated: its own
@@ -89,7 +103,7 @@ export async function startSystem(
       // Beside other systems a cold worker thread's compile can pass that, and the deferral would show
       // in the timelines tests assert exactly; the test of that budget (template-isolation) sets 300.
       TEMPLATE_RUN_PATIENCE_MS: '5000',
-      ...concurrentLaneFetch(),
+      ...testFetch(),
       LOG_LEVEL: 'info',
       ...extraEnv,
     },
@@ -135,6 +149,59 @@ export async function startSystem(
       await dns.close();
     },
   };
+}
+
+/** What scripts/test-environment.cjs keeps for a process from one test file to the next. */
+interface SharedSystemHolder {
+  current: Promise<RunningSystem> | undefined;
+  /** Its processes, which the worker sends SIGTERM as it exits (all a process on its way out can do). */
+  processes: ChildProcess[];
+}
+
+/** The processes of a system: its services, the inbound MX when it has one, and the mail sink. */
+const processesOf = (system: RunningSystem): ChildProcess[] => [
+  ...Object.values(system.services).map((s) => s.child),
+  ...(system.inbound ? [system.inbound.process.child] : []),
+  system.sink.process.child,
+];
+
+/**
+ * The system this jest worker shares between the files whose docblock says `@postbus-system shared`
+ * (scripts/test-environment.cjs keeps it from one to the next, and stops it before any other file):
+ * the default configuration, with the inbound MX. Those files neither kill nor reconfigure a
+ * service, and each brings its own client, project and addresses. The mail sink and the DNS server
+ * are shared too: a file finds its mail by Message-ID or recipient, never by counting the sink.
+ * The system it hands out cannot be stopped, restarted or grown: a file that needs that starts its
+ * own with startSystem().
+ */
+export async function sharedSystem(): Promise<RunningSystem> {
+  const holder = (globalThis as { postbusSharedSystem?: SharedSystemHolder }).postbusSharedSystem;
+  if (!holder) throw new Error('sharedSystem() is for test files whose docblock says @postbus-system shared');
+  if (!holder.current) {
+    const starting = startSystem({}, { inbound: true }).then((system) => {
+      // The worker may end while the system still runs: nothing of it keeps the process alive.
+      for (const child of processesOf(system)) child.unref();
+      system.dns.unref();
+      holder.processes = processesOf(system);
+      return system;
+    });
+    holder.current = starting;
+    starting.catch(() => {
+      if (holder.current === starting) holder.current = undefined;
+    });
+  }
+  const system = await holder.current;
+  // An earlier file broke the rule above if a service is gone: say so, rather than fail on it later.
+  const parts = [...Object.values(system.services), ...(system.inbound ? [system.inbound.process] : [])];
+  const down = (
+    await Promise.all(parts.map(async (s) => ((await fetch(`${s.url}/readyz`).catch(() => undefined))?.status === 200 ? [] : [s.name])))
+  ).flat();
+  if (down.length > 0)
+    throw new Error(`the worker's shared system has lost ${down.join(', ')}: a file that uses it must not stop a service`);
+  const refuse = (what: string) => () => {
+    throw new Error(`a file does not ${what} the shared system: start its own with startSystem()`);
+  };
+  return { ...system, stop: refuse('stop'), restart: refuse('restart a service of'), startInstance: refuse('add instances to') };
 }
 
 export interface DemoClient {

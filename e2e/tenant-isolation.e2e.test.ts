@@ -1,8 +1,9 @@
+/** @postbus-system shared */
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { call, waitFor } from '@postbus/testing';
 import { startReceiver } from './webhook-receiver';
-import { createClientAndProject, createSendableEmail, startSystem, type DemoClient, type RunningSystem } from './system';
+import { createClientAndProject, createSendableEmail, sharedSystem, type DemoClient, type RunningSystem } from './system';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 interface Operation {
@@ -61,7 +62,7 @@ describe("tenant isolation: client B can reach nothing of client A's, on every r
   const POSITIONS: Record<string, string> = { index: '0' };
 
   beforeAll(async () => {
-    system = await startSystem();
+    system = await sharedSystem();
     receiver = await startReceiver();
     [a, b] = await Promise.all([createClientAndProject(system), createClientAndProject(system)]);
     const asA = async (method: string, path: string, json?: unknown) => {
@@ -109,7 +110,6 @@ describe("tenant isolation: client B can reach nothing of client A's, on every r
 
   afterAll(async () => {
     await receiver?.close();
-    await system?.stop();
   });
 
   it("13 two clients: every route tried with B's key on A's ids answers 404, B's lists show none of A's ids, B cannot send as A, and A's resources are unchanged", async () => {

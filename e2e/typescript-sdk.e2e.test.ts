@@ -1,9 +1,10 @@
+/** @postbus-system shared */
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { call, waitFor } from '@postbus/testing';
 import { startFaultProxy, type FaultProxy } from './fault-proxy';
-import { createClientAndProject, createSendableEmail, startSystem, type DemoClient, type RunningSystem } from './system';
+import { createClientAndProject, createSendableEmail, sharedSystem, type DemoClient, type RunningSystem } from './system';
 
 /**
  * The TypeScript SDK against the running system. Data-plane writes go with an `sdk`-scoped key, as
@@ -29,7 +30,7 @@ describe('TypeScript SDK (@postbus/sdk) against the running system', () => {
 
   beforeAll(async () => {
     Sdk = await loadSdk();
-    system = await startSystem();
+    system = await sharedSystem();
     client = await createClientAndProject(system);
     ({ emailKey } = await createSendableEmail(system, client));
     const made = await call(system.gatewayUrl, 'POST', '/v1/keys', { auth: client.auth, json: { name: 'sdk e2e', scope: 'sdk' } });
@@ -41,7 +42,6 @@ describe('TypeScript SDK (@postbus/sdk) against the running system', () => {
 
   afterAll(async () => {
     await proxy?.close();
-    await system?.stop();
   });
 
   /** The profile once the asynchronous write has been applied (404 until the user exists). */

@@ -87,9 +87,9 @@ export interface ConsumerOptions {
    * A consumer of every mail's traffic: its fetches wait for the bus's `fetch` settings, so that
    * at a modest rate each brings several messages. `send-path`: a consumer a mail waits for (the
    * mailer's triggers, the webhooks), whose wait is short; `off-send-path`: one no mail waits for
-   * (the users service's registrations), which waits longer and gathers more. Others keep
-   * kafkajs's defaults, which cost nothing while idle (a gathering consumer asks the broker every
-   * wait even with nothing to read).
+   * (the users service's registrations), which waits longer and gathers more. Others take the
+   * bus's `idle` settings: a byte is enough, and a long wait costs nothing while idle (a consumer
+   * asks the broker every wait even with nothing to read).
    */
   gatherFetches?: FetchGathering;
   /** Where the consumer reports its lag and rebalances; none in tools and tests that do not scrape. */

@@ -40,9 +40,9 @@ export interface BusOptions extends KafkaConnection {
   producerLanes?: number;
   /**
    * The fetch settings of the consumers that gather fetches, by where they stand (see
-   * ConsumerOptions.gatherFetches); kafkajs's defaults (5 s, 1 byte) for the others and when absent.
+   * ConsumerOptions.gatherFetches), and of the others (`idle`); kafkajs's defaults (5 s, 1 byte) when absent.
    */
-  fetch?: Record<FetchGathering, FetchSettings>;
+  fetch?: Record<FetchGathering | 'idle', FetchSettings>;
   /** retention.ms of the topics that carry personal data and of their DLQs (contracts' PersonalDataTopics); the broker's default when absent. */
   piiRetentionMs?: number;
   /** The service's metrics registry: its consumers report their lag and rebalances there. */
@@ -77,6 +77,7 @@ export function busOptions(config: KafkaSettings): Omit<BusOptions, 'service' | 
     fetch: {
       'send-path': { maxWaitTimeInMs: config.KAFKA_FETCH_MAX_WAIT_MS, minBytes: config.KAFKA_FETCH_MIN_BYTES },
       'off-send-path': { maxWaitTimeInMs: config.KAFKA_BACKGROUND_FETCH_MAX_WAIT_MS, minBytes: config.KAFKA_BACKGROUND_FETCH_MIN_BYTES },
+      idle: { maxWaitTimeInMs: config.KAFKA_IDLE_FETCH_MAX_WAIT_MS, minBytes: 1 },
     },
     piiRetentionMs: Math.round(toSeconds(parse(config.PII_TOPIC_RETENTION)) * 1000),
   };
@@ -262,7 +263,7 @@ export class Bus {
       ...options,
       ...(this.consumerMetrics ? { metrics: this.consumerMetrics } : {}),
       groupId: topicName(options.groupId, this.options.namespace),
-      ...(options.gatherFetches && this.options.fetch ? { fetch: this.options.fetch[options.gatherFetches] } : {}),
+      ...(this.options.fetch ? { fetch: this.options.fetch[options.gatherFetches ?? 'idle'] } : {}),
       logger: this.options.logger,
       publisher: this.publisher,
       resolveTopic: this.resolveTopic,

@@ -30,6 +30,7 @@ export interface KafkaSettings {
   KAFKA_FETCH_MIN_BYTES: number;
   KAFKA_BACKGROUND_FETCH_MAX_WAIT_MS: number;
   KAFKA_BACKGROUND_FETCH_MIN_BYTES: number;
+  KAFKA_IDLE_FETCH_MAX_WAIT_MS: number;
   /** ISO 8601 duration: how long topics carrying personal data (and their DLQs) keep messages. */
   PII_TOPIC_RETENTION: string;
 }

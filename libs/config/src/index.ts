@@ -108,6 +108,13 @@ export const CommonConfig = {
     default: 65_536,
     description: 'bytes such a fetch waits for (up to KAFKA_BACKGROUND_FETCH_MAX_WAIT_MS)',
   }),
+  KAFKA_IDLE_FETCH_MAX_WAIT_MS: Type.Integer({
+    minimum: 0,
+    maximum: 5_000,
+    default: 5_000,
+    description:
+      "how long the broker may hold a fetch of the other consumers (commands, projections, feedback), which answer as soon as there is a byte: while idle each asks once per wait, and a graceful stop waits for the fetch in flight, so up to this long (kafkajs's default)",
+  }),
   PII_TOPIC_RETENTION: Type.String({
     default: 'P7D',
     // ISO 8601 duration of days, hours, minutes, seconds (a month or a year has no fixed length).

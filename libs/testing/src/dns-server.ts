@@ -12,6 +12,8 @@ export interface LocalDnsServer {
   publish(name: string, type: RecordType, values: string[]): void;
   unpublish(name: string, type?: RecordType): void;
   close(): Promise<void>;
+  /** Lets the process end while the server still listens (a server shared beyond one test file). */
+  unref(): void;
 }
 
 const TYPE_CODES: Record<RecordType, number> = { TXT: Packet.TYPE.TXT, CNAME: Packet.TYPE.CNAME, MX: Packet.TYPE.MX, A: Packet.TYPE.A };
@@ -66,6 +68,11 @@ export async function startDnsServer(port?: number, host = '127.0.0.1'): Promise
     },
     async close() {
       await server.close();
+    },
+    unref() {
+      // dns2 keeps its UDP socket and TCP server in `servers`, which its typings leave out.
+      const { servers } = server as unknown as { servers: Record<string, { unref(): void } | undefined> };
+      for (const listener of Object.values(servers)) listener?.unref();
     },
   };
 }

@@ -1,0 +1,21 @@
+import { readFileSync } from 'node:fs';
+import { execSync } from 'node:child_process';
+import { startSystem } from './system';
+const ticks = (pid: number) => { const f = readFileSync(`/proc/${pid}/stat`,'utf8').split(') ')[1]!.split(' '); return (Number(f[11])+Number(f[12]))/100; };
+it('measures idle', async () => {
+  const t0 = Date.now();
+  const system = await startSystem();
+  console.log(`start ${Date.now() - t0}`);
+  const kafkaPid = Number(execSync("pgrep -f kafka.Kafka | head -1").toString().trim());
+  const ferretPid = Number(execSync("pgrep -f ferretdb | head -1").toString().trim());
+  const pids: Record<string, number> = { ...Object.fromEntries(Object.entries(system.services).map(([n, s]) => [n, s.child.pid!])), kafka: kafkaPid, ferret: ferretPid };
+  await new Promise((r) => setTimeout(r, 5000));
+  const a = Object.fromEntries(Object.entries(pids).map(([n, p]) => [n, ticks(p)]));
+  await new Promise((r) => setTimeout(r, 20000));
+  const b = Object.fromEntries(Object.entries(pids).map(([n, p]) => [n, ticks(p)]));
+  console.log(Object.entries(a).map(([n, v]) => `${n} ${(((b[n]! - v) / 20) * 100).toFixed(1)}%`).join(' '));
+  const t: string[] = [];
+  await Promise.all(Object.entries(system.services).map(async ([n, s]) => { const t0 = Date.now(); await s.stop(); t.push(`${n} ${Date.now() - t0}`); }));
+  console.log(t.join(' '));
+  await system.stop();
+}, 120000);
