@@ -27,6 +27,10 @@ const common = {
   moduleNameMapper,
   // Node's, and it stops the system a worker shares between end-to-end files before any other file.
   testEnvironment: '<rootDir>/scripts/test-environment.cjs',
+  // The shared system was made in the file that started it, and its code keeps using that file's
+  // globals (timers, promises) after the file ends. Jest sets this once per process, by the first
+  // file a worker runs, so every project that may share a worker with an end-to-end file says it.
+  testEnvironmentOptions: { globalsCleanup: 'off' },
   rootDir: __dirname,
   testPathIgnorePatterns: ignored,
 };
@@ -84,9 +88,6 @@ module.exports = {
       ...common,
       displayName: 'e2e',
       testMatch: ['<rootDir>/e2e/**/*.test.ts'],
-      // The shared system (scripts/test-environment.cjs) was made in the file that started it, and
-      // its code keeps using that file's globals (timers, promises) after the file ends.
-      testEnvironmentOptions: { globalsCleanup: 'off' },
       globalSetup: '<rootDir>/libs/testing/src/global-setup.ts',
       globalTeardown: '<rootDir>/libs/testing/src/global-teardown.ts',
     },
