@@ -1,5 +1,8 @@
 /** @postbus-system shared */
-import { call, waitFor } from '@postbus/testing';
+import { Kafka, logLevel } from 'kafkajs';
+import { consumerGroupHasPassed } from '@postbus/bus';
+import { ConsumerGroups, Topics, topicName } from '@postbus/contracts';
+import { call, defaultKafkaBrokers, waitFor } from '@postbus/testing';
 import { createClientAndProject, createSendableEmail, sharedSystem, type DemoClient, type RunningSystem } from './system';
 import { inboundFixture, mailToInbound } from './inbound-mail';
 import { projectCall, sendAndReceive } from './project-api';
@@ -227,5 +230,36 @@ describe('feedback through the inbound MX', () => {
       what: 'the suppression.deleted webhook of the unsubscribe',
     });
     expect(deleted.data).toMatchObject({ reason: 'unsubscribed', message_id: null });
+  }, 120_000);
+
+  it('another client adding, verifying and deleting the same sender domain leaves this client’s bounces flowing', async () => {
+    const other = await createClientAndProject(system);
+    const asOther = (method: string, path: string) =>
+      call(system.gatewayUrl, method, path, {
+        auth: other.auth,
+        ...(method === 'POST' && path === '/v1/sender-domains' ? { json: { domain: DOMAIN } } : {}),
+      });
+    const added = await asOther('POST', '/v1/sender-domains');
+    expect(added.status).toBe(201);
+    // Its records are not published: the other client cannot prove the domain, and its check fails.
+    expect((await asOther('POST', `/v1/sender-domains/${added.body.id as string}/verify`)).body.status).not.toBe('verified');
+    expect((await asOther('DELETE', `/v1/sender-domains/${added.body.id as string}`)).status).toBeLessThan(300);
+    // The MX has read every catalog change published until now, the other client's deletion too.
+    const published = new Date();
+    const admin = new Kafka({ brokers: defaultKafkaBrokers().split(','), clientId: 'feedback-test', logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    try {
+      const ns = system.env['KAFKA_NAMESPACE'];
+      await waitFor(
+        () => consumerGroupHasPassed(admin, topicName(ConsumerGroups.inboundCatalog, ns), [topicName(Topics.Catalog, ns)], published),
+        { timeoutMs: 30_000, what: 'the inbound MX past the other client’s deletion' },
+      );
+    } finally {
+      await admin.disconnect();
+    }
+    const sent = await sendTo('bounces-still@example.org');
+    await message(sent.id, 'the message sent', (m) => m['status'] === 'sent');
+    await mailToInbound(system, sent.returnPath, inboundFixture('postfix/failed-550-user-unknown.eml'), { refusal: 'fails' });
+    await message(sent.id, 'the message bounced', (m) => m['status'] === 'bounced');
   }, 120_000);
 });

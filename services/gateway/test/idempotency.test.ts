@@ -43,14 +43,19 @@ describe('idempotency records', () => {
       await onRequestPath('strict', async () => {
         const notBefore = new Date(Date.now() - 86_400_000);
         expect(await repo.findResponse(liveKeysOf('cl_a'), 'key-1', notBefore)).toBeNull();
-        expect(await repo.claim(liveKeysOf('cl_a'), 'key-1', 'f1', notBefore)).toEqual({ claimed: true });
+        const first = await repo.claim(liveKeysOf('cl_a'), 'key-1', 'f1', notBefore);
+        expect(first).toEqual({ claimed: true, nonce: expect.stringMatching(/^[0-9a-f]{32}$/) });
         expect(await repo.claim(liveKeysOf('cl_a'), 'key-1', 'f2', notBefore)).toEqual({
           claimed: false,
           fingerprint: 'f1',
           createdAt: expect.any(Date),
+          nonce: first.nonce,
         });
         // Another client's key of the same name is its own.
-        expect(await repo.claim(liveKeysOf('cl_b'), 'key-1', 'f9', notBefore)).toEqual({ claimed: true });
+        expect(await repo.claim(liveKeysOf('cl_b'), 'key-1', 'f9', notBefore)).toEqual({
+          claimed: true,
+          nonce: expect.stringMatching(/^[0-9a-f]{32}$/),
+        });
         await repo.storeResponse(liveKeysOf('cl_a'), { key: 'key-1', fingerprint: 'f1', status: 200, body: { ok: true } });
         expect(await repo.findResponse(liveKeysOf('cl_a'), 'key-1', notBefore)).toMatchObject({
           fingerprint: 'f1',
@@ -58,11 +63,17 @@ describe('idempotency records', () => {
           body: { ok: true },
         });
         await repo.release(liveKeysOf('cl_b'), 'key-1');
-        expect(await repo.claim(liveKeysOf('cl_b'), 'key-1', 'f9', notBefore)).toEqual({ claimed: true });
+        expect(await repo.claim(liveKeysOf('cl_b'), 'key-1', 'f9', notBefore)).toEqual({
+          claimed: true,
+          nonce: expect.stringMatching(/^[0-9a-f]{32}$/),
+        });
         // Past the window: the answer is not replayed, and the expired claim gives way to a new one.
         const later = new Date(Date.now() + 1_000);
         expect(await repo.findResponse(liveKeysOf('cl_a'), 'key-1', later)).toBeNull();
-        expect(await repo.claim(liveKeysOf('cl_a'), 'key-1', 'f3', later)).toEqual({ claimed: true });
+        expect(await repo.claim(liveKeysOf('cl_a'), 'key-1', 'f3', later)).toEqual({
+          claimed: true,
+          nonce: expect.stringMatching(/^[0-9a-f]{32}$/),
+        });
         expect(await repo.findResponse(liveKeysOf('cl_a'), 'key-1', new Date(0))).toBeNull();
       });
     } finally {
@@ -72,16 +83,42 @@ describe('idempotency records', () => {
     expect(notByIdAlone(recorder.queries)).toEqual([]);
   });
 
+  it('45.9 a failed attempt keeps its claim and its nonce: the retry takes it over with the same nonce, read and written by _id only', async () => {
+    const recorder = recordQueries(COLLECTIONS);
+    try {
+      await onRequestPath('strict', async () => {
+        const notBefore = new Date(Date.now() - 86_400_000);
+        const first = await repo.claim(liveKeysOf('cl_f'), 'send-1', 'body', notBefore);
+        await repo.failed(liveKeysOf('cl_f'), 'send-1');
+        const again = await repo.claim(liveKeysOf('cl_f'), 'send-1', 'body', notBefore);
+        expect(again).toMatchObject({ claimed: false, fingerprint: 'body', nonce: first.nonce, failedAt: expect.any(Date) });
+        await repo.retake(liveKeysOf('cl_f'), 'send-1');
+        const retaken = await repo.claim(liveKeysOf('cl_f'), 'send-1', 'body', notBefore);
+        expect(retaken).toMatchObject({ claimed: false, nonce: first.nonce, attemptAt: expect.any(Date) });
+        expect(retaken).not.toHaveProperty('failedAt');
+      });
+    } finally {
+      recorder.stop();
+    }
+    expect(notByIdAlone(recorder.queries)).toEqual([]);
+  });
+
   it('45.8 a client’s test keys and live keys each have their own records of a key, read by _id only', async () => {
     const recorder = recordQueries(COLLECTIONS);
     try {
       await onRequestPath('strict', async () => {
         const notBefore = new Date(Date.now() - 86_400_000);
-        expect(await repo.claim(testKeysOf('cl_s'), 'order-1', 'same body', notBefore)).toEqual({ claimed: true });
+        expect(await repo.claim(testKeysOf('cl_s'), 'order-1', 'same body', notBefore)).toEqual({
+          claimed: true,
+          nonce: expect.stringMatching(/^[0-9a-f]{32}$/),
+        });
         await repo.storeResponse(testKeysOf('cl_s'), { key: 'order-1', fingerprint: 'same body', status: 200, body: { id: 'msg_test' } });
         // The live keys' key of the same name is free, though a test send answered it.
         expect(await repo.findResponse(liveKeysOf('cl_s'), 'order-1', notBefore)).toBeNull();
-        expect(await repo.claim(liveKeysOf('cl_s'), 'order-1', 'same body', notBefore)).toEqual({ claimed: true });
+        expect(await repo.claim(liveKeysOf('cl_s'), 'order-1', 'same body', notBefore)).toEqual({
+          claimed: true,
+          nonce: expect.stringMatching(/^[0-9a-f]{32}$/),
+        });
         await repo.storeResponse(liveKeysOf('cl_s'), { key: 'order-1', fingerprint: 'same body', status: 200, body: { id: 'msg_live' } });
         expect(await repo.findResponse(testKeysOf('cl_s'), 'order-1', notBefore)).toMatchObject({ test: true, body: { id: 'msg_test' } });
         const live = await repo.findResponse(liveKeysOf('cl_s'), 'order-1', notBefore);
@@ -144,7 +181,12 @@ describe('idempotency records', () => {
     expect(recorder.queries.filter((q) => q.method === 'deleteMany')).toEqual([]);
     expect(await repo.findResponse(liveKeysOf('cl_p'), 'old-1', new Date(0))).toBeNull();
     expect(await repo.findResponse(liveKeysOf('cl_p'), 'young', new Date(0))).not.toBeNull();
-    expect(await repo.claim(liveKeysOf('cl_p'), 'old-0', 'x')).toEqual({ claimed: false, fingerprint: 'g', createdAt: expect.any(Date) });
+    expect(await repo.claim(liveKeysOf('cl_p'), 'old-0', 'x')).toEqual({
+      claimed: false,
+      fingerprint: 'g',
+      createdAt: expect.any(Date),
+      nonce: expect.stringMatching(/^[0-9a-f]{32}$/),
+    });
     expect(await repo.purgeOlderThan(cutoff)).toBe(0);
   }, 120_000);
 });

@@ -32,16 +32,35 @@ describe('inbound service: the MX of the return-path domains, end to end on Kafk
     nodemailer
       .createTransport({ host: '127.0.0.1', port: service.smtpPort, secure: false, ignoreTLS: true })
       .sendMail({ envelope: { from: '', to }, raw });
-  const publishDomain = (domain: string, revision: number) =>
-    bus.publisher.publish(Topics.Catalog, 'catalog.domain', catalogKey('domain', domainId), {
-      id: domainId,
-      clientId: 'cl_test',
+  const publishDomain = (
+    domain: string,
+    revision: number,
+    { id = domainId, clientId = 'cl_test', status = 'verified' }: { id?: string; clientId?: string; status?: 'pending' | 'verified' } = {},
+  ) =>
+    bus.publisher.publish(Topics.Catalog, 'catalog.domain', catalogKey('domain', id), {
+      id,
+      clientId,
       revision,
       kind: 'sender',
       domain,
-      status: 'verified',
+      status,
       dkim: null,
     });
+  /** Waits until the service has stored this revision of a sender domain (its own record, read by _id). */
+  const stored = (id: string, revision: number) =>
+    waitFor(
+      async () =>
+        ((await db.collection<{ _id: string; revision?: number }>('return_path_domains').findOne({ _id: `id:${id}` }))?.revision ?? 0) >=
+        revision,
+      {
+        what: `sender domain ${id} at revision ${revision}`,
+      },
+    );
+  const accepted = (to: string) =>
+    send(to, 'Subject: probe\r\n\r\nx\r\n').then(
+      () => 250,
+      (e: { responseCode?: number }) => e.responseCode,
+    );
 
   beforeAll(async () => {
     const env = inProcessEnv(namespace, { INBOUND_SMTP_PORT: '0', INBOUND_DB_NAME: dbName, TRACKING_SECRET: secret });
@@ -68,6 +87,27 @@ describe('inbound service: the MX of the return-path domains, end to end on Kafk
     );
     await expect(send('x@sender.test', 'Subject: x\r\n\r\nx\r\n')).rejects.toMatchObject({ responseCode: 550 });
     await expect(send('x@pb-bounces.other.test', 'Subject: x\r\n\r\nx\r\n')).rejects.toMatchObject({ responseCode: 550 });
+  });
+
+  it('only a verified sender domain opens its return-path domain, and another client adding, verifying and deleting the same name leaves it open', async () => {
+    const other = 'eeeeeeeeeeeeeeeeeeeeeeee';
+    await publishDomain('pending.test', 1, { id: 'ffffffffffffffffffffffff', status: 'pending' });
+    await stored('ffffffffffffffffffffffff', 1);
+    expect(await accepted('x@pb-bounces.pending.test')).toBe(550);
+
+    await publishDomain('sender.test', 10, { id: other, clientId: 'cl_other', status: 'pending' });
+    await stored(other, 10);
+    expect(await accepted('x@pb-bounces.sender.test')).toBe(250);
+    await publishDomain('sender.test', 11, { id: other, clientId: 'cl_other' });
+    await stored(other, 11);
+    await bus.publisher.publish(Topics.Catalog, 'catalog.deleted', catalogKey('domain', other), {
+      kind: 'domain',
+      id: other,
+      clientId: 'cl_other',
+      revision: 12,
+    });
+    await stored(other, 12);
+    expect(await accepted('x@pb-bounces.sender.test')).toBe(250);
   });
 
   it('a Postfix bounce to a signed return path becomes a hard bounce of its message on the feedback topic', async () => {

@@ -1,6 +1,6 @@
 import type { EmailTriggerCommand } from '@postbus/contracts';
 import { NotFoundError, ServiceUnavailableError } from '@postbus/errors';
-import { sendBatch, type BatchSendDeps } from './batch-send';
+import { messageIds, sendBatch, type BatchSendDeps } from './batch-send';
 
 const P = 'p1';
 
@@ -157,5 +157,39 @@ describe('a batch send', () => {
     await expect(sendBatch(P, [{ email_key: 'welcome', user: { email: 'a@example.org' } }], dbDown.deps)).rejects.toThrow(
       'connection reset',
     );
+  });
+});
+
+describe('message ids', () => {
+  it('45.9 named from an Idempotency-Key’s nonce, each item’s id is the same on every retry and its own; without one, random', () => {
+    const ids = messageIds('a'.repeat(32));
+    expect(ids(0)).toMatch(/^msg_[0-9a-f]{32}$/);
+    expect(messageIds('a'.repeat(32))(0)).toBe(ids(0));
+    expect(ids(1)).not.toBe(ids(0));
+    expect(messageIds('b'.repeat(32))(0)).not.toBe(ids(0));
+    expect(messageIds(undefined)(0)).toMatch(/^msg_[0-9a-f]{32}$/);
+    expect(messageIds(undefined)(0)).not.toBe(messageIds(undefined)(0));
+  });
+
+  it('45.9 a retried batch names each item as the first attempt did, whichever item is accepted first', async () => {
+    const attempt = async () => {
+      const { deps: d, queued } = deps({
+        newMessageId: messageIds('c'.repeat(32)),
+        // Each email's plan comes after its own delay, so the items finish in a different order each time.
+        resolve: (emailKey) =>
+          new Promise((resolve) =>
+            setTimeout(() => resolve({ emailId: `e-${emailKey}`, emailKey, templateId: 't1', templateVersion: 1 }), Math.random() * 20),
+          ),
+      });
+      await sendBatch(
+        P,
+        ['a', 'b', 'c', 'd', 'e', 'f'].map((key) => ({ email_key: key, user: { email: `${key}@example.org` } })),
+        d,
+      );
+      return Object.fromEntries(queued.flat().map((t) => [t.command.emailKey, t.command.messageId]));
+    };
+    const first = await attempt();
+    expect(new Set(Object.values(first)).size).toBe(6);
+    expect(await attempt()).toEqual(first);
   });
 });

@@ -1,3 +1,4 @@
+import { createHash, randomUUID } from 'node:crypto';
 import {
   normaliseEmail,
   userOrderingKey,
@@ -27,7 +28,8 @@ export interface BatchSendDeps {
   queue: (triggers: Trigger[]) => Promise<void>;
   /** Stores a message's attachments (in order) where the mailer reads them; throws when it could not. */
   storeAttachments: (messageId: string, files: Buffer[]) => Promise<void>;
-  newMessageId: () => string;
+  /** The message id of the item at `index` (see messageIds). */
+  newMessageId: (index: number) => string;
   now: () => Date;
   /** Sent with a test key: every trigger is a test message (see EmailTriggerCommand). */
   test?: boolean;
@@ -71,6 +73,18 @@ export function triggerFor(
 /** The accepted answer's send_at, for a scheduled send. */
 export const sendAtOf = (command: EmailTriggerCommand): { send_at?: string } =>
   command.sendAt !== undefined ? { send_at: command.sendAt } : {};
+
+/**
+ * The message ids of a send or a batch, by the item's position. Without an Idempotency-Key, random;
+ * with one, named from the claim's nonce (the gateway's PublicContext), so that every retry of the request
+ * names its messages as the first attempt did, and the mailer keeps one message per id.
+ */
+export const messageIds =
+  (idempotencyNonce: string | undefined) =>
+  (index: number): string =>
+    idempotencyNonce === undefined
+      ? `msg_${randomUUID().replace(/-/g, '')}`
+      : `msg_${createHash('sha256').update(`${idempotencyNonce}\n${index}`).digest('hex').slice(0, 32)}`;
 
 /** What accepting one send needs beyond the send itself. */
 export interface SendAcceptance {
@@ -148,7 +162,8 @@ export async function sendBatch(projectId: string, items: unknown[], deps: Batch
           if (!plans.has(item.email_key)) plans.set(item.email_key, deps.resolve(item.email_key));
           return plans.get(item.email_key)!;
         };
-        const { storeAttachments, newMessageId, test = false } = deps;
+        const { storeAttachments, test = false } = deps;
+        const newMessageId = () => deps.newMessageId(index);
         return { index, ...(await acceptSend(projectId, item, { plan, storeAttachments, newMessageId, now, test })) };
       } catch (error) {
         if (error instanceof AppError) return rejected(index, error);

@@ -20,6 +20,12 @@ export type { Reply };
 /** What a public route's handler gets besides the validated request. */
 export interface PublicContext {
   client: AuthenticatedClient;
+  /**
+   * With an Idempotency-Key: drawn when the key was first claimed, and the same for every retry of
+   * the request while its claim lives. What the request creates is named from it, so that a retry
+   * names the same message as an attempt whose write landed after it was answered 503.
+   */
+  idempotencyNonce?: string;
 }
 
 /** What a public route carries besides its HTTP operation: its OpenAPI entry and who may call it. */
@@ -122,7 +128,7 @@ async function answer(compiled: CompiledRoute<RouteSpec>, deps: RouteDeps, req: 
           { clientId: client.clientId, test: client.scope === 'test' },
           key,
           `${req.method} ${req.path} ${JSON.stringify(input.body ?? null)}`,
-          () => route.handle(input),
+          (idempotencyNonce) => route.handle({ ...input, idempotencyNonce }),
           res,
           route.answerHoldsSecret === true,
         );
@@ -134,13 +140,18 @@ async function answer(compiled: CompiledRoute<RouteSpec>, deps: RouteDeps, req: 
  * 422; a repeat in flight a 409. An answer holding a secret is not stored: its repeat is a 409
  * saying so (the operation is not run twice, and no secret sits in the idempotency store). A
  * client's test keys and its live keys each have their own Idempotency-Keys (see IdempotencyOwner).
+ *
+ * An attempt that fails on our side (a 503 when the broker did not answer in time) may still have
+ * written: its claim stays, marked failed, and the retry runs with the claim's nonce, so it names
+ * what it creates as the failed attempt did, and the services that take the write drop the second
+ * (the mailer stores one message per id). A retry with another body starts anew.
  */
 async function idempotent(
   deps: RouteDeps,
   owner: IdempotencyOwner,
   key: string,
   request: string,
-  run: () => Promise<Reply>,
+  run: (nonce: string) => Promise<Reply>,
   res: Response,
   answerHoldsSecret: boolean,
 ): Promise<Reply> {
@@ -162,6 +173,8 @@ async function idempotent(
     res.set('Idempotent-Replayed', 'true');
     return { status: stored.status, body: stored.body };
   };
+  const inFlight = () =>
+    new ConflictError('idempotency-in-flight', 'A request with this Idempotency-Key is still being processed; retry after it finished.');
   const earlier = await deps.idempotency.findResponse(owner, key, notBefore);
   if (earlier) return replay(earlier);
 
@@ -169,28 +182,23 @@ async function idempotent(
   if (!claim.claimed) {
     const answered = await deps.idempotency.findResponse(owner, key, notBefore);
     if (answered) return replay(answered);
-    if (claim.fingerprint !== fingerprint) throw mismatch();
-    const age = Date.now() - claim.createdAt.getTime();
-    if (age < ABANDONED_CLAIM_MS && claim.createdAt >= notBefore) {
-      throw new ConflictError(
-        'idempotency-in-flight',
-        'A request with this Idempotency-Key is still being processed; retry after it finished.',
-      );
+    const free = claim.failedAt !== undefined || Date.now() - (claim.attemptAt ?? claim.createdAt).getTime() >= ABANDONED_CLAIM_MS;
+    if (!free) throw claim.fingerprint === fingerprint ? inFlight() : mismatch();
+    if (claim.fingerprint === fingerprint) {
+      // The same request again, after an attempt that failed or died: it may have written, so the retry names what it creates alike.
+      await deps.idempotency.retake(owner, key);
+    } else {
+      await deps.idempotency.release(owner, key);
+      claim = await deps.idempotency.claim(owner, key, fingerprint, notBefore);
+      if (!claim.claimed) throw inFlight();
     }
-    await deps.idempotency.release(owner, key);
-    claim = await deps.idempotency.claim(owner, key, fingerprint, notBefore);
-    if (!claim.claimed)
-      throw new ConflictError(
-        'idempotency-in-flight',
-        'A request with this Idempotency-Key is still being processed; retry after it finished.',
-      );
   }
   let reply: Reply;
   try {
-    reply = await run();
+    reply = await run(claim.nonce);
   } catch (error) {
-    // Nothing was accepted: the key is free again, so the client's retry can run.
-    await deps.idempotency.release(owner, key);
+    // Nothing was answered, but a write may land yet: a retry takes the claim over, with its nonce.
+    await deps.idempotency.failed(owner, key);
     throw error;
   }
   const withheld = answerHoldsSecret && reply.status < 300;

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { Schema, type Connection } from 'mongoose';
 import { GroupCommit, growing, insertNew, isDuplicateKeyError, SequenceLists } from '@postbus/db';
 
@@ -26,6 +26,16 @@ interface ClaimDoc {
   key: string;
   fingerprint: string;
   createdAt: Date;
+  /**
+   * Drawn when the key is claimed, and kept for every retry while the claim lives: what the request
+   * creates is named from it, so a retry names the same message as an attempt whose write landed
+   * after it was answered 503. Absent on claims made before it.
+   */
+  nonce?: string;
+  /** When the last attempt started, if a retry took the claim over. */
+  attemptAt?: Date;
+  /** The last attempt failed on our side (nothing was answered): a retry may take the claim over. */
+  failedAt?: Date;
 }
 
 export interface StoredResponse {
@@ -45,7 +55,17 @@ export interface StoredResponse {
 // No index beyond `_id`: every read, insert and delete names one `_id`. Both grow with traffic.
 const claimSchema = growing(
   new Schema<ClaimDoc>(
-    { _id: String, clientId: String, test: Boolean, key: String, fingerprint: String, createdAt: Date },
+    {
+      _id: String,
+      clientId: String,
+      test: Boolean,
+      key: String,
+      fingerprint: String,
+      createdAt: Date,
+      nonce: String,
+      attemptAt: Date,
+      failedAt: Date,
+    },
     { collection: 'idempotency_claims', versionKey: false },
   ),
 );
@@ -67,7 +87,9 @@ const responseSchema = growing(
   ),
 );
 
-export type ClaimResult = { claimed: true } | { claimed: false; fingerprint: string; createdAt: Date };
+export type ClaimResult =
+  | { claimed: true; nonce: string }
+  | { claimed: false; fingerprint: string; createdAt: Date; nonce: string; attemptAt?: Date; failedAt?: Date };
 
 /**
  * The records of one owner's key: a hash, so that the id has a bounded length and says nothing of
@@ -133,18 +155,38 @@ export class IdempotencyRepository {
     // whose claim was not made (the key was taken) is harmless: the purge checks each claim's age.
     await this.listed.add(_id);
     const createdAt = new Date();
+    const nonce = randomBytes(16).toString('hex');
     for (let tries = 0; ; tries++) {
-      if ((await insertNew(this.Claim, [{ _id, ...ownerFields(owner), key, fingerprint, createdAt }])).size === 0) return { claimed: true };
+      if ((await insertNew(this.Claim, [{ _id, ...ownerFields(owner), key, fingerprint, createdAt, nonce }])).size === 0)
+        return { claimed: true, nonce };
       const existing = await this.Claim.findById(_id).lean<ClaimDoc>().exec();
       if (existing && (existing.createdAt >= notBefore || tries >= 3))
-        return { claimed: false, fingerprint: existing.fingerprint, createdAt: existing.createdAt };
+        return {
+          claimed: false,
+          fingerprint: existing.fingerprint,
+          createdAt: existing.createdAt,
+          // A claim from before nonces: its id is as stable, and as unique.
+          nonce: existing.nonce ?? existing._id,
+          ...(existing.attemptAt ? { attemptAt: existing.attemptAt } : {}),
+          ...(existing.failedAt ? { failedAt: existing.failedAt } : {}),
+        };
       if (existing) await this.forget(_id); // expired; otherwise released meanwhile
     }
   }
 
-  /** Gives a key back (the request failed on our side), so that a retry can run. */
+  /** Gives a key back (its claim is forgotten), so that another request with it runs anew. */
   async release(owner: IdempotencyOwner, key: string): Promise<void> {
     await this.Claim.deleteOne({ _id: idempotencyIdOf(owner, key) }).exec();
+  }
+
+  /** The attempt failed on our side, though its writes may still land: a retry takes the claim over, with its nonce. */
+  async failed(owner: IdempotencyOwner, key: string): Promise<void> {
+    await this.Claim.updateOne({ _id: idempotencyIdOf(owner, key) }, { $set: { failedAt: new Date() } }).exec();
+  }
+
+  /** A retry takes over a failed or abandoned claim: in flight from now on. */
+  async retake(owner: IdempotencyOwner, key: string): Promise<void> {
+    await this.Claim.updateOne({ _id: idempotencyIdOf(owner, key) }, { $set: { attemptAt: new Date() }, $unset: { failedAt: 1 } }).exec();
   }
 
   async storeResponse(owner: IdempotencyOwner, response: Omit<StoredResponse, 'clientId' | 'test' | 'createdAt'>): Promise<void> {

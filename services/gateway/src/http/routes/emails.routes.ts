@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   CreateEmailRequest,
   EmailParams,
@@ -16,14 +15,12 @@ import {
 import { ConflictError, NotFoundError, UnprocessableError } from '@postbus/errors';
 import type { CommandSender } from '../../clients/command-sender';
 import { compileBody, toFieldErrors } from '@postbus/http';
-import { acceptSend, sendAtOf, sendBatch } from '../../domain/batch-send';
+import { acceptSend, messageIds, sendAtOf, sendBatch } from '../../domain/batch-send';
 import { fromEmailProblem, type SenderDomainState } from '../../domain/sender-address';
 import type { EmailRepository } from '../../model/email.repository';
 import { EMAIL_NOT_FOUND, type TriggerCatalog } from '../../domain/trigger-catalog';
 import type { TemplateRepository } from '../../model/template.repository';
 import { defineRoute, type RouteSpec } from '../route';
-
-const newMessageId = () => `msg_${randomUUID().replace(/-/g, '')}`;
 
 /** A batch's items are checked one by one (a bad one rejects only itself), so the body's schema leaves them open. */
 const checkBatchItem = compileBody(SendBatchItem);
@@ -159,11 +156,11 @@ export function emailRoutes({
       params: EmailParams,
       body: SendEmailRequest,
       responses: { 200: { description: 'Accepted: validated against the catalog and durably queued', schema: SendAccepted } },
-      handle: async ({ params, body, client, requestId }) => {
+      handle: async ({ params, body, client, requestId, idempotencyNonce }) => {
         const { key, command } = await acceptSend(params.projectId, body, {
           plan: () => catalog.resolve(client.clientId, params.projectId, params.emailKey),
           storeAttachments: (messageId, files) => storeAttachments(params.projectId, messageId, files),
-          newMessageId,
+          newMessageId: () => messageIds(idempotencyNonce)(0),
           now: new Date(),
           test: client.scope === 'test',
         });
@@ -182,7 +179,7 @@ export function emailRoutes({
       params: ProjectIdParam,
       body: SendBatchRequest,
       responses: { 200: { description: 'Every message accepted or rejected, in order', schema: SendBatchResponse } },
-      handle: async ({ params, body, client, requestId }) => {
+      handle: async ({ params, body, client, requestId, idempotencyNonce }) => {
         // Another client's project is answered as one that does not exist, before any message is looked at.
         await assertProject(client.clientId, params.projectId);
         const data = await sendBatch(params.projectId, body.messages, {
@@ -197,7 +194,7 @@ export function emailRoutes({
             );
           },
           storeAttachments: (messageId, files) => storeAttachments(params.projectId, messageId, files),
-          newMessageId,
+          newMessageId: messageIds(idempotencyNonce),
           now: () => new Date(),
           test: client.scope === 'test',
         });
