@@ -185,13 +185,11 @@ export async function sharedSystem(): Promise<RunningSystem> {
     });
   }
   const system = await holder.current;
-  // An earlier file broke the rule above if a service is gone: say so, rather than fail on it later.
+  // An earlier file broke the rule above if a process of it has ended: say so, rather than fail on it later.
   const parts = [...Object.values(system.services), ...(system.inbound ? [system.inbound.process] : [])];
-  const down = (
-    await Promise.all(parts.map(async (s) => ((await fetch(`${s.url}/readyz`).catch(() => undefined))?.status === 200 ? [] : [s.name])))
-  ).flat();
-  if (down.length > 0)
-    throw new Error(`the worker's shared system has lost ${down.join(', ')}: a file that uses it must not stop a service`);
+  const ended = parts.filter((s) => s.child.exitCode !== null || s.child.signalCode !== null).map((s) => s.name);
+  if (ended.length > 0)
+    throw new Error(`the worker's shared system has lost ${ended.join(', ')}: a file that uses it must not stop a service`);
   const refuse = (what: string) => () => {
     throw new Error(`a file does not ${what} the shared system: start its own with startSystem()`);
   };

@@ -4,9 +4,8 @@
 // system, one integration file a service, and a unit file nothing.
 //
 // The files that share a worker's system (docblock `@postbus-system shared`, see
-// scripts/test-environment.cjs) come one after another, where the longest of them would come: a
-// worker then runs several of them on the one system it starts, and stops it before it turns to
-// the rest.
+// scripts/test-environment.cjs) come first, one after another: a worker then runs several of them
+// on the one system it starts, and stops it before it turns to the rest.
 const { readFileSync } = require('node:fs');
 const Sequencer = require('@jest/test-sequencer').default;
 const { extract, parse } = require('jest-docblock');
@@ -26,12 +25,9 @@ class LongestFirst extends Sequencer {
       return WEIGHT[tierOf(test.path)] * (test.context.hasteFS.getSize(test.path) ?? 0);
     };
     const seconds = new Map(tests.map((test) => [test.path, estimate(test)]));
-    const byLength = [...tests].sort((a, b) => seconds.get(b.path) - seconds.get(a.path));
-    const shared = byLength.filter((test) => sharesSystem(test.path));
-    if (shared.length === 0) return byLength;
-    const others = byLength.filter((test) => !shared.includes(test));
-    const at = others.findIndex((test) => seconds.get(test.path) < seconds.get(shared[0].path));
-    return at === -1 ? [...others, ...shared] : [...others.slice(0, at), ...shared, ...others.slice(at)];
+    const shared = new Set(tests.filter((test) => sharesSystem(test.path)).map((test) => test.path));
+    const group = (test) => (shared.has(test.path) ? 0 : 1);
+    return [...tests].sort((a, b) => group(a) - group(b) || seconds.get(b.path) - seconds.get(a.path));
   }
 }
 
