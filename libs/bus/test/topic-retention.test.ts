@@ -1,7 +1,8 @@
 import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
 import { Topics } from '@postbus/contracts';
 import { createLogger } from '@postbus/logger';
-import { defaultKafkaBrokers, uniqueName } from '@postbus/testing';
+import { isDeepStrictEqual } from 'node:util';
+import { defaultKafkaBrokers, sleep, uniqueName } from '@postbus/testing';
 import { Bus } from '@postbus/bus';
 
 const SEVEN_DAYS_MS = 7 * 24 * 3600 * 1000;
@@ -19,8 +20,10 @@ const busIn = (namespace: string, piiRetentionMs?: number) =>
     ...(piiRetentionMs !== undefined ? { piiRetentionMs } : {}),
   });
 
+type Retention = Record<string, { value: string | undefined; own: boolean }>;
+
 /** retention.ms as the broker reports it for each topic, and whether it is the topic's own setting. */
-async function retentionOf(topics: string[]): Promise<Record<string, { value: string | undefined; own: boolean }>> {
+async function retentionOf(topics: string[]): Promise<Retention> {
   const admin = new Kafka({ brokers, logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
   try {
@@ -36,6 +39,20 @@ async function retentionOf(topics: string[]): Promise<Record<string, { value: st
     );
   } finally {
     await admin.disconnect();
+  }
+}
+
+/**
+ * retention.ms once the broker shows `expected`, or what it shows after 10 s. A broker applies an
+ * AlterConfigs from the KRaft metadata log after the call has answered, so a describe right after it
+ * may still read the previous value.
+ */
+async function retentionOnceApplied(topics: string[], expected: Retention): Promise<Retention> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const found = await retentionOf(topics);
+    if (isDeepStrictEqual(found, expected) || Date.now() > deadline) return found;
+    await sleep(100);
   }
 }
 
@@ -63,14 +80,13 @@ describe('topics carrying personal data', () => {
     expect((await retentionOf([topic]))[topic]?.own).toBe(false);
 
     await busIn(ns, 3_600_000).ensureTopics([{ topic: Topics.PaymentEvents }]);
-    expect(await retentionOf([topic, `${topic}.dlq`])).toEqual({
-      [topic]: { value: '3600000', own: true },
-      [`${topic}.dlq`]: { value: '3600000', own: true },
-    });
+    const hourly = { [topic]: { value: '3600000', own: true }, [`${topic}.dlq`]: { value: '3600000', own: true } };
+    expect(await retentionOnceApplied([topic, `${topic}.dlq`], hourly)).toEqual(hourly);
     // A second start with the same setting changes nothing; another setting replaces it.
     await busIn(ns, 3_600_000).ensureTopics([{ topic: Topics.PaymentEvents }]);
     await busIn(ns, 60_000).ensureTopics([{ topic: Topics.PaymentEvents }]);
-    expect((await retentionOf([topic]))[topic]).toEqual({ value: '60000', own: true });
+    const minutely = { [topic]: { value: '60000', own: true } };
+    expect(await retentionOnceApplied([topic], minutely)).toEqual(minutely);
   });
 });
 
