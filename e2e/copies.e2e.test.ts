@@ -1,3 +1,4 @@
+import { ReturnPathTokens } from '@postbus/crypto';
 import { waitFor } from '@postbus/testing';
 import { inboundFixture, mailToInbound } from './inbound-mail';
 import { projectCall, withSystemAndClient } from './project-api';
@@ -24,6 +25,47 @@ describe('cc and bcc of one send', () => {
   );
 
   const api = (method: string, path: string, json?: unknown) => projectCall(system, client, method, path, json);
+  /** Whom a mail's envelope sender names: the message's recipient, or a copy by its position. */
+  const addresseeOf = (returnPath: string) => {
+    const claim = new ReturnPathTokens(system.env['TRACKING_SECRET']!).verify(returnPath.slice(0, returnPath.indexOf('@')));
+    return claim?.copy !== undefined ? `copy ${claim.copy}` : claim ? 'recipient' : 'unsigned';
+  };
+  /** The `count` mails of a message at the sink (the recipient's and each copy's), with their headers and source. */
+  const mailsOf = async (id: string, count: number) => {
+    const found = await waitFor(
+      async () => {
+        const { messages } = await system.sink.client.search(`message-id:${id}@${DOMAIN}`);
+        return messages.length >= count ? messages : undefined;
+      },
+      { timeoutMs: 30_000, what: `the message's ${count} mails` },
+    );
+    expect(found).toHaveLength(count);
+    return Promise.all(
+      found.map(async ({ ID }) => ({
+        mail: await system.sink.client.get(ID),
+        headers: await system.sink.client.headers(ID),
+        raw: await system.sink.client.raw(ID),
+      })),
+    );
+  };
+  /** A feedback-loop complaint that names `address` as the one who complained. */
+  const complaintNaming = (address: string) =>
+    Buffer.from(
+      inboundFixture('complaints/arf-abuse-rfc822-headers.eml').toString('latin1').replaceAll('reader@mailbox.example', address),
+      'latin1',
+    );
+  /** The message, once something came back about one of its copies. */
+  const withCopyReports = (id: string, what: string) =>
+    waitFor(
+      async () => {
+        const read = await api('GET', `/messages/${id}`);
+        return read.body.copy_reports ? (read.body as Record<string, unknown>) : undefined;
+      },
+      { timeoutMs: 30_000, what },
+    );
+  /** The mail of one addressee of a message ('recipient', 'copy 1', …). */
+  const mailTo = async (id: string, count: number, addressee: string) =>
+    (await mailsOf(id, count)).find((m) => addresseeOf(String(m.mail.ReturnPath)) === addressee)!;
   const send = (body: Record<string, unknown>) => api('POST', '/emails/welcome/send', body);
   const sentMessage = (id: string) =>
     waitFor(
@@ -51,21 +93,24 @@ describe('cc and bcc of one send', () => {
     expect(res.status).toBe(200);
     const id = res.body.message_id as string;
 
-    const arrived = await system.sink.client.waitForMessageId(`${id}@${DOMAIN}`);
-    const mail = await system.sink.client.get(arrived.ID);
-    expect(mail.To.map((a) => a.Address)).toEqual(['buyer@example.org']);
-    expect(mail.Cc.map((a) => a.Address)).toEqual(['accounts@example.org']);
-    // The sink names as Bcc the envelope's recipients that no header names.
-    expect(mail.Bcc.map((a) => a.Address)).toEqual(['archive@example.org']);
-    expect(mail.ReplyTo.map((a) => a.Address)).toEqual(['orders@mail.copies.example']);
-    const headers = await system.sink.client.headers(arrived.ID);
-    expect(headers['X-Order-Id']).toEqual(['ord_4711']);
-    expect(headers['Bcc']).toBeUndefined();
-    const raw = await system.sink.client.raw(arrived.ID);
-    expect(raw).not.toContain('archive@example.org');
-    expect(raw).not.toContain('blocked-cc@example.org');
-    // One SMTP transaction: one mail at the sink for the message.
-    expect((await system.sink.client.search(`message-id:${id}@${DOMAIN}`)).total).toBe(1);
+    // Each copy is its own delivery: a mail to the recipient and one to each copy sent, each in its
+    // own SMTP transaction with its own return path, named by the copy's position (cc, then bcc).
+    const arrived = await mailsOf(id, 3);
+    const byAddressee = new Map(arrived.map((m) => [addresseeOf(String(m.mail.ReturnPath)), m]));
+    expect([...byAddressee.keys()].sort()).toEqual(['copy 1', 'copy 3', 'recipient']);
+    for (const { mail, headers, raw } of arrived) {
+      expect(mail.To.map((a) => a.Address)).toEqual(['buyer@example.org']);
+      expect(mail.Cc.map((a) => a.Address)).toEqual(['accounts@example.org']);
+      expect(mail.ReplyTo.map((a) => a.Address)).toEqual(['orders@mail.copies.example']);
+      expect(headers['X-Order-Id']).toEqual(['ord_4711']);
+      expect(headers['Bcc']).toBeUndefined();
+      expect(raw).not.toContain('archive@example.org');
+      expect(raw).not.toContain('blocked-cc@example.org');
+    }
+    // The sink names as Bcc the envelope's recipients that no header names: the bcc's own mail's.
+    expect(byAddressee.get('recipient')!.mail.Bcc).toEqual([]);
+    expect(byAddressee.get('copy 1')!.mail.Bcc).toEqual([]);
+    expect(byAddressee.get('copy 3')!.mail.Bcc.map((a) => a.Address)).toEqual(['archive@example.org']);
 
     const message = await sentMessage(id);
     expect(message).toMatchObject({
@@ -88,8 +133,8 @@ describe('cc and bcc of one send', () => {
     const res = await send({ user: { email: 'keeps@example.org' }, cc: ['gone-cc@example.org'] });
     expect(res.status).toBe(200);
     const id = res.body.message_id as string;
-    const arrived = await system.sink.client.waitForMessageId(`${id}@${DOMAIN}`);
-    const returnPath = String((await system.sink.client.get(arrived.ID)).ReturnPath);
+    // Reported to the copy's own return path, as its mail system does.
+    const returnPath = String((await mailTo(id, 2, 'copy 1')).mail.ReturnPath);
     await sentMessage(id);
 
     const dsn = Buffer.from(
@@ -106,19 +151,13 @@ describe('cc and bcc of one send', () => {
     );
     expect(listed).toEqual([expect.objectContaining({ email: 'gone-cc@example.org', reason: 'hard_bounce', message_id: id })]);
     // The message says what came back about its copy; its status and timeline stay the recipient's.
-    const after = await waitFor(
-      async () => {
-        const res = await api('GET', `/messages/${id}`);
-        return res.body.copy_reports ? res : undefined;
-      },
-      { timeoutMs: 30_000, what: "the copy's bounce on the message" },
-    );
-    expect(after.body).toMatchObject({
+    const after = await withCopyReports(id, "the copy's bounce on the message");
+    expect(after).toMatchObject({
       status: 'sent',
       delivered_copies: [{ email: 'gone-cc@example.org', kind: 'cc' }],
       copy_reports: [{ email: 'gone-cc@example.org', kind: 'cc', event: 'bounced', reason: expect.stringContaining('5.1.1') }],
     });
-    expect((after.body.timeline as Array<{ event: string }>).map((e) => e.event)).toEqual(['queued', 'sent']);
+    expect((after['timeline'] as Array<{ event: string }>).map((e) => e.event)).toEqual(['queued', 'sent']);
     expect((await api('GET', '/suppressions?email=keeps@example.org')).body.data).toEqual([]);
   }, 120_000);
 
@@ -126,16 +165,11 @@ describe('cc and bcc of one send', () => {
     const res = await send({ user: { email: 'reader-keeps@example.org' }, bcc: ['angry-bcc@example.org'] });
     expect(res.status).toBe(200);
     const id = res.body.message_id as string;
-    const arrived = await system.sink.client.waitForMessageId(`${id}@${DOMAIN}`);
-    const returnPath = String((await system.sink.client.get(arrived.ID)).ReturnPath);
+    // Reported to the copy's own return path, as its mail system does.
+    const returnPath = String((await mailTo(id, 2, 'copy 1')).mail.ReturnPath);
     await sentMessage(id);
 
-    const arf = Buffer.from(
-      inboundFixture('complaints/arf-abuse-rfc822-headers.eml')
-        .toString('latin1')
-        .replaceAll('reader@mailbox.example', 'angry-bcc@example.org'),
-      'latin1',
-    );
+    const arf = complaintNaming('angry-bcc@example.org');
     await mailToInbound(system, returnPath, arf);
     const listed = await waitFor(
       async () => {
@@ -145,18 +179,63 @@ describe('cc and bcc of one send', () => {
       { timeoutMs: 30_000, what: 'the bcc address suppressed' },
     );
     expect(listed).toEqual([expect.objectContaining({ email: 'angry-bcc@example.org', reason: 'complaint', message_id: id })]);
-    const after = await waitFor(
-      async () => {
-        const res = await api('GET', `/messages/${id}`);
-        return res.body.copy_reports ? res : undefined;
-      },
-      { timeoutMs: 30_000, what: "the copy's complaint on the message" },
-    );
-    expect(after.body.copy_reports).toEqual([
-      expect.objectContaining({ email: 'angry-bcc@example.org', kind: 'bcc', event: 'complained' }),
-    ]);
-    expect((after.body.timeline as Array<{ event: string }>).map((e) => e.event)).toEqual(['queued', 'sent']);
+    const after = await withCopyReports(id, "the copy's complaint on the message");
+    expect(after['copy_reports']).toEqual([expect.objectContaining({ email: 'angry-bcc@example.org', kind: 'bcc', event: 'complained' })]);
+    expect((after['timeline'] as Array<{ event: string }>).map((e) => e.event)).toEqual(['queued', 'sent']);
     expect((await api('GET', '/suppressions?email=reader-keeps@example.org')).body.data).toEqual([]);
+  }, 120_000);
+
+  it("a complaint to a copy's own return path is that copy's, even when it names the recipient", async () => {
+    const res = await send({ user: { email: 'named-by-cc@example.org' }, cc: ['forging-cc@example.org'] });
+    expect(res.status).toBe(200);
+    const id = res.body.message_id as string;
+    const returnPath = String((await mailTo(id, 2, 'copy 1')).mail.ReturnPath);
+    await sentMessage(id);
+    // The cc saw the recipient's address in the To header, and names it as the one who complained.
+    const arf = complaintNaming('named-by-cc@example.org');
+    await mailToInbound(system, returnPath, arf);
+    const after = await withCopyReports(id, "the copy's complaint on the message");
+    expect(after['copy_reports']).toEqual([expect.objectContaining({ email: 'forging-cc@example.org', kind: 'cc', event: 'complained' })]);
+    expect((await api('GET', '/suppressions?email=forging-cc@example.org')).body.data).toEqual([
+      expect.objectContaining({ reason: 'complaint', message_id: id }),
+    ]);
+    expect((await api('GET', '/suppressions?email=named-by-cc@example.org')).body.data).toEqual([]);
+    expect((after['timeline'] as Array<{ event: string }>).map((e) => e.event)).toEqual(['queued', 'sent']);
+  }, 120_000);
+
+  it("a cc's one-click unsubscribe unsubscribes that address alone: the To person stays subscribed and gets the next mail", async () => {
+    const res = await send({ user: { email: 'stays-subscribed@example.org' }, cc: ['leaves-as-cc@example.org'] });
+    expect(res.status).toBe(200);
+    const id = res.body.message_id as string;
+    const { headers } = await mailTo(id, 2, 'copy 1');
+    const unsubscribeUrl = /<(http[^>]+)>/.exec(headers['List-Unsubscribe']![0]!)![1]!;
+    const oneClick = await fetch(unsubscribeUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'List-Unsubscribe=One-Click',
+    });
+    expect(oneClick.status).toBe(200);
+    const after = await withCopyReports(id, "the copy's unsubscribe on the message");
+    expect(after['copy_reports']).toEqual([
+      expect.objectContaining({ email: 'leaves-as-cc@example.org', kind: 'cc', event: 'unsubscribed' }),
+    ]);
+    expect((after['timeline'] as Array<{ event: string }>).map((e) => e.event)).toEqual(['queued', 'sent']);
+    expect((await api('GET', '/suppressions?email=leaves-as-cc@example.org')).body.data).toEqual([
+      expect.objectContaining({ reason: 'unsubscribed' }),
+    ]);
+    expect((await api('GET', '/suppressions?email=stays-subscribed@example.org')).body.data).toEqual([]);
+    const recipient = await waitFor(
+      async () => {
+        const read = await api('GET', '/users?email=stays-subscribed@example.org');
+        return read.status === 200 ? read.body : undefined;
+      },
+      { timeoutMs: 30_000, what: 'the recipient registered' },
+    );
+    expect(recipient.subscription.status).toBe('subscribed');
+    // The next mail reaches the To person, and its copy to the unsubscribed cc is dropped.
+    const next = await send({ user: { email: 'stays-subscribed@example.org' }, cc: ['leaves-as-cc@example.org'] });
+    const sent = await sentMessage(next.body.message_id as string);
+    expect(sent['dropped_copies']).toEqual([{ email: 'leaves-as-cc@example.org', kind: 'cc', reason: 'unsubscribed' }]);
   }, 120_000);
 
   it("erasing a person copied on another person's message redacts their address there; the recipient's message stays", async () => {

@@ -2,7 +2,8 @@
 import { Kafka, logLevel } from 'kafkajs';
 import { consumerGroupHasPassed } from '@postbus/bus';
 import { ConsumerGroups, Topics, topicName } from '@postbus/contracts';
-import { call, defaultKafkaBrokers, waitFor } from '@postbus/testing';
+import { ReturnPathTokens } from '@postbus/crypto';
+import { basicAuth, call, defaultKafkaBrokers, waitFor } from '@postbus/testing';
 import { createClientAndProject, createSendableEmail, sharedSystem, type DemoClient, type RunningSystem } from './system';
 import { inboundFixture, mailToInbound } from './inbound-mail';
 import { projectCall, sendAndReceive } from './project-api';
@@ -261,5 +262,70 @@ describe('feedback through the inbound MX', () => {
     await message(sent.id, 'the message sent', (m) => m['status'] === 'sent');
     await mailToInbound(system, sent.returnPath, inboundFixture('postfix/failed-550-user-unknown.eml'), { refusal: 'fails' });
     await message(sent.id, 'the message bounced', (m) => m['status'] === 'bounced');
+  }, 120_000);
+
+  /** The address's suppression reasons, as the client reads them. */
+  const reasonsOf = async (email: string) =>
+    ((await inProject('GET', `/suppressions?email=${email}`)).body.data as Array<{ reason: string }>).map((s) => s.reason);
+
+  it('a complaint that names a message by its Message-ID alone changes nothing: every recipient sees that id', async () => {
+    const sent = await sendTo('named-by-id@example.org');
+    await message(sent.id, 'the message sent', (m) => m['status'] === 'sent');
+    // A feedback report as anyone who saw the mail could write it: its Message-ID, no token.
+    const forged = Buffer.from(
+      inboundFixture('complaints/arf-abuse-redacted-message.eml')
+        .toString('latin1')
+        .replace(/<msg_[0-9a-f]{32}@sender\.test>/, `<${sent.id}@${DOMAIN}>`),
+      'latin1',
+    );
+    await mailToInbound(system, `fbl@pb-bounces.${DOMAIN}`, forged);
+    // A genuine delay notice about the same message, read after it: once it shows, the complaint has been read too.
+    await mailToInbound(system, sent.returnPath, inboundFixture('exim/delayed-451.eml'));
+    const after = await message(sent.id, 'the delay notice on the timeline', (m) => timelineOf(m).some((e) => e.event === 'soft_bounced'));
+    expect(timelineOf(after).map((e) => e.event)).toEqual(['queued', 'sent', 'soft_bounced']);
+    expect(await reasonsOf('named-by-id@example.org')).toEqual([]);
+  }, 120_000);
+
+  it('a complaint about a test message, or its cc, and an unsubscribe from it are on its timeline and suppress no one', async () => {
+    const key = await call(system.gatewayUrl, 'POST', '/v1/keys', { auth: client.auth, json: { name: 'feedback test', scope: 'test' } });
+    expect(key.status).toBe(201);
+    const asTest = basicAuth(client.clientId, key.body.api_key as string);
+    const sent = await call(system.gatewayUrl, 'POST', `/v1/projects/${client.projectId}/emails/welcome/send`, {
+      auth: asTest,
+      json: { user: { email: 'test-to@example.org' }, cc: ['test-cc@example.org'], data: {} },
+    });
+    expect(sent.status).toBe(200);
+    const id = sent.body.message_id as string;
+    const testMessage = (what: string, done: (m: Record<string, unknown>) => boolean) =>
+      waitFor(
+        async () => {
+          const res = await call(system.gatewayUrl, 'GET', `/v1/projects/${client.projectId}/messages/${id}`, { auth: asTest });
+          return res.status === 200 && done(res.body) ? (res.body as Record<string, unknown>) : undefined;
+        },
+        { timeoutMs: 30_000, what },
+      );
+    await testMessage('the test message simulated as sent', (m) => m['status'] === 'sent');
+    // A test message goes nowhere; its return paths are what the mailer signed for it.
+    const tokens = new ReturnPathTokens(system.env['TRACKING_SECRET']!);
+    const at = (purpose: 'bounce' | 'unsubscribe') => `${tokens.localPart({ purpose, messageId: id })}@pb-bounces.${DOMAIN}`;
+    const arf = (recipient: string) =>
+      Buffer.from(
+        inboundFixture('complaints/arf-abuse-rfc822-headers.eml').toString('latin1').replaceAll('reader@mailbox.example', recipient),
+        'latin1',
+      );
+    await mailToInbound(system, at('bounce'), arf('test-cc@example.org'));
+    await mailToInbound(system, at('bounce'), arf('test-to@example.org'));
+    await mailToInbound(
+      system,
+      at('unsubscribe'),
+      Buffer.from(`From: test-to@example.org\r\nTo: ${at('unsubscribe')}\r\nSubject: unsubscribe\r\n\r\nunsubscribe\r\n`),
+    );
+    const reported = await testMessage('the complaints and the unsubscribe on the test message', (m) => {
+      const events = timelineOf(m).map((e) => e.event);
+      return events.includes('complained') && events.includes('unsubscribed') && Array.isArray(m['copy_reports']);
+    });
+    expect(reported['copy_reports']).toEqual([expect.objectContaining({ email: 'test-cc@example.org', event: 'complained' })]);
+    expect(await reasonsOf('test-cc@example.org')).toEqual([]);
+    expect(await reasonsOf('test-to@example.org')).toEqual([]);
   }, 120_000);
 });

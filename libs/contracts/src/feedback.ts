@@ -27,6 +27,13 @@ export const InboundReceivedEvent = Type.Object({
 });
 export type InboundReceivedEvent = Static<typeof InboundReceivedEvent>;
 
+/**
+ * Which copy of a message a signed token names: its position, from 1, among the message's copies
+ * (its cc, then its bcc), each of which goes in its own SMTP transaction with its own return path
+ * and unsubscribe links. Absent for the message's recipient.
+ */
+export const CopyPosition = Type.Integer({ minimum: 1, maximum: 99 });
+
 /** A delivery report about one of our messages, for its recipient. */
 export const FeedbackBounceEvent = Type.Object({
   messageId: Type.String(),
@@ -41,6 +48,8 @@ export const FeedbackBounceEvent = Type.Object({
   remoteMta: Type.Optional(Type.String({ maxLength: 255 })),
   /** The address that failed, as the report names it (Final-Recipient), normalised: a message's cc or bcc bounces only that copy. */
   recipient: Type.Optional(Type.String({ maxLength: 320 })),
+  /** The copy whose own return path the report came to: it is that copy's, whatever address it names. */
+  copy: Type.Optional(CopyPosition),
   at: Timestamp,
 });
 export type FeedbackBounceEvent = Static<typeof FeedbackBounceEvent>;
@@ -52,6 +61,8 @@ export const FeedbackComplaintEvent = Type.Object({
   userAgent: Type.Optional(Type.String({ maxLength: 255 })),
   /** The address that complained, when the report names it (Original-Rcpt-To), normalised: a message's cc or bcc complains only for itself. */
   recipient: Type.Optional(Type.String({ maxLength: 320 })),
+  /** The copy whose own return path or List-Unsubscribe address the report carried: it is that copy's, whatever address it names. */
+  copy: Type.Optional(CopyPosition),
   at: Timestamp,
 });
 export type FeedbackComplaintEvent = Static<typeof FeedbackComplaintEvent>;
@@ -59,6 +70,8 @@ export type FeedbackComplaintEvent = Static<typeof FeedbackComplaintEvent>;
 /** A recipient mailed the List-Unsubscribe address of one of our messages. */
 export const FeedbackUnsubscribeEvent = Type.Object({
   messageId: Type.String(),
+  /** A copy's own List-Unsubscribe address: that copy unsubscribes, not the recipient. */
+  copy: Type.Optional(CopyPosition),
   at: Timestamp,
 });
 export type FeedbackUnsubscribeEvent = Static<typeof FeedbackUnsubscribeEvent>;

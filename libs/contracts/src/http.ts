@@ -338,7 +338,7 @@ const MessageOptions = {
   bcc: Type.Optional(
     Type.Array(Email, {
       maxItems: L.copies,
-      description: `addresses the email is blind-copied to: in the SMTP envelope only, never in a header; counted with cc (at most ${L.copies} together)`,
+      description: `addresses the email is blind-copied to: each gets its own mail, in its own SMTP transaction, and is named in no header; counted with cc (at most ${L.copies} together)`,
       examples: [['archive@example.com']],
     }),
   ),
@@ -617,7 +617,7 @@ export const CopyReport = Type.Object({
   kind: StringEnum(COPY_KINDS),
   event: StringEnum(COPY_REPORT_EVENTS, {
     description:
-      "bounced: a hard bounce (the address is suppressed, hard_bounce); soft_bounced: a delay or a full mailbox, counted toward the soft-bounce limit as a recipient's is; complained: a spam complaint (the address is suppressed, complaint)",
+      "bounced: a hard bounce (the address is suppressed, hard_bounce); soft_bounced: a delay or a full mailbox, counted toward the soft-bounce limit as a recipient's is; complained: a spam complaint (the address is suppressed, complaint); unsubscribed: the copy's own unsubscribe link or address (the address is suppressed, unsubscribed; a copy is no user)",
   }),
   at: Timestamp,
   reason: Type.Optional(Type.String({ description: 'what the report said' })),
@@ -658,7 +658,7 @@ export const Message = Type.Object({
   dropped_copies: Type.Optional(
     Type.Array(DroppedCopy, {
       description:
-        'the cc and bcc addresses the last delivery attempt did not send to, and why (the others went in the same SMTP transaction); absent when it sent to every copy',
+        'the cc and bcc addresses the last delivery attempt did not send to, and why (each of the others got its own mail, in its own SMTP transaction); absent when it sent to every copy',
     }),
   ),
   delivered_copies: Type.Optional(
@@ -670,7 +670,7 @@ export const Message = Type.Object({
   copy_reports: Type.Optional(
     Type.Array(CopyReport, {
       description:
-        "bounces and complaints about the message's cc and bcc addresses, reported after it was sent: one per copy and kind, in the order they came. They change neither the message's status nor its timeline, which are its recipient's; absent when there are none",
+        "bounces, complaints and unsubscribes about the message's cc and bcc addresses, reported after it was sent: one per copy and kind, in the order they came. They change neither the message's status nor its timeline, which are its recipient's; absent when there are none",
     }),
   ),
   created_at: Timestamp,

@@ -1,7 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Nullable, StringEnum, Timestamp } from './common';
 import { GatewayUsageReport, KeyRevokedEvent } from './auth';
-import { FeedbackBounceEvent, FeedbackComplaintEvent, FeedbackUnsubscribeEvent, InboundReceivedEvent } from './feedback';
+import { CopyPosition, FeedbackBounceEvent, FeedbackComplaintEvent, FeedbackUnsubscribeEvent, InboundReceivedEvent } from './feedback';
 import { ErasureConfirmedEvent, ErasureExecuteCommand, ErasureRequestCommand, UserErasedEvent, UserErasureScheduledEvent } from './erasure';
 import { PaymentRecordCommand, PaymentRecordedEvent, PaymentRejectedEvent } from './payments';
 import { SUPPRESSION_REASONS, TIMELINE_EVENTS, USER_UPDATE_REJECTED_REASONS } from './values';
@@ -278,6 +278,8 @@ export const TrackingEvent = Type.Object({
   projectId: Type.String(),
   at: Timestamp,
   url: Type.Optional(Type.String({ description: 'clicks: the link followed' })),
+  /** Unsubscribes from a cc or bcc copy's own mail: that copy unsubscribes, not the recipient. */
+  copy: Type.Optional(CopyPosition),
 });
 export type TrackingEvent = Static<typeof TrackingEvent>;
 

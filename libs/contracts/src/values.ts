@@ -174,7 +174,7 @@ export const isReservedHeader = (name: string): boolean => {
 /** The reserved names among these header names (see RESERVED_HEADERS), as given. */
 export const reservedHeaderNames = (names: string[]): string[] => names.filter(isReservedHeader);
 
-/** How a copy of a message is addressed: named in the Cc header, or in the SMTP envelope only. */
+/** How a copy of a message is addressed: named in the Cc header, or in no header (its own mail's envelope only). */
 export const COPY_KINDS = ['cc', 'bcc'] as const;
 export type CopyKind = (typeof COPY_KINDS)[number];
 
@@ -183,7 +183,7 @@ export type CopyKind = (typeof COPY_KINDS)[number];
  * (counted toward SOFT_BOUNCE_LIMIT as a recipient's is) or a complaint. Each is the copy's own:
  * the message's status and timeline stay its recipient's.
  */
-export const COPY_REPORT_EVENTS = ['bounced', 'soft_bounced', 'complained'] as const;
+export const COPY_REPORT_EVENTS = ['bounced', 'soft_bounced', 'complained', 'unsubscribed'] as const;
 export type CopyReportEvent = (typeof COPY_REPORT_EVENTS)[number];
 
 /** What stands in a message's cc, bcc and copy lists for the address of a person since erased. */

@@ -28,6 +28,21 @@ describe('return-path tokens', () => {
     expect(tokens.verify(`bounces+${messageId}`)).toBeNull();
   });
 
+  it("name a copy's own mail by its position, which no token of the recipient or another copy can stand in for", () => {
+    const third = tokens.localPart({ purpose: 'bounce', messageId, copy: 3 });
+    expect(third).toMatch(/^b3\.0a1b2c3d4e5f60718293a4b5c6d7e8f9\.[a-z2-7]{20}$/);
+    expect(tokens.localPart({ purpose: 'unsubscribe', messageId, copy: 99 }).length).toBeLessThanOrEqual(64);
+    expect(tokens.verify(third)).toEqual({ purpose: 'bounce', messageId, copy: 3 });
+    const [, hex, mac] = third.split('.') as [string, string, string];
+    const recipientMac = tokens.localPart({ purpose: 'bounce', messageId }).split('.')[2]!;
+    expect(tokens.verify(`b.${hex}.${mac}`)).toBeNull();
+    expect(tokens.verify(`b4.${hex}.${mac}`)).toBeNull();
+    expect(tokens.verify(`b3.${hex}.${recipientMac}`)).toBeNull();
+    expect(tokens.verify(`b03.${hex}.${mac}`)).toBeNull();
+    expect(() => tokens.localPart({ purpose: 'bounce', messageId, copy: 0 })).toThrow("not a copy's position");
+    expect(() => tokens.localPart({ purpose: 'bounce', messageId, copy: 100 })).toThrow("not a copy's position");
+  });
+
   it('refuse a short secret and what is not a message id', () => {
     expect(() => new ReturnPathTokens('short')).toThrow('at least 32 characters');
     expect(() => tokens.localPart({ purpose: 'bounce', messageId: 'msg_nothex' })).toThrow('not a message id');

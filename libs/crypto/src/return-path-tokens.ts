@@ -9,10 +9,17 @@ export type ReturnPathPurpose = 'bounce' | 'unsubscribe';
 export interface ReturnPathClaim {
   purpose: ReturnPathPurpose;
   messageId: string;
+  /**
+   * A cc or bcc copy's own mail (each copy goes in its own SMTP transaction): its position, from 1,
+   * among the message's copies (cc, then bcc). Absent for the mail to the message's recipient.
+   */
+  copy?: number;
 }
 
 const PREFIX: Record<ReturnPathPurpose, string> = { bounce: 'b', unsubscribe: 'u' };
 const PURPOSE: Record<string, ReturnPathPurpose> = { b: 'bounce', u: 'unsubscribe' };
+/** A copy's position: 1 to 99, well above the copies a send may have. */
+const MAX_COPY = 99;
 /** Message ids are `msg_` and 32 hex digits; the local part carries the hex only. */
 const MESSAGE_ID = /^msg_([0-9a-f]{32})$/;
 /** 20 base32 characters: 100 bits of HMAC-SHA256, far beyond guessing one message's address. */
@@ -36,9 +43,10 @@ function base32(bytes: Buffer, length: number): string {
 
 /**
  * The local parts of return-path addresses: `b.<message hex>.<mac>` (55 characters, under the
- * 64 that RFC 5321 allows), lowercase only, since some servers change a local part's case. The
- * MAC, keyed by a key derived from the tracking secret, makes the address unforgeable: knowing a
- * message id is not enough to bounce it, and a token for one message names no other.
+ * 64 that RFC 5321 allows), `b<copy>.<message hex>.<mac>` for a copy's own mail (57 at most),
+ * lowercase only, since some servers change a local part's case. The MAC, keyed by a key derived
+ * from the tracking secret, makes the address unforgeable: knowing a message id is not enough to
+ * bounce it, and a token for one message, or one copy of it, names no other.
  */
 export class ReturnPathTokens {
   private readonly key: Buffer;
@@ -55,17 +63,19 @@ export class ReturnPathTokens {
   localPart(claim: ReturnPathClaim): string {
     const hex = claim.messageId.match(MESSAGE_ID)?.[1];
     if (!hex) throw new Error(`not a message id: ${claim.messageId}`);
-    const prefix = PREFIX[claim.purpose];
+    if (claim.copy !== undefined && !(Number.isInteger(claim.copy) && claim.copy >= 1 && claim.copy <= MAX_COPY))
+      throw new Error(`not a copy's position: ${claim.copy}`);
+    const prefix = `${PREFIX[claim.purpose]}${claim.copy ?? ''}`;
     return `${prefix}.${hex}.${this.mac(prefix, hex)}`;
   }
 
   /** The claim of a local part (any case), or null when it was not signed with this secret or does not parse. */
   verify(localPart: string): ReturnPathClaim | null {
-    const match = localPart.toLowerCase().match(/^([bu])\.([0-9a-f]{32})\.([a-z2-7]{20})$/);
+    const match = localPart.toLowerCase().match(/^([bu])([1-9][0-9]?)?\.([0-9a-f]{32})\.([a-z2-7]{20})$/);
     if (!match) return null;
-    const [, prefix, hex, mac] = match as unknown as [string, string, string, string];
-    const expected = Buffer.from(this.mac(prefix, hex));
+    const [, purpose, copy, hex, mac] = match as unknown as [string, string, string | undefined, string, string];
+    const expected = Buffer.from(this.mac(`${purpose}${copy ?? ''}`, hex));
     if (!timingSafeEqual(expected, Buffer.from(mac))) return null;
-    return { purpose: PURPOSE[prefix]!, messageId: `msg_${hex}` };
+    return { purpose: PURPOSE[purpose]!, messageId: `msg_${hex}`, ...(copy !== undefined ? { copy: Number(copy) } : {}) };
   }
 }

@@ -14,6 +14,11 @@ describe('TrackingTokens', () => {
     expect(await tokens.verify(token, 'open')).toBeNull();
   });
 
+  it("round-trips a copy's unsubscribe with the copy's position", async () => {
+    const token = await tokens.sign({ action: 'unsubscribe', messageId: 'msg_1', projectId: 'p1', copy: 2 });
+    expect(await tokens.verify(token, 'unsubscribe')).toEqual({ action: 'unsubscribe', messageId: 'msg_1', projectId: 'p1', copy: 2 });
+  });
+
   it('refuses a tampered token and one signed with another secret', async () => {
     const token = await tokens.sign({ action: 'click', messageId: 'msg_1', projectId: 'p1', url: 'https://example.com/' });
     const [header, payload, signature] = token.split('.');

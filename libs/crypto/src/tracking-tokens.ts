@@ -15,6 +15,8 @@ export interface TrackingClaim {
    * before hosts were sealed.
    */
   host?: string;
+  /** Unsubscribe links in a cc or bcc copy's own mail: the copy's position, from 1 (see ReturnPathClaim). */
+  copy?: number;
 }
 
 interface Wire {
@@ -23,6 +25,7 @@ interface Wire {
   p: string;
   u?: string;
   h?: string;
+  k?: number;
   /** Expiry, seconds since the epoch (as JWT `exp`). */
   exp?: number;
 }
@@ -65,6 +68,7 @@ export class TrackingTokens {
       p: claim.projectId,
       ...(claim.url ? { u: claim.url } : {}),
       ...(claim.host ? { h: claim.host.toLowerCase() } : {}),
+      ...(claim.copy !== undefined ? { k: claim.copy } : {}),
       exp: Math.floor((this.now() + this.ttlMs) / 1000),
     };
     return new CompactSign(encoder.encode(JSON.stringify(wire))).setProtectedHeader({ alg: 'HS256' }).sign(this.key);
@@ -79,6 +83,7 @@ export class TrackingTokens {
       const action = ACTION[wire.a];
       if (expected && action !== expected) return null;
       if (action === 'click' && typeof wire.u !== 'string') return null;
+      if (wire.k !== undefined && !(Number.isInteger(wire.k) && wire.k >= 1)) return null;
       if (wire.exp !== undefined && (typeof wire.exp !== 'number' || wire.exp * 1000 <= this.now())) return null;
       return {
         action,
@@ -86,6 +91,7 @@ export class TrackingTokens {
         projectId: wire.p,
         ...(typeof wire.u === 'string' ? { url: wire.u } : {}),
         ...(typeof wire.h === 'string' ? { host: wire.h } : {}),
+        ...(wire.k !== undefined ? { copy: wire.k } : {}),
       };
     } catch {
       return null;

@@ -1,4 +1,4 @@
-export { collectMessage } from './collect-message';
+export { collectMessage, collectMessageHead, type MessageHead } from './collect-message';
 export type {
   MailpitAddress,
   MailpitAttachment,

@@ -5,7 +5,9 @@ import { Bus, busOptions } from '@postbus/bus';
 import { ConsumerGroups, INBOUND_KEPT_BYTES, Topics } from '@postbus/contracts';
 import { ReturnPathTokens } from '@postbus/crypto';
 import { connectDb, pingDb } from '@postbus/db';
+import { Counter } from 'prom-client';
 import { closeServer, createMetricsRegistry, startInternalServer } from '@postbus/http';
+import { every } from '@postbus/http/every';
 import type { Logger } from '@postbus/logger';
 import type { InboundConfig } from './config';
 import { catalogDeletedHandler } from './handlers/catalog-deleted.handler';
@@ -13,8 +15,12 @@ import { catalogDomainHandler } from './handlers/catalog-domain.handler';
 import { inboundReceivedHandler } from './handlers/inbound-received.handler';
 import { ReceivedMail } from './model/received-mail.repository';
 import { ReturnPathDomains } from './model/return-path-domain.repository';
+import { carriesToken } from './domain/token-presence';
 import { ReportParser } from './parse/report-parser';
 import { createInboundSmtpServer } from './smtp/inbound-smtp';
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
 
 export interface InboundService {
   port: number;
@@ -43,6 +49,17 @@ export async function start({ config, logger }: { config: InboundConfig; logger:
   await Promise.all([domains.init(), received.init()]);
 
   const metrics = createMetricsRegistry('inbound');
+  const dropped = new Counter({
+    name: 'postbus_inbound_mail_dropped_total',
+    help: 'mail the MX took and dropped unstored, by why (no_token: it names none of our messages)',
+    labelNames: ['reason'] as const,
+    registers: [metrics],
+  });
+  const retention = every(HOUR_MS, () => received.purgeBefore(new Date(Date.now() - config.INBOUND_RECORD_RETENTION_DAYS * DAY_MS)), {
+    pace: 'rest-between-runs',
+    firstRunAfterMs: 60_000,
+    onError: (error) => logger.warn('purging old received-mail records failed', { error }),
+  });
   const bus = new Bus({ ...busOptions(config), service: 'postbus/inbound', logger, metrics });
   await bus.ensureTopics([{ topic: Topics.Catalog, compacted: true }, { topic: Topics.InboundMail }, { topic: Topics.Feedback }]);
   await bus.publisher.connect();
@@ -60,11 +77,16 @@ export async function start({ config, logger }: { config: InboundConfig; logger:
     hostname: config.INBOUND_HOSTNAME,
     acceptsDomain: (domain) => domains.knows(domain),
     record: async (mail) => {
-      const kept = mail.raw.subarray(0, INBOUND_KEPT_BYTES);
+      // A mail that names none of our messages changes nothing: counted and dropped, not stored.
+      if (!carriesToken({ head: mail.raw, rcptTo: mail.rcptTo }, tokens)) {
+        dropped.inc({ reason: 'no_token' });
+        logger.info('inbound mail dropped: it carries no return-path token of ours');
+        return;
+      }
       // Keyed by the first recipient: reports about one message arrive at its one return path, in order.
       await bus.publisher.publish(Topics.InboundMail, 'inbound.received', mail.rcptTo[0] ?? '', {
-        raw: kept.toString('base64'),
-        truncated: kept.length < mail.raw.length,
+        raw: mail.raw.toString('base64'),
+        truncated: mail.truncated,
         mailFrom: mail.mailFrom,
         rcptTo: mail.rcptTo,
         remoteAddress: mail.remoteAddress,
@@ -72,7 +94,16 @@ export async function start({ config, logger }: { config: InboundConfig; logger:
       });
     },
     maxMessageBytes: config.INBOUND_MAX_MESSAGE_BYTES,
-    connectionsPerMinute: config.INBOUND_CONNECTIONS_PER_MINUTE,
+    keptBytes: INBOUND_KEPT_BYTES,
+    limits: {
+      connections: config.INBOUND_MAX_CONNECTIONS,
+      connectionsPerNetwork: config.INBOUND_CONNECTIONS_PER_NETWORK,
+      connectionsPerMinute: config.INBOUND_CONNECTIONS_PER_MINUTE,
+      commandsPerConnection: config.INBOUND_COMMANDS_PER_CONNECTION,
+      transactionsPerConnection: config.INBOUND_TRANSACTIONS_PER_CONNECTION,
+      recipientsPerTransaction: config.INBOUND_RECIPIENTS_PER_TRANSACTION,
+      connectionLifetimeMs: config.INBOUND_CONNECTION_LIFETIME_MS,
+    },
     ...(tls ? { tls } : {}),
     logger,
   });
@@ -97,6 +128,7 @@ export async function start({ config, logger }: { config: InboundConfig; logger:
     port,
     smtpPort,
     async stop() {
+      await retention.stop();
       await new Promise<void>((resolve) => smtp.close(() => resolve()));
       await closeServer(server);
       await bus.close();

@@ -20,10 +20,45 @@ export const InboundConfig = Type.Object({
     default: 26_214_400,
     description: 'the largest mail the MX takes (SIZE); only the first 256 KiB of each is kept, where reports put what they say',
   }),
+  INBOUND_MAX_CONNECTIONS: Type.Integer({
+    minimum: 1,
+    default: 200,
+    description: 'connections the MX holds open at once, from everywhere; more get 421',
+  }),
+  INBOUND_CONNECTIONS_PER_NETWORK: Type.Integer({
+    minimum: 1,
+    default: 10,
+    description: 'connections open at once from one network (an IPv4 /24, an IPv6 /64); more get 421',
+  }),
   INBOUND_CONNECTIONS_PER_MINUTE: Type.Integer({
     minimum: 1,
     default: 120,
-    description: 'connections one remote address may open per minute; more get 421',
+    description: 'connections one network (an IPv4 /24, an IPv6 /64) may open per minute; more get 421',
+  }),
+  INBOUND_COMMANDS_PER_CONNECTION: Type.Integer({
+    minimum: 10,
+    default: 200,
+    description: 'SMTP commands on one connection; past them it is closed with 421',
+  }),
+  INBOUND_TRANSACTIONS_PER_CONNECTION: Type.Integer({
+    minimum: 1,
+    default: 20,
+    description: 'mails (MAIL FROM) on one connection; past them it is closed with 421',
+  }),
+  INBOUND_RECIPIENTS_PER_TRANSACTION: Type.Integer({
+    minimum: 1,
+    default: 50,
+    description: 'recipients of one mail; more get 452',
+  }),
+  INBOUND_CONNECTION_LIFETIME_MS: Type.Integer({
+    minimum: 1000,
+    default: 300_000,
+    description: 'how long one connection may stay open, however busy; then it is closed with 421',
+  }),
+  INBOUND_RECORD_RETENTION_DAYS: Type.Integer({
+    minimum: 1,
+    default: 30,
+    description: 'how long the record of each received mail (its verdict, never the mail) is kept',
   }),
   INBOUND_PARSE_BUDGET_MS: Type.Integer({
     minimum: 10,

@@ -1,14 +1,47 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import type { SMTPServer } from 'smtp-server';
 import { createLogger } from '@postbus/logger';
-import { createInboundSmtpServer, type InboundMail, type InboundSmtpOptions } from '../src/smtp/inbound-smtp';
+import { waitFor } from '@postbus/testing';
+import {
+  createInboundSmtpServer,
+  networkOf,
+  type InboundLimits,
+  type InboundMail,
+  type InboundSmtpOptions,
+} from '../src/smtp/inbound-smtp';
 
 const logger = createLogger({ service: 'inbound-test', level: 'error' });
+const LIMITS: InboundLimits = {
+  connections: 100,
+  connectionsPerNetwork: 20,
+  connectionsPerMinute: 100,
+  commandsPerConnection: 100,
+  transactionsPerConnection: 20,
+  recipientsPerTransaction: 50,
+  connectionLifetimeMs: 60_000,
+};
+
+/** A plain SMTP conversation over a socket: what the server said so far, and whether it hung up. */
+function converse(port: number) {
+  const socket = connect(port, '127.0.0.1');
+  let said = '';
+  socket.setEncoding('latin1').on('data', (chunk: string) => (said += chunk));
+  let closed = false;
+  socket.once('close', () => (closed = true));
+  socket.on('error', () => undefined);
+  return {
+    say: (line: string) => socket.write(`${line}\r\n`),
+    heard: (pattern: RegExp) => waitFor(() => pattern.test(said) || undefined, { timeoutMs: 5_000, what: `the server to say ${pattern}` }),
+    saw: (pattern: RegExp) => pattern.test(said),
+    hungUp: () => waitFor(() => closed || undefined, { timeoutMs: 5_000, what: 'the server to close the connection' }),
+    end: () => socket.destroy(),
+  };
+}
 const servers: SMTPServer[] = [];
 
 async function start(overrides: Partial<InboundSmtpOptions> = {}) {
@@ -21,9 +54,10 @@ async function start(overrides: Partial<InboundSmtpOptions> = {}) {
       return Promise.resolve();
     },
     maxMessageBytes: 64 * 1024,
-    connectionsPerMinute: 100,
+    keptBytes: 16 * 1024,
     logger,
     ...overrides,
+    limits: { ...LIMITS, ...overrides.limits },
   });
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -71,11 +105,100 @@ describe('the inbound MX', () => {
     expect(recorded).toHaveLength(0);
   });
 
-  it('answers 421 to an address past its connections per minute', async () => {
-    const { send } = await start({ connectionsPerMinute: 2 });
+  it('holds only the head of a mail it keeps, and says the rest was cut', async () => {
+    const { recorded, send } = await start({ keptBytes: 1024 });
+    await send('x@pb-bounces.sender.test', 'y'.repeat(10_000));
+    expect(recorded[0]!.raw.length).toBe(1024);
+    expect(recorded[0]!.truncated).toBe(true);
+    await send('x@pb-bounces.sender.test', 'short');
+    expect(recorded[1]!.truncated).toBe(false);
+  });
+
+  it('answers 421 to a network past its connections per minute', async () => {
+    const { send } = await start({ limits: { ...LIMITS, connectionsPerMinute: 2 } });
     await send('x@pb-bounces.sender.test');
     await send('x@pb-bounces.sender.test');
     await expect(send('x@pb-bounces.sender.test')).rejects.toMatchObject({ responseCode: 421 });
+  });
+
+  it('counts an IPv4 /24 and an IPv6 /64 as one network', () => {
+    expect(networkOf('192.0.2.17')).toBe('192.0.2.0/24');
+    expect(networkOf('::ffff:192.0.2.200')).toBe('192.0.2.0/24');
+    expect(networkOf('2001:db8:0:1:aaaa::1')).toBe('2001:db8:0:1::/64');
+    expect(networkOf('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(networkOf('2001:0db8:0000:0001:1:2:3:4')).toBe('2001:db8:0:1::/64');
+    expect(networkOf('::1')).toBe('0:0:0:0::/64');
+  });
+
+  it('answers 421 past the connections open at once from one network, and takes the next once one closes', async () => {
+    const { port } = await start({ limits: { ...LIMITS, connectionsPerNetwork: 2 } });
+    const first = converse(port);
+    const second = converse(port);
+    await Promise.all([first.heard(/^220 /m), second.heard(/^220 /m)]);
+    const third = converse(port);
+    await third.heard(/^421 4\.7\.0 Too many open connections from your network/m);
+    await third.hungUp();
+    first.end();
+    await waitFor(
+      async () => {
+        const next = converse(port);
+        try {
+          await next.heard(/^(220|421) /m);
+          return next.saw(/^220 /m) || undefined;
+        } finally {
+          next.end();
+        }
+      },
+      { timeoutMs: 5_000, what: 'a connection taken once one closed' },
+    );
+    second.end();
+  });
+
+  it('closes a connection past its commands with 421: a NOOP loop holds it no longer', async () => {
+    const { port } = await start({ limits: { ...LIMITS, commandsPerConnection: 10 } });
+    const client = converse(port);
+    await client.heard(/^220 /m);
+    client.say('EHLO relay.test');
+    for (let i = 0; i < 20; i++) client.say('NOOP');
+    await client.heard(/^421 4\.7\.0 Too many commands/m);
+    await client.hungUp();
+  });
+
+  it('closes a connection open past its lifetime with 421, however busy', async () => {
+    const { port } = await start({ limits: { ...LIMITS, connectionLifetimeMs: 1_000 } });
+    const client = converse(port);
+    await client.heard(/^220 /m);
+    const keepBusy = setInterval(() => client.say('NOOP'), 200);
+    try {
+      await client.heard(/^421 4\.4\.2 Connection open too long/m);
+      await client.hungUp();
+    } finally {
+      clearInterval(keepBusy);
+    }
+  });
+
+  it('refuses recipients past the limit of one mail with 452, and mails past the limit of one connection with 421', async () => {
+    const { recorded, port } = await start({ limits: { ...LIMITS, recipientsPerTransaction: 2, transactionsPerConnection: 2 } });
+    const transport = nodemailer.createTransport({
+      host: '127.0.0.1',
+      port,
+      secure: false,
+      ignoreTLS: true,
+      pool: true,
+      maxConnections: 1,
+    });
+    try {
+      const raw = 'From: MAILER-DAEMON@relay.test\r\nSubject: x\r\n\r\nx\r\n';
+      const to = ['a@pb-bounces.sender.test', 'b@pb-bounces.sender.test', 'c@pb-bounces.sender.test'];
+      const info = await transport.sendMail({ envelope: { from: '', to }, raw });
+      expect(info.rejected).toEqual(['c@pb-bounces.sender.test']);
+      expect(recorded[0]!.rcptTo).toEqual(to.slice(0, 2));
+      await transport.sendMail({ envelope: { from: '', to: to[0]! }, raw });
+      await expect(transport.sendMail({ envelope: { from: '', to: to[0]! }, raw })).rejects.toMatchObject({ responseCode: 421 });
+      expect(recorded).toHaveLength(2);
+    } finally {
+      transport.close();
+    }
   });
 
   it('offers STARTTLS only with a certificate, and takes mail over it', async () => {

@@ -56,6 +56,11 @@ describe('inbound service: the MX of the return-path domains, end to end on Kafk
         what: `sender domain ${id} at revision ${revision}`,
       },
     );
+  /** Mail the MX dropped unstored for carrying no token of ours, as its metrics count it. */
+  const droppedCount = async () => {
+    const text = await (await fetch(`http://127.0.0.1:${service.port}/metrics`)).text();
+    return Number(/^postbus_inbound_mail_dropped_total\{[^}]*reason="no_token"[^}]*\} (\d+)/m.exec(text)?.[1] ?? 0);
+  };
   const accepted = (to: string) =>
     send(to, 'Subject: probe\r\n\r\nx\r\n').then(
       () => 250,
@@ -120,21 +125,23 @@ describe('inbound service: the MX of the return-path domains, end to end on Kafk
     expect(bounce!.value).toMatchObject({ messageId, class: 'hard', status: '5.1.1', reportingMta: 'relay.postfix.test' });
   });
 
-  it('a forged return path is taken (it is our domain) but changes nothing, and is recorded with the reason', async () => {
+  it('a forged return path is taken (it is our domain) but stored nowhere: counted as dropped, no feedback, no record', async () => {
     const forged = `b.${messageId.slice(4)}.aaaaaaaaaaaaaaaaaaaa@pb-bounces.sender.test`;
-    await send(forged, fixture('exim/failed-550-user-unknown.eml'));
+    const droppedBefore = await droppedCount();
+    expect((await send(forged, fixture('exim/failed-550-user-unknown.eml'))).response).toMatch(/^250 /);
+    // Dropped before the 250: nothing of it is on the bus, so nothing of it is read later.
+    expect(await droppedCount()).toBe(droppedBefore + 1);
+    // A report whose token verifies, sent after it, is read and recorded; the forged one never is.
+    const human = `${tokens.localPart({ purpose: 'bounce', messageId })}@pb-bounces.sender.test`;
+    await send(human, fixture('other/human-reply.eml'));
     const records = await waitFor(
       async () => {
         const all = await receivedRecords();
-        return all.some((r) => r['ignored'] === 'a delivery report without a valid return-path token') && all;
+        return all.some((r) => r['report'] === 'unclassified') && all;
       },
-      { what: 'the forged report recorded' },
+      { what: 'the human reply recorded' },
     );
-    expect(records.find((r) => r['ignored'] === 'a delivery report without a valid return-path token')).toMatchObject({
-      report: 'delivery_status',
-      messageIds: [],
-      feedback: [],
-    });
+    expect(records.filter((r) => r['report'] === 'delivery_status' && (r['messageIds'] as string[]).length === 0)).toEqual([]);
     expect(feedback.ofType('feedback.bounce')).toHaveLength(1);
   });
 

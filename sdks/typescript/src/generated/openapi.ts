@@ -6875,7 +6875,7 @@ export interface operations {
            */
           cc?: string[];
           /**
-           * @description addresses the email is blind-copied to: in the SMTP envelope only, never in a header; counted with cc (at most 20 together)
+           * @description addresses the email is blind-copied to: each gets its own mail, in its own SMTP transaction, and is named in no header; counted with cc (at most 20 together)
            * @example [
            *       "archive@example.com"
            *     ]
@@ -8040,7 +8040,7 @@ export interface operations {
               cc?: string[];
               /** @description the bcc addresses the send gave (that of a person since erased reads `(erased)`); absent when it gave none */
               bcc?: string[];
-              /** @description the cc and bcc addresses the last delivery attempt did not send to, and why (the others went in the same SMTP transaction); absent when it sent to every copy */
+              /** @description the cc and bcc addresses the last delivery attempt did not send to, and why (each of the others got its own mail, in its own SMTP transaction); absent when it sent to every copy */
               dropped_copies?: {
                 email: string;
                 /** @enum {string} */
@@ -8054,16 +8054,16 @@ export interface operations {
                 /** @enum {string} */
                 kind: 'cc' | 'bcc';
               }[];
-              /** @description bounces and complaints about the message's cc and bcc addresses, reported after it was sent: one per copy and kind, in the order they came. They change neither the message's status nor its timeline, which are its recipient's; absent when there are none */
+              /** @description bounces, complaints and unsubscribes about the message's cc and bcc addresses, reported after it was sent: one per copy and kind, in the order they came. They change neither the message's status nor its timeline, which are its recipient's; absent when there are none */
               copy_reports?: {
                 email: string;
                 /** @enum {string} */
                 kind: 'cc' | 'bcc';
                 /**
-                 * @description bounced: a hard bounce (the address is suppressed, hard_bounce); soft_bounced: a delay or a full mailbox, counted toward the soft-bounce limit as a recipient's is; complained: a spam complaint (the address is suppressed, complaint)
+                 * @description bounced: a hard bounce (the address is suppressed, hard_bounce); soft_bounced: a delay or a full mailbox, counted toward the soft-bounce limit as a recipient's is; complained: a spam complaint (the address is suppressed, complaint); unsubscribed: the copy's own unsubscribe link or address (the address is suppressed, unsubscribed; a copy is no user)
                  * @enum {string}
                  */
-                event: 'bounced' | 'soft_bounced' | 'complained';
+                event: 'bounced' | 'soft_bounced' | 'complained' | 'unsubscribed';
                 /** Format: date-time */
                 at: string;
                 /** @description what the report said */
@@ -8342,7 +8342,7 @@ export interface operations {
             cc?: string[];
             /** @description the bcc addresses the send gave (that of a person since erased reads `(erased)`); absent when it gave none */
             bcc?: string[];
-            /** @description the cc and bcc addresses the last delivery attempt did not send to, and why (the others went in the same SMTP transaction); absent when it sent to every copy */
+            /** @description the cc and bcc addresses the last delivery attempt did not send to, and why (each of the others got its own mail, in its own SMTP transaction); absent when it sent to every copy */
             dropped_copies?: {
               email: string;
               /** @enum {string} */
@@ -8356,16 +8356,16 @@ export interface operations {
               /** @enum {string} */
               kind: 'cc' | 'bcc';
             }[];
-            /** @description bounces and complaints about the message's cc and bcc addresses, reported after it was sent: one per copy and kind, in the order they came. They change neither the message's status nor its timeline, which are its recipient's; absent when there are none */
+            /** @description bounces, complaints and unsubscribes about the message's cc and bcc addresses, reported after it was sent: one per copy and kind, in the order they came. They change neither the message's status nor its timeline, which are its recipient's; absent when there are none */
             copy_reports?: {
               email: string;
               /** @enum {string} */
               kind: 'cc' | 'bcc';
               /**
-               * @description bounced: a hard bounce (the address is suppressed, hard_bounce); soft_bounced: a delay or a full mailbox, counted toward the soft-bounce limit as a recipient's is; complained: a spam complaint (the address is suppressed, complaint)
+               * @description bounced: a hard bounce (the address is suppressed, hard_bounce); soft_bounced: a delay or a full mailbox, counted toward the soft-bounce limit as a recipient's is; complained: a spam complaint (the address is suppressed, complaint); unsubscribed: the copy's own unsubscribe link or address (the address is suppressed, unsubscribed; a copy is no user)
                * @enum {string}
                */
-              event: 'bounced' | 'soft_bounced' | 'complained';
+              event: 'bounced' | 'soft_bounced' | 'complained' | 'unsubscribed';
               /** Format: date-time */
               at: string;
               /** @description what the report said */
@@ -8731,7 +8731,7 @@ export interface operations {
             cc?: string[];
             /** @description the bcc addresses the send gave (that of a person since erased reads `(erased)`); absent when it gave none */
             bcc?: string[];
-            /** @description the cc and bcc addresses the last delivery attempt did not send to, and why (the others went in the same SMTP transaction); absent when it sent to every copy */
+            /** @description the cc and bcc addresses the last delivery attempt did not send to, and why (each of the others got its own mail, in its own SMTP transaction); absent when it sent to every copy */
             dropped_copies?: {
               email: string;
               /** @enum {string} */
@@ -8745,16 +8745,16 @@ export interface operations {
               /** @enum {string} */
               kind: 'cc' | 'bcc';
             }[];
-            /** @description bounces and complaints about the message's cc and bcc addresses, reported after it was sent: one per copy and kind, in the order they came. They change neither the message's status nor its timeline, which are its recipient's; absent when there are none */
+            /** @description bounces, complaints and unsubscribes about the message's cc and bcc addresses, reported after it was sent: one per copy and kind, in the order they came. They change neither the message's status nor its timeline, which are its recipient's; absent when there are none */
             copy_reports?: {
               email: string;
               /** @enum {string} */
               kind: 'cc' | 'bcc';
               /**
-               * @description bounced: a hard bounce (the address is suppressed, hard_bounce); soft_bounced: a delay or a full mailbox, counted toward the soft-bounce limit as a recipient's is; complained: a spam complaint (the address is suppressed, complaint)
+               * @description bounced: a hard bounce (the address is suppressed, hard_bounce); soft_bounced: a delay or a full mailbox, counted toward the soft-bounce limit as a recipient's is; complained: a spam complaint (the address is suppressed, complaint); unsubscribed: the copy's own unsubscribe link or address (the address is suppressed, unsubscribed; a copy is no user)
                * @enum {string}
                */
-              event: 'bounced' | 'soft_bounced' | 'complained';
+              event: 'bounced' | 'soft_bounced' | 'complained' | 'unsubscribed';
               /** Format: date-time */
               at: string;
               /** @description what the report said */

@@ -27,5 +27,12 @@ describe('tracking links', () => {
       url: 'https://example.com',
     });
     expect(trackingEventOf('tracking.opened', claim({ url: 'https://example.com' }), at)).not.toHaveProperty('url');
+    // A copy's own unsubscribe link unsubscribes that copy.
+    expect(trackingEventOf('tracking.unsubscribed', claim({ copy: 2 }), at)).toEqual({
+      messageId: 'msg_1',
+      projectId: 'p1',
+      at: '2026-01-01T00:00:00.000Z',
+      copy: 2,
+    });
   });
 });

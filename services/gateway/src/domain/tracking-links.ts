@@ -23,8 +23,14 @@ export function redirectTarget(url: string): string | undefined {
   return /^[\x21-\x7e]+$/.test(url) ? url : parsed.href;
 }
 
-/** The tracking event a followed link records: a click names its URL. */
+/** The tracking event a followed link records: a click names its URL, a copy's unsubscribe its copy. */
 export const trackingEventOf = (type: TrackingEventType, claim: TrackingClaim, at: Date): MessageData<'tracking.opened'> => {
-  const { messageId, projectId, url } = claim;
-  return { messageId, projectId, at: at.toISOString(), ...(type === 'tracking.clicked' && url !== undefined ? { url } : {}) };
+  const { messageId, projectId, url, copy } = claim;
+  return {
+    messageId,
+    projectId,
+    at: at.toISOString(),
+    ...(type === 'tracking.clicked' && url !== undefined ? { url } : {}),
+    ...(type === 'tracking.unsubscribed' && copy !== undefined ? { copy } : {}),
+  };
 };

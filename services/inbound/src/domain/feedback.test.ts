@@ -70,7 +70,7 @@ describe('feedback from mail to return paths', () => {
     expect(verdict.feedback).toMatchObject([{ type: 'feedback.bounce', data: { messageId, class: 'hard' } }]);
   });
 
-  it('a complaint names its message through the token, or through our Message-ID when the feedback loop stripped it', async () => {
+  it('a complaint names its message through the signed return path, sent to or quoted', async () => {
     const signed = withSignedOriginal(fixture('complaints/arf-abuse-rfc822-headers.eml'), returnPath('bounce'));
     expect((await feedbackOf({ raw: signed, rcptTo: ['fbl@pb-bounces.sender.test'], receivedAt }, tokens)).feedback).toEqual([
       {
@@ -78,11 +78,64 @@ describe('feedback from mail to return paths', () => {
         data: { messageId, feedbackType: 'abuse', userAgent: 'MailboxFeedback/1.0', recipient: 'reader@mailbox.example', at: receivedAt },
       },
     ]);
-    const redacted = await feedbackOf(
-      { raw: fixture('complaints/arf-abuse-redacted-message.eml'), rcptTo: ['fbl@pb-bounces.sender.test'], receivedAt },
+    const redacted = fixture('complaints/arf-abuse-redacted-message.eml');
+    expect((await feedbackOf({ raw: redacted, rcptTo: [returnPath('bounce')], receivedAt }, tokens)).feedback).toMatchObject([
+      { type: 'feedback.complaint', data: { messageId } },
+    ]);
+  });
+
+  /** The redacted fixture's original, with a List-Unsubscribe header naming `mailto`. */
+  const withListUnsubscribe = (mailto: string) =>
+    Buffer.from(
+      fixture('complaints/arf-abuse-redacted-message.eml')
+        .toString('latin1')
+        .replace(
+          'Subject: Your receipt\n',
+          `Subject: Your receipt\nList-Unsubscribe: <https://pb.example/t/u/x>, <mailto:${mailto}?subject=unsubscribe>\n`,
+        ),
+      'latin1',
+    );
+
+  it("a complaint whose feedback loop dropped the return path counts by the original's signed List-Unsubscribe address", async () => {
+    const verdict = await feedbackOf(
+      { raw: withListUnsubscribe(returnPath('unsubscribe')), rcptTo: ['fbl@pb-bounces.sender.test'], receivedAt },
       tokens,
     );
-    expect(redacted.feedback).toMatchObject([{ type: 'feedback.complaint', data: { messageId: 'msg_1b2c3d4e5f60718293a4b5c6d7e8f90a' } }]);
+    expect(verdict.feedback).toMatchObject([{ type: 'feedback.complaint', data: { messageId, feedbackType: 'abuse' } }]);
+  });
+
+  it('a complaint naming our message by its Message-ID alone, or by a forged token, changes nothing', async () => {
+    const ignored = { feedback: [], ignored: 'a complaint without a valid return-path token', report: 'complaint' };
+    // The redacted fixture quotes msg_1b2c…'s Message-ID, which every recipient, cc and bcc sees.
+    const byMessageId = fixture('complaints/arf-abuse-redacted-message.eml');
+    expect(await feedbackOf({ raw: byMessageId, rcptTo: ['fbl@pb-bounces.sender.test'], receivedAt }, tokens)).toEqual(ignored);
+    const forged = `u.${messageId.slice(4)}.aaaaaaaaaaaaaaaaaaaa@pb-bounces.sender.test`;
+    expect(await feedbackOf({ raw: withListUnsubscribe(forged), rcptTo: ['fbl@pb-bounces.sender.test'], receivedAt }, tokens)).toEqual(
+      ignored,
+    );
+    // A bounce token in the List-Unsubscribe header is not what that header carries.
+    expect(
+      await feedbackOf({ raw: withListUnsubscribe(returnPath('bounce')), rcptTo: ['fbl@pb-bounces.sender.test'], receivedAt }, tokens),
+    ).toEqual(ignored);
+  });
+
+  it("a report to a copy's own return path, or a mail to its unsubscribe address, names the copy", async () => {
+    const ofCopy = (purpose: 'bounce' | 'unsubscribe') => `${tokens.localPart({ purpose, messageId, copy: 2 })}@pb-bounces.sender.test`;
+    const bounce = await feedbackOf(
+      { raw: fixture('postfix/failed-550-user-unknown.eml'), rcptTo: [ofCopy('bounce')], receivedAt },
+      tokens,
+    );
+    expect(bounce.feedback).toMatchObject([{ type: 'feedback.bounce', data: { messageId, copy: 2, class: 'hard' } }]);
+    const complaint = await feedbackOf(
+      { raw: fixture('complaints/arf-abuse-redacted-message.eml'), rcptTo: [ofCopy('bounce')], receivedAt },
+      tokens,
+    );
+    expect(complaint.feedback).toMatchObject([{ type: 'feedback.complaint', data: { messageId, copy: 2 } }]);
+    const unsubscribe = await feedbackOf(
+      { raw: Buffer.from('Subject: unsubscribe\r\n\r\n'), rcptTo: [ofCopy('unsubscribe')], receivedAt },
+      tokens,
+    );
+    expect(unsubscribe.feedback).toEqual([{ type: 'feedback.unsubscribe', data: { messageId, copy: 2, at: receivedAt } }]);
   });
 
   it('a mail to the signed unsubscribe address unsubscribes its message’s recipient, whatever it says', async () => {

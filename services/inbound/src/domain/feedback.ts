@@ -1,6 +1,6 @@
 import type { ReturnPathClaim, ReturnPathTokens } from '@postbus/crypto';
 import { normaliseEmail, type FeedbackBounceEvent, type FeedbackComplaintEvent, type FeedbackUnsubscribeEvent } from '@postbus/contracts';
-import { readInboundReport, type InboundReport } from './inbound-report';
+import { readInboundReport, type InboundReport, type OriginalMail } from './inbound-report';
 
 export type Feedback =
   | { type: 'feedback.bounce'; data: FeedbackBounceEvent }
@@ -43,18 +43,18 @@ export interface ReceivedMail {
 
 const localPartOf = (address: string): string => address.slice(0, Math.max(0, address.lastIndexOf('@')));
 
-/** Our own Message-IDs are `<msg_<32 hex>@<sender domain>>`. */
-const ownMessageId = (messageId: string | undefined): string | undefined => messageId?.match(/^(msg_[0-9a-f]{32})@/)?.[1];
+/** A copy's own token makes the feedback that copy's (see CopyPosition). */
+const copyOf = (copy: number | undefined): { copy?: number } => (copy !== undefined ? { copy } : {});
 
 const clip = (value: string | undefined, max: number): string | undefined => (value === undefined ? undefined : value.slice(0, max));
 
 /**
  * Turns a mail to a return-path address into feedback about one of our messages. The message is
- * named by the signed token of the address the mail was sent to, or of the original's return path
- * quoted in the report; a token that does not verify names nothing, so a forged bounce changes
- * nothing. Only a complaint may be matched by the original's Message-ID alone, as feedback loops
- * often strip the return path; it is still one of our ids, and a complaint only ever suppresses the
- * address it was sent to.
+ * named by a signed token only: the address the mail was sent to, or the original's return path
+ * quoted in the report; a complaint may also prove it by the List-Unsubscribe mailto address of the
+ * original's headers, as feedback loops that rewrite the envelope keep those. A token that does
+ * not verify names nothing, so a forged report changes nothing. A Message-ID is never enough:
+ * every recipient, cc and bcc of a mail sees it.
  */
 export async function feedbackOf(
   mail: ReceivedMail,
@@ -62,15 +62,22 @@ export async function feedbackOf(
   readReport: ReadReport = readInboundReport,
 ): Promise<Verdict> {
   const claims = mail.rcptTo.map((address) => tokens.verify(localPartOf(address))).filter((c): c is ReturnPathClaim => c !== null);
-  const unsubscribes = [...new Set(claims.filter((c) => c.purpose === 'unsubscribe').map((c) => c.messageId))];
-  if (unsubscribes.length > 0)
-    return { feedback: unsubscribes.map((messageId) => ({ type: 'feedback.unsubscribe', data: { messageId, at: mail.receivedAt } })) };
+  const unsubscribes = new Map(claims.filter((c) => c.purpose === 'unsubscribe').map((c) => [`${c.messageId}:${c.copy ?? ''}`, c]));
+  if (unsubscribes.size > 0)
+    return {
+      feedback: [...unsubscribes.values()].map(({ messageId, copy }) => ({
+        type: 'feedback.unsubscribe',
+        data: { messageId, ...copyOf(copy), at: mail.receivedAt },
+      })),
+    };
 
   const report = await readReport(mail.raw);
-  const tokenOfOriginal = report.kind === 'delivery_status' || report.kind === 'complaint' ? report.original.returnPath : undefined;
-  const bounceClaim =
-    claims.find((c) => c.purpose === 'bounce') ??
-    (tokenOfOriginal ? (tokens.verify(localPartOf(tokenOfOriginal)) ?? undefined) : undefined);
+  const claimOf = (address: string | undefined, purpose: ReturnPathClaim['purpose']): ReturnPathClaim | undefined => {
+    const claim = address === undefined ? null : tokens.verify(localPartOf(address));
+    return claim?.purpose === purpose ? claim : undefined;
+  };
+  const original: OriginalMail = report.kind === 'delivery_status' || report.kind === 'complaint' ? report.original : {};
+  const bounceClaim = claims.find((c) => c.purpose === 'bounce') ?? claimOf(original.returnPath, 'bounce');
   const at = mail.receivedAt;
 
   switch (report.kind) {
@@ -79,15 +86,16 @@ export async function feedbackOf(
     case 'unclassified':
       return { feedback: [], ignored: report.reason, report: report.kind };
     case 'complaint': {
-      const messageId = bounceClaim?.purpose === 'bounce' ? bounceClaim.messageId : ownMessageId(report.original.messageId);
-      if (!messageId) return { feedback: [], ignored: 'a complaint that names none of our messages', report: report.kind };
+      const claim = bounceClaim ?? claimOf(original.unsubscribeAddress, 'unsubscribe');
+      if (!claim) return { feedback: [], ignored: 'a complaint without a valid return-path token', report: report.kind };
       const recipient = report.recipient !== undefined ? clip(normaliseEmail(report.recipient), 320) : undefined;
       return {
         feedback: [
           {
             type: 'feedback.complaint',
             data: {
-              messageId,
+              messageId: claim.messageId,
+              ...copyOf(claim.copy),
               feedbackType: report.feedbackType.slice(0, 64),
               ...(report.userAgent ? { userAgent: report.userAgent.slice(0, 255) } : {}),
               ...(recipient ? { recipient } : {}),
@@ -99,8 +107,7 @@ export async function feedbackOf(
       };
     }
     case 'delivery_status': {
-      if (bounceClaim?.purpose !== 'bounce')
-        return { feedback: [], ignored: 'a delivery report without a valid return-path token', report: report.kind };
+      if (!bounceClaim) return { feedback: [], ignored: 'a delivery report without a valid return-path token', report: report.kind };
       const bounces = report.outcomes.filter((o) => o.bounce !== undefined);
       if (bounces.length === 0) return { feedback: [], ignored: 'a delivery report of deliveries, not bounces', report: report.kind };
       return {
@@ -113,6 +120,7 @@ export async function feedbackOf(
             type: 'feedback.bounce' as const,
             data: {
               messageId: bounceClaim.messageId,
+              ...copyOf(bounceClaim.copy),
               class: outcome.bounce!,
               action: outcome.action,
               format: report.format,

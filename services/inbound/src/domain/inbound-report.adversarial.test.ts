@@ -3,7 +3,11 @@ import { classifyNotice, smtpCodes } from './bounce-class';
 import { readInboundReport } from './inbound-report';
 import { MAX_BLANK_RUN, mimeInput } from './mime-input';
 import { noticeRecipient, noticeText, plainAddress } from './notice-text';
+import { ReturnPathTokens } from '@postbus/crypto';
 import { bareAddress, readFieldBlocks, untyped } from './report-fields';
+import { carriesToken } from './token-presence';
+
+const tokens = new ReturnPathTokens('an-adversarial-test-secret-of-32-chars-or-more');
 
 /**
  * Each expression and scanner that reads a report, and the reader as a whole, on 256 KiB (what the
@@ -48,6 +52,12 @@ const strings: Array<[string, string]> = [
   ['continued lines', `a: b\r\n${run(' c\r\n')}`],
   ['colons', run(':')],
   ['semicolons', run(';')],
+  ['List-Unsubscribe mailto openers', `List-Unsubscribe: ${run('<mailto:')}`],
+  ['a folded List-Unsubscribe', `List-Unsubscribe: x${run('\r\n <')}`],
+  ['token look-alikes', run('b.0123456789abcdef0123456789abcdef.aaaaaaaaaaaaaaaaaaaa@')],
+  ['token-shaped runs without an @', run('u1.0123456789abcdef0123456789abcdef.')],
+  ['base64 lines', run('QUFBQUFBQUFBQUFBQUFBQUFB\r\n')],
+  ['quoted-printable soft breaks', run('=\r\n')],
 ];
 
 describe('each expression that reads a report, on 256 KiB of what makes expressions backtrack', () => {
@@ -61,6 +71,7 @@ describe('each expression that reads a report, on 256 KiB of what makes expressi
     ['smtpCodes', smtpCodes],
     ['classifyNotice', classifyNotice],
     ['mimeInput', (text) => mimeInput(Buffer.from(text, 'latin1'))],
+    ['carriesToken', (text) => carriesToken({ head: Buffer.from(text, 'latin1'), rcptTo: [] }, tokens)],
   ];
 
   it.each(scanners)(`%s takes less than ${EXPRESSION_BOUND_MS} ms on each`, async (_name, scan) => {

@@ -10,6 +10,8 @@ export interface OriginalMail {
   messageId?: string;
   /** The original's envelope sender (its Return-Path, or what the report names as it). */
   returnPath?: string;
+  /** The mailto address of the original's List-Unsubscribe header, as its copy in the report quotes it. */
+  unsubscribeAddress?: string;
 }
 
 /** One recipient of an RFC 3464 report, or the one a plain-text notice names. */
@@ -58,6 +60,9 @@ const addressOf = (value: HeaderValue | undefined): string | undefined =>
 
 const withoutBrackets = (id: string | undefined): string | undefined => id?.trim().replace(/^<|>$/g, '') || undefined;
 
+/** The address of a List-Unsubscribe header's mailto URL (linear: the address is a bounded run after a literal). */
+const mailtoOf = (header: string | undefined): string | undefined => header?.match(/<mailto:([^>?\s]{1,320})/i)?.[1];
+
 /** The returned mail's Message-ID and envelope sender, from its copy or its headers in the report. */
 async function originalOf(mail: ParsedMail, raw: Buffer, fields?: FieldBlock): Promise<OriginalMail> {
   const copy = partOf(mail, 'message/rfc822', 'text/rfc822-headers', 'message/rfc822-headers');
@@ -68,6 +73,8 @@ async function originalOf(mail: ParsedMail, raw: Buffer, fields?: FieldBlock): P
     const returnPath = bareAddress(addressOf(returned.headers.get('return-path')));
     if (messageId) original.messageId = messageId;
     if (returnPath) original.returnPath = returnPath;
+    const unsubscribeAddress = mailtoOf(returned.headerLines.find((h) => h.key === 'list-unsubscribe')?.line);
+    if (unsubscribeAddress) original.unsubscribeAddress = unsubscribeAddress;
   }
   const namedSender = bareAddress(untyped(fields?.get('original-mail-from') ?? fields?.get('x-postfix-sender')));
   if (!original.returnPath && namedSender) original.returnPath = namedSender;
@@ -79,6 +86,13 @@ async function originalOf(mail: ParsedMail, raw: Buffer, fields?: FieldBlock): P
     const own = withoutBrackets(mail.messageId);
     const quoted = [...raw.toString('latin1').matchAll(/^Message-ID:[ \t]*<([^>\s]+)>/gim)].map((m) => m[1]).find((id) => id !== own);
     if (quoted) original.messageId = quoted;
+  }
+  if (!original.unsubscribeAddress) {
+    // The same for its List-Unsubscribe header, folded lines and all (linear: a continuation starts with a line break and white space).
+    const quoted = [...raw.toString('latin1').matchAll(/^List-Unsubscribe:([^\r\n]*(?:\r?\n[ \t][^\r\n]*)*)/gim)]
+      .map((m) => mailtoOf(m[1]))
+      .find((address) => address !== undefined);
+    if (quoted) original.unsubscribeAddress = quoted;
   }
   return original;
 }

@@ -33,6 +33,11 @@ export class ReceivedMail {
     await this.recordMany([{ id, record }]);
   }
 
+  /** Forgets the records of mail received before `cutoff` (INBOUND_RECORD_RETENTION_DAYS): a sweep off the hot path, which only appends. */
+  async purgeBefore(cutoff: Date): Promise<number> {
+    return (await this.Doc.deleteMany({ receivedAt: { $lt: cutoff } })).deletedCount;
+  }
+
   /** Several at once, with one insert. */
   async recordMany(records: Array<{ id: string; record: ReceivedRecord }>): Promise<void> {
     await insertNew(

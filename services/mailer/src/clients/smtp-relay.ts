@@ -1,23 +1,10 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 
-/** A copy's address the relay refused at RCPT TO while it took the message for the recipient. */
-export interface RefusedCopy {
-  address: string;
-  code: number;
-  response: string;
-}
-
-/**
- * What the relay said of the recipient (`status`, `code`, `response`), and of the copies sent with
- * it: those it refused at RCPT TO, and those it took. It takes the copies it accepted at RCPT TO
- * whatever it said of the recipient: nodemailer goes on to DATA once any recipient is accepted.
- */
+/** What the relay said of a mail to one address: a 5xx is a bounce, a 4xx or a connection problem a deferral. */
 export interface DeliveryOutcome {
   status: 'sent' | 'deferred' | 'bounced';
   code: number;
   response: string;
-  refusedCopies?: RefusedCopy[];
-  acceptedCopies?: string[];
 }
 
 interface SmtpError {
@@ -67,30 +54,11 @@ export class SmtpRelay {
     });
   }
 
-  /**
-   * One SMTP transaction for the recipient and the message's copies (cc and bcc alike: only the
-   * envelope names the bcc ones). The status is the recipient's. nodemailer sends the message
-   * once the relay accepted any of the envelope's recipients at RCPT TO, so a recipient refused
-   * there is the message's bounce or deferral while the copies accepted were sent all the same
-   * (`acceptedCopies`); only when every recipient is refused, or DATA is, is nothing sent.
-   */
-  async send(from: string, to: string, raw: Buffer, copies: string[] = []): Promise<DeliveryOutcome> {
+  /** One SMTP transaction for one address: a message's recipient, or one of its copies (each has its own return path). */
+  async send(from: string, to: string, raw: Buffer): Promise<DeliveryOutcome> {
     try {
-      const info = (await this.transport.sendMail({ envelope: { from, to: [to, ...copies] }, raw })) as {
-        response?: string;
-        rejectedErrors?: Array<SmtpError & { recipient?: string }>;
-      };
-      const refused = (info.rejectedErrors ?? []).map((e) => ({ address: e.recipient ?? '', ...replyOf(e) }));
-      const refusedCopies = refused.filter((r) => r.address !== to);
-      const refusedAddresses = new Set(refusedCopies.map((r) => r.address));
-      const acceptedCopies = copies.filter((c) => !refusedAddresses.has(c));
-      const aboutCopies = {
-        ...(refusedCopies.length > 0 ? { refusedCopies } : {}),
-        ...(acceptedCopies.length > 0 ? { acceptedCopies } : {}),
-      };
-      const recipientRefused = refused.find((r) => r.address === to);
-      if (recipientRefused) return { ...outcomeOfRefusal(recipientRefused), ...aboutCopies };
-      return { status: 'sent', code: codeOf(info.response, 250), response: info.response ?? '250', ...aboutCopies };
+      const info = (await this.transport.sendMail({ envelope: { from, to: [to] }, raw })) as { response?: string };
+      return { status: 'sent', code: codeOf(info.response, 250), response: info.response ?? '250' };
     } catch (error) {
       return outcomeOfRefusal(replyOf(error));
     }

@@ -54,6 +54,11 @@ function fakes() {
       blockedAddresses.push(...requests.map(({ email }) => email));
       return Promise.resolve();
     },
+    unsubscribed: (_projectId: string, email: string) => {
+      blocked.push({ reason: 'unsubscribed' });
+      blockedAddresses.push(email);
+      return Promise.resolve();
+    },
   } as unknown as SuppressionList;
   const engagements = new Engagements({ store, timeline, suppressionList, suppressions, publisher: {} as never });
   const feedback = new Feedback({
@@ -82,7 +87,7 @@ function fakes() {
     at: new Date().toISOString(),
   });
   const refused = (messageId: string): FeedbackBounceEvent => ({ ...delayed(messageId), class: 'hard', action: 'failed', status: '5.1.1' });
-  const copied = (copies: { cc?: string[]; bcc?: string[] }) => {
+  const copied = (copies: Pick<MessageDoc, 'cc' | 'bcc' | 'test'>) => {
     const id = sent();
     messages.set(id, { ...messages.get(id)!, ...copies });
     return id;
@@ -189,5 +194,57 @@ describe('reports about a copy', () => {
     expect(blocked).toEqual([{ reason: 'soft_bounce_limit', messageId: third }]);
     expect(recorded).toContain(`${first}:bcc:slow-cc@example.org:soft_bounced`);
     expect(recorded).toContain(`${third}:cc:slow-cc@example.org:soft_bounced`);
+  });
+});
+
+describe("reports to a copy's own return path", () => {
+  it("are that copy's, whatever address they name; one about a copy since erased changes nothing", async () => {
+    const { feedback, engagements, blocked, blockedAddresses, recorded, copied, refused } = fakes();
+    const id = copied({ cc: ['cc@example.org', '(erased)'], bcc: ['bcc@example.org'] });
+    // The bcc (position 3) names the recipient as the one who complained.
+    await feedback.complaint({ messageId: id, feedbackType: 'abuse', recipient: ADDRESS, copy: 3, at: new Date().toISOString() });
+    expect(blockedAddresses).toEqual(['bcc@example.org']);
+    expect([...recorded]).toEqual([`${id}:bcc:bcc@example.org:complained`]);
+    expect(await feedback.bounces([{ ...refused(id), copy: 1 }])).toEqual([]);
+    expect(blockedAddresses).toEqual(['bcc@example.org', 'cc@example.org']);
+    // Position 2 is an erased person's: nothing comes of a report or an unsubscribe naming it.
+    await feedback.complaint({ messageId: id, feedbackType: 'abuse', copy: 2, at: new Date().toISOString() });
+    await feedback.bounce({ ...refused(id), copy: 2 });
+    await engagements.record({ messageId: id, projectId: P, at: new Date().toISOString(), copy: 2 }, 'unsubscribed', 'evt-2');
+    expect(blocked).toHaveLength(2);
+    // The cc's unsubscribe is the cc's: its address, and its report; the recipient stays.
+    await engagements.record({ messageId: id, projectId: P, at: new Date().toISOString(), copy: 1 }, 'unsubscribed', 'evt-3');
+    expect(blocked.at(-1)).toEqual({ reason: 'unsubscribed' });
+    expect(blockedAddresses.at(-1)).toBe('cc@example.org');
+    expect(recorded).toContain(`${id}:cc:cc@example.org:unsubscribed`);
+    expect(recorded).not.toContain(`${id}:unsubscribed`);
+  });
+});
+
+describe('reports about a test message', () => {
+  it('are on its timeline and its copy reports, and suppress no one, count toward no limit and unsubscribe no one', async () => {
+    const { feedback, engagements, blocked, recorded, copied, delayed, refused, softBounces } = fakes();
+    const aboutCc = { recipient: 'cc@example.org' };
+    const test = () => copied({ test: true, cc: ['cc@example.org'] });
+    const complained = test();
+    await feedback.complaint({ messageId: complained, feedbackType: 'abuse', at: new Date().toISOString() });
+    await feedback.complaint({ messageId: complained, feedbackType: 'abuse', ...aboutCc, at: new Date().toISOString() });
+    const bounced = test();
+    expect(await feedback.bounces([refused(bounced), { ...refused(test()), ...aboutCc }])).toEqual([]);
+    await feedback.bounce(refused(test()));
+    await feedback.bounce({ ...refused(test()), ...aboutCc });
+    for (let i = 0; i < 4; i++) {
+      await feedback.bounce(delayed(test()));
+      expect(await feedback.bounces([{ ...delayed(test()), ...aboutCc }])).toEqual([]);
+    }
+    const unsubscribed = test();
+    await engagements.record({ messageId: unsubscribed, projectId: P, at: new Date().toISOString() }, 'unsubscribed', 'evt-1');
+
+    expect(blocked).toEqual([]);
+    expect(softBounces.size).toBe(0);
+    expect(recorded).toContain(`${complained}:complained`);
+    expect(recorded).toContain(`${complained}:cc:cc@example.org:complained`);
+    expect(recorded).toContain(`${bounced}:bounced`);
+    expect(recorded).toContain(`${unsubscribed}:unsubscribed`);
   });
 });

@@ -1,7 +1,7 @@
 import type { CopyKind, FeedbackBounceEvent, FeedbackComplaintEvent, FeedbackUnsubscribeEvent } from '@postbus/contracts';
 import type { MessageLists } from '../model/message-list.repository';
 import { statusOf } from './message-status';
-import type { MessageDoc } from './message-records';
+import { copyAt, type MessageDoc } from './message-records';
 import type { MessageStore } from '../model/message.repository';
 import type { StatusRollups } from '../model/rollup.repository';
 import type { Suppressions } from '../model/suppression.repository';
@@ -35,11 +35,20 @@ export const bounceReason = (b: FeedbackBounceEvent): string =>
     .slice(0, 1000);
 
 /**
- * The cc or bcc copy a report is about, when it names one of the message's copies rather than
- * its recipient. A report naming no address, or one that is neither (the address the mail was
- * forwarded to), is the recipient's: the return path names the message, not who got it.
+ * The cc or bcc copy a report is about, rather than the message's recipient: the copy whose own
+ * return path it came to (`copy`), whatever address it names; `null` when that copy is gone (its
+ * person erased), and nothing may come of the report. A report to the recipient's return path is
+ * a copy's only when it names one (a message sent before each copy had its own mail); one naming
+ * no address, or one that is neither (the address the mail was forwarded to), is the recipient's.
  */
-export const copyReported = (message: MessageDoc, report: { recipient?: string }): { email: string; kind: CopyKind } | undefined => {
+export const copyReported = (
+  message: MessageDoc,
+  report: { recipient?: string; copy?: number },
+): { email: string; kind: CopyKind } | null | undefined => {
+  if (report.copy !== undefined) {
+    const copy = copyAt(message, report.copy);
+    return copy ? { email: copy.email, kind: copy.kind } : null;
+  }
   const address = report.recipient;
   if (address === undefined || address === message.email) return undefined;
   if (message.cc?.includes(address)) return { email: address, kind: 'cc' };
@@ -56,7 +65,8 @@ export const copyReported = (message: MessageDoc, report: { recipient?: string }
  * A bounce or complaint of a cc or bcc address is that copy's alone, with the same effects on its
  * address (a hard bounce or a complaint suppresses it, a soft bounce counts toward its limit); it
  * is kept on the message as a copy report (`copy_reports`), and the message's status, timeline
- * and webhooks stay its recipient's.
+ * and webhooks stay its recipient's. A test message reached no one: its reports are on its timeline,
+ * and suppress no address and count toward no limit.
  */
 export class Feedback {
   constructor(private readonly deps: FeedbackDeps) {}
@@ -83,6 +93,7 @@ export class Feedback {
       const message = messages.get(report.messageId);
       if (!message) return []; // erased, or past retention
       const copy = copyReported(message, report);
+      if (copy === null) return [];
       if (copy !== undefined) {
         aboutCopies.push({ message, copy, report });
         return [];
@@ -96,7 +107,7 @@ export class Feedback {
       return [{ i, report, message, hard: report.class === 'hard', at: new Date(report.at) }];
     });
     // Suppressed before the messages show bounced: a client that sees one bounced and sends again is suppressed.
-    const hard = run.filter((r) => r.hard);
+    const hard = run.filter((r) => r.hard && !r.message.test);
     await suppressionList.block([
       ...hard.map(({ message, at }) => ({
         projectId: message.projectId,
@@ -126,15 +137,16 @@ export class Feedback {
         if (!added[k]) left.push(entry.i);
         else if (!entry.hard) soft.push(entry);
         else {
-          rollups.count(entry.message.projectId, 'bounced', entry.at);
+          if (!entry.message.test) rollups.count(entry.message.projectId, 'bounced', entry.at);
           await lists.reached(entry.message, 'bounced', entry.at);
         }
       }),
     );
     // A message counts once, however many delay notices its MTA sends.
-    const counts = await Promise.all(soft.map(({ message, at }) => suppressions.countSoftBounce(message.projectId, message.email, at)));
+    const live = soft.filter((entry) => !entry.message.test);
+    const counts = await Promise.all(live.map(({ message, at }) => suppressions.countSoftBounce(message.projectId, message.email, at)));
     await suppressionList.block(
-      soft
+      live
         .filter((_, k) => counts[k]! >= softBounceLimit)
         .map(({ message, at }) => ({
           projectId: message.projectId,
@@ -161,11 +173,11 @@ export class Feedback {
     const blocked = { projectId: message.projectId, email: copy.email, at, messageId: message._id };
     if (report.class === 'hard') {
       // Suppressed before the message shows it, as a recipient's hard bounce is.
-      await suppressionList.block([{ ...blocked, reason: 'hard_bounce' }]);
+      if (!message.test) await suppressionList.block([{ ...blocked, reason: 'hard_bounce' }]);
       await timeline.recordCopyReport(message, copy, 'bounced', at, reason);
       return;
     }
-    if (!(await timeline.recordCopyReport(message, copy, 'soft_bounced', at, reason))) return;
+    if (!(await timeline.recordCopyReport(message, copy, 'soft_bounced', at, reason)) || message.test) return;
     const count = await suppressions.countSoftBounce(message.projectId, copy.email, at);
     if (count >= softBounceLimit) await suppressionList.block([{ ...blocked, reason: 'soft_bounce_limit' }]);
   }
@@ -176,20 +188,21 @@ export class Feedback {
     if (!message) return; // erased, or past retention
     const { timeline, suppressions, suppressionList, lists, rollups, softBounceLimit } = this.deps;
     const copy = copyReported(message, report);
+    if (copy === null) return;
     if (copy !== undefined) return this.copyBounce(message, copy, report);
     const at = new Date(report.at);
     const reason = bounceReason(report);
     const blocked = { projectId: message.projectId, email: message.email, at, messageId: message._id };
     if (report.class === 'hard') {
-      await suppressionList.block([{ ...blocked, reason: 'hard_bounce' }]);
+      if (!message.test) await suppressionList.block([{ ...blocked, reason: 'hard_bounce' }]);
       const bouncedAlready = statusOf(await this.deps.store.timeline(message._id)) === 'bounced';
       if (!bouncedAlready && (await timeline.recordEngagement(message, 'bounced', at, { reason }))) {
-        rollups.count(message.projectId, 'bounced', at);
+        if (!message.test) rollups.count(message.projectId, 'bounced', at);
         await lists.reached(message, 'bounced', at);
       }
       return;
     }
-    if (!(await timeline.recordEngagement(message, 'soft_bounced', at, { reason }))) return;
+    if (!(await timeline.recordEngagement(message, 'soft_bounced', at, { reason })) || message.test) return;
     const count = await suppressions.countSoftBounce(message.projectId, message.email, at);
     if (count >= softBounceLimit) await suppressionList.block([{ ...blocked, reason: 'soft_bounce_limit' }]);
   }
@@ -199,17 +212,20 @@ export class Feedback {
     if (!message) return;
     const at = new Date(report.at);
     const copy = copyReported(message, report);
+    if (copy === null) return;
     const reason = `${report.feedbackType} report${report.userAgent ? ` from ${report.userAgent}` : ''}`;
     // A copy's complaint is its own: its address is suppressed, and the message's recipient is not.
+    // A test message reached no one: nothing about it, or its copies, may refuse the client's real
+    // mail (see delivery/simulated-relay.ts).
     if (copy !== undefined) {
-      await this.deps.suppressionList.block([
-        { projectId: message.projectId, email: copy.email, reason: 'complaint', at, messageId: message._id },
-      ]);
+      if (!message.test)
+        await this.deps.suppressionList.block([
+          { projectId: message.projectId, email: copy.email, reason: 'complaint', at, messageId: message._id },
+        ]);
       await this.deps.timeline.recordCopyReport(message, copy, 'complained', at, reason);
       return;
     }
-    // Suppressed before the timeline shows it, as a hard bounce is. A test message reached no one:
-    // nothing about it may refuse the client's real mail (see delivery/simulated-relay.ts).
+    // Suppressed before the timeline shows it, as a hard bounce is.
     if (!message.test)
       await this.deps.suppressionList.block([
         { projectId: message.projectId, email: message.email, reason: 'complaint', at, messageId: message._id },
@@ -222,7 +238,7 @@ export class Feedback {
     const message = await this.message(report.messageId);
     if (!message) return;
     await this.deps.engagements.record(
-      { messageId: message._id, projectId: message.projectId, at: report.at },
+      { messageId: message._id, projectId: message.projectId, at: report.at, ...(report.copy !== undefined ? { copy: report.copy } : {}) },
       'unsubscribed',
       eventId,
       'mailto unsubscribe',

@@ -1,3 +1,4 @@
+import { ERASED_COPY_ADDRESS } from '@postbus/contracts';
 import type { AttachmentRef, CopyKind, CopyReportEvent, DeliveredCopy, DroppedCopy, Message, TimelineEventName } from '@postbus/contracts';
 
 /** One triggered email as accepted: written once, never updated (updates scan on FerretDB). */
@@ -28,6 +29,27 @@ export interface MessageDoc {
   cc?: string[];
   bcc?: string[];
 }
+
+/** A cc or bcc address of a message, and its position among the copies (from 1, cc then bcc), which its own tokens name. */
+export interface MessageCopy {
+  email: string;
+  kind: CopyKind;
+  position: number;
+}
+
+/**
+ * A message's copies, in position order. An erased person's copy is left out, and the others keep
+ * their positions: an erasure replaces the address in place (ERASED_COPY_ADDRESS).
+ */
+export const copiesOf = (message: Pick<MessageDoc, 'cc' | 'bcc'>): MessageCopy[] =>
+  [
+    ...(message.cc ?? []).map((email) => ({ email, kind: 'cc' as const })),
+    ...(message.bcc ?? []).map((email) => ({ email, kind: 'bcc' as const })),
+  ].flatMap((copy, i) => (copy.email === ERASED_COPY_ADDRESS ? [] : [{ ...copy, position: i + 1 }]));
+
+/** The copy at a position, unless it is gone (erased, or never there). */
+export const copyAt = (message: Pick<MessageDoc, 'cc' | 'bcc'>, position: number): MessageCopy | undefined =>
+  copiesOf(message).find((c) => c.position === position);
 
 /**
  * The event of an entry about one of the message's copies (a report about a cc or bcc address),

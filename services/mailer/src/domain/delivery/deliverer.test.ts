@@ -99,35 +99,43 @@ const message = (templateId: string, projectId: string, data: Record<string, unk
 
 describe('Deliverer: rendering', () => {
   const sent: Buffer[] = [];
-  const envelopes: Array<{ to: string; copies: string[] }> = [];
-  /** Addresses the fake relay refuses at RCPT TO while it takes the others (as nodemailer does: see test/smtp-relay.test.ts). */
+  const envelopes: Array<{ from: string; to: string }> = [];
+  /** Addresses the fake relay refuses (a 5xx bounces, a 4xx defers); it takes the others. */
   const refusing = new Map([
     ['gone@example.org', 550],
     ['dead-recipient@example.org', 550],
     ['busy-recipient@example.org', 451],
+    ['busy-copy@example.org', 451],
   ]);
   const relay = {
-    send: (_from: string, to: string, raw: Buffer, copies: string[] = []) => {
+    send: (from: string, to: string, raw: Buffer) => {
       sent.push(raw);
-      envelopes.push({ to, copies });
-      const refusedCopies = copies
-        .filter((c) => refusing.has(c))
-        .map((address) => ({ address, code: 550, response: '550 5.1.1 no such user' }));
-      const acceptedCopies = copies.filter((c) => !refusing.has(c));
-      const recipientCode = refusing.get(to);
-      return Promise.resolve({
-        ...(recipientCode === undefined
+      envelopes.push({ from, to });
+      const code = refusing.get(to);
+      return Promise.resolve(
+        code === undefined
           ? { status: 'sent' as const, code: 250, response: '250 OK' }
-          : {
-              status: recipientCode >= 500 ? ('bounced' as const) : ('deferred' as const),
-              code: recipientCode,
-              response: `${recipientCode} no`,
-            }),
-        ...(refusedCopies.length > 0 ? { refusedCopies } : {}),
-        ...(acceptedCopies.length > 0 ? { acceptedCopies } : {}),
-      });
+          : { status: code >= 500 ? ('bounced' as const) : ('deferred' as const), code, response: `${code} no` },
+      );
     },
   } as unknown as SmtpRelay;
+  const tokens = new TrackingTokens(randomBytes(32).toString('hex'));
+  const returnPath = new ReturnPathTokens(randomBytes(32).toString('hex'));
+  /** What the mail's List-Unsubscribe links and its envelope sender name. */
+  const addresseeOf = async (raw: Buffer, from: string) => {
+    const unfolded = raw
+      .toString()
+      .split('\r\n\r\n')[0]!
+      .replace(/\r\n[ \t]+/g, ' ');
+    const header = /^List-Unsubscribe: (.*)$/m.exec(unfolded)?.[1] ?? '';
+    const url = /<https:\/\/pb\.example\.com\/t\/u\/([^>]+)>/.exec(header)?.[1];
+    const mailto = /<mailto:([^@>]+)@/.exec(header)?.[1];
+    return {
+      bounce: returnPath.verify(from.slice(0, from.indexOf('@'))),
+      mailto: returnPath.verify(mailto ?? ''),
+      oneClick: (await tokens.verify(url ?? '', 'unsubscribe'))?.copy ?? null,
+    };
+  };
   /** Suppressed addresses of every project, and why. */
   const suppressedCopies = new Map([
     ['bounced@example.org', 'hard_bounce'],
@@ -148,8 +156,8 @@ describe('Deliverer: rendering', () => {
         template('receipt', 'p-quiet', 'cl_quiet', '<p>Thanks {{user.name}}, order {{data.order}}</p>', true),
       ]),
       secrets,
-      tokens: new TrackingTokens(randomBytes(32).toString('hex')),
-      returnPath: new ReturnPathTokens(randomBytes(32).toString('hex')),
+      tokens,
+      returnPath,
       relay,
       suppressionsOf: (_projectId, addresses) => Promise.resolve(addresses.map((a) => suppressedCopies.get(a))),
       publicBaseUrl: 'https://pb.example.com',
@@ -235,37 +243,54 @@ describe('Deliverer: rendering', () => {
     expect(sent.length).toBe(before + 1);
   });
 
-  it('sends the cc and bcc copies in the one transaction, the bcc ones in the envelope only, dropping suppressed and refused ones', async () => {
+  it('sends each cc and bcc copy in its own transaction, with its own return path and unsubscribe links, the bcc ones in no header, dropping suppressed and refused ones', async () => {
     const before = sent.length;
-    const outcome = await deliverer.deliver(
-      {
-        ...message('receipt', 'p-quiet', { order: 7 }),
-        cc: ['bo@example.org', 'bounced@example.org', 'gone@example.org'],
-        bcc: ['archive@example.org', 'unsubscribed@example.org'],
-      },
-      undefined,
-    );
+    const copied: MessageDoc = {
+      ...message('receipt', 'p-quiet', { order: 7 }),
+      cc: ['bo@example.org', 'bounced@example.org', 'gone@example.org'],
+      bcc: ['archive@example.org', 'unsubscribed@example.org'],
+    };
+    const outcome = await deliverer.deliver(copied, undefined);
     expect(outcome.event).toBe('sent');
-    expect(sent.length).toBe(before + 1);
-    expect(envelopes[before]).toEqual({ to: 'ann@example.org', copies: ['bo@example.org', 'gone@example.org', 'archive@example.org'] });
-    const mail = await simpleParser(sent[before]!);
-    expect(mail.cc).toMatchObject({ value: [{ address: 'bo@example.org' }, { address: 'gone@example.org' }] });
-    expect(mail.headers.has('bcc')).toBe(false);
-    expect(sent[before]!.toString()).not.toContain('archive@example.org');
+    // The recipient's first, then the copies', side by side.
+    const mails = envelopes.slice(before).map((envelope, i) => ({ ...envelope, raw: sent[before + i]! }));
+    expect(mails[0]!.to).toBe('ann@example.org');
+    expect(mails.map((m) => m.to).sort()).toEqual(['ann@example.org', 'archive@example.org', 'bo@example.org', 'gone@example.org']);
+    // Each names its addressee: the recipient by the message alone, a copy by its position (cc, then bcc, from 1).
+    const named = Object.fromEntries(await Promise.all(mails.map(async (m) => [m.to, await addresseeOf(m.raw, m.from)] as const)));
+    const messageId = copied._id;
+    const ofCopy = (copy: number) => ({
+      bounce: { purpose: 'bounce', messageId, copy },
+      mailto: { purpose: 'unsubscribe', messageId, copy },
+      oneClick: copy,
+    });
+    expect(named).toEqual({
+      'ann@example.org': { bounce: { purpose: 'bounce', messageId }, mailto: { purpose: 'unsubscribe', messageId }, oneClick: null },
+      'bo@example.org': ofCopy(1),
+      'gone@example.org': ofCopy(3),
+      'archive@example.org': ofCopy(4),
+    });
+    for (const raw of sent.slice(before)) {
+      const mail = await simpleParser(raw);
+      expect(mail.cc).toMatchObject({ value: [{ address: 'bo@example.org' }, { address: 'gone@example.org' }] });
+      expect(mail.to).toMatchObject({ value: [{ address: 'ann@example.org' }] });
+      expect(mail.headers.has('bcc')).toBe(false);
+      expect(raw.toString()).not.toContain('archive@example.org');
+    }
     expect(outcome.droppedCopies).toEqual([
       { email: 'bounced@example.org', kind: 'cc', reason: 'hard_bounce' },
       { email: 'unsubscribed@example.org', kind: 'bcc', reason: 'unsubscribed' },
-      { email: 'gone@example.org', kind: 'cc', reason: 'refused by the relay: 550 550 5.1.1 no such user' },
+      { email: 'gone@example.org', kind: 'cc', reason: 'refused by the relay: 550 550 no' },
     ]);
     expect(outcome.deliveredCopies).toEqual([
       { email: 'bo@example.org', kind: 'cc' },
       { email: 'archive@example.org', kind: 'bcc' },
     ]);
-    // A message without copies asks nothing more and says nothing of them.
+    // A message without copies asks nothing more, sends once and says nothing of them.
     const plain = await deliverer.deliver(message('receipt', 'p-quiet', { order: 8 }), undefined);
     expect(plain.droppedCopies).toBeUndefined();
     expect(plain.deliveredCopies).toBeUndefined();
-    expect(envelopes[before + 1]).toEqual({ to: 'ann@example.org', copies: [] });
+    expect(envelopes.slice(before + 4).map((e) => e.to)).toEqual(['ann@example.org']);
   });
 
   it('a recipient the relay refuses bounces the message, and the copies it took are named as delivered', async () => {
@@ -285,16 +310,20 @@ describe('Deliverer: rendering', () => {
     ]);
   });
 
-  it('a deferred recipient is tried again alone: the copies the relay took the first time are not sent twice, and the Cc header still names them', async () => {
+  it('a deferred recipient is tried again with the copies the relay turned away for now: those it took are not sent twice, and the Cc header still names them', async () => {
     const deferredOnce = {
       ...message('receipt', 'p-quiet', { order: 10 }),
       email: 'busy-recipient@example.org',
-      cc: ['bo@example.org'],
+      cc: ['bo@example.org', 'busy-copy@example.org'],
       bcc: ['archive@example.org'],
     };
     const first = await deliverer.deliver(deferredOnce, undefined, 1);
     expect(first.event).toBe('deferred');
-    expect(first.deliveredCopies).toHaveLength(2);
+    expect(first.deliveredCopies).toEqual([
+      { email: 'bo@example.org', kind: 'cc' },
+      { email: 'archive@example.org', kind: 'bcc' },
+    ]);
+    expect(first.droppedCopies).toBeUndefined();
     const before = sent.length;
     const earlier = [
       {
@@ -312,10 +341,12 @@ describe('Deliverer: rendering', () => {
     try {
       const second = await deliverer.deliver(deferredOnce, undefined, 2, earlier);
       expect(second.event).toBe('sent');
-      expect(envelopes[before]).toEqual({ to: 'busy-recipient@example.org', copies: [] });
+      expect(envelopes.slice(before).map((e) => e.to)).toEqual(['busy-recipient@example.org', 'busy-copy@example.org']);
       expect(second.deliveredCopies).toBeUndefined();
+      // The recipient's mail is sent: a copy still turned away has no next attempt to go with.
+      expect(second.droppedCopies).toEqual([{ email: 'busy-copy@example.org', kind: 'cc', reason: 'refused by the relay: 451 451 no' }]);
       const mail = await simpleParser(sent[before]!);
-      expect(mail.cc).toMatchObject({ value: [{ address: 'bo@example.org' }] });
+      expect(mail.cc).toMatchObject({ value: [{ address: 'bo@example.org' }, { address: 'busy-copy@example.org' }] });
     } finally {
       refusing.set('busy-recipient@example.org', 451);
     }

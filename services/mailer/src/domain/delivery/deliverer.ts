@@ -1,23 +1,16 @@
-import {
-  ERASED_COPY_ADDRESS,
-  returnPathDomainOf,
-  type CatalogDomain,
-  type CatalogEmail,
-  type CatalogProject,
-  type CatalogTemplate,
-} from '@postbus/contracts';
+import { returnPathDomainOf, type CatalogDomain, type CatalogEmail, type CatalogProject, type CatalogTemplate } from '@postbus/contracts';
 import type { CopyKind, DeliveredCopy, DroppedCopy } from '@postbus/contracts';
-import type { ReturnPathTokens, SecretBox, TrackingTokens } from '@postbus/crypto';
+import type { ReturnPathClaim, ReturnPathTokens, SecretBox, TrackingTokens } from '@postbus/crypto';
 import { TenantBusyError, type Rendered, type TemplateEngine } from '@postbus/templates';
 import type { CatalogProjection } from '../../model/catalog.repository';
-import type { EventDoc, MessageDoc } from '../message-records';
+import { copiesOf, type EventDoc, type MessageDoc } from '../message-records';
 import type { RenderedContent } from '../message-content';
 import { isBlocking } from '../suppression-reasons';
 import { createHash } from 'node:crypto';
 import type { AttachmentStore } from '../../model/attachment.repository';
 import { compose, type OutgoingAttachment } from './compose';
 import { dkimKey, dkimSign, type DkimKey } from './dkim';
-import type { SmtpRelay } from '../../clients/smtp-relay';
+import type { DeliveryOutcome, SmtpRelay } from '../../clients/smtp-relay';
 import { simulatedDelivery } from './simulated-relay';
 import { addTracking } from './tracking';
 
@@ -69,16 +62,16 @@ interface Resolved {
 }
 
 /**
- * The envelope sender of a message (VERP): a signed token naming it, at the sender domain's
- * return-path domain, whose MX is Postbus's inbound service. Only this installation can make one,
- * so a forged bounce names no message.
+ * A return-path address: a signed token naming the message (and the copy, for a copy's own mail),
+ * at the sender domain's return-path domain, whose MX is Postbus's inbound service. `bounce`: the
+ * envelope sender (VERP); `unsubscribe`: the List-Unsubscribe mailto address, read by the inbound
+ * MX like a one-click unsubscribe. Only this installation can make one, so a forged report names
+ * no message.
  */
-export const bounceAddress = (returnPath: ReturnPathTokens, messageId: string, senderDomain: string): string =>
-  `${returnPath.localPart({ purpose: 'bounce', messageId })}@${returnPathDomainOf(senderDomain)}`;
+export const returnPathAddress = (returnPath: ReturnPathTokens, claim: ReturnPathClaim, senderDomain: string): string =>
+  `${returnPath.localPart(claim)}@${returnPathDomainOf(senderDomain)}`;
 
-/** The List-Unsubscribe mailto address of a message: a signed token, read by the inbound MX like a one-click unsubscribe. */
-export const unsubscribeAddress = (returnPath: ReturnPathTokens, messageId: string, senderDomain: string): string =>
-  `${returnPath.localPart({ purpose: 'unsubscribe', messageId })}@${returnPathDomainOf(senderDomain)}`;
+const copyKey = (c: { email: string; kind: CopyKind }) => `${c.kind}:${c.email}`;
 
 const CATALOG_POLL_MS = 200;
 const CACHE_LIMIT = 1_000;
@@ -100,7 +93,7 @@ class Memo<V> {
 /**
  * Turns one accepted trigger into one email: checks it against this service's catalog projection,
  * renders it, adds tracking and the unsubscribe headers, signs it with the sender domain's DKIM
- * key and hands it to the relay.
+ * key and hands it to the relay, once for the recipient and once for each copy.
  */
 export class Deliverer {
   private readonly keys = new Memo<DkimKey>();
@@ -113,7 +106,7 @@ export class Deliverer {
    * `suppression`: why the address gets no mail, when it is suppressed. `attempt`: which attempt
    * this is (a test message's simulated outcome may depend on it). `earlier`: the message's
    * entries before this attempt; a copy an earlier attempt delivered is not sent again (the relay
-   * may have taken the copies while it deferred the recipient).
+   * may have taken a copy's own mail while it deferred the recipient's).
    */
   async deliver(message: MessageDoc, suppression: string | undefined, attempt = 1, earlier: EventDoc[] = []): Promise<Outcome> {
     const resolved = await this.resolve(message);
@@ -171,19 +164,9 @@ export class Deliverer {
             clicks: email.trackClicks,
           })
         : rendered.html;
-    const unsubscribeToken = await tokens.sign({
-      action: 'unsubscribe',
-      messageId: message._id,
-      projectId: message.projectId,
-      host: new URL(publicBaseUrl).hostname,
-    });
     // A copy goes to an address only as the recipient's own mail would: a suppressed one is dropped, the others still get it.
     // An erased person's address is gone from the copies (a message scheduled, or retried, past the erasure).
-    const copies: Array<{ email: string; kind: CopyKind }> = [
-      ...(message.cc ?? []).map((address) => ({ email: address, kind: 'cc' as const })),
-      ...(message.bcc ?? []).map((address) => ({ email: address, kind: 'bcc' as const })),
-    ].filter((c) => c.email !== ERASED_COPY_ADDRESS);
-    const copyKey = (c: { email: string; kind: CopyKind }) => `${c.kind}:${c.email}`;
+    const copies = copiesOf(message);
     const sentBefore = new Set(earlier.flatMap((e) => (e.deliveredCopies ?? []).map(copyKey)));
     const pending = copies.filter((c) => !sentBefore.has(copyKey(c)));
     const copyReasons =
@@ -193,52 +176,71 @@ export class Deliverer {
             pending.map((c) => c.email),
           )
         : [];
-    const dropped: DroppedCopy[] = pending.flatMap((c, i) => (suppressed(copyReasons[i]) ? [{ ...c, reason: copyReasons[i] }] : []));
+    const dropped: DroppedCopy[] = pending.flatMap((c, i) =>
+      suppressed(copyReasons[i]) ? [{ email: c.email, kind: c.kind, reason: copyReasons[i] }] : [],
+    );
     const kept = pending.filter((_, i) => !suppressed(copyReasons[i]));
     const droppedKeys = new Set(dropped.map(copyKey));
-    // The mail is the same at every attempt: its Cc header names the copies sent before too.
+    // The mail is the same at every attempt and for every copy: its Cc header names the copies sent before too.
     const ccHeader = copies.filter((c) => c.kind === 'cc' && !droppedKeys.has(copyKey(c))).map((c) => c.email);
-    const raw = await compose({
-      messageId: message._id,
-      senderDomain: domain.domain,
-      from: { name: email.fromName ?? project.fromName, address: fromAddress },
-      to: message.email,
-      ...(ccHeader.length > 0 ? { cc: ccHeader } : {}),
-      // The send's own reply-to wins over the email's, which wins over the project's.
-      replyTo: message.replyTo ?? email.replyTo ?? project.replyTo,
-      ...(message.headers ? { headers: message.headers } : {}),
-      ...(attachments.length > 0 ? { attachments } : {}),
-      subject: rendered.subject,
-      html,
-      text: rendered.text,
-      unsubscribe: {
-        url: `${publicBaseUrl}/t/u/${unsubscribeToken}`,
-        mailto: `mailto:${unsubscribeAddress(this.options.returnPath, message._id, domain.domain)}?subject=unsubscribe`,
-      },
-    });
     const key = this.keys.get(`${domain.id}:${domain.revision}`, () =>
       dkimKey(domain.domain, domain.dkim!.selector, this.options.secrets.open(domain.dkim!.privateKey)),
     );
-    const signed = await dkimSign(raw, key);
-    // The envelope sender (Return-Path) is a bounce address under the sender domain, one per
-    // message (VERP): bounces come back to the inbound MX, naming the message; relaxed DMARC
-    // alignment holds, the return-path domain being a subdomain of the From domain.
-    // A test message is composed and signed as any other, and goes nowhere: its outcome is simulated.
-    const result = message.test
-      ? simulatedDelivery(message.email, attempt)
-      : await this.options.relay.send(
-          bounceAddress(this.options.returnPath, message._id, domain.domain),
-          message.email,
-          signed,
-          kept.map((c) => c.email),
-        );
-    const refused = new Map((result.refusedCopies ?? []).map((r) => [r.address, r]));
-    for (const c of kept) {
-      const r = refused.get(c.email);
-      if (r) dropped.push({ ...c, reason: `refused by the relay: ${r.code} ${r.response}`.slice(0, 500) });
-    }
-    const accepted = new Set(result.acceptedCopies ?? []);
-    const delivered: DeliveredCopy[] = kept.filter((c) => accepted.has(c.email));
+    const publicHost = new URL(publicBaseUrl).hostname;
+    /**
+     * The mail to the recipient, or to one copy, in its own SMTP transaction: its envelope sender
+     * (a bounce address naming the message, VERP) and its List-Unsubscribe links name that
+     * addressee alone, so a copy's bounce, complaint or unsubscribe is the copy's. The return-path
+     * domain is a subdomain of the From domain: relaxed DMARC alignment holds. A test message is
+     * composed and signed as any other, and goes nowhere: its outcome is simulated.
+     */
+    const sendTo = async (to: string, copy?: number): Promise<DeliveryOutcome> => {
+      const at = copy !== undefined ? { copy } : {};
+      const unsubscribeToken = await tokens.sign({
+        action: 'unsubscribe',
+        messageId: message._id,
+        projectId: message.projectId,
+        host: publicHost,
+        ...at,
+      });
+      const raw = await compose({
+        messageId: message._id,
+        senderDomain: domain.domain,
+        from: { name: email.fromName ?? project.fromName, address: fromAddress },
+        to: message.email,
+        ...(ccHeader.length > 0 ? { cc: ccHeader } : {}),
+        // The send's own reply-to wins over the email's, which wins over the project's.
+        replyTo: message.replyTo ?? email.replyTo ?? project.replyTo,
+        ...(message.headers ? { headers: message.headers } : {}),
+        ...(attachments.length > 0 ? { attachments } : {}),
+        subject: rendered.subject,
+        html,
+        text: rendered.text,
+        unsubscribe: {
+          url: `${publicBaseUrl}/t/u/${unsubscribeToken}`,
+          mailto: `mailto:${returnPathAddress(this.options.returnPath, { purpose: 'unsubscribe', messageId: message._id, ...at }, domain.domain)}?subject=unsubscribe`,
+        },
+      });
+      const signed = await dkimSign(raw, key);
+      return message.test
+        ? simulatedDelivery(to, attempt)
+        : this.options.relay.send(
+            returnPathAddress(this.options.returnPath, { purpose: 'bounce', messageId: message._id, ...at }, domain.domain),
+            to,
+            signed,
+          );
+    };
+    const result = await sendTo(message.email);
+    // Each copy is its own delivery, whatever the recipient's came to. One the relay turned away
+    // for now goes again with the recipient's next attempt; when there is none, it is dropped.
+    const copyResults = await Promise.all(kept.map((c) => sendTo(c.email, c.position)));
+    const delivered: DeliveredCopy[] = [];
+    kept.forEach((c, i) => {
+      const r = copyResults[i]!;
+      if (r.status === 'sent') delivered.push({ email: c.email, kind: c.kind });
+      else if (!(r.status === 'deferred' && result.status === 'deferred'))
+        dropped.push({ email: c.email, kind: c.kind, reason: `refused by the relay: ${r.code} ${r.response}`.slice(0, 500) });
+    });
     return {
       event: result.status,
       smtp: { code: result.code, response: result.response },
