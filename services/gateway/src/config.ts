@@ -48,6 +48,18 @@ export const GatewayConfig = Type.Object({
     default: 5000,
     description: 'requests a second per client, counted by all gateway instances together (sliding window); 0 turns the limit off',
   }),
+  MESSAGE_RATE_LIMIT_PER_SECOND: Type.Integer({
+    minimum: 0,
+    default: 5000,
+    description:
+      'messages a second per client (a send is one, a batch one per item), counted by all gateway instances together beside the requests; 0 turns the limit off',
+  }),
+  BODY_BYTES_IN_FLIGHT_PER_CLIENT: Type.Integer({
+    minimum: 0,
+    default: 33_554_432,
+    description:
+      "request body bytes one client may have in flight in one gateway instance at once (a body's Content-Length, or the send limit when it has none); more get 429 with Retry-After, and one request alone always passes; 0: no limit",
+  }),
   RATE_LIMIT_SHARE_MS: Type.Integer({
     minimum: 10,
     maximum: 5_000,

@@ -1,6 +1,12 @@
-import express, { type RequestHandler } from 'express';
+import express, { type Request, type RequestHandler } from 'express';
 import { ATTACHMENT_LIMITS, SEND_BODY_LIMIT_BYTES } from '@postbus/contracts';
-import { MalformedRequestError, PayloadTooLargeError, UnsupportedMediaTypeError, type FieldError } from '@postbus/errors';
+import {
+  MalformedRequestError,
+  PayloadTooLargeError,
+  TooManyRequestsError,
+  UnsupportedMediaTypeError,
+  type FieldError,
+} from '@postbus/errors';
 import { invalidUtf8Offset } from '@postbus/http';
 
 const hasBody = (req: Parameters<RequestHandler>[0]): boolean =>
@@ -45,6 +51,53 @@ const SEND_ROUTE = /^\/projects\/[^/]+\/emails\/[^/]+\/send\/?$/i;
 const BATCH_ROUTE = /^\/projects\/[^/]+\/emails\/batch\/?$/i;
 
 const MB = 1024 * 1024;
+
+/** The messages a parsed request asks to send: one for a send, one per item for a batch (none for a batch body that is not one: its route says so). */
+export function messagesOf(req: Request): number {
+  if (req.method !== 'POST') return 0;
+  if (SEND_ROUTE.test(req.path)) return 1;
+  const messages = (req.body as { messages?: unknown } | undefined)?.messages;
+  return BATCH_ROUTE.test(req.path) && Array.isArray(messages) ? messages.length : 0;
+}
+
+/**
+ * Request body bytes one client may have in flight in this gateway at once: a body counts its
+ * Content-Length (or, sent without one, the send limit) from before it is read until its answer is
+ * sent. Past the budget the answer is 429 with Retry-After, before a byte is read, so one client's
+ * large sends queue on its own side and never fill this process's memory or hold its event loop
+ * for everyone. One request alone always passes: its own limit is the body limit's business.
+ */
+export function bodyBudget(bytesPerClient: number): RequestHandler {
+  if (bytesPerClient <= 0) return (_req, _res, next) => next();
+  const inFlight = new Map<string, number>();
+  return (req, res, next) => {
+    const clientId = req.client?.clientId;
+    if (!clientId || !hasBody(req)) return next();
+    const declared = Number(req.get('content-length'));
+    const bytes = Number.isSafeInteger(declared) && declared > 0 ? declared : SEND_BODY_LIMIT_BYTES;
+    const used = inFlight.get(clientId) ?? 0;
+    if (used > 0 && used + bytes > bytesPerClient) {
+      // Node discards the unread body once the answer is sent, without parsing or holding it.
+      throw new TooManyRequestsError(
+        `This client has ${used} bytes of requests in flight in this gateway, and may have ${bytesPerClient}; retry after 1 s.`,
+        1,
+        { 'RateLimit-Policy': `"bytes-in-flight";q=${bytesPerClient}` },
+      );
+    }
+    inFlight.set(clientId, used + bytes);
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      const left = (inFlight.get(clientId) ?? bytes) - bytes;
+      if (left > 0) inFlight.set(clientId, left);
+      else inFlight.delete(clientId);
+    };
+    res.once('finish', release);
+    res.once('close', release);
+    next();
+  };
+}
 
 /**
  * JSON bodies of `limit` for every route but the send and batch routes, which take

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import { TooManyRequestsError } from '@postbus/errors';
 import { createLogger } from '@postbus/logger';
-import { AuthFailureLimit, rateLimit, SharedCounters, type RatePolicy, type UsageReport } from './rate-limit';
+import { AuthFailureLimit, messageRateLimit, rateLimit, SharedCounters, type RatePolicy, type UsageReport } from './rate-limit';
 
 const logger = createLogger({ service: 'test', level: 'error' });
 
@@ -80,6 +80,33 @@ describe('rateLimit', () => {
     let passed = 0;
     for (let i = 0; i < 100; i++) void limit(request('a'), {} as Response, () => passed++);
     expect(passed).toBe(100);
+  });
+});
+
+describe('messageRateLimit', () => {
+  const request = (clientId: string, messages: number) => ({ client: { clientId, scope: 'full' }, messages }) as unknown as Request;
+  const messagesOf = (req: Request) => (req as unknown as { messages: number }).messages;
+
+  it('counts each message of a request: batches cannot pass the limit of messages that sends would', () => {
+    const clock = { now: 9_000_000 };
+    const [counters] = cluster(1, clock);
+    const limit = messageRateLimit(counters!, 1000, messagesOf);
+    const passes = (clientId: string, messages: number) => {
+      try {
+        limit(request(clientId, messages), {} as Response, () => undefined);
+        return true;
+      } catch (error) {
+        expect(error).toBeInstanceOf(TooManyRequestsError);
+        expect((error as TooManyRequestsError).headers).toMatchObject({ 'RateLimit-Policy': '"messages";q=1000;w=1' });
+        return false;
+      }
+    };
+    expect([passes('a', 500), passes('a', 499), passes('a', 2), passes('a', 1)]).toEqual([true, true, false, true]);
+    expect(passes('b', 500)).toBe(true); // every client has its own count
+    expect(passes('a', 0)).toBe(true); // a request that sends nothing is the request limit's
+    // A request of more than the whole limit passes in a window of its own, and fills it.
+    clock.now += 2000;
+    expect([passes('c', 5000), passes('c', 1)]).toEqual([true, false]);
   });
 });
 

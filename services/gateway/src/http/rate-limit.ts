@@ -71,34 +71,35 @@ export class SharedCounters {
     clearInterval(this.timer);
   }
 
-  /** Counts one request of the subject when it is within the limit (a refused one does not count). */
-  take(policy: RatePolicy, subject: string): Verdict {
-    const verdict = this.check(policy, subject);
-    if (verdict.allowed) this.add(policy, subject);
+  /** Counts `weight` requests (or messages) of the subject when they are within the limit (refused ones do not count). */
+  take(policy: RatePolicy, subject: string, weight = 1): Verdict {
+    const verdict = this.check(policy, subject, weight);
+    if (verdict.allowed) this.add(policy, subject, weight);
     return verdict;
   }
 
-  /** Whether one more request of the subject would be within the limit, without counting it. */
-  check(policy: RatePolicy, subject: string): Verdict {
+  /** Whether `weight` more of the subject would be within the limit, without counting them. */
+  check(policy: RatePolicy, subject: string, weight = 1): Verdict {
     const at = this.now();
     const end = windowEnd(at, policy.windowMs);
     const current = this.total(keyOf(policy, end, subject));
     const previous = this.total(keyOf(policy, end - policy.windowMs, subject));
     const overlap = (end - at) / policy.windowMs;
     const used = current + previous * overlap;
-    if (used + 1 <= policy.limit) return { allowed: true, remaining: Math.floor(policy.limit - used - 1), retryAfter: 0 };
+    if (used + weight <= policy.limit) return { allowed: true, remaining: Math.floor(policy.limit - used - weight), retryAfter: 0 };
     // The estimate falls as the previous window slides out, or the current one ends.
-    const retryAfterMs = previous > 0 && current < policy.limit ? ((used + 1 - policy.limit) / previous) * policy.windowMs : end - at;
+    const retryAfterMs =
+      previous > 0 && current + weight <= policy.limit ? ((used + weight - policy.limit) / previous) * policy.windowMs : end - at;
     return { allowed: false, remaining: 0, retryAfter: Math.max(1, Math.ceil(Math.min(retryAfterMs, end - at) / 1000)) };
   }
 
-  /** Counts one event of the subject (e.g. a failed authentication). */
-  add(policy: RatePolicy, subject: string): void {
+  /** Counts `weight` events of the subject (e.g. a failed authentication). */
+  add(policy: RatePolicy, subject: string, weight = 1): void {
     const end = windowEnd(this.now(), policy.windowMs);
     const key = keyOf(policy, end, subject);
     const count = this.local.get(key);
     if (count === undefined && !this.expiry.has(key)) this.expiry.set(key, end + policy.windowMs);
-    this.local.set(key, (count ?? 0) + 1);
+    this.local.set(key, (count ?? 0) + weight);
     this.changed.add(key);
   }
 
@@ -196,6 +197,33 @@ export function rateLimit(counters: SharedCounters, perSecond: number): RequestH
         `This client may send ${perSecond} requests a second (all gateway instances together); retry after ${verdict.retryAfter} s.`,
         verdict.retryAfter,
         { 'RateLimit-Policy': header, RateLimit: `"client";r=0;t=${verdict.retryAfter}` },
+      );
+    }
+    next();
+  };
+}
+
+/**
+ * The per-client limit on messages: `perSecond` a second across all gateway instances, a send
+ * counting one and a batch one per item (`messagesOf`, read off the parsed body), so that a client
+ * cannot pass 500 times the request limit in batches. Over it, 429 with Retry-After, and nothing
+ * of the request is queued. 0 turns it off.
+ */
+export function messageRateLimit(counters: SharedCounters, perSecond: number, messagesOf: (req: Request) => number): RequestHandler {
+  if (perSecond <= 0) return (_req, _res, next) => next();
+  const policy: RatePolicy = { name: 'client-messages', limit: perSecond, windowMs: 1_000 };
+  const header = `"messages";q=${perSecond};w=1`;
+  return (req, _res, next) => {
+    const clientId = req.client?.clientId;
+    const messages = clientId ? messagesOf(req) : 0;
+    if (!clientId || messages === 0) return next();
+    // A request of more messages than the whole limit counts as the limit: it passes in a window of its own.
+    const verdict = counters.take(policy, clientId, Math.min(messages, perSecond));
+    if (!verdict.allowed) {
+      throw new TooManyRequestsError(
+        `This client may send ${perSecond} messages a second (all gateway instances together; a batch counts each of its messages); retry after ${verdict.retryAfter} s.`,
+        verdict.retryAfter,
+        { 'RateLimit-Policy': header, RateLimit: `"messages";r=0;t=${verdict.retryAfter}` },
       );
     }
     next();

@@ -1,0 +1,111 @@
+import { randomBytes } from 'node:crypto';
+import { call, sleep } from '@postbus/testing';
+import { probe, quantile, summary } from './latency';
+import { createClientAndProject, createSendableEmail, startSystem, type DemoClient, type RunningSystem } from './system';
+
+const QUIET_DOMAIN = 'mail.quiet-tenant.example';
+/** What the issue asks of another client's ordinary send while one client floods the gateway with large sends. */
+const ACCEPT_BOUND_MS = 2_000;
+const SINK_P99_MARGIN_MS = 4_000;
+/** Answers a flooding client may get: taken, too large, over its limits, or the broker's back-pressure. */
+const FLOOD_ANSWERS = [200, 413, 429, 503];
+
+/**
+ * One client's large sends do not hold up another client's mail (issue 45 item 7): while one
+ * client fires 24 sends at once, each with a 7 MB attachment (9.3 MB of JSON, parsed, decoded and
+ * stored by the gateway), another client's ordinary sends are each accepted within 2 s and reach
+ * the sink within their quiet p99 plus 4 s, the gateway stays ready, and the flooding client gets
+ * only 200, 413, 429 or 503. What bounds it: the bytes of request bodies one client may have in
+ * flight in a gateway (BODY_BYTES_IN_FLIGHT_PER_CLIENT), past which its requests are refused with
+ * 429 before a byte of them is parsed.
+ */
+describe("one client's large sends do not hold up another client's mail", () => {
+  let system: RunningSystem;
+  let quiet: DemoClient;
+  let flooding: DemoClient;
+
+  beforeAll(async () => {
+    system = await startSystem();
+    [quiet, flooding] = await Promise.all([createClientAndProject(system), createClientAndProject(system)]);
+    await Promise.all([
+      createSendableEmail(system, quiet, { domain: QUIET_DOMAIN, key: 'receipt' }),
+      createSendableEmail(system, flooding, { domain: 'mail.flooding.example', key: 'report' }),
+    ]);
+  }, 120_000);
+
+  afterAll(async () => {
+    await system?.stop();
+  });
+
+  /** The quiet client's sends, one every `everyMs`: how long each took to be accepted, and from its trigger to the sink. */
+  async function quietSends(tag: string, count: number, everyMs: number) {
+    const sent = await Promise.all(
+      Array.from({ length: count }, async (_, i) => {
+        await sleep(i * everyMs);
+        const at = Date.now();
+        const started = performance.now();
+        const res = await call(system.gatewayUrl, 'POST', `/v1/projects/${quiet.projectId}/emails/receipt/send`, {
+          auth: quiet.auth,
+          json: { user: { email: `${tag}-${i}@quiet.example`, name: 'Ann' }, data: {} },
+        });
+        const acceptMs = performance.now() - started;
+        if (res.status !== 200) throw new Error(`the quiet client's send answered ${res.status}: ${res.text}`);
+        return { id: res.body.message_id as string, at, acceptMs };
+      }),
+    );
+    const sinkMs = await Promise.all(
+      sent.map(
+        async ({ id, at }) =>
+          new Date((await system.sink.client.waitForMessageId(`${id}@${QUIET_DOMAIN}`, 120_000)).Created).getTime() - at,
+      ),
+    );
+    return { acceptMs: sent.map((s) => s.acceptMs), sinkMs };
+  }
+
+  it('another client’s sends are accepted within 2 s and reach the sink within their quiet p99 + 4 s, and the gateway stays ready, while 24 sends of 7 MB arrive at once', async () => {
+    await quietSends('warm', 5, 50);
+    const calm = await quietSends('calm', 20, 100);
+
+    const large = JSON.stringify({
+      user: { email: 'reports@flooding.example' },
+      data: {},
+      attachments: [{ filename: 'report.pdf', content: randomBytes(7 * 1024 * 1024).toString('base64') }],
+    });
+    const floodAnswers: number[] = [];
+    const readyz = probe(`${system.gatewayUrl}/readyz`);
+    const flood = Promise.all(
+      Array.from({ length: 24 }, () =>
+        fetch(`${system.gatewayUrl}/v1/projects/${flooding.projectId}/emails/report/send`, {
+          method: 'POST',
+          headers: { authorization: flooding.auth, 'content-type': 'application/json' },
+          body: large,
+        }).then(
+          async (res) => {
+            await res.arrayBuffer();
+            floodAnswers.push(res.status);
+          },
+          () => floodAnswers.push(0), // no answer
+        ),
+      ),
+    );
+    const noisy = await quietSends('noisy', 20, 100);
+    await flood;
+    const ready = await readyz.stop();
+
+    const counts = [...new Set(floodAnswers)].map((status) => `${status}: ${floodAnswers.filter((s) => s === status).length}`);
+    console.info(
+      [
+        `quiet client accepted, alone: ${summary(calm.acceptMs)}; beside the flood: ${summary(noisy.acceptMs)}`,
+        `quiet client trigger→sink, alone: ${summary(calm.sinkMs)}; beside the flood: ${summary(noisy.sinkMs)}`,
+        `gateway /readyz during the flood: ${summary(ready)}`,
+        `the flooding client's answers: ${counts.join(', ')}`,
+      ].join('\n'),
+    );
+    expect(floodAnswers).toHaveLength(24);
+    expect(floodAnswers.filter((status) => !FLOOD_ANSWERS.includes(status))).toEqual([]);
+    expect(floodAnswers).toContain(200);
+    expect(Math.max(...noisy.acceptMs)).toBeLessThan(ACCEPT_BOUND_MS);
+    expect(quantile(noisy.sinkMs, 0.99)).toBeLessThanOrEqual(quantile(calm.sinkMs, 0.99) + SINK_P99_MARGIN_MS);
+    expect(ready.filter((latency) => latency === Infinity)).toEqual([]);
+  }, 300_000);
+});
