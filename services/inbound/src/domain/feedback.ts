@@ -1,6 +1,7 @@
 import type { ReturnPathClaim, ReturnPathTokens } from '@postbus/crypto';
 import { normaliseEmail, type FeedbackBounceEvent, type FeedbackComplaintEvent, type FeedbackUnsubscribeEvent } from '@postbus/contracts';
 import { readInboundReport, type InboundReport, type OriginalMail } from './inbound-report';
+import { claimOfAddress } from './token-presence';
 
 export type Feedback =
   | { type: 'feedback.bounce'; data: FeedbackBounceEvent }
@@ -41,8 +42,6 @@ export interface ReceivedMail {
   receivedAt: string;
 }
 
-const localPartOf = (address: string): string => address.slice(0, Math.max(0, address.lastIndexOf('@')));
-
 /** A copy's own token makes the feedback that copy's (see CopyPosition). */
 const copyOf = (copy: number | undefined): { copy?: number } => (copy !== undefined ? { copy } : {});
 
@@ -61,7 +60,7 @@ export async function feedbackOf(
   tokens: ReturnPathTokens,
   readReport: ReadReport = readInboundReport,
 ): Promise<Verdict> {
-  const claims = mail.rcptTo.map((address) => tokens.verify(localPartOf(address))).filter((c): c is ReturnPathClaim => c !== null);
+  const claims = mail.rcptTo.map((address) => claimOfAddress(tokens, address)).filter((c): c is ReturnPathClaim => c !== null);
   const unsubscribes = new Map(claims.filter((c) => c.purpose === 'unsubscribe').map((c) => [`${c.messageId}:${c.copy ?? ''}`, c]));
   if (unsubscribes.size > 0)
     return {
@@ -73,7 +72,7 @@ export async function feedbackOf(
 
   const report = await readReport(mail.raw);
   const claimOf = (address: string | undefined, purpose: ReturnPathClaim['purpose']): ReturnPathClaim | undefined => {
-    const claim = address === undefined ? null : tokens.verify(localPartOf(address));
+    const claim = address === undefined ? null : claimOfAddress(tokens, address);
     return claim?.purpose === purpose ? claim : undefined;
   };
   const original: OriginalMail = report.kind === 'delivery_status' || report.kind === 'complaint' ? report.original : {};

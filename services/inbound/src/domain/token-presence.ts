@@ -1,4 +1,4 @@
-import type { ReturnPathTokens } from '@postbus/crypto';
+import type { ReturnPathClaim, ReturnPathTokens } from '@postbus/crypto';
 
 /**
  * A return-path token as it appears before the `@` of an address: `b.`/`u.` (or `b3.` for a copy's
@@ -10,6 +10,10 @@ const TOKEN = /\b([bu](?:[1-9][0-9]?)?\.[0-9a-f]{32}\.[a-z2-7]{20})@/gi;
 const BASE64_LINE = /^[A-Za-z0-9+/]{16,}={0,2}\r?$/;
 /** Tokens checked per mail at most: each is an HMAC, and a stranger's mail may hold thousands of look-alikes. */
 const MAX_CANDIDATES = 50;
+
+/** What the signed token of an address's local part claims, or null when it carries none. */
+export const claimOfAddress = (tokens: ReturnPathTokens, address: string): ReturnPathClaim | null =>
+  tokens.verify(address.slice(0, Math.max(0, address.lastIndexOf('@'))));
 
 /** The text of a mail's head where a token may appear: as it is, with quoted-printable soft breaks joined, and its base64 runs decoded. */
 function textsOf(head: Buffer): string[] {
@@ -35,8 +39,7 @@ function textsOf(head: Buffer): string[] {
  * can change nothing, and is not stored: a stranger cannot fill the bus with it.
  */
 export function carriesToken(mail: { head: Buffer; rcptTo: string[] }, tokens: ReturnPathTokens): boolean {
-  const localPart = (address: string) => address.slice(0, Math.max(0, address.lastIndexOf('@')));
-  if (mail.rcptTo.some((address) => tokens.verify(localPart(address)) !== null)) return true;
+  if (mail.rcptTo.some((address) => claimOfAddress(tokens, address) !== null)) return true;
   let checked = 0;
   for (const text of textsOf(mail.head)) {
     for (const match of text.matchAll(TOKEN)) {

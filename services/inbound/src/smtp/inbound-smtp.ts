@@ -1,4 +1,4 @@
-import { SMTPServer, type SMTPServerSession } from 'smtp-server';
+import { SMTPServer } from 'smtp-server';
 import type { Logger } from '@postbus/logger';
 import { collectMessageHead } from '@postbus/smtp';
 
@@ -112,8 +112,8 @@ export function createInboundSmtpServer(options: InboundSmtpOptions): SMTPServer
   /** Connections open per network, and each open connection's network and lifetime timer. */
   const openPerNetwork = new Map<string, number>();
   const open = new Map<string, { network: string; timer: NodeJS.Timeout }>();
-  const refuse = (session: SMTPServerSession, why: string, callback: (error?: Error) => void) => {
-    logger.warn(`inbound connection refused: ${why}`, { network: networkOf(session.remoteAddress) });
+  const refuse = (network: string, why: string, callback: (error?: Error) => void) => {
+    logger.warn(`inbound connection refused: ${why}`, { network });
     callback(reply(421, `4.7.0 ${why}, try again later`));
   };
   const connectionOf = (id: string): Connection | undefined => [...server.connections].find((c) => c.id === id);
@@ -146,9 +146,9 @@ export function createInboundSmtpServer(options: InboundSmtpOptions): SMTPServer
 
     onConnect(session, callback) {
       const network = networkOf(session.remoteAddress);
-      if (!budget.take(network)) return refuse(session, 'Too many connections from your network', callback);
+      if (!budget.take(network)) return refuse(network, 'Too many connections from your network', callback);
       const already = openPerNetwork.get(network) ?? 0;
-      if (already >= limits.connectionsPerNetwork) return refuse(session, 'Too many open connections from your network', callback);
+      if (already >= limits.connectionsPerNetwork) return refuse(network, 'Too many open connections from your network', callback);
       const connection = connectionOf(session.id);
       if (!connection) return callback(); // closed meanwhile
       openPerNetwork.set(network, already + 1);
