@@ -115,15 +115,17 @@ describe('the admin panel setup, messages, revenue, erasures and API keys in a r
     // styles applied despite the panel's CSP), and the editor named for screen readers.
     const editor = page.getByRole('textbox', { name: 'HTML' });
     await editor.waitFor();
-    // The editor lives in a shadow root (see template-editor.tsx): found from its host.
-    const colours = await page.evaluate<{ line: string; tokens: string[] }>(`(() => {
+    // The editor lives in a shadow root (see template-editor.tsx): found from its host. CodeMirror parses in
+    // idle time, so on a busy machine the first colours come some frames after the editor shows: polled.
+    const colouredTokens = `(() => {
       const content = [...document.querySelectorAll('*')].find((el) => el.shadowRoot)?.shadowRoot.querySelector('.cm-content');
-      return {
-        line: getComputedStyle(content.querySelector('.cm-line')).color,
-        tokens: [...content.querySelectorAll('.cm-line span[class]')].map((span) => getComputedStyle(span).color),
-      };
-    })()`);
-    expect(colours.tokens.filter((colour) => colour !== colours.line).length).toBeGreaterThan(0);
+      const line = content && content.querySelector('.cm-line');
+      if (!line) return 0;
+      const text = getComputedStyle(line).color;
+      return [...content.querySelectorAll('.cm-line span[class]')].filter((span) => getComputedStyle(span).color !== text).length;
+    })()`;
+    await page.waitForFunction(`${colouredTokens} > 0`, undefined, { timeout: 15_000 }).catch(() => undefined);
+    expect(await page.evaluate<number>(colouredTokens)).toBeGreaterThan(0);
     // The live preview renders the unsaved template through the API before anything is saved.
     await page.getByLabel('Subject', { exact: true }).fill('Welcome, {{user.name}}');
     await page.getByLabel('Rendered subject').waitFor();
