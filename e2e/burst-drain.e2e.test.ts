@@ -149,7 +149,7 @@ describe('a burst of triggers drains through stopped consumers', () => {
   /** The consumer groups of the services the test stops. */
   const groupsOf: Partial<Record<ServiceName, string[]>> = {
     users: [ConsumerGroups.users],
-    mailer: [ConsumerGroups.mailerTriggers, ConsumerGroups.mailerProjections, ConsumerGroups.mailerFeedback],
+    mailer: [ConsumerGroups.mailerTriggers, ConsumerGroups.mailerBulk, ConsumerGroups.mailerProjections, ConsumerGroups.mailerFeedback],
     'webhook-dispatcher': [ConsumerGroups.webhooks, ConsumerGroups.webhooksProjects],
   };
 

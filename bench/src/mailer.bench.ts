@@ -161,7 +161,7 @@ async function main(): Promise<number> {
   const infra = new RunInfrastructure(
     'mbench',
     ['gateway', 'users', 'mailer'],
-    ['postbus-mailer-projections', 'postbus-mailer-feedback', 'postbus-mailer-triggers'],
+    ['postbus-mailer-projections', 'postbus-mailer-feedback', 'postbus-mailer-triggers', 'postbus-mailer-bulk'],
   );
   const { runId } = infra;
 

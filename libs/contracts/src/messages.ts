@@ -294,6 +294,8 @@ export const MessageSchemas = {
   'user.unsubscribed': UserUnsubscribedEvent,
   'user.update_rejected': UserUpdateRejectedEvent,
   'email.trigger': EmailTriggerCommand,
+  /** A batch send's message: the same command, on the batch lane. */
+  'email.bulk_trigger': EmailTriggerCommand,
   'email.erasure_requested': EmailErasureRequestedCommand,
   'email.suppress': EmailSuppressCommand,
   'email.unsuppress': EmailUnsuppressCommand,

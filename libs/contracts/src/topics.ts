@@ -8,6 +8,7 @@ import type { MessageType } from './messages';
 export const ConsumerGroups = {
   users: 'postbus-users',
   mailerTriggers: 'postbus-mailer-triggers',
+  mailerBulk: 'postbus-mailer-bulk',
   mailerProjections: 'postbus-mailer-projections',
   mailerFeedback: 'postbus-mailer-feedback',
   inbound: 'postbus-inbound',
@@ -25,6 +26,12 @@ export const Topics = {
   UserCommands: 'postbus.users.commands.v1',
   UserEvents: 'postbus.users.events.v1',
   EmailCommands: 'postbus.email.commands.v1',
+  /**
+   * The triggers of batch sends (key: the user's ordering key, as on EmailCommands): a lane of
+   * their own, which the mailer takes as its single sends leave room, so that one client's
+   * thousands of batched messages never queue ahead of another client's single send.
+   */
+  EmailBulk: 'postbus.email.bulk.v1',
   /** Log-compacted, keyed by `<kind>:<entity id>`: the latest state of every catalog entity, or its deletion marker. */
   Catalog: 'postbus.catalog.v1',
   /**
@@ -70,6 +77,7 @@ export const MessageTopics = {
   'user.unsubscribed': Topics.UserEvents,
   'user.update_rejected': Topics.UserEvents,
   'email.trigger': Topics.EmailCommands,
+  'email.bulk_trigger': Topics.EmailBulk,
   'email.erasure_requested': Topics.EmailCommands,
   'email.suppress': Topics.EmailCommands,
   'email.unsuppress': Topics.EmailCommands,

@@ -86,6 +86,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   await bus.ensureTopics([
     { topic: Topics.UserCommands },
     { topic: Topics.EmailCommands },
+    { topic: Topics.EmailBulk },
     { topic: Topics.Catalog, compacted: true },
     { topic: Topics.TrackingEvents },
     { topic: Topics.PaymentCommands },

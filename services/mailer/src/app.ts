@@ -11,6 +11,7 @@ import { SmtpRelay } from './clients/smtp-relay';
 import { Deliverer } from './domain/delivery/deliverer';
 import { Engagements } from './domain/engagements';
 import { Feedback } from './domain/feedback';
+import { BulkLane } from './domain/bulk-lane';
 import { MailerErasure } from './domain/erasure-participant';
 import { MessageLog } from './domain/message-log';
 import { MessageRetention } from './domain/message-retention';
@@ -20,7 +21,7 @@ import { SendPathPriority } from './domain/send-path-priority';
 import { SuppressionList } from './domain/suppression-list';
 import { Timeline } from './domain/timeline';
 import { statusReached, TriggerDelivery } from './domain/trigger-delivery';
-import { catalogHandlers, emailCommandHandlers, feedbackHandlers, peopleHandlers } from './handlers';
+import { bulkHandlers, catalogHandlers, emailCommandHandlers, feedbackHandlers, peopleHandlers } from './handlers';
 import { attachmentsApi } from './http/attachments-api';
 import { internalApi } from './http/internal-api';
 import { AttachmentStore } from './model/attachment.repository';
@@ -100,6 +101,7 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
   const bus = new Bus({ ...busOptions(config), service: 'postbus/mailer', logger, metrics });
   await bus.ensureTopics([
     { topic: Topics.EmailCommands },
+    { topic: Topics.EmailBulk },
     { topic: Topics.Catalog, compacted: true },
     { topic: Topics.UserEvents },
     { topic: Topics.UserCommands },
@@ -165,14 +167,34 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     partitionsConsumedConcurrently: config.KAFKA_TOPIC_PARTITIONS,
     handlers: feedbackHandlers(feedback),
   });
+  // While single sends are being delivered, batch messages go at a bounded rate (BulkLane).
+  const singles = new SendPathPriority({ whileSendingPerSecond: config.MAILER_BULK_RATE_WHILE_SENDING });
+  // A run is delivered side by side and committed as a whole: a few times the SMTP pool keeps
+  // the relay busy without letting one run's slowest mail hold back hundreds of others.
+  const maxRunSize = config.SMTP_POOL_CONNECTIONS * 4;
   await bus.consume({
     groupId: ConsumerGroups.mailerTriggers,
     gatherFetches: 'send-path',
-    handlers: emailCommandHandlers(triggerDelivery, sendPath, erasure, suppressionList),
+    handlers: emailCommandHandlers(triggerDelivery, { sendPath, singles }, erasure, suppressionList),
     partitionsConsumedConcurrently: config.KAFKA_TOPIC_PARTITIONS,
-    // A run is delivered side by side and committed as a whole: a few times the SMTP pool keeps
-    // the relay busy without letting one run's slowest mail hold back hundreds of others.
-    maxRunSize: config.SMTP_POOL_CONNECTIONS * 4,
+    maxRunSize,
+  });
+  // One run at a time: a single send waits behind one run of batch messages at most. A batch's
+  // first message may wait for its fetch to gather more (off the send path), and an idle lane
+  // fetches a few times a second, not fifty.
+  await bus.consume({
+    groupId: ConsumerGroups.mailerBulk,
+    gatherFetches: 'off-send-path',
+    handlers: bulkHandlers(
+      triggerDelivery,
+      sendPath,
+      new BulkLane({
+        singles,
+        singlesPassed: (time) => bus.groupHasPassed(ConsumerGroups.mailerTriggers, [Topics.EmailCommands], time),
+      }),
+    ),
+    partitionsConsumedConcurrently: 1,
+    maxRunSize,
   });
   const retryWorker = new RetryWorker({
     retries,

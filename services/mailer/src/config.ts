@@ -58,6 +58,12 @@ export const MailerConfig = Type.Object({
     description:
       'delivery reports (bounces) recorded a second at most while triggers are being delivered, so that a wave of DSNs never slows the mail; at once otherwise',
   }),
+  MAILER_BULK_RATE_WHILE_SENDING: Type.Integer({
+    minimum: 1,
+    default: 20,
+    description:
+      "batch sends' messages delivered a second at most while single sends are being delivered, so that one client's batches never hold up another's single send; as fast as the mailer goes otherwise",
+  }),
   MAILER_SCHEDULE_POLL_MS: Type.Integer({
     minimum: 50,
     maximum: 4_000,

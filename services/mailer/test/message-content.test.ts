@@ -161,6 +161,7 @@ describe("a message's rendered email", () => {
     const handler = emailTriggerHandler(
       new TriggerDelivery({ store, suppressions, retries, deliverer, timeline, lists, rollups, scheduled: noScheduledSends }),
       new SendPathPriority({ whileSendingPerSecond: 50 }),
+      new SendPathPriority({ whileSendingPerSecond: 50 }),
     );
     let t = 0;
     const trigger = (): EmailTriggerCommand => ({

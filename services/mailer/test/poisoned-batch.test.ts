@@ -43,6 +43,7 @@ describe('a poisoned trigger among others', () => {
     handler = emailTriggerHandler(
       new TriggerDelivery({ store, suppressions, retries, deliverer, timeline, lists, rollups, scheduled: noScheduledSends }),
       new SendPathPriority({ whileSendingPerSecond: 50 }),
+      new SendPathPriority({ whileSendingPerSecond: 50 }),
     );
   });
 

@@ -31,6 +31,7 @@ export async function start({ config, logger }: { config: UsersConfig; logger: L
     { topic: Topics.UserCommands },
     { topic: Topics.UserEvents },
     { topic: Topics.EmailCommands },
+    { topic: Topics.EmailBulk },
     { topic: Topics.ErasureEvents },
   ]);
   await bus.publisher.connect();
@@ -40,8 +41,8 @@ export async function start({ config, logger }: { config: UsersConfig; logger: L
     publisher: bus.publisher,
     logger,
     retryWindowMs: config.USER_UPDATE_RETRY_WINDOW_MS,
-    // Creates come as user commands, and as triggers (implicit registration).
-    createsHandledUpTo: (time) => bus.groupHasPassed(groupId, [Topics.UserCommands, Topics.EmailCommands], time),
+    // Creates come as user commands, and as triggers of either lane (implicit registration).
+    createsHandledUpTo: (time) => bus.groupHasPassed(groupId, [Topics.UserCommands, Topics.EmailCommands, Topics.EmailBulk], time),
   });
   const erasure = new UserErasure({ users, logger });
   // One group: every consumer group costs the broker a fetch loop (measured: two more groups cut

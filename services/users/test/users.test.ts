@@ -148,6 +148,22 @@ describe('users service', () => {
     await waitFor(() => events.messages.find((m) => m.headers['ce_id'] === `${id}.created`), { what: 'user.created for the trigger' });
   });
 
+  it('when a batch send names an unknown email (its own lane), then it registers the user all the same', async () => {
+    await bus.publisher.publish(Topics.EmailBulk, 'email.bulk_trigger', userOrderingKey(projectId, { email: 'batched@example.com' }), {
+      messageId: 'msg_batched',
+      projectId,
+      emailId: 'e1',
+      emailKey: 'welcome',
+      templateId: 't1',
+      templateVersion: 1,
+      user: { email: 'batched@example.com', user_id: 'u-batched', name: 'Batched' },
+      data: {},
+      acceptedAt: now(),
+    });
+    const user = await waitFor(() => profile('batched@example.com'), { what: 'the user a batch registered' });
+    expect(user).toMatchObject({ user_id: 'u-batched', name: 'Batched' });
+  });
+
   it('when the same create is delivered twice, then there is still one user', async () => {
     const data = { projectId, email: 'twice@example.com', fields: { plan: 'basic' } };
     const key = userOrderingKey(projectId, { email: 'twice@example.com' });

@@ -11,7 +11,8 @@ import { catalogEntityHandler } from './catalog-entity.handler';
 import { emailErasureRequestedHandler } from './email-erasure-requested.handler';
 import { emailSuppressHandler } from './email-suppress.handler';
 import { emailUnsuppressHandler } from './email-unsuppress.handler';
-import { emailTriggerHandler } from './email-trigger.handler';
+import { emailBulkTriggerHandler, emailTriggerHandler } from './email-trigger.handler';
+import type { BulkLane } from '../domain/bulk-lane';
 import { erasureExecuteHandler } from './erasure-execute.handler';
 import { feedbackBounceHandler } from './feedback-bounce.handler';
 import { feedbackComplaintHandler } from './feedback-complaint.handler';
@@ -27,14 +28,19 @@ import { userUnsubscribedHandler } from './user-unsubscribed.handler';
  */
 export const emailCommandHandlers = (
   delivery: TriggerDelivery,
-  sendPath: SendPathPriority,
+  lanes: { sendPath: SendPathPriority; singles: SendPathPriority },
   erasure: MailerErasure,
   suppressionList: SuppressionList,
 ) => [
-  emailTriggerHandler(delivery, sendPath),
+  emailTriggerHandler(delivery, lanes.sendPath, lanes.singles),
   emailErasureRequestedHandler(erasure),
   emailSuppressHandler(suppressionList),
   emailUnsuppressHandler(suppressionList),
+];
+
+/** A batch send's messages, in their own lane and consumer group (see BulkLane). */
+export const bulkHandlers = (delivery: TriggerDelivery, sendPath: SendPathPriority, lane: BulkLane) => [
+  emailBulkTriggerHandler(delivery, sendPath, lane),
 ];
 
 /** The catalog topic into this service's projection of it. */

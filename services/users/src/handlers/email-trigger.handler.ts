@@ -1,13 +1,16 @@
-import { defineHandler } from '@postbus/bus';
-import { Topics } from '@postbus/contracts';
+import { defineHandler, type Handler } from '@postbus/bus';
+import { MessageTopics } from '@postbus/contracts';
 import { createFromTrigger, registersUser } from '../domain/implicit-registration';
 import type { UserCommands } from '../domain/user-commands';
 
-/** `email.trigger`: the first trigger for an unknown email registers the user (implicit registration). */
-export const emailTriggerHandler = (commands: UserCommands) =>
-  defineHandler({
-    topic: Topics.EmailCommands,
-    type: 'email.trigger',
+/**
+ * `email.trigger` and `email.bulk_trigger` (a batch send's, on its own lane): the first trigger
+ * for an unknown email registers the user (implicit registration).
+ */
+export const emailTriggerHandler = <T extends 'email.trigger' | 'email.bulk_trigger'>(commands: UserCommands, type: T): Handler<T> =>
+  defineHandler<T>({
+    topic: MessageTopics[type],
+    type,
     handle: async (trigger, ctx) => {
       if (registersUser(trigger)) await commands.create(createFromTrigger(trigger), ctx);
     },

@@ -15,7 +15,8 @@ export const userHandlers = (commands: UserCommands) => [
   userUpdateHandler(commands),
   userUnsubscribeHandler(commands),
   userResubscribeHandler(commands),
-  emailTriggerHandler(commands),
+  emailTriggerHandler(commands, 'email.trigger'),
+  emailTriggerHandler(commands, 'email.bulk_trigger'),
 ];
 
 /** Its part in erasures: the profile shows a queued erasure; when it runs, the user goes. */

@@ -185,10 +185,11 @@ export function emailRoutes({
         const data = await sendBatch(params.projectId, body.messages, {
           check: (item) => (checkBatchItem(item) ? [] : toFieldErrors(checkBatchItem.errors)),
           resolve: (emailKey) => catalog.resolve(client.clientId, params.projectId, emailKey),
+          // On the batch lane (Topics.EmailBulk), so that a client's batches queue behind no one's single sends.
           queue: async (triggers) => {
             await commands.sendAll(
-              Topics.EmailCommands,
-              'email.trigger',
+              Topics.EmailBulk,
+              'email.bulk_trigger',
               triggers.map(({ key, command }) => ({ key, data: command })),
               requestId,
             );
