@@ -127,24 +127,20 @@ export type TopicOf<T extends MessageType> = (typeof MessageTopics)[T];
 export type MessageTypeOn<Topic extends TopicName> = { [T in MessageType]: TopicOf<T> extends Topic ? T : never }[MessageType];
 
 /**
+ * The topics whose messages never name people: the catalog holds the clients' own setup
+ * (projects, domains, templates), the auth topic key ids, the usage topic counts per client.
+ */
+const TopicsWithoutPersonalData: ReadonlySet<TopicName> = new Set<TopicName>([Topics.Catalog, Topics.Auth, Topics.GatewayUsage]);
+
+/**
  * The topics whose messages name people (addresses, user ids, attributes, payments, engagement):
  * they, and their DLQs, keep messages only for PII_TOPIC_RETENTION, so an erased person's data
- * does not outlive the erasure on the bus by more than that. The catalog holds the clients' own
- * setup (projects, domains, templates), never the people they write to.
+ * does not outlive the erasure on the bus by more than that. Every topic but those above: a new
+ * topic is personal unless it is listed there.
  */
-export const PersonalDataTopics: ReadonlySet<string> = new Set<TopicName>([
-  Topics.UserCommands,
-  Topics.UserEvents,
-  Topics.EmailCommands,
-  Topics.EmailEvents,
-  Topics.TrackingEvents,
-  Topics.PaymentCommands,
-  Topics.PaymentEvents,
-  Topics.ErasureCommands,
-  Topics.ErasureEvents,
-  Topics.InboundMail,
-  Topics.Feedback,
-]);
+export const PersonalDataTopics: ReadonlySet<string> = new Set<TopicName>(
+  Object.values(Topics).filter((topic) => !TopicsWithoutPersonalData.has(topic)),
+);
 
 /** The topic name as it exists on the broker, with an optional namespace suffix. */
 export const topicName = (topic: string, namespace = ''): string => (namespace ? `${topic}.${namespace}` : topic);
