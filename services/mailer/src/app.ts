@@ -182,17 +182,14 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
   // One run at a time: a single send waits behind one run of batch messages at most. A batch's
   // first message may wait for its fetch to gather more (off the send path), and an idle lane
   // fetches a few times a second, not fifty.
+  const bulkLane = new BulkLane({
+    singles,
+    singlesPassed: (time) => bus.groupHasPassed(ConsumerGroups.mailerTriggers, [Topics.EmailCommands], time),
+  });
   await bus.consume({
     groupId: ConsumerGroups.mailerBulk,
     gatherFetches: 'off-send-path',
-    handlers: bulkHandlers(
-      triggerDelivery,
-      sendPath,
-      new BulkLane({
-        singles,
-        singlesPassed: (time) => bus.groupHasPassed(ConsumerGroups.mailerTriggers, [Topics.EmailCommands], time),
-      }),
-    ),
+    handlers: bulkHandlers(triggerDelivery, sendPath, bulkLane),
     partitionsConsumedConcurrently: 1,
     maxRunSize,
   });
@@ -234,6 +231,7 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
       await scheduleWorker.stop();
       await retention.stop();
       await closeServer(server);
+      bulkLane.close();
       await bus.close();
       await rollups.stop();
       relay.close();

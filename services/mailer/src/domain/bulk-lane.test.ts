@@ -60,6 +60,18 @@ describe('BulkLane', () => {
     await sending;
   });
 
+  it('refuses a run still waiting for the single lane once closed (the mailer stopping), so that the consumer can stop', async () => {
+    const lane = new BulkLane({
+      singles: new SendPathPriority({ whileSendingPerSecond: 10 }),
+      singlesPassed: () => Promise.resolve(false),
+      sleep: () => {
+        lane.close();
+        return Promise.resolve();
+      },
+    });
+    await expect(lane.admit([trigger('2026-12-02T10:00:00.000Z')])).rejects.toThrow(/stopping/);
+  });
+
   it('admits an empty run without asking anything', async () => {
     const lane = new BulkLane({
       singles: { admit: () => Promise.reject(new Error('asked')) },

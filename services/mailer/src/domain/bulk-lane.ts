@@ -22,6 +22,7 @@ export interface BulkLaneDeps {
  * applied before the batch's mail goes.
  */
 export class BulkLane {
+  private closed = false;
   private readonly pollMs: number;
   private readonly sleep: (ms: number) => Promise<void>;
 
@@ -30,11 +31,23 @@ export class BulkLane {
     this.sleep = deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
 
-  /** Waits until a run of batch messages may be delivered. */
+  /**
+   * Waits until a run of batch messages may be delivered. Once the lane is closed (the mailer
+   * stopping, its single-send group with it), a run still waiting is refused: its messages stay
+   * on the bus for the group's next member.
+   */
   async admit(triggers: EmailTriggerCommand[]): Promise<void> {
     if (triggers.length === 0) return;
     await this.deps.singles.admit(triggers.length);
     const newest = new Date(Math.max(...triggers.map((t) => Date.parse(t.acceptedAt))));
-    while (!(await this.deps.singlesPassed(newest))) await this.sleep(this.pollMs);
+    while (!(await this.deps.singlesPassed(newest))) {
+      if (this.closed) throw new Error('the mailer is stopping: this run of batch messages is left to the next member');
+      await this.sleep(this.pollMs);
+    }
+  }
+
+  /** Refuses the runs still waiting for the single-send lane, which stops with the mailer. */
+  close(): void {
+    this.closed = true;
   }
 }
