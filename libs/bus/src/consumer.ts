@@ -173,6 +173,9 @@ function validatorFor(type: MessageType): ValidateFunction {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** How long a consumer that kafkajs left stopped after a crash waits before it starts again. */
+const CRASH_RESTART_MS = 1_000;
+
 /**
  * Runs handlers over their topics: one message at a time per partition, the offset committed only
  * after the handler succeeded; a failing message is retried with exponential backoff, then moved
@@ -184,6 +187,7 @@ export class MessageConsumer {
   private readonly policy: RetryPolicy;
   private readonly runSizers = new Map<Handler, RunSizer>();
   private stopping = false;
+  private restartTimer: NodeJS.Timeout | undefined;
 
   constructor(
     kafka: Kafka,
@@ -211,8 +215,24 @@ export class MessageConsumer {
   }
 
   async start(): Promise<void> {
-    const { metrics, groupId } = this.options;
+    const { metrics, groupId, logger } = this.options;
     if (metrics) this.consumer.on(this.consumer.events.GROUP_JOIN, () => metrics.joined(groupId));
+    // kafkajs restarts a consumer that crashed on an error it counts as retriable, and leaves one
+    // that crashed on another (e.g. "Failed to find group coordinator" while a broker is away)
+    // stopped for good: its partitions' messages would wait until the process restarts. So it is
+    // started again here, after a pause, until the service stops.
+    this.consumer.on(this.consumer.events.CRASH, ({ payload }) => {
+      if (payload.restart || this.stopping) return;
+      logger.warn('the consumer stopped on an error kafkajs does not retry: starting it again', {
+        group: groupId,
+        error: payload.error.message,
+      });
+      this.restartSoon();
+    });
+    await this.connectAndRun();
+  }
+
+  private async connectAndRun(): Promise<void> {
     await this.consumer.connect();
     await this.consumer.subscribe({ topics: [...this.byTopicAndType.keys()], fromBeginning: this.options.fromBeginning ?? true });
     await this.consumer.run({
@@ -222,6 +242,22 @@ export class MessageConsumer {
       partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 3,
       eachBatch: (payload) => this.eachBatch(payload),
     });
+  }
+
+  /** Starts a crashed consumer again after the pause: one start at a time, however many crashes and failed starts ask for it. */
+  private restartSoon(): void {
+    if (this.stopping || this.restartTimer) return;
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = undefined;
+      if (this.stopping) return;
+      this.connectAndRun().catch((error: unknown) => {
+        this.options.logger.warn('starting the consumer again failed: trying again', {
+          group: this.options.groupId,
+          error: (error as Error).message,
+        });
+        this.restartSoon();
+      });
+    }, CRASH_RESTART_MS);
   }
 
   /** Resolves once the group has assigned this consumer its partitions (useful in tests and start-up logs). */
@@ -238,6 +274,7 @@ export class MessageConsumer {
 
   async stop(): Promise<void> {
     this.stopping = true;
+    clearTimeout(this.restartTimer);
     await this.consumer.disconnect();
   }
 
