@@ -43,7 +43,15 @@ describe('a send scheduled with send_at', () => {
       for (const id of [keptId, droppedId])
         await waitFor(async () => ((await statusOf(id)).status === 'scheduled' ? true : undefined), { what: `${id} scheduled` });
       expect((await statusOf(keptId)).send_at).toBe(sendAt.toISOString());
-      const listed = await api('GET', '/messages?status=scheduled');
+      // The project's list is appended after the message is stored (which the read above shows), so
+      // it may follow by a moment: wait until it lists two, then it must list exactly these two.
+      const listed = await waitFor(
+        async () => {
+          const res = await api('GET', '/messages?status=scheduled');
+          return (res.body.data as unknown[]).length >= 2 ? res : undefined;
+        },
+        { what: 'the scheduled list to show both messages' },
+      );
       expect((listed.body.data as Array<{ id: string }>).map((m) => m.id).sort()).toEqual([keptId, droppedId].sort());
 
       const canceled = await api('POST', `/messages/${droppedId}/cancel`);

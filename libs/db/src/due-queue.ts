@@ -87,6 +87,12 @@ export class DueQueue<P extends Record<string, unknown>> {
     return (await this.Due.exists({ _id: id }).exec()) !== null;
   }
 
+  /** The item's payload while it is scheduled (or claimed and not yet done), else null. */
+  async entry(id: string): Promise<P | null> {
+    const item = await this.Due.findById(id).lean<DueDoc>().exec();
+    return item ? (item.payload as P) : null;
+  }
+
   /**
    * Claims up to `limit` due items for `leaseMs`, oldest first, in a bounded number of round trips
    * whatever the batch: one read of what is due, one unordered insert of all the claims, and bulk

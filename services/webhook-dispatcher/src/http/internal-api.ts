@@ -18,9 +18,10 @@ import {
   WebhookWithSecret,
   WEBHOOK_TEST_EVENT_TYPE,
 } from '@postbus/contracts';
-import { ConflictError, NotFoundError, UnprocessableError, ValidationError } from '@postbus/errors';
+import { NotFoundError, UnprocessableError, ValidationError } from '@postbus/errors';
 import { decodeCursor, defineRoute, encodeCursor, isSequence, serveRoutes, UnsafeAddressError, type AddressPolicy } from '@postbus/http';
-import { deliveryIdOf, statusOf, type DeliveryDoc, type DeliveryStore } from '../model/delivery.repository';
+import { retryByHand } from '../domain/manual-retry';
+import { deliveryIdOf, type DeliveryDoc, type DeliveryStore } from '../model/delivery.repository';
 import type { EndpointDoc, EndpointInput, EndpointStore } from '../model/endpoint.repository';
 import { toDelivery, toWebhook } from './views';
 
@@ -180,15 +181,7 @@ export function internalApi({ endpoints, deliveries, policy, secretOverlapMs }: 
         if (!delivery || delivery.endpointId !== endpoint._id || delivery.clientId !== endpoint.clientId) {
           throw new NotFoundError('No such delivery for this webhook.');
         }
-        const attempts = await deliveries.attemptsOf(delivery._id);
-        const status = statusOf(attempts);
-        if (status === 'succeeded') throw new ConflictError('delivery-succeeded', 'This delivery succeeded; there is nothing to retry.');
-        // Pending: still being tried, or a retry by hand is already scheduled.
-        if (status === 'pending' || (await deliveries.due.pending(delivery._id))) {
-          throw new ConflictError('delivery-pending', 'This delivery is still being tried; it can be retried once it has failed.');
-        }
-        const lastAttempt = attempts.reduce((max, a) => Math.max(max, a.attempt), 0);
-        await deliveries.due.schedule(delivery._id, new Date(), { attempt: lastAttempt + 1, endpointId: endpoint._id, manual: true });
+        await retryByHand(deliveries, delivery);
         return { status: 202, body: { status: 'scheduled', delivery_id: delivery._id } };
       },
     }),
