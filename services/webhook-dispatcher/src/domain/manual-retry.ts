@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConflictError } from '@postbus/errors';
-import { statusOf, type AttemptDoc, type DeliveryDoc, type DuePayload } from '../model/delivery.repository';
+import type { AttemptDoc, DeliveryDoc, DuePayload } from '../model/delivery.repository';
+import { statusOf } from './delivery-status';
 
 /** What a retry by hand reads and writes: a delivery's attempt log and the queue of due attempts. */
 export interface ManualRetryStore {

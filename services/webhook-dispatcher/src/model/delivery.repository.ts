@@ -1,5 +1,6 @@
 import { Schema, type Connection } from 'mongoose';
 import { deliveryIdOf, personList, personListsOf, type PersonKey } from '../domain/delivery-keys';
+import { lastOf, statusOf } from '../domain/delivery-status';
 import { DueQueue, GroupCommit, growing, inParallel, insertNew, SequenceLists, type ListAppend, type ListEntry } from '@postbus/db';
 
 /** One event for one endpoint: written once, never updated; its `_id` is the `webhook-id`. */
@@ -96,15 +97,6 @@ const attemptSchema = growing(
 );
 
 export const attemptIdOf = (deliveryId: string, attempt: number): string => `${deliveryId}:${attempt}`;
-
-/** The status an attempt log adds up to: the last attempt's outcome, pending before any. */
-export function statusOf(attempts: AttemptDoc[]): DeliveryStatus {
-  const last = lastOf(attempts);
-  return !last || last.outcome === 'retrying' ? 'pending' : last.outcome;
-}
-
-const lastOf = (attempts: AttemptDoc[]): AttemptDoc | undefined =>
-  attempts.reduce<AttemptDoc | undefined>((a, b) => (!a || b.attempt >= a.attempt ? b : a), undefined);
 
 /*
  * The read models, lists of delivery ids in the order they were written (SequenceLists, every
