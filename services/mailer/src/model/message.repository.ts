@@ -1,6 +1,6 @@
 import { Schema, type Connection } from 'mongoose';
 import type { Message } from '@postbus/contracts';
-import { GroupCommit, growing, inParallel, insertNew } from '@postbus/db';
+import { GroupCommit, growing, inParallel, insertNew, isDuplicateKeyError } from '@postbus/db';
 import { deliveryEventId, engagementEventId } from '../domain/message-ids';
 import type { ContentDoc, EventDoc, MessageDoc, SummaryDoc } from '../domain/message-records';
 import { isTerminal } from '../domain/message-status';
@@ -152,7 +152,15 @@ export class MessageStore {
 
   /** Writes a message's summary anew (an open or a click changed it), by `_id`. */
   async replaceSummary(summary: SummaryDoc): Promise<void> {
-    await this.Summary.replaceOne({ _id: summary._id }, summary, { upsert: true }).exec();
+    const replace = () => this.Summary.replaceOne({ _id: summary._id }, summary, { upsert: true }).exec();
+    try {
+      await replace();
+    } catch (error) {
+      // An upsert that found no summary inserts one, and loses to the attempt's summary kept at the
+      // same moment (a bounce reported as the mail is recorded sent): it then replaces that one.
+      if (!isDuplicateKeyError(error)) throw error;
+      await replace();
+    }
   }
 
   /** A message's summary in the project; null while its delivery is under way (or it is gone). */
