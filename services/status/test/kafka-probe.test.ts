@@ -1,5 +1,5 @@
 import { Kafka, logLevel, type Admin, type Producer } from 'kafkajs';
-import { defaultKafkaBrokers, uniqueName } from '@postbus/testing';
+import { defaultKafkaBrokers, uniqueName, waitFor } from '@postbus/testing';
 import { kafkaProbe } from '../src/clients/probes/kafka-probe';
 import type { ProbeOutcome } from '../src/clients/probes/probe';
 
@@ -17,6 +17,15 @@ describe('the consumer-lag check against the broker', () => {
     admin = kafka.admin();
     await admin.connect();
     await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+    // The broker may still answer UNKNOWN_TOPIC_OR_PARTITION for a moment (it did on a loaded
+    // machine), and setOffsets does not retry that: wait until its metadata has the leader.
+    await waitFor(
+      async () => {
+        const known = await admin.fetchTopicMetadata({ topics: [topic] }).catch(() => undefined);
+        return known?.topics[0]?.partitions.some((p) => p.leader >= 0) || undefined;
+      },
+      { what: `the broker to know ${topic}` },
+    );
     producer = kafka.producer();
     await producer.connect();
     await producer.send({ topic, messages: Array.from({ length: 100 }, (_, i) => ({ value: String(i) })) });
