@@ -90,6 +90,42 @@ describe('every', () => {
     }
   });
 
+  it('runSoon() runs at once, or right after the run under way; at rest between runs the rest restarts after it, in one chain', async () => {
+    const slow = gate();
+    let runs = 0;
+    const task = jest.fn(() => (++runs === 2 ? slow.opened : undefined));
+    loop = every(1_000, task, { onError: jest.fn(), pace: 'rest-between-runs' });
+
+    await jest.advanceTimersByTimeAsync(400);
+    loop.runSoon();
+    await jest.advanceTimersByTimeAsync(0);
+    expect(task).toHaveBeenCalledTimes(1);
+    // The rest starts again from that run's end: no run at 1,000 ms, the next at 1,400 ms.
+    await jest.advanceTimersByTimeAsync(999);
+    expect(task).toHaveBeenCalledTimes(1);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(task).toHaveBeenCalledTimes(2); // the slow one
+    loop.runSoon();
+    loop.runSoon();
+    await jest.advanceTimersByTimeAsync(0);
+    expect(task).toHaveBeenCalledTimes(2);
+    slow.open();
+    await jest.advanceTimersByTimeAsync(0);
+    expect(task).toHaveBeenCalledTimes(3); // once after it, however often it was asked for
+    // One chain of rests from there: one run a second, not two.
+    await jest.advanceTimersByTimeAsync(3_000);
+    expect(task).toHaveBeenCalledTimes(6);
+  });
+
+  it('runSoon() after stop() does nothing', async () => {
+    const task = jest.fn();
+    const repeating = every(1_000, task, { onError: jest.fn() });
+    await repeating.stop();
+    repeating.runSoon();
+    await jest.advanceTimersByTimeAsync(2_000);
+    expect(task).not.toHaveBeenCalled();
+  });
+
   it('stop() also ends a loop that keeps finding more to do', async () => {
     let runs = 0;
     const task = jest.fn(() => {

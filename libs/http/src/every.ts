@@ -2,6 +2,11 @@
 export interface Repeating {
   /** Cancels the runs not yet started and resolves once the one under way (if any) has finished. */
   stop(): Promise<void>;
+  /**
+   * Runs the task now, or right after the run under way, beside its pace: for work the caller knows
+   * is due (a retry it scheduled itself), which the loop would otherwise find only at its next run.
+   */
+  runSoon(): void;
 }
 
 export interface EveryOptions {
@@ -32,8 +37,12 @@ export function every(intervalMs: number, task: () => Promise<unknown> | void, o
   const pace = options.pace ?? 'fixed-rate';
   let stopped = false;
   let running: Promise<void> | undefined;
+  /** The first run's timer, then (at rest between runs) the next run's. */
   let timeout: NodeJS.Timeout | undefined;
   let interval: NodeJS.Timeout | undefined;
+  /** A run asked for at once (RUN_AGAIN_NOW, runSoon). */
+  let atOnce: NodeJS.Timeout | undefined;
+  let soonAfterRun = false;
 
   const runAfter = (delayMs: number) => {
     timeout = setTimeout(() => {
@@ -47,12 +56,16 @@ export function every(intervalMs: number, task: () => Promise<unknown> | void, o
   };
 
   const runAtOnce = () => {
-    timeout = setTimeout(run, 0);
-    timeout.unref();
+    atOnce = setTimeout(run, 0);
+    atOnce.unref();
   };
 
   const run = () => {
     if (stopped || running) return;
+    // Whatever started this run, the runs still pending are this one: at rest between runs, the
+    // next is scheduled when it ends (a pending one would start a second chain of runs).
+    clearTimeout(atOnce);
+    if (pace === 'rest-between-runs') clearTimeout(timeout);
     let again = false;
     // Started from a resolved promise, so that a task throwing before its first await is reported too.
     running = Promise.resolve()
@@ -64,8 +77,10 @@ export function every(intervalMs: number, task: () => Promise<unknown> | void, o
       .finally(() => {
         running = undefined;
         if (stopped) return;
-        if (again) runAtOnce();
-        else if (pace === 'rest-between-runs') runAfter(intervalMs);
+        if (again || soonAfterRun) {
+          soonAfterRun = false;
+          runAtOnce();
+        } else if (pace === 'rest-between-runs') runAfter(intervalMs);
       });
   };
 
@@ -74,8 +89,14 @@ export function every(intervalMs: number, task: () => Promise<unknown> | void, o
     async stop() {
       stopped = true;
       clearTimeout(timeout);
+      clearTimeout(atOnce);
       clearInterval(interval);
       await running;
+    },
+    runSoon() {
+      if (stopped) return;
+      if (running) soonAfterRun = true;
+      else run();
     },
   };
 }

@@ -64,6 +64,12 @@ export function feedbackPath(deps: FeedbackPathDeps, config: Pick<MailerConfig, 
   return { suppressionList, sendPath, engagements, feedback };
 }
 
+/**
+ * How often the retry worker looks for due attempts it was not woken for: another instance's, or
+ * one whose claimer died (the attempts this instance schedules wake it when they fall due).
+ */
+const RETRY_POLL_MS = 1_000;
+
 /** Starts the mailer: its database, the projections it keeps, the trigger consumer, the retry worker and its internal API. */
 export async function start({ config, logger }: { config: MailerConfig; logger: Logger }): Promise<MailerService> {
   if (!config.SECRETS_KEY) logger.warn('SECRETS_KEY is not set: DKIM keys sealed by the gateway cannot be opened (development only)');
@@ -200,8 +206,9 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     deliverer,
     timeline,
     logger,
-    intervalMs: Math.max(50, Math.min(1_000, Math.floor(config.MAILER_RETRY_BASE_MS / 4))),
+    intervalMs: RETRY_POLL_MS,
   });
+  retries.onScheduled((dueAt) => retryWorker.wakeAt(dueAt));
   retryWorker.start();
   const retention = new MessageRetention({
     store,

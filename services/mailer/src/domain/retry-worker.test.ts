@@ -18,7 +18,13 @@ const event = (id: string, e: EventDoc['event'], sequence: number): EventDoc => 
 });
 
 /** Retries due, messages and timelines in memory; the deliverer answers per message what `outcomes` says. */
-function fakes(due: DueRetry[], messages: MessageDoc[], timelines: Record<string, EventDoc[]>, outcomes: Record<string, Outcome>) {
+function fakes(
+  due: DueRetry[],
+  messages: MessageDoc[],
+  timelines: Record<string, EventDoc[]>,
+  outcomes: Record<string, Outcome>,
+  intervalMs = 10,
+) {
   const done: string[] = [];
   const delivered: Array<{ id: string; reason: string | undefined }> = [];
   const recorded: Array<{ id: string; attempt: number; event: string }> = [];
@@ -57,7 +63,7 @@ function fakes(due: DueRetry[], messages: MessageDoc[], timelines: Record<string
     },
   } as unknown as Timeline;
   const logger = { warn: jest.fn() } as unknown as Logger;
-  const worker = new RetryWorker({ retries, store, suppressions, deliverer, timeline, logger, intervalMs: 10 });
+  const worker = new RetryWorker({ retries, store, suppressions, deliverer, timeline, logger, intervalMs });
   return { worker, done, delivered, recorded, claims, logger };
 }
 
@@ -124,4 +130,33 @@ it('start polls on its interval until stopped', async () => {
   for (let i = 0; i < 100 && recorded.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
   await worker.stop();
   expect(recorded).toEqual([{ id: 'a', attempt: 2, event: 'sent' }]);
+});
+
+describe('the retry worker between polls', () => {
+  it('makes an attempt it was woken for when it falls due, long before its next poll', async () => {
+    const { worker, claims, delivered } = fakes([], [doc('a')], {}, {}, 60_000);
+    worker.start();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(claims).toHaveLength(0); // no poll yet: the first comes after a minute
+      worker.wakeAt(new Date(Date.now() + 100));
+      worker.wakeAt(new Date(Date.now() + 101)); // the same wake-up
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      expect(claims).toHaveLength(0); // not before it is due
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      expect(claims).toHaveLength(1);
+      expect(delivered).toEqual([]);
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it('a wake-up pending at stop() makes no run', async () => {
+    const { worker, claims } = fakes([], [], {}, {}, 60_000);
+    worker.start();
+    worker.wakeAt(new Date(Date.now() + 30));
+    await worker.stop();
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(claims).toHaveLength(0);
+  });
 });

@@ -20,10 +20,19 @@ export interface RetryWorkerDeps {
 
 const CLAIM_BATCH = 100;
 const LEASE_MS = 120_000;
+/** Wake-ups closer than this share one run; past MAX_WAKE_UPS pending, the poll finds the rest. */
+const WAKE_GRAIN_MS = 25;
+const MAX_WAKE_UPS = 256;
 
-/** Takes deferred messages whose next attempt is due and tries them again, one poll at a time. */
+/**
+ * Takes deferred messages whose next attempt is due and tries them again. It runs when an attempt
+ * this instance scheduled falls due (wakeAt), and polls for the others (another instance's, or one
+ * whose claimer died) every intervalMs: an idle mailer then reads the queue once a poll, however
+ * short its retries are.
+ */
 export class RetryWorker {
   private loop: Repeating | undefined;
+  private readonly wakeUps = new Map<number, NodeJS.Timeout>();
 
   constructor(private readonly deps: RetryWorkerDeps) {}
 
@@ -35,7 +44,21 @@ export class RetryWorker {
   }
 
   async stop(): Promise<void> {
+    for (const timer of this.wakeUps.values()) clearTimeout(timer);
+    this.wakeUps.clear();
     await this.loop?.stop();
+  }
+
+  /** Runs once `dueAt` has passed (an attempt this instance just scheduled). */
+  wakeAt(dueAt: Date): void {
+    const at = Math.ceil(dueAt.getTime() / WAKE_GRAIN_MS) * WAKE_GRAIN_MS;
+    if (!this.loop || this.wakeUps.has(at) || this.wakeUps.size >= MAX_WAKE_UPS) return;
+    const timer = setTimeout(() => {
+      this.wakeUps.delete(at);
+      this.loop?.runSoon();
+    }, at - Date.now());
+    timer.unref();
+    this.wakeUps.set(at, timer);
   }
 
   /**

@@ -9,6 +9,7 @@ export interface DueRetry {
 /** Scheduled attempts of deferred messages (see DueQueue: claims with leases, safe with several instances). */
 export class RetryQueue {
   private readonly queue: DueQueue<{ attempt: number }>;
+  private readonly scheduledListeners: Array<(dueAt: Date) => void> = [];
 
   constructor(connection: Connection) {
     this.queue = new DueQueue(connection, 'retries');
@@ -18,8 +19,14 @@ export class RetryQueue {
     return this.queue.init();
   }
 
-  schedule(messageId: string, attempt: number, dueAt: Date): Promise<void> {
-    return this.queue.schedule(messageId, dueAt, { attempt });
+  async schedule(messageId: string, attempt: number, dueAt: Date): Promise<void> {
+    await this.queue.schedule(messageId, dueAt, { attempt });
+    for (const listener of this.scheduledListeners) listener(dueAt);
+  }
+
+  /** Tells `listener` when each attempt scheduled here falls due (the retry worker wakes then). */
+  onScheduled(listener: (dueAt: Date) => void): void {
+    this.scheduledListeners.push(listener);
   }
 
   pending(messageId: string): Promise<boolean> {
