@@ -1,6 +1,6 @@
 import { Schema, type Connection } from 'mongoose';
 import { deliveryIdOf, personList, personListsOf, type PersonKey } from '../domain/delivery-keys';
-import { lastOf, statusOf } from '../domain/delivery-status';
+import { lastOf, statusOf, type AttemptOutcome, type DeliveryStatus } from '../domain/delivery-status';
 import { DueQueue, GroupCommit, growing, inParallel, insertNew, SequenceLists, type ListAppend, type ListEntry } from '@postbus/db';
 
 /** One event for one endpoint: written once, never updated; its `_id` is the `webhook-id`. */
@@ -16,8 +16,7 @@ export interface DeliveryDoc {
 }
 
 export { deliveryIdOf, personList, personListsOf, type PersonKey };
-
-export type AttemptOutcome = 'succeeded' | 'retrying' | 'failed';
+export type { AttemptOutcome, DeliveryStatus };
 
 /** One attempt at a delivery, append-only: the delivery log. Its `_id` is `<deliveryId>:<attempt>`. */
 export interface AttemptDoc {
@@ -36,7 +35,6 @@ export interface AttemptDoc {
   nextAttemptAt?: Date | null;
 }
 
-export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
 /** The statuses with a list of their own (see the read models below). */
 type ListedStatus = Exclude<DeliveryStatus, 'succeeded'>;
 
