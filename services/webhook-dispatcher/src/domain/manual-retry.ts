@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConflictError } from '@postbus/errors';
 import type { AttemptDoc, DeliveryDoc, DuePayload } from '../model/delivery.repository';
-import { statusOf } from './delivery-status';
+import { lastOf, statusOf } from './delivery-status';
 
 /** What a retry by hand reads and writes: a delivery's attempt log and the queue of due attempts. */
 export interface ManualRetryStore {
@@ -39,7 +39,7 @@ export async function retryByHand(
   const status = statusOf(attempts);
   if (status === 'succeeded') throw new ConflictError('delivery-succeeded', 'This delivery succeeded; there is nothing to retry.');
   if (status === 'pending') throw stillTried();
-  const lastAttempt = attempts.reduce((max, a) => Math.max(max, a.attempt), 0);
+  const lastAttempt = lastOf(attempts)?.attempt ?? 0;
   const deadline = Date.now() + timing.finishingWaitMs;
   let queued = await store.due.entry(delivery._id);
   while (queued && queued.attempt <= lastAttempt && Date.now() < deadline) {
