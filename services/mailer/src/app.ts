@@ -130,7 +130,8 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     tokens: new TrackingTokens(trackingSecret, { ttlMs: config.TRACKING_TOKEN_TTL_DAYS * 24 * 60 * 60 * 1000 }),
     returnPath: new ReturnPathTokens(trackingSecret),
     relay,
-    suppressionsOf: (projectId, addresses) => Promise.all(addresses.map((email) => suppressions.reasonFor({ projectId, email }))),
+    suppressionsOf: (projectId, addresses, acceptedAt) =>
+      Promise.all(addresses.map((email) => suppressions.reasonFor({ projectId, email, acceptedAt }))),
     publicBaseUrl: config.PUBLIC_BASE_URL,
     catalogWaitMs: config.MAILER_CATALOG_WAIT_MS,
     templates,

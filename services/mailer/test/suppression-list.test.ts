@@ -87,6 +87,27 @@ describe('the suppression list', () => {
     expect(left).toBe(0);
   });
 
+  it('a message accepted before an erasure ran, handled after it, is suppressed by address and by user id; a later one is not', async () => {
+    const person = { projectId: P, email: 'late@example.org', userId: 'late-user' };
+    await suppressions.addErasure(person, at(0));
+    await suppressions.removeAll(P, [person.email], person.userId, at(40));
+    await suppressions.removeAll(P, [person.email], person.userId, at(30)); // an older pass redelivered keeps the later time
+    expect(
+      await suppressions.reasons([
+        { ...person, acceptedAt: at(39) },
+        { projectId: P, email: person.email, acceptedAt: at(40) },
+        { projectId: P, email: 'someone-else@example.org', userId: person.userId, acceptedAt: at(35) },
+        { ...person, acceptedAt: at(41) },
+        { projectId: 'another-project-3', email: person.email, userId: person.userId, acceptedAt: at(39) },
+        // A copy checked without its message's time: nothing to compare, so the erasure is over.
+        { projectId: P, email: person.email },
+      ]),
+    ).toEqual([ERASURE, ERASURE, ERASURE, undefined, undefined, undefined]);
+    const kept = await db.collection('suppressions').find({ reason: ERASURE }).toArray();
+    expect(JSON.stringify(kept)).not.toContain('late@example.org');
+    expect(JSON.stringify(kept)).not.toContain('late-user');
+  });
+
   it('an erased address that bounced or complained stays suppressed by a hash of it alone, until the client lifts it', async () => {
     await suppressions.block(P, 'complained@example.org', 'complaint', at(50), 'msg_complained');
     await suppressions.block(P, 'dead@example.org', 'hard_bounce', at(51), 'msg_dead');
@@ -150,8 +171,8 @@ describe('the suppression list', () => {
     }
     expect(reasons).toEqual([...recipients.map(() => undefined), 'hard_bounce']);
     expect(recorded.queries.filter((q) => !isPointFilter(q.filter))).toEqual([]);
-    // 10 markers and 10 user ids; the suppressed address: its marker and the four keys it may have.
-    expect(recorded.queries).toHaveLength(25);
+    // The markers of 10 addresses and 10 user ids; the suppressed address: its marker and the five keys it may have.
+    expect(recorded.queries).toHaveLength(26);
   });
 
   it('marks the suppressions stored before markers were kept at its first start, and only then', async () => {
@@ -163,11 +184,14 @@ describe('the suppression list', () => {
         { _id: `${Q}:left@example.org`, projectId: Q, email: 'left@example.org', reason: 'unsubscribed', at: at(2) },
         { _id: `${Q}:erase:email:leaving@example.org`, projectId: Q, email: 'leaving@example.org', reason: ERASURE, at: at(3) },
         { _id: `${Q}:erased:${hashAddress('erased@example.org')}`, projectId: Q, email: null, reason: 'complaint', at: at(4) },
+        { _id: `${Q}:erase:uid:u-leaving`, projectId: Q, email: null, userId: 'u-leaving', reason: ERASURE, at: at(3) },
       ] as never[]);
       const upgraded = new Suppressions(older, hashAddress);
       await upgraded.init();
       const addresses = ['gone', 'left', 'leaving', 'erased', 'never'].map((name) => ({ projectId: Q, email: `${name}@example.org` }));
       expect(await upgraded.reasons(addresses)).toEqual(['hard_bounce', 'unsubscribed', ERASURE, 'complaint', undefined]);
+      // A user id's erasure pending from before user ids were marked.
+      expect(await upgraded.reasons([{ projectId: Q, email: 'new@example.org', userId: 'u-leaving' }])).toEqual([ERASURE]);
 
       // A suppression stored without its marker after the first start (which no mailer does) stays unseen: no second scan.
       await older

@@ -4,7 +4,7 @@ import { Suppressions } from './suppression.repository';
 
 /** Collections in memory by model name, recording each point read as `<model> <id>`. */
 function fakeConnection(
-  collections: Record<string, Array<{ _id: string; reason?: string; reasons?: Array<{ reason: string; at: Date }> }>>,
+  collections: Record<string, Array<{ _id: string; reason?: string; at?: Date; reasons?: Array<{ reason: string; at: Date }> }>>,
 ) {
   const reads: string[] = [];
   const connection = {
@@ -46,6 +46,9 @@ describe('Suppressions.reasonFor', () => {
       },
       { _id: `${P}:block:erased-then-manual@example.org`, reason: 'manual' },
       { _id: `${P}:erased:hash(erased-then-manual@example.org)`, reason: 'hard_bounce', reasons: [{ reason: 'hard_bounce', at: at(0) }] },
+      // When erasures ran (see erasedBeforeKey): at minute 10.
+      { _id: `${P}:erased-before:hash(erased-late@example.org)`, reason: ERASURE, at: at(10) },
+      { _id: `${P}:erased-before:uid:hash(user id u-erased)`, reason: ERASURE, at: at(10) },
     ],
     SuppressedAddress: [
       'unsub@example.org',
@@ -54,6 +57,10 @@ describe('Suppressions.reasonFor', () => {
       'dead@example.org',
       'angry@example.org',
       'erased-then-manual@example.org',
+      'erased-late@example.org',
+      // User ids with an erasure, pending or run.
+      'user id u-7',
+      'user id u-erased',
     ].map((email) => ({
       _id: `${P}:${hash(email)}`,
     })),
@@ -85,18 +92,35 @@ describe('Suppressions.reasonFor', () => {
         { projectId: P, email: 'erased-then-manual@example.org' },
       ]),
     ).toEqual(['complaint', 'hard_bounce']);
-    // The same point reads as for a suppression with one reason: its marker and the four keys it may have, each.
-    expect(reads).toHaveLength(10);
+    // The same point reads as for a suppression with one reason: its marker and the five keys it may have, each.
+    expect(reads).toHaveLength(12);
   });
 
-  it('reads an unmarked address by its marker alone, and a user id by its erasure', async () => {
+  it('suppresses a message accepted before an erasure of its address or user id ran, and not one accepted after', async () => {
+    const reasons = await suppressions.reasons([
+      { projectId: P, email: 'erased-late@example.org', acceptedAt: at(9) },
+      { projectId: P, email: 'erased-late@example.org', acceptedAt: at(11) },
+      { projectId: P, email: 'free@example.org', userId: 'u-erased', acceptedAt: at(10) },
+      { projectId: P, email: 'free@example.org', userId: 'u-erased', acceptedAt: at(12) },
+    ]);
+    expect(reasons).toEqual([ERASURE, undefined, ERASURE, undefined]);
+  });
+
+  it('reads an unmarked address and an unmarked user id by their markers alone, and a marked user id by its erasure and when one ran', async () => {
     await suppressions.reasons([
       { projectId: P, email: 'free@example.org', userId: 'u-3' },
       { projectId: 'p2', email: 'both@example.org' },
+      { projectId: 'p2', email: 'free@example.org', userId: 'u-7' },
+      { projectId: P, email: 'free@example.org', userId: 'u-7' },
     ]);
     expect(reads.sort()).toEqual(
       [
-        `Suppression ${P}:erase:uid:u-3`,
+        `SuppressedAddress ${P}:${hash('user id u-3')}`,
+        `SuppressedAddress p2:${hash('user id u-7')}`,
+        `SuppressedAddress ${P}:${hash('user id u-7')}`,
+        `Suppression ${P}:erase:uid:u-7`,
+        `Suppression ${P}:erased-before:uid:${hash('user id u-7')}`,
+        `SuppressedAddress p2:${hash('free@example.org')}`,
         `SuppressedAddress ${P}:${hash('free@example.org')}`,
         `SuppressedAddress p2:${hash('both@example.org')}`,
       ].sort(),
@@ -111,6 +135,7 @@ describe('Suppressions.reasonFor', () => {
         `Suppression ${P}:erase:email:dead@example.org`,
         `Suppression ${P}:block:dead@example.org`,
         `Suppression ${P}:erased:${hash('dead@example.org')}`,
+        `Suppression ${P}:erased-before:${hash('dead@example.org')}`,
         `Suppression ${P}:dead@example.org`,
       ].sort(),
     );

@@ -83,7 +83,8 @@ const isComplaint = (cause: CauseDoc): boolean => !isLiftable(cause.reason);
 /**
  * That an address may have a suppression: `_id` is `<project>:<hash of the address>` (see
  * markerKey). Written before any suppression keyed by the address, and kept when they are lifted
- * or erased (it names no address), so a missing marker proves the address has none.
+ * or erased (it names no address), so a missing marker proves the address has none. A user id's
+ * erasure is marked likewise, by the hash of the user id (see userIdHash).
  */
 interface MarkerDoc {
   _id: string;
@@ -93,6 +94,8 @@ const markerSchema = new Schema<MarkerDoc>({ _id: String }, { collection: 'suppr
 
 /** Marks that every suppression stored before the markers were kept has one (see `init`). */
 const MARKERS_BACKFILLED = '#backfilled';
+/** Likewise for the erasures of user ids, marked since (see `init`). */
+const USER_ID_MARKERS_BACKFILLED = '#backfilled-user-ids';
 
 const softBounceSchema = new Schema<SoftBounceDoc>(
   { _id: String, count: Number, at: Date },
@@ -104,6 +107,8 @@ export interface Recipient {
   projectId: string;
   email: string;
   userId?: string | null;
+  /** When its message was accepted: one accepted before an erasure of the address or user id ran is for the erased person. */
+  acceptedAt?: Date;
 }
 
 /** Who an erasure is about; either may be unknown. */
@@ -134,6 +139,13 @@ const listEntryKey = (projectId: string, token: string) => `${projectId}:entry:$
 // hash of the address (the erasure audit key's HMAC): no address is kept, and a trigger to it is
 // still suppressed, since the address is still dead, or still complains, whoever has it now.
 const erasedKey = (projectId: string, addressHash: string) => `${projectId}:erased:${addressHash}`;
+// When an erasure of an address, or of a user id, ran (its `before`), keyed by a hash of it: a
+// trigger accepted before then but handled after (the mailer lagging behind its topic) is for the
+// erased person, whose erasure suppression is gone, and is suppressed too. A later one is for
+// whoever has the address now. It names no one, and outlives the erasure's second pass (a trigger
+// may still be on its way then); one per erasure, like the erasure service's audit.
+const erasedBeforeKey = (projectId: string, addressHash: string) => `${projectId}:erased-before:${addressHash}`;
+const userErasedBeforeKey = (projectId: string, userIdHash: string) => `${projectId}:erased-before:uid:${userIdHash}`;
 // The trigger path's first read: one point read a recipient, which the embedded store serves from
 // its index however many suppressions there are, where a `$in` read of the keys below would scan
 // them all. Only an address with a marker has the keys above read (see `reasons`).
@@ -187,6 +199,32 @@ export class Suppressions {
   async init(): Promise<void> {
     await Promise.all([this.Suppression.init(), this.SoftBounce.init(), this.Marker.init(), this.lists.init()]);
     await this.backfillMarkers();
+    await this.backfillUserIdMarkers();
+  }
+
+  /** Marks the user ids of erasures pending since before their markers were kept, once (see backfillMarkers). */
+  private async backfillUserIdMarkers(): Promise<void> {
+    if (await this.Marker.exists({ _id: USER_ID_MARKERS_BACKFILLED }).exec()) return;
+    const docs = await this.Suppression.find({}, { projectId: 1, userId: 1 })
+      .lean<Array<Pick<SuppressionDoc, '_id' | 'projectId' | 'userId'>>>()
+      .exec();
+    await this.markUserIds(
+      docs.flatMap(({ _id, projectId, userId }) => (userId && _id === erasureUserKey(projectId, userId) ? [{ projectId, userId }] : [])),
+    );
+    await insertNew(this.Marker, [{ _id: USER_ID_MARKERS_BACKFILLED }]);
+  }
+
+  /** Marks user ids as possibly erased, before their erasure suppression or the record of it is stored. */
+  private async markUserIds(users: Array<{ projectId: string; userId: string }>): Promise<void> {
+    await this.putMarkers(users.map(({ projectId, userId }) => markerKey(projectId, this.userIdHash(userId))));
+  }
+
+  private async putMarkers(keys: string[]): Promise<void> {
+    if (keys.length === 0) return;
+    await insertNew(
+      this.Marker,
+      [...new Set(keys)].map((_id) => ({ _id })),
+    );
   }
 
   /**
@@ -204,20 +242,13 @@ export class Suppressions {
       const erased = `${projectId}:erased:`;
       return _id.startsWith(erased) ? [markerKey(projectId, _id.slice(erased.length))] : [];
     });
-    await insertNew(
-      this.Marker,
-      [...new Set(markers)].map((_id) => ({ _id })),
-    );
+    await this.putMarkers(markers);
     await insertNew(this.Marker, [{ _id: MARKERS_BACKFILLED }]);
   }
 
   /** Marks addresses as possibly suppressed, before a suppression keyed by them is stored. */
   private async mark(addresses: Array<{ projectId: string; email: string }>): Promise<void> {
-    if (addresses.length === 0) return;
-    await insertNew(
-      this.Marker,
-      [...new Set(addresses.map(({ projectId, email }) => markerKey(projectId, this.hashAddress(email))))].map((_id) => ({ _id })),
-    );
+    await this.putMarkers(addresses.map(({ projectId, email }) => markerKey(projectId, this.hashAddress(email))));
   }
 
   /**
@@ -445,6 +476,7 @@ export class Suppressions {
   /** Suppresses a person whose erasure is scheduled, by address and by user id (a replay adds nothing). */
   async addErasure(target: ErasureTarget, at: Date): Promise<void> {
     if (target.email !== null) await this.mark([{ projectId: target.projectId, email: target.email }]);
+    if (target.userId !== null) await this.markUserIds([{ projectId: target.projectId, userId: target.userId }]);
     await insertNew(this.Suppression, erasureDocs(target, at));
   }
 
@@ -497,6 +529,7 @@ export class Suppressions {
       );
     }
     await deleteByIds(this.Suppression, entries);
+    await this.recordErased(projectId, emails, userId, before);
     const keys = [
       ...emails.flatMap((e) => [keyOf(projectId, e), blockKey(projectId, e), complaintKey(projectId, e), erasureEmailKey(projectId, e)]),
       ...(userId !== null ? [erasureUserKey(projectId, userId)] : []),
@@ -506,48 +539,80 @@ export class Suppressions {
     return deleteByIds(this.Suppression, keys, { at: { $lte: before } });
   }
 
+  /**
+   * Records when an erasure of these addresses and of this user id ran (see erasedBeforeKey), before
+   * their erasure suppressions go; a later pass of the same erasure keeps the latest time.
+   */
+  private async recordErased(projectId: string, emails: string[], userId: string | null, before: Date): Promise<void> {
+    await this.mark(emails.map((email) => ({ projectId, email })));
+    if (userId !== null) await this.markUserIds([{ projectId, userId }]);
+    const keys = [
+      ...emails.map((email) => erasedBeforeKey(projectId, this.hashAddress(email))),
+      ...(userId !== null ? [userErasedBeforeKey(projectId, this.userIdHash(userId))] : []),
+    ];
+    await inParallel(keys, (_id) =>
+      this.Suppression.updateOne(
+        { _id },
+        { $max: { at: before }, $setOnInsert: { projectId, email: null, reason: ERASURE } },
+        { upsert: true },
+      ).exec(),
+    );
+  }
+
+  /** A user id's hash under the erasure audit key, apart from any address's (no address has a space). */
+  private userIdHash(userId: string): string {
+    return this.hashAddress(`user id ${userId}`);
+  }
+
   /** Why this recipient gets no mail, or undefined; asked together with concurrent callers in one read. */
   readonly reasonFor = (recipient: Recipient): Promise<string | undefined> => this.lookups.add(recipient);
 
   private readonly lookups = new GroupCommit<Recipient, string | undefined>((recipients) => this.reasons(recipients));
 
   /**
-   * Why each recipient gets no mail (undefined when it gets mail), in order, by point reads only: its
-   * address's marker and the erasure of its user id, then, for an address with a marker, the keys it
-   * may have. A pending erasure of the address or of the user id wins over any other reason, then
-   * the strongest reason the address is blocked for (see `strongest`), then an unsubscribe.
+   * Why each recipient gets no mail (undefined when it gets mail), in order, by point reads only: the
+   * markers of its address and of its user id, then the keys a marked one may have. A pending erasure of the address or of the user id wins over any other reason, and so
+   * does one that ran after the recipient's message was accepted (see erasedBeforeKey); then the
+   * strongest reason the address is blocked for (see `strongest`), then an unsubscribe.
    */
   async reasons(recipients: Recipient[]): Promise<Array<string | undefined>> {
     if (recipients.length === 0) return [];
     const keys = recipients.map(({ projectId, email, userId }) => {
       const hash = this.hashAddress(email);
+      const userHash = userId ? this.userIdHash(userId) : undefined;
       return {
         marker: markerKey(projectId, hash),
+        userMarker: userHash !== undefined ? markerKey(projectId, userHash) : undefined,
         userErasure: userId ? erasureUserKey(projectId, userId) : undefined,
+        userErased: userHash !== undefined ? userErasedBeforeKey(projectId, userHash) : undefined,
         erasure: erasureEmailKey(projectId, email),
+        erasedBefore: erasedBeforeKey(projectId, hash),
         block: blockKey(projectId, email),
         erased: erasedKey(projectId, hash),
         other: keyOf(projectId, email),
       };
     });
-    const [markers, userErasures] = await Promise.all([
-      findByIds(
-        this.Marker,
-        keys.map((k) => k.marker),
-      ),
-      findByIds(
-        this.Suppression,
-        keys.flatMap((k) => (k.userErasure ? [k.userErasure] : [])),
-      ),
-    ]);
+    const markers = await findByIds(
+      this.Marker,
+      keys.flatMap((k) => [k.marker, ...(k.userMarker !== undefined ? [k.userMarker] : [])]),
+    );
     const marked = new Set(markers.map((m) => m._id));
     const details = await findByIds(
       this.Suppression,
-      keys.flatMap((k) => (marked.has(k.marker) ? [k.erasure, k.block, k.erased, k.other] : [])),
+      keys.flatMap((k) => [
+        ...(marked.has(k.marker) ? [k.erasure, k.block, k.erased, k.other, k.erasedBefore] : []),
+        ...(k.userMarker !== undefined && marked.has(k.userMarker) ? [k.userErasure!, k.userErased!] : []),
+      ]),
     );
-    const found = new Map([...userErasures, ...details].map((d) => [d._id, d]));
-    return keys.map((k) => {
+    const found = new Map(details.map((d) => [d._id, d]));
+    return keys.map((k, i) => {
+      const acceptedAt = recipients[i]!.acceptedAt;
+      const erasedSince = (id: string | undefined) => {
+        const ran = id !== undefined ? found.get(id)?.at : undefined;
+        return ran !== undefined && acceptedAt !== undefined && acceptedAt <= ran;
+      };
       if (found.has(k.erasure) || (k.userErasure !== undefined && found.has(k.userErasure))) return ERASURE;
+      if (erasedSince(k.erasedBefore) || erasedSince(k.userErased)) return ERASURE;
       const blocking = [k.block, k.erased].flatMap((id) => {
         const doc = found.get(id);
         return doc ? causesOf(doc) : [];

@@ -35,8 +35,11 @@ export interface DelivererOptions {
   /** Sign the envelope sender and the List-Unsubscribe mailto address, which the inbound MX reads. */
   returnPath: ReturnPathTokens;
   relay: SmtpRelay;
-  /** Why each address of the project gets no mail (undefined when it gets mail), in order: a message's copies are checked as its recipient is. */
-  suppressionsOf: (projectId: string, addresses: string[]) => Promise<Array<string | undefined>>;
+  /**
+   * Why each address of the project gets no mail (undefined when it gets mail), in order: a
+   * message's copies are checked as its recipient is, for a message accepted at `acceptedAt`.
+   */
+  suppressionsOf: (projectId: string, addresses: string[], acceptedAt: Date) => Promise<Array<string | undefined>>;
   /** The gateway's public origin: one-click unsubscribe links. */
   publicBaseUrl: string;
   /** How long a trigger may wait for catalog entities that have not reached this service yet. */
@@ -174,6 +177,7 @@ export class Deliverer {
         ? await this.options.suppressionsOf(
             message.projectId,
             pending.map((c) => c.email),
+            message.acceptedAt,
           )
         : [];
     const dropped: DroppedCopy[] = pending.flatMap((c, i) =>
