@@ -5,7 +5,7 @@ import { simpleParser } from 'mailparser';
 import { call, waitFor } from '@postbus/testing';
 import { openPanelBrowser, type PanelBrowser } from './browser';
 import { projectCall, withSystemAndClient } from './project-api';
-import type { DemoClient, RunningSystem } from './system';
+import { createClientAndProject, createSendableEmail, type DemoClient, type RunningSystem } from './system';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
@@ -117,6 +117,34 @@ describe('attachments', () => {
     expect(page.url()).toBe(profile);
     expect(panel.cspViolations).toEqual([]);
   }, 90_000);
+
+  it("refuses with a 413 the send whose files would pass its project's attachment quota, keeps nothing of it, and holds no other project to it", async () => {
+    // The test systems give a project 24 MB (ATTACHMENT_QUOTA_BYTES); the first test stored 1 MB of this one's.
+    const nineMegabytes = () => [
+      { filename: 'part.pdf', content: Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(9 * 1024 * 1024)]).toString('base64') },
+    ];
+    const user = { email: 'quota@example.org' };
+    expect((await send({ user, data: { code: 'Q1' }, attachments: nineMegabytes() })).status).toBe(200);
+    expect((await send({ user, data: { code: 'Q2' }, attachments: nineMegabytes() })).status).toBe(200);
+    const refused = await send({ user, data: { code: 'Q3' }, attachments: nineMegabytes() });
+    expect(refused.status).toBe(413);
+    expect(refused.body).toMatchObject({ type: '/problems/attachment-quota-exceeded', detail: expect.stringContaining('quota') });
+    // The two accepted are sent; the refused one is neither listed nor mailed.
+    const listed = await waitFor(async () => {
+      const res = await api('GET', `/messages?email=${encodeURIComponent(user.email)}`);
+      const data = res.body.data as Array<{ status: string }>;
+      return data.length === 2 && data.every((m) => m.status === 'sent') ? data : undefined;
+    });
+    expect(listed).toHaveLength(2);
+    // Another client's project has a quota of its own.
+    const other = await createClientAndProject(system);
+    await createSendableEmail(system, other, { domain: 'mail.quota-other.example' });
+    const elsewhere = await projectCall(system, other, 'POST', '/emails/welcome/send', {
+      user: { email: 'elsewhere@example.org' },
+      attachments: nineMegabytes(),
+    });
+    expect(elsewhere.status).toBe(200);
+  }, 60_000);
 
   it('answers an 11 MB attachment and setup.exe with problems naming the field, and sends nothing', async () => {
     const user = { email: 'refused@example.org' };

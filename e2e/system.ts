@@ -97,6 +97,8 @@ export async function startSystem(
       WEBHOOK_RETRY_SCHEDULE: '0,0.3,0.6,1,1,1,1,1',
       WEBHOOK_TIMEOUT_MS: '2000',
       MAILER_RETRY_BASE_MS: '300',
+      // Small enough that e2e/attachments reaches it with three sends; a file that floods on purpose sets its own.
+      ATTACHMENT_QUOTA_BYTES: String(24 * 1024 * 1024),
       // A message's first render may keep its run waiting 300 ms in production before it is deferred.
       // Beside other systems a cold worker thread's compile can pass that, and the deferral would show
       // in the timelines tests assert exactly; the test of that budget (template-isolation) sets 300.

@@ -86,7 +86,7 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
   const erasuresDone = new ErasuresDone(db);
   const lists = new MessageLists(db);
   const rollups = new StatusRollups(db);
-  const attachments = new AttachmentStore(db);
+  const attachments = new AttachmentStore(db, config.ATTACHMENT_QUOTA_BYTES);
   const schedule = new ScheduleQueue(db);
   await Promise.all([
     catalog.init(),

@@ -86,6 +86,12 @@ export const MailerConfig = Type.Object({
     description:
       'days messages and their timelines are kept; older ones are purged (hourly, in chunks). A scheduled message is kept while it waits, and counts its days from its send_at',
   }),
+  ATTACHMENT_QUOTA_BYTES: Type.Integer({
+    minimum: 0,
+    default: 10 * 1024 ** 3,
+    description:
+      "bytes of attachments one project may hold (10 GiB by default; 0: no bound): a send whose files would pass it is refused with a 413, and space comes back as messages pass MESSAGE_RETENTION_DAYS or their recipients are erased",
+  }),
   MESSAGE_RETENTION_INTERVAL_MS: Type.Integer({
     minimum: 1_000,
     default: 3_600_000,

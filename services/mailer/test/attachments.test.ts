@@ -90,9 +90,12 @@ describe('attachments in the mailer', () => {
     expect(listed.entries.map((e) => e.value)).toEqual(['msg_big', 'msg_big']);
     // A file that is not there is null; a set's chunks all go, and a repeat finds nothing.
     expect(await attachments.read('msg_none', 0, 10)).toBeNull();
-    expect(await attachments.deleteSets(['msg_big'])).toBe(4);
+    // The project holds the file's bytes once, however often it was stored, until its set goes.
+    expect(await attachments.usage('p1')).toBe(big.length);
+    expect(await attachments.deleteSets('p1', ['msg_big'])).toBe(4);
     expect(await attachments.read('msg_big', 0, big.length)).toBeNull();
-    expect(await attachments.deleteSets(['msg_big'])).toBe(0);
+    expect(await attachments.deleteSets('p1', ['msg_big'])).toBe(0);
+    expect(await attachments.usage('p1')).toBe(0);
   });
 
   it('refuses a position a send cannot have and a body that is not bytes', async () => {
@@ -171,6 +174,7 @@ describe('attachments in the mailer', () => {
     expect(result).toMatchObject({ messages: 1, attachmentChunks: 1 });
     expect(await attachments.read('msg_eve', 0, file.length)).toBeNull();
     expect(await attachments.read('msg_dan', 0, file.length)).not.toBeNull();
+    expect(await attachments.usage('p3')).toBe(file.length);
   });
 
   it('are purged by retention with the sets listed before the cutoff, a set whose trigger never came included', async () => {
@@ -191,5 +195,61 @@ describe('attachments in the mailer', () => {
       ['msg_fresh', 0],
     ] as const)
       expect(await attachments.read(id, position, file.length)).toBeNull();
+    expect(await attachments.usage('p4')).toBe(0);
+  });
+
+  describe('under a quota per project', () => {
+    const QUOTA = 10_000;
+    let quotaServer: Server;
+    let quotaUrl: string;
+
+    beforeAll(async () => {
+      const limited = new AttachmentStore(db, QUOTA);
+      const started = await startInternalServer({
+        service: 'mailer',
+        config: { PORT: 0, INTERNAL_HOST: '127.0.0.1', INTERNAL_API_SECRET: testInternalApiSecret, QUERY_AUDIT: 'strict' },
+        checks: {},
+        handlers: [attachmentsApi(limited, lists, store)],
+        logger,
+      });
+      quotaServer = started.server;
+      quotaUrl = `http://127.0.0.1:${started.port}`;
+    });
+
+    afterAll(async () => {
+      if (quotaServer) await closeServer(quotaServer);
+    });
+
+    const putLimited = async (projectId: string, messageId: string, position: number, bytes: Buffer) =>
+      fetch(`${quotaUrl}/internal/projects/${projectId}/messages/${messageId}/attachments/${position}`, {
+        method: 'PUT',
+        headers: { authorization: await internalAuthorization('mailer'), 'content-type': 'application/octet-stream' },
+        body: bytes,
+      });
+
+    it("refuses with a 413 the file that would pass the project's quota, leaving none of that send's files, and another project is not held to it", async () => {
+      expect((await putLimited('pq', 'msg_a', 0, randomBytes(6000))).status).toBe(204);
+      expect((await putLimited('pq', 'msg_b', 0, randomBytes(3000))).status).toBe(204);
+      const refused = await putLimited('pq', 'msg_b', 1, randomBytes(2000));
+      expect(refused.status).toBe(413);
+      expect(await refused.json()).toMatchObject({ status: 413, type: '/problems/attachment-quota-exceeded' });
+      // The refused send's first file went with it: only msg_a's bytes are held.
+      expect(await attachments.read('msg_b', 0, 3000)).toBeNull();
+      expect(await attachments.usage('pq')).toBe(6000);
+      expect((await putLimited('pq-other', 'msg_c', 0, randomBytes(9000))).status).toBe(204);
+      // Space comes back as sets go (retention, erasure).
+      expect(await attachments.deleteSets('pq', ['msg_a'])).toBe(1);
+      expect((await putLimited('pq', 'msg_d', 0, randomBytes(9000))).status).toBe(204);
+      expect(await attachments.usage('pq')).toBe(9000);
+    });
+
+    it('counts racing sends exactly, and never lets them past the quota together', async () => {
+      const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => putLimited('pq-race', `msg_race_${i}`, 0, randomBytes(2000))));
+      const stored = answers.filter((a) => a.status === 204).length;
+      expect(answers.every((a) => a.status === 204 || a.status === 413)).toBe(true);
+      expect(stored).toBeGreaterThanOrEqual(1);
+      expect(stored).toBeLessThanOrEqual(5);
+      expect(await attachments.usage('pq-race')).toBe(stored * 2000);
+    });
   });
 });

@@ -297,7 +297,7 @@ describe('scheduled sends over one database', () => {
     for (const m of [waiting, canceled, sentLately, sentLongAgo, plain]) await a.delivery.one(m);
     const file = Buffer.from('%PDF-1.4 kept for its send');
     await a.lists.attachmentsStored(kept, waiting._id, waiting.acceptedAt);
-    await attachments.store(waiting._id, 0, file);
+    await attachments.store(waiting.projectId, waiting._id, 0, file);
     expect(await a.scheduled.cancel(kept, canceled._id)).toMatchObject({ canceled: { status: 'canceled' } });
     await a.worker.runDue(); // sends the two whose time has come
     expect(relayed).toEqual(expect.arrayContaining([sentLately._id, sentLongAgo._id]));

@@ -1,10 +1,10 @@
 import {
+  AppError,
   ConflictError,
   NotFoundError,
   ServiceUnavailableError,
   UnprocessableError,
   ValidationError,
-  type AppError,
   type FieldError,
 } from '@postbus/errors';
 import type { InternalTokens } from '@postbus/http';
@@ -78,7 +78,7 @@ export abstract class InternalApiClient {
 
   /**
    * Any request with an optional JSON body. A 2xx comes back with its status; the service's 400,
-   * 404, 409 and 422 problems are thrown as the gateway's own (same status, slug and detail);
+   * 404, 409, 413 and 422 problems are thrown as the gateway's own (same status, slug and detail);
    * anything else is a 503.
    */
   protected async send<T>(
@@ -95,7 +95,7 @@ export abstract class InternalApiClient {
       return { status: response.status, body: await this.json<T>(response) };
     }
     if (response.status === 400) throw await refused(response);
-    if (response.status === 404 || response.status === 409 || response.status === 422) throw await passedOn(response);
+    if (response.status === 404 || response.status === 409 || response.status === 413 || response.status === 422) throw await passedOn(response);
     await response.body?.cancel();
     throw this.unavailable('could not answer');
   }
@@ -154,9 +154,9 @@ async function refused(response: Response): Promise<ValidationError> {
 
 const SLUG = /^\/problems\/([a-z0-9-]{1,64})$/;
 
-/** A 404, 409 or 422 of the internal API (its problem details are written for clients) as the gateway's own. */
+/** A 404, 409, 413 or 422 of the internal API (its problem details are written for clients) as the gateway's own. */
 async function passedOn(response: Response): Promise<AppError> {
-  let problem: { type?: unknown; detail?: unknown } = {};
+  let problem: { type?: unknown; title?: unknown; detail?: unknown } = {};
   try {
     problem = (await response.json()) as typeof problem;
   } catch {
@@ -166,6 +166,8 @@ async function passedOn(response: Response): Promise<AppError> {
   const slug = typeof problem.type === 'string' ? SLUG.exec(problem.type)?.[1] : undefined;
   if (response.status === 404) return new NotFoundError(detail);
   if (response.status === 409) return new ConflictError(slug ?? 'conflict', detail ?? 'The request conflicts with the current state.');
+  if (response.status === 413)
+    return new AppError(413, slug ?? 'payload-too-large', typeof problem.title === 'string' ? problem.title : 'The request is too large', detail);
   return new UnprocessableError(slug ?? 'unprocessable', detail ?? 'The request cannot be processed.');
 }
 

@@ -44,7 +44,7 @@ function fakes(messages: Array<{ _id: string; email: string; attachments?: Array
       addErasure: step('addErasure', () => undefined),
       removeErasure: step('removeErasure', () => undefined),
     },
-    attachments: { deleteSets: step('attachments', (ids: string[]) => ids.length * 2) },
+    attachments: { deleteSets: step('attachments', (_projectId: string, ids: string[]) => ids.length * 2) },
     done: {
       record: step('record', (id: string) => void done.add(id)),
       has: step(undefined, (id: string) => done.has(id)),
@@ -75,7 +75,10 @@ describe('MailerErasure', () => {
       'forget',
       'suppressions',
     ]);
-    expect(deps.attachments.deleteSets.mock.calls).toEqual([[[]], [['msg_2']]]);
+    expect(deps.attachments.deleteSets.mock.calls).toEqual([
+      [subject.projectId, []],
+      [subject.projectId, ['msg_2']],
+    ]);
     const cutoff = new Date(Date.parse(subject.before) + 1);
     expect(deps.lists.trim.mock.calls.map(([list, at]) => [list.split(':')[2], list.includes('~test'), at])).toEqual([
       ['r', false, cutoff],

@@ -69,7 +69,10 @@ export class MailerErasure {
       // Likewise the scheduled sends' waits, with their decisions: before the messages, whose send_at names them.
       await schedule.forget(messages.filter((m) => m.sendAt).map((m) => m._id));
       // Before the messages, which name them: a repeat finds the attachments of a message still there.
-      deleted.attachmentChunks += await attachments.deleteSets(messages.filter((m) => (m.attachments?.length ?? 0) > 0).map((m) => m._id));
+      deleted.attachmentChunks += await attachments.deleteSets(
+        projectId,
+        messages.filter((m) => (m.attachments?.length ?? 0) > 0).map((m) => m._id),
+      );
       const counts = await store.delete(mine);
       await lists.forget(mine);
       deleted.messages += counts.messages;

@@ -48,8 +48,8 @@ export const isProjectList = (list: string): boolean => /^p:[^:]+$/.test(list);
 /** True for a project's list of the messages that reached `scheduled` (every scheduled send, as it was accepted). */
 export const isScheduledList = (list: string): boolean => /^p:[^:]+:s:scheduled$/.test(list);
 
-/** True for a project's list of the messages whose attachments were stored. */
-export const isAttachmentList = (list: string): boolean => /^p:[^:]+:a$/.test(list);
+/** The project whose list of messages with stored attachments this is; undefined for another list. */
+export const attachmentListProject = (list: string): string | undefined => /^p:([^:]+):a$/.exec(list)?.[1];
 
 /** True for a recipient's, a user's or a copied address's list: one per person, trimmed through the messages retention deletes. */
 export const isPersonList = (list: string): boolean => /^p:[^:]+:[ruc]:/.test(list);

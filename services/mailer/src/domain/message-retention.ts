@@ -1,6 +1,6 @@
 import { every, type Repeating } from '@postbus/http/every';
 import type { Logger } from '@postbus/logger';
-import { isAttachmentList, isProjectList, isScheduledList, personListsOf } from './message-lists';
+import { attachmentListProject, isProjectList, isScheduledList, personListsOf } from './message-lists';
 import type { MessageDoc } from './message-records';
 import type { AttachmentStore } from '../model/attachment.repository';
 import type { MessageLists } from '../model/message-list.repository';
@@ -83,9 +83,13 @@ export class MessageRetention {
       return { kept, leaving: found.filter((m) => !kept.has(m._id)) };
     };
     const result = await lists.trimAll(cutoff, async (list, ids) => {
-      if (isAttachmentList(list)) {
+      const attachmentsOf = attachmentListProject(list);
+      if (attachmentsOf !== undefined) {
         const { kept } = await keepScheduled(list, ids);
-        deleted.attachmentChunks += await attachments.deleteSets(ids.filter((id) => !kept.has(id)));
+        deleted.attachmentChunks += await attachments.deleteSets(
+          attachmentsOf,
+          ids.filter((id) => !kept.has(id)),
+        );
         return;
       }
       if (isScheduledList(list)) {

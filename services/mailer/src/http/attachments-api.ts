@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import express, { type RequestHandler } from 'express';
 import { ATTACHMENT_LIMITS } from '@postbus/contracts';
-import { NotFoundError, ValidationError } from '@postbus/errors';
+import { AppError, NotFoundError, ValidationError } from '@postbus/errors';
 import type { MessageLists } from '../model/message-list.repository';
 import type { AttachmentStore } from '../model/attachment.repository';
 import type { MessageStore } from '../model/message.repository';
@@ -15,6 +15,18 @@ const positionOf = (raw: string | undefined): number => {
   return position;
 };
 
+/** A project's attachments fill its quota: the send is refused whole (its files stored before this one go). */
+class AttachmentQuotaError extends AppError {
+  constructor() {
+    super(
+      413,
+      'attachment-quota-exceeded',
+      "The project's attachment storage is full",
+      "This send's attachments would take the project past its attachment storage quota; stored attachments free their space as their messages pass their retention or their recipients are erased.",
+    );
+  }
+}
+
 const idsOf = (params: Record<string, string | undefined>): { projectId: string; messageId: string } => {
   const { projectId = '', messageId = '' } = params;
   if (!ID.test(projectId) || !ID.test(messageId)) throw new ValidationError('The project or message id is malformed.');
@@ -27,6 +39,7 @@ const idsOf = (params: Record<string, string | undefined>): { projectId: string;
  * panel (its frame's inline images, a download). A file read back is the one the send gave (its
  * SHA-256 as the trigger named it) or none: missing chunks (erased, purged) and other bytes alike are a 404. The first file of a message is listed for retention before its
  * bytes are written, so a set whose trigger was never published is purged with the messages of its day.
+ * A file that would take its project past ATTACHMENT_QUOTA_BYTES is a 413, and the send's files stored before it go.
  */
 export function attachmentsApi(attachments: AttachmentStore, lists: MessageLists, store: MessageStore): RequestHandler {
   const router = express.Router();
@@ -36,7 +49,10 @@ export function attachmentsApi(attachments: AttachmentStore, lists: MessageLists
     const position = positionOf(req.params['position']);
     if (!Buffer.isBuffer(req.body)) throw new ValidationError('The body must be the attachment as application/octet-stream.');
     if (position === 0) await lists.attachmentsStored(projectId, messageId, new Date());
-    await attachments.store(messageId, position, req.body);
+    if (!(await attachments.store(projectId, messageId, position, req.body))) {
+      if (position > 0) await attachments.deleteSets(projectId, [messageId]);
+      throw new AttachmentQuotaError();
+    }
     res.status(204).end();
   });
   router.get(path, async (req, res) => {
