@@ -64,8 +64,8 @@ function fakes(
     },
   } as unknown as MessageStore;
   const attachments = {
-    deleteSets: (ids: string[]) => {
-      log.push(`delete attachments ${ids.join(',')}`);
+    deleteSets: (projectId: string, ids: string[]) => {
+      log.push(`delete attachments of ${projectId}: ${ids.join(',')}`);
       return Promise.resolve(ids.length * 3);
     },
   };
@@ -157,7 +157,7 @@ describe('purge', () => {
       [],
     );
     expect(await retention.purge(NOW)).toEqual({ lists: 1, entries: 1, messages: 0, events: 0, attachmentChunks: 3 });
-    expect(log).toEqual(['delete attachments never-published']);
+    expect(log).toEqual(['delete attachments of p1: never-published']);
   });
 
   it('keeps a scheduled message not sent nor cancelled yet past the cutoff, and lists it again where retention will find it', async () => {
@@ -181,7 +181,7 @@ describe('purge', () => {
       `trim ${listNames.recipient('p1', 'bob@example.org')} ${daysAgo(30).toISOString()}`,
       `list again ${listNames.status('p1', 'scheduled')} waiting ${now}`,
       `list again ${listNames.attachments('p1')} waiting ${now}`,
-      'delete attachments ',
+      'delete attachments of p1: ',
     ]);
   });
 
