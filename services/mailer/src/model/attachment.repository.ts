@@ -31,7 +31,9 @@ const bytesOf = (data: unknown): Buffer => {
  * ATTACHMENT_LIMITS.chunkBytes, each a document read, written and deleted by `_id` alone. A
  * message's attachments are its set: positions 0, 1, … each chunks 0, 1, …, written in that
  * order, so a set is found (and deleted) by probing ids, with no list of its own. Each project's
- * stored bytes are counted, as files are stored and deleted, against its quota.
+ * stored bytes are counted, as files are stored and deleted, against its quota. One process
+ * changes a project's count one change at a time; two mailer instances storing for one project at
+ * once may, on the embedded store, lose one of their changes (MongoDB's `$inc` is atomic).
  */
 export class AttachmentStore {
   private readonly Chunk;
@@ -89,14 +91,32 @@ export class AttachmentStore {
 
   /** Counts bytes about to be stored, unless that takes the project past its quota. */
   private async reserve(projectId: string, bytes: number): Promise<boolean> {
-    const after = await this.add(projectId, bytes);
-    if (this.quotaBytes === 0 || after <= this.quotaBytes || bytes === 0) return true;
-    await this.release(projectId, bytes);
-    return false;
+    return this.inTurn(projectId, async () => {
+      const after = await this.add(projectId, bytes);
+      if (this.quotaBytes === 0 || after <= this.quotaBytes || bytes === 0) return true;
+      await this.add(projectId, -bytes);
+      return false;
+    });
   }
 
   private async release(projectId: string, bytes: number): Promise<void> {
-    if (bytes > 0) await this.add(projectId, -bytes);
+    if (bytes > 0) await this.inTurn(projectId, () => this.add(projectId, -bytes));
+  }
+
+  /** A project's count changes one after another: the embedded store applies `$inc` by reading and rewriting, and loses racing ones. */
+  private readonly turns = new Map<string, Promise<unknown>>();
+
+  private inTurn<T>(projectId: string, change: () => Promise<T>): Promise<T> {
+    const run = (this.turns.get(projectId) ?? Promise.resolve()).then(change, change);
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.turns.set(projectId, settled);
+    void settled.then(() => {
+      if (this.turns.get(projectId) === settled) this.turns.delete(projectId);
+    });
+    return run;
   }
 
   /** Adds to a project's count; returns the count after. A project's first two files may race to create it: the loser adds to the winner's. */
