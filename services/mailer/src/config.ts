@@ -90,7 +90,7 @@ export const MailerConfig = Type.Object({
     minimum: 0,
     default: 10 * 1024 ** 3,
     description:
-      "bytes of attachments one project may hold (10 GiB by default; 0: no bound): a send whose files would pass it is refused with a 413, and space comes back as messages pass MESSAGE_RETENTION_DAYS or their recipients are erased",
+      'bytes of attachments one project may hold (10 GiB by default; 0: no bound): a send whose files would pass it is refused with a 413, and space comes back as messages pass MESSAGE_RETENTION_DAYS or their recipients are erased',
   }),
   MESSAGE_RETENTION_INTERVAL_MS: Type.Integer({
     minimum: 1_000,

@@ -38,17 +38,20 @@ describe('attachments in the mailer', () => {
     lists = new MessageLists(db);
     schedule = new ScheduleQueue(db);
     await Promise.all([attachments.init(), store.init(), lists.init(), schedule.init()]);
-    // QUERY_AUDIT strict: every query on the request path must be by `_id` alone.
+    ({ server, url } = await serve(attachments));
+  });
+
+  // QUERY_AUDIT strict: every query on the request path must be by `_id` alone.
+  const serve = async (attachmentStore: AttachmentStore) => {
     const started = await startInternalServer({
       service: 'mailer',
       config: { PORT: 0, INTERNAL_HOST: '127.0.0.1', INTERNAL_API_SECRET: testInternalApiSecret, QUERY_AUDIT: 'strict' },
       checks: {},
-      handlers: [attachmentsApi(attachments, lists, store)],
+      handlers: [attachmentsApi(attachmentStore, lists, store)],
       logger,
     });
-    server = started.server;
-    url = `http://127.0.0.1:${started.port}`;
-  });
+    return { server: started.server, url: `http://127.0.0.1:${started.port}` };
+  };
 
   afterAll(async () => {
     if (server) await closeServer(server);
@@ -204,16 +207,7 @@ describe('attachments in the mailer', () => {
     let quotaUrl: string;
 
     beforeAll(async () => {
-      const limited = new AttachmentStore(db, QUOTA);
-      const started = await startInternalServer({
-        service: 'mailer',
-        config: { PORT: 0, INTERNAL_HOST: '127.0.0.1', INTERNAL_API_SECRET: testInternalApiSecret, QUERY_AUDIT: 'strict' },
-        checks: {},
-        handlers: [attachmentsApi(limited, lists, store)],
-        logger,
-      });
-      quotaServer = started.server;
-      quotaUrl = `http://127.0.0.1:${started.port}`;
+      ({ server: quotaServer, url: quotaUrl } = await serve(new AttachmentStore(db, QUOTA)));
     });
 
     afterAll(async () => {

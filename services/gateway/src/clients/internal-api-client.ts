@@ -95,7 +95,8 @@ export abstract class InternalApiClient {
       return { status: response.status, body: await this.json<T>(response) };
     }
     if (response.status === 400) throw await refused(response);
-    if (response.status === 404 || response.status === 409 || response.status === 413 || response.status === 422) throw await passedOn(response);
+    if (response.status === 404 || response.status === 409 || response.status === 413 || response.status === 422)
+      throw await passedOn(response);
     await response.body?.cancel();
     throw this.unavailable('could not answer');
   }
@@ -167,7 +168,12 @@ async function passedOn(response: Response): Promise<AppError> {
   if (response.status === 404) return new NotFoundError(detail);
   if (response.status === 409) return new ConflictError(slug ?? 'conflict', detail ?? 'The request conflicts with the current state.');
   if (response.status === 413)
-    return new AppError(413, slug ?? 'payload-too-large', typeof problem.title === 'string' ? problem.title : 'The request is too large', detail);
+    return new AppError(
+      413,
+      slug ?? 'payload-too-large',
+      typeof problem.title === 'string' ? problem.title : 'The request is too large',
+      detail,
+    );
   return new UnprocessableError(slug ?? 'unprocessable', detail ?? 'The request cannot be processed.');
 }
 
