@@ -1,6 +1,6 @@
 import { Schema, type Connection } from 'mongoose';
 import { ATTACHMENT_LIMITS } from '@postbus/contracts';
-import { growing, isDuplicateKeyError } from '@postbus/db';
+import { growing, isDuplicateKeyError, KeyedSerializer } from '@postbus/db';
 import { chunkCount, chunkId } from '../domain/attachment-chunks';
 
 interface ChunkDoc {
@@ -91,33 +91,21 @@ export class AttachmentStore {
 
   /** Counts bytes about to be stored, unless that takes the project past its quota. */
   private async reserve(projectId: string, bytes: number): Promise<boolean> {
-    return this.inTurn(projectId, async () => {
+    if (bytes === 0) return true;
+    return this.countChanges.run(projectId, async () => {
       const after = await this.add(projectId, bytes);
-      if (this.quotaBytes === 0 || after <= this.quotaBytes || bytes === 0) return true;
+      if (this.quotaBytes === 0 || after <= this.quotaBytes) return true;
       await this.add(projectId, -bytes);
       return false;
     });
   }
 
   private async release(projectId: string, bytes: number): Promise<void> {
-    if (bytes > 0) await this.inTurn(projectId, () => this.add(projectId, -bytes));
+    if (bytes > 0) await this.countChanges.run(projectId, () => this.add(projectId, -bytes));
   }
 
-  /** A project's count changes one after another: the embedded store applies `$inc` by reading and rewriting, and loses racing ones. */
-  private readonly turns = new Map<string, Promise<unknown>>();
-
-  private inTurn<T>(projectId: string, change: () => Promise<T>): Promise<T> {
-    const run = (this.turns.get(projectId) ?? Promise.resolve()).then(change, change);
-    const settled = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.turns.set(projectId, settled);
-    void settled.then(() => {
-      if (this.turns.get(projectId) === settled) this.turns.delete(projectId);
-    });
-    return run;
-  }
+  /** A project's count changes one after another (see KeyedSerializer: the embedded store loses racing `$inc`s). */
+  private readonly countChanges = new KeyedSerializer();
 
   /** Adds to a project's count; returns the count after. A project's first two files may race to create it: the loser adds to the winner's. */
   private async add(projectId: string, bytes: number, retried = false): Promise<number> {
