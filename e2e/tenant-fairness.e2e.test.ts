@@ -21,7 +21,9 @@ const BATCH_ITEMS = 500;
  * gateway stays ready, and the flooding client gets only 200, 413, 429 or 503. What bounds it: the
  * bytes of request bodies one client may have in flight in a gateway
  * (BODY_BYTES_IN_FLIGHT_PER_CLIENT), past which its requests are refused with 429 before a byte of
- * them is parsed; and the batches' own lane in the mailer, paced while single sends flow.
+ * them is parsed; the batches' own Kafka producer in the gateway, so that a single send's publish
+ * never queues behind a batch's produce requests; and the batches' own lane in the mailer, paced
+ * while single sends flow.
  */
 describe("one client's large sends do not hold up another client's mail", () => {
   let system: RunningSystem;

@@ -1,5 +1,5 @@
 import { CompressionTypes, Partitioners, type Kafka, type Message, type Producer, type TopicMessages } from 'kafkajs';
-import type { MessageData, MessageType, TopicOf } from '@postbus/contracts';
+import { BulkTopics, type MessageData, type MessageType, type TopicOf } from '@postbus/contracts';
 import type { Logger } from '@postbus/logger';
 import { newEnvelope, toKafkaHeaders } from './envelope';
 import { BusUnavailableError } from './errors';
@@ -205,10 +205,15 @@ function laneIndex(key: string, lanes: number): number {
  * lane waits for the broker's acknowledgement another can write. One lane (the default) gathers
  * the most messages into each request, the cheapest per message for the service and the broker;
  * more lanes shorten the wait of a publish behind a request in flight (a broker round trip).
- * A key always takes the same lane, so the messages of one key keep their order.
+ * A key always takes the same lane, so the messages of one key keep their order. The bulk
+ * topics (BulkTopics) have a producer of their own, so that no other publish waits behind their
+ * large requests; there, too, a key keeps its order.
  */
 export class Publisher {
   private readonly lanes: Lane[];
+  /** The bulk topics' own producer (BulkTopics), made on their first publish: most processes never write one. */
+  private bulkLane: Lane | undefined;
+  private readonly newLane: () => Lane;
   /** The last write of any lane; all lanes talk to the same brokers. */
   private lastWriteFailed = false;
 
@@ -220,23 +225,21 @@ export class Publisher {
     const onWrite = (acknowledged: boolean) => {
       this.lastWriteFailed = !acknowledged;
     };
-    this.lanes = Array.from(
-      { length: count },
-      () =>
-        new Lane(
-          kafka,
-          options.logger,
-          options.ackTimeoutMs ?? 5000,
-          options.maxBatchSize ?? 1000,
-          options.maxBatchBytes ?? 800 * 1024,
-          onWrite,
-        ),
-    );
+    this.newLane = () =>
+      new Lane(
+        kafka,
+        options.logger,
+        options.ackTimeoutMs ?? 5000,
+        options.maxBatchSize ?? 1000,
+        options.maxBatchBytes ?? 800 * 1024,
+        onWrite,
+      );
+    this.lanes = Array.from({ length: count }, this.newLane);
   }
 
   /** Connects now; publish() also connects (and reconnects after a broker outage) on demand. */
   async connect(): Promise<void> {
-    await Promise.all(this.lanes.map((lane) => lane.connect()));
+    await Promise.all(this.allLanes().map((lane) => lane.connect()));
   }
 
   /** For readiness: connected, and the last write (if any) was acknowledged. */
@@ -259,9 +262,8 @@ export class Publisher {
   ): Promise<string> {
     const envelope = newEnvelope(type, this.options.source, data, options.requestId, options.id);
     const message = { key, value: JSON.stringify(envelope.data), headers: toKafkaHeaders(envelope) };
-    return this.laneFor(key)
-      .enqueue(this.options.resolveTopic(topic), message)
-      .then(() => envelope.id);
+    const lane = BulkTopics.has(topic) ? (this.bulkLane ??= this.newLane()) : this.laneFor(key);
+    return lane.enqueue(this.options.resolveTopic(topic), message).then(() => envelope.id);
   }
 
   /** Writes a message as it is (e.g. to a DLQ) to a topic named as it is on the broker. */
@@ -273,8 +275,12 @@ export class Publisher {
     return this.lanes[laneIndex(key, this.lanes.length)]!;
   }
 
+  private allLanes(): Lane[] {
+    return this.bulkLane ? [...this.lanes, this.bulkLane] : this.lanes;
+  }
+
   /** Sends what is queued, then disconnects. */
   async close(): Promise<void> {
-    await Promise.all(this.lanes.map((lane) => lane.close()));
+    await Promise.all(this.allLanes().map((lane) => lane.close()));
   }
 }

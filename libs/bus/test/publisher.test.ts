@@ -20,7 +20,7 @@ describe('the publisher against the real broker', () => {
       replicationFactor: 1,
       producerLanes: 1,
     });
-    await bus.ensureTopics([{ topic: Topics.EmailCommands }]);
+    await bus.ensureTopics([{ topic: Topics.EmailCommands }, { topic: Topics.EmailBulk }]);
     recorder = await new TopicRecorder(brokers, [topicName(Topics.EmailCommands, namespace)]).start();
   });
 
@@ -29,21 +29,22 @@ describe('the publisher against the real broker', () => {
     await bus?.close();
   });
 
+  const trigger = (n: number, blobBytes: number) => ({
+    messageId: `msg_big_${n}`,
+    projectId: 'p1',
+    emailId: 'e1',
+    emailKey: 'welcome',
+    templateId: 't1',
+    templateVersion: 1,
+    user: { email: `big${n}@example.org` },
+    data: { blob: 'x'.repeat(blobBytes) },
+    acceptedAt: new Date().toISOString(),
+  });
+
   it('13.6 two ~600 KB records published together both land (separate produce requests)', async () => {
-    const trigger = (n: number) => ({
-      messageId: `msg_big_${n}`,
-      projectId: 'p1',
-      emailId: 'e1',
-      emailKey: 'welcome',
-      templateId: 't1',
-      templateVersion: 1,
-      user: { email: `big${n}@example.org` },
-      data: { blob: String(n).repeat(600 * 1024) },
-      acceptedAt: new Date().toISOString(),
-    });
     // Same key: same lane, published in the same tick, so they would share one request.
     const published = await Promise.allSettled(
-      [1, 2].map((n) => bus.publisher.publish(Topics.EmailCommands, 'email.trigger', 'k', trigger(n))),
+      [1, 2].map((n) => bus.publisher.publish(Topics.EmailCommands, 'email.trigger', 'k', trigger(n, 600 * 1024))),
     );
     expect(published.map((p) => p.status)).toEqual(['fulfilled', 'fulfilled']);
     await waitFor(() => Promise.resolve(recorder.ofType('email.trigger').length === 2 || undefined), {
@@ -74,5 +75,18 @@ describe('the publisher against the real broker', () => {
       timeoutMs: 20_000,
       what: 'all small records',
     });
+  });
+
+  it('a publish to another topic does not wait behind the bulk topic’s requests (issue 45 item 7)', async () => {
+    const acknowledged: string[] = [];
+    const bulk = Array.from({ length: 4 }, (_, n) =>
+      bus.publisher.publish(Topics.EmailBulk, 'email.bulk_trigger', 'k', trigger(n, 600 * 1024)).then(() => acknowledged.push(`bulk ${n}`)),
+    );
+    // Published after four produce requests' worth of a batch, on the same key: on a shared producer it would be the last.
+    const single = bus.publisher
+      .publish(Topics.EmailCommands, 'email.trigger', 'k', trigger(9, 100))
+      .then(() => acknowledged.push('single'));
+    await Promise.all([...bulk, single]);
+    expect(acknowledged.indexOf('single')).toBeLessThan(acknowledged.indexOf('bulk 3'));
   });
 });

@@ -142,6 +142,13 @@ export const PersonalDataTopics: ReadonlySet<string> = new Set<TopicName>(
   Object.values(Topics).filter((topic) => !TopicsWithoutPersonalData.has(topic)),
 );
 
+/**
+ * Topics written in large requests (a batch's hundreds of triggers at once): a publisher writes
+ * them on a producer of their own, so that a publish to any other topic never waits behind one
+ * of their produce requests (see Publisher in libs/bus).
+ */
+export const BulkTopics: ReadonlySet<string> = new Set<TopicName>([Topics.EmailBulk]);
+
 /** The topic name as it exists on the broker, with an optional namespace suffix. */
 export const topicName = (topic: string, namespace = ''): string => (namespace ? `${topic}.${namespace}` : topic);
 
