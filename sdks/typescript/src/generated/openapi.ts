@@ -8000,10 +8000,10 @@ export interface operations {
               email: string;
               user_id: string | null;
               /**
-               * @description the delivery status
+               * @description the delivery status; `accepted` while the message is queued and the mailer has not recorded it yet
                * @enum {string}
                */
-              status: 'scheduled' | 'queued' | 'deferred' | 'sent' | 'bounced' | 'failed' | 'suppressed' | 'canceled';
+              status: 'accepted' | 'scheduled' | 'queued' | 'deferred' | 'sent' | 'bounced' | 'failed' | 'suppressed' | 'canceled';
               subject: string | null;
               opened: boolean;
               clicked: boolean;
@@ -8071,6 +8071,11 @@ export interface operations {
                 /** @description how many such reports came about this copy; the first is at `at` */
                 count?: number;
               }[];
+              /**
+               * Format: date-time
+               * @description when the send that made it was accepted (its 200)
+               */
+              accepted_at?: string;
               /** Format: date-time */
               created_at: string;
               /** Format: date-time */
@@ -8302,10 +8307,10 @@ export interface operations {
             email: string;
             user_id: string | null;
             /**
-             * @description the delivery status
+             * @description the delivery status; `accepted` while the message is queued and the mailer has not recorded it yet
              * @enum {string}
              */
-            status: 'scheduled' | 'queued' | 'deferred' | 'sent' | 'bounced' | 'failed' | 'suppressed' | 'canceled';
+            status: 'accepted' | 'scheduled' | 'queued' | 'deferred' | 'sent' | 'bounced' | 'failed' | 'suppressed' | 'canceled';
             subject: string | null;
             opened: boolean;
             clicked: boolean;
@@ -8373,6 +8378,11 @@ export interface operations {
               /** @description how many such reports came about this copy; the first is at `at` */
               count?: number;
             }[];
+            /**
+             * Format: date-time
+             * @description when the send that made it was accepted (its 200)
+             */
+            accepted_at?: string;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -8691,10 +8701,10 @@ export interface operations {
             email: string;
             user_id: string | null;
             /**
-             * @description the delivery status
+             * @description the delivery status; `accepted` while the message is queued and the mailer has not recorded it yet
              * @enum {string}
              */
-            status: 'scheduled' | 'queued' | 'deferred' | 'sent' | 'bounced' | 'failed' | 'suppressed' | 'canceled';
+            status: 'accepted' | 'scheduled' | 'queued' | 'deferred' | 'sent' | 'bounced' | 'failed' | 'suppressed' | 'canceled';
             subject: string | null;
             opened: boolean;
             clicked: boolean;
@@ -8762,6 +8772,11 @@ export interface operations {
               /** @description how many such reports came about this copy; the first is at `at` */
               count?: number;
             }[];
+            /**
+             * Format: date-time
+             * @description when the send that made it was accepted (its 200)
+             */
+            accepted_at?: string;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */

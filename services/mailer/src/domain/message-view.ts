@@ -89,6 +89,7 @@ export function messageView(message: MessageDoc, entries: EventDoc[]): Message {
     ...droppedCopiesOf(events),
     ...deliveredCopiesOf(events),
     ...copyReportsOf(copyEntries),
+    ...(message.acceptedAt ? { accepted_at: message.acceptedAt.toISOString() } : {}),
     created_at: message.createdAt.toISOString(),
     updated_at: last.at.toISOString(),
     timeline: timeline.map((e) => ({
