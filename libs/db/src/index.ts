@@ -1,5 +1,3 @@
-import mongoose, { type Connection } from 'mongoose';
-
 export type { Connection } from 'mongoose';
 export { GroupCommit } from './group-commit';
 export { inParallel } from './in-parallel';
@@ -9,18 +7,9 @@ export { DueQueue, type DueItem } from './due-queue';
 export { KeyedSerializer } from './keyed-serializer';
 export { SequenceLists, type ListAppend, type ListEntry, type ListPage, type PageOptions } from './sequence-lists';
 export { KnownUsers, knownUserKeys, type KnownUser, type UserName } from './known-users';
-export { connectDb, type DbOptions } from './connect';
+export { connectDb, pingDb, type DbOptions } from './connect';
 export { runSeedCli, seedCommand, type SeedCli, type SeedIo, type SeedRequest } from './seed-cli';
 
-/** True when the database answers a ping. */
-export async function pingDb(connection: Connection): Promise<boolean> {
-  try {
-    await connection.db?.admin().ping();
-    return connection.readyState === mongoose.ConnectionStates.connected;
-  } catch {
-    return false;
-  }
-}
 export {
   growing,
   isPointFilter,

@@ -25,7 +25,7 @@ export async function start({ config, logger }: { config: ErasureConfig; logger:
     logger.warn('ERASURE_AUDIT_KEY is not set: audit email hashes use a random key that ends with this process');
   const participants = config.ERASURE_PARTICIPANTS.split(',');
 
-  const db = await connectDb({ url: config.MONGO_URL, dbName: config.ERASURE_DB_NAME });
+  const db = await connectDb({ url: config.MONGO_URL, dbName: config.ERASURE_DB_NAME, logger });
   const repository = new ErasureRepository(db, participants);
   await repository.init();
 

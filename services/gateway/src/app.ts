@@ -82,7 +82,7 @@ const USAGE_RETENTION_MS = 60 * 60 * 1000;
 
 /** Starts the gateway: its database, the bus publisher and the public HTTP API. */
 export async function start({ config, logger }: { config: GatewayConfig; logger: Logger }): Promise<Gateway> {
-  const db = await connectDb({ url: config.MONGO_URL, dbName: config.GATEWAY_DB_NAME });
+  const db = await connectDb({ url: config.MONGO_URL, dbName: config.GATEWAY_DB_NAME, logger });
   const registry = createMetricsRegistry('gateway');
   const bus = new Bus({
     ...busOptions(config),

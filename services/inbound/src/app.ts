@@ -43,7 +43,7 @@ export async function start({ config, logger }: { config: InboundConfig; logger:
   if (!config.TRACKING_SECRET) logger.warn('TRACKING_SECRET is not set: no return-path token the mailer signed will verify here');
   const tokens = new ReturnPathTokens(config.TRACKING_SECRET || randomBytes(32).toString('hex'));
 
-  const db = await connectDb({ url: config.MONGO_URL, dbName: config.INBOUND_DB_NAME });
+  const db = await connectDb({ url: config.MONGO_URL, dbName: config.INBOUND_DB_NAME, logger });
   const domains = new ReturnPathDomains(db);
   const received = new ReceivedMail(db);
   await Promise.all([domains.init(), received.init()]);

@@ -75,7 +75,7 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
   if (!config.SECRETS_KEY) logger.warn('SECRETS_KEY is not set: DKIM keys sealed by the gateway cannot be opened (development only)');
   if (!config.TRACKING_SECRET)
     logger.warn('TRACKING_SECRET is not set: tracking links are signed with a random key the gateway does not know');
-  const db = await connectDb({ url: config.MONGO_URL, dbName: config.MAILER_DB_NAME });
+  const db = await connectDb({ url: config.MONGO_URL, dbName: config.MAILER_DB_NAME, logger });
   const catalog = new CatalogProjection(db);
   const store = new MessageStore(db);
   if (!config.ERASURE_AUDIT_KEY)

@@ -18,7 +18,7 @@ export interface PaymentsService {
 
 /** Starts the payments service: its database, its consumer groups and its internal API. */
 export async function start({ config, logger }: { config: PaymentsConfig; logger: Logger }): Promise<PaymentsService> {
-  const db = await connectDb({ url: config.MONGO_URL, dbName: config.PAYMENTS_DB_NAME });
+  const db = await connectDb({ url: config.MONGO_URL, dbName: config.PAYMENTS_DB_NAME, logger });
   const payments = new PaymentRepository(paymentModels(db));
   const users = new KnownUsers(db);
   await Promise.all([payments.init(), users.init()]);

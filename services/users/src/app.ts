@@ -20,7 +20,7 @@ const SWEEP_INTERVAL_MS = 1000;
 
 /** Starts the users service: its database, its consumer group, the parked-command sweep and its internal API. */
 export async function start({ config, logger }: { config: UsersConfig; logger: Logger }): Promise<UsersService> {
-  const db = await connectDb({ url: config.MONGO_URL, dbName: config.USERS_DB_NAME });
+  const db = await connectDb({ url: config.MONGO_URL, dbName: config.USERS_DB_NAME, logger });
   const users = new UserRepository(userModels(db));
   await users.init();
 

@@ -26,7 +26,7 @@ export interface Dispatcher {
 /** Starts the webhook dispatcher: its database, the project projection, the event consumer, the delivery worker and its internal API. */
 export async function start({ config, logger }: { config: DispatcherConfig; logger: Logger }): Promise<Dispatcher> {
   if (!config.SECRETS_KEY) logger.warn('SECRETS_KEY is not set: endpoint secrets are sealed with a random key that ends with this process');
-  const db = await connectDb({ url: config.MONGO_URL, dbName: config.WEBHOOKS_DB_NAME });
+  const db = await connectDb({ url: config.MONGO_URL, dbName: config.WEBHOOKS_DB_NAME, logger });
   const endpoints = new EndpointStore(db, new SecretBox(config.SECRETS_KEY || undefined));
   const deliveries = new DeliveryStore(db);
   const projects = new ProjectOwners(db);
