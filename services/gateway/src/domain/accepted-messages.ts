@@ -1,4 +1,4 @@
-import type { EmailTriggerCommand, Message } from '@postbus/contracts';
+import { attachmentInfoOf, type EmailTriggerCommand, type Message } from '@postbus/contracts';
 
 /**
  * What a send's 200 promised, kept until the mailer has recorded the message, so that a read of the
@@ -47,12 +47,8 @@ export function acceptedRecordOf(command: EmailTriggerCommand): AcceptedMessage 
     ...(command.bcc ? { bcc: command.bcc } : {}),
     ...(command.attachments
       ? {
-          attachments: command.attachments.map(({ filename, contentType, size, contentId }) => ({
-            filename,
-            contentType,
-            size,
-            ...(contentId !== undefined ? { contentId } : {}),
-          })),
+          // The hash stays out: it is checked when the mailer reads the bytes back, never read.
+          attachments: command.attachments.map(({ sha256: _hash, ...info }) => info),
         }
       : {}),
   };
@@ -75,12 +71,7 @@ export function acceptedMessageView(message: AcceptedMessage): Message {
     clicks: 0,
     tags: message.tags ?? [],
     metadata: message.metadata ?? {},
-    attachments: (message.attachments ?? []).map((a) => ({
-      filename: a.filename,
-      content_type: a.contentType,
-      size: a.size,
-      ...(a.contentId !== undefined ? { content_id: a.contentId } : {}),
-    })),
+    attachments: (message.attachments ?? []).map(attachmentInfoOf),
     ...(message.sendAt !== undefined ? { send_at: message.sendAt } : {}),
     test: message.test === true,
     ...(message.cc ? { cc: message.cc } : {}),
