@@ -75,8 +75,8 @@ const IDEMPOTENCY_PURGE_INTERVAL_MS = 10 * 60 * 1000;
 const ACCEPTED_RECORD_WAIT_MS = 1_000;
 /** Records not yet stored past which new ones are skipped: a database that has fallen this far behind gets no more. */
 const ACCEPTED_RECORD_MAX_PENDING = 20_000;
-/** Old days' accepted-message collections are dropped this often (each instance; dropping a dropped one is no work). */
-const ACCEPTED_PURGE_INTERVAL_MS = 60 * 60 * 1000;
+/** Old periods' accepted-message collections are dropped this often (each instance; one dropped already is skipped). */
+const ACCEPTED_PURGE_INTERVAL_MS = 10 * 60 * 1000;
 /** Usage reports only matter for a minute; an hour leaves room to look at them. */
 const USAGE_RETENTION_MS = 60 * 60 * 1000;
 
@@ -258,7 +258,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
     { onError: (error) => logger.warn('purging idempotency records failed', { error }) },
   );
 
-  const acceptedPurge = every(ACCEPTED_PURGE_INTERVAL_MS, () => accepted.dropOldDays(), {
+  const acceptedPurge = every(ACCEPTED_PURGE_INTERVAL_MS, () => accepted.dropOldPeriods(), {
     onError: (error) => logger.warn('dropping old accepted-message records failed', { error }),
   });
 

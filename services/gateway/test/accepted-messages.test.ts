@@ -3,7 +3,7 @@ import { defaultMongoUrl, uniqueName } from '@postbus/testing';
 import type { AcceptedMessage } from '../src/domain/accepted-messages';
 import { AcceptedMessageRepository } from '../src/model/accepted-message.repository';
 
-const DAY_MS = 24 * 60 * 60 * 1000;
+const HOURS = 60 * 60 * 1000;
 
 describe('the accepted messages on the real MongoDB-wire server', () => {
   let db: Connection;
@@ -45,20 +45,26 @@ describe('the accepted messages on the real MongoDB-wire server', () => {
     });
   });
 
-  it('keeps today’s and yesterday’s records, and drops older days whole', async () => {
-    await repository.record([accepted('msg_yesterday', new Date(now.getTime() - DAY_MS))]);
-    await repository.record([accepted('msg_old', new Date(now.getTime() - 2 * DAY_MS))]);
-    expect(await repository.find('p1', 'msg_yesterday')).not.toBeNull();
-    expect(await collections()).toEqual(['accepted_messages_20261201', 'accepted_messages_20261202', 'accepted_messages_20261203']);
+  it('keeps the records of the last 12 to 24 hours, one collection per 12 hours, and drops older ones whole', async () => {
+    // now is 12:00 UTC: this period began at 12:00, the last at 00:00.
+    await repository.record([accepted('msg_morning', new Date(now.getTime() - 6 * HOURS))]);
+    await repository.record([accepted('msg_yesterday', new Date(now.getTime() - 18 * HOURS))]);
+    expect(await repository.find('p1', 'msg_morning')).not.toBeNull();
+    expect(await collections()).toEqual([
+      'accepted_messages_20261202_12',
+      'accepted_messages_20261203_00',
+      'accepted_messages_20261203_12',
+    ]);
 
-    expect(await repository.dropOldDays()).toBe(1);
-    expect(await collections()).toEqual(['accepted_messages_20261202', 'accepted_messages_20261203']);
-    expect(await repository.find('p1', 'msg_yesterday')).not.toBeNull();
-
-    // A day later, yesterday's records are two days old: gone, and no more found.
-    now = new Date(now.getTime() + DAY_MS);
-    expect(await repository.dropOldDays()).toBe(1);
+    expect(await repository.dropOldPeriods()).toBe(1);
+    expect(await collections()).toEqual(['accepted_messages_20261203_00', 'accepted_messages_20261203_12']);
     expect(await repository.find('p1', 'msg_yesterday')).toBeNull();
+    expect(await repository.find('p1', 'msg_morning')).not.toBeNull();
+
+    // Twelve hours on, the morning's records are a period too old: gone; the noon's still read.
+    now = new Date(now.getTime() + 12 * HOURS);
+    expect(await repository.dropOldPeriods()).toBe(1);
+    expect(await repository.find('p1', 'msg_morning')).toBeNull();
     expect(await repository.find('p1', 'msg_7')).not.toBeNull();
   });
 });

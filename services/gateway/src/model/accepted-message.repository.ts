@@ -7,10 +7,13 @@ interface AcceptedDoc extends Omit<AcceptedMessage, 'id'> {
 }
 
 const PREFIX = 'accepted_messages_';
-const DAY_MS = 24 * 60 * 60 * 1000;
+const PERIOD_MS = 12 * 60 * 60 * 1000;
 
-/** The day's collection suffix (UTC): accepted_messages_20261203. */
-const dayOf = (at: Date): string => at.toISOString().slice(0, 10).replace(/-/g, '');
+/** The collection suffix of the 12 hours (UTC) a time falls in: accepted_messages_20261203_12. */
+const periodOf = (at: number): string => {
+  const start = new Date(Math.floor(at / PERIOD_MS) * PERIOD_MS).toISOString();
+  return `${start.slice(0, 10).replace(/-/g, '')}_${start.slice(11, 13)}`;
+};
 
 const schema = () =>
   growing(
@@ -30,17 +33,20 @@ const schema = () =>
         bcc: [String],
         attachments: Schema.Types.Mixed,
       },
-      { versionKey: false, minimize: true },
+      // A collection comes with its first insert: a read of a period with none creates nothing.
+      { versionKey: false, minimize: true, autoCreate: false, autoIndex: false },
     ),
   );
 
 /**
- * The accepted messages of today and yesterday (UTC), one collection a day, each read and written
- * by `_id` alone. A day's collection is dropped whole once it is two days old, which costs one
- * command a day where deleting each record would cost one write a message; so a record lives 24 to
- * 48 hours, long past the moment the mailer records its message behind any backlog it can drain,
- * and never past the 48 hours after which an erasure runs (the recipient's address is in it).
- * Concurrent accepts are written together (GroupCommit: one insertMany per group and day).
+ * The accepted messages of the last 12 to 24 hours, one collection per 12 hours (UTC), each read
+ * and written by `_id` alone. A period's collection is dropped whole once the one after it has
+ * ended, which costs one command per period where deleting each record would cost one write a
+ * message: a record is readable at least 12 hours, long past the moment the mailer records its
+ * message behind any backlog it can drain, and gone within 24 hours and a purge interval, long
+ * before the 48 hours after which an erasure runs (the recipient's address is in it). The next
+ * period is read and kept too, for a gateway whose clock runs ahead. Concurrent accepts are
+ * written together (GroupCommit: one insertMany per group and period).
  */
 export class AcceptedMessageRepository implements AcceptedMessages {
   private readonly models = new Map<string, Model<AcceptedDoc>>();
@@ -51,21 +57,21 @@ export class AcceptedMessageRepository implements AcceptedMessages {
     private readonly now: () => Date = () => new Date(),
   ) {
     this.writes = new GroupCommit(async (messages) => {
-      const byDay = new Map<string, AcceptedDoc[]>();
+      const byPeriod = new Map<string, AcceptedDoc[]>();
       for (const { id, ...rest } of messages) {
-        const day = dayOf(rest.acceptedAt);
-        byDay.set(day, [...(byDay.get(day) ?? []), { _id: id, ...rest }]);
+        const period = periodOf(rest.acceptedAt.getTime());
+        byPeriod.set(period, [...(byPeriod.get(period) ?? []), { _id: id, ...rest }]);
       }
       // A record already there is a retry's (the same Idempotency-Key names the same message).
-      await Promise.all([...byDay].map(([day, docs]) => insertNew(this.modelOf(day), docs)));
+      await Promise.all([...byPeriod].map(([period, docs]) => insertNew(this.modelOf(period), docs)));
     });
   }
 
-  private modelOf(day: string): Model<AcceptedDoc> {
-    let model = this.models.get(day);
+  private modelOf(period: string): Model<AcceptedDoc> {
+    let model = this.models.get(period);
     if (!model) {
-      model = this.connection.model<AcceptedDoc>(`AcceptedMessage${day}`, schema(), `${PREFIX}${day}`);
-      this.models.set(day, model);
+      model = this.connection.model<AcceptedDoc>(`AcceptedMessage${period}`, schema(), `${PREFIX}${period}`);
+      this.models.set(period, model);
     }
     return model;
   }
@@ -75,33 +81,33 @@ export class AcceptedMessageRepository implements AcceptedMessages {
     await Promise.all(messages.map((m) => this.writes.add(m)));
   }
 
-  /** The project's accepted message by id, from today's or yesterday's records; null when there is none. */
+  /** The project's accepted message by id, from the kept periods' records; null when there is none. */
   async find(projectId: string, id: string): Promise<AcceptedMessage | null> {
-    const found = (await Promise.all(this.recentDays().map((day) => this.modelOf(day).findById(id).lean<AcceptedDoc>().exec()))).find(
-      (doc) => doc?.projectId === projectId,
-    );
+    const found = (
+      await Promise.all(this.keptPeriods().map((period) => this.modelOf(period).findById(id).lean<AcceptedDoc>().exec()))
+    ).find((doc) => doc?.projectId === projectId);
     if (!found) return null;
     const { _id, ...rest } = found;
     return { id: _id, ...rest };
   }
 
-  /** Today's and yesterday's (UTC): the days whose records are kept. */
-  private recentDays(): string[] {
+  /** The periods whose records are kept: the one before this, this one and the next. */
+  private keptPeriods(): string[] {
     const now = this.now().getTime();
-    return [dayOf(new Date(now)), dayOf(new Date(now - DAY_MS))];
+    return [now - PERIOD_MS, now, now + PERIOD_MS].map(periodOf);
   }
 
-  /** Drops the collections of the days before yesterday; answers how many. */
-  async dropOldDays(): Promise<number> {
-    const keep = new Set(this.recentDays());
+  /** Drops the collections of the periods before the last; answers how many. */
+  async dropOldPeriods(): Promise<number> {
+    const keep = new Set(this.keptPeriods());
     const names = await this.connection.db!.listCollections({}, { nameOnly: true }).toArray();
     const old = names.map((c) => c.name).filter((name) => name.startsWith(PREFIX) && !keep.has(name.slice(PREFIX.length)));
     for (const name of old) {
       await this.connection.dropCollection(name).catch((error: { codeName?: string }) => {
         if (error.codeName !== 'NamespaceNotFound') throw error; // another gateway dropped it first
       });
-      const day = name.slice(PREFIX.length);
-      if (this.models.delete(day)) this.connection.deleteModel(`AcceptedMessage${day}`);
+      const period = name.slice(PREFIX.length);
+      if (this.models.delete(period)) this.connection.deleteModel(`AcceptedMessage${period}`);
     }
     return old.length;
   }
