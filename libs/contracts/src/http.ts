@@ -7,7 +7,6 @@ import {
   ENGAGEMENT_EVENTS,
   MAX_STATS_DAYS,
   MESSAGE_OPTION_LIMITS,
-  MESSAGE_READ_STATUSES,
   MESSAGE_STATUSES,
   PAGE_LIMIT,
   RESERVED_HEADERS,
@@ -585,9 +584,6 @@ export const ListQuery = Type.Object(
 );
 
 const MessageStatusSchema = StringEnum(MESSAGE_STATUSES, { description: 'the delivery status' });
-const MessageReadStatusSchema = StringEnum(MESSAGE_READ_STATUSES, {
-  description: 'the delivery status; `accepted` while the message is queued and the mailer has not recorded it yet',
-});
 
 export const TimelineEntry = Type.Object({
   sequence: Type.Integer({ minimum: 1 }),
@@ -643,7 +639,7 @@ export const Message = Type.Object({
   email_key: Type.String(),
   email: Type.String(),
   user_id: Nullable(Type.String()),
-  status: MessageReadStatusSchema,
+  status: MessageStatusSchema,
   subject: Nullable(Type.String()),
   opened: Type.Boolean(),
   clicked: Type.Boolean(),
@@ -685,7 +681,6 @@ export const Message = Type.Object({
         "bounces, complaints and unsubscribes about the message's cc and bcc addresses, reported after it was sent: one per copy and kind, in the order they came. They change neither the message's status nor its timeline, which are its recipient's; absent when there are none",
     }),
   ),
-  accepted_at: Type.Optional(Type.String({ format: 'date-time', description: 'when the send that made it was accepted (its 200)' })),
   created_at: Timestamp,
   updated_at: Timestamp,
   timeline: Type.Array(TimelineEntry),

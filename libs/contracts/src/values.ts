@@ -11,12 +11,6 @@
 export const MESSAGE_STATUSES = ['scheduled', 'queued', 'deferred', 'sent', 'bounced', 'failed', 'suppressed', 'canceled'] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
-/**
- * A message's status as read: `accepted` from its send's 200 until the mailer has recorded it (behind
- * a backlog, that can take minutes), then its delivery status.
- */
-export const MESSAGE_READ_STATUSES = ['accepted', ...MESSAGE_STATUSES] as const;
-
 /** The statuses a message's delivery ends in: no delivery event follows one of them. */
 export const TERMINAL_STATUSES = ['sent', 'bounced', 'failed', 'suppressed', 'canceled'] as const satisfies readonly MessageStatus[];
 export type TerminalStatus = (typeof TERMINAL_STATUSES)[number];

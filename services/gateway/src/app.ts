@@ -49,8 +49,6 @@ import { methodNotAllowed } from './http/method-not-allowed';
 import type { SenderDomainState } from './domain/sender-address';
 import { ClientRepository } from './model/client.repository';
 import { IdempotencyRepository } from './model/idempotency.repository';
-import { AcceptedMessageRepository } from './model/accepted-message.repository';
-import { recordAccepted } from './domain/accepted-messages';
 import { ProjectRepository } from './model/project.repository';
 import { CatalogChanges } from './model/catalog-changes';
 import { UsersClient } from './clients/users-client';
@@ -71,12 +69,6 @@ export interface Gateway {
 
 const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 const IDEMPOTENCY_PURGE_INTERVAL_MS = 10 * 60 * 1000;
-/** A send waits this long at most for its accepted-message record (see recordAccepted). */
-const ACCEPTED_RECORD_WAIT_MS = 1_000;
-/** Records not yet stored past which new ones are skipped: a database that has fallen this far behind gets no more. */
-const ACCEPTED_RECORD_MAX_PENDING = 20_000;
-/** Old periods' accepted-message collections are dropped this often (each instance; one dropped already is skipped). */
-const ACCEPTED_PURGE_INTERVAL_MS = 10 * 60 * 1000;
 /** Usage reports only matter for a minute; an hour leaves room to look at them. */
 const USAGE_RETENTION_MS = 60 * 60 * 1000;
 
@@ -110,7 +102,6 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   const apiKeys = new ApiKeyRepository(db);
   const projects = new ProjectRepository(db, catalogChanges);
   const idempotency = new IdempotencyRepository(db);
-  const accepted = new AcceptedMessageRepository(db);
   const domains = new DomainRepository(db, catalogChanges);
   const templateEngine = new TemplateEngine({
     ...engineOptionsFrom(config),
@@ -187,18 +178,13 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
       commands,
       assertProject: access.assert,
       storeAttachments: (projectId, messageId, files) => mailerApi.storeAttachments(projectId, messageId, files),
-      recordAccepted: recordAccepted(accepted, {
-        waitMs: ACCEPTED_RECORD_WAIT_MS,
-        maxPending: ACCEPTED_RECORD_MAX_PENDING,
-        onError: (error, records) => logger.warn('recording accepted messages failed', { error, records }),
-      }),
       senderDomainOf: async (clientId, projectId) => {
         const project = await projects.get(clientId, projectId);
         return project?.sender_domain_id ? senderDomainState(clientId, 'sender', project.sender_domain_id) : null;
       },
     },
     users: { commands, usersApi, assertProject: access.assert },
-    messages: { mailerApi, accepted, assertProject: access.assert },
+    messages: { mailerApi, assertProject: access.assert },
     suppressions: { commands, mailerApi, assertProject: access.assert },
     webhooks: { webhooksApi: new WebhooksClient(config.WEBHOOKS_URL, internalTokens), assertProject: access.assert },
     payments: { commands, paymentsApi: new PaymentsClient(config.PAYMENTS_URL, internalTokens), assertProject: access.assert },
@@ -258,10 +244,6 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
     { onError: (error) => logger.warn('purging idempotency records failed', { error }) },
   );
 
-  const acceptedPurge = every(ACCEPTED_PURGE_INTERVAL_MS, () => accepted.dropOldPeriods(), {
-    onError: (error) => logger.warn('dropping old accepted-message records failed', { error }),
-  });
-
   // The public API on every interface; what only the operator's side may see (/metrics) on a
   // second listener on INTERNAL_HOST.
   const internalApp = express();
@@ -281,7 +263,6 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
     app,
     async stop() {
       await idempotencyPurge.stop();
-      await acceptedPurge.stop();
       counters.stop();
       catalogFeed.stop();
       await Promise.all([closeServer(server), closeServer(internal.server)]);

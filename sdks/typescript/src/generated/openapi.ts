@@ -8000,10 +8000,10 @@ export interface operations {
               email: string;
               user_id: string | null;
               /**
-               * @description the delivery status; `accepted` while the message is queued and the mailer has not recorded it yet
+               * @description the delivery status
                * @enum {string}
                */
-              status: 'accepted' | 'scheduled' | 'queued' | 'deferred' | 'sent' | 'bounced' | 'failed' | 'suppressed' | 'canceled';
+              status: 'scheduled' | 'queued' | 'deferred' | 'sent' | 'bounced' | 'failed' | 'suppressed' | 'canceled';
               subject: string | null;
               opened: boolean;
               clicked: boolean;
@@ -8071,11 +8071,6 @@ export interface operations {
                 /** @description how many such reports came about this copy; the first is at `at` */
                 count?: number;
               }[];
-              /**
-               * Format: date-time
-               * @description when the send that made it was accepted (its 200)
-               */
-              accepted_at?: string;
               /** Format: date-time */
               created_at: string;
               /** Format: date-time */
@@ -8307,10 +8302,10 @@ export interface operations {
             email: string;
             user_id: string | null;
             /**
-             * @description the delivery status; `accepted` while the message is queued and the mailer has not recorded it yet
+             * @description the delivery status
              * @enum {string}
              */
-            status: 'accepted' | 'scheduled' | 'queued' | 'deferred' | 'sent' | 'bounced' | 'failed' | 'suppressed' | 'canceled';
+            status: 'scheduled' | 'queued' | 'deferred' | 'sent' | 'bounced' | 'failed' | 'suppressed' | 'canceled';
             subject: string | null;
             opened: boolean;
             clicked: boolean;
@@ -8378,11 +8373,6 @@ export interface operations {
               /** @description how many such reports came about this copy; the first is at `at` */
               count?: number;
             }[];
-            /**
-             * Format: date-time
-             * @description when the send that made it was accepted (its 200)
-             */
-            accepted_at?: string;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -8701,10 +8691,10 @@ export interface operations {
             email: string;
             user_id: string | null;
             /**
-             * @description the delivery status; `accepted` while the message is queued and the mailer has not recorded it yet
+             * @description the delivery status
              * @enum {string}
              */
-            status: 'accepted' | 'scheduled' | 'queued' | 'deferred' | 'sent' | 'bounced' | 'failed' | 'suppressed' | 'canceled';
+            status: 'scheduled' | 'queued' | 'deferred' | 'sent' | 'bounced' | 'failed' | 'suppressed' | 'canceled';
             subject: string | null;
             opened: boolean;
             clicked: boolean;
@@ -8772,11 +8762,6 @@ export interface operations {
               /** @description how many such reports came about this copy; the first is at `at` */
               count?: number;
             }[];
-            /**
-             * Format: date-time
-             * @description when the send that made it was accepted (its 200)
-             */
-            accepted_at?: string;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */

@@ -5,7 +5,6 @@ import { Badge, Time, type BadgeTone } from './ui';
 
 const TONES: Record<string, BadgeTone> = {
   scheduled: 'blue',
-  accepted: 'blue',
   queued: 'blue',
   sent: 'green',
   opened: 'green',

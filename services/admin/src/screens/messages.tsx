@@ -32,7 +32,6 @@ const POLL_MS = 3_000;
 const MESSAGE_COLUMNS = ['Accepted', 'Recipient', 'Email', 'Subject', 'Status', 'Opens / clicks'];
 
 export const STATUS_TONES: Record<string, BadgeTone> = {
-  accepted: 'blue',
   scheduled: 'blue',
   queued: 'blue',
   deferred: 'amber',

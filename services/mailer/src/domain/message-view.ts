@@ -84,7 +84,6 @@ export function messageView(message: MessageDoc, entries: EventDoc[]): Message {
     ...droppedCopiesOf(events),
     ...deliveredCopiesOf(events),
     ...copyReportsOf(copyEntries),
-    ...(message.acceptedAt ? { accepted_at: message.acceptedAt.toISOString() } : {}),
     created_at: message.createdAt.toISOString(),
     updated_at: last.at.toISOString(),
     timeline: timeline.map((e) => ({

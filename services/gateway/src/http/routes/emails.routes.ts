@@ -15,7 +15,6 @@ import {
 import { ConflictError, NotFoundError, UnprocessableError } from '@postbus/errors';
 import type { CommandSender } from '../../clients/command-sender';
 import { compileBody, toFieldErrors } from '@postbus/http';
-import { acceptedRecordOf, type AcceptedMessage } from '../../domain/accepted-messages';
 import { acceptSend, messageIds, sendAtOf, sendBatch } from '../../domain/batch-send';
 import { fromEmailProblem, type SenderDomainState } from '../../domain/sender-address';
 import type { EmailRepository } from '../../model/email.repository';
@@ -36,8 +35,6 @@ export interface EmailRouteDeps {
   senderDomainOf: (clientId: string, projectId: string) => Promise<SenderDomainState | null>;
   /** Stores a message's attachments (in order) with the mailer, before its trigger is published. */
   storeAttachments: (projectId: string, messageId: string, files: Buffer[]) => Promise<void>;
-  /** Keeps what each 200 accepted, so the message reads as `accepted` until the mailer records it; never fails a send. */
-  recordAccepted: (records: AcceptedMessage[]) => Promise<void>;
 }
 
 /** Transactional emails (the seed's fifth prerequisite) and the trigger that sends one. */
@@ -49,7 +46,6 @@ export function emailRoutes({
   assertProject,
   senderDomainOf,
   storeAttachments,
-  recordAccepted,
 }: EmailRouteDeps): RouteSpec[] {
   /** An email's own sender address is held to the same rule as the project's. */
   const assertFromEmail = async (clientId: string, projectId: string, fromEmail: string | null | undefined) => {
@@ -169,8 +165,6 @@ export function emailRoutes({
           test: client.scope === 'test',
         });
         await commands.send(Topics.EmailCommands, 'email.trigger', key, command, requestId);
-        // Once the bus has it: only what a 200 answers is recorded as accepted.
-        await recordAccepted([acceptedRecordOf(command)]);
         return { status: 200, body: { status: 'accepted', request_id: requestId, message_id: command.messageId, ...sendAtOf(command) } };
       },
     }),
@@ -199,7 +193,6 @@ export function emailRoutes({
               triggers.map(({ key, command }) => ({ key, data: command })),
               requestId,
             );
-            await recordAccepted(triggers.map(({ command }) => acceptedRecordOf(command)));
           },
           storeAttachments: (messageId, files) => storeAttachments(params.projectId, messageId, files),
           newMessageId: messageIds(idempotencyNonce),

@@ -11,17 +11,14 @@ import {
   normaliseEmail,
   ProjectIdParam,
 } from '@postbus/contracts';
-import { NotFoundError, ServiceUnavailableError, UnprocessableError } from '@postbus/errors';
+import { NotFoundError, UnprocessableError } from '@postbus/errors';
 import type { MailerClient } from '../../clients/mailer-client';
-import { acceptedMessageView, type AcceptedMessages } from '../../domain/accepted-messages';
 import { downloadHeaders } from '../../domain/attachment-download';
 import type { AuthenticatedClient } from '../auth';
 import { defineRoute, type RouteSpec } from '../route';
 
 export interface MessageRouteDeps {
   mailerApi: MailerClient;
-  /** What the gateway accepted lately: a message the mailer has not recorded reads from it. */
-  accepted: Pick<AcceptedMessages, 'find'>;
   /** Resolves when the project exists and belongs to the client; throws NotFoundError otherwise. */
   assertProject: (clientId: string, projectId: string) => Promise<void>;
 }
@@ -32,25 +29,7 @@ const MAILER_DOWN = { 503: { description: 'The mailer service did not answer (se
 const readable = (client: AuthenticatedClient, message: { test?: boolean }): boolean => client.scope !== 'test' || message.test === true;
 
 /** The message log, read from the mailer (the owner of that data): any key, or an admin session. */
-export function messageRoutes({ mailerApi, accepted, assertProject }: MessageRouteDeps): RouteSpec[] {
-  /**
-   * The mailer's record of a message, or, until it has one (or cannot be asked), what the gateway
-   * accepted: a 200's message id always reads, as `accepted` until the mailer records it.
-   */
-  const messageOf = async (projectId: string, messageId: string): Promise<Message | null> => {
-    try {
-      const recorded = await mailerApi.message(projectId, messageId);
-      if (recorded) return recorded;
-    } catch (error) {
-      if (!(error instanceof ServiceUnavailableError)) throw error;
-      const pending = await accepted.find(projectId, messageId);
-      if (!pending) throw error;
-      return acceptedMessageView(pending);
-    }
-    const pending = await accepted.find(projectId, messageId);
-    return pending ? acceptedMessageView(pending) : null;
-  };
-
+export function messageRoutes({ mailerApi, assertProject }: MessageRouteDeps): RouteSpec[] {
   return [
     defineRoute({
       method: 'get',
@@ -108,7 +87,7 @@ export function messageRoutes({ mailerApi, accepted, assertProject }: MessageRou
       responses: { 200: { description: 'The message', schema: Message }, ...MAILER_DOWN },
       handle: async ({ params, client }) => {
         await assertProject(client.clientId, params.projectId);
-        const message = await messageOf(params.projectId, params.messageId);
+        const message = await mailerApi.message(params.projectId, params.messageId);
         if (!message || !readable(client, message)) throw new NotFoundError('No such message in this project.');
         return { status: 200, body: message };
       },
@@ -158,7 +137,7 @@ export function messageRoutes({ mailerApi, accepted, assertProject }: MessageRou
       },
       handle: async ({ params, client }) => {
         await assertProject(client.clientId, params.projectId);
-        const message = await messageOf(params.projectId, params.messageId);
+        const message = await mailerApi.message(params.projectId, params.messageId);
         if (!message || !readable(client, message)) throw new NotFoundError('No such message in this project.');
         // Read defensively: a message stored before attachments existed may have no list.
         const listedFiles = message.attachments ?? [];
