@@ -1,4 +1,5 @@
 /** @postbus-system shared */
+import { connect as connectTcp } from 'node:net';
 import { Kafka, logLevel } from 'kafkajs';
 import { consumerGroupHasPassed } from '@postbus/bus';
 import { ConsumerGroups, Topics, topicName } from '@postbus/contracts';
@@ -262,6 +263,58 @@ describe('feedback through the inbound MX', () => {
     await message(sent.id, 'the message sent', (m) => m['status'] === 'sent');
     await mailToInbound(system, sent.returnPath, inboundFixture('postfix/failed-550-user-unknown.eml'), { refusal: 'fails' });
     await message(sent.id, 'the message bounced', (m) => m['status'] === 'bounced');
+  }, 120_000);
+
+  /** How long a fresh connection to the MX waits for its greeting and the answer to its EHLO. */
+  const ehloMs = (port: number) =>
+    new Promise<number>((resolve, reject) => {
+      const started = performance.now();
+      const socket = connectTcp(port, '127.0.0.1');
+      let heard = '';
+      socket.setEncoding('utf8');
+      socket.on('error', reject);
+      socket.on('data', (chunk: string) => {
+        heard += chunk;
+        if (/^220 /m.test(heard) && !heard.includes('EHLO sent')) {
+          heard += '\nEHLO sent\n';
+          socket.write('EHLO fresh.example\r\n');
+        } else if (/^250 /m.test(heard)) {
+          resolve(performance.now() - started);
+          socket.end('QUIT\r\n');
+        }
+      });
+    });
+
+  it('notices of 64,000 blank lines to a valid return path hold up neither a fresh connection’s EHLO nor the next bounce (issue 45 item 1)', async () => {
+    const sent = await sendTo('after-the-flood@example.org');
+    await message(sent.id, 'the message sent', (m) => m['status'] === 'sent');
+    // The shape that took 159.5 s to read at 256 KiB when the parser's expressions were quadratic, on the MX's own loop.
+    const blankNotice = Buffer.from(
+      [
+        'From: MAILER-DAEMON@remote.example',
+        `To: ${sent.returnPath}`,
+        'Subject: Undelivered Mail Returned to Sender',
+        'Content-Type: text/plain',
+        '',
+        'This is the mail system at host remote.example.',
+        '\r\n'.repeat(64_000),
+        'end',
+        '',
+      ].join('\r\n'),
+    );
+    const notices = Promise.all(Array.from({ length: 3 }, () => mailToInbound(system, sent.returnPath, blankNotice, { refusal: 'fails' })));
+    const ehlos: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      ehlos.push(await ehloMs(system.inbound!.smtpPort));
+    }
+    await notices;
+    console.info(
+      `a fresh connection's EHLO while three notices of 64,000 blank lines were taken: ${ehlos.map((ms) => ms.toFixed(0)).join(', ')} ms`,
+    );
+    expect(Math.max(...ehlos)).toBeLessThan(2_000);
+    await mailToInbound(system, sent.returnPath, inboundFixture('postfix/failed-550-user-unknown.eml'), { refusal: 'fails' });
+    await message(sent.id, 'the message bounced after the notices', (m) => m['status'] === 'bounced');
   }, 120_000);
 
   /** The address's suppression reasons, as the client reads them. */
