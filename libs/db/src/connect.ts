@@ -69,6 +69,8 @@ function renewWhenStuck(connection: Connection, url: string, options: MongoClien
       await client.db(options.dbName).admin().ping();
       if (closed) return void (await client.close());
       const stuck = connection.getClient();
+      // Its last events (a server marked unknown as it closes) must not mark the connection down again.
+      stuck.removeAllListeners();
       // setClient() takes a client only on a disconnected connection; the stuck one is, in truth.
       Object.assign(connection, { readyState: mongoose.ConnectionStates.disconnected });
       connection.setClient(client);
