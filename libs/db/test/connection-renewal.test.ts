@@ -72,10 +72,10 @@ describe('a connection whose client is stuck is renewed', () => {
     await Thing.create({ _id: 'before' });
 
     proxy.freeze();
-    await waitFor(async () => renewals.length > 0 || undefined, { timeoutMs: 20_000, what: 'a renewal tried while unanswered' });
+    await waitFor(() => Promise.resolve(renewals.length > 0 || undefined), { timeoutMs: 20_000, what: 'a renewal tried while unanswered' });
     expect(renewals.every((r) => r.error !== undefined)).toBe(true); // nothing swapped while the database cannot be reached
     proxy.thaw();
-    await waitFor(async () => renewals.some((r) => r.error === undefined) || undefined, {
+    await waitFor(() => Promise.resolve(renewals.some((r) => r.error === undefined) || undefined), {
       timeoutMs: 20_000,
       what: 'a renewal that reconnected',
     });
