@@ -325,14 +325,6 @@ export const AttachmentInfo = Type.Object({
 });
 export type AttachmentInfo = Static<typeof AttachmentInfo>;
 
-/** What a message read says of an attachment, from what its trigger carried (AttachmentRef, without its hash). */
-export const attachmentInfoOf = (a: { filename: string; contentType: string; size: number; contentId?: string }): AttachmentInfo => ({
-  filename: a.filename,
-  content_type: a.contentType,
-  size: a.size,
-  ...(a.contentId !== undefined ? { content_id: a.contentId } : {}),
-});
-
 /** What one send may carry beyond its recipient and data: stored with the message, shown in its reads and in every webhook about it. */
 const MessageOptions = {
   reply_to: Type.Optional(Email),

@@ -1,4 +1,4 @@
-import { attachmentInfoOf, type CopyReportEvent, type DeliveredCopy, type Message, type TimelineEventName } from '@postbus/contracts';
+import type { CopyReportEvent, DeliveredCopy, Message, TimelineEventName } from '@postbus/contracts';
 import { statusOf } from './message-status';
 import { isCopyEntry, type EventDoc, type MessageDoc, type SummaryDoc } from './message-records';
 
@@ -76,7 +76,12 @@ export function messageView(message: MessageDoc, entries: EventDoc[]): Message {
     clicks: countOf(events, 'clicked'),
     tags: message.tags ?? [],
     metadata: message.metadata ?? {},
-    attachments: (message.attachments ?? []).map(attachmentInfoOf),
+    attachments: (message.attachments ?? []).map((a) => ({
+      filename: a.filename,
+      content_type: a.contentType,
+      size: a.size,
+      ...(a.contentId !== undefined ? { content_id: a.contentId } : {}),
+    })),
     ...(message.sendAt ? { send_at: message.sendAt.toISOString() } : {}),
     test: message.test === true,
     ...(message.cc ? { cc: message.cc } : {}),
