@@ -148,7 +148,7 @@ describe('a burst of triggers drains through stopped consumers', () => {
 
   /** The consumer groups of the services the test stops. */
   const groupsOf: Partial<Record<ServiceName, string[]>> = {
-    users: [ConsumerGroups.users],
+    users: [ConsumerGroups.users, ConsumerGroups.usersBulk],
     mailer: [ConsumerGroups.mailerTriggers, ConsumerGroups.mailerBulk, ConsumerGroups.mailerProjections, ConsumerGroups.mailerFeedback],
     'webhook-dispatcher': [ConsumerGroups.webhooks, ConsumerGroups.webhooksProjects],
   };

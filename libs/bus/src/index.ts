@@ -24,6 +24,7 @@ export { kafkaConnection, type KafkaConnection, type KafkaSettings } from './kaf
 export { consumerGroupHasPassed, consumerGroupLag, type GroupLag } from './lag';
 export { BusUnavailableError, NotYetKnownError, PoisonMessageError, isTransientError } from './errors';
 export { erasureParticipant } from './erasure';
+export { SendPathPriority, type SendPathPriorityOptions } from './send-path-priority';
 export { knownUserHandlers, type UserDirectory } from './known-users';
 export { fromKafkaMessage, toKafkaHeaders, newEnvelope, type Envelope } from './envelope';
 

@@ -7,6 +7,7 @@ import type { MessageType } from './messages';
  */
 export const ConsumerGroups = {
   users: 'postbus-users',
+  usersBulk: 'postbus-users-bulk',
   mailerTriggers: 'postbus-mailer-triggers',
   mailerBulk: 'postbus-mailer-bulk',
   mailerProjections: 'postbus-mailer-projections',

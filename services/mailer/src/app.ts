@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { Bus, busOptions, type Publisher } from '@postbus/bus';
+import { Bus, busOptions, SendPathPriority, type Publisher } from '@postbus/bus';
 import { ConsumerGroups, Topics } from '@postbus/contracts';
 import { ReturnPathTokens, SecretBox, TrackingTokens } from '@postbus/crypto';
 import { connectDb, pingDb } from '@postbus/db';
@@ -17,7 +17,6 @@ import { MessageLog } from './domain/message-log';
 import { MessageRetention } from './domain/message-retention';
 import { RetryWorker } from './domain/retry-worker';
 import { ScheduledSends, ScheduleWorker } from './domain/scheduled-sends';
-import { SendPathPriority } from './domain/send-path-priority';
 import { SuppressionList } from './domain/suppression-list';
 import { Timeline } from './domain/timeline';
 import { statusReached, TriggerDelivery } from './domain/trigger-delivery';

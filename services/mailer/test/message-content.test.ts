@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import mongoose from 'mongoose';
-import type { Publisher } from '@postbus/bus';
+import { SendPathPriority, type Publisher } from '@postbus/bus';
 import type { EmailTriggerCommand } from '@postbus/contracts';
 import { connectDb, type Connection } from '@postbus/db';
 import { closeServer } from '@postbus/http';
@@ -10,7 +10,6 @@ import type { Deliverer, Outcome } from '../src/domain/delivery/deliverer';
 import { MailerErasure } from '../src/domain/erasure-participant';
 import { TriggerDelivery } from '../src/domain/trigger-delivery';
 import { noScheduledSends } from './no-scheduled-sends';
-import { SendPathPriority } from '../src/domain/send-path-priority';
 import { emailTriggerHandler } from '../src/handlers/email-trigger.handler';
 import { ErasuresDone } from '../src/model/erasure.repository';
 import { AttachmentStore } from '../src/model/attachment.repository';

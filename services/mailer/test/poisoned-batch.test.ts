@@ -4,7 +4,7 @@ import { defaultMongoUrl, uniqueName } from '@postbus/testing';
 import type { Deliverer, Outcome } from '../src/domain/delivery/deliverer';
 import { TriggerDelivery } from '../src/domain/trigger-delivery';
 import { noScheduledSends } from './no-scheduled-sends';
-import { SendPathPriority } from '../src/domain/send-path-priority';
+import { SendPathPriority } from '@postbus/bus';
 import { emailTriggerHandler } from '../src/handlers/email-trigger.handler';
 import { MessageLists } from '../src/model/message-list.repository';
 import { MessageStore } from '../src/model/message.repository';

@@ -1,10 +1,10 @@
-import { Bus, busOptions } from '@postbus/bus';
+import { Bus, busOptions, SendPathPriority } from '@postbus/bus';
 import { ConsumerGroups, Topics } from '@postbus/contracts';
 import { connectDb, pingDb } from '@postbus/db';
 import { closeServer, createMetricsRegistry, every, startInternalServer } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import type { UsersConfig } from './config';
-import { erasureHandlers, userHandlers } from './handlers';
+import { bulkHandlers, erasureHandlers, userHandlers } from './handlers';
 import { internalApi } from './http/internal-api';
 import { UserRepository } from './model/user.repository';
 import { userModels } from './model/user.schema';
@@ -35,23 +35,34 @@ export async function start({ config, logger }: { config: UsersConfig; logger: L
     { topic: Topics.ErasureEvents },
   ]);
   await bus.publisher.connect();
-  const groupId = ConsumerGroups.users;
   const commands = new UserCommands({
     users,
     publisher: bus.publisher,
     logger,
     retryWindowMs: config.USER_UPDATE_RETRY_WINDOW_MS,
     // Creates come as user commands, and as triggers of either lane (implicit registration).
-    createsHandledUpTo: (time) => bus.groupHasPassed(groupId, [Topics.UserCommands, Topics.EmailCommands, Topics.EmailBulk], time),
+    createsHandledUpTo: async (time) =>
+      (await bus.groupHasPassed(ConsumerGroups.users, [Topics.UserCommands, Topics.EmailCommands], time)) &&
+      (await bus.groupHasPassed(ConsumerGroups.usersBulk, [Topics.EmailBulk], time)),
   });
   const erasure = new UserErasure({ users, logger });
-  // One group: every consumer group costs the broker a fetch loop (measured: two more groups cut
-  // mail throughput by a fifth), and the erasure topic is quiet.
+  // While single sends flow, a batch's registrations go at a bounded rate (in their own group, so
+  // that their wait holds up no one else's commands).
+  const singles = new SendPathPriority({ whileSendingPerSecond: config.USERS_BULK_RATE_WHILE_SENDING });
+  // Every consumer group costs the broker a fetch loop (measured: two more groups cut mail
+  // throughput by a fifth): the user commands, single sends' triggers and the quiet erasure topic
+  // share one; the batch lane, idle but for batches, has its own.
   await bus.consume({
-    groupId,
+    groupId: ConsumerGroups.users,
     // Every trigger comes here too, but no mail waits for its registration: fetches wait longer and gather more.
     gatherFetches: 'off-send-path',
-    handlers: [...userHandlers(commands), ...erasureHandlers(erasure, bus.publisher)],
+    handlers: [...userHandlers(commands, singles), ...erasureHandlers(erasure, bus.publisher)],
+  });
+  await bus.consume({
+    groupId: ConsumerGroups.usersBulk,
+    gatherFetches: 'off-send-path',
+    handlers: bulkHandlers(commands, singles),
+    partitionsConsumedConcurrently: 1,
   });
 
   // One sweep at a time: the next is scheduled when the last one has finished.

@@ -11,6 +11,12 @@ export const UsersConfig = Type.Object({
     default: 30_000,
     description: 'how long an update for a user that does not exist yet waits for its create before it is rejected',
   }),
+  USERS_BULK_RATE_WHILE_SENDING: Type.Integer({
+    minimum: 1,
+    default: 20,
+    description:
+      "batch sends' implicit registrations made a second at most while single sends are flowing, so that one client's batches never slow the database under another client's mail; as fast as the service goes otherwise",
+  }),
 });
 
 export type UsersConfig = typeof UsersConfig.static;

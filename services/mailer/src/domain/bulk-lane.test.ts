@@ -1,6 +1,6 @@
 import type { EmailTriggerCommand } from '@postbus/contracts';
 import { BulkLane } from './bulk-lane';
-import { SendPathPriority } from './send-path-priority';
+import { SendPathPriority } from '@postbus/bus';
 
 const trigger = (acceptedAt: string) => ({ acceptedAt }) as EmailTriggerCommand;
 

@@ -1,5 +1,5 @@
 import type { EmailTriggerCommand } from '@postbus/contracts';
-import type { SendPathPriority } from './send-path-priority';
+import type { SendPathPriority } from '@postbus/bus';
 
 export interface BulkLaneDeps {
   /** Single sends being delivered: while they are, batch messages go at a bounded rate (MAILER_BULK_RATE_WHILE_SENDING). */

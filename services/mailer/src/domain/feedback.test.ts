@@ -4,7 +4,7 @@ import type { MessageStore } from '../model/message.repository';
 import type { Suppressions } from '../model/suppression.repository';
 import { Engagements } from './engagements';
 import { Feedback } from './feedback';
-import { SendPathPriority } from './send-path-priority';
+import { SendPathPriority } from '@postbus/bus';
 import type { SuppressionList } from './suppression-list';
 import type { Timeline } from './timeline';
 

@@ -6,7 +6,7 @@ import type { MessageStore } from '../model/message.repository';
 import type { StatusRollups } from '../model/rollup.repository';
 import type { Suppressions } from '../model/suppression.repository';
 import type { Engagements } from './engagements';
-import type { SendPathPriority } from './send-path-priority';
+import type { SendPathPriority } from '@postbus/bus';
 import type { SuppressionList } from './suppression-list';
 import type { Timeline } from './timeline';
 

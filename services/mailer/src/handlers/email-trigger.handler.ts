@@ -1,7 +1,6 @@
-import { defineHandler, type Handler } from '@postbus/bus';
+import { defineHandler, type Handler, type SendPathPriority } from '@postbus/bus';
 import { Topics } from '@postbus/contracts';
 import type { BulkLane } from '../domain/bulk-lane';
-import type { SendPathPriority } from '../domain/send-path-priority';
 import { messageDocFromTrigger, type TriggerDelivery } from '../domain/trigger-delivery';
 
 /**

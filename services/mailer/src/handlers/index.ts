@@ -1,8 +1,7 @@
-import type { Publisher } from '@postbus/bus';
+import type { Publisher, SendPathPriority } from '@postbus/bus';
 import type { Engagements } from '../domain/engagements';
 import type { Feedback } from '../domain/feedback';
 import type { MailerErasure } from '../domain/erasure-participant';
-import type { SendPathPriority } from '../domain/send-path-priority';
 import type { TriggerDelivery } from '../domain/trigger-delivery';
 import type { CatalogProjection } from '../model/catalog.repository';
 import type { SuppressionList } from '../domain/suppression-list';

@@ -1,6 +1,6 @@
-/** How delivery reports yield to the send path (see SendPathPriority). */
+/** How work that no mail waits for yields to the send path (see SendPathPriority). */
 export interface SendPathPriorityOptions {
-  /** Reports recorded a second at most while triggers are being delivered (FEEDBACK_RATE_WHILE_SENDING). */
+  /** Items admitted a second at most while the send path is busy (e.g. the mailer's FEEDBACK_RATE_WHILE_SENDING). */
   whileSendingPerSecond: number;
   /** How long after its last run the send path still counts as busy: the gap between two runs of a burst. */
   busyWindowMs?: number;
@@ -11,11 +11,12 @@ export interface SendPathPriorityOptions {
 const STEP_MS = 100;
 
 /**
- * Delivery reports (DSNs) yield to the send path: while triggers are being delivered, they are
- * recorded at a bounded rate; otherwise at once. A report comes minutes after its mail and waits
- * on the bus meanwhile, so recording it a few seconds later costs no one anything, while mail
- * queued behind a wave of bounces would wait. The bound is a floor as well: under a send load that
- * never stops, bounces still suppress their addresses at that rate.
+ * Work that no mail waits for yields to the send path: while triggers are being handled, it is
+ * admitted at a bounded rate; otherwise at once. In the mailer, delivery reports (DSNs) and a
+ * batch's messages yield to single sends; in the users service, a batch's implicit registrations.
+ * A report comes minutes after its mail and waits on the bus meanwhile, so recording it a few
+ * seconds later costs no one anything, while mail queued behind a wave of bounces would wait. The
+ * bound is a floor as well: under a send load that never stops, the work still goes at that rate.
  */
 export class SendPathPriority {
   private runs = 0;
