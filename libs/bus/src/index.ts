@@ -8,6 +8,7 @@ import { createKafka, kafkaConnection, type KafkaConnection, type KafkaSettings 
 import { consumerGroupHasPassed } from './lag';
 import { ConsumerMetrics } from './metrics';
 import { Publisher } from './publisher';
+import { TopicReader, type FoundRecord, type RecordLookup } from './topic-reader';
 
 export {
   defineHandler,
@@ -25,6 +26,12 @@ export { consumerGroupHasPassed, consumerGroupLag, type GroupLag } from './lag';
 export { BusUnavailableError, NotYetKnownError, PoisonMessageError, isTransientError } from './errors';
 export { erasureParticipant } from './erasure';
 export { SendPathPriority, type SendPathPriorityOptions } from './send-path-priority';
+export type { FoundRecord, RecordLookup } from './topic-reader';
+
+/** A TopicReader as a service uses it: topics by their names in the contracts. */
+export interface Reader {
+  find: (lookup: RecordLookup) => Promise<FoundRecord | undefined>;
+}
 export { knownUserHandlers, type UserDirectory } from './known-users';
 export { fromKafkaMessage, toKafkaHeaders, newEnvelope, type Envelope } from './envelope';
 
@@ -102,6 +109,7 @@ export class Bus {
   readonly kafka: Kafka;
   readonly publisher: Publisher;
   private readonly consumers: MessageConsumer[] = [];
+  private readonly readers: TopicReader[] = [];
   private readonly consumerMetrics: ConsumerMetrics | undefined;
   private progressAdmin: Promise<Admin> | undefined;
 
@@ -281,26 +289,56 @@ export class Bus {
     return consumer;
   }
 
-  /**
-   * Whether a consumer group (the namespace applied) has handled every message published to the
-   * topics before `time`: e.g. whether a create that a waiting command depends on can still come.
-   */
-  async groupHasPassed(groupId: string, topics: string[], time: Date): Promise<boolean> {
+  /** The process's admin client for progress questions (lazily connected, kept until close). */
+  private readonly admin = async (): Promise<Admin> => {
     this.progressAdmin ??= (async () => {
       const admin = this.kafka.admin();
       await admin.connect();
       return admin;
     })();
-    const admin = await this.progressAdmin.catch((error: unknown) => {
+    return this.progressAdmin.catch((error: unknown) => {
       this.progressAdmin = undefined;
       throw error;
     });
-    return consumerGroupHasPassed(admin, this.resolveTopic(groupId), topics.map(this.resolveTopic), time);
+  };
+
+  /**
+   * Whether a consumer group (the namespace applied) has handled every message published to the
+   * topics before `time`: e.g. whether a create that a waiting command depends on can still come.
+   */
+  async groupHasPassed(groupId: string, topics: string[], time: Date): Promise<boolean> {
+    return consumerGroupHasPassed(await this.admin(), this.resolveTopic(groupId), topics.map(this.resolveTopic), time);
+  }
+
+  /** Whether a consumer group (the namespace applied) has handled the record at `offset` of a topic's partition. */
+  async groupHasRead(groupId: string, topic: string, partition: number, offset: string): Promise<boolean> {
+    const committed = await (await this.admin()).fetchOffsets({ groupId: this.resolveTopic(groupId), topics: [this.resolveTopic(topic)] });
+    const at = committed[0]?.partitions.find((p) => p.partition === partition)?.offset ?? '-1';
+    return BigInt(at) > BigInt(offset);
+  }
+
+  /**
+   * Starts a reader of the topics' records by time (see TopicReader), in a consumer group of its
+   * own named after this process (the namespace applied); it is stopped with the bus.
+   */
+  async startReader(groupId: string, topics: string[], budgetMs?: number): Promise<Reader> {
+    const reader = new TopicReader(this.kafka, {
+      groupId: topicName(groupId, this.options.namespace),
+      topics: topics.map(this.resolveTopic),
+      admin: this.admin,
+      logger: this.options.logger,
+      ...(budgetMs !== undefined ? { budgetMs } : {}),
+    });
+    await reader.start();
+    this.readers.push(reader);
+    return {
+      find: (lookup) => reader.find({ ...lookup, topic: this.resolveTopic(lookup.topic) }),
+    };
   }
 
   /** Stops consuming (the message in hand finishes), then flushes and closes the publisher. */
   async close(): Promise<void> {
-    await Promise.all(this.consumers.map((c) => c.stop()));
+    await Promise.all([...this.consumers.map((c) => c.stop()), ...this.readers.map((r) => r.stop())]);
     await this.progressAdmin?.then((admin) => admin.disconnect()).catch(() => undefined);
     await this.publisher.close();
   }

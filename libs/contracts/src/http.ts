@@ -8,6 +8,7 @@ import {
   MAX_STATS_DAYS,
   MESSAGE_OPTION_LIMITS,
   MESSAGE_STATUSES,
+  MESSAGE_READ_STATUSES,
   PAGE_LIMIT,
   RESERVED_HEADERS,
   SEND_AT_LIMITS,
@@ -325,6 +326,14 @@ export const AttachmentInfo = Type.Object({
 });
 export type AttachmentInfo = Static<typeof AttachmentInfo>;
 
+/** What a message read says of an attachment, from what its trigger carried (AttachmentRef, without its hash). */
+export const attachmentInfoOf = (a: { filename: string; contentType: string; size: number; contentId?: string }): AttachmentInfo => ({
+  filename: a.filename,
+  content_type: a.contentType,
+  size: a.size,
+  ...(a.contentId !== undefined ? { content_id: a.contentId } : {}),
+});
+
 /** What one send may carry beyond its recipient and data: stored with the message, shown in its reads and in every webhook about it. */
 const MessageOptions = {
   reply_to: Type.Optional(Email),
@@ -631,7 +640,11 @@ export const Message = Type.Object({
   email_key: Type.String(),
   email: Type.String(),
   user_id: Nullable(Type.String()),
-  status: MessageStatusSchema,
+  status: StringEnum(MESSAGE_READ_STATUSES, {
+    description:
+      'the delivery status; `accepted` while the mailer has not recorded the message yet (it is queued on the bus, behind a backlog or a stopped mailer): its timeline is then empty',
+  }),
+  accepted_at: Type.String({ format: 'date-time', description: 'when the gateway accepted the send' }),
   subject: Nullable(Type.String()),
   opened: Type.Boolean(),
   clicked: Type.Boolean(),

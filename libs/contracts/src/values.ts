@@ -11,6 +11,13 @@
 export const MESSAGE_STATUSES = ['scheduled', 'queued', 'deferred', 'sent', 'bounced', 'failed', 'suppressed', 'canceled'] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
+/**
+ * The statuses a message read shows: the delivery statuses, and `accepted` for a message the
+ * gateway took (it is on the bus) that the mailer has not recorded yet.
+ */
+export const MESSAGE_READ_STATUSES = ['accepted', ...MESSAGE_STATUSES] as const;
+export type MessageReadStatus = (typeof MESSAGE_READ_STATUSES)[number];
+
 /** The statuses a message's delivery ends in: no delivery event follows one of them. */
 export const TERMINAL_STATUSES = ['sent', 'bounced', 'failed', 'suppressed', 'canceled'] as const satisfies readonly MessageStatus[];
 export type TerminalStatus = (typeof TERMINAL_STATUSES)[number];

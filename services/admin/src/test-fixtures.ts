@@ -21,5 +21,6 @@ export const testMessage = (
   metadata: {},
   attachments: [],
   test: false,
+  accepted_at: fields.created_at,
   ...fields,
 });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import express from 'express';
 import { Bus, busOptions } from '@postbus/bus';
-import { Topics } from '@postbus/contracts';
+import { ConsumerGroups, Topics } from '@postbus/contracts';
 import { connectDb, pingDb } from '@postbus/db';
 import {
   closeServer,
@@ -19,6 +19,7 @@ import {
 } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
 import { engineOptionsFrom, TemplateEngine } from '@postbus/templates';
+import { AcceptedMessages } from './domain/accepted-messages';
 import { CatalogFeed } from './domain/catalog-feed';
 import { TriggerCatalog } from './domain/trigger-catalog';
 import { CommandSender } from './clients/command-sender';
@@ -71,6 +72,11 @@ const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 const IDEMPOTENCY_PURGE_INTERVAL_MS = 10 * 60 * 1000;
 /** Usage reports only matter for a minute; an hour leaves room to look at them. */
 const USAGE_RETENTION_MS = 60 * 60 * 1000;
+/**
+ * How far another gateway instance's clock may run ahead of this one's: records it writes to a
+ * lane carry its time, and a lookup of a trigger reads on past records that much newer than it.
+ */
+const OTHER_GATEWAYS_CLOCK_ALLOWANCE_MS = 10_000;
 
 /** Starts the gateway: its database, the bus publisher and the public HTTP API. */
 export async function start({ config, logger }: { config: GatewayConfig; logger: Logger }): Promise<Gateway> {
@@ -96,6 +102,21 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   ]);
   await bus.publisher.connect();
   const instance = `gw_${randomBytes(6).toString('hex')}`;
+  // A message id from a 200 reads at once: until the mailer has read its trigger, from the bus.
+  const triggers = await bus.startReader(`postbus-gateway-reader-${instance}`, [Topics.EmailCommands, Topics.EmailBulk]);
+  const accepted = new AcceptedMessages({
+    find: (lookup) => triggers.find(lookup),
+    mailerHasRead: (lane, record) =>
+      bus.groupHasRead(
+        lane === Topics.EmailBulk ? ConsumerGroups.mailerBulk : ConsumerGroups.mailerTriggers,
+        lane,
+        record.partition,
+        record.offset,
+      ),
+    windowMs: config.KAFKA_ACK_TIMEOUT_MS + OTHER_GATEWAYS_CLOCK_ALLOWANCE_MS,
+    // The lanes keep triggers this long: an older id has nothing to find.
+    maxAgeMs: busOptions(config).piiRetentionMs ?? Number.POSITIVE_INFINITY,
+  });
 
   const catalogChanges = new CatalogChanges();
   const clients = new ClientRepository(db);
@@ -184,7 +205,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
       },
     },
     users: { commands, usersApi, assertProject: access.assert },
-    messages: { mailerApi, assertProject: access.assert },
+    messages: { mailerApi, accepted, assertProject: access.assert },
     suppressions: { commands, mailerApi, assertProject: access.assert },
     webhooks: { webhooksApi: new WebhooksClient(config.WEBHOOKS_URL, internalTokens), assertProject: access.assert },
     payments: { commands, paymentsApi: new PaymentsClient(config.PAYMENTS_URL, internalTokens), assertProject: access.assert },

@@ -10,6 +10,7 @@ import {
   waitFor,
   type LocalDnsServer,
 } from '@postbus/testing';
+import { newIdempotencyNonce } from '../src/domain/batch-send';
 import { IdempotencyRepository, type IdempotencyOwner } from '../src/model/idempotency.repository';
 import { createTestClient, startTestGateway, withDnsGateway, type TestClient, type TestGateway } from './helpers';
 
@@ -43,16 +44,16 @@ describe('idempotency records', () => {
       await onRequestPath('strict', async () => {
         const notBefore = new Date(Date.now() - 86_400_000);
         expect(await repo.findResponse(liveKeysOf('cl_a'), 'key-1', notBefore)).toBeNull();
-        const first = await repo.claim(liveKeysOf('cl_a'), 'key-1', 'f1', notBefore);
+        const first = await repo.claim(liveKeysOf('cl_a'), 'key-1', 'f1', notBefore, newIdempotencyNonce);
         expect(first).toEqual({ claimed: true, nonce: expect.stringMatching(/^[0-9a-f]{32}$/) });
-        expect(await repo.claim(liveKeysOf('cl_a'), 'key-1', 'f2', notBefore)).toEqual({
+        expect(await repo.claim(liveKeysOf('cl_a'), 'key-1', 'f2', notBefore, newIdempotencyNonce)).toEqual({
           claimed: false,
           fingerprint: 'f1',
           createdAt: expect.any(Date),
           nonce: first.nonce,
         });
         // Another client's key of the same name is its own.
-        expect(await repo.claim(liveKeysOf('cl_b'), 'key-1', 'f9', notBefore)).toEqual({
+        expect(await repo.claim(liveKeysOf('cl_b'), 'key-1', 'f9', notBefore, newIdempotencyNonce)).toEqual({
           claimed: true,
           nonce: expect.stringMatching(/^[0-9a-f]{32}$/),
         });
@@ -63,14 +64,14 @@ describe('idempotency records', () => {
           body: { ok: true },
         });
         await repo.release(liveKeysOf('cl_b'), 'key-1');
-        expect(await repo.claim(liveKeysOf('cl_b'), 'key-1', 'f9', notBefore)).toEqual({
+        expect(await repo.claim(liveKeysOf('cl_b'), 'key-1', 'f9', notBefore, newIdempotencyNonce)).toEqual({
           claimed: true,
           nonce: expect.stringMatching(/^[0-9a-f]{32}$/),
         });
         // Past the window: the answer is not replayed, and the expired claim gives way to a new one.
         const later = new Date(Date.now() + 1_000);
         expect(await repo.findResponse(liveKeysOf('cl_a'), 'key-1', later)).toBeNull();
-        expect(await repo.claim(liveKeysOf('cl_a'), 'key-1', 'f3', later)).toEqual({
+        expect(await repo.claim(liveKeysOf('cl_a'), 'key-1', 'f3', later, newIdempotencyNonce)).toEqual({
           claimed: true,
           nonce: expect.stringMatching(/^[0-9a-f]{32}$/),
         });
@@ -88,12 +89,12 @@ describe('idempotency records', () => {
     try {
       await onRequestPath('strict', async () => {
         const notBefore = new Date(Date.now() - 86_400_000);
-        const first = await repo.claim(liveKeysOf('cl_f'), 'send-1', 'body', notBefore);
+        const first = await repo.claim(liveKeysOf('cl_f'), 'send-1', 'body', notBefore, newIdempotencyNonce);
         await repo.failed(liveKeysOf('cl_f'), 'send-1');
-        const again = await repo.claim(liveKeysOf('cl_f'), 'send-1', 'body', notBefore);
+        const again = await repo.claim(liveKeysOf('cl_f'), 'send-1', 'body', notBefore, newIdempotencyNonce);
         expect(again).toMatchObject({ claimed: false, fingerprint: 'body', nonce: first.nonce, failedAt: expect.any(Date) });
         await repo.retake(liveKeysOf('cl_f'), 'send-1');
-        const retaken = await repo.claim(liveKeysOf('cl_f'), 'send-1', 'body', notBefore);
+        const retaken = await repo.claim(liveKeysOf('cl_f'), 'send-1', 'body', notBefore, newIdempotencyNonce);
         expect(retaken).toMatchObject({ claimed: false, nonce: first.nonce, attemptAt: expect.any(Date) });
         expect(retaken).not.toHaveProperty('failedAt');
       });
@@ -108,14 +109,14 @@ describe('idempotency records', () => {
     try {
       await onRequestPath('strict', async () => {
         const notBefore = new Date(Date.now() - 86_400_000);
-        expect(await repo.claim(testKeysOf('cl_s'), 'order-1', 'same body', notBefore)).toEqual({
+        expect(await repo.claim(testKeysOf('cl_s'), 'order-1', 'same body', notBefore, newIdempotencyNonce)).toEqual({
           claimed: true,
           nonce: expect.stringMatching(/^[0-9a-f]{32}$/),
         });
         await repo.storeResponse(testKeysOf('cl_s'), { key: 'order-1', fingerprint: 'same body', status: 200, body: { id: 'msg_test' } });
         // The live keys' key of the same name is free, though a test send answered it.
         expect(await repo.findResponse(liveKeysOf('cl_s'), 'order-1', notBefore)).toBeNull();
-        expect(await repo.claim(liveKeysOf('cl_s'), 'order-1', 'same body', notBefore)).toEqual({
+        expect(await repo.claim(liveKeysOf('cl_s'), 'order-1', 'same body', notBefore, newIdempotencyNonce)).toEqual({
           claimed: true,
           nonce: expect.stringMatching(/^[0-9a-f]{32}$/),
         });
@@ -126,7 +127,7 @@ describe('idempotency records', () => {
         expect(live).not.toHaveProperty('test');
         // Releasing one leaves the other's claim.
         await repo.release(testKeysOf('cl_s'), 'order-1');
-        expect(await repo.claim(liveKeysOf('cl_s'), 'order-1', 'x', notBefore)).toMatchObject({ claimed: false, fingerprint: 'same body' });
+        expect(await repo.claim(liveKeysOf('cl_s'), 'order-1', 'x', notBefore, newIdempotencyNonce)).toMatchObject({ claimed: false, fingerprint: 'same body' });
       });
     } finally {
       recorder.stop();
@@ -156,7 +157,7 @@ describe('idempotency records', () => {
     for (let i = 0; i < keys.length; i += 50) {
       await Promise.all(
         keys.slice(i, i + 50).map(async (key) => {
-          await repo.claim(liveKeysOf('cl_p'), key, 'f');
+          await repo.claim(liveKeysOf('cl_p'), key, 'f', new Date(0), newIdempotencyNonce);
           await repo.storeResponse(liveKeysOf('cl_p'), { key, fingerprint: 'f', status: 200, body: {} });
         }),
       );
@@ -164,10 +165,10 @@ describe('idempotency records', () => {
     await new Promise((r) => setTimeout(r, 20));
     const cutoff = new Date();
     await new Promise((r) => setTimeout(r, 20));
-    await repo.claim(liveKeysOf('cl_p'), 'young', 'f');
+    await repo.claim(liveKeysOf('cl_p'), 'young', 'f', new Date(0), newIdempotencyNonce);
     await repo.storeResponse(liveKeysOf('cl_p'), { key: 'young', fingerprint: 'f', status: 200, body: {} });
     // Expired and claimed again after the cutoff: its new records stay.
-    await repo.claim(liveKeysOf('cl_p'), 'old-0', 'g', new Date(Date.now() + 1));
+    await repo.claim(liveKeysOf('cl_p'), 'old-0', 'g', new Date(Date.now() + 1), newIdempotencyNonce);
 
     const recorder = recordQueries(COLLECTIONS);
     let removed: number;
@@ -181,7 +182,7 @@ describe('idempotency records', () => {
     expect(recorder.queries.filter((q) => q.method === 'deleteMany')).toEqual([]);
     expect(await repo.findResponse(liveKeysOf('cl_p'), 'old-1', new Date(0))).toBeNull();
     expect(await repo.findResponse(liveKeysOf('cl_p'), 'young', new Date(0))).not.toBeNull();
-    expect(await repo.claim(liveKeysOf('cl_p'), 'old-0', 'x')).toEqual({
+    expect(await repo.claim(liveKeysOf('cl_p'), 'old-0', 'x', new Date(0), newIdempotencyNonce)).toEqual({
       claimed: false,
       fingerprint: 'g',
       createdAt: expect.any(Date),

@@ -8000,10 +8000,15 @@ export interface operations {
               email: string;
               user_id: string | null;
               /**
-               * @description the delivery status
+               * @description the delivery status; `accepted` while the mailer has not recorded the message yet (it is queued on the bus, behind a backlog or a stopped mailer): its timeline is then empty
                * @enum {string}
                */
-              status: 'scheduled' | 'queued' | 'deferred' | 'sent' | 'bounced' | 'failed' | 'suppressed' | 'canceled';
+              status: 'accepted' | 'scheduled' | 'queued' | 'deferred' | 'sent' | 'bounced' | 'failed' | 'suppressed' | 'canceled';
+              /**
+               * Format: date-time
+               * @description when the gateway accepted the send
+               */
+              accepted_at: string;
               subject: string | null;
               opened: boolean;
               clicked: boolean;
@@ -8302,10 +8307,15 @@ export interface operations {
             email: string;
             user_id: string | null;
             /**
-             * @description the delivery status
+             * @description the delivery status; `accepted` while the mailer has not recorded the message yet (it is queued on the bus, behind a backlog or a stopped mailer): its timeline is then empty
              * @enum {string}
              */
-            status: 'scheduled' | 'queued' | 'deferred' | 'sent' | 'bounced' | 'failed' | 'suppressed' | 'canceled';
+            status: 'accepted' | 'scheduled' | 'queued' | 'deferred' | 'sent' | 'bounced' | 'failed' | 'suppressed' | 'canceled';
+            /**
+             * Format: date-time
+             * @description when the gateway accepted the send
+             */
+            accepted_at: string;
             subject: string | null;
             opened: boolean;
             clicked: boolean;
@@ -8691,10 +8701,15 @@ export interface operations {
             email: string;
             user_id: string | null;
             /**
-             * @description the delivery status
+             * @description the delivery status; `accepted` while the mailer has not recorded the message yet (it is queued on the bus, behind a backlog or a stopped mailer): its timeline is then empty
              * @enum {string}
              */
-            status: 'scheduled' | 'queued' | 'deferred' | 'sent' | 'bounced' | 'failed' | 'suppressed' | 'canceled';
+            status: 'accepted' | 'scheduled' | 'queued' | 'deferred' | 'sent' | 'bounced' | 'failed' | 'suppressed' | 'canceled';
+            /**
+             * Format: date-time
+             * @description when the gateway accepted the send
+             */
+            accepted_at: string;
             subject: string | null;
             opened: boolean;
             clicked: boolean;

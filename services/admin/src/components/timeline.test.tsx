@@ -9,6 +9,7 @@ const message: Message = {
   email: 'ada@example.com',
   user_id: null,
   status: 'sent',
+  accepted_at: '2026-05-01T10:00:00.000Z',
   subject: 'Hello Ada',
   opened: true,
   clicked: true,

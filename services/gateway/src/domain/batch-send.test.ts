@@ -1,6 +1,6 @@
 import type { EmailTriggerCommand } from '@postbus/contracts';
 import { NotFoundError, ServiceUnavailableError } from '@postbus/errors';
-import { messageIds, sendBatch, type BatchSendDeps } from './batch-send';
+import { acceptedTimeOf, messageIds, newIdempotencyNonce, sendBatch, type BatchSendDeps } from './batch-send';
 
 const P = 'p1';
 
@@ -169,6 +169,16 @@ describe('message ids', () => {
     expect(messageIds('b'.repeat(32))(0)).not.toBe(ids(0));
     expect(messageIds(undefined)(0)).toMatch(/^msg_[0-9a-f]{32}$/);
     expect(messageIds(undefined)(0)).not.toBe(messageIds(undefined)(0));
+  });
+
+  it('46.1 an id carries the time its send was accepted, or its Idempotency-Key was first claimed', () => {
+    const at = Date.parse('2026-12-03T10:00:00.123Z');
+    expect(acceptedTimeOf(messageIds(undefined, () => at)(0))).toBe(at);
+    const claimed = new Date(at - 60_000);
+    const nonce = newIdempotencyNonce(claimed);
+    expect(nonce).toMatch(/^[0-9a-f]{32}$/);
+    expect(acceptedTimeOf(messageIds(nonce, () => at)(3))).toBe(claimed.getTime());
+    expect(acceptedTimeOf('msg_not-one-of-ours')).toBeUndefined();
   });
 
   it('45.9 a retried batch names each item as the first attempt did, whichever item is accepted first', async () => {

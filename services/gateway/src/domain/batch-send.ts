@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
   normaliseEmail,
   userOrderingKey,
@@ -74,17 +74,33 @@ export function triggerFor(
 export const sendAtOf = (command: EmailTriggerCommand): { send_at?: string } =>
   command.sendAt !== undefined ? { send_at: command.sendAt } : {};
 
+/** A time as 12 hex digits of milliseconds, as UUIDv7 begins: ids that start with it sort by time. */
+const timeHex = (ms: number): string => ms.toString(16).padStart(12, '0');
+
+/** A new Idempotency-Key claim's nonce: the claim's time, then 80 random bits. The ids named from it carry that time (see messageIds). */
+export const newIdempotencyNonce = (claimedAt: Date): string => `${timeHex(claimedAt.getTime())}${randomBytes(10).toString('hex')}`;
+
 /**
- * The message ids of a send or a batch, by the item's position. Without an Idempotency-Key, random;
- * with one, named from the claim's nonce (the gateway's PublicContext), so that every retry of the request
- * names its messages as the first attempt did, and the mailer keeps one message per id.
+ * The message ids of a send or a batch, by the item's position: `msg_`, then the time the send
+ * was accepted (12 hex digits of milliseconds) and 80 bits that make the id unique. Without an
+ * Idempotency-Key the bits are random; with one, they are named from the claim's nonce (the
+ * gateway's PublicContext) and the time is the claim's, so that every retry of the request names
+ * its messages as the first attempt did, and the mailer keeps one message per id. The time is
+ * what lets a read find a message's trigger on the bus before the mailer has recorded it (see
+ * acceptedMessage).
  */
 export const messageIds =
-  (idempotencyNonce: string | undefined) =>
+  (idempotencyNonce: string | undefined, now: () => number = Date.now) =>
   (index: number): string =>
     idempotencyNonce === undefined
-      ? `msg_${randomUUID().replace(/-/g, '')}`
-      : `msg_${createHash('sha256').update(`${idempotencyNonce}\n${index}`).digest('hex').slice(0, 32)}`;
+      ? `msg_${timeHex(now())}${randomBytes(10).toString('hex')}`
+      : `msg_${idempotencyNonce.slice(0, 12)}${createHash('sha256').update(`${idempotencyNonce}\n${index}`).digest('hex').slice(0, 20)}`;
+
+/** When a message id says its send was accepted (ms), if it is one of messageIds'. */
+export const acceptedTimeOf = (messageId: string): number | undefined => {
+  const time = /^msg_([0-9a-f]{12})[0-9a-f]{20}$/.exec(messageId)?.[1];
+  return time === undefined ? undefined : parseInt(time, 16);
+};
 
 /** What accepting one send needs beyond the send itself. */
 export interface SendAcceptance {

@@ -12,6 +12,7 @@ import {
 } from '@postbus/http';
 import { ConflictError, ForbiddenError, UnauthorizedError, UnprocessableError, ValidationError } from '@postbus/errors';
 import type { KeyScope } from '../domain/credentials';
+import { newIdempotencyNonce } from '../domain/batch-send';
 import type { IdempotencyOwner, IdempotencyRepository } from '../model/idempotency.repository';
 import type { AuthenticatedClient } from './auth';
 
@@ -178,7 +179,7 @@ async function idempotent(
   const earlier = await deps.idempotency.findResponse(owner, key, notBefore);
   if (earlier) return replay(earlier);
 
-  let claim = await deps.idempotency.claim(owner, key, fingerprint, notBefore);
+  let claim = await deps.idempotency.claim(owner, key, fingerprint, notBefore, newIdempotencyNonce);
   if (!claim.claimed) {
     const answered = await deps.idempotency.findResponse(owner, key, notBefore);
     if (answered) return replay(answered);
@@ -189,7 +190,7 @@ async function idempotent(
       await deps.idempotency.retake(owner, key);
     } else {
       await deps.idempotency.release(owner, key);
-      claim = await deps.idempotency.claim(owner, key, fingerprint, notBefore);
+      claim = await deps.idempotency.claim(owner, key, fingerprint, notBefore, newIdempotencyNonce);
       if (!claim.claimed) throw inFlight();
     }
   }

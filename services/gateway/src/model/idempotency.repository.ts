@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { Schema, type Connection } from 'mongoose';
 import { GroupCommit, growing, insertNew, isDuplicateKeyError, SequenceLists } from '@postbus/db';
 
@@ -149,13 +149,19 @@ export class IdempotencyRepository {
    * Claims the key, or says who has it. A claim older than `notBefore` has expired (retention
    * has not removed it yet): it and its answer are removed and the key claimed anew.
    */
-  async claim(owner: IdempotencyOwner, key: string, fingerprint: string, notBefore = new Date(0)): Promise<ClaimResult> {
+  async claim(
+    owner: IdempotencyOwner,
+    key: string,
+    fingerprint: string,
+    notBefore: Date,
+    newNonce: (claimedAt: Date) => string,
+  ): Promise<ClaimResult> {
     const _id = idempotencyIdOf(owner, key);
     // Listed first: a crash after the claim never leaves it out of retention's reach. An entry
     // whose claim was not made (the key was taken) is harmless: the purge checks each claim's age.
     await this.listed.add(_id);
     const createdAt = new Date();
-    const nonce = randomBytes(16).toString('hex');
+    const nonce = newNonce(createdAt);
     for (let tries = 0; ; tries++) {
       if ((await insertNew(this.Claim, [{ _id, ...ownerFields(owner), key, fingerprint, createdAt, nonce }])).size === 0)
         return { claimed: true, nonce };

@@ -1,4 +1,4 @@
-import type { CopyReportEvent, DeliveredCopy, Message, TimelineEventName } from '@postbus/contracts';
+import { attachmentInfoOf, type CopyReportEvent, type DeliveredCopy, type Message, type TimelineEventName } from '@postbus/contracts';
 import { statusOf } from './message-status';
 import { isCopyEntry, type EventDoc, type MessageDoc, type SummaryDoc } from './message-records';
 
@@ -69,6 +69,7 @@ export function messageView(message: MessageDoc, entries: EventDoc[]): Message {
     email: message.email,
     user_id: message.userId,
     status: statusOf(events, firstStatus(message)),
+    accepted_at: message.acceptedAt.toISOString(),
     subject: [...events].reverse().find((e) => e.subject)?.subject ?? null,
     opened: events.some((e) => e.event === 'opened'),
     clicked: events.some((e) => e.event === 'clicked'),
@@ -76,12 +77,7 @@ export function messageView(message: MessageDoc, entries: EventDoc[]): Message {
     clicks: countOf(events, 'clicked'),
     tags: message.tags ?? [],
     metadata: message.metadata ?? {},
-    attachments: (message.attachments ?? []).map((a) => ({
-      filename: a.filename,
-      content_type: a.contentType,
-      size: a.size,
-      ...(a.contentId !== undefined ? { content_id: a.contentId } : {}),
-    })),
+    attachments: (message.attachments ?? []).map(attachmentInfoOf),
     ...(message.sendAt ? { send_at: message.sendAt.toISOString() } : {}),
     test: message.test === true,
     ...(message.cc ? { cc: message.cc } : {}),
@@ -104,13 +100,15 @@ export function messageView(message: MessageDoc, entries: EventDoc[]): Message {
   };
 }
 
-/** A summary's view as clients read it now: one kept before sends had tags, metadata and test mode has none. */
+/** A summary's view as clients read it now: one kept before sends had tags, metadata, test mode and accepted_at has none. */
 export const currentView = (view: Message): Message => ({
   ...view,
   tags: view.tags ?? [],
   metadata: view.metadata ?? {},
   attachments: view.attachments ?? [],
   test: view.test ?? false,
+  // The summary's own accepted_at, else when its queued entry says the mailer recorded it: a moment later.
+  accepted_at: view.accepted_at ?? view.timeline[0]?.at ?? view.created_at,
 });
 
 /** A message's summary (see SummaryDoc) from its timeline after `queued`; an entry given twice (read back, and in hand) counts once. */

@@ -13,12 +13,15 @@ import {
 } from '@postbus/contracts';
 import { NotFoundError, UnprocessableError } from '@postbus/errors';
 import type { MailerClient } from '../../clients/mailer-client';
+import type { AcceptedMessages } from '../../domain/accepted-messages';
 import { downloadHeaders } from '../../domain/attachment-download';
 import type { AuthenticatedClient } from '../auth';
 import { defineRoute, type RouteSpec } from '../route';
 
 export interface MessageRouteDeps {
   mailerApi: MailerClient;
+  /** Messages accepted that the mailer has not recorded yet, read from the bus. */
+  accepted: Pick<AcceptedMessages, 'read'>;
   /** Resolves when the project exists and belongs to the client; throws NotFoundError otherwise. */
   assertProject: (clientId: string, projectId: string) => Promise<void>;
 }
@@ -29,7 +32,21 @@ const MAILER_DOWN = { 503: { description: 'The mailer service did not answer (se
 const readable = (client: AuthenticatedClient, message: { test?: boolean }): boolean => client.scope !== 'test' || message.test === true;
 
 /** The message log, read from the mailer (the owner of that data): any key, or an admin session. */
-export function messageRoutes({ mailerApi, assertProject }: MessageRouteDeps): RouteSpec[] {
+export function messageRoutes({ mailerApi, accepted, assertProject }: MessageRouteDeps): RouteSpec[] {
+  /**
+   * A message as the mailer has it; else, one it has not recorded yet as accepted (from the bus).
+   * While the mailer is away, a message it has not recorded still reads; one it has, once it is back.
+   */
+  const message = async (projectId: string, messageId: string): Promise<Message | null> => {
+    try {
+      return (await mailerApi.message(projectId, messageId)) ?? (await accepted.read(projectId, messageId)) ?? null;
+    } catch (error) {
+      const fromBus = await accepted.read(projectId, messageId).catch(() => undefined);
+      if (fromBus) return fromBus;
+      throw error;
+    }
+  };
+
   return [
     defineRoute({
       method: 'get',
@@ -87,9 +104,9 @@ export function messageRoutes({ mailerApi, assertProject }: MessageRouteDeps): R
       responses: { 200: { description: 'The message', schema: Message }, ...MAILER_DOWN },
       handle: async ({ params, client }) => {
         await assertProject(client.clientId, params.projectId);
-        const message = await mailerApi.message(params.projectId, params.messageId);
-        if (!message || !readable(client, message)) throw new NotFoundError('No such message in this project.');
-        return { status: 200, body: message };
+        const found = await message(params.projectId, params.messageId);
+        if (!found || !readable(client, found)) throw new NotFoundError('No such message in this project.');
+        return { status: 200, body: found };
       },
     }),
     defineRoute({

@@ -1,0 +1,78 @@
+import type { FoundRecord, RecordLookup } from '@postbus/bus';
+import { Topics } from '@postbus/contracts';
+import { AcceptedMessages, type TriggerLane } from './accepted-messages';
+import { messageIds } from './batch-send';
+
+const NOW = Date.parse('2026-12-03T10:00:00.000Z');
+const id = messageIds(undefined, () => NOW - 1_000)(0);
+const trigger = (projectId: string) => ({
+  messageId: id,
+  projectId,
+  emailId: 'e1',
+  emailKey: 'receipt',
+  templateId: 't1',
+  templateVersion: 1,
+  user: { email: 'ann@example.com', user_id: 'u1' },
+  data: {},
+  tags: ['t'],
+  acceptedAt: new Date(NOW - 1_000).toISOString(),
+});
+
+/** A bus holding one trigger on a lane, and what was looked for. */
+function setUp(options: { lane?: TriggerLane; projectId?: string; mailerHasRead?: boolean } = {}) {
+  const lookups: RecordLookup[] = [];
+  const record: FoundRecord = {
+    partition: 2,
+    offset: '41',
+    timestamp: NOW - 990,
+    value: Buffer.from(JSON.stringify(trigger(options.projectId ?? 'p1'))),
+  };
+  const accepted = new AcceptedMessages({
+    find: (lookup) => {
+      lookups.push(lookup);
+      return Promise.resolve(lookup.topic === (options.lane ?? Topics.EmailCommands) && lookup.match(record.value) ? record : undefined);
+    },
+    mailerHasRead: () => Promise.resolve(options.mailerHasRead ?? false),
+    windowMs: 15_000,
+    maxAgeMs: 86_400_000,
+    now: () => NOW,
+  });
+  return { accepted, lookups };
+}
+
+describe('messages accepted that the mailer has not recorded', () => {
+  it('46.1 reads as accepted from its trigger: recipient, email key, accepted_at, an empty timeline', async () => {
+    const { accepted, lookups } = setUp();
+    expect(await accepted.read('p1', id)).toMatchObject({
+      id,
+      project_id: 'p1',
+      status: 'accepted',
+      email: 'ann@example.com',
+      user_id: 'u1',
+      email_key: 'receipt',
+      tags: ['t'],
+      accepted_at: new Date(NOW - 1_000).toISOString(),
+      timeline: [],
+    });
+    expect(lookups).toEqual([expect.objectContaining({ topic: Topics.EmailCommands, from: NOW - 1_000, until: NOW + 14_000 })]);
+  });
+
+  it('46.1 finds a batch item on the batch lane', async () => {
+    const { accepted, lookups } = setUp({ lane: Topics.EmailBulk });
+    expect(await accepted.read('p1', id)).toMatchObject({ id, status: 'accepted' });
+    expect(lookups.map((l) => l.topic)).toEqual([Topics.EmailCommands, Topics.EmailBulk]);
+  });
+
+  it('46.1 another project’s message, or one the mailer has read, is not shown from the bus', async () => {
+    expect(await setUp({ projectId: 'p2' }).accepted.read('p1', id)).toBeUndefined();
+    expect(await setUp({ mailerHasRead: true }).accepted.read('p1', id)).toBeUndefined();
+  });
+
+  it('46.1 looks for nothing for an id that carries no time, or one older than the lanes keep', async () => {
+    const { accepted, lookups } = setUp();
+    expect(await accepted.read('p1', 'msg_0123')).toBeUndefined();
+    expect(await accepted.read('p1', messageIds(undefined, () => NOW - 2 * 86_400_000)(0))).toBeUndefined();
+    expect(await accepted.read('p1', messageIds(undefined, () => NOW + 60_000)(0))).toBeUndefined();
+    expect(lookups).toEqual([]);
+  });
+});

@@ -1,0 +1,89 @@
+import type { FoundRecord, RecordLookup } from '@postbus/bus';
+import { attachmentInfoOf, Topics, type EmailTriggerCommand, type Message } from '@postbus/contracts';
+import { acceptedTimeOf } from './batch-send';
+
+/** The lanes a send's trigger travels on: a single send's, and a batch's. */
+const LANES = [Topics.EmailCommands, Topics.EmailBulk] as const;
+export type TriggerLane = (typeof LANES)[number];
+
+export interface AcceptedMessagesDeps {
+  /** Finds a record on a lane by when it was written (see TopicReader). */
+  find: (lookup: RecordLookup) => Promise<FoundRecord | undefined>;
+  /** Whether the mailer has read the record on that lane: it has recorded the message, and its own answer stands. */
+  mailerHasRead: (lane: TriggerLane, record: FoundRecord) => Promise<boolean>;
+  /**
+   * How long after the time in its id a send's trigger may have been written: the publish's
+   * acknowledgement timeout, and the clocks of other gateway instances writing to the same lane.
+   */
+  windowMs: number;
+  /** How old a message id may be for its trigger to be looked for: the mailer has recorded anything older. */
+  maxAgeMs: number;
+  now?: () => number;
+}
+
+/**
+ * A message as its read shows it before the mailer has recorded it: its trigger, on the bus.
+ * Nothing has happened to it yet, so its timeline is empty.
+ */
+export const acceptedView = (trigger: EmailTriggerCommand): Message => ({
+  id: trigger.messageId,
+  project_id: trigger.projectId,
+  email_key: trigger.emailKey,
+  email: String(trigger.user['email']),
+  user_id: typeof trigger.user['user_id'] === 'string' ? trigger.user['user_id'] : null,
+  status: 'accepted',
+  accepted_at: trigger.acceptedAt,
+  subject: null,
+  opened: false,
+  clicked: false,
+  opens: 0,
+  clicks: 0,
+  tags: trigger.tags ?? [],
+  metadata: trigger.metadata ?? {},
+  attachments: (trigger.attachments ?? []).map(attachmentInfoOf),
+  ...(trigger.sendAt !== undefined ? { send_at: trigger.sendAt } : {}),
+  test: trigger.test === true,
+  ...(trigger.cc !== undefined ? { cc: trigger.cc } : {}),
+  ...(trigger.bcc !== undefined ? { bcc: trigger.bcc } : {}),
+  created_at: trigger.acceptedAt,
+  updated_at: trigger.acceptedAt,
+  timeline: [],
+});
+
+/**
+ * Messages the gateway accepted that the mailer has not recorded yet, read from their triggers on
+ * the bus: a message id from a 200 reads at once, behind any backlog and while the mailer is
+ * stopped, at no cost to accepting a send (nothing is written for it but the trigger). The id
+ * carries the time it was accepted (messageIds), so its trigger is found by Kafka's time index,
+ * a bounded read from there. Once the mailer has read the trigger, its answer stands, a 404
+ * included: a message since erased or purged is never shown again from the bus.
+ */
+export class AcceptedMessages {
+  private readonly now: () => number;
+
+  constructor(private readonly deps: AcceptedMessagesDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  /** The project's message of that id as accepted, if it is on the bus and the mailer has not read it. */
+  async read(projectId: string, messageId: string): Promise<Message | undefined> {
+    const at = acceptedTimeOf(messageId);
+    const now = this.now();
+    if (at === undefined || at > now + this.deps.windowMs || at < now - this.deps.maxAgeMs) return undefined;
+    const quoted = Buffer.from(`"messageId":${JSON.stringify(messageId)}`);
+    for (const lane of LANES) {
+      const record = await this.deps.find({
+        topic: lane,
+        from: at,
+        until: at + this.deps.windowMs,
+        match: (value) => value.includes(quoted),
+      });
+      if (!record) continue;
+      const trigger = JSON.parse(record.value.toString('utf8')) as EmailTriggerCommand;
+      // Another project's message is none of this one's.
+      if (trigger.messageId !== messageId || trigger.projectId !== projectId) return undefined;
+      return (await this.deps.mailerHasRead(lane, record)) ? undefined : acceptedView(trigger);
+    }
+    return undefined;
+  }
+}
