@@ -30,7 +30,7 @@ const READ_P95_BOUND_MS = 500;
 /** Every consumer group the burst's messages reach (the inbound MX's take no part). */
 const GROUPS: string[] = Object.values(ConsumerGroups).filter((group) => !group.startsWith(ConsumerGroups.inbound));
 
-const recipient = (n: number) => `burst-${n % RECIPIENTS}@example.org`;
+const recipient = (n: number, prefix = 'burst') => `${prefix}-${n % RECIPIENTS}@example.org`;
 
 const p95 = (samples: number[]) => [...samples].sort((a, b) => a - b)[Math.floor(samples.length * 0.95)] ?? NaN;
 
@@ -70,26 +70,29 @@ describe('a burst of triggers drains through stopped consumers', () => {
       ...(json !== undefined ? { json } : {}),
     });
 
-  /** Triggers to RECIPIENTS addresses in turn; once each has had one, an update among every few triggers. */
-  async function burst(phase: string): Promise<{ seconds: number; updated: Map<string, string>; messageIds: string[] }> {
+  /** Triggers to RECIPIENTS addresses in turn (`prefix`-n); once each has had one, an update among every few triggers (`updates` in all). */
+  async function burst(
+    phase: string,
+    { prefix = 'burst', updates: updateCount = UPDATES } = {},
+  ): Promise<{ seconds: number; updated: Map<string, string>; messageIds: string[] }> {
     const started = Date.now();
     const updated = new Map<string, string>();
     const messageIds: string[] = [];
-    const updateEvery = Math.max(1, Math.floor((TRIGGERS - RECIPIENTS) / UPDATES));
+    const updateEvery = Math.max(1, Math.floor((TRIGGERS - RECIPIENTS) / Math.max(1, updateCount)));
     let next = 0;
     let updates = 0;
     const sender = async () => {
       while (next < TRIGGERS) {
         const n = next++;
         const res = await api('POST', '/emails/welcome/send', {
-          user: { email: recipient(n), name: `User ${n % RECIPIENTS}` },
+          user: { email: recipient(n, prefix), name: `User ${n % RECIPIENTS}` },
           data: { code: String(n) },
         });
         if (res.status !== 200) throw new Error(`trigger ${n} answered ${res.status}: ${res.text}`);
         messageIds.push(res.body.message_id as string);
-        if (n >= RECIPIENTS && n % updateEvery === 0 && updates < UPDATES) {
+        if (n >= RECIPIENTS && n % updateEvery === 0 && updates < updateCount) {
           const u = updates++;
-          const email = recipient(u * 7);
+          const email = recipient(u * 7, prefix);
           const mark = `${phase}-${n}`;
           const up = await api('PATCH', '/users/by-email', { email, fields: { burst_mark: mark } });
           if (up.status !== 200) throw new Error(`update ${u} answered ${up.status}: ${up.text}`);
@@ -219,6 +222,45 @@ describe('a burst of triggers drains through stopped consumers', () => {
     expect(stale.slice(0, 5)).toEqual([]);
   }
 
+  /**
+   * The reads a client's support person makes after a burst, with every consumer running (issue
+   * 46): 20 s after the last 200, twenty of the accepted messages by id, the message list ten
+   * times, ten recipients' messages and ten profiles, one after another. Every one answers 200 (a
+   * message the mailer has not reached yet reads as accepted); each kind's p95 is logged against
+   * the goal.
+   */
+  async function readsAfterBurst(phase: string, messageIds: string[], prefix: string) {
+    const samples = { message: [] as number[], list: [] as number[], recipientMessages: [] as number[], profile: [] as number[] };
+    const refused: string[] = [];
+    const statuses = new Map<string, number>();
+    const timed = async (kind: keyof typeof samples, path: string) => {
+      const started = performance.now();
+      const res = await api('GET', path);
+      samples[kind].push(performance.now() - started);
+      if (res.status !== 200) refused.push(`${path}: ${res.status}`);
+      else if (kind === 'message') statuses.set(res.body.status as string, (statuses.get(res.body.status as string) ?? 0) + 1);
+    };
+    for (let i = 0; i < 20; i++) await timed('message', `/messages/${messageIds[(i * 7919 + 13) % messageIds.length]}`);
+    for (let i = 0; i < 10; i++) await timed('list', '/messages?limit=20');
+    for (let i = 0; i < 10; i++)
+      await timed('recipientMessages', `/messages?limit=20&email=${encodeURIComponent(recipient(i * 431, prefix))}`);
+    for (let i = 0; i < 10; i++) await timed('profile', `/users?email=${encodeURIComponent(recipient(i * 431 + 7, prefix))}`);
+    console.log(
+      `${phase}: reads 20 s after the burst, p95: ${Object.entries(samples)
+        .map(([kind, taken]) => `${kind} ${p95(taken).toFixed(0)} ms`)
+        .join(
+          ', ',
+        )}; messages read as ${JSON.stringify(Object.fromEntries(statuses))}; non-200: ${refused.length}; lag then ${JSON.stringify(await lags())}`,
+    );
+    const overGoal = Object.entries(samples).filter(([, taken]) => !(p95(taken) <= READ_P95_GOAL_MS));
+    console.log(
+      `${phase}: the ${READ_P95_GOAL_MS} ms read goal is ${overGoal.length === 0 ? 'met' : `missed by ${overGoal.map(([kind]) => kind).join(', ')}`}`,
+    );
+    // Their latency is logged, not asserted: with the whole stack draining on two cores, the list
+    // page's p95 of ten has measured 297–688 ms, the others within the goal (issue 46 item 2 is open).
+    expect(refused).toEqual([]);
+  }
+
   const logOf = (name: ServiceName) => readFileSync(join(dataDir(), 'logs', `${system.env['KAFKA_NAMESPACE']}-${name}.log`), 'utf8');
 
   it(
@@ -246,5 +288,17 @@ describe('a burst of triggers drains through stopped consumers', () => {
       expect(metrics).toMatch(/^postbus_consumer_rebalances_total\{group="postbus-users[^"]*",service="users"\} [1-9]/m);
     },
     30 * 60_000,
+  );
+
+  it(
+    'with every consumer running, a support person’s reads 20 s after a burst all answer 200 (a message the mailer has not reached reads as accepted)',
+    async () => {
+      const phase = 'every consumer running';
+      const sent = await burst(phase, { prefix: 'running', updates: 0 });
+      console.log(`${phase}: ${TRIGGERS} triggers accepted in ${sent.seconds.toFixed(1)} s`);
+      await new Promise((resolve) => setTimeout(resolve, 20_000));
+      await readsAfterBurst(phase, sent.messageIds, 'running');
+    },
+    10 * 60_000,
   );
 });

@@ -9,7 +9,8 @@ const { join } = require('node:path');
 /** Each quiet file, from the repository root, with what makes it quiet. */
 const QUIET = {
   'e2e/npm-start.e2e.test.ts': "runs npm start, whose build empties and rewrites the panel's files that other gateways serve",
-  'e2e/burst-drain.e2e.test.ts': 'a 20,000-trigger burst drained by three consumers at once; reads p95 <= 500 ms meanwhile',
+  'e2e/burst-drain.e2e.test.ts':
+    'two 20,000-trigger bursts: one drained by three consumers at once, reads p95 <= 500 ms meanwhile; one beside every consumer, reads timed',
   'e2e/template-isolation.e2e.test.ts': "one client's heavy renders against another's p99",
   'e2e/tenant-fairness.e2e.test.ts':
     "one client's 24 sends of 7 MB and four 500-message batches against another's acceptance within 2 s and p99",

@@ -57,7 +57,16 @@ export class TopicReader {
     private readonly options: TopicReaderOptions,
   ) {
     this.budgetMs = options.budgetMs ?? 1_000;
-    this.consumer = kafka.consumer({ groupId: options.groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 100 });
+    this.consumer = kafka.consumer({
+      groupId: options.groupId,
+      allowAutoTopicCreation: false,
+      // A lookup's record is near where the time index points: a fetch brings a few hundred records
+      // of each partition, not a megabyte. While every partition is paused, kafkajs sleeps this long
+      // between looks at them: it is also how long a lookup may wait to start.
+      maxBytesPerPartition: 64 * 1024,
+      maxBytes: 1024 * 1024,
+      maxWaitTimeInMs: 50,
+    });
   }
 
   async start(): Promise<void> {
