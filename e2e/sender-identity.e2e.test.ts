@@ -29,7 +29,7 @@ describe('sender identity through the public API', () => {
     waitFor(
       async () => {
         const res = await inProject('GET', `/messages/${id}`);
-        return res.status === 200 && res.body.status !== 'queued' ? res.body : undefined;
+        return res.status === 200 && !['accepted', 'queued'].includes(res.body.status as string) ? res.body : undefined;
       },
       { timeoutMs: 20_000, what: `an outcome for ${id}` },
     );
