@@ -326,7 +326,6 @@ export class Bus {
       groupId: topicName(groupId, this.options.namespace),
       topics: topics.map(this.resolveTopic),
       admin: this.admin,
-      logger: this.options.logger,
       ...(budgetMs !== undefined ? { budgetMs } : {}),
     });
     await reader.start();

@@ -1,5 +1,4 @@
 import type { Admin, Consumer, EachBatchPayload, Kafka } from 'kafkajs';
-import type { Logger } from '@postbus/logger';
 
 /** A record a TopicReader found: where it is on its topic, and what it holds. */
 export interface FoundRecord {
@@ -26,7 +25,6 @@ export interface TopicReaderOptions {
   /** The topics it may look in, as named on the broker. */
   topics: string[];
   admin: () => Promise<Admin>;
-  logger: Logger;
   /** How long one lookup may take before it answers "not found". */
   budgetMs?: number;
 }
@@ -50,7 +48,6 @@ export class TopicReader {
   private readonly budgetMs: number;
   private lookup: OpenLookup | undefined;
   private turn: Promise<unknown> = Promise.resolve();
-  private assigned: { topic: string; partitions: number[] }[] = [];
 
   constructor(
     kafka: Kafka,
@@ -73,8 +70,7 @@ export class TopicReader {
     const joined = new Promise<void>((resolve) => {
       this.consumer.on(this.consumer.events.GROUP_JOIN, ({ payload }) => {
         // Paused as soon as assigned, before the first fetch: the reader reads only for a lookup.
-        this.assigned = Object.entries(payload.memberAssignment).map(([topic, partitions]) => ({ topic, partitions }));
-        this.consumer.pause(this.assigned.map(({ topic }) => ({ topic })));
+        this.consumer.pause(Object.keys(payload.memberAssignment).map((topic) => ({ topic })));
         resolve();
       });
     });

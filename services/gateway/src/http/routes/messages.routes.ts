@@ -36,15 +36,19 @@ export function messageRoutes({ mailerApi, accepted, assertProject }: MessageRou
   /**
    * A message as the mailer has it; else, one it has not recorded yet as accepted (from the bus).
    * While the mailer is away, a message it has not recorded still reads; one it has, once it is back.
+   * A lookup on the bus that fails finds nothing: the read answers as it did before there was one.
    */
   const message = async (projectId: string, messageId: string): Promise<Message | null> => {
+    const fromBus = () => accepted.read(projectId, messageId).catch(() => undefined);
+    let recorded: Message | null;
     try {
-      return (await mailerApi.message(projectId, messageId)) ?? (await accepted.read(projectId, messageId)) ?? null;
+      recorded = await mailerApi.message(projectId, messageId);
     } catch (error) {
-      const fromBus = await accepted.read(projectId, messageId).catch(() => undefined);
-      if (fromBus) return fromBus;
+      const found = await fromBus();
+      if (found) return found;
       throw error;
     }
+    return recorded ?? (await fromBus()) ?? null;
   };
 
   return [
