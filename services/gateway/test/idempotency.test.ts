@@ -127,7 +127,10 @@ describe('idempotency records', () => {
         expect(live).not.toHaveProperty('test');
         // Releasing one leaves the other's claim.
         await repo.release(testKeysOf('cl_s'), 'order-1');
-        expect(await repo.claim(liveKeysOf('cl_s'), 'order-1', 'x', notBefore, newIdempotencyNonce)).toMatchObject({ claimed: false, fingerprint: 'same body' });
+        expect(await repo.claim(liveKeysOf('cl_s'), 'order-1', 'x', notBefore, newIdempotencyNonce)).toMatchObject({
+          claimed: false,
+          fingerprint: 'same body',
+        });
       });
     } finally {
       recorder.stop();
