@@ -86,7 +86,7 @@ function main(): number {
   const args = process.argv.slice(2);
   const topAt = args.indexOf('--top');
   const top = topAt === -1 ? 25 : Number(args[topAt + 1]);
-  const files = args.filter((a, i) => a !== '--top' && i !== topAt + 1);
+  const files = args.filter((_, i) => topAt === -1 || (i !== topAt && i !== topAt + 1));
   if (files.length === 0 || !Number.isInteger(top) || top < 1) {
     console.error('usage: node bench/dist/profile-summary.js <file.cpuprofile>... [--top N]');
     return 2;
