@@ -40,10 +40,16 @@ describe('prepareAttachments', () => {
         { filename: 'ok.txt', content: b64('fine') },
         { filename: 'bad.txt', content: 'not base64!' },
         { filename: 'wrapped.txt', content: 'aGVs\nbG8=' },
+        { filename: 'url-safe.txt', content: 'aGV-bG8_' },
+        { filename: 'inner-padding.txt', content: 'aA==aGVs' },
+        { filename: 'unpadded.txt', content: 'aGVsbG8' },
+        { filename: 'space.txt', content: 'aGVs bG8' },
+        { filename: 'padding-only.txt', content: 'A===' },
+        { filename: 'not-ascii.txt', content: 'aGVsbG\u00e9=' },
       ]),
     ).toProblem();
     expect(problem.status).toBe(422);
-    expect(problem.errors?.map((e) => e.pointer)).toEqual(['/attachments/1/content', '/attachments/2/content']);
+    expect(problem.errors?.map((e) => e.pointer)).toEqual([1, 2, 3, 4, 5, 6, 7, 8].map((i) => `/attachments/${i}/content`));
   });
 
   it('refuses more than 10 MB together, naming /attachments, before decoding anything', () => {

@@ -77,11 +77,18 @@ const PROGRAM_MAGIC: readonly Buffer[] = [
 /** Whether a file's content starts like a program, whatever its name says. */
 export const isExecutableContent = (bytes: Buffer): boolean => PROGRAM_MAGIC.some((magic) => bytes.subarray(0, magic.length).equals(magic));
 
-/** RFC 4648 base64 without line breaks, padded to a multiple of 4. */
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-
 /** The number of bytes a valid base64 string decodes to, without decoding it. */
 const decodedLength = (base64: string): number => (base64.length / 4) * 3 - (base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0);
+
+/**
+ * Whether `text` was RFC 4648 base64 without line breaks, padded to a multiple of 4, given what
+ * Buffer decoded from it. Buffer's decoder skips characters outside the alphabet and stops at the
+ * first `=`, so any such character leaves fewer bytes than the length promises; it also takes the
+ * URL-safe alphabet's - and _, which are looked for apart. All of it native and linear, where a
+ * regular expression over a 10 MB string held the event loop for tens of milliseconds.
+ */
+const decodedAsBase64 = (text: string, bytes: Buffer): boolean =>
+  text.length % 4 === 0 && bytes.length === decodedLength(text) && !text.includes('-') && !text.includes('_');
 
 /**
  * Checks a send's attachments (the schema has checked their form and count) and decodes them:
@@ -91,16 +98,13 @@ const decodedLength = (base64: string): number => (base64.length / 4) * 3 - (bas
 export function prepareAttachments(attachments: Attachment[] | undefined, pointer = '/attachments'): PreparedAttachment[] {
   if (!attachments || attachments.length === 0) return [];
   const errors: FieldError[] = [];
+  const notBase64 = (a: Attachment, i: number) =>
+    errors.push({
+      pointer: `${pointer}/${i}/content`,
+      message: `the content of ${a.filename} is not base64 (RFC 4648, without line breaks)`,
+    });
   // The sizes first, from the lengths alone: an oversized send is refused before anything is decoded.
-  let total = 0;
-  attachments.forEach((a, i) => {
-    if (a.content.length % 4 !== 0 || !BASE64.test(a.content))
-      errors.push({
-        pointer: `${pointer}/${i}/content`,
-        message: `the content of ${a.filename} is not base64 (RFC 4648, without line breaks)`,
-      });
-    else total += decodedLength(a.content);
-  });
+  const total = attachments.reduce((sum, a) => sum + (a.content.length % 4 === 0 ? decodedLength(a.content) : 0), 0);
   if (total > ATTACHMENT_LIMITS.totalBytes)
     throw new UnprocessableError(
       'attachments-too-large',
@@ -108,7 +112,11 @@ export function prepareAttachments(attachments: Attachment[] | undefined, pointe
       [{ pointer, message: `at most ${ATTACHMENT_LIMITS.totalBytes} bytes together` }],
     );
   const prepared = attachments.map((a, i): PreparedAttachment => {
-    const bytes = errors.some((e) => e.pointer === `${pointer}/${i}/content`) ? Buffer.alloc(0) : Buffer.from(a.content, 'base64');
+    let bytes = Buffer.from(a.content, 'base64');
+    if (!decodedAsBase64(a.content, bytes)) {
+      notBase64(a, i);
+      bytes = Buffer.alloc(0);
+    }
     if (isExecutableName(a.filename))
       errors.push({ pointer: `${pointer}/${i}/filename`, message: `${a.filename} is a program or script by its name; those are not sent` });
     else if (isExecutableContent(bytes))
