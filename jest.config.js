@@ -72,6 +72,7 @@ module.exports = {
         '<rootDir>/services/*/src/**/*.test.ts',
         '<rootDir>/sdks/typescript/test/**/*.test.ts',
         '<rootDir>/scripts/src/**/*.test.ts',
+        '<rootDir>/bench/src/**/*.test.ts',
       ],
     },
     adminPanel,

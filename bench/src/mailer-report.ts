@@ -2,6 +2,7 @@ import type { CpuUsage } from './cpu';
 import type { CommandCounts } from './db-counters';
 import type { DirectResult } from './direct-sender';
 import type { Environment } from './setup';
+import type { RegressionCheck } from './mailer-baseline';
 import type { Latency } from './stats';
 
 /**
@@ -177,6 +178,8 @@ export interface MailerBenchResults {
   batch?: BatchResult;
   ratio: number;
   goals: Goals;
+  /** The send path's figures over the repeats, against the accepted baseline (mailer-baseline.ts). */
+  sendPath?: RegressionCheck;
   logs: Record<string, string>;
   failures: string[];
   warnings: string[];

@@ -14,17 +14,22 @@
  *   BENCH_DIRECT_KEY=pem  give the direct sender its DKIM key as PEM text (parsed at every signature) rather than
  *                         as a KeyObject parsed once (the default, as Postbus holds its keys)
  *   BENCH_KEEP_DATA=1     keep the run's topics, consumer groups and databases (until the next `npm test`, which removes what finished runs left)
+ *   BENCH_REPEATS=3       repeats of the direct, closed-loop and paced runs; their median is compared with the
+ *                         baseline in bench/results/baseline.json, and a rise past its limits fails the run
+ *   BENCH_ACCEPT_BASELINE=1  accept this run's median as the new baseline (see bench/README.md)
  *   BENCH_PROFILE=mailer  also write V8 CPU profiles of these processes (comma-separated: gateway, users, mailer,
  *                         direct) to .data/profiles/<run>/
  */
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { SEND_BATCH_MAX } from '@postbus/contracts';
 import { call, freePort, sleep, type SinkClient } from '@postbus/testing';
 import { forkChild, profilerFor, startPostbusService } from './children';
 import { envCount, envFlag, envOptionalNumber, envSeconds } from './options';
-import { BenchRun, runBench, saveResults } from './run';
+import { BenchRun, resultsDir, runBench, saveResults } from './run';
 import { infraPids, measureCpu } from './cpu';
 import { DbCounters } from './db-counters';
+import { acceptBaseline, checkAgainst, figuresOf, formatCheck, readBaselines, type SendPathFigures } from './mailer-baseline';
 import type { DirectMessage, DirectOptions } from './direct-sender';
 import { RunInfrastructure } from './infra';
 import { SENDER_DOMAIN } from './mail-template';
@@ -158,6 +163,8 @@ async function main(): Promise<number> {
   const keepData = envFlag('BENCH_KEEP_DATA');
   const directKey = process.env['BENCH_DIRECT_KEY'] === 'pem' ? 'pem' : 'keyobject';
   const batchMails = process.env['BENCH_BATCH'] === '0' ? 0 : envCount('BENCH_BATCH_MAILS', mails);
+  const repeats = envCount('BENCH_REPEATS', 3);
+  const acceptingBaseline = envFlag('BENCH_ACCEPT_BASELINE');
   const infra = new RunInfrastructure(
     'mbench',
     ['gateway', 'users', 'mailer'],
@@ -218,35 +225,11 @@ async function main(): Promise<number> {
     if (warmed < WARMUP + 1) throw new Error(`warm-up: ${warmed - 1} of ${WARMUP} messages reached the sink`);
     await sleep(1_000);
 
-    // 1. The baseline.
-    await sink.client.clear();
-    const direct = await runDirect(
-      {
-        smtpUrl: sink.smtpUrl,
-        warmup: WARMUP,
-        count: mails,
-        concurrency: IN_FLIGHT,
-        maxConnections: SMTP_POOL,
-        tag: `${runId}-direct`,
-        key: directKey,
-        publicBaseUrl: env['PUBLIC_BASE_URL']!,
-      },
-      `${runId}-direct`,
-      sink.client,
-      watch,
-      signal,
-      envOf('direct', {}),
-    );
-    progress(
-      `direct: ${direct.rate} mails/s (${direct.sent} in ${direct.durationMs} ms), ${lat(direct.latencyMs)}; ${cpuLine(direct.cpu)}`,
-    );
-    await sink.client.clear();
-    await sleep(1_000);
-
-    // 2. Postbus, closed loop: `count` single sends, IN_FLIGHT at a time, or in batches of `batchSize`,
+    // Postbus, closed loop: `count` single sends, IN_FLIGHT at a time, or in batches of `batchSize`,
     // BATCHES_IN_FLIGHT at a time.
     const closedLoopOf = async (
       client: TriggerClient,
+      direct: DirectPhase,
       label: string,
       tag: string,
       { count = mails, batchSize }: { count?: number; batchSize?: number } = {},
@@ -293,117 +276,174 @@ async function main(): Promise<number> {
       progress(`${label}: ratio to direct ${(result.rate / Math.max(direct.rate, 1e-9)).toFixed(3)}`);
       return { result, triggers: fired };
     };
-    const closedLoop = (label: string, tag: string) => closedLoopOf(client, label, tag);
-    const { result: throughput, triggers: tpTriggers } = await closedLoop('Postbus', `${runId}-tp`);
-    // 2b. The same with a 100 KB attachment on every send (BENCH_ATTACHMENT=0 leaves it out): what a
-    // file costs the gateway's check, its storage with the mailer and the MIME message, per mail.
+
+    // Direct, closed loop and paced, `repeats` times; the attachment and batch runs once, in the first.
+    const sendPath: SendPathFigures[] = [];
+    let last: {
+      direct: DirectPhase;
+      throughput: ThroughputResult;
+      tpTriggers: Trigger[];
+      paced: PacedResult;
+      pacedTriggers: Trigger[];
+      pacedRate: number;
+    } | null = null;
     let attachment: MailerBenchResults['attachment'];
-    if (process.env['BENCH_ATTACHMENT'] !== '0') {
-      await sleep(2_000);
-      await sink.client.clear();
-      const bytes = 100 * 1024;
-      const file = {
-        filename: 'bench.pdf',
-        content: Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(bytes - 9)]).toString('base64'),
-      };
-      const withFile = new TriggerClient({
-        gatewayUrl: gateway.url,
-        projectId,
-        emailKey: email.emailKey,
-        authorization,
-        connections: IN_FLIGHT,
-        extra: { attachments: [file] },
-      });
-      try {
-        const runWith = await closedLoopOf(withFile, 'Postbus, 100 KB attachment', `${runId}-att`);
-        const plain = throughput.cpuPerMailMs?.total;
-        const withIt = runWith.result.cpuPerMailMs?.total;
-        attachment = {
-          bytes,
-          throughput: runWith.result,
-          cpuRatio: plain && withIt ? Math.round((withIt / plain) * 1000) / 1000 : null,
-        };
-        progress(
-          `Postbus, 100 KB attachment: CPU per mail ${withIt ?? '?'} ms against ${plain ?? '?'} ms without (x${attachment.cpuRatio ?? '?'})`,
-        );
-      } finally {
-        withFile.close();
-      }
-    }
-    // 2c. The same mails through 500-item batches against single sends, run one right after the other
-    // (BENCH_BATCH=0 leaves it out): what one request and one produce request for 500 mails save.
     let batch: BatchResult | undefined;
     let batchSample: string[] = [];
-    if (batchMails > 0) {
-      await sleep(2_000);
+    let firstPacedRate: number | undefined;
+    for (let repeat = 1; repeat <= repeats; repeat++) {
+      if (repeats > 1) progress(`repeat ${repeat} of ${repeats}`);
+      // 1. The baseline.
       await sink.client.clear();
-      const { result: single } = await closedLoopOf(client, 'Postbus, single sends', `${runId}-single`, { count: batchMails });
-      await sleep(2_000);
-      await sink.client.clear();
-      const { result: batched, triggers: batchTriggers } = await closedLoopOf(
-        client,
-        `Postbus, batches of ${SEND_BATCH_MAX}`,
-        `${runId}-batch`,
-        { count: batchMails, batchSize: SEND_BATCH_MAX },
-      );
-      const plain = single.cpuPerMailMs?.total;
-      const inBatches = batched.cpuPerMailMs?.total;
-      batch = {
-        batchSize: SEND_BATCH_MAX,
-        batchesInFlight: BATCHES_IN_FLIGHT,
-        single,
-        batch: batched,
-        rateRatio: Math.round((batched.rate / Math.max(single.rate, 1e-9)) * 1000) / 1000,
-        cpuRatio: plain && inBatches ? Math.round((inBatches / plain) * 1000) / 1000 : null,
-      };
-      batchSample = spread(
-        batchTriggers.flatMap((t) => (t.messageId ? [t.messageId] : [])),
-        RECORD_SAMPLE,
+      const direct = await runDirect(
+        {
+          smtpUrl: sink.smtpUrl,
+          warmup: WARMUP,
+          count: mails,
+          concurrency: IN_FLIGHT,
+          maxConnections: SMTP_POOL,
+          tag: `${runId}-direct`,
+          key: directKey,
+          publicBaseUrl: env['PUBLIC_BASE_URL']!,
+        },
+        `${runId}-direct`,
+        sink.client,
+        watch,
+        signal,
+        envOf('direct', {}),
       );
       progress(
-        `Postbus, batches of ${SEND_BATCH_MAX}: ${batched.rate} mails/s to the sink against ${single.rate} through single sends ` +
-          `(x${batch.rateRatio}); CPU per mail ${inBatches ?? '?'} ms against ${plain ?? '?'} ms (x${batch.cpuRatio ?? '?'})`,
+        `direct: ${direct.rate} mails/s (${direct.sent} in ${direct.durationMs} ms), ${lat(direct.latencyMs)}; ${cpuLine(direct.cpu)}`,
       );
+      await sink.client.clear();
+      await sleep(1_000);
+
+      // 2. Postbus, closed loop.
+      const { result: throughput, triggers: tpTriggers } = await closedLoopOf(client, direct, 'Postbus', `${runId}-tp`);
+      // 2b. The same with a 100 KB attachment on every send (BENCH_ATTACHMENT=0 leaves it out): what a
+      // file costs the gateway's check, its storage with the mailer and the MIME message, per mail.
+      if (repeat === 1 && process.env['BENCH_ATTACHMENT'] !== '0') {
+        await sleep(2_000);
+        await sink.client.clear();
+        const bytes = 100 * 1024;
+        const file = {
+          filename: 'bench.pdf',
+          content: Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(bytes - 9)]).toString('base64'),
+        };
+        const withFile = new TriggerClient({
+          gatewayUrl: gateway.url,
+          projectId,
+          emailKey: email.emailKey,
+          authorization,
+          connections: IN_FLIGHT,
+          extra: { attachments: [file] },
+        });
+        try {
+          const runWith = await closedLoopOf(withFile, direct, 'Postbus, 100 KB attachment', `${runId}-att`);
+          const plain = throughput.cpuPerMailMs?.total;
+          const withIt = runWith.result.cpuPerMailMs?.total;
+          attachment = {
+            bytes,
+            throughput: runWith.result,
+            cpuRatio: plain && withIt ? Math.round((withIt / plain) * 1000) / 1000 : null,
+          };
+          progress(
+            `Postbus, 100 KB attachment: CPU per mail ${withIt ?? '?'} ms against ${plain ?? '?'} ms without (x${attachment.cpuRatio ?? '?'})`,
+          );
+        } finally {
+          withFile.close();
+        }
+      }
+      // 2c. The same mails through 500-item batches against single sends, run one right after the other
+      // (BENCH_BATCH=0 leaves it out): what one request and one produce request for 500 mails save.
+      if (repeat === 1 && batchMails > 0) {
+        await sleep(2_000);
+        await sink.client.clear();
+        const { result: single } = await closedLoopOf(client, direct, 'Postbus, single sends', `${runId}-single`, { count: batchMails });
+        await sleep(2_000);
+        await sink.client.clear();
+        const { result: batched, triggers: batchTriggers } = await closedLoopOf(
+          client,
+          direct,
+          `Postbus, batches of ${SEND_BATCH_MAX}`,
+          `${runId}-batch`,
+          { count: batchMails, batchSize: SEND_BATCH_MAX },
+        );
+        const plain = single.cpuPerMailMs?.total;
+        const inBatches = batched.cpuPerMailMs?.total;
+        batch = {
+          batchSize: SEND_BATCH_MAX,
+          batchesInFlight: BATCHES_IN_FLIGHT,
+          single,
+          batch: batched,
+          rateRatio: Math.round((batched.rate / Math.max(single.rate, 1e-9)) * 1000) / 1000,
+          cpuRatio: plain && inBatches ? Math.round((inBatches / plain) * 1000) / 1000 : null,
+        };
+        batchSample = spread(
+          batchTriggers.flatMap((t) => (t.messageId ? [t.messageId] : [])),
+          RECORD_SAMPLE,
+        );
+        progress(
+          `Postbus, batches of ${SEND_BATCH_MAX}: ${batched.rate} mails/s to the sink against ${single.rate} through single sends ` +
+            `(x${batch.rateRatio}); CPU per mail ${inBatches ?? '?'} ms against ${plain ?? '?'} ms (x${batch.cpuRatio ?? '?'})`,
+        );
+      }
+      await sleep(2_000);
+      await sink.client.clear();
+
+      // 3. Postbus, paced at a third of what the direct sender just did, so a slow day does not fail the goal by itself.
+      // Every repeat at the first one's rate, so that their p99s are comparable.
+      const pacedRate = (firstPacedRate ??= pacedRateAsked ?? Math.max(1, Math.round(direct.rate * PACED_SHARE_OF_DIRECT)));
+      progress(`Postbus: ${pacedRate} triggers/s for ${pacedDurationSec} s`);
+      const pacedDb = await counters.measure();
+      const pacedCpu = measureCpu(watch);
+      const pacedTriggers = await client.paced(`${runId}-paced`, pacedRate, pacedDurationSec, signal);
+      const pacedAccepted = pacedTriggers.filter((t) => t.messageId !== null).length;
+      await waitForSinkCount(sink.client, pacedAccepted, { signal, onProgress: (n) => progress(`  ${n}/${pacedAccepted} at the sink`) });
+      const pacedUsage = pacedCpu();
+      const pacedDbCommands = await pacedDb(pacedAccepted);
+      const pacedMatch = matchDeliveries(pacedTriggers, await readSink(sink.client), SENDER_DOMAIN);
+      const sentSpan = Math.max(...pacedTriggers.map((t) => t.sentAt)) - Math.min(...pacedTriggers.map((t) => t.sentAt));
+      const paced: PacedResult = {
+        targetRate: pacedRate,
+        durationSec: pacedDurationSec,
+        sentRate: perSecond(Math.max(0, pacedTriggers.length - 1), sentSpan),
+        lateMs: latencyOf(pacedTriggers.map((t) => t.sentAt - t.dueAt)),
+        httpLatencyMs: latencyOf(pacedTriggers.map((t) => t.answeredAt - t.sentAt)),
+        sinkLatencyMs: latencyOf(pacedMatch.latencies),
+        delivery: deliveryCheck(pacedTriggers, pacedMatch),
+        arrivalsPerSecond: pacedMatch.perSecond,
+        cpu: pacedUsage,
+        cpuPerMailMs: cpuPerMail(pacedUsage, pacedMatch.matched),
+        dbCommandsPerMessage: pacedDbCommands,
+      };
+      progress(
+        `Postbus paced: ${paced.sentRate} triggers/s sent, trigger -> sink ${lat(paced.sinkLatencyMs)}, ${pacedMatch.matched}/${pacedAccepted} at the sink, ` +
+          `${pacedMatch.duplicates} duplicates; ${cpuLine(pacedUsage)}`,
+      );
+
+      progress(`Postbus paced: at the sink, by second after the first trigger: ${pacedMatch.perSecond.join(' ')}`);
+      progress(`Postbus paced: database commands per message ${dbLine(pacedDbCommands)}`);
+      if (direct.cpuPerMailMs && throughput.cpuPerMailMs && paced.sinkLatencyMs.count > 0)
+        sendPath.push(
+          figuresOf(
+            { cpuPerMailMs: direct.cpuPerMailMs.total, p99Ms: direct.latencyMs.p99, rate: direct.rate },
+            { cpuPerMailMs: throughput.cpuPerMailMs.total, rate: throughput.rate },
+            paced.sinkLatencyMs.p99,
+          ),
+        );
+      last = { direct, throughput, tpTriggers, paced, pacedTriggers, pacedRate };
+      if (repeat < repeats) {
+        await sleep(2_000);
+        await sink.client.clear();
+      }
     }
+    if (!last) throw new Error('BENCH_REPEATS is 0: nothing was measured');
+    const { direct, throughput, tpTriggers, paced, pacedTriggers, pacedRate } = last;
     const tpSample = spread(
       tpTriggers.flatMap((t) => (t.messageId ? [t.messageId] : [])),
       RECORD_SAMPLE,
     );
-    await sleep(2_000);
-    await sink.client.clear();
-
-    // 3. Postbus, paced at a third of what the direct sender just did, so a slow day does not fail the goal by itself.
-    const pacedRate = pacedRateAsked ?? Math.max(1, Math.round(direct.rate * PACED_SHARE_OF_DIRECT));
-    progress(`Postbus: ${pacedRate} triggers/s for ${pacedDurationSec} s`);
-    const pacedDb = await counters.measure();
-    const pacedCpu = measureCpu(watch);
-    const pacedTriggers = await client.paced(`${runId}-paced`, pacedRate, pacedDurationSec, signal);
-    const pacedAccepted = pacedTriggers.filter((t) => t.messageId !== null).length;
-    await waitForSinkCount(sink.client, pacedAccepted, { signal, onProgress: (n) => progress(`  ${n}/${pacedAccepted} at the sink`) });
-    const pacedUsage = pacedCpu();
-    const pacedDbCommands = await pacedDb(pacedAccepted);
-    const pacedMatch = matchDeliveries(pacedTriggers, await readSink(sink.client), SENDER_DOMAIN);
-    const sentSpan = Math.max(...pacedTriggers.map((t) => t.sentAt)) - Math.min(...pacedTriggers.map((t) => t.sentAt));
-    const paced: PacedResult = {
-      targetRate: pacedRate,
-      durationSec: pacedDurationSec,
-      sentRate: perSecond(Math.max(0, pacedTriggers.length - 1), sentSpan),
-      lateMs: latencyOf(pacedTriggers.map((t) => t.sentAt - t.dueAt)),
-      httpLatencyMs: latencyOf(pacedTriggers.map((t) => t.answeredAt - t.sentAt)),
-      sinkLatencyMs: latencyOf(pacedMatch.latencies),
-      delivery: deliveryCheck(pacedTriggers, pacedMatch),
-      arrivalsPerSecond: pacedMatch.perSecond,
-      cpu: pacedUsage,
-      cpuPerMailMs: cpuPerMail(pacedUsage, pacedMatch.matched),
-      dbCommandsPerMessage: pacedDbCommands,
-    };
-    progress(
-      `Postbus paced: ${paced.sentRate} triggers/s sent, trigger -> sink ${lat(paced.sinkLatencyMs)}, ${pacedMatch.matched}/${pacedAccepted} at the sink, ` +
-        `${pacedMatch.duplicates} duplicates; ${cpuLine(pacedUsage)}`,
-    );
-
-    progress(`Postbus paced: at the sink, by second after the first trigger: ${pacedMatch.perSecond.join(' ')}`);
-    progress(`Postbus paced: database commands per message ${dbLine(pacedDbCommands)}`);
 
     // 4. The records.
     const sample = [
@@ -433,7 +473,7 @@ async function main(): Promise<number> {
       await waitForSinkCount(sink.client, WARMUP, { stallMs: 30_000, signal });
       await sleep(1_000);
       await sink.client.clear();
-      const { result } = await closedLoop('Postbus, 2 mailers + 2 users', `${runId}-tp2`);
+      const { result } = await closedLoopOf(client, direct, 'Postbus, 2 mailers + 2 users', `${runId}-tp2`);
       scaled = {
         instances: { mailer: 2, users: 2 },
         partitions: Number(env['KAFKA_TOPIC_PARTITIONS']),
@@ -445,6 +485,8 @@ async function main(): Promise<number> {
 
     const postbus = { throughput, paced, records, scaleOut: scaled };
     const failures = failuresOf(direct, postbus, { attachment, batch });
+    const baselineFile = join(resultsDir(), 'baseline.json');
+    const check = sendPath.length > 0 ? checkAgainst(readBaselines(baselineFile).mailer ?? null, sendPath) : null;
     const results: MailerBenchResults = {
       timestamp: new Date(STARTED).toISOString(),
       runId,
@@ -455,16 +497,31 @@ async function main(): Promise<number> {
       ...(attachment ? { attachment } : {}),
       ...(batch ? { batch } : {}),
       ...goalsAndRatio(direct, throughput, paced),
+      ...(check ? { sendPath: check } : {}),
       logs: run.logs(),
       failures,
       warnings: warningsOf(direct, postbus, { attachment, batch }),
       ok: failures.length === 0,
     };
     console.log(`\n${formatReport(results)}\n`);
+    if (check) console.log(`${formatCheck(check)}\n`);
     for (const file of saveResults('mailer', results, 'mailer-latest.json', formatMarkdown(results))) progress(`wrote ${file}`);
     if (process.env['BENCH_PROFILE'])
       progress(`CPU profiles of ${process.env['BENCH_PROFILE']} go to .data/profiles/${runId}/ when the services stop`);
-    return results.ok ? 0 : 1;
+    if (!check) {
+      progress('no repeat measured the send path in full: nothing to compare with the baseline');
+      return 1;
+    }
+    if (acceptingBaseline) {
+      if (!results.ok) {
+        progress('the run failed: its figures are not accepted as the baseline');
+        return 1;
+      }
+      acceptBaseline(baselineFile, check, results.environment.gitCommit);
+      progress(`accepted this run's median as the mail bench's baseline in ${baselineFile}`);
+      return 0;
+    }
+    return results.ok && check.regressions.length === 0 ? 0 : 1;
   } finally {
     triggers?.close();
     await run.stopChildren();

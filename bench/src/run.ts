@@ -67,8 +67,11 @@ export class BenchRun {
  * bench/results/<name>-<timestamp>.json (colons made dashes, for every file system) and the latest copy; with
  * `markdown`, also the latest copy's .md beside it.
  */
+/** bench/results/: every run's JSON, the latest of each, and the baselines. */
+export const resultsDir = (): string => join(repoRoot, 'bench', 'results');
+
 export function saveResults(name: string, results: { timestamp: string }, latest = `${name}-latest.json`, markdown?: string): string[] {
-  const dir = join(repoRoot, 'bench', 'results');
+  const dir = resultsDir();
   mkdirSync(dir, { recursive: true });
   const json = `${JSON.stringify(results, null, 2)}\n`;
   const files = [join(dir, `${name}-${results.timestamp.replace(/:/g, '-')}.json`), join(dir, latest)];
