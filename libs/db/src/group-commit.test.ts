@@ -23,4 +23,35 @@ describe('GroupCommit', () => {
     // Bisected rather than retried one by one: a handful of runs for eight items.
     expect(runs.length).toBeLessThanOrEqual(8);
   });
+
+  it('commits a first item at once, and gathers what comes while it is in flight', async () => {
+    const runs: number[][] = [];
+    const group = new GroupCommit<number>(async (items) => {
+      runs.push(items);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    });
+    await Promise.all([1, 2, 3].map((i) => group.add(i)));
+    expect(runs).toEqual([[1], [2, 3]]);
+  });
+
+  it('with a linger, lets a first item wait for the items of the next milliseconds and commits them as one', async () => {
+    const runs: number[][] = [];
+    const group = new GroupCommit<number>(
+      (items) => {
+        runs.push(items);
+        return Promise.resolve();
+      },
+      1_000,
+      20,
+    );
+    const started = performance.now();
+    const first = group.add(1);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await Promise.all([first, group.add(2), group.add(3)]);
+    expect(runs).toEqual([[1, 2, 3]]);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(19);
+    // Once committed, the next item waits for a group of its own.
+    await group.add(4);
+    expect(runs).toEqual([[1, 2, 3], [4]]);
+  });
 });

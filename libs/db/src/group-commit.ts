@@ -17,20 +17,28 @@ export class GroupCommit<T, R = void> {
   private pending: Array<Pending<T, R>> = [];
   private running = false;
 
+  /**
+   * `lingerMs`: how long a first item waits for others before its group is committed (0: at
+   * once). Callers whose items come a few milliseconds apart (each mail's outcome, as its relay
+   * answers) then share one operation instead of one each, for that much latency.
+   */
   constructor(
     private readonly run: (items: T[]) => Promise<R[] | void>,
     private readonly maxGroup = 1_000,
+    private readonly lingerMs = 0,
   ) {}
 
   add(item: T): Promise<R> {
     return new Promise((resolve, reject) => {
       this.pending.push({ item, resolve, reject });
-      if (!this.running) void this.flush();
+      if (this.running) return;
+      this.running = true;
+      if (this.lingerMs > 0) setTimeout(() => void this.flush(), this.lingerMs);
+      else void this.flush();
     });
   }
 
   private async flush(): Promise<void> {
-    this.running = true;
     while (this.pending.length > 0) await this.commit(this.pending.splice(0, this.maxGroup));
     this.running = false;
   }

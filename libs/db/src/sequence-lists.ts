@@ -198,7 +198,9 @@ export class SequenceLists {
   /** The newest entries first, `limit` at most, skipping numbers whose entry is gone. */
   async page(list: string, options: PageOptions): Promise<ListPage> {
     // Side by side: the head this process remembers is checked without the tail.
-    const [tail, top] = await Promise.all([this.tail(list), options.beforeSeq !== undefined ? options.beforeSeq - 1 : this.head(list)]);
+    // One read of the tail serves both: a head this process does not remember starts from it.
+    const tailRead = this.tail(list);
+    const [tail, top] = await Promise.all([tailRead, options.beforeSeq !== undefined ? options.beforeSeq - 1 : this.head(list, tailRead)]);
     let hi = top;
     if (options.to && hi >= tail) hi = await this.lastAtOrBefore(list, options.to, tail, hi);
     const entries: ListEntry[] = [];
@@ -255,8 +257,8 @@ export class SequenceLists {
   }
 
   /** The highest number taken in the list (tail - 1 when it has no live entry); `tail` when the caller has just read it. */
-  async head(list: string, tail?: number): Promise<number> {
-    const known = this.rememberedHead(list) ?? (tail ?? (await this.tail(list))) - 1;
+  async head(list: string, tail?: number | Promise<number>): Promise<number> {
+    const known = this.rememberedHead(list) ?? (await (tail ?? this.tail(list))) - 1;
     if (!(await this.exists(list, known + 1))) return this.remember(list, known);
     // Exponential steps forward from the first number found, then bisection between present and missing.
     let present = known + 1;

@@ -21,6 +21,13 @@ import {
 import type { MessageStore } from '../model/message.repository';
 import type { RetryQueue } from '../model/retry.repository';
 
+/**
+ * How long a mail's outcome (and its content and summary) waits for the outcomes of the mails
+ * delivered beside it before they are written together: a run's relays answer a few milliseconds
+ * apart, and one write each cost FerretDB a transaction each.
+ */
+const OUTCOME_WRITE_LINGER_MS = 5;
+
 export interface RetryPolicy {
   maxAttempts: number;
   baseMs: number;
@@ -83,16 +90,20 @@ export class Timeline {
       const existing = await store.appendNew(events);
       return events.map((e) => existing.has(e._id));
     };
-    this.outcomes = new GroupCommit(appendNew);
+    this.outcomes = new GroupCommit(appendNew, undefined, OUTCOME_WRITE_LINGER_MS);
     // The loss of a rendered email fails nothing (the message log shows no body). Summaries follow
     // their outcomes (a crash in between leaves a message read from its parts).
-    this.copies = new GroupCommit(async (records) => {
-      const contents = records.flatMap((r) => (r.content ? [r.content] : []));
-      await Promise.all([
-        store.keepContents(contents).catch((error: unknown) => this.onContentLost(error, contents.length)),
-        store.keepSummaries(records.flatMap((r) => (r.summary ? [r.summary] : []))),
-      ]);
-    });
+    this.copies = new GroupCommit<DeliveryCopies>(
+      async (records) => {
+        const contents = records.flatMap((r) => (r.content ? [r.content] : []));
+        await Promise.all([
+          store.keepContents(contents).catch((error: unknown) => this.onContentLost(error, contents.length)),
+          store.keepSummaries(records.flatMap((r) => (r.summary ? [r.summary] : []))),
+        ]);
+      },
+      undefined,
+      OUTCOME_WRITE_LINGER_MS,
+    );
     this.engagements = new GroupCommit(appendNew);
   }
 
