@@ -66,18 +66,30 @@ export class TopicReader {
     });
   }
 
-  async start(): Promise<void> {
-    const joined = new Promise<void>((resolve) => {
+  async start(joinTimeoutMs = 30_000): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const joined = new Promise<void>((resolve, reject) => {
+      // A join that never comes fails the start, rather than holding it for good.
+      timer = setTimeout(
+        () => reject(new Error(`the reader's consumer group ${this.options.groupId} did not join in ${joinTimeoutMs} ms`)),
+        joinTimeoutMs,
+      );
       this.consumer.on(this.consumer.events.GROUP_JOIN, ({ payload }) => {
         // Paused as soon as assigned, before the first fetch: the reader reads only for a lookup.
         this.consumer.pause(Object.keys(payload.memberAssignment).map((topic) => ({ topic })));
+        clearTimeout(timer);
         resolve();
       });
     });
-    await this.consumer.connect();
-    await this.consumer.subscribe({ topics: this.options.topics, fromBeginning: false });
-    await this.consumer.run({ autoCommit: false, eachBatch: (payload) => this.read(payload) });
-    await joined;
+    joined.catch(() => undefined); // awaited below, once the consumer runs
+    try {
+      await this.consumer.connect();
+      await this.consumer.subscribe({ topics: this.options.topics, fromBeginning: false });
+      await this.consumer.run({ autoCommit: false, eachBatch: (payload) => this.read(payload) });
+      await joined;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async stop(): Promise<void> {

@@ -103,11 +103,9 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   await bus.publisher.connect();
   const instance = `gw_${randomBytes(6).toString('hex')}`;
   // A message id from a 200 reads at once: until the mailer has read its trigger, from the bus.
-  // Its group joins while the rest starts; the gateway listens once it has.
-  const readerStarting = bus.startReader(`postbus-gateway-reader-${instance}`, [Topics.EmailCommands, Topics.EmailBulk]);
-  readerStarting.catch(() => undefined); // awaited before the gateway listens, which fails the start
+  const triggers = await bus.startReader(`postbus-gateway-reader-${instance}`, [Topics.EmailCommands, Topics.EmailBulk]);
   const accepted = new AcceptedMessages({
-    find: async (lookup) => (await readerStarting).find(lookup),
+    find: (lookup) => triggers.find(lookup),
     mailerHasRead: (lane, record) =>
       bus.groupHasRead(
         lane === Topics.EmailBulk ? ConsumerGroups.mailerBulk : ConsumerGroups.mailerTriggers,
@@ -274,7 +272,6 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   internalApp.use(metricsRouter(registry));
   internalApp.use(notFoundHandler);
   internalApp.use(problemHandler(logger));
-  await readerStarting;
   const internal = await listen(internalApp, config.INTERNAL_PORT, config.INTERNAL_HOST);
   const { server, port } = await listen(app, config.PORT, '0.0.0.0').catch(async (error: unknown) => {
     await closeServer(internal.server);
