@@ -217,6 +217,9 @@ export class MessageConsumer {
   async start(): Promise<void> {
     const { metrics, groupId, logger } = this.options;
     if (metrics) this.consumer.on(this.consumer.events.GROUP_JOIN, () => metrics.joined(groupId));
+    this.consumer.on(this.consumer.events.FETCH, () => {
+      this.lastFetchAt = Date.now();
+    });
     // kafkajs restarts a consumer that crashed on an error it counts as retriable, and leaves one
     // that crashed on another (e.g. "Failed to find group coordinator" while a broker is away)
     // stopped for good: its partitions' messages would wait until the process restarts. So it is
@@ -258,6 +261,16 @@ export class MessageConsumer {
         this.restartSoon();
       });
     }, CRASH_RESTART_MS);
+  }
+
+  private lastFetchAt = 0;
+
+  /**
+   * Whether a fetch of this consumer came back within the last `ms`: it is running and hears what
+   * its topics get within about that long (a fetch waits at most its maxWaitTimeInMs).
+   */
+  fetchedWithin(ms: number): boolean {
+    return !this.stopping && Date.now() - this.lastFetchAt <= ms;
   }
 
   /** Resolves once the group has assigned this consumer its partitions (useful in tests and start-up logs). */

@@ -65,6 +65,8 @@ export interface TopicSpec {
   compacted?: boolean;
   /** How long messages are kept (retention.ms); the broker's default when absent. */
   retentionMs?: number;
+  /** Partitions when created (the bus's `partitions` when absent): one for a topic whose one consumer must tell it hears all of it. */
+  partitions?: number;
 }
 
 /** True when topic creation failed only because the topics exist now. */
@@ -95,6 +97,7 @@ interface WantedTopic {
   name: string;
   compacted: boolean;
   retentionMs: number | undefined;
+  partitions?: number | undefined;
 }
 
 /** The configuration a topic is created with, and kept at. */
@@ -137,8 +140,13 @@ export class Bus {
         // Personal data is kept for PII_TOPIC_RETENTION, in the topic and its DLQ alike; a topic's own retention comes first.
         const pii = PersonalDataTopics.has(s.topic) ? this.options.piiRetentionMs : undefined;
         return [
-          { name: this.resolveTopic(s.topic), compacted: s.compacted ?? false, retentionMs: s.retentionMs ?? pii },
-          { name: dlqOf(this.resolveTopic(s.topic)), compacted: false, retentionMs: pii },
+          {
+            name: this.resolveTopic(s.topic),
+            compacted: s.compacted ?? false,
+            retentionMs: s.retentionMs ?? pii,
+            partitions: s.partitions,
+          },
+          { name: dlqOf(this.resolveTopic(s.topic)), compacted: false, retentionMs: pii, partitions: s.partitions },
         ];
       });
       const missing = wanted.filter((t) => !existing.has(t.name));
@@ -150,7 +158,7 @@ export class Bus {
             waitForLeaders: false,
             topics: missing.map((t) => ({
               topic: t.name,
-              numPartitions: this.options.partitions,
+              numPartitions: t.partitions ?? this.options.partitions,
               replicationFactor: this.options.replicationFactor,
               configEntries: topicConfig(t, this.options.replicationFactor),
             })),

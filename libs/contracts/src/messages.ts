@@ -171,6 +171,16 @@ export const SuppressionChangedEvent = Type.Object({
 export type SuppressionChangedEvent = Static<typeof SuppressionChangedEvent>;
 
 /**
+ * Bus: marker keys a mailer stored (`<project>:<hash of an address or user id>`, never the
+ * address itself): every mailer instance adds them to its filter of the markers, which lets it
+ * skip the point read of an address that has none (see the mailer's MarkerFilter).
+ */
+export const SuppressionMarkedEvent = Type.Object({
+  keys: Type.Array(Type.String({ minLength: 1, maxLength: 300 }), { minItems: 1, maxItems: 10_000 }),
+});
+export type SuppressionMarkedEvent = Static<typeof SuppressionMarkedEvent>;
+
+/**
  * The catalog as the gateway publishes it: each change carries the entity's whole current state
  * and a `revision` (its last change, epoch ms) so that a projection keeps the newest copy whatever
  * order copies arrive in (a periodic full republish repairs any publish that failed).
@@ -319,6 +329,7 @@ export const MessageSchemas = {
   'message.canceled': MessageEvent,
   'suppression.created': SuppressionChangedEvent,
   'suppression.deleted': SuppressionChangedEvent,
+  'suppression.marked': SuppressionMarkedEvent,
   'tracking.opened': TrackingEvent,
   'tracking.clicked': TrackingEvent,
   'tracking.unsubscribed': TrackingEvent,

@@ -60,6 +60,8 @@ export const Topics = {
   InboundMail: 'postbus.inbound.mail.v1',
   /** What came back about a message: bounces, complaints, mailto unsubscribes (key: message id). */
   Feedback: 'postbus.feedback.v1',
+  /** Suppression marker keys as a mailer stores them, read by every mailer instance (each its own group) from the start. */
+  SuppressionMarkers: 'postbus.mailer.markers.v1',
 } as const;
 
 export type TopicName = (typeof Topics)[keyof typeof Topics];
@@ -102,6 +104,7 @@ export const MessageTopics = {
   'message.canceled': Topics.EmailEvents,
   'suppression.created': Topics.EmailEvents,
   'suppression.deleted': Topics.EmailEvents,
+  'suppression.marked': Topics.SuppressionMarkers,
   'tracking.opened': Topics.TrackingEvents,
   'tracking.clicked': Topics.TrackingEvents,
   'tracking.unsubscribed': Topics.TrackingEvents,

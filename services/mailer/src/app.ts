@@ -20,7 +20,7 @@ import { ScheduledSends, ScheduleWorker } from './domain/scheduled-sends';
 import { SuppressionList } from './domain/suppression-list';
 import { Timeline } from './domain/timeline';
 import { statusReached, TriggerDelivery } from './domain/trigger-delivery';
-import { bulkHandlers, catalogHandlers, emailCommandHandlers, feedbackHandlers, peopleHandlers } from './handlers';
+import { bulkHandlers, catalogHandlers, emailCommandHandlers, feedbackHandlers, markerHandlers, peopleHandlers } from './handlers';
 import { attachmentsApi } from './http/attachments-api';
 import { internalApi } from './http/internal-api';
 import { AttachmentStore } from './model/attachment.repository';
@@ -32,6 +32,7 @@ import { RetryQueue } from './model/retry.repository';
 import { StatusRollups } from './model/rollup.repository';
 import { ScheduleQueue } from './model/schedule.repository';
 import { Suppressions } from './model/suppression.repository';
+import { MarkerWatch } from './domain/marker-watch';
 
 export interface MailerService {
   port: number;
@@ -64,6 +65,41 @@ export function feedbackPath(deps: FeedbackPathDeps, config: Pick<MailerConfig, 
 }
 
 /**
+ * Makes this instance's filter of the suppression markers answer for them (see MarkerWatch): its
+ * own consumer of every instance's announcements, from the topic's start, then a scan of the
+ * stored markers; live once the consumer has read what was announced before the scan began.
+ * Until then, and whenever that consumer stops fetching, every recipient's marker is read.
+ */
+export async function watchMarkers(bus: Bus, suppressions: Suppressions, markers: MarkerWatch, logger: Logger): Promise<void> {
+  const groupId = `postbus-mailer-markers-${randomBytes(6).toString('hex')}`;
+  const consumer = await bus.consume({
+    groupId,
+    fromBeginning: true,
+    gatherFetches: 'off-send-path',
+    partitionsConsumedConcurrently: 1,
+    handlers: markerHandlers(markers),
+  });
+  markers.connect(
+    (keys) =>
+      bus.publisher.publish(Topics.SuppressionMarkers, 'suppression.marked', keys[0]!.split(':')[0]!, { keys }).then(() => undefined),
+    (ms) => consumer.fetchedWithin(ms),
+  );
+  // In the background: the mailer sends meanwhile, reading every marker.
+  void (async () => {
+    const scanFrom = new Date();
+    await suppressions.eachMarkerKey((keys) => markers.heard(keys));
+    while (!(await bus.groupHasPassed(groupId, [Topics.SuppressionMarkers], scanFrom).catch(() => false)))
+      await new Promise((resolve) => setTimeout(resolve, MARKER_CATCH_UP_POLL_MS).unref()); // a stopping mailer does not wait for it
+    markers.caughtUp();
+    logger.info('suppression marker filter live', { markers: markers.filter.size });
+  })().catch((error: unknown) =>
+    logger.warn('the scan of the suppression markers failed: every recipient’s marker is read', { error: (error as Error).message }),
+  );
+}
+
+const MARKER_CATCH_UP_POLL_MS = 500;
+
+/**
  * How often the retry worker looks for due attempts it was not woken for: another instance's, or
  * one whose claimer died (the attempts this instance schedules wake it when they fall due).
  */
@@ -80,7 +116,8 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
   if (!config.ERASURE_AUDIT_KEY)
     logger.warn('ERASURE_AUDIT_KEY is not set: the suppressions an erased address keeps last only as long as this process');
   const auditKey = config.ERASURE_AUDIT_KEY || randomBytes(32).toString('hex');
-  const suppressions = new Suppressions(db, (email) => createHmac('sha256', auditKey).update(email).digest('hex'));
+  const markers = new MarkerWatch();
+  const suppressions = new Suppressions(db, (email) => createHmac('sha256', auditKey).update(email).digest('hex'), markers);
   const retries = new RetryQueue(db);
   const erasuresDone = new ErasuresDone(db);
   const lists = new MessageLists(db);
@@ -114,8 +151,11 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     { topic: Topics.EmailEvents },
     { topic: Topics.ErasureEvents },
     { topic: Topics.Feedback },
+    // One partition, so one leader: its consumer's fetches tell whether it hears every announcement.
+    { topic: Topics.SuppressionMarkers, partitions: 1 },
   ]);
   await bus.publisher.connect();
+  await watchMarkers(bus, suppressions, markers, logger);
 
   const relay = new SmtpRelay(config.SMTP_URL, config.SMTP_POOL_CONNECTIONS);
   const templates = new TemplateEngine({

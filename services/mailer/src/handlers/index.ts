@@ -19,6 +19,8 @@ import { feedbackUnsubscribeHandler } from './feedback-unsubscribe.handler';
 import { trackingEngagementHandler } from './tracking-engagement.handler';
 import { userErasureScheduledHandler } from './user-erasure-scheduled.handler';
 import { userUnsubscribedHandler } from './user-unsubscribed.handler';
+import { suppressionMarkedHandler } from './suppression-marked.handler';
+import type { MarkerWatch } from '../domain/marker-watch';
 
 /**
  * The email commands, in one consumer group of their own: the triggers, and the erase and the
@@ -41,6 +43,9 @@ export const emailCommandHandlers = (
 export const bulkHandlers = (delivery: TriggerDelivery, sendPath: SendPathPriority, lane: BulkLane) => [
   emailBulkTriggerHandler(delivery, sendPath, lane),
 ];
+
+/** Every instance's suppression markers into this instance's filter of them (a consumer group per instance). */
+export const markerHandlers = (markers: MarkerWatch) => [suppressionMarkedHandler(markers)];
 
 /** The catalog topic into this service's projection of it. */
 export const catalogHandlers = (catalog: CatalogProjection) => [

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Schema, type Connection } from 'mongoose';
 import type { Suppression, SuppressionReason } from '@postbus/contracts';
 import { deleteByIds, findByIds, GroupCommit, inParallel, insertNew, SequenceLists } from '@postbus/db';
+import type { MarkerWatch } from '../domain/marker-watch';
 import { accumulated, ERASURE, isLiftable, strongest, suppressionView, type SuppressionCause } from '../domain/suppression-reasons';
 
 /** One reason of a suppression as stored. */
@@ -189,6 +190,8 @@ export class Suppressions {
   constructor(
     connection: Connection,
     private readonly hashAddress: (email: string) => string,
+    /** What lets a recipient's check skip the read of a marker surely not stored (see MarkerWatch); none: every marker is read. */
+    private readonly markers?: MarkerWatch,
   ) {
     this.Suppression = connection.model<SuppressionDoc>('Suppression', suppressionSchema);
     this.SoftBounce = connection.model<SoftBounceDoc>('SoftBounce', softBounceSchema);
@@ -221,10 +224,27 @@ export class Suppressions {
 
   private async putMarkers(keys: string[]): Promise<void> {
     if (keys.length === 0) return;
+    const unique = [...new Set(keys)];
     await insertNew(
       this.Marker,
-      [...new Set(keys)].map((_id) => ({ _id })),
+      unique.map((_id) => ({ _id })),
     );
+    // A failed announcement fails the suppression: its command is retried, stores nothing twice and announces again.
+    await this.markers?.stored(unique);
+  }
+
+  /** Every stored marker key, in groups (a scan of the markers, for a mailer's filter as it starts). */
+  async eachMarkerKey(each: (keys: string[]) => void, groupSize = 1_000): Promise<void> {
+    let group: string[] = [];
+    for await (const doc of this.Marker.find({}, { _id: 1 }).lean<MarkerDoc>().cursor()) {
+      if (doc._id.startsWith('#')) continue; // the backfills' own records
+      group.push(doc._id);
+      if (group.length >= groupSize) {
+        each(group);
+        group = [];
+      }
+    }
+    if (group.length > 0) each(group);
   }
 
   /**
@@ -592,9 +612,11 @@ export class Suppressions {
         other: keyOf(projectId, email),
       };
     });
+    // A marker this instance's filter surely does not hold is not read (see MarkerWatch).
+    const mayBeMarked = (key: string) => this.markers?.mayBeMarked(key) ?? true;
     const markers = await findByIds(
       this.Marker,
-      keys.flatMap((k) => [k.marker, ...(k.userMarker !== undefined ? [k.userMarker] : [])]),
+      keys.flatMap((k) => [k.marker, ...(k.userMarker !== undefined ? [k.userMarker] : [])]).filter(mayBeMarked),
     );
     const marked = new Set(markers.map((m) => m._id));
     const details = await findByIds(
