@@ -19,10 +19,10 @@ export class MarkerWatch {
   readonly filter: MarkerFilter;
   private ready = false;
   private announce: AnnounceMarkers | undefined;
+  /** Whether the announcements' consumer fetched within the last `ms` (none until connect). */
+  private fetchedWithin: (ms: number) => boolean = () => false;
 
   constructor(
-    /** Whether the announcements' consumer fetched within the last `ms`. */
-    private fetchedWithin: (ms: number) => boolean = () => false,
     /** How recent its last fetch must be for the filter to be trusted. */
     private readonly liveWithinMs = 1_000,
     capacity?: number,
