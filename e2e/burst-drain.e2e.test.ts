@@ -32,7 +32,8 @@ const GROUPS: string[] = Object.values(ConsumerGroups).filter((group) => !group.
 
 const recipient = (n: number, prefix = 'burst') => `${prefix}-${n % RECIPIENTS}@example.org`;
 
-const p95 = (samples: number[]) => [...samples].sort((a, b) => a - b)[Math.floor(samples.length * 0.95)] ?? NaN;
+/** The nearest-rank p95: the 19th of 20 samples, the largest of 10. */
+const p95 = (samples: number[]) => [...samples].sort((a, b) => a - b)[Math.ceil(samples.length * 0.95) - 1] ?? NaN;
 
 /**
  * A burst of triggers and updates meets consumers that were stopped while it arrived (a deploy, a
@@ -226,8 +227,8 @@ describe('a burst of triggers drains through stopped consumers', () => {
    * The reads a client's support person makes after a burst, with every consumer running (issue
    * 46): 20 s after the last 200, twenty of the accepted messages by id, the message list ten
    * times, ten recipients' messages and ten profiles, one after another. Every one answers 200 (a
-   * message the mailer has not reached yet reads as accepted); each kind's p95 is logged against
-   * the goal.
+   * message the mailer has not reached yet reads as accepted), and each kind's p95 is within the
+   * goal while the mailer, the users service and the webhook dispatcher still drain the burst.
    */
   async function readsAfterBurst(phase: string, messageIds: string[], prefix: string) {
     const samples = { message: [] as number[], list: [] as number[], recipientMessages: [] as number[], profile: [] as number[] };
@@ -256,9 +257,8 @@ describe('a burst of triggers drains through stopped consumers', () => {
     console.log(
       `${phase}: the ${READ_P95_GOAL_MS} ms read goal is ${overGoal.length === 0 ? 'met' : `missed by ${overGoal.map(([kind]) => kind).join(', ')}`}`,
     );
-    // Their latency is logged, not asserted: with the whole stack draining on two cores, the list
-    // page's p95 of ten has measured 297–688 ms, the others within the goal (issue 46 item 2 is open).
     expect(refused).toEqual([]);
+    expect(Object.fromEntries(overGoal.map(([kind, taken]) => [kind, Math.round(p95(taken))]))).toEqual({});
   }
 
   const logOf = (name: ServiceName) => readFileSync(join(dataDir(), 'logs', `${system.env['KAFKA_NAMESPACE']}-${name}.log`), 'utf8');
@@ -291,7 +291,7 @@ describe('a burst of triggers drains through stopped consumers', () => {
   );
 
   it(
-    'with every consumer running, a support person’s reads 20 s after a burst all answer 200 (a message the mailer has not reached reads as accepted)',
+    'with every consumer running, a support person’s reads 20 s after a burst all answer 200 within the read goal (a message the mailer has not reached reads as accepted)',
     async () => {
       const phase = 'every consumer running';
       const sent = await burst(phase, { prefix: 'running', updates: 0 });

@@ -256,28 +256,39 @@ export class SequenceLists {
     return cached && Date.now() - cached.at < HEAD_TTL_MS ? cached.seq : undefined;
   }
 
-  /** The highest number taken in the list (tail - 1 when it has no live entry); `tail` when the caller has just read it. */
+  /**
+   * The highest number taken in the list (tail - 1 when it has no live entry); `tail` when the
+   * caller has just read it. Found by probing up from the head this process remembers. While this
+   * process appends to the list, its remembered head moves during the search: a number at or below
+   * it is known to be taken without a read, and the search starts again from it, so a read never
+   * chases, probe by probe, the appends this process makes meanwhile (the answer is then a head
+   * the list had during the search).
+   */
   async head(list: string, tail?: number | Promise<number>): Promise<number> {
-    const known = this.rememberedHead(list) ?? (await (tail ?? this.tail(list))) - 1;
-    if (!(await this.exists(list, known + 1))) return this.remember(list, known);
-    // Exponential steps forward from the first number found, then bisection between present and missing.
-    let present = known + 1;
+    let present = this.rememberedHead(list) ?? (await (tail ?? this.tail(list))) - 1;
+    /** Whether `seq` is taken; `present` moves up to this process's newest append on the way. */
+    const taken = async (seq: number): Promise<boolean> => {
+      const found = seq <= (this.rememberedHead(list) ?? 0) || (await this.exists(list, seq));
+      present = Math.max(present, this.rememberedHead(list) ?? present, found ? seq : present);
+      return found;
+    };
+    // Exponential steps forward, starting over from wherever `present` has moved to, then bisection.
     let step = 1;
     let missing: number;
     for (;;) {
-      step *= 2;
-      if (await this.exists(list, present + step)) present += step;
-      else {
-        missing = present + step;
+      const probe = present + step;
+      if (!(await taken(probe))) {
+        missing = probe;
         break;
       }
+      // Past what this process appended meanwhile a step at a time again; else twice as far.
+      step = present > probe ? 1 : step * 2;
     }
     while (missing - present > 1) {
       const mid = Math.floor((present + missing) / 2);
-      if (await this.exists(list, mid)) present = mid;
-      else missing = mid;
+      if (!(await taken(mid))) missing = mid;
     }
-    return this.remember(list, present);
+    return this.remember(list, Math.max(present, this.rememberedHead(list) ?? present));
   }
 
   /** The first live number of the list (1 for a list never trimmed). */

@@ -79,6 +79,34 @@ describe('SequenceLists against the MongoDB-wire server', () => {
     expect(new SequenceLists(a, 'lists').newestKnown('p9', 3)).toEqual([]);
   });
 
+  it('finds the head of a list it is appending to without chasing its own appends, read by read', async () => {
+    const writer = new SequenceLists(a, 'lists');
+    await writer.append([{ list: 'p10', at: at(0), value: 'first' }]);
+    // The search's first probe sees ten entries this process is appending, which land (and which it
+    // learns it made) while that probe is answered: its appends during a page read, under load.
+    type Probe = (list: string, seq: number) => Promise<boolean>;
+    const probe = (Reflect.get(writer, 'exists') as Probe).bind(writer);
+    let landed = false;
+    jest.spyOn(writer as unknown as { exists: Probe }, 'exists').mockImplementation(async (list, seq) => {
+      if (!landed) {
+        landed = true;
+        await writer.append(Array.from({ length: 10 }, (_, k) => ({ list: 'p10', at: at(1), value: `n${k}` })));
+      }
+      return probe(list, seq);
+    });
+    const recorded = recordQueries(['lists']);
+    try {
+      expect(await writer.head('p10')).toBe(11);
+      // One read saw 2 taken; one more, past what this process knows it appended, found 12 missing
+      // (the append reads the list's tail: this collection numbers from it).
+      const reads = recorded.queries.filter((q) => q.method.startsWith('find')).map((q) => String(q.filter?.['_id']));
+      expect(reads.filter((id) => !id.endsWith('~tail'))).toEqual(['p10~2', 'p10~12']);
+    } finally {
+      recorded.stop();
+    }
+    expect(await new SequenceLists(b, 'lists').head('p10')).toBe(11);
+  });
+
   it('trims to a cutoff in resumable chunks, then every registered list at once', async () => {
     await listsA.append(Array.from({ length: 450 }, (_, i) => ({ list: 'p3', at: at(i), value: `x${i}` })));
     const removed: string[] = [];

@@ -183,6 +183,35 @@ describe('message reads as the data grows', () => {
     expect(reads['stats of a year'].queries).toBeLessThanOrEqual(12 * 6);
   }, 120_000);
 
+  it('46.2 a message stored to be delivered now reads without a probe of its timeline until its first outcome is written', async () => {
+    const m = message('cy@example.org', null);
+    await store.insertNew([m]);
+    await lists.accepted(m, 'new');
+    const recorded = recordQueries(['messages', 'message_events', 'message_summaries']);
+    let queued;
+    try {
+      queued = await get(`${project}/messages/${m._id}`);
+    } finally {
+      recorded.stop();
+    }
+    expect(queued.status).toBe(200);
+    expect(queued.body).toMatchObject({ id: m._id, status: 'queued' });
+    // Nothing to read: this process holds the message, and nothing can precede its first outcome.
+    expect(recorded.queries).toEqual([]);
+    await timeline.recordAttempt(m, 1, { event: 'sent', smtp: { code: 250, response: 'OK' } });
+    const again = recordQueries(['messages', 'message_events', 'message_summaries']);
+    let sent;
+    try {
+      sent = await get(`${project}/messages/${m._id}`);
+    } finally {
+      again.stop();
+    }
+    expect(sent.body.status).toBe('sent');
+    expect((sent.body.timeline as Array<{ event: string }>).map((e) => e.event)).toContain('sent');
+    // The delivery history it wrote is kept: one read at most, its summary or its engagements.
+    expect(again.queries.length).toBeLessThanOrEqual(1);
+  });
+
   it('14.3 message counts by status per UTC day come from rollups, summed over every instance that counted', async () => {
     const other = new StatusRollups(db, 'another-instance');
     const day = '2026-03-04';

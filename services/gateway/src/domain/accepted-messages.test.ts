@@ -1,5 +1,5 @@
 import type { FoundRecord, RecordLookup } from '@postbus/bus';
-import { Topics } from '@postbus/contracts';
+import { Topics, type Message } from '@postbus/contracts';
 import { AcceptedMessages, type TriggerLane } from './accepted-messages';
 import { messageIds } from './batch-send';
 
@@ -19,7 +19,7 @@ const trigger = (projectId: string) => ({
 });
 
 /** A bus holding one trigger on a lane, and what was looked for. */
-function setUp(options: { lane?: TriggerLane; projectId?: string; mailerHasRead?: boolean } = {}) {
+function setUp(options: { lane?: TriggerLane; projectId?: string; mailerHasRead?: boolean; hedgeMs?: number } = {}) {
   const lookups: RecordLookup[] = [];
   const record: FoundRecord = {
     partition: 2,
@@ -35,6 +35,7 @@ function setUp(options: { lane?: TriggerLane; projectId?: string; mailerHasRead?
     mailerHasRead: () => Promise.resolve(options.mailerHasRead ?? false),
     windowMs: 15_000,
     maxAgeMs: 86_400_000,
+    ...(options.hedgeMs !== undefined ? { hedgeMs: options.hedgeMs } : {}),
     now: () => NOW,
   });
   return { accepted, lookups };
@@ -74,5 +75,58 @@ describe('messages accepted that the mailer has not recorded', () => {
     expect(await accepted.read('p1', messageIds(undefined, () => NOW - 2 * 86_400_000)(0))).toBeUndefined();
     expect(await accepted.read('p1', messageIds(undefined, () => NOW + 60_000)(0))).toBeUndefined();
     expect(lookups).toEqual([]);
+  });
+
+  describe('a read: the mailer’s record first, the bus behind it', () => {
+    const recorded = { id, status: 'sent' } as unknown as Message;
+    const after =
+      <T>(ms: number, value: T) =>
+      () =>
+        new Promise<T>((resolve) => setTimeout(() => resolve(value), ms));
+
+    it('46.2 answers with the mailer’s record, not looking on the bus when it answers at once', async () => {
+      const { accepted, lookups } = setUp({ hedgeMs: 30 });
+      expect(await accepted.recordedOrAccepted('p1', id, () => Promise.resolve(recorded))).toBe(recorded);
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      expect(lookups).toEqual([]);
+    });
+
+    it('46.2 a fresh id the mailer is slow to answer for is looked for on the bus meanwhile, once', async () => {
+      const { accepted, lookups } = setUp({ hedgeMs: 10 });
+      const read = accepted.recordedOrAccepted('p1', id, () => {
+        // The mailer's 404 comes after the hedge has looked on the bus.
+        return new Promise((resolve) => setTimeout(() => resolve(lookups.length > 0 ? null : recorded), 60));
+      });
+      expect(await read).toMatchObject({ id, status: 'accepted' });
+      expect(lookups).toHaveLength(1);
+    });
+
+    it('46.2 the mailer’s record wins over the trigger the hedge found', async () => {
+      const { accepted, lookups } = setUp({ hedgeMs: 5 });
+      expect(await accepted.recordedOrAccepted('p1', id, after(40, recorded))).toBe(recorded);
+      expect(lookups).toHaveLength(1);
+    });
+
+    it('46.1 an id the mailer has no record of, or cannot answer for, reads from the bus', async () => {
+      expect(await setUp().accepted.recordedOrAccepted('p1', id, () => Promise.resolve(null))).toMatchObject({ status: 'accepted' });
+      expect(await setUp().accepted.recordedOrAccepted('p1', id, () => Promise.reject(new Error('down')))).toMatchObject({
+        status: 'accepted',
+      });
+      await expect(
+        setUp({ projectId: 'p2' }).accepted.recordedOrAccepted('p1', id, () => Promise.reject(new Error('down'))),
+      ).rejects.toThrow('down');
+      expect(await setUp({ projectId: 'p2' }).accepted.recordedOrAccepted('p1', id, () => Promise.resolve(null))).toBeNull();
+    });
+
+    it('46.2 an old id is looked for on the bus only after the mailer has answered', async () => {
+      const { accepted, lookups } = setUp({ hedgeMs: 1 });
+      const old = messageIds(undefined, () => NOW - 3_600_000)(0);
+      await accepted.recordedOrAccepted('p1', old, async () => {
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        expect(lookups).toEqual([]);
+        return null;
+      });
+      expect(lookups).toHaveLength(2);
+    });
   });
 });

@@ -18,8 +18,18 @@ export interface AcceptedMessagesDeps {
   windowMs: number;
   /** How old a message id may be for its trigger to be looked for: the mailer has recorded anything older. */
   maxAgeMs: number;
+  /** How long a read of a fresh id waits for the mailer's answer before it looks on the bus too. */
+  hedgeMs?: number;
   now?: () => number;
 }
+
+/**
+ * An id accepted this lately may sit in a backlog the mailer has not reached: its read looks on
+ * the bus beside a mailer read that is slow to answer (a backlog's 404 comes late, under load).
+ * An older id is looked for on the bus only once the mailer has answered that it has no record.
+ */
+const FRESH_MS = 10 * 60_000;
+const HEDGE_MS = 50;
 
 /**
  * A message as its read shows it before the mailer has recorded it: its trigger, on the bus.
@@ -63,6 +73,27 @@ export class AcceptedMessages {
 
   constructor(private readonly deps: AcceptedMessagesDeps) {
     this.now = deps.now ?? Date.now;
+  }
+
+  /**
+   * A message read: the mailer's record (`recorded`), else the message as accepted, from the bus.
+   * While the mailer is away, a message it has not recorded still reads; one it has, once it is
+   * back. A lookup on the bus that fails finds nothing: the read answers as the mailer does.
+   */
+  async recordedOrAccepted(projectId: string, messageId: string, recorded: () => Promise<Message | null>): Promise<Message | null> {
+    let lookup: Promise<Message | undefined> | undefined;
+    const onBus = () => (lookup ??= this.read(projectId, messageId).catch(() => undefined));
+    const at = acceptedTimeOf(messageId);
+    const hedge = at !== undefined && at >= this.now() - FRESH_MS ? setTimeout(onBus, this.deps.hedgeMs ?? HEDGE_MS) : undefined;
+    try {
+      return (await recorded()) ?? (await onBus()) ?? null;
+    } catch (error) {
+      const found = await onBus();
+      if (found) return found;
+      throw error;
+    } finally {
+      clearTimeout(hedge);
+    }
   }
 
   /** The project's message of that id as accepted, if it is on the bus and the mailer has not read it. */

@@ -99,6 +99,18 @@ class HotWindow<V> {
   }
 }
 
+/** A message's delivery events among `events`, from its first attempt to a terminal one; undefined unless all are there. */
+function finishedHistory(messageId: string, events: EventDoc[]): EventDoc[] | undefined {
+  const byId = new Map(events.map((e) => [e._id, e]));
+  const history: EventDoc[] = [];
+  for (let n = 1; ; n++) {
+    const event = byId.get(deliveryEventId(messageId, n));
+    if (!event) return undefined;
+    history.push(event);
+    if (isTerminal(event.event)) return history;
+  }
+}
+
 /** A driver filter on a string `_id` (the driver's types expect an ObjectId). */
 const byId = (id: string): Record<string, unknown> => ({ _id: id });
 
@@ -127,6 +139,13 @@ export class MessageStore {
    * A guess that is wrong only costs reads: the view from the timeline is the one a summary holds.
    */
   private readonly unsummarized = new HotWindow<true>(HOT_ENTRIES, HOT_TTL_MS);
+  /**
+   * Messages this process stored to deliver now, before it has written any event of theirs: their
+   * timeline is empty without a read. Nothing but that first attempt's outcome comes first (an
+   * open needs the mail sent; a retry or a cancel needs an outcome or a send_at), so a read during
+   * a burst's drain, whose newest messages are these, costs no probe of their timelines.
+   */
+  private readonly unattempted = new HotWindow<true>(HOT_ENTRIES, HOT_TTL_MS);
 
   constructor(connection: Connection) {
     this.Message = connection.model<MessageDoc>('Message', messageSchema);
@@ -184,19 +203,38 @@ export class MessageStore {
       if (!existing.has(i)) {
         this.hotMessages.set(doc._id, doc);
         this.unsummarized.set(doc._id, true);
+        if (!doc.sendAt) this.unattempted.set(doc._id, true);
       }
     return new Set(docs.filter((_, i) => existing.has(i)).map((d) => d._id));
   }
 
   /** Appends events; ones already stored (same id) are skipped. */
   async append(events: EventDoc[]): Promise<void> {
+    this.attempted(events);
     await insertNew(this.Event, events);
   }
 
   /** Appends events; returns the ids that were stored already. */
   async appendNew(events: EventDoc[]): Promise<Set<string>> {
+    const first = this.attempted(events);
     const existing = await insertNew(this.Event, events);
+    // A first attempt's events, written whole here: its delivery history, as a read would keep it.
+    if (existing.size === 0)
+      for (const id of first) {
+        const history = finishedHistory(id, events);
+        if (history) this.hotDeliveries.set(id, history);
+      }
     return new Set(events.filter((_, i) => existing.has(i)).map((e) => e._id));
+  }
+
+  /**
+   * Their messages' timelines are read again: they have events (forgotten before the write, so no
+   * read misses it). Returns the messages that had none before.
+   */
+  private attempted(events: EventDoc[]): string[] {
+    const first = new Set(events.filter((e) => this.unattempted.get(e.messageId)).map((e) => e.messageId));
+    for (const e of events) this.unattempted.delete(e.messageId);
+    return [...first];
   }
 
   /** Keeps rendered emails; one kept already (a retry rendered it again) is left as it is. */
@@ -222,6 +260,7 @@ export class MessageStore {
 
   /** Writes timeline entries anew, by `_id` (see rewriteMessages). */
   async rewriteEvents(events: EventDoc[]): Promise<void> {
+    this.attempted(events);
     await Promise.all(events.map((e) => this.Event.collection.replaceOne(byId(e._id), e)));
     for (const e of events) this.hotDeliveries.delete(e.messageId);
   }
@@ -257,6 +296,7 @@ export class MessageStore {
 
   /** A message's timeline after `queued`, in sequence order: a few point reads. */
   async timeline(id: string): Promise<EventDoc[]> {
+    if (this.unattempted.get(id)) return [];
     const [delivery, engagement] = await Promise.all([
       this.deliveries(id),
       this.probe(
@@ -325,6 +365,7 @@ export class MessageStore {
       this.hotMessages.delete(id);
       this.hotDeliveries.delete(id);
       this.unsummarized.delete(id);
+      this.unattempted.delete(id);
       const events = await this.timeline(id);
       await Promise.all([
         ...events.map((e) => this.Event.deleteOne({ _id: e._id }).exec()),

@@ -21,7 +21,7 @@ import { defineRoute, type RouteSpec } from '../route';
 export interface MessageRouteDeps {
   mailerApi: MailerClient;
   /** Messages accepted that the mailer has not recorded yet, read from the bus. */
-  accepted: Pick<AcceptedMessages, 'read'>;
+  accepted: Pick<AcceptedMessages, 'recordedOrAccepted'>;
   /** Resolves when the project exists and belongs to the client; throws NotFoundError otherwise. */
   assertProject: (clientId: string, projectId: string) => Promise<void>;
 }
@@ -33,23 +33,9 @@ const readable = (client: AuthenticatedClient, message: { test?: boolean }): boo
 
 /** The message log, read from the mailer (the owner of that data): any key, or an admin session. */
 export function messageRoutes({ mailerApi, accepted, assertProject }: MessageRouteDeps): RouteSpec[] {
-  /**
-   * A message as the mailer has it; else, one it has not recorded yet as accepted (from the bus).
-   * While the mailer is away, a message it has not recorded still reads; one it has, once it is back.
-   * A lookup on the bus that fails finds nothing: the read answers as it did before there was one.
-   */
-  const message = async (projectId: string, messageId: string): Promise<Message | null> => {
-    const fromBus = () => accepted.read(projectId, messageId).catch(() => undefined);
-    let recorded: Message | null;
-    try {
-      recorded = await mailerApi.message(projectId, messageId);
-    } catch (error) {
-      const found = await fromBus();
-      if (found) return found;
-      throw error;
-    }
-    return recorded ?? (await fromBus()) ?? null;
-  };
+  /** A message as the mailer has it; else, one it has not recorded yet as accepted (from the bus). */
+  const message = (projectId: string, messageId: string): Promise<Message | null> =>
+    accepted.recordedOrAccepted(projectId, messageId, () => mailerApi.message(projectId, messageId));
 
   return [
     defineRoute({
