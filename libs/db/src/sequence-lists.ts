@@ -73,6 +73,8 @@ const MAX_CACHED_ENTRIES = 50_000;
 export class SequenceLists {
   private readonly Slot;
   private readonly heads = new Map<string, { seq: number; at: number }>();
+  /** The highest number this process has claimed in each list (its insert sent, landed or not). */
+  private readonly claimed = new Map<string, number>();
   private readonly entries = new Map<string, ListEntry>();
   /**
    * A trim keeps a list's first slot, blanked. So in a collection where that has always held (one
@@ -145,6 +147,7 @@ export class SequenceLists {
         const seq = next.get(item.list)!;
         next.set(item.list, seq + 1);
         seqs[i] = seq;
+        this.claim(item.list, seq);
         return { _id: entryId(item.list, seq), t: item.at, v: item.value };
       });
       const taken = await insertNew(this.Slot, docs);
@@ -200,7 +203,10 @@ export class SequenceLists {
     // Side by side: the head this process remembers is checked without the tail.
     // One read of the tail serves both: a head this process does not remember starts from it.
     const tailRead = this.tail(list);
-    const [tail, top] = await Promise.all([tailRead, options.beforeSeq !== undefined ? options.beforeSeq - 1 : this.head(list, tailRead)]);
+    const [tail, top] = await Promise.all([
+      tailRead,
+      options.beforeSeq !== undefined ? options.beforeSeq - 1 : this.head(list, tailRead, { forRead: true }),
+    ]);
     let hi = top;
     if (options.to && hi >= tail) hi = await this.lastAtOrBefore(list, options.to, tail, hi);
     const entries: ListEntry[] = [];
@@ -258,21 +264,30 @@ export class SequenceLists {
 
   /**
    * The highest number taken in the list (tail - 1 when it has no live entry); `tail` when the
-   * caller has just read it. Found by probing up from the head this process remembers. While this
-   * process appends to the list, its remembered head moves during the search: a number at or below
-   * it is known to be taken without a read, and the search starts again from it, so a read never
-   * chases, probe by probe, the appends this process makes meanwhile (the answer is then a head
-   * the list had during the search).
+   * caller has just read it. Found by probing up from the head this process remembers, a number
+   * at or below it taken without a read. For a read (`forRead`), a probe that finds a number this
+   * process claimed itself (an append of its own, landed during the search) ends the search there:
+   * a process appending to a list all the time (a project's list during a burst) would otherwise
+   * chase its own appends probe by probe. Another instance's entries are searched on,
+   * exponentially then by bisection; one that took a number this process claimed at the same
+   * moment is found by the next search (an append's search, which must find the head, never stops
+   * early).
    */
-  async head(list: string, tail?: number | Promise<number>): Promise<number> {
+  async head(list: string, tail?: number | Promise<number>, { forRead = false }: { forRead?: boolean } = {}): Promise<number> {
+    const remembered = () => this.rememberedHead(list) ?? 0;
     let present = this.rememberedHead(list) ?? (await (tail ?? this.tail(list))) - 1;
-    /** Whether `seq` is taken; `present` moves up to this process's newest append on the way. */
+    let ours = false;
     const taken = async (seq: number): Promise<boolean> => {
-      const found = seq <= (this.rememberedHead(list) ?? 0) || (await this.exists(list, seq));
-      present = Math.max(present, this.rememberedHead(list) ?? present, found ? seq : present);
+      if (seq <= remembered()) {
+        present = Math.max(present, remembered());
+        return true;
+      }
+      const found = await this.exists(list, seq);
+      // A read that finds a number this process claimed: its own append, landed meanwhile.
+      if (forRead && found && seq <= (this.claimed.get(list) ?? 0)) ours = true;
+      present = Math.max(present, remembered(), found ? seq : present);
       return found;
     };
-    // Exponential steps forward, starting over from wherever `present` has moved to, then bisection.
     let step = 1;
     let missing: number;
     for (;;) {
@@ -281,14 +296,15 @@ export class SequenceLists {
         missing = probe;
         break;
       }
+      if (ours) return this.remember(list, present);
       // Past what this process appended meanwhile a step at a time again; else twice as far.
       step = present > probe ? 1 : step * 2;
     }
-    while (missing - present > 1) {
+    while (missing - present > 1 && !ours) {
       const mid = Math.floor((present + missing) / 2);
       if (!(await taken(mid))) missing = mid;
     }
-    return this.remember(list, Math.max(present, this.rememberedHead(list) ?? present));
+    return this.remember(list, Math.max(present, remembered()));
   }
 
   /** The first live number of the list (1 for a list never trimmed). */
@@ -382,6 +398,14 @@ export class SequenceLists {
 
   private async exists(list: string, seq: number): Promise<boolean> {
     return (await this.Slot.findById(entryId(list, seq), { _id: 1 }).lean().exec()) !== null;
+  }
+
+  /** Notes a number this process claims: the head search knows an entry of its own when it meets one. */
+  private claim(list: string, seq: number): void {
+    if (seq <= (this.claimed.get(list) ?? 0)) return;
+    if (this.claimed.size >= MAX_CACHED_HEADS) this.claimed.delete(this.claimed.keys().next().value!);
+    this.claimed.delete(list);
+    this.claimed.set(list, seq);
   }
 
   private remember(list: string, seq: number): number {
