@@ -170,13 +170,16 @@ export const SuppressionChangedEvent = Type.Object({
 });
 export type SuppressionChangedEvent = Static<typeof SuppressionChangedEvent>;
 
+/** The most marker keys one `suppression.marked` carries: a larger set is announced in several. */
+export const MAX_MARKER_KEYS_PER_EVENT = 10_000;
+
 /**
  * Bus: marker keys a mailer stored (`<project>:<hash of an address or user id>`, never the
  * address itself): every mailer instance adds them to its filter of the markers, which lets it
  * skip the point read of an address that has none (see the mailer's MarkerFilter).
  */
 export const SuppressionMarkedEvent = Type.Object({
-  keys: Type.Array(Type.String({ minLength: 1, maxLength: 300 }), { minItems: 1, maxItems: 10_000 }),
+  keys: Type.Array(Type.String({ minLength: 1, maxLength: 300 }), { minItems: 1, maxItems: MAX_MARKER_KEYS_PER_EVENT }),
 });
 export type SuppressionMarkedEvent = Static<typeof SuppressionMarkedEvent>;
 

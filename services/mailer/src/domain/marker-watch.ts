@@ -1,10 +1,8 @@
+import { MAX_MARKER_KEYS_PER_EVENT } from '@postbus/contracts';
 import { MarkerFilter } from './marker-filter';
 
 /** Publishes marker keys to every mailer instance (the `suppression.marked` announcement). */
 export type AnnounceMarkers = (keys: string[]) => Promise<void>;
-
-/** The most keys one announcement carries (its contract's bound). */
-const KEYS_PER_ANNOUNCEMENT = 10_000;
 
 /**
  * Whether an address's marker may be skipped (no point read) because this instance's filter
@@ -44,8 +42,8 @@ export class MarkerWatch {
   async stored(keys: string[]): Promise<void> {
     this.heard(keys);
     if (!this.announce) return;
-    for (let from = 0; from < keys.length; from += KEYS_PER_ANNOUNCEMENT)
-      await this.announce(keys.slice(from, from + KEYS_PER_ANNOUNCEMENT));
+    for (let from = 0; from < keys.length; from += MAX_MARKER_KEYS_PER_EVENT)
+      await this.announce(keys.slice(from, from + MAX_MARKER_KEYS_PER_EVENT));
   }
 
   /** Marker keys another instance (or a scan) found stored. */
