@@ -118,6 +118,26 @@ describe('messages accepted that the mailer has not recorded', () => {
       expect(await setUp({ projectId: 'p2' }).accepted.recordedOrAccepted('p1', id, () => Promise.resolve(null))).toBeNull();
     });
 
+    it('46.2 a read does not look on the bus beside the mailer while another lookup is under way', async () => {
+      const { accepted } = setUp({ hedgeMs: 5 });
+      // A lookup the mailer's 404 asked for, still waiting on the bus (a slow find).
+      let release: () => void = () => undefined;
+      const slow = new Promise<void>((resolve) => (release = resolve));
+      const deps = Reflect.get(accepted, 'deps') as { find: (l: RecordLookup) => Promise<FoundRecord | undefined> };
+      const find = deps.find;
+      let asked = 0;
+      deps.find = async (lookup) => {
+        asked++;
+        await slow;
+        return find(lookup);
+      };
+      const needed = accepted.read('p1', id);
+      expect(await accepted.recordedOrAccepted('p1', id, after(30, recorded))).toBe(recorded);
+      expect(asked).toBe(1); // the needed lookup alone: the hedge stood back
+      release();
+      expect(await needed).toMatchObject({ status: 'accepted' });
+    });
+
     it('46.2 an old id is looked for on the bus only after the mailer has answered', async () => {
       const { accepted, lookups } = setUp({ hedgeMs: 1 });
       const old = messageIds(undefined, () => NOW - 3_600_000)(0);

@@ -25,8 +25,10 @@ export interface AcceptedMessagesDeps {
 
 /**
  * An id accepted this lately may sit in a backlog the mailer has not reached: its read looks on
- * the bus beside a mailer read that is slow to answer (a backlog's 404 comes late, under load).
- * An older id is looked for on the bus only once the mailer has answered that it has no record.
+ * the bus beside a mailer read that is slow to answer (a backlog's 404 comes late, under load),
+ * when no other lookup is under way (the bus reader takes one at a time: a read that guesses must
+ * not queue ahead of one that needs it). An older id is looked for on the bus only once the mailer
+ * has answered that it has no record.
  */
 const FRESH_MS = 10 * 60_000;
 const HEDGE_MS = 50;
@@ -70,6 +72,8 @@ export const acceptedView = (trigger: EmailTriggerCommand): Message => ({
  */
 export class AcceptedMessages {
   private readonly now: () => number;
+  /** Lookups on the bus under way or waiting their turn. */
+  private lookups = 0;
 
   constructor(private readonly deps: AcceptedMessagesDeps) {
     this.now = deps.now ?? Date.now;
@@ -84,7 +88,12 @@ export class AcceptedMessages {
     let lookup: Promise<Message | undefined> | undefined;
     const onBus = () => (lookup ??= this.read(projectId, messageId).catch(() => undefined));
     const at = acceptedTimeOf(messageId);
-    const hedge = at !== undefined && at >= this.now() - FRESH_MS ? setTimeout(onBus, this.deps.hedgeMs ?? HEDGE_MS) : undefined;
+    const hedge =
+      at !== undefined && at >= this.now() - FRESH_MS
+        ? setTimeout(() => {
+            if (this.lookups === 0) void onBus();
+          }, this.deps.hedgeMs ?? HEDGE_MS)
+        : undefined;
     try {
       return (await recorded()) ?? (await onBus()) ?? null;
     } catch (error) {
@@ -98,6 +107,15 @@ export class AcceptedMessages {
 
   /** The project's message of that id as accepted, if it is on the bus and the mailer has not read it. */
   async read(projectId: string, messageId: string): Promise<Message | undefined> {
+    this.lookups++;
+    try {
+      return await this.lookUp(projectId, messageId);
+    } finally {
+      this.lookups--;
+    }
+  }
+
+  private async lookUp(projectId: string, messageId: string): Promise<Message | undefined> {
     const at = acceptedTimeOf(messageId);
     const now = this.now();
     if (at === undefined || at > now + this.deps.windowMs || at < now - this.deps.maxAgeMs) return undefined;
