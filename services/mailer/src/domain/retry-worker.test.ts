@@ -4,7 +4,7 @@ import type { MessageStore } from '../model/message.repository';
 import type { DueRetry, RetryQueue } from '../model/retry.repository';
 import type { Suppressions } from '../model/suppression.repository';
 import type { Deliverer, Outcome } from './delivery/deliverer';
-import { RetryWorker } from './retry-worker';
+import { RetryWorker, WAKE_GRAIN_MS } from './retry-worker';
 import type { Timeline } from './timeline';
 
 const doc = (id: string, email = `${id}@example.org`) => ({ _id: id, projectId: 'p1', email }) as MessageDoc;
@@ -139,8 +139,11 @@ describe('the retry worker between polls', () => {
     try {
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(claims).toHaveLength(0); // no poll yet: the first comes after a minute
-      worker.wakeAt(new Date(Date.now() + 100));
-      worker.wakeAt(new Date(Date.now() + 101)); // the same wake-up
+      // Two times inside one grain of wake-ups make one wake-up: 10 ms before a grain's end, and 1 ms
+      // later (times taken from two calls of Date.now() may straddle a grain's end: two runs).
+      const dueAt = Math.ceil((Date.now() + 100) / WAKE_GRAIN_MS) * WAKE_GRAIN_MS - 10;
+      worker.wakeAt(new Date(dueAt));
+      worker.wakeAt(new Date(dueAt + 1)); // the same wake-up
       await new Promise((resolve) => setTimeout(resolve, 60));
       expect(claims).toHaveLength(0); // not before it is due
       await new Promise((resolve) => setTimeout(resolve, 150));

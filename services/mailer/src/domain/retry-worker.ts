@@ -21,7 +21,7 @@ export interface RetryWorkerDeps {
 const CLAIM_BATCH = 100;
 const LEASE_MS = 120_000;
 /** Wake-ups closer than this share one run; past MAX_WAKE_UPS pending, the poll finds the rest. */
-const WAKE_GRAIN_MS = 25;
+export const WAKE_GRAIN_MS = 25;
 const MAX_WAKE_UPS = 256;
 
 /**
