@@ -17,7 +17,7 @@ const moduleNameMapper = {
   '^@postbus/bus/errors$': '<rootDir>/libs/bus/src/errors.ts',
   // The database and HTTP libraries' pure helpers (subpath exports without mongoose or express, for services' domain code).
   '^@postbus/db/(group-commit|in-parallel|keyed-serializer)$': '<rootDir>/libs/db/src/$1.ts',
-  '^@postbus/http/(cursor|every)$': '<rootDir>/libs/http/src/$1.ts',
+  '^@postbus/http/(cursor|every|loop-turns)$': '<rootDir>/libs/http/src/$1.ts',
   '^@postbus/http/address-policy$': '<rootDir>/libs/http/src/outbound/address-policy.ts',
   // Test fakes without infrastructure, for unit tests.
   '^@postbus/testing/fakes$': '<rootDir>/libs/testing/src/fakes.ts',

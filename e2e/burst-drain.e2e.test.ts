@@ -19,13 +19,9 @@ const SENDERS = 32;
 const DRAIN_BOUND_MS = 10 * 60_000;
 /**
  * The p95 of the reads a support person makes (the message list, a message, a profile) while the
- * consumers drain. The goal is READ_P95_GOAL_MS, and the log says whether each phase met it. The
- * list page measures within it on a quiet 2-core machine running the whole stack and this test,
- * but not with margin on a loaded one, so the bound asserted is what keeps it from sliding back
- * towards the ~120 point reads a page cost before the summaries (which measured 430–600 ms).
+ * consumers drain, asserted in each phase (the log says each kind's figure).
  */
 const READ_P95_GOAL_MS = 300;
-const READ_P95_BOUND_MS = 500;
 
 /** Every consumer group the burst's messages reach (the inbound MX's take no part). */
 const GROUPS: string[] = Object.values(ConsumerGroups).filter((group) => !group.startsWith(ConsumerGroups.inbound));
@@ -192,15 +188,8 @@ describe('a burst of triggers drains through stopped consumers', () => {
     console.log(
       `${phase}: drained in ${seconds.toFixed(1)} s from ${JSON.stringify(backlog)}; read p95 during the drain: list ${p95(samples.list).toFixed(0)} ms, message ${p95(samples.message).toFixed(0)} ms, profile ${p95(samples.profile).toFixed(0)} ms (${samples.list.length} each)`,
     );
-    const overGoal = Object.entries(samples).filter(([, taken]) => !(p95(taken) <= READ_P95_GOAL_MS));
-    console.log(
-      `${phase}: the ${READ_P95_GOAL_MS} ms read goal is ${overGoal.length === 0 ? 'met' : `missed by ${overGoal.map(([read]) => read).join(', ')}`}`,
-    );
     // A support person opens these during a busy hour: they must not queue behind the drain.
-    const slow = Object.entries(samples)
-      .map(([read, taken]) => [read, Math.round(p95(taken))] as const)
-      .filter(([, ms]) => !(ms <= READ_P95_BOUND_MS));
-    expect(slow).toEqual([]);
+    expectWithinGoal(phase, samples);
     return { ...sent, seconds, backlog, samples };
   }
 
@@ -227,9 +216,8 @@ describe('a burst of triggers drains through stopped consumers', () => {
    * The reads a client's support person makes after a burst, with every consumer running (issue
    * 46): 20 s after the last 200, twenty of the accepted messages by id, the message list ten
    * times, ten recipients' messages and ten profiles, one after another. Every one answers 200 (a
-   * message the mailer has not reached yet reads as accepted), and each kind's p95 is logged
-   * against the goal and held within the bound while the mailer, the users service and the webhook
-   * dispatcher still drain the burst.
+   * message the mailer has not reached yet reads as accepted), and each kind's p95 is within the
+   * goal while the mailer, the users service and the webhook dispatcher still drain the burst.
    */
   async function readsAfterBurst(phase: string, messageIds: string[], prefix: string) {
     const samples = { message: [] as number[], list: [] as number[], recipientMessages: [] as number[], profile: [] as number[] };
@@ -254,18 +242,20 @@ describe('a burst of triggers drains through stopped consumers', () => {
           ', ',
         )}; messages read as ${JSON.stringify(Object.fromEntries(statuses))}; non-200: ${refused.length}; lag then ${JSON.stringify(await lags())}`,
     );
+    expect(refused).toEqual([]);
+    // Ten reads of a kind make its p95 their slowest: each kind has measured 109–195 ms here on two
+    // cores with the whole stack draining (the list page 461–769 ms before issue 46, and up to
+    // 307 ms before a mailer read the summaries it had just kept from memory).
+    expectWithinGoal(phase, samples);
+  }
+
+  /** Logs whether each kind of read met the goal, then asserts it. */
+  function expectWithinGoal(phase: string, samples: Record<string, number[]>) {
     const overGoal = Object.entries(samples).filter(([, taken]) => !(p95(taken) <= READ_P95_GOAL_MS));
     console.log(
       `${phase}: the ${READ_P95_GOAL_MS} ms read goal is ${overGoal.length === 0 ? 'met' : `missed by ${overGoal.map(([kind]) => kind).join(', ')}`}`,
     );
-    expect(refused).toEqual([]);
-    // The goal is logged above; the bound asserted keeps the reads from sliding back (before issue
-    // 46's changes the list page's p95 here was 461–769 ms). On two cores with the whole stack
-    // draining, the list page has measured 183–307 ms, within the goal in five runs of six.
-    const slow = Object.entries(samples)
-      .map(([kind, taken]) => [kind, Math.round(p95(taken))] as const)
-      .filter(([, ms]) => !(ms <= READ_P95_BOUND_MS));
-    expect(slow).toEqual([]);
+    expect(overGoal.map(([kind, taken]) => `${kind} ${Math.round(p95(taken))} ms`)).toEqual([]);
   }
 
   const logOf = (name: ServiceName) => readFileSync(join(dataDir(), 'logs', `${system.env['KAFKA_NAMESPACE']}-${name}.log`), 'utf8');
@@ -298,7 +288,7 @@ describe('a burst of triggers drains through stopped consumers', () => {
   );
 
   it(
-    'with every consumer running, a support person’s reads 20 s after a burst all answer 200 within the read bound (a message the mailer has not reached reads as accepted)',
+    'with every consumer running, a support person’s reads 20 s after a burst all answer 200 within the read goal (a message the mailer has not reached reads as accepted)',
     async () => {
       const phase = 'every consumer running';
       const sent = await burst(phase, { prefix: 'running', updates: 0 });

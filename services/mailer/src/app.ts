@@ -4,6 +4,7 @@ import { ConsumerGroups, Topics } from '@postbus/contracts';
 import { ReturnPathTokens, SecretBox, TrackingTokens } from '@postbus/crypto';
 import { connectDb, pingDb } from '@postbus/db';
 import { closeServer, createMetricsRegistry, startInternalServer } from '@postbus/http';
+import { LoopTurns } from '@postbus/http/loop-turns';
 import type { Logger } from '@postbus/logger';
 import { engineOptionsFrom, TemplateEngine } from '@postbus/templates';
 import type { MailerConfig } from './config';
@@ -105,6 +106,13 @@ const MARKER_CATCH_UP_POLL_MS = 500;
  */
 const RETRY_POLL_MS = 1_000;
 
+/**
+ * How long one turn of the event loop may run mails' compose, sign and relay steps before the rest
+ * wait for the next turn: the internal API's reads (the message log, lists) are answered between
+ * turns, within about this, while a backlog drains.
+ */
+const LOOP_TURN_BUDGET_MS = 10;
+
 /** Starts the mailer: its database, the projections it keeps, the trigger consumer, the retry worker and its internal API. */
 export async function start({ config, logger }: { config: MailerConfig; logger: Logger }): Promise<MailerService> {
   if (!config.SECRETS_KEY) logger.warn('SECRETS_KEY is not set: DKIM keys sealed by the gateway cannot be opened (development only)');
@@ -176,6 +184,7 @@ export async function start({ config, logger }: { config: MailerConfig; logger: 
     templates,
     runPatienceMs: config.TEMPLATE_RUN_PATIENCE_MS,
     attachments,
+    turns: new LoopTurns(LOOP_TURN_BUDGET_MS),
   });
   const policy = { maxAttempts: config.MAILER_MAX_ATTEMPTS, baseMs: config.MAILER_RETRY_BASE_MS, maxMs: config.MAILER_RETRY_MAX_MS };
   const timeline = new Timeline(store, bus.publisher, retries, policy, statusReached(rollups, lists), (error, count) =>

@@ -1,3 +1,4 @@
+import { LoopTurns } from '@postbus/http/loop-turns';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { Publisher } from '@postbus/bus';
@@ -144,6 +145,7 @@ describe('test messages in the mailer', () => {
       templates: engine,
       runPatienceMs: 3_000,
       attachments: new AttachmentStore(db),
+      turns: new LoopTurns(10),
     });
     const scheduled = new ScheduledSends({ store, queue: new ScheduleQueue(db), lists, rollups, timeline });
     delivery = new TriggerDelivery({ store, suppressions, retries, deliverer, timeline, lists, rollups, scheduled });

@@ -116,6 +116,13 @@ const byId = (id: string): Record<string, unknown> => ({ _id: id });
 
 const HOT_ENTRIES = 20_000;
 const HOT_TTL_MS = 30_000;
+/**
+ * Summaries this process kept, for the reads that follow at once (the newest page of a list while
+ * a backlog drains): a few seconds' worth. Another instance may replace one meanwhile (an open, a
+ * bounce it recorded): its read here shows the kept one for this long at most.
+ */
+const HOT_SUMMARIES = 4_000;
+const HOT_SUMMARY_TTL_MS = 5_000;
 
 /**
  * Messages and their timelines: both append-only, every read and delete by exact `_id`. A
@@ -146,6 +153,13 @@ export class MessageStore {
    * a burst's drain, whose newest messages are these, costs no probe of their timelines.
    */
   private readonly unattempted = new HotWindow<true>(HOT_ENTRIES, HOT_TTL_MS);
+  private readonly hotSummaries = new HotWindow<SummaryDoc>(HOT_SUMMARIES, HOT_SUMMARY_TTL_MS);
+  /**
+   * Counts the writes here that may change a summary after it is kept (a replace, a delete): the
+   * summaries a keep inserted are remembered only when none came while it was under way, so a
+   * remembered summary is never older than what this process wrote after it.
+   */
+  private summaryChanges = 0;
 
   constructor(connection: Connection) {
     this.Message = connection.model<MessageDoc>('Message', messageSchema);
@@ -160,8 +174,12 @@ export class MessageStore {
 
   /** Keeps the summaries of messages whose delivery ended; one kept already (a replay) is left as it is. */
   async keepSummaries(summaries: SummaryDoc[]): Promise<void> {
-    await insertNew(this.Summary, summaries);
-    for (const summary of summaries) this.unsummarized.delete(summary._id);
+    const changes = this.summaryChanges;
+    const taken = await insertNew(this.Summary, summaries);
+    for (const [i, summary] of summaries.entries()) {
+      this.unsummarized.delete(summary._id);
+      if (changes === this.summaryChanges && !taken.has(i)) this.hotSummaries.set(summary._id, summary);
+    }
   }
 
   /** Whether this process stored the message and has not summarized it: its delivery is most likely under way. */
@@ -171,6 +189,8 @@ export class MessageStore {
 
   /** Writes a message's summary anew (an open or a click changed it), by `_id`. */
   async replaceSummary(summary: SummaryDoc): Promise<void> {
+    this.summaryChanges++;
+    this.hotSummaries.delete(summary._id);
     const replace = () => this.Summary.replaceOne({ _id: summary._id }, summary, { upsert: true }).exec();
     try {
       await replace();
@@ -184,7 +204,7 @@ export class MessageStore {
 
   /** A message's summary in the project; null while its delivery is under way (or it is gone). */
   async summary(projectId: string, id: string): Promise<Message | null> {
-    const doc = await this.Summary.findById(id).lean<SummaryDoc>().exec();
+    const doc = this.hotSummaries.get(id) ?? (await this.Summary.findById(id).lean<SummaryDoc>().exec());
     return doc?.projectId === projectId ? currentView(doc.view) : null;
   }
 
@@ -361,7 +381,9 @@ export class MessageStore {
    * its timeline or content is still found (and deleted) by a repeat.
    */
   async delete(ids: string[]): Promise<{ messages: number; events: number }> {
+    this.summaryChanges++;
     const counts = await inParallel(ids, async (id) => {
+      this.hotSummaries.delete(id);
       this.hotMessages.delete(id);
       this.hotDeliveries.delete(id);
       this.unsummarized.delete(id);

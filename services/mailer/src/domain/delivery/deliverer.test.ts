@@ -1,3 +1,4 @@
+import { LoopTurns } from '@postbus/http/loop-turns';
 import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { simpleParser } from 'mailparser';
 import type { CatalogDomain, CatalogEmail, CatalogProject, CatalogTemplate } from '@postbus/contracts';
@@ -165,6 +166,7 @@ describe('Deliverer: rendering', () => {
       templates: engine,
       runPatienceMs: PATIENCE_MS,
       attachments: { read: (messageId, position) => Promise.resolve(stored.get(`${messageId}:${position}`) ?? null) },
+      turns: new LoopTurns(10),
     });
   });
 

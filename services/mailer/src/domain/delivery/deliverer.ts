@@ -1,6 +1,7 @@
 import { returnPathDomainOf, type CatalogDomain, type CatalogEmail, type CatalogProject, type CatalogTemplate } from '@postbus/contracts';
 import type { CopyKind, DeliveredCopy, DroppedCopy } from '@postbus/contracts';
 import type { ReturnPathClaim, ReturnPathTokens, SecretBox, TrackingTokens } from '@postbus/crypto';
+import type { LoopTurns } from '@postbus/http/loop-turns';
 import { TenantBusyError, type Rendered, type TemplateEngine } from '@postbus/templates';
 import type { CatalogProjection } from '../../model/catalog.repository';
 import { copiesOf, type EventDoc, type MessageDoc } from '../message-records';
@@ -54,6 +55,11 @@ export interface DelivererOptions {
   runPatienceMs: number;
   /** Where the content of messages' attachments is kept (the gateway stored it before the trigger). */
   attachments: Pick<AttachmentStore, 'read'>;
+  /**
+   * Takes turns on the event loop for each mail's synchronous steps (compose, sign, hand to the
+   * relay): a run's mails resume together, and the reads this process serves go in between.
+   */
+  turns: LoopTurns;
 }
 
 interface Resolved {
@@ -155,7 +161,7 @@ export class Deliverer {
 
     const attachments = await this.attachmentsOf(message);
     if (typeof attachments === 'string') return { event: 'failed', reason: attachments };
-    const { tokens, publicBaseUrl } = this.options;
+    const { tokens, publicBaseUrl, turns, relay, returnPath } = this.options;
     const html =
       trackingDomain && (email.trackOpens || email.trackClicks)
         ? await addTracking(rendered.html, {
@@ -207,32 +213,29 @@ export class Deliverer {
         host: publicHost,
         ...at,
       });
-      const raw = await compose({
-        messageId: message._id,
-        senderDomain: domain.domain,
-        from: { name: email.fromName ?? project.fromName, address: fromAddress },
-        to: message.email,
-        ...(ccHeader.length > 0 ? { cc: ccHeader } : {}),
-        // The send's own reply-to wins over the email's, which wins over the project's.
-        replyTo: message.replyTo ?? email.replyTo ?? project.replyTo,
-        ...(message.headers ? { headers: message.headers } : {}),
-        ...(attachments.length > 0 ? { attachments } : {}),
-        subject: rendered.subject,
-        html,
-        text: rendered.text,
-        unsubscribe: {
-          url: `${publicBaseUrl}/t/u/${unsubscribeToken}`,
-          mailto: `mailto:${returnPathAddress(this.options.returnPath, { purpose: 'unsubscribe', messageId: message._id, ...at }, domain.domain)}?subject=unsubscribe`,
-        },
-      });
-      const signed = await dkimSign(raw, key);
-      return message.test
-        ? simulatedDelivery(to, attempt)
-        : this.options.relay.send(
-            returnPathAddress(this.options.returnPath, { purpose: 'bounce', messageId: message._id, ...at }, domain.domain),
-            to,
-            signed,
-          );
+      const raw = await turns.run(() =>
+        compose({
+          messageId: message._id,
+          senderDomain: domain.domain,
+          from: { name: email.fromName ?? project.fromName, address: fromAddress },
+          to: message.email,
+          ...(ccHeader.length > 0 ? { cc: ccHeader } : {}),
+          // The send's own reply-to wins over the email's, which wins over the project's.
+          replyTo: message.replyTo ?? email.replyTo ?? project.replyTo,
+          ...(message.headers ? { headers: message.headers } : {}),
+          ...(attachments.length > 0 ? { attachments } : {}),
+          subject: rendered.subject,
+          html,
+          text: rendered.text,
+          unsubscribe: {
+            url: `${publicBaseUrl}/t/u/${unsubscribeToken}`,
+            mailto: `mailto:${returnPathAddress(returnPath, { purpose: 'unsubscribe', messageId: message._id, ...at }, domain.domain)}?subject=unsubscribe`,
+          },
+        }),
+      );
+      const signed = await turns.run(() => dkimSign(raw, key));
+      const bounceAddress = returnPathAddress(returnPath, { purpose: 'bounce', messageId: message._id, ...at }, domain.domain);
+      return message.test ? simulatedDelivery(to, attempt) : turns.run(() => relay.send(bounceAddress, to, signed));
     };
     const result = await sendTo(message.email);
     // Each copy is its own delivery, whatever the recipient's came to. One the relay turned away
