@@ -191,28 +191,26 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
       inboundMxHost: config.INBOUND_MX_HOST,
     },
     projects: { repository: projects, onChange: access.forget, domainOf: senderDomainState },
-    templates: { repository: templates, assertProject: access.assert },
+    templates,
     emails: {
       emails,
       templates,
       catalog: triggerCatalog,
       commands,
-      assertProject: access.assert,
       storeAttachments: (projectId, messageId, files) => mailerApi.storeAttachments(projectId, messageId, files),
       senderDomainOf: async (clientId, projectId) => {
         const project = await projects.get(clientId, projectId);
         return project?.sender_domain_id ? senderDomainState(clientId, 'sender', project.sender_domain_id) : null;
       },
     },
-    users: { commands, usersApi, assertProject: access.assert },
-    messages: { mailerApi, accepted, assertProject: access.assert },
-    suppressions: { commands, mailerApi, assertProject: access.assert },
+    users: { commands, usersApi },
+    messages: { mailerApi, accepted },
+    suppressions: { commands, mailerApi },
     webhooks: { webhooksApi: new WebhooksClient(config.WEBHOOKS_URL, internalTokens), assertProject: access.assert },
-    payments: { commands, paymentsApi: new PaymentsClient(config.PAYMENTS_URL, internalTokens), assertProject: access.assert },
+    payments: { commands, paymentsApi: new PaymentsClient(config.PAYMENTS_URL, internalTokens) },
     erasure: {
       commands,
       erasureApi: new ErasureClient(config.ERASURE_URL, internalTokens),
-      assertProject: access.assert,
       projectIdsOf: async (clientId) => (await projects.list(clientId, 10_000)).map((p) => p.id),
       emailOfUser: async (projectId, userId) => (await usersApi.byUserId(projectId, userId))?.email ?? null,
     },
@@ -243,7 +241,7 @@ export async function start({ config, logger }: { config: GatewayConfig; logger:
   v1.use(bodyBudget(config.BODY_BYTES_IN_FLIGHT_PER_CLIENT));
   v1.use(jsonBodies(config.BODY_LIMIT));
   v1.use(messageRateLimit(counters, config.MESSAGE_RATE_LIMIT_PER_SECOND, messagesOf));
-  v1.use(apiRouter(routes, { idempotency, idempotencyRetentionMs: IDEMPOTENCY_RETENTION_MS }, '/v1'));
+  v1.use(apiRouter(routes, { assertProject: access.assert, idempotency, idempotencyRetentionMs: IDEMPOTENCY_RETENTION_MS }, '/v1'));
   v1.use(methodNotAllowed(routes, '/v1'));
   v1.use(challengeBrowsersWithBearer);
   app.use('/v1', v1);

@@ -30,7 +30,7 @@ export interface ApiRouteDeps {
     onChange: (projectId: string) => void;
     domainOf: (clientId: string, kind: 'sender' | 'tracking', id: string) => Promise<SenderDomainState | null>;
   };
-  templates: { repository: TemplateRepository; assertProject: (clientId: string, projectId: string) => Promise<void> };
+  templates: TemplateRepository;
   emails: EmailRouteDeps;
   users: UserRouteDeps;
   messages: MessageRouteDeps;
@@ -47,7 +47,7 @@ export function apiRoutes(deps: ApiRouteDeps): RouteSpec[] {
     ...keyRoutes(deps.keyAdmin),
     ...domainRoutes(deps.domains),
     ...projectRoutes(deps.projects.repository, deps.projects.onChange, deps.projects.domainOf),
-    ...templateRoutes(deps.templates.repository, deps.templates.assertProject),
+    ...templateRoutes(deps.templates),
     ...emailRoutes(deps.emails),
     ...userRoutes(deps.users),
     ...messageRoutes(deps.messages),

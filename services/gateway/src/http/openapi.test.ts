@@ -68,7 +68,11 @@ describe('the OpenAPI document (/v1/openapi.json)', () => {
 
   it('every documented operation is answered by its own route, and the router answers nothing else', async () => {
     // Registering touches no dependency: the idempotency store is only used while answering.
-    const router = apiRouter(apiRouteTable(), { idempotency: {} as IdempotencyRepository, idempotencyRetentionMs: 0 }, '/v1');
+    const router = apiRouter(
+      apiRouteTable(),
+      { assertProject: () => Promise.resolve(), idempotency: {} as IdempotencyRepository, idempotencyRetentionMs: 0 },
+      '/v1',
+    );
     /** The operation (`POST /v1/projects/{projectId}/users`) the router picks for a request, or null when it passes it on. */
     const answering = async (method: string, url: string): Promise<string | null> => {
       const req = { method, url } as Request;

@@ -54,7 +54,21 @@ export interface PublicRouteFields {
    * an Idempotency-Key replay never gets it, since it is never stored.
    */
   answerHoldsSecret?: true;
+  /**
+   * Whose resource the path names, by the name of its first path parameter; a route whose path
+   * has a parameter must say (a test walks the table). Everything under it is read by it.
+   */
+  tenant?: Tenant;
 }
+
+/**
+ * `project`: the project the parameter names must be the caller's; checked here before the handler
+ * runs, and another client's project answers 404 as one that does not exist. `keptBy`: the
+ * resource (an API key, a webhook, an erasure, a domain) is looked up only among the caller's own
+ * by the store or service that keeps it (the client's id goes with every call), so another
+ * client's answers 404 there.
+ */
+export type Tenant = { project: string } | { keptBy: 'gateway' | 'webhook-dispatcher' | 'erasure'; param: string };
 
 /**
  * One public operation: the single source of its validation, its handler and its OpenAPI entry.
@@ -88,6 +102,8 @@ export const scopeAllows = (route: Pick<RouteSpec, 'scope' | 'testKeysMayCall'>,
 export const defineRoute = routeDefiner<PublicContext, PublicRouteFields>();
 
 export interface RouteDeps {
+  /** Resolves when the project exists and belongs to the client; throws NotFoundError otherwise. */
+  assertProject: (clientId: string, projectId: string) => Promise<void>;
   idempotency: IdempotencyRepository;
   /** Answers to a key are replayed for this long. */
   idempotencyRetentionMs: number;
@@ -120,6 +136,10 @@ async function answer(compiled: CompiledRoute<RouteSpec>, deps: RouteDeps, req: 
     );
   }
   const input = { ...validatedInput(compiled, req), client } as Parameters<RouteSpec['handle']>[0];
+  // Before the Idempotency-Key is claimed: another client's project is one that does not exist.
+  if (route.tenant && 'project' in route.tenant) {
+    await deps.assertProject(client.clientId, (input.params as Record<string, string>)[route.tenant.project]!);
+  }
   const key = route.method === 'post' ? req.get('idempotency-key') : undefined;
   const reply =
     key === undefined

@@ -108,6 +108,7 @@ function routesFor(spec: KindSpec, { domains, dns, spfInclude, inboundMxHost }: 
     defineRoute({
       method: 'get',
       path,
+      tenant: { keptBy: 'gateway', param: spec.param },
       operationId: `get${spec.operation}`,
       summary: `Get a ${spec.noun}`,
       tag: spec.tag,
@@ -119,6 +120,7 @@ function routesFor(spec: KindSpec, { domains, dns, spfInclude, inboundMxHost }: 
     defineRoute({
       method: 'post',
       path: `${path}/verify`,
+      tenant: { keptBy: 'gateway', param: spec.param },
       operationId: `verify${spec.operation}`,
       summary: `Check the DNS records of a ${spec.noun}`,
       tag: spec.tag,
@@ -134,6 +136,7 @@ function routesFor(spec: KindSpec, { domains, dns, spfInclude, inboundMxHost }: 
     defineRoute({
       method: 'delete',
       path,
+      tenant: { keptBy: 'gateway', param: spec.param },
       operationId: `delete${spec.operation}`,
       summary: `Delete a ${spec.noun}`,
       tag: spec.tag,

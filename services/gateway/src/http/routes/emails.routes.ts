@@ -30,7 +30,6 @@ export interface EmailRouteDeps {
   templates: TemplateRepository;
   catalog: TriggerCatalog;
   commands: CommandSender;
-  assertProject: (clientId: string, projectId: string) => Promise<void>;
   /** The sender domain of the client's project, or null. */
   senderDomainOf: (clientId: string, projectId: string) => Promise<SenderDomainState | null>;
   /** Stores a message's attachments (in order) with the mailer, before its trigger is published. */
@@ -38,15 +37,7 @@ export interface EmailRouteDeps {
 }
 
 /** Transactional emails (the seed's fifth prerequisite) and the trigger that sends one. */
-export function emailRoutes({
-  emails,
-  templates,
-  catalog,
-  commands,
-  assertProject,
-  senderDomainOf,
-  storeAttachments,
-}: EmailRouteDeps): RouteSpec[] {
+export function emailRoutes({ emails, templates, catalog, commands, senderDomainOf, storeAttachments }: EmailRouteDeps): RouteSpec[] {
   /** An email's own sender address is held to the same rule as the project's. */
   const assertFromEmail = async (clientId: string, projectId: string, fromEmail: string | null | undefined) => {
     if (fromEmail === undefined || fromEmail === null) return;
@@ -68,6 +59,7 @@ export function emailRoutes({
     defineRoute({
       method: 'post',
       path: '/v1/projects/:projectId/emails',
+      tenant: { project: 'projectId' },
       operationId: 'createEmail',
       summary: 'Create a transactional email',
       tag: 'Transactional emails',
@@ -76,7 +68,6 @@ export function emailRoutes({
       body: CreateEmailRequest,
       responses: { 201: { description: 'The transactional email', schema: TransactionalEmail } },
       handle: async ({ params, body, client }) => {
-        await assertProject(client.clientId, params.projectId);
         await assertTemplate(client.clientId, params.projectId, body.template_id);
         await assertFromEmail(client.clientId, params.projectId, body.from_email);
         const created = await emails.create(client.clientId, params.projectId, body);
@@ -87,6 +78,7 @@ export function emailRoutes({
     defineRoute({
       method: 'get',
       path: '/v1/projects/:projectId/emails',
+      tenant: { project: 'projectId' },
       operationId: 'listEmails',
       summary: 'List transactional emails',
       tag: 'Transactional emails',
@@ -94,13 +86,13 @@ export function emailRoutes({
       params: ProjectIdParam,
       responses: { 200: { description: 'The transactional emails, oldest first', schema: TransactionalEmailList } },
       handle: async ({ params, client }) => {
-        await assertProject(client.clientId, params.projectId);
         return { status: 200, body: { data: await emails.list(client.clientId, params.projectId) } };
       },
     }),
     defineRoute({
       method: 'get',
       path: '/v1/projects/:projectId/emails/:emailKey',
+      tenant: { project: 'projectId' },
       operationId: 'getEmail',
       summary: 'Get a transactional email by id or key',
       tag: 'Transactional emails',
@@ -112,6 +104,7 @@ export function emailRoutes({
     defineRoute({
       method: 'patch',
       path: '/v1/projects/:projectId/emails/:emailKey',
+      tenant: { project: 'projectId' },
       operationId: 'updateEmail',
       summary: 'Change a transactional email',
       tag: 'Transactional emails',
@@ -133,6 +126,7 @@ export function emailRoutes({
     defineRoute({
       method: 'delete',
       path: '/v1/projects/:projectId/emails/:emailKey',
+      tenant: { project: 'projectId' },
       operationId: 'deleteEmail',
       summary: 'Delete a transactional email',
       tag: 'Transactional emails',
@@ -148,6 +142,7 @@ export function emailRoutes({
     defineRoute({
       method: 'post',
       path: '/v1/projects/:projectId/emails/:emailKey/send',
+      tenant: { project: 'projectId' },
       operationId: 'sendEmail',
       summary: 'Send system / trigger email',
       tag: 'Transactional emails',
@@ -171,6 +166,7 @@ export function emailRoutes({
     defineRoute({
       method: 'post',
       path: '/v1/projects/:projectId/emails/batch',
+      tenant: { project: 'projectId' },
       operationId: 'sendEmailBatch',
       summary: 'Send up to 500 system / trigger emails at once, each accepted or rejected on its own',
       tag: 'Transactional emails',
@@ -180,8 +176,6 @@ export function emailRoutes({
       body: SendBatchRequest,
       responses: { 200: { description: 'Every message accepted or rejected, in order', schema: SendBatchResponse } },
       handle: async ({ params, body, client, requestId, idempotencyNonce }) => {
-        // Another client's project is answered as one that does not exist, before any message is looked at.
-        await assertProject(client.clientId, params.projectId);
         const data = await sendBatch(params.projectId, body.messages, {
           check: (item) => (checkBatchItem(item) ? [] : toFieldErrors(checkBatchItem.errors)),
           resolve: (emailKey) => catalog.resolve(client.clientId, params.projectId, emailKey),

@@ -9,8 +9,6 @@ import { defineRoute, type RouteSpec } from '../route';
 export interface ErasureRouteDeps {
   commands: CommandSender;
   erasureApi: ErasureClient;
-  /** Resolves when the project exists and belongs to the client; throws NotFoundError otherwise. */
-  assertProject: (clientId: string, projectId: string) => Promise<void>;
   /** The ids of the client's projects: the erasures it may see. */
   projectIdsOf: (clientId: string) => Promise<string[]>;
   /** The address of a user known by user_id, or null (an erase by user_id is also ordered before that address's triggers). */
@@ -20,13 +18,14 @@ export interface ErasureRouteDeps {
 const ERASURE_DOWN = { 503: { description: 'The erasure service or the bus did not answer (see Retry-After)' } };
 
 /** Erase (data plane, any key) and the erasure queue and audit (full keys). */
-export function erasureRoutes({ commands, erasureApi, assertProject, projectIdsOf, emailOfUser }: ErasureRouteDeps): RouteSpec[] {
+export function erasureRoutes({ commands, erasureApi, projectIdsOf, emailOfUser }: ErasureRouteDeps): RouteSpec[] {
   const requests = new EraseRequests({ commands, erasures: erasureApi, emailOfUser });
 
   return [
     defineRoute({
       method: 'post',
       path: '/v1/projects/:projectId/users/erase',
+      tenant: { project: 'projectId' },
       operationId: 'eraseUser',
       summary: 'Erase user (also from an admin session of scope full: the panel acts for a support team)',
       tag: 'Users',
@@ -41,8 +40,7 @@ export function erasureRoutes({ commands, erasureApi, assertProject, projectIdsO
         },
         ...ERASURE_DOWN,
       },
-      handle: async ({ params, body, client, requestId }) => {
-        await assertProject(client.clientId, params.projectId);
+      handle: async ({ params, body, requestId }) => {
         const { erasureId, eraseAt } = await requests.erase(params.projectId, userRefOf(body), requestId);
         return { status: 200, body: { status: 'accepted', request_id: requestId, erasure_id: erasureId, erase_at: eraseAt } };
       },
@@ -66,6 +64,7 @@ export function erasureRoutes({ commands, erasureApi, assertProject, projectIdsO
     defineRoute({
       method: 'get',
       path: '/v1/erasures/:erasureId',
+      tenant: { keptBy: 'erasure', param: 'erasureId' },
       operationId: 'getErasure',
       summary: 'Read one erasure',
       tag: 'Erasures',

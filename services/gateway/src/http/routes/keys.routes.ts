@@ -38,6 +38,7 @@ export function keyRoutes(admin: KeyAdmin): RouteSpec[] {
     defineRoute({
       method: 'delete',
       path: '/v1/keys/:keyId',
+      tenant: { keptBy: 'gateway', param: 'keyId' },
       operationId: 'revokeApiKey',
       summary: 'Revoke an API key: every gateway refuses it, and the sessions it opened, within a second',
       tag: TAG,

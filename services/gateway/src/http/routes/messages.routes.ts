@@ -22,8 +22,6 @@ export interface MessageRouteDeps {
   mailerApi: MailerClient;
   /** Messages accepted that the mailer has not recorded yet, read from the bus. */
   accepted: Pick<AcceptedMessages, 'recordedOrAccepted'>;
-  /** Resolves when the project exists and belongs to the client; throws NotFoundError otherwise. */
-  assertProject: (clientId: string, projectId: string) => Promise<void>;
 }
 
 const MAILER_DOWN = { 503: { description: 'The mailer service did not answer (see Retry-After)' } };
@@ -32,7 +30,7 @@ const MAILER_DOWN = { 503: { description: 'The mailer service did not answer (se
 const readable = (client: AuthenticatedClient, message: { test?: boolean }): boolean => client.scope !== 'test' || message.test === true;
 
 /** The message log, read from the mailer (the owner of that data): any key, or an admin session. */
-export function messageRoutes({ mailerApi, accepted, assertProject }: MessageRouteDeps): RouteSpec[] {
+export function messageRoutes({ mailerApi, accepted }: MessageRouteDeps): RouteSpec[] {
   /** A message as the mailer has it; else, one it has not recorded yet as accepted (from the bus). */
   const message = (projectId: string, messageId: string): Promise<Message | null> =>
     accepted.recordedOrAccepted(projectId, messageId, () => mailerApi.message(projectId, messageId));
@@ -41,6 +39,7 @@ export function messageRoutes({ mailerApi, accepted, assertProject }: MessageRou
     defineRoute({
       method: 'get',
       path: '/v1/projects/:projectId/messages',
+      tenant: { project: 'projectId' },
       operationId: 'listMessages',
       summary:
         'List the messages of a project, newest first, with their status and timeline; filter by recipient, user_id, email_key, tag, status and acceptance time (a page may hold fewer than limit with a next_cursor: read on)',
@@ -54,7 +53,6 @@ export function messageRoutes({ mailerApi, accepted, assertProject }: MessageRou
         ...MAILER_DOWN,
       },
       handle: async ({ params, query, client }) => {
-        await assertProject(client.clientId, params.projectId);
         // A test key reads only test messages, whatever it asked for.
         const scoped = client.scope === 'test' ? { ...query, test: true } : query;
         const filter = scoped.email === undefined ? scoped : { ...scoped, email: normaliseEmail(scoped.email) };
@@ -67,6 +65,7 @@ export function messageRoutes({ mailerApi, accepted, assertProject }: MessageRou
     defineRoute({
       method: 'get',
       path: '/v1/projects/:projectId/messages/stats',
+      tenant: { project: 'projectId' },
       operationId: 'getMessageStats',
       summary: 'Message counts by status per UTC day (from rollups kept as messages change status)',
       tag: 'Messages',
@@ -74,17 +73,17 @@ export function messageRoutes({ mailerApi, accepted, assertProject }: MessageRou
       params: ProjectIdParam,
       query: MessageStatsQuery,
       responses: { 200: { description: 'Every day of the range, oldest first, with its counts', schema: MessageStats }, ...MAILER_DOWN },
-      handle: async ({ params, query, client }) => {
+      handle: async ({ params, query }) => {
         const days = (Date.parse(query.to) - Date.parse(query.from)) / 86_400_000 + 1;
         if (!(days >= 1)) throw new UnprocessableError('invalid-range', 'to must not be before from.');
         if (days > MAX_STATS_DAYS) throw new UnprocessableError('invalid-range', `At most ${MAX_STATS_DAYS} days at once.`);
-        await assertProject(client.clientId, params.projectId);
         return { status: 200, body: await mailerApi.stats(params.projectId, query) };
       },
     }),
     defineRoute({
       method: 'get',
       path: '/v1/projects/:projectId/messages/:messageId',
+      tenant: { project: 'projectId' },
       operationId: 'getMessage',
       summary: 'Read one message with its status and event timeline',
       tag: 'Messages',
@@ -93,7 +92,6 @@ export function messageRoutes({ mailerApi, accepted, assertProject }: MessageRou
       params: MessageParams,
       responses: { 200: { description: 'The message', schema: Message }, ...MAILER_DOWN },
       handle: async ({ params, client }) => {
-        await assertProject(client.clientId, params.projectId);
         const found = await message(params.projectId, params.messageId);
         if (!found || !readable(client, found)) throw new NotFoundError('No such message in this project.');
         return { status: 200, body: found };
@@ -102,6 +100,7 @@ export function messageRoutes({ mailerApi, accepted, assertProject }: MessageRou
     defineRoute({
       method: 'get',
       path: '/v1/projects/:projectId/messages/:messageId/content',
+      tenant: { project: 'projectId' },
       operationId: 'getMessageContent',
       summary:
         "Read a message's email as rendered: subject, HTML (before tracking, cut at 256 KB with truncated set) and text; a 404 for a message not rendered (still queued, suppressed, or failed before rendering) says so in its detail",
@@ -111,7 +110,6 @@ export function messageRoutes({ mailerApi, accepted, assertProject }: MessageRou
       params: MessageParams,
       responses: { 200: { description: 'The rendered email', schema: MessageContent }, ...MAILER_DOWN },
       handle: async ({ params, client }) => {
-        await assertProject(client.clientId, params.projectId);
         const found = await mailerApi.messageContent(params.projectId, params.messageId);
         if (!found || !readable(client, found)) throw new NotFoundError('No such message in this project.');
         if (!found.content)
@@ -124,6 +122,7 @@ export function messageRoutes({ mailerApi, accepted, assertProject }: MessageRou
     defineRoute({
       method: 'get',
       path: '/v1/projects/:projectId/messages/:messageId/attachments/:index',
+      tenant: { project: 'projectId' },
       operationId: 'getMessageAttachment',
       summary:
         "Download one of a message's attachments, by its place in the message's attachments: the bytes the send gave, as a file (Content-Disposition: attachment with its name; its type when a browser shows it as data, else application/octet-stream); a 404 once it was erased with the person or purged with the message",
@@ -143,7 +142,6 @@ export function messageRoutes({ mailerApi, accepted, assertProject }: MessageRou
         ...MAILER_DOWN,
       },
       handle: async ({ params, client }) => {
-        await assertProject(client.clientId, params.projectId);
         const message = await mailerApi.message(params.projectId, params.messageId);
         if (!message || !readable(client, message)) throw new NotFoundError('No such message in this project.');
         // Read defensively: a message stored before attachments existed may have no list.
@@ -164,6 +162,7 @@ export function messageRoutes({ mailerApi, accepted, assertProject }: MessageRou
     defineRoute({
       method: 'post',
       path: '/v1/projects/:projectId/messages/:messageId/cancel',
+      tenant: { project: 'projectId' },
       operationId: 'cancelMessage',
       summary:
         'Cancel a scheduled message (one sent with send_at) before its time: it becomes canceled, with a message.canceled webhook, and is never sent; a 409 for a message already sent or being sent',
@@ -176,8 +175,7 @@ export function messageRoutes({ mailerApi, accepted, assertProject }: MessageRou
         409: { description: 'The message was sent, is being sent, or was never scheduled' },
         ...MAILER_DOWN,
       },
-      handle: async ({ params, client }) => {
-        await assertProject(client.clientId, params.projectId);
+      handle: async ({ params }) => {
         return { status: 200, body: await mailerApi.cancelMessage(params.projectId, params.messageId) };
       },
     }),

@@ -18,18 +18,17 @@ import { defineRoute, type RouteSpec } from '../route';
 export interface PaymentRouteDeps {
   commands: CommandSender;
   paymentsApi: PaymentsClient;
-  /** Resolves when the project exists and belongs to the client; throws NotFoundError otherwise. */
-  assertProject: (clientId: string, projectId: string) => Promise<void>;
 }
 
 const PAYMENTS_DOWN = { 503: { description: 'The payments service did not answer (see Retry-After)' } };
 
 /** Recording payments (data plane, any key) and reading them and the revenue back. */
-export function paymentRoutes({ commands, paymentsApi, assertProject }: PaymentRouteDeps): RouteSpec[] {
+export function paymentRoutes({ commands, paymentsApi }: PaymentRouteDeps): RouteSpec[] {
   return [
     defineRoute({
       method: 'post',
       path: '/v1/projects/:projectId/payments',
+      tenant: { project: 'projectId' },
       operationId: 'createPayment',
       summary: 'Add user payments',
       tag: 'Payments',
@@ -37,8 +36,7 @@ export function paymentRoutes({ commands, paymentsApi, assertProject }: PaymentR
       params: ProjectIdParam,
       body: CreatePaymentRequest,
       responses: { 200: { description: 'Accepted: validated and durably queued', schema: Accepted } },
-      handle: async ({ params, body, client, requestId }) => {
-        await assertProject(client.clientId, params.projectId);
+      handle: async ({ params, body, requestId }) => {
         const user = userRefOf(body);
         const acceptedAt = new Date().toISOString();
         await commands.send(
@@ -64,6 +62,7 @@ export function paymentRoutes({ commands, paymentsApi, assertProject }: PaymentR
     defineRoute({
       method: 'get',
       path: '/v1/projects/:projectId/payments',
+      tenant: { project: 'projectId' },
       operationId: 'listPayments',
       summary: "List a user's payments, newest recorded first",
       tag: 'Payments',
@@ -74,8 +73,7 @@ export function paymentRoutes({ commands, paymentsApi, assertProject }: PaymentR
         200: { description: "A page of the user's payments (`next_cursor` for the next)", schema: PaymentList },
         ...PAYMENTS_DOWN,
       },
-      handle: async ({ params, query, client }) => {
-        await assertProject(client.clientId, params.projectId);
+      handle: async ({ params, query }) => {
         const page = { ...(query.limit !== undefined ? { limit: query.limit } : {}), ...(query.cursor ? { cursor: query.cursor } : {}) };
         return { status: 200, body: await paymentsApi.listPayments(params.projectId, userRefOf(query), page) };
       },
@@ -83,6 +81,7 @@ export function paymentRoutes({ commands, paymentsApi, assertProject }: PaymentR
     defineRoute({
       method: 'get',
       path: '/v1/projects/:projectId/analytics/revenue',
+      tenant: { project: 'projectId' },
       operationId: 'getRevenue',
       summary: 'Revenue per currency and day, and paying users, over a range of days (UTC, inclusive)',
       tag: 'Payments',
@@ -90,8 +89,7 @@ export function paymentRoutes({ commands, paymentsApi, assertProject }: PaymentR
       params: ProjectIdParam,
       query: RevenueQuery,
       responses: { 200: { description: 'The revenue figures', schema: Revenue }, ...PAYMENTS_DOWN },
-      handle: async ({ params, query, client }) => {
-        await assertProject(client.clientId, params.projectId);
+      handle: async ({ params, query }) => {
         if (query.to < query.from)
           throw new UnprocessableError('invalid-range', 'The range ends before it starts: to must not be before from.');
         return { status: 200, body: await paymentsApi.revenue(params.projectId, query.from, query.to) };

@@ -44,6 +44,7 @@ export function projectRoutes(
     defineRoute({
       method: 'get',
       path: '/v1/projects/:projectId',
+      tenant: { project: 'projectId' },
       operationId: 'getProject',
       summary: 'Get a project',
       tag: 'Projects',
@@ -59,6 +60,7 @@ export function projectRoutes(
     defineRoute({
       method: 'patch',
       path: '/v1/projects/:projectId',
+      tenant: { project: 'projectId' },
       operationId: 'updateProject',
       summary: 'Change a project',
       tag: 'Projects',
@@ -80,6 +82,7 @@ export function projectRoutes(
     defineRoute({
       method: 'delete',
       path: '/v1/projects/:projectId',
+      tenant: { project: 'projectId' },
       operationId: 'deleteProject',
       summary: 'Delete a project',
       tag: 'Projects',

@@ -17,8 +17,6 @@ import { defineRoute, type RouteSpec } from '../route';
 export interface SuppressionRouteDeps {
   commands: CommandSender;
   mailerApi: MailerClient;
-  /** Resolves when the project exists and belongs to the client; throws NotFoundError otherwise. */
-  assertProject: (clientId: string, projectId: string) => Promise<void>;
 }
 
 const MAILER_DOWN = { 503: { description: 'The mailer service or the bus did not answer (see Retry-After)' } };
@@ -29,11 +27,12 @@ const ACCEPTED = { 200: { description: 'Accepted: validated and durably queued, 
  * internal API; the client's changes travel as commands among the address's email commands, so a
  * send accepted after one is handled after it.
  */
-export function suppressionRoutes({ commands, mailerApi, assertProject }: SuppressionRouteDeps): RouteSpec[] {
+export function suppressionRoutes({ commands, mailerApi }: SuppressionRouteDeps): RouteSpec[] {
   return [
     defineRoute({
       method: 'get',
       path: '/v1/projects/:projectId/suppressions',
+      tenant: { project: 'projectId' },
       operationId: 'listSuppressions',
       summary:
         'List the addresses of a project that get no mail, newest first, with the reason and the message that caused it; filter by email and reason (a page may hold fewer than limit with a next_cursor: read on)',
@@ -45,8 +44,7 @@ export function suppressionRoutes({ commands, mailerApi, assertProject }: Suppre
         200: { description: 'One page of suppressions; pass next_cursor as cursor for the next one', schema: SuppressionList },
         ...MAILER_DOWN,
       },
-      handle: async ({ params, query, client }) => {
-        await assertProject(client.clientId, params.projectId);
+      handle: async ({ params, query }) => {
         const filter = query.email === undefined ? query : { ...query, email: normaliseEmail(query.email) };
         return { status: 200, body: await mailerApi.listSuppressions(params.projectId, filter) };
       },
@@ -54,6 +52,7 @@ export function suppressionRoutes({ commands, mailerApi, assertProject }: Suppre
     defineRoute({
       method: 'post',
       path: '/v1/projects/:projectId/suppressions',
+      tenant: { project: 'projectId' },
       operationId: 'createSuppression',
       summary: 'Suppress an address for every email of the project (reason manual): its later sends become suppressed messages',
       tag: 'Suppressions',
@@ -61,8 +60,7 @@ export function suppressionRoutes({ commands, mailerApi, assertProject }: Suppre
       params: ProjectIdParam,
       body: CreateSuppressionRequest,
       responses: { ...ACCEPTED, ...MAILER_DOWN },
-      handle: async ({ params, body, client, requestId }) => {
-        await assertProject(client.clientId, params.projectId);
+      handle: async ({ params, body, requestId }) => {
         const email = normaliseEmail(body.email);
         await commands.send(
           Topics.EmailCommands,
@@ -77,6 +75,7 @@ export function suppressionRoutes({ commands, mailerApi, assertProject }: Suppre
     defineRoute({
       method: 'delete',
       path: '/v1/projects/:projectId/suppressions/:email',
+      tenant: { project: 'projectId' },
       operationId: 'deleteSuppression',
       summary:
         'Reactivate a suppressed address: a later send mails it again. For an unsubscribe, the user is subscribed again: the client asserts the recipient consented. Refused (409) for a complaint, whose recipient asked for no mail',
@@ -89,8 +88,7 @@ export function suppressionRoutes({ commands, mailerApi, assertProject }: Suppre
         409: { description: 'The suppression is a complaint: the recipient reported a message as spam, and the suppression stays' },
         ...MAILER_DOWN,
       },
-      handle: async ({ params, client, requestId }) => {
-        await assertProject(client.clientId, params.projectId);
+      handle: async ({ params, requestId }) => {
         const email = normaliseEmail(params.email);
         const [current] = (await mailerApi.listSuppressions(params.projectId, { email, limit: 1 })).data;
         const command = unsuppressCommand(params.projectId, email, current, new Date());

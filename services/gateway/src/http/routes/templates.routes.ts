@@ -86,14 +86,12 @@ async function renderForPreview(render: () => Promise<Rendered>): Promise<Render
 }
 
 /** Templates (the seed's fourth prerequisite): Handlebars subject, HTML and text, versioned. */
-export function templateRoutes(
-  templates: TemplateRepository,
-  assertProject: (clientId: string, projectId: string) => Promise<void>,
-): RouteSpec[] {
+export function templateRoutes(templates: TemplateRepository): RouteSpec[] {
   return [
     defineRoute({
       method: 'post',
       path: '/v1/projects/:projectId/templates',
+      tenant: { project: 'projectId' },
       operationId: 'createTemplate',
       summary: 'Create a template',
       tag: 'Templates',
@@ -102,7 +100,6 @@ export function templateRoutes(
       body: SaveTemplateRequest,
       responses: { 201: { description: 'The template, version 1', schema: Template } },
       handle: async ({ params, body, client }) => {
-        await assertProject(client.clientId, params.projectId);
         const cheap = await measureForSave(templates.engine, body, client.clientId);
         return { status: 201, body: toTemplate(await templates.create(client.clientId, params.projectId, { ...body, cheap })) };
       },
@@ -110,6 +107,7 @@ export function templateRoutes(
     defineRoute({
       method: 'get',
       path: '/v1/projects/:projectId/templates',
+      tenant: { project: 'projectId' },
       operationId: 'listTemplates',
       summary: 'List templates',
       tag: 'Templates',
@@ -117,13 +115,13 @@ export function templateRoutes(
       params: ProjectIdParam,
       responses: { 200: { description: 'The templates, latest versions, oldest first', schema: TemplateList } },
       handle: async ({ params, client }) => {
-        await assertProject(client.clientId, params.projectId);
         return { status: 200, body: { data: (await templates.list(client.clientId, params.projectId)).map(toTemplate) } };
       },
     }),
     defineRoute({
       method: 'get',
       path: '/v1/projects/:projectId/templates/:templateId',
+      tenant: { project: 'projectId' },
       operationId: 'getTemplate',
       summary: 'Get a template (?version=n for an older one)',
       tag: 'Templates',
@@ -140,6 +138,7 @@ export function templateRoutes(
     defineRoute({
       method: 'get',
       path: '/v1/projects/:projectId/templates/:templateId/versions',
+      tenant: { project: 'projectId' },
       operationId: 'listTemplateVersions',
       summary: 'List when each version of a template was saved, newest first',
       tag: 'Templates',
@@ -155,6 +154,7 @@ export function templateRoutes(
     defineRoute({
       method: 'put',
       path: '/v1/projects/:projectId/templates/:templateId',
+      tenant: { project: 'projectId' },
       operationId: 'saveTemplateVersion',
       summary: 'Save a new version of a template',
       tag: 'Templates',
@@ -172,6 +172,7 @@ export function templateRoutes(
     defineRoute({
       method: 'delete',
       path: '/v1/projects/:projectId/templates/:templateId',
+      tenant: { project: 'projectId' },
       operationId: 'deleteTemplate',
       summary: 'Delete a template and its versions',
       tag: 'Templates',
@@ -186,6 +187,7 @@ export function templateRoutes(
     defineRoute({
       method: 'post',
       path: '/v1/projects/:projectId/templates/:templateId/preview',
+      tenant: { project: 'projectId' },
       operationId: 'previewTemplate',
       summary: 'Render a template with a user and data',
       tag: 'Templates',
@@ -205,6 +207,7 @@ export function templateRoutes(
       method: 'post',
       // Not under /templates: /templates/{templateId} would answer its other methods (PUT, DELETE) with a 404 instead of 405.
       path: '/v1/projects/:projectId/template-preview',
+      tenant: { project: 'projectId' },
       operationId: 'previewDraftTemplate',
       summary: "Render an unsaved template with a user and data (the editor's live preview)",
       tag: 'Templates',
@@ -212,8 +215,7 @@ export function templateRoutes(
       params: ProjectIdParam,
       body: DraftPreviewRequest,
       responses: { 200: { description: 'The rendered subject, HTML and text; nothing is saved', schema: RenderedEmail } },
-      handle: async ({ params, body, client }) => {
-        await assertProject(client.clientId, params.projectId);
+      handle: async ({ body, client }) => {
         const context: RenderContext = { user: body.user, data: body.data };
         return { status: 200, body: await renderForPreview(() => templates.engine.preview(partsOf(body), context, client.clientId)) };
       },

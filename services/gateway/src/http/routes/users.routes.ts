@@ -25,15 +25,13 @@ import { defineRoute, type Reply, type RouteSpec } from '../route';
 export interface UserRouteDeps {
   commands: CommandSender;
   usersApi: UsersClient;
-  /** Resolves when the project exists and belongs to the client; throws NotFoundError otherwise. */
-  assertProject: (clientId: string, projectId: string) => Promise<void>;
 }
 
 const ACCEPTED = { 200: { description: 'Accepted: validated and durably queued', schema: Accepted } };
 const ProjectUserParams = Type.Object({ projectId: ProjectIdParam.properties.projectId, userId: UserId });
 
 /** The user operations of the data plane (any key) and the profile reads. */
-export function userRoutes({ commands, usersApi, assertProject }: UserRouteDeps): RouteSpec[] {
+export function userRoutes({ commands, usersApi }: UserRouteDeps): RouteSpec[] {
   const accept = async <T extends MessageTypeOn<typeof Topics.UserCommands>>(
     type: T,
     key: string,
@@ -50,6 +48,7 @@ export function userRoutes({ commands, usersApi, assertProject }: UserRouteDeps)
     defineRoute({
       method: 'post',
       path: '/v1/projects/:projectId/users',
+      tenant: { project: 'projectId' },
       operationId: 'createUser',
       summary: 'Create omnichannel user',
       tag: 'Users',
@@ -57,8 +56,7 @@ export function userRoutes({ commands, usersApi, assertProject }: UserRouteDeps)
       params: ProjectIdParam,
       body: CreateUserRequest,
       responses: ACCEPTED,
-      handle: async ({ params, body, client, requestId }) => {
-        await assertProject(client.clientId, params.projectId);
+      handle: async ({ params, body, requestId }) => {
         const email = normaliseEmail(body.email);
         return accept(
           'user.create',
@@ -76,6 +74,7 @@ export function userRoutes({ commands, usersApi, assertProject }: UserRouteDeps)
     defineRoute({
       method: 'patch',
       path: '/v1/projects/:projectId/users/by-email',
+      tenant: { project: 'projectId' },
       operationId: 'updateUserByEmail',
       summary: 'Update user data by project ID and email',
       tag: 'Users',
@@ -83,14 +82,14 @@ export function userRoutes({ commands, usersApi, assertProject }: UserRouteDeps)
       params: ProjectIdParam,
       body: UpdateUserByEmailRequest,
       responses: ACCEPTED,
-      handle: async ({ params, body, client, requestId }) => {
-        await assertProject(client.clientId, params.projectId);
+      handle: async ({ params, body, requestId }) => {
         return acceptUpdate(params.projectId, userRefOf(body), body.fields, requestId);
       },
     }),
     defineRoute({
       method: 'patch',
       path: '/v1/projects/:projectId/users/:userId',
+      tenant: { project: 'projectId' },
       operationId: 'updateUserByUserId',
       summary: 'Update user data by user_id',
       tag: 'Users',
@@ -98,14 +97,14 @@ export function userRoutes({ commands, usersApi, assertProject }: UserRouteDeps)
       params: ProjectUserParams,
       body: UpdateUserByIdRequest,
       responses: ACCEPTED,
-      handle: async ({ params, body, client, requestId }) => {
-        await assertProject(client.clientId, params.projectId);
+      handle: async ({ params, body, requestId }) => {
         return acceptUpdate(params.projectId, { userId: params.userId }, body.fields, requestId);
       },
     }),
     defineRoute({
       method: 'post',
       path: '/v1/projects/:projectId/users/unsubscribe',
+      tenant: { project: 'projectId' },
       operationId: 'unsubscribeUser',
       summary: 'Unsubscribe a user (also from an admin session of scope full: the panel acts for a support team)',
       tag: 'Users',
@@ -114,8 +113,7 @@ export function userRoutes({ commands, usersApi, assertProject }: UserRouteDeps)
       params: ProjectIdParam,
       body: UnsubscribeRequest,
       responses: ACCEPTED,
-      handle: async ({ params, body, client, requestId }) => {
-        await assertProject(client.clientId, params.projectId);
+      handle: async ({ params, body, requestId }) => {
         const user = userRefOf(body);
         return accept(
           'user.unsubscribe',
@@ -133,6 +131,7 @@ export function userRoutes({ commands, usersApi, assertProject }: UserRouteDeps)
     defineRoute({
       method: 'get',
       path: '/v1/projects/:projectId/users',
+      tenant: { project: 'projectId' },
       operationId: 'getUserByEmail',
       summary: 'Read a user profile by email',
       tag: 'Users',
@@ -140,8 +139,7 @@ export function userRoutes({ commands, usersApi, assertProject }: UserRouteDeps)
       params: ProjectIdParam,
       query: UserLookupQuery,
       responses: { 200: { description: 'The user profile', schema: UserProfile } },
-      handle: async ({ params, query, client }) => {
-        await assertProject(client.clientId, params.projectId);
+      handle: async ({ params, query }) => {
         const profile = await usersApi.byEmail(params.projectId, normaliseEmail(query.email));
         if (!profile) throw new NotFoundError('No user with that email in this project.');
         return { status: 200, body: profile };
@@ -150,14 +148,14 @@ export function userRoutes({ commands, usersApi, assertProject }: UserRouteDeps)
     defineRoute({
       method: 'get',
       path: '/v1/projects/:projectId/users/:userId',
+      tenant: { project: 'projectId' },
       operationId: 'getUserByUserId',
       summary: 'Read a user profile by user_id',
       tag: 'Users',
       scope: 'full',
       params: ProjectUserParams,
       responses: { 200: { description: 'The user profile', schema: UserProfile } },
-      handle: async ({ params, client }) => {
-        await assertProject(client.clientId, params.projectId);
+      handle: async ({ params }) => {
         const profile = await usersApi.byUserId(params.projectId, params.userId);
         if (!profile) throw new NotFoundError('No user with that user_id in this project.');
         return { status: 200, body: profile };

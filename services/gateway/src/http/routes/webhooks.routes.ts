@@ -63,6 +63,7 @@ export function webhookRoutes({ webhooksApi, assertProject }: WebhookRouteDeps):
     defineRoute({
       method: 'get',
       path: '/v1/webhooks/:webhookId',
+      tenant: { keptBy: 'webhook-dispatcher', param: 'webhookId' },
       operationId: 'getWebhook',
       summary: 'Get a webhook endpoint',
       tag: TAG,
@@ -74,6 +75,7 @@ export function webhookRoutes({ webhooksApi, assertProject }: WebhookRouteDeps):
     defineRoute({
       method: 'patch',
       path: '/v1/webhooks/:webhookId',
+      tenant: { keptBy: 'webhook-dispatcher', param: 'webhookId' },
       operationId: 'updateWebhook',
       summary: 'Change a webhook endpoint (enabled: true turns one the service disabled back on)',
       tag: TAG,
@@ -94,6 +96,7 @@ export function webhookRoutes({ webhooksApi, assertProject }: WebhookRouteDeps):
     defineRoute({
       method: 'delete',
       path: '/v1/webhooks/:webhookId',
+      tenant: { keptBy: 'webhook-dispatcher', param: 'webhookId' },
       operationId: 'deleteWebhook',
       summary: 'Delete a webhook endpoint',
       tag: TAG,
@@ -108,6 +111,7 @@ export function webhookRoutes({ webhooksApi, assertProject }: WebhookRouteDeps):
     defineRoute({
       method: 'post',
       path: '/v1/webhooks/:webhookId/rotate-secret',
+      tenant: { keptBy: 'webhook-dispatcher', param: 'webhookId' },
       operationId: 'rotateWebhookSecret',
       summary: 'Give a webhook a new signing secret; the previous one keeps signing alongside it for a while',
       tag: TAG,
@@ -120,6 +124,7 @@ export function webhookRoutes({ webhooksApi, assertProject }: WebhookRouteDeps):
     defineRoute({
       method: 'get',
       path: '/v1/webhooks/:webhookId/deliveries',
+      tenant: { keptBy: 'webhook-dispatcher', param: 'webhookId' },
       operationId: 'listWebhookDeliveries',
       summary: 'List the deliveries of a webhook, newest first, with every attempt',
       tag: TAG,
@@ -139,6 +144,7 @@ export function webhookRoutes({ webhooksApi, assertProject }: WebhookRouteDeps):
     defineRoute({
       method: 'post',
       path: '/v1/webhooks/:webhookId/deliveries/:deliveryId/retry',
+      tenant: { keptBy: 'webhook-dispatcher', param: 'webhookId' },
       operationId: 'retryWebhookDelivery',
       summary: 'Try a failed delivery again (one attempt, now)',
       tag: TAG,
@@ -158,6 +164,7 @@ export function webhookRoutes({ webhooksApi, assertProject }: WebhookRouteDeps):
     defineRoute({
       method: 'post',
       path: '/v1/webhooks/:webhookId/test',
+      tenant: { keptBy: 'webhook-dispatcher', param: 'webhookId' },
       operationId: 'testWebhook',
       summary: 'Send a webhook.test event to the endpoint',
       tag: TAG,
