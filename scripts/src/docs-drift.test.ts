@@ -151,3 +151,13 @@ describe("docs/architecture.md's anatomy of a service", () => {
     expect(unnamed).toEqual([]);
   });
 });
+
+describe('the README', () => {
+  it('keeps every table line within 120 characters', () => {
+    const long = read('README.md')
+      .split('\n')
+      .map((line, i) => ({ line: i + 1, length: line.length, table: line.startsWith('|') }))
+      .filter(({ table, length }) => table && length > 120);
+    expect(long).toEqual([]);
+  });
+});
