@@ -10,9 +10,8 @@ import { closeServer, createMetricsRegistry, startInternalServer } from '@postbu
 import { every } from '@postbus/http/every';
 import type { Logger } from '@postbus/logger';
 import type { InboundConfig } from './config';
-import { catalogDeletedHandler } from './handlers/catalog-deleted.handler';
-import { catalogDomainHandler } from './handlers/catalog-domain.handler';
-import { inboundReceivedHandler } from './handlers/inbound-received.handler';
+import { catalogHandlers, receivedMailHandlers } from './handlers';
+import { ReportIntake } from './domain/report-intake';
 import { ReceivedMail } from './model/received-mail.repository';
 import { ReturnPathDomains } from './model/return-path-domain.repository';
 import { carriesToken } from './domain/token-presence';
@@ -65,10 +64,10 @@ export async function start({ config, logger }: { config: InboundConfig; logger:
   await bus.publisher.connect();
   const parser = new ReportParser({ threads: config.INBOUND_PARSE_THREADS, budgetMs: config.INBOUND_PARSE_BUDGET_MS, logger });
   await Promise.all([
-    bus.consume({ groupId: ConsumerGroups.inboundCatalog, handlers: [catalogDomainHandler(domains), catalogDeletedHandler(domains)] }),
+    bus.consume({ groupId: ConsumerGroups.inboundCatalog, handlers: catalogHandlers(domains) }),
     bus.consume({
       groupId: ConsumerGroups.inbound,
-      handlers: [inboundReceivedHandler({ tokens, publisher: bus.publisher, received, logger, readReport: parser.read })],
+      handlers: receivedMailHandlers(new ReportIntake({ tokens, publisher: bus.publisher, received, logger, readReport: parser.read })),
     }),
   ]);
 

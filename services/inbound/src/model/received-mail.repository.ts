@@ -28,17 +28,12 @@ export class ReceivedMail {
     await this.Doc.init();
   }
 
-  /** `id` is the bus message's id, so a redelivered mail is recorded once. */
-  async record(id: string, record: ReceivedRecord): Promise<void> {
-    await this.recordMany([{ id, record }]);
-  }
-
   /** Forgets the records of mail received before `cutoff` (INBOUND_RECORD_RETENTION_DAYS): a sweep off the hot path, which only appends. */
   async purgeBefore(cutoff: Date): Promise<number> {
     return (await this.Doc.deleteMany({ receivedAt: { $lt: cutoff } })).deletedCount;
   }
 
-  /** Several at once, with one insert. */
+  /** Several at once, with one insert; each `id` is its bus message's id, so a redelivered mail is recorded once. */
   async recordMany(records: Array<{ id: string; record: ReceivedRecord }>): Promise<void> {
     await insertNew(
       this.Doc,
