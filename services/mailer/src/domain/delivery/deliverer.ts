@@ -70,6 +70,26 @@ interface Resolved {
   trackingDomain: CatalogDomain | undefined;
 }
 
+/** What a message is sent as: its catalog entities, its From address and DKIM key, and which reasons keep an address from it. */
+interface Sender extends Resolved {
+  fromAddress: string;
+  key: DkimKey;
+  /** Whether a suppression reason keeps an address from this email (the unsubscribed get some emails). */
+  suppressed: (reason: string | undefined) => reason is string;
+}
+
+/** One attempt's mail, the same for the recipient and every copy but for the addressee. */
+interface Mail {
+  message: MessageDoc;
+  sender: Sender;
+  rendered: Rendered;
+  /** The rendered HTML with tracking. */
+  html: string;
+  attachments: OutgoingAttachment[];
+  ccHeader: string[];
+  attempt: number;
+}
+
 /**
  * A return-path address: a signed token naming the message (and the copy, for a copy's own mail),
  * at the sender domain's return-path domain, whose MX is Postbus's inbound service. `bounce`: the
@@ -109,18 +129,59 @@ export class Deliverer {
   /** Messages deferred because their client's heavy renders were busy: their next attempt waits its turn. */
   private readonly renderDeferred = new Set<string>();
 
-  constructor(private readonly options: DelivererOptions) {}
+  /** The host one-click unsubscribe links are signed for (the gateway's public origin). */
+  private readonly publicHost: string;
+
+  constructor(private readonly options: DelivererOptions) {
+    this.publicHost = new URL(options.publicBaseUrl).hostname;
+  }
 
   /**
    * `suppression`: why the address gets no mail, when it is suppressed. `attempt`: which attempt
    * this is (a test message's simulated outcome may depend on it). `earlier`: the message's
    * entries before this attempt; a copy an earlier attempt delivered is not sent again (the relay
    * may have taken a copy's own mail while it deferred the recipient's).
+   *
+   * Its phases: what the message needs (the catalog, the sender), its render, its attachments and
+   * tracking, which copies go, then one SMTP transaction each for the recipient and every copy.
    */
   async deliver(message: MessageDoc, suppression: string | undefined, attempt = 1, earlier: EventDoc[] = []): Promise<Outcome> {
+    const sender = await this.senderOf(message, suppression);
+    if ('event' in sender) return sender;
+    const rendered = await this.render(message, sender);
+    if ('event' in rendered) return rendered;
+    const attachments = await this.attachmentsOf(message);
+    if (typeof attachments === 'string') return { event: 'failed', reason: attachments };
+    const html = await this.tracked(message, sender, rendered.html);
+    const copies = await this.copiesToSend(message, earlier, sender.suppressed);
+    const mail: Mail = { message, sender, rendered, html, attachments, ccHeader: copies.ccHeader, attempt };
+    const result = await this.sendTo(mail, message.email);
+    // Each copy is its own delivery, whatever the recipient's came to. One the relay turned away
+    // for now goes again with the recipient's next attempt; when there is none, it is dropped.
+    const copyResults = await Promise.all(copies.kept.map((c) => this.sendTo(mail, c.email, c.position)));
+    const { dropped } = copies;
+    const delivered: DeliveredCopy[] = [];
+    copies.kept.forEach((c, i) => {
+      const r = copyResults[i]!;
+      if (r.status === 'sent') delivered.push({ email: c.email, kind: c.kind });
+      else if (!(r.status === 'deferred' && result.status === 'deferred'))
+        dropped.push({ email: c.email, kind: c.kind, reason: `refused by the relay: ${r.code} ${r.response}`.slice(0, 500) });
+    });
+    return {
+      event: result.status,
+      smtp: { code: result.code, response: result.response },
+      subject: rendered.subject,
+      content: { subject: rendered.subject, html: rendered.html, text: rendered.text },
+      ...(dropped.length > 0 ? { droppedCopies: dropped } : {}),
+      ...(delivered.length > 0 ? { deliveredCopies: delivered } : {}),
+    };
+  }
+
+  /** The catalog entities the message needs and its From address, or the outcome that ends it here (failed, suppressed). */
+  private async senderOf(message: MessageDoc, suppression: string | undefined): Promise<Sender | Outcome> {
     const resolved = await this.resolve(message);
     if (typeof resolved === 'string') return { event: 'failed', reason: resolved };
-    const { project, email, template, domain, trackingDomain } = resolved;
+    const { project, email, domain } = resolved;
     // An email sent to the unsubscribed too (a receipt, a password reset) still never reaches
     // someone whose erasure is pending: from the request on, the person gets no mail (docs/architecture.md#erasure).
     // So does an address whose mail system bounced or complained (isBlocking).
@@ -135,15 +196,23 @@ export class Deliverer {
         reason: `sender: the from address is on ${fromDomain}, not on the project's sender domain ${domain.domain}`,
       };
     }
+    const key = this.keys.get(`${domain.id}:${domain.revision}`, () =>
+      dkimKey(domain.domain, domain.dkim!.selector, this.options.secrets.open(domain.dkim!.privateKey)),
+    );
+    return { ...resolved, fromAddress, suppressed, key };
+  }
 
-    let rendered: Rendered;
-    // A heavy template renders on a worker thread, its client's renders one after another. A first
-    // attempt (a run's) waits for its client's turn and its render runPatienceMs at most, then is
-    // deferred: one client's heavy templates never hold the run, and everyone's mail behind it,
-    // longer. Its next attempt (the retry worker's, holding no run) waits its turn.
+  /**
+   * The message rendered, or the outcome of a render that could not be made. A heavy template
+   * renders on a worker thread, its client's renders one after another. A first attempt (a run's)
+   * waits for its client's turn and its render runPatienceMs at most, then is deferred: one
+   * client's heavy templates never hold the run, and everyone's mail behind it, longer. Its next
+   * attempt (the retry worker's, holding no run) waits its turn.
+   */
+  private async render(message: MessageDoc, { project, template }: Sender): Promise<Rendered | Outcome> {
     const patient = this.renderDeferred.delete(message._id);
     try {
-      rendered = await this.options.templates.render(
+      return await this.options.templates.render(
         { key: `${template.id}:${template.version}`, parts: template, cheap: template.cheap },
         { user: message.user, data: message.data },
         project.clientId,
@@ -158,27 +227,37 @@ export class Deliverer {
       }
       return { event: 'failed', reason: `render: ${(error as Error).message.split('\n')[0] ?? 'error'}` };
     }
+  }
 
-    const attachments = await this.attachmentsOf(message);
-    if (typeof attachments === 'string') return { event: 'failed', reason: attachments };
-    const { tokens, publicBaseUrl, turns, relay, returnPath } = this.options;
-    const html =
-      trackingDomain && (email.trackOpens || email.trackClicks)
-        ? await addTracking(rendered.html, {
-            tokens,
-            messageId: message._id,
-            projectId: message.projectId,
-            baseUrl: `${new URL(publicBaseUrl).protocol}//${trackingDomain.domain}`,
-            opens: email.trackOpens,
-            clicks: email.trackClicks,
-          })
-        : rendered.html;
-    // A copy goes to an address only as the recipient's own mail would: a suppressed one is dropped, the others still get it.
-    // An erased person's address is gone from the copies (a message scheduled, or retried, past the erasure).
+  /** The HTML with open and click tracking, when the email asks for it and the project has a verified tracking domain. */
+  private async tracked(message: MessageDoc, { email, trackingDomain }: Sender, html: string): Promise<string> {
+    if (!trackingDomain || !(email.trackOpens || email.trackClicks)) return html;
+    return addTracking(html, {
+      tokens: this.options.tokens,
+      messageId: message._id,
+      projectId: message.projectId,
+      baseUrl: `${new URL(this.options.publicBaseUrl).protocol}//${trackingDomain.domain}`,
+      opens: email.trackOpens,
+      clicks: email.trackClicks,
+    });
+  }
+
+  /**
+   * The copies this attempt sends, and those it drops. A copy goes to an address only as the
+   * recipient's own mail would: a suppressed one is dropped, the others still get it. An erased
+   * person's address is gone from the copies (a message scheduled, or retried, past the erasure).
+   * The mail is the same at every attempt and for every copy: its Cc header names the copies sent
+   * before too.
+   */
+  private async copiesToSend(
+    message: MessageDoc,
+    earlier: EventDoc[],
+    suppressed: Sender['suppressed'],
+  ): Promise<{ kept: ReturnType<typeof copiesOf>; dropped: DroppedCopy[]; ccHeader: string[] }> {
     const copies = copiesOf(message);
     const sentBefore = new Set(earlier.flatMap((e) => (e.deliveredCopies ?? []).map(copyKey)));
     const pending = copies.filter((c) => !sentBefore.has(copyKey(c)));
-    const copyReasons =
+    const reasons =
       pending.length > 0
         ? await this.options.suppressionsOf(
             message.projectId,
@@ -187,75 +266,56 @@ export class Deliverer {
           )
         : [];
     const dropped: DroppedCopy[] = pending.flatMap((c, i) =>
-      suppressed(copyReasons[i]) ? [{ email: c.email, kind: c.kind, reason: copyReasons[i] }] : [],
+      suppressed(reasons[i]) ? [{ email: c.email, kind: c.kind, reason: reasons[i] }] : [],
     );
-    const kept = pending.filter((_, i) => !suppressed(copyReasons[i]));
+    const kept = pending.filter((_, i) => !suppressed(reasons[i]));
     const droppedKeys = new Set(dropped.map(copyKey));
-    // The mail is the same at every attempt and for every copy: its Cc header names the copies sent before too.
     const ccHeader = copies.filter((c) => c.kind === 'cc' && !droppedKeys.has(copyKey(c))).map((c) => c.email);
-    const key = this.keys.get(`${domain.id}:${domain.revision}`, () =>
-      dkimKey(domain.domain, domain.dkim!.selector, this.options.secrets.open(domain.dkim!.privateKey)),
-    );
-    const publicHost = new URL(publicBaseUrl).hostname;
-    /**
-     * The mail to the recipient, or to one copy, in its own SMTP transaction: its envelope sender
-     * (a bounce address naming the message, VERP) and its List-Unsubscribe links name that
-     * addressee alone, so a copy's bounce, complaint or unsubscribe is the copy's. The return-path
-     * domain is a subdomain of the From domain: relaxed DMARC alignment holds. A test message is
-     * composed and signed as any other, and goes nowhere: its outcome is simulated.
-     */
-    const sendTo = async (to: string, copy?: number): Promise<DeliveryOutcome> => {
-      const at = copy !== undefined ? { copy } : {};
-      const unsubscribeToken = await tokens.sign({
-        action: 'unsubscribe',
-        messageId: message._id,
-        projectId: message.projectId,
-        host: publicHost,
-        ...at,
-      });
-      const raw = await turns.run(() =>
-        compose({
-          messageId: message._id,
-          senderDomain: domain.domain,
-          from: { name: email.fromName ?? project.fromName, address: fromAddress },
-          to: message.email,
-          ...(ccHeader.length > 0 ? { cc: ccHeader } : {}),
-          // The send's own reply-to wins over the email's, which wins over the project's.
-          replyTo: message.replyTo ?? email.replyTo ?? project.replyTo,
-          ...(message.headers ? { headers: message.headers } : {}),
-          ...(attachments.length > 0 ? { attachments } : {}),
-          subject: rendered.subject,
-          html,
-          text: rendered.text,
-          unsubscribe: {
-            url: `${publicBaseUrl}/t/u/${unsubscribeToken}`,
-            mailto: `mailto:${returnPathAddress(returnPath, { purpose: 'unsubscribe', messageId: message._id, ...at }, domain.domain)}?subject=unsubscribe`,
-          },
-        }),
-      );
-      const signed = await turns.run(() => dkimSign(raw, key));
-      const bounceAddress = returnPathAddress(returnPath, { purpose: 'bounce', messageId: message._id, ...at }, domain.domain);
-      return message.test ? simulatedDelivery(to, attempt) : turns.run(() => relay.send(bounceAddress, to, signed));
-    };
-    const result = await sendTo(message.email);
-    // Each copy is its own delivery, whatever the recipient's came to. One the relay turned away
-    // for now goes again with the recipient's next attempt; when there is none, it is dropped.
-    const copyResults = await Promise.all(kept.map((c) => sendTo(c.email, c.position)));
-    const delivered: DeliveredCopy[] = [];
-    kept.forEach((c, i) => {
-      const r = copyResults[i]!;
-      if (r.status === 'sent') delivered.push({ email: c.email, kind: c.kind });
-      else if (!(r.status === 'deferred' && result.status === 'deferred'))
-        dropped.push({ email: c.email, kind: c.kind, reason: `refused by the relay: ${r.code} ${r.response}`.slice(0, 500) });
+    return { kept, dropped, ccHeader };
+  }
+
+  /**
+   * The mail to the recipient, or to one copy, in its own SMTP transaction: its envelope sender
+   * (a bounce address naming the message, VERP) and its List-Unsubscribe links name that
+   * addressee alone, so a copy's bounce, complaint or unsubscribe is the copy's. The return-path
+   * domain is a subdomain of the From domain: relaxed DMARC alignment holds. A test message is
+   * composed and signed as any other, and goes nowhere: its outcome is simulated.
+   */
+  private async sendTo(mail: Mail, to: string, copy?: number): Promise<DeliveryOutcome> {
+    const { message, sender, rendered, html, attachments, ccHeader, attempt } = mail;
+    const { project, email, domain, fromAddress, key } = sender;
+    const { tokens, publicBaseUrl, turns, relay, returnPath } = this.options;
+    const at = copy !== undefined ? { copy } : {};
+    const unsubscribeToken = await tokens.sign({
+      action: 'unsubscribe',
+      messageId: message._id,
+      projectId: message.projectId,
+      host: this.publicHost,
+      ...at,
     });
-    return {
-      event: result.status,
-      smtp: { code: result.code, response: result.response },
-      subject: rendered.subject,
-      content: { subject: rendered.subject, html: rendered.html, text: rendered.text },
-      ...(dropped.length > 0 ? { droppedCopies: dropped } : {}),
-      ...(delivered.length > 0 ? { deliveredCopies: delivered } : {}),
-    };
+    const raw = await turns.run(() =>
+      compose({
+        messageId: message._id,
+        senderDomain: domain.domain,
+        from: { name: email.fromName ?? project.fromName, address: fromAddress },
+        to: message.email,
+        ...(ccHeader.length > 0 ? { cc: ccHeader } : {}),
+        // The send's own reply-to wins over the email's, which wins over the project's.
+        replyTo: message.replyTo ?? email.replyTo ?? project.replyTo,
+        ...(message.headers ? { headers: message.headers } : {}),
+        ...(attachments.length > 0 ? { attachments } : {}),
+        subject: rendered.subject,
+        html,
+        text: rendered.text,
+        unsubscribe: {
+          url: `${publicBaseUrl}/t/u/${unsubscribeToken}`,
+          mailto: `mailto:${returnPathAddress(returnPath, { purpose: 'unsubscribe', messageId: message._id, ...at }, domain.domain)}?subject=unsubscribe`,
+        },
+      }),
+    );
+    const signed = await turns.run(() => dkimSign(raw, key));
+    const bounceAddress = returnPathAddress(returnPath, { purpose: 'bounce', messageId: message._id, ...at }, domain.domain);
+    return message.test ? simulatedDelivery(to, attempt) : turns.run(() => relay.send(bounceAddress, to, signed));
   }
 
   /**
