@@ -70,10 +70,9 @@ interface Resolved {
   trackingDomain: CatalogDomain | undefined;
 }
 
-/** What a message is sent as: its catalog entities, its From address and DKIM key, and which reasons keep an address from it. */
+/** What a message is sent as: its catalog entities, its From address, and which reasons keep an address from it. */
 interface Sender extends Resolved {
   fromAddress: string;
-  key: DkimKey;
   /** Whether a suppression reason keeps an address from this email (the unsubscribed get some emails). */
   suppressed: (reason: string | undefined) => reason is string;
 }
@@ -87,6 +86,8 @@ interface Mail {
   html: string;
   attachments: OutgoingAttachment[];
   ccHeader: string[];
+  /** The sender domain's DKIM key. */
+  key: DkimKey;
   attempt: number;
 }
 
@@ -129,11 +130,11 @@ export class Deliverer {
   /** Messages deferred because their client's heavy renders were busy: their next attempt waits its turn. */
   private readonly renderDeferred = new Set<string>();
 
-  /** The host one-click unsubscribe links are signed for (the gateway's public origin). */
-  private readonly publicHost: string;
+  /** The gateway's public origin: the host one-click unsubscribe links are signed for, the scheme of tracking links. */
+  private readonly publicUrl: URL;
 
   constructor(private readonly options: DelivererOptions) {
-    this.publicHost = new URL(options.publicBaseUrl).hostname;
+    this.publicUrl = new URL(options.publicBaseUrl);
   }
 
   /**
@@ -154,7 +155,10 @@ export class Deliverer {
     if (typeof attachments === 'string') return { event: 'failed', reason: attachments };
     const html = await this.tracked(message, sender, rendered.html);
     const copies = await this.copiesToSend(message, earlier, sender.suppressed);
-    const mail: Mail = { message, sender, rendered, html, attachments, ccHeader: copies.ccHeader, attempt };
+    const key = this.keys.get(`${sender.domain.id}:${sender.domain.revision}`, () =>
+      dkimKey(sender.domain.domain, sender.domain.dkim!.selector, this.options.secrets.open(sender.domain.dkim!.privateKey)),
+    );
+    const mail: Mail = { message, sender, rendered, html, attachments, ccHeader: copies.ccHeader, key, attempt };
     const result = await this.sendTo(mail, message.email);
     // Each copy is its own delivery, whatever the recipient's came to. One the relay turned away
     // for now goes again with the recipient's next attempt; when there is none, it is dropped.
@@ -196,10 +200,7 @@ export class Deliverer {
         reason: `sender: the from address is on ${fromDomain}, not on the project's sender domain ${domain.domain}`,
       };
     }
-    const key = this.keys.get(`${domain.id}:${domain.revision}`, () =>
-      dkimKey(domain.domain, domain.dkim!.selector, this.options.secrets.open(domain.dkim!.privateKey)),
-    );
-    return { ...resolved, fromAddress, suppressed, key };
+    return { ...resolved, fromAddress, suppressed };
   }
 
   /**
@@ -236,7 +237,7 @@ export class Deliverer {
       tokens: this.options.tokens,
       messageId: message._id,
       projectId: message.projectId,
-      baseUrl: `${new URL(this.options.publicBaseUrl).protocol}//${trackingDomain.domain}`,
+      baseUrl: `${this.publicUrl.protocol}//${trackingDomain.domain}`,
       opens: email.trackOpens,
       clicks: email.trackClicks,
     });
@@ -282,15 +283,15 @@ export class Deliverer {
    * composed and signed as any other, and goes nowhere: its outcome is simulated.
    */
   private async sendTo(mail: Mail, to: string, copy?: number): Promise<DeliveryOutcome> {
-    const { message, sender, rendered, html, attachments, ccHeader, attempt } = mail;
-    const { project, email, domain, fromAddress, key } = sender;
+    const { message, sender, rendered, html, attachments, ccHeader, key, attempt } = mail;
+    const { project, email, domain, fromAddress } = sender;
     const { tokens, publicBaseUrl, turns, relay, returnPath } = this.options;
     const at = copy !== undefined ? { copy } : {};
     const unsubscribeToken = await tokens.sign({
       action: 'unsubscribe',
       messageId: message._id,
       projectId: message.projectId,
-      host: this.publicHost,
+      host: this.publicUrl.hostname,
       ...at,
     });
     const raw = await turns.run(() =>
