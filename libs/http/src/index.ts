@@ -6,6 +6,7 @@ export { listen, closeServer, onShutdown, exitOnFatal } from './server';
 export { startInternalServer } from './internal-server';
 export { runService, type RunningService } from './run-service';
 export { every, type EveryOptions, type Repeating } from './every';
+export { startInSteps, Teardown } from './teardown';
 export { filteredPage, type FilteredPageOptions } from './pagination';
 export { decodeCursor, encodeCursor, invalidCursor, isSequence, isSequenceMap, type CursorFilters, type CursorPosition } from './cursor';
 export { auditQueries } from './query-audit';
