@@ -21,6 +21,8 @@ const moduleNameMapper = {
   '^@postbus/http/address-policy$': '<rootDir>/libs/http/src/outbound/address-policy.ts',
   // Test fakes without infrastructure, for unit tests.
   '^@postbus/testing/fakes$': '<rootDir>/libs/testing/src/fakes.ts',
+  // The status service's modules as its preview and fixtures (services/status/preview) import them (its package.json "imports"), as their TypeScript.
+  '^#status/(.*)$': '<rootDir>/services/status/src/$1',
 };
 const common = {
   transform,

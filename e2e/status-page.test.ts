@@ -30,7 +30,7 @@ describe('the status page in a browser', () => {
 
   beforeAll(async () => {
     const port = await freePort();
-    preview = spawn(process.execPath, [join(repoRoot, 'services', 'status', 'dist', 'preview', 'server.js')], {
+    preview = spawn(process.execPath, [join(repoRoot, 'services', 'status', 'preview', 'dist', 'server.js')], {
       env: { ...process.env, PORT: String(port) },
       stdio: 'ignore',
     });

@@ -115,7 +115,7 @@ describe('the configuration tables', () => {
 });
 
 describe("docs/architecture.md's anatomy of a service", () => {
-  /** Every file and folder under the services' and libraries' sources, as paths relative to the repository. */
+  /** Every file and folder under the services', libraries' and scripts' sources, as paths relative to the repository. */
   const sources: string[] = [];
   const walk = (dir: string) => {
     for (const name of readdirSync(join(repoRoot, dir))) {
@@ -126,7 +126,7 @@ describe("docs/architecture.md's anatomy of a service", () => {
       if (folder) walk(path);
     }
   };
-  for (const parent of ['services', 'libs']) walk(parent);
+  for (const parent of ['services', 'libs', 'scripts']) walk(parent);
 
   const anatomy = section(read('docs/architecture.md'), 'Anatomy of a service');
 

@@ -6,7 +6,7 @@ import { createLogger } from '@postbus/logger';
 import { call, defaultMongoUrl, internalAuthorization, testInternalApiSecret, uniqueName } from '@postbus/testing';
 import { internalApi } from '../src/http/internal-api';
 import { ErasureRepository, keysOf } from '../src/model/erasure.repository';
-import type { ErasureDoc } from '../src/model/erasure.schema';
+import type { ErasureDoc } from '../src/domain/records';
 import { queuedErasure } from './queued-erasure';
 
 const PARTICIPANTS = ['mailer', 'payments', 'users'];

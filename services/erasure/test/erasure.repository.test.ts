@@ -1,7 +1,7 @@
 import { connectDb, onRequestPath, type Connection } from '@postbus/db';
 import { defaultMongoUrl, uniqueName } from '@postbus/testing';
 import { ErasureRepository, keysOf } from '../src/model/erasure.repository';
-import type { ErasureDoc } from '../src/model/erasure.schema';
+import type { ErasureDoc } from '../src/domain/records';
 import { queuedErasure } from './queued-erasure';
 
 const PARTICIPANTS = ['mailer', 'payments', 'users'];

@@ -1,4 +1,4 @@
-import type { ErasureDoc } from '../src/model/erasure.schema';
+import type { ErasureDoc } from '../src/domain/records';
 
 /**
  * An erasure as the service records its request: queued, of the person by email (and `userId`),

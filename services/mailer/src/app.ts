@@ -1,298 +1,34 @@
-import { createHmac, randomBytes } from 'node:crypto';
-import { Bus, busOptions, SendPathPriority, type Publisher } from '@postbus/bus';
-import { ConsumerGroups, Topics } from '@postbus/contracts';
-import { ReturnPathTokens, SecretBox, TrackingTokens } from '@postbus/crypto';
-import { connectDb, pingDb } from '@postbus/db';
-import { closeServer, createMetricsRegistry, startInternalServer } from '@postbus/http';
-import { LoopTurns } from '@postbus/http/loop-turns';
+import { startInSteps } from '@postbus/http';
 import type { Logger } from '@postbus/logger';
-import { engineOptionsFrom, TemplateEngine } from '@postbus/templates';
 import type { MailerConfig } from './config';
-import { SmtpRelay } from './clients/smtp-relay';
-import { Deliverer } from './domain/delivery/deliverer';
-import { Engagements } from './domain/engagements';
-import { Feedback } from './domain/feedback';
-import { BulkLane } from './domain/bulk-lane';
-import { MailerErasure } from './domain/erasure-participant';
-import { MessageLog } from './domain/message-log';
-import { MessageRetention } from './domain/message-retention';
-import { RetryWorker } from './domain/retry-worker';
-import { ScheduledSends, ScheduleWorker } from './domain/scheduled-sends';
-import { SuppressionList } from './domain/suppression-list';
-import { Timeline } from './domain/timeline';
-import { statusReached, TriggerDelivery } from './domain/trigger-delivery';
-import { bulkHandlers, catalogHandlers, emailCommandHandlers, feedbackHandlers, markerHandlers, peopleHandlers } from './handlers';
-import { attachmentsApi } from './http/attachments-api';
-import { internalApi } from './http/internal-api';
-import { AttachmentStore } from './model/attachment.repository';
-import { CatalogProjection } from './model/catalog.repository';
-import { ErasuresDone } from './model/erasure.repository';
-import { MessageLists } from './model/message-list.repository';
-import { MessageStore } from './model/message.repository';
-import { RetryQueue } from './model/retry.repository';
-import { StatusRollups } from './model/rollup.repository';
-import { ScheduleQueue } from './model/schedule.repository';
-import { Suppressions } from './model/suppression.repository';
-import { MarkerWatch } from './domain/marker-watch';
+import { startBackgroundWork } from './start/background';
+import { startConsumers } from './start/consumers';
+import { serveHttp } from './start/http';
+import { connectInfrastructure } from './start/infrastructure';
+import { openStores } from './start/stores';
 
 export interface MailerService {
   port: number;
   stop(): Promise<void>;
 }
 
-/** What the feedback path works on: the message records, the suppressions, and the publisher its events go out on. */
-export interface FeedbackPathDeps {
-  store: MessageStore;
-  timeline: Timeline;
-  suppressions: Suppressions;
-  lists: MessageLists;
-  rollups: StatusRollups;
-  publisher: Publisher;
-}
-
 /**
- * The feedback path as the mailer wires it: the suppression list and the engagements (the people
- * and trigger consumers use them too), the send path's priority over delivery reports, and the
- * Feedback that records those reports.
+ * Starts the mailer: its database, relay and bus, the stores and projections it keeps, the
+ * consumers, its internal API, then the retention and the retry worker.
+ *
+ * It stops in this order (each step registers its part where it falls in it): the retry worker,
+ * the schedule worker, the retention, the internal API's server, the bulk lane, the bus (the
+ * consumers, then the publisher), the rollups' last flush, the relay, the template workers, the
+ * database.
  */
-export function feedbackPath(deps: FeedbackPathDeps, config: Pick<MailerConfig, 'SOFT_BOUNCE_LIMIT' | 'FEEDBACK_RATE_WHILE_SENDING'>) {
-  const { store, timeline, suppressions, lists, rollups, publisher } = deps;
-  const suppressionList = new SuppressionList(suppressions, publisher);
-  const sendPath = new SendPathPriority({ whileSendingPerSecond: config.FEEDBACK_RATE_WHILE_SENDING });
-  const engagements = new Engagements({ store, timeline, suppressionList, suppressions, publisher });
-  const softBounceLimit = config.SOFT_BOUNCE_LIMIT;
-  const feedback = new Feedback({ store, timeline, suppressions, suppressionList, engagements, lists, rollups, softBounceLimit, sendPath });
-  return { suppressionList, sendPath, engagements, feedback };
-}
-
-/**
- * Makes this instance's filter of the suppression markers answer for them (see MarkerWatch): its
- * own consumer of every instance's announcements, from the topic's start, then a scan of the
- * stored markers; live once the consumer has read what was announced before the scan began.
- * Until then, and whenever that consumer stops fetching, every recipient's marker is read.
- */
-export async function watchMarkers(bus: Bus, suppressions: Suppressions, markers: MarkerWatch, logger: Logger): Promise<void> {
-  const groupId = `postbus-mailer-markers-${randomBytes(6).toString('hex')}`;
-  const consumer = await bus.consume({
-    groupId,
-    fromBeginning: true,
-    gatherFetches: 'off-send-path',
-    partitionsConsumedConcurrently: 1,
-    handlers: markerHandlers(markers),
+export function start({ config, logger }: { config: MailerConfig; logger: Logger }): Promise<MailerService> {
+  return startInSteps(async (teardown) => {
+    const infrastructure = await connectInfrastructure(config, logger, teardown);
+    const stores = await openStores(config, logger, infrastructure, teardown);
+    const domain = await startConsumers(config, logger, infrastructure, stores, teardown);
+    const { port } = await serveHttp(config, logger, infrastructure, stores, domain, teardown);
+    startBackgroundWork(config, logger, stores, domain, teardown);
+    logger.info('mailer started', { port, host: config.INTERNAL_HOST });
+    return { port };
   });
-  markers.connect(
-    (keys) =>
-      bus.publisher.publish(Topics.SuppressionMarkers, 'suppression.marked', keys[0]!.split(':')[0]!, { keys }).then(() => undefined),
-    (ms) => consumer.fetchedWithin(ms),
-  );
-  // In the background: the mailer sends meanwhile, reading every marker.
-  void (async () => {
-    const scanFrom = new Date();
-    await suppressions.eachMarkerKey((keys) => markers.heard(keys));
-    while (!(await bus.groupHasPassed(groupId, [Topics.SuppressionMarkers], scanFrom).catch(() => false)))
-      await new Promise((resolve) => setTimeout(resolve, MARKER_CATCH_UP_POLL_MS).unref()); // a stopping mailer does not wait for it
-    markers.caughtUp();
-    logger.info('suppression marker filter live', { markers: markers.filter.size });
-  })().catch((error: unknown) =>
-    logger.warn('the scan of the suppression markers failed: every recipient’s marker is read', { error: (error as Error).message }),
-  );
-}
-
-const MARKER_CATCH_UP_POLL_MS = 500;
-
-/**
- * How often the retry worker looks for due attempts it was not woken for: another instance's, or
- * one whose claimer died (the attempts this instance schedules wake it when they fall due).
- */
-const RETRY_POLL_MS = 1_000;
-
-/**
- * How long one turn of the event loop may run mails' compose, sign and relay steps before the rest
- * wait for the next turn: the internal API's reads (the message log, lists) are answered between
- * turns, within about this, while a backlog drains.
- */
-const LOOP_TURN_BUDGET_MS = 10;
-
-/** Starts the mailer: its database, the projections it keeps, the trigger consumer, the retry worker and its internal API. */
-export async function start({ config, logger }: { config: MailerConfig; logger: Logger }): Promise<MailerService> {
-  if (!config.SECRETS_KEY) logger.warn('SECRETS_KEY is not set: DKIM keys sealed by the gateway cannot be opened (development only)');
-  if (!config.TRACKING_SECRET)
-    logger.warn('TRACKING_SECRET is not set: tracking links are signed with a random key the gateway does not know');
-  const db = await connectDb({ url: config.MONGO_URL, dbName: config.MAILER_DB_NAME, logger });
-  const catalog = new CatalogProjection(db);
-  const store = new MessageStore(db);
-  if (!config.ERASURE_AUDIT_KEY)
-    logger.warn('ERASURE_AUDIT_KEY is not set: the suppressions an erased address keeps last only as long as this process');
-  const auditKey = config.ERASURE_AUDIT_KEY || randomBytes(32).toString('hex');
-  const markers = new MarkerWatch();
-  const suppressions = new Suppressions(db, (email) => createHmac('sha256', auditKey).update(email).digest('hex'), markers);
-  const retries = new RetryQueue(db);
-  const erasuresDone = new ErasuresDone(db);
-  const lists = new MessageLists(db);
-  const rollups = new StatusRollups(db);
-  const attachments = new AttachmentStore(db, config.ATTACHMENT_QUOTA_BYTES);
-  const schedule = new ScheduleQueue(db);
-  await Promise.all([
-    catalog.init(),
-    store.init(),
-    suppressions.init(),
-    retries.init(),
-    erasuresDone.init(),
-    lists.init(),
-    rollups.init(),
-    attachments.init(),
-    schedule.init(),
-  ]);
-  rollups.start();
-  const erasure = new MailerErasure({ store, lists, suppressions, retries, schedule, done: erasuresDone, attachments });
-
-  const metrics = createMetricsRegistry('mailer');
-
-  const bus = new Bus({ ...busOptions(config), service: 'postbus/mailer', logger, metrics });
-  await bus.ensureTopics([
-    { topic: Topics.EmailCommands },
-    { topic: Topics.EmailBulk },
-    { topic: Topics.Catalog, compacted: true },
-    { topic: Topics.UserEvents },
-    { topic: Topics.UserCommands },
-    { topic: Topics.TrackingEvents },
-    { topic: Topics.EmailEvents },
-    { topic: Topics.ErasureEvents },
-    { topic: Topics.Feedback },
-    // One partition, so one leader: its consumer's fetches tell whether it hears every announcement.
-    { topic: Topics.SuppressionMarkers, partitions: 1 },
-  ]);
-  await bus.publisher.connect();
-  await watchMarkers(bus, suppressions, markers, logger);
-
-  const relay = new SmtpRelay(config.SMTP_URL, config.SMTP_POOL_CONNECTIONS);
-  const templates = new TemplateEngine({
-    ...engineOptionsFrom(config),
-    onWorkerError: (error) => logger.warn('a template worker thread failed', { error: error.message }),
-  });
-  const trackingSecret = config.TRACKING_SECRET || randomBytes(32).toString('hex');
-  const deliverer = new Deliverer({
-    catalog,
-    secrets: new SecretBox(config.SECRETS_KEY || undefined),
-    tokens: new TrackingTokens(trackingSecret, { ttlMs: config.TRACKING_TOKEN_TTL_DAYS * 24 * 60 * 60 * 1000 }),
-    returnPath: new ReturnPathTokens(trackingSecret),
-    relay,
-    suppressionsOf: (projectId, addresses, acceptedAt) =>
-      Promise.all(addresses.map((email) => suppressions.reasonFor({ projectId, email, acceptedAt }))),
-    publicBaseUrl: config.PUBLIC_BASE_URL,
-    catalogWaitMs: config.MAILER_CATALOG_WAIT_MS,
-    templates,
-    runPatienceMs: config.TEMPLATE_RUN_PATIENCE_MS,
-    attachments,
-    turns: new LoopTurns(LOOP_TURN_BUDGET_MS),
-  });
-  const policy = { maxAttempts: config.MAILER_MAX_ATTEMPTS, baseMs: config.MAILER_RETRY_BASE_MS, maxMs: config.MAILER_RETRY_MAX_MS };
-  const timeline = new Timeline(store, bus.publisher, retries, policy, statusReached(rollups, lists), (error, count) =>
-    logger.warn('could not keep the rendered emails of some messages', { error, count }),
-  );
-
-  const scheduled = new ScheduledSends({ store, queue: schedule, lists, rollups, timeline });
-  const triggerDelivery = new TriggerDelivery({ store, suppressions, retries, deliverer, timeline, lists, rollups, scheduled });
-  // Before the consumers, whose start waits for their groups (after a crash, until the broker drops
-  // the dead member): what is due goes on time whatever the bus's groups are doing.
-  const scheduleWorker = new ScheduleWorker({
-    queue: schedule,
-    store,
-    timeline,
-    deliver: triggerDelivery.resume,
-    logger,
-    intervalMs: config.MAILER_SCHEDULE_POLL_MS,
-    leaseMs: config.MAILER_SCHEDULE_LEASE_MS,
-  });
-  scheduleWorker.start();
-
-  const { suppressionList, sendPath, engagements, feedback } = feedbackPath(
-    { store, timeline, suppressions, lists, rollups, publisher: bus.publisher },
-    config,
-  );
-  // Projections first, so triggers find the catalog; they are separate groups so a burst of triggers never delays them.
-  await bus.consume({
-    groupId: ConsumerGroups.mailerProjections,
-    handlers: [...catalogHandlers(catalog), ...peopleHandlers(suppressionList, erasure, engagements, bus.publisher)],
-  });
-  // Delivery reports in a group of their own: while they wait for the send path, the catalog and opens do not.
-  // Keyed by message, so partitions side by side keep each message's reports in order.
-  await bus.consume({
-    groupId: ConsumerGroups.mailerFeedback,
-    partitionsConsumedConcurrently: config.KAFKA_TOPIC_PARTITIONS,
-    handlers: feedbackHandlers(feedback),
-  });
-  // While single sends are being delivered, batch messages go at a bounded rate (BulkLane).
-  const singles = new SendPathPriority({ whileSendingPerSecond: config.MAILER_BULK_RATE_WHILE_SENDING });
-  // A run is delivered side by side and committed as a whole: a few times the SMTP pool keeps
-  // the relay busy without letting one run's slowest mail hold back hundreds of others.
-  const maxRunSize = config.SMTP_POOL_CONNECTIONS * 4;
-  await bus.consume({
-    groupId: ConsumerGroups.mailerTriggers,
-    gatherFetches: 'send-path',
-    handlers: emailCommandHandlers(triggerDelivery, { sendPath, singles }, erasure, suppressionList),
-    partitionsConsumedConcurrently: config.KAFKA_TOPIC_PARTITIONS,
-    maxRunSize,
-  });
-  // One run at a time: a single send waits behind one run of batch messages at most. A batch's
-  // first message may wait for its fetch to gather more (off the send path), and an idle lane
-  // fetches a few times a second, not fifty.
-  const bulkLane = new BulkLane({
-    singles,
-    singlesPassed: (time) => bus.groupHasPassed(ConsumerGroups.mailerTriggers, [Topics.EmailCommands], time),
-  });
-  await bus.consume({
-    groupId: ConsumerGroups.mailerBulk,
-    gatherFetches: 'off-send-path',
-    handlers: bulkHandlers(triggerDelivery, sendPath, bulkLane),
-    partitionsConsumedConcurrently: 1,
-    maxRunSize,
-  });
-  const retryWorker = new RetryWorker({
-    retries,
-    store,
-    suppressions,
-    deliverer,
-    timeline,
-    logger,
-    intervalMs: RETRY_POLL_MS,
-  });
-  retries.onScheduled((dueAt) => retryWorker.wakeAt(dueAt));
-  retryWorker.start();
-  const retention = new MessageRetention({
-    store,
-    lists,
-    attachments,
-    schedule,
-    logger,
-    retentionDays: config.MESSAGE_RETENTION_DAYS,
-    intervalMs: config.MESSAGE_RETENTION_INTERVAL_MS,
-  });
-  retention.start();
-
-  const { server, port } = await startInternalServer({
-    metrics,
-    service: 'mailer',
-    config,
-    checks: { database: () => pingDb(db), bus: () => bus.publisher.healthy() },
-    handlers: [attachmentsApi(attachments, lists, store), internalApi(new MessageLog(store, lists), rollups, suppressions, scheduled)],
-    logger,
-  });
-  logger.info('mailer started', { port, host: config.INTERNAL_HOST });
-
-  return {
-    port,
-    async stop() {
-      await retryWorker.stop();
-      await scheduleWorker.stop();
-      await retention.stop();
-      await closeServer(server);
-      bulkLane.close();
-      await bus.close();
-      await rollups.stop();
-      relay.close();
-      await templates.close();
-      await db.close();
-    },
-  };
 }

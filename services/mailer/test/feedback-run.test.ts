@@ -3,7 +3,7 @@ import type { Publisher } from '@postbus/bus';
 import type { FeedbackBounceEvent } from '@postbus/contracts';
 import { connectDb, isPointFilter, recordQueries, type Connection } from '@postbus/db';
 import { defaultMongoUrl, uniqueDbName } from '@postbus/testing';
-import { feedbackPath } from '../src/app';
+import { feedbackPath } from '../src/start/consumers';
 import type { Feedback } from '../src/domain/feedback';
 import { Timeline } from '../src/domain/timeline';
 import { MessageLists } from '../src/model/message-list.repository';

@@ -4,7 +4,7 @@ import { Topics } from '@postbus/contracts';
 import { connectDb, recordQueries, type Connection } from '@postbus/db';
 import { createLogger } from '@postbus/logger';
 import { defaultKafkaBrokers, defaultMongoUrl, uniqueDbName, uniqueName, waitFor } from '@postbus/testing';
-import { watchMarkers } from '../src/app';
+import { watchMarkers } from '../src/start/consumers';
 import { MarkerWatch } from '../src/domain/marker-watch';
 import { Suppressions } from '../src/model/suppression.repository';
 

@@ -6,7 +6,7 @@ import { connectDb, isPointFilter, recordQueries, type Connection } from '@postb
 import { closeServer } from '@postbus/http';
 import { createLogger } from '@postbus/logger';
 import { call, defaultMongoUrl, internalAuthorization, uniqueDbName } from '@postbus/testing';
-import { feedbackPath } from '../src/app';
+import { feedbackPath } from '../src/start/consumers';
 import type { Feedback } from '../src/domain/feedback';
 import type { MessageDoc } from '../src/domain/message-records';
 import type { SuppressionList } from '../src/domain/suppression-list';

@@ -7,7 +7,8 @@
  */
 import { KnownUsers, seedCommand, type Connection } from '@postbus/db';
 import { Types } from 'mongoose';
-import { PaymentRepository, type NewPayment } from './model/payment.repository';
+import type { NewPayment } from './domain/ports';
+import { PaymentRepository } from './model/payment.repository';
 import { paymentModels } from './model/payment.schema';
 
 const CHUNK = 1_000;

@@ -1,7 +1,8 @@
 import { connectDb, KnownUsers, onRequestPath, type Connection } from '@postbus/db';
 import { createLogger } from '@postbus/logger';
 import { defaultMongoUrl, uniqueName } from '@postbus/testing';
-import { erasedList, PaymentRepository, userList, type NewPayment } from '../src/model/payment.repository';
+import type { NewPayment } from '../src/domain/ports';
+import { erasedList, PaymentRepository, userList } from '../src/model/payment.repository';
 import { paymentModels } from '../src/model/payment.schema';
 import { erasedPseudonym, PaymentErasure } from '../src/domain/erasure-participant';
 import { seedPayments } from '../src/seed';

@@ -2,9 +2,9 @@ import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { startSmtpSink, waitFor, type SmtpSink } from '@postbus/testing';
-import { statusPublishing, type Publishing } from '../src/app';
-import { activeMaintenance, buildSnapshot, FakeStatusSource, openIncident, PREVIEW_NOW } from '../src/preview/scenarios';
-import { InMemorySubscriberStore } from '../src/model/subscriber.repository';
+import { statusPublishing, type Publishing } from '../src/start/publishing';
+import { activeMaintenance, buildSnapshot, FakeStatusSource, openIncident, PREVIEW_NOW } from '../preview/scenarios';
+import { InMemorySubscriberStore } from '../preview/in-memory-subscriber-store';
 
 /** Email subscriptions through a real SMTP server (the repo's sink): double opt-in, then notifications, then unsubscribe. */
 describe('email subscribers', () => {

@@ -1,7 +1,7 @@
 import { Kafka, logLevel, type Admin, type Producer } from 'kafkajs';
 import { defaultKafkaBrokers, uniqueName, waitFor } from '@postbus/testing';
 import { kafkaProbe } from '../src/clients/probes/kafka-probe';
-import type { ProbeOutcome } from '../src/clients/probes/probe';
+import type { ProbeOutcome } from '../src/domain/ports';
 
 const brokers = defaultKafkaBrokers().split(',');
 

@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { SecretBox } from '@postbus/crypto';
 import { connectDb, type Connection } from '@postbus/db';
 import { defaultMongoUrl, uniqueName } from '@postbus/testing';
-import { InMemorySubscriberStore, MongoSubscriberStore, type SubscriberStore } from '../src/model/subscriber.repository';
+import { InMemorySubscriberStore } from '../preview/in-memory-subscriber-store';
+import type { SubscriberStore } from '../src/domain/ports';
+import { MongoSubscriberStore } from '../src/model/subscriber.repository';
 
 /** Both stores behave alike: the mongoose one against the MongoDB-wire server, the in-memory one as the tests' fake. */
 describe.each([

@@ -6,8 +6,8 @@ import express from 'express';
 import { SecretBox } from '@postbus/crypto';
 import { connectDb, type Connection } from '@postbus/db';
 import { defaultMongoUrl, sleep, startSmtpSink, uniqueName, waitFor, type SmtpSink } from '@postbus/testing';
-import { statusPublishing, type Publishing, type PublishingOptions } from '../src/app';
-import { buildSnapshot, FakeStatusSource, openIncident, PREVIEW_NOW } from '../src/preview/scenarios';
+import { statusPublishing, type Publishing, type PublishingOptions } from '../src/start/publishing';
+import { buildSnapshot, FakeStatusSource, openIncident, PREVIEW_NOW } from '../preview/scenarios';
 import { MongoSubscriberStore } from '../src/model/subscriber.repository';
 
 /**

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { attemptIdOf, deliveryIdOf, type AttemptDoc, type DeliveryDoc, type DeliveryStore } from './model/delivery.repository';
+import { attemptIdOf, deliveryIdOf } from './domain/delivery-keys';
+import type { AttemptDoc, DeliveryDoc } from './domain/records';
 import { bodyOf, messageEvent } from './domain/webhook-payloads';
+import type { DeliveryStore } from './model/delivery.repository';
 
 const CHUNK = 1_000;
 const EVENTS = ['queued', 'sent', 'opened', 'clicked', 'deferred'] as const;

@@ -1,8 +1,9 @@
 import { connectDb, type Connection } from '@postbus/db';
 import { defaultMongoUrl, uniqueName } from '@postbus/testing';
 import { DeliveryErasure } from '../src/domain/erasure-participant';
-import { DeliveryStore, type DeliveryDoc } from '../src/model/delivery.repository';
+import type { DeliveryDoc } from '../src/domain/records';
 import { bodyOf, messageEvent } from '../src/domain/webhook-payloads';
+import { DeliveryStore } from '../src/model/delivery.repository';
 
 /** The dispatcher's erasure against the real MongoDB-wire server: a `$regex` scan, confirmed in code. */
 describe('erasing a person from the webhook deliveries', () => {

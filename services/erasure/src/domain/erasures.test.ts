@@ -5,9 +5,8 @@ import { messageContext } from '@postbus/testing/fakes';
 import { ErasureConfig } from '../config';
 import { NotYetKnownError } from '@postbus/bus';
 import { Erasures } from './erasures';
-import type { ErasureRepository } from '../model/erasure.repository';
 import type { KnownUser } from '@postbus/db';
-import type { ConfirmationDoc, ErasureDoc, OpenRequestDoc } from '../model/erasure.schema';
+import type { ConfirmationDoc, ErasureDoc, OpenRequestDoc } from './records';
 
 const ctx = (id: string, time = '2026-01-03T00:00:05.000Z') => messageContext(id, { time });
 
@@ -90,7 +89,7 @@ function setup(now = new Date('2026-01-03T00:00:00.000Z')) {
   } as unknown as Publisher;
   const logger = { info: () => undefined, warn: () => undefined } as unknown as Logger;
   const erasures = new Erasures({
-    repository: repository as unknown as ErasureRepository,
+    repository,
     publisher,
     logger,
     participants: ['users', 'mailer'],

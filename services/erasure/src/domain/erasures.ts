@@ -9,27 +9,8 @@ import {
   type ErasureRequestCommand,
 } from '@postbus/contracts';
 import type { Logger } from '@postbus/logger';
-import type { ErasureRepository } from '../model/erasure.repository';
-import type { ErasureDoc } from '../model/erasure.schema';
-
-/** What the erasure queue needs of its persistence (model/erasure.repository.ts). */
-export type ErasureStore = Pick<
-  ErasureRepository,
-  | 'users'
-  | 'due'
-  | 'personKeys'
-  | 'openRequest'
-  | 'claimKey'
-  | 'alias'
-  | 'open'
-  | 'claimDue'
-  | 'byId'
-  | 'markExecuting'
-  | 'confirm'
-  | 'confirmations'
-  | 'complete'
-  | 'forgetSubject'
->;
+import type { ErasureStore } from './ports';
+import type { ErasureDoc } from './records';
 
 export interface ErasuresDeps {
   repository: ErasureStore;

@@ -14,8 +14,8 @@ import {
 import { NotFoundError, ValidationError } from '@postbus/errors';
 import { defineRoute, filteredPage, serveRoutes } from '@postbus/http';
 import { isListBoundary } from '../domain/erasure-list';
+import type { ConfirmationDoc, ErasureDoc } from '../domain/records';
 import { keysOf, type ErasureRepository } from '../model/erasure.repository';
-import type { ConfirmationDoc, ErasureDoc } from '../model/erasure.schema';
 
 export interface InternalApiDeps {
   repository: ErasureRepository;

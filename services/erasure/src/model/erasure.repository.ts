@@ -2,7 +2,9 @@ import type { Connection } from 'mongoose';
 import type { ErasureStatus } from '@postbus/contracts';
 import { DueQueue, inParallel, insertNew, KnownUsers, knownUserKeys, SequenceLists, type DueItem, type ListEntry } from '@postbus/db';
 import { boundaryOf, isPast, mergePage, type ListBoundary } from '../domain/erasure-list';
-import { erasureModels, type ConfirmationDoc, type ErasureDoc, type ErasureModels, type OpenRequestDoc } from './erasure.schema';
+import type { ErasureStore } from '../domain/ports';
+import type { ConfirmationDoc, ErasureDoc, OpenRequestDoc } from '../domain/records';
+import { erasureModels, type ErasureModels } from './erasure.schema';
 
 /** Every way a person is named in a project, as open-request keys (the same as the known users'). */
 export const keysOf = knownUserKeys;
@@ -31,7 +33,7 @@ const projectList = (projectId: string): string => `erasures:${projectId}`;
  * `<erasure id>:<service>`, open requests by the person's keys. No index but `_id` is needed on
  * MongoDB either.
  */
-export class ErasureRepository {
+export class ErasureRepository implements ErasureStore {
   private readonly models: ErasureModels;
   /** Erasures waiting for their time, then for their confirmations (see DueQueue: claims are safe with several instances). */
   readonly due: DueQueue<Record<string, never>>;

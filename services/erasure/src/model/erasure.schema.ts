@@ -1,32 +1,8 @@
 import { growing } from '@postbus/db';
 import { Schema, type Connection } from 'mongoose';
-import type { ErasureStatus } from '@postbus/contracts';
+import type { ConfirmationDoc, ErasureDoc, OpenRequestDoc } from '../domain/records';
 
-/**
- * One erase request, and after it completes its audit record: the person's identifiers are kept
- * only while the request is open (the services need them to find the data); then only ids, times
- * and a keyed hash of the email stay.
- */
-export interface ErasureDoc {
-  /** `era_<32 hex>`, chosen by the gateway. */
-  _id: string;
-  projectId: string;
-  status: ErasureStatus;
-  /** The users service's id of the user, when known; null once complete. */
-  subjectId: string | null;
-  /** Normalised; null once complete. */
-  email: string | null;
-  /** The client's user_id; null once complete. */
-  userId: string | null;
-  emailHmac: string | null;
-  requestedAt: Date;
-  eraseAt: Date;
-  executedAt: Date | null;
-  completedAt: Date | null;
-  /** When the request was recorded: the list's order. */
-  createdAt: Date;
-}
-
+// The records as the domain describes them (domain/records.ts), each in its collection.
 const erasureSchema = growing(
   new Schema<ErasureDoc>(
     {
@@ -48,31 +24,12 @@ const erasureSchema = growing(
   ),
 );
 
-/** A participant's confirmation: `_id` is `<erasure id>:<service>`, so a repeat adds nothing. */
-export interface ConfirmationDoc {
-  _id: string;
-  erasureId: string;
-  service: string;
-  erased: Record<string, number>;
-  at: Date;
-}
-
 const confirmationSchema = growing(
   new Schema<ConfirmationDoc>(
     { _id: String, erasureId: String, service: String, erased: Schema.Types.Mixed, at: Date },
     { collection: 'confirmations', versionKey: false, minimize: false },
   ),
 );
-
-/**
- * The open request of a person, under each way of naming them (`<projectId>:email:<email>`,
- * `<projectId>:uid:<user_id>`): a second erase finds the first. Removed when the erasure completes.
- */
-export interface OpenRequestDoc {
-  _id: string;
-  erasureId: string;
-  eraseAt: Date;
-}
 
 const openRequestSchema = growing(
   new Schema<OpenRequestDoc>({ _id: String, erasureId: String, eraseAt: Date }, { collection: 'open_requests', versionKey: false }),

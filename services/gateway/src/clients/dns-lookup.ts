@@ -1,6 +1,7 @@
 import { Resolver } from 'node:dns/promises';
 import { ServiceUnavailableError } from '@postbus/errors';
 import { answerKey, type RecordType } from '../domain/dns-records';
+import type { DnsResolver } from '../domain/ports/domains';
 
 /**
  * A name without such records answers ENOTFOUND or ENODATA: that is an empty answer, not a failure.
@@ -21,7 +22,7 @@ async function orNone(lookup: () => Promise<string[]>): Promise<string[]> {
 }
 
 /** TXT, CNAME and MX lookups through the configured resolvers (DNS_SERVERS), or the system's when none are set. */
-export class DnsLookup {
+export class DnsLookup implements DnsResolver {
   private readonly resolver: Resolver;
 
   constructor(servers: string[], timeoutMs = 3000) {

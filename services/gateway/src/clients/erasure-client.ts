@@ -1,10 +1,11 @@
 import type { Erasure, ErasureList, ErasureStatus, OpenErasure, UserRef } from '@postbus/contracts';
 import { NotFoundError } from '@postbus/errors';
 import type { InternalTokens } from '@postbus/http';
+import type { ErasureQueue } from '../domain/ports/erasure';
 import { InternalApiClient, projectPath } from './internal-api-client';
 
 /** The erasure queue, owned by the erasure service, through its internal API. */
-export class ErasureClient extends InternalApiClient {
+export class ErasureClient extends InternalApiClient implements ErasureQueue {
   constructor(baseUrl: string, tokens: InternalTokens, timeoutMs?: number) {
     super('erasure', 'erasure', baseUrl, tokens, timeoutMs);
   }

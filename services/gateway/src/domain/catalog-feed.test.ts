@@ -1,7 +1,7 @@
 import type { Publisher } from '@postbus/bus';
 import { catalogKey } from '@postbus/contracts';
 import { createLogger } from '@postbus/logger';
-import { deletion, type CatalogChange, type CatalogSource } from '../model/catalog-changes';
+import { deletion, type CatalogChange, type CatalogSource } from './ports/catalog';
 import { CatalogFeed } from './catalog-feed';
 
 const logger = createLogger({ service: 'catalog-feed-test', level: 'error' });

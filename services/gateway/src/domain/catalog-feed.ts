@@ -1,7 +1,7 @@
 import type { Publisher } from '@postbus/bus';
 import { catalogKey, Topics } from '@postbus/contracts';
 import type { Logger } from '@postbus/logger';
-import type { CatalogChange, CatalogListener, CatalogSource } from '../model/catalog-changes';
+import type { CatalogChange, CatalogListener, CatalogSource } from './ports/catalog';
 
 export interface CatalogFeedOptions {
   publisher: Pick<Publisher, 'publish'>;

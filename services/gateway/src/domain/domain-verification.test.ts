@@ -1,7 +1,6 @@
-import type { Types } from 'mongoose';
-import type { DomainDoc } from '../model/domain.repository';
 import type { DnsRecord, RecordCheck } from './dns-records';
 import { DomainVerification, normaliseDomain, ownershipAsRequired, type DomainVerificationDeps } from './domain-verification';
+import type { DomainDoc } from './ports/domains';
 
 const AT = new Date('2026-01-01T00:00:00.000Z');
 
@@ -20,7 +19,7 @@ function setup(options: { contested?: boolean; answers?: Record<string, string[]
       create: (doc) => {
         if ([...stored.values()].some((d) => d.clientId === doc.clientId && d.kind === doc.kind && d.domain === doc.domain))
           return Promise.resolve('exists');
-        const created = { ...doc, _id: `d${++next}` as unknown as Types.ObjectId };
+        const created = { ...doc, _id: `d${++next}` };
         stored.set(String(created._id), created);
         return Promise.resolve(created);
       },

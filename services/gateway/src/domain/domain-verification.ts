@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { DnsLookup } from '../clients/dns-lookup';
-import type { DomainDoc, DomainKind, DomainRepository } from '../model/domain.repository';
 import { checkRecords, ownershipRecord, ownershipRequired, returnPathRecords, type DnsRecord } from './dns-records';
+import type { DnsResolver, DomainDoc, DomainKind, DomainStore } from './ports/domains';
 
 export interface DomainVerificationDeps {
-  domains: Pick<DomainRepository, 'claimedEarlierByAnother' | 'create' | 'recordCheck' | 'withdrawUnproven'>;
-  dns: Pick<DnsLookup, 'answersFor'>;
+  domains: Pick<DomainStore, 'claimedEarlierByAnother' | 'create' | 'recordCheck' | 'withdrawUnproven'>;
+  dns: DnsResolver;
   /** What a sender domain's SPF record must include: the sending service's own SPF. */
   spfInclude: string;
   /** Where a sender domain's return-path domain's MX must point: the inbound service. */

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { Topics, userOrderingKey, type UserRef } from '@postbus/contracts';
-import type { CommandSender } from '../clients/command-sender';
-import type { ErasureClient } from '../clients/erasure-client';
+import type { CommandPublisher } from './ports/commands';
+import type { ErasureQueue } from './ports/erasure';
 
 export interface EraseRequestsDeps {
-  commands: Pick<CommandSender, 'send'>;
+  commands: CommandPublisher;
   /** The erasure service's view of the person: their open erasure, and when a new one would run. */
-  erasures: Pick<ErasureClient, 'open'>;
+  erasures: ErasureQueue;
   /** The address of a user known by user_id, or null (an erase by user_id is also ordered before that address's triggers). */
   emailOfUser: (projectId: string, userId: string) => Promise<string | null>;
   newErasureId?: () => string;

@@ -1,7 +1,7 @@
 import { ConflictError } from '@postbus/errors';
-import type { ApiKeyDoc, RevocationClaim } from '../model/api-key.repository';
 import { hashApiKey } from './credentials';
-import { KeyAdmin, publicKey, type KeyStore } from './key-admin';
+import { KeyAdmin, publicKey } from './key-admin';
+import type { ApiKeyDoc, KeyStore, RevocationClaim } from './ports/keys';
 
 /** In-memory keys, and revocation claims numbered per client as the repository's unique insert numbers them. */
 function fakeKeys(initial: Omit<ApiKeyDoc, 'hash' | 'createdAt' | 'lastUsedAt' | 'revokedAt' | 'clientId'>[] = []) {

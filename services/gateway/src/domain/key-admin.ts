@@ -3,7 +3,7 @@ import type { Publisher } from '@postbus/bus';
 import { Topics, type ApiKey } from '@postbus/contracts';
 import { ConflictError, ServiceUnavailableError } from '@postbus/errors';
 import { hashApiKey, newApiKey, newKeyId, type KeyScope } from './credentials';
-import type { ApiKeyDoc, ApiKeyRepository } from '../model/api-key.repository';
+import type { ApiKeyDoc, KeyStore } from './ports/keys';
 
 /** Told of each revocation: the gateway instances' caches (through the bus) and this process's own. */
 export type RevocationListener = (revoked: { clientId: string; keyId: string; revokedAt: Date }) => Promise<void>;
@@ -28,9 +28,6 @@ export const publicKey = (key: ApiKeyDoc): ApiKey => ({
   last_used_at: key.lastUsedAt?.toISOString() ?? null,
   revoked_at: key.revokedAt?.toISOString() ?? null,
 });
-
-/** What key administration needs of the keys' persistence (model/api-key.repository.ts). */
-export type KeyStore = Pick<ApiKeyRepository, 'create' | 'list' | 'markRevoked' | 'latestRevocationClaim' | 'claimRevocation'>;
 
 /** Creating, listing and revoking a client's API keys: shared by the API and the operator CLI. */
 export class KeyAdmin {

@@ -1,8 +1,6 @@
 import { NotFoundError, UnprocessableError } from '@postbus/errors';
-import type { DomainRepository } from '../model/domain.repository';
-import type { EmailRepository } from '../model/email.repository';
-import type { ProjectRepository } from '../model/project.repository';
-import type { TemplateRepository } from '../model/template.repository';
+import type { EmailLookup, ProjectLookup, TemplateLookup } from './ports/catalog';
+import type { DomainStore } from './ports/domains';
 
 /** What a trigger needs from the catalog once its prerequisites are known to be met. */
 export interface TriggerPlan {
@@ -13,10 +11,10 @@ export interface TriggerPlan {
 }
 
 export interface TriggerCatalogDeps {
-  projects: Pick<ProjectRepository, 'get'>;
-  emails: Pick<EmailRepository, 'get'>;
-  domains: Pick<DomainRepository, 'get'>;
-  templates: Pick<TemplateRepository, 'get'>;
+  projects: ProjectLookup;
+  emails: EmailLookup;
+  domains: Pick<DomainStore, 'get'>;
+  templates: TemplateLookup;
   /** How long a resolved plan is reused; 0 reads the database on every trigger. */
   ttlMs: number;
   maxEntries?: number;

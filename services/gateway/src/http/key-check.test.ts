@@ -1,6 +1,7 @@
 import { createLogger } from '@postbus/logger';
 import { hashApiKey } from '../domain/credentials';
-import type { ApiKeyDoc, ApiKeyRepository } from '../model/api-key.repository';
+import type { ApiKeyDoc } from '../domain/ports/keys';
+import type { ApiKeyRepository } from '../model/api-key.repository';
 import { KeyCheck, MAX_KEY_CACHE_MS } from './key-check';
 
 const logger = createLogger({ service: 'test', level: 'error' });

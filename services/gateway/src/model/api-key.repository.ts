@@ -1,19 +1,7 @@
 import { Schema, type Connection } from 'mongoose';
 import { findByIds, isDuplicateKeyError } from '@postbus/db';
-import { KEY_SCOPES, type KeyScope } from '../domain/credentials';
-
-export interface ApiKeyDoc {
-  /** The public key id (`key_…`). */
-  _id: string;
-  clientId: string;
-  name: string;
-  scope: KeyScope;
-  /** Hex SHA-256 of the key; the key itself is never stored. */
-  hash: string;
-  createdAt: Date;
-  lastUsedAt: Date | null;
-  revokedAt: Date | null;
-}
+import { KEY_SCOPES } from '../domain/credentials';
+import type { ApiKeyDoc, KeyStore, RevocationClaim } from '../domain/ports/keys';
 
 const apiKeySchema = new Schema<ApiKeyDoc>(
   {
@@ -64,19 +52,12 @@ const revocationSchema = new Schema<RevocationDoc>(
   { collection: 'api_key_revocations', versionKey: false },
 );
 
-/** The latest revocation claimed for a client's full keys: number 0 and no key when there is none yet. */
-export interface RevocationClaim {
-  number: number;
-  keyId: string | null;
-  at: Date | null;
-}
-
 /**
  * API keys, a document each (not an array inside the client): creating and revoking one is then a
  * single-document write, so two concurrent changes can never undo each other. The collection is
  * small (a few keys per client), which keeps FerretDB's scanning updates cheap.
  */
-export class ApiKeyRepository {
+export class ApiKeyRepository implements KeyStore {
   private readonly Key;
   private readonly Usage;
   private readonly Revocation;

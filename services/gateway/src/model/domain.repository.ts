@@ -1,36 +1,15 @@
 import { Schema, Types, type Connection } from 'mongoose';
 import { isDuplicateKeyError, KeyedSerializer } from '@postbus/db';
 import type { DnsRecord, RecordCheck } from '../domain/dns-records';
-import type { Sealed } from '@postbus/crypto';
-import { deletion, type CatalogChange, type CatalogListener, type CatalogSource } from './catalog-changes';
+import { deletion, type CatalogChange, type CatalogListener, type CatalogSource } from '../domain/ports/catalog';
+import type { DomainDoc, DomainKind, DomainStore } from '../domain/ports/domains';
 
-export type DomainKind = 'sender' | 'tracking';
-export type DomainStatus = 'pending' | 'verified' | 'failed';
-
-/** The DKIM key of a sender domain. */
-export interface DkimDoc {
-  selector: string;
-  publicKey: string;
-  /** AES-256-GCM sealed; never returned by the API. */
-  privateKey: Sealed;
-}
-
-export interface DomainDoc {
+/** A domain as stored: its id is the database's. */
+interface StoredDomain extends DomainDoc {
   _id: Types.ObjectId;
-  clientId: string;
-  kind: DomainKind;
-  domain: string;
-  /** Sender domains only. */
-  dkim: DkimDoc | null;
-  records: DnsRecord[];
-  status: DomainStatus;
-  checks: RecordCheck[] | null;
-  checkedAt: Date | null;
-  verifiedAt: Date | null;
-  createdAt: Date;
 }
 
-const domainSchema = new Schema<DomainDoc>(
+const domainSchema = new Schema<StoredDomain>(
   {
     clientId: { type: String, required: true },
     kind: { type: String, required: true },
@@ -47,7 +26,7 @@ const domainSchema = new Schema<DomainDoc>(
 );
 domainSchema.index({ clientId: 1, kind: 1, domain: 1 }, { unique: true });
 
-const toCatalog = (d: DomainDoc): CatalogChange => ({
+const toCatalog = (d: StoredDomain): CatalogChange => ({
   type: 'catalog.domain',
   kind: 'domain',
   data: {
@@ -62,7 +41,7 @@ const toCatalog = (d: DomainDoc): CatalogChange => ({
 });
 
 /** Sender and tracking domains, each owned by one client; another client's domain reads as missing. */
-export class DomainRepository implements CatalogSource {
+export class DomainRepository implements CatalogSource, DomainStore {
   private readonly Domain;
   /** Changes of one domain one at a time (see KeyedSerializer). */
   private readonly perDomain = new KeyedSerializer();
@@ -71,11 +50,11 @@ export class DomainRepository implements CatalogSource {
     connection: Connection,
     private readonly catalog: CatalogListener,
   ) {
-    this.Domain = connection.model<DomainDoc>('Domain', domainSchema);
+    this.Domain = connection.model<StoredDomain>('Domain', domainSchema);
   }
 
   async catalogSnapshot(): Promise<CatalogChange[]> {
-    return (await this.Domain.find().lean<DomainDoc[]>().exec()).map(toCatalog);
+    return (await this.Domain.find().lean<StoredDomain[]>().exec()).map(toCatalog);
   }
 
   async init(): Promise<void> {
@@ -83,7 +62,7 @@ export class DomainRepository implements CatalogSource {
   }
 
   /** 'exists' when the client has this domain (of this kind) already. */
-  async create(doc: Omit<DomainDoc, '_id'>): Promise<DomainDoc | 'exists'> {
+  async create(doc: Omit<DomainDoc, '_id'>): Promise<StoredDomain | 'exists'> {
     try {
       const created = (await this.Domain.create(doc)).toObject();
       await this.catalog.changed(toCatalog(created));
@@ -99,10 +78,10 @@ export class DomainRepository implements CatalogSource {
    * prove with its ownership token that it controls the domain. The earlier one keeps its domain.
    */
   async claimedEarlierByAnother(
-    doc: Pick<DomainDoc, 'clientId' | 'kind' | 'domain' | 'createdAt'> & { _id?: Types.ObjectId },
+    doc: Pick<DomainDoc, 'clientId' | 'kind' | 'domain' | 'createdAt'> & { _id?: DomainDoc['_id'] },
   ): Promise<boolean> {
     const others = await this.Domain.find({ kind: doc.kind, domain: doc.domain, clientId: { $ne: doc.clientId } }, { createdAt: 1 })
-      .lean<Array<Pick<DomainDoc, '_id' | 'createdAt'>>>()
+      .lean<Array<Pick<StoredDomain, '_id' | 'createdAt'>>>()
       .exec();
     const mine = doc._id ? String(doc._id) : undefined;
     return others.some(
@@ -111,13 +90,13 @@ export class DomainRepository implements CatalogSource {
     );
   }
 
-  list(clientId: string, kind: DomainKind): Promise<DomainDoc[]> {
-    return this.Domain.find({ clientId, kind }).sort({ createdAt: 1 }).lean<DomainDoc[]>().exec();
+  list(clientId: string, kind: DomainKind): Promise<StoredDomain[]> {
+    return this.Domain.find({ clientId, kind }).sort({ createdAt: 1 }).lean<StoredDomain[]>().exec();
   }
 
-  async get(clientId: string, kind: DomainKind, id: string): Promise<DomainDoc | null> {
+  async get(clientId: string, kind: DomainKind, id: string): Promise<StoredDomain | null> {
     if (!Types.ObjectId.isValid(id)) return null;
-    return this.Domain.findOne({ _id: id, clientId, kind }).lean<DomainDoc>().exec();
+    return this.Domain.findOne({ _id: id, clientId, kind }).lean<StoredDomain>().exec();
   }
 
   /** `records`: the domain's records as they were checked (whether ownership is required may have changed). */
@@ -128,11 +107,11 @@ export class DomainRepository implements CatalogSource {
     records: DnsRecord[],
     checks: RecordCheck[],
     at: Date,
-  ): Promise<DomainDoc | null> {
+  ): Promise<StoredDomain | null> {
     const verified = checks.every((c) => c.ok || !c.required);
     const set = { records, checks, checkedAt: at, status: verified ? 'verified' : 'failed', ...(verified ? { verifiedAt: at } : {}) };
     const updated = await this.perDomain.run(id, () =>
-      this.Domain.findOneAndUpdate({ _id: id, clientId, kind }, { $set: set }, { returnDocument: 'after' }).lean<DomainDoc>().exec(),
+      this.Domain.findOneAndUpdate({ _id: id, clientId, kind }, { $set: set }, { returnDocument: 'after' }).lean<StoredDomain>().exec(),
     );
     if (updated) await this.catalog.changed(toCatalog(updated));
     return updated;
@@ -147,7 +126,7 @@ export class DomainRepository implements CatalogSource {
    */
   async withdrawUnproven(kind: DomainKind, domain: string, provenBy: string, at: Date, ownership: () => DnsRecord): Promise<number> {
     const verified = await this.Domain.find({ kind, domain, status: 'verified', clientId: { $ne: provenBy } })
-      .lean<DomainDoc[]>()
+      .lean<StoredDomain[]>()
       .exec();
     const unproven = verified.filter((d) => !d.checks?.some((c) => c.purpose === 'ownership' && c.ok));
     let withdrawn = 0;
@@ -174,7 +153,7 @@ export class DomainRepository implements CatalogSource {
           { $set: { records, checks, checkedAt: at, status: 'failed' } },
           { returnDocument: 'after' },
         )
-          .lean<DomainDoc>()
+          .lean<StoredDomain>()
           .exec(),
       );
       if (!updated) continue;

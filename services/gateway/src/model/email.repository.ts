@@ -2,7 +2,7 @@ import { Schema, Types, type Connection } from 'mongoose';
 import { mapFields } from './field-map';
 import type { CreateEmailRequest, TransactionalEmail, UpdateEmailRequest } from '@postbus/contracts';
 import { isDuplicateKeyError, KeyedSerializer } from '@postbus/db';
-import { deletion, type CatalogChange, type CatalogListener, type CatalogSource } from './catalog-changes';
+import { deletion, type CatalogChange, type CatalogListener, type CatalogSource, type EmailLookup } from '../domain/ports/catalog';
 
 interface EmailDoc {
   _id: Types.ObjectId;
@@ -90,7 +90,7 @@ const toCatalog = (e: EmailDoc): CatalogChange => ({
 });
 
 /** Transactional emails of a client's projects, addressed by id or by their key. */
-export class EmailRepository implements CatalogSource {
+export class EmailRepository implements CatalogSource, EmailLookup {
   private readonly Email;
   /** Changes of one email one at a time (see KeyedSerializer). */
   private readonly perEmail = new KeyedSerializer();

@@ -2,7 +2,7 @@ import { Schema, Types, type Connection } from 'mongoose';
 import { mapFields } from './field-map';
 import { KeyedSerializer } from '@postbus/db';
 import type { CreateProjectRequest, Project, UpdateProjectRequest } from '@postbus/contracts';
-import { deletion, type CatalogChange, type CatalogListener, type CatalogSource } from './catalog-changes';
+import { deletion, type CatalogChange, type CatalogListener, type CatalogSource, type ProjectLookup } from '../domain/ports/catalog';
 
 interface ProjectDoc {
   _id: Types.ObjectId;
@@ -71,7 +71,7 @@ const toCatalog = (p: ProjectDoc): CatalogChange => ({
 });
 
 /** Projects, each owned by one client; another client's project reads as missing. */
-export class ProjectRepository implements CatalogSource {
+export class ProjectRepository implements CatalogSource, ProjectLookup {
   private readonly Project;
   /** Changes of one project one at a time (see KeyedSerializer). */
   private readonly perProject = new KeyedSerializer();

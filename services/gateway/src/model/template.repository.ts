@@ -1,7 +1,7 @@
 import { Schema, Types, type Connection } from 'mongoose';
 import { KeyedSerializer } from '@postbus/db';
 import type { TemplateEngine, TemplateParts } from '@postbus/templates';
-import { deletion, type CatalogChange, type CatalogListener, type CatalogSource } from './catalog-changes';
+import { deletion, type CatalogChange, type CatalogListener, type CatalogSource, type TemplateLookup } from '../domain/ports/catalog';
 
 interface TemplateDoc {
   _id: Types.ObjectId;
@@ -82,7 +82,7 @@ const toCatalog = (t: TemplateDoc, v: VersionDoc): CatalogChange => ({
 });
 
 /** Templates of a client's projects; a PUT appends a version. */
-export class TemplateRepository implements CatalogSource {
+export class TemplateRepository implements CatalogSource, TemplateLookup {
   private readonly Template;
   private readonly Version;
   /** Saves of one template one at a time, so versions number without gaps or clashes. */

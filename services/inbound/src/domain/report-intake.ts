@@ -2,13 +2,13 @@ import type { ReturnPathTokens } from '@postbus/crypto';
 import type { Publisher } from '@postbus/bus';
 import { Topics, type MessageData } from '@postbus/contracts';
 import type { Logger } from '@postbus/logger';
-import { feedbackOf, receivedRecordOf, type ReadReport, type ReceivedRecord, type Verdict } from './feedback';
+import { feedbackOf, receivedRecordOf, type ReadReport, type Verdict } from './feedback';
+import type { ReceivedRecords } from './ports';
 
 export interface ReportIntakeDeps {
   tokens: ReturnPathTokens;
   publisher: Pick<Publisher, 'publish'>;
-  /** Where the record of each mail read is kept (its verdict, never the mail). */
-  received: { recordMany(records: Array<{ id: string; record: ReceivedRecord }>): Promise<void> };
+  received: ReceivedRecords;
   logger: Logger;
   /** Reads a mail off the event loop, within a time budget (a ReportParser's read). */
   readReport: ReadReport;

@@ -1,6 +1,7 @@
 import { Schema, type Connection } from 'mongoose';
 import { insertNew } from '@postbus/db';
 import type { ReceivedRecord } from '../domain/feedback';
+import type { ReceivedRecords } from '../domain/ports';
 
 type ReceivedDoc = ReceivedRecord & { _id: string };
 
@@ -17,7 +18,8 @@ const receivedSchema = new Schema<ReceivedDoc>(
   { collection: 'received_mail', versionKey: false },
 );
 
-export class ReceivedMail {
+/** The record of each mail the service read, kept INBOUND_RECORD_RETENTION_DAYS. */
+export class ReceivedMail implements ReceivedRecords {
   private readonly Doc;
 
   constructor(connection: Connection) {

@@ -1,11 +1,5 @@
 import nodemailer, { type Transporter } from 'nodemailer';
-
-/** What the relay said of a mail to one address: a 5xx is a bounce, a 4xx or a connection problem a deferral. */
-export interface DeliveryOutcome {
-  status: 'sent' | 'deferred' | 'bounced';
-  code: number;
-  response: string;
-}
+import type { DeliveryOutcome, Relay } from '../domain/ports/delivery';
 
 interface SmtpError {
   responseCode?: number;
@@ -32,7 +26,7 @@ const outcomeOfRefusal = ({ code, response }: { code: number; response: string }
  * The relay, through nodemailer's pooled SMTP transport, sending messages already composed and
  * signed. A 5xx reply is a bounce; a 4xx reply or a connection problem is a deferral.
  */
-export class SmtpRelay {
+export class SmtpRelay implements Relay {
   private readonly transport: Transporter;
 
   constructor(url: string, connections: number) {

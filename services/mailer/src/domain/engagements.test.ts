@@ -1,8 +1,8 @@
 import type { Publisher } from '@postbus/bus';
 import { Topics, type TrackingEvent } from '@postbus/contracts';
 import type { MessageDoc } from './message-records';
-import type { MessageStore } from '../model/message.repository';
-import type { Suppressions } from '../model/suppression.repository';
+import type { MessageRecords } from './ports/messages';
+import type { SoftBounceCounts } from './ports/suppressions';
 import { Engagements } from './engagements';
 import type { SuppressionList } from './suppression-list';
 import type { Timeline } from './timeline';
@@ -19,7 +19,7 @@ function fakes() {
   const engagementDetails: unknown[] = [];
   const store = {
     message: (projectId: string, id: string) => Promise.resolve(projectId === P && id === message._id ? message : null),
-  } as unknown as MessageStore;
+  } as unknown as MessageRecords;
   const timeline = {
     recordEngagement: (m: MessageDoc, event: string, at: Date, details: unknown) => {
       log.push(`recordEngagement ${event} ${at.toISOString()}`);
@@ -41,7 +41,7 @@ function fakes() {
       log.push(`clearSoftBounces ${projectId} ${email}`);
       return Promise.resolve();
     },
-  } as unknown as Suppressions;
+  } as unknown as SoftBounceCounts;
   const publisher = {
     publish: (topic: string, type: string, key: string, data: unknown, options?: { id?: string }) => {
       log.push(`publish ${type}`);

@@ -1,16 +1,16 @@
 import type { Publisher } from '@postbus/bus';
 import { Topics, userOrderingKey, type TrackingEvent } from '@postbus/contracts';
-import type { MessageStore } from '../model/message.repository';
-import type { Suppressions } from '../model/suppression.repository';
+import type { MessageRecords } from './ports/messages';
+import type { SoftBounceCounts } from './ports/suppressions';
 import { copyAt, type MessageDoc } from './message-records';
 import type { SuppressionList } from './suppression-list';
 import type { Timeline } from './timeline';
 
 export interface EngagementDeps {
-  store: MessageStore;
+  store: MessageRecords;
   timeline: Timeline;
   suppressionList: SuppressionList;
-  suppressions: Suppressions;
+  suppressions: SoftBounceCounts;
   publisher: Publisher;
 }
 

@@ -1,23 +1,19 @@
 import type { ErasureExecuteCommand, UserErasureScheduledEvent } from '@postbus/contracts';
-import type { AttachmentStore } from '../model/attachment.repository';
-import type { ErasuresDone } from '../model/erasure.repository';
 import { entriesWithoutCopy, withoutCopy } from './copy-erasure';
 import { listNames, listOwner } from './message-lists';
 import { summaryOf } from './message-view';
-import type { MessageLists } from '../model/message-list.repository';
-import type { MessageStore } from '../model/message.repository';
-import type { RetryQueue } from '../model/retry.repository';
-import type { ScheduleQueue } from '../model/schedule.repository';
-import type { Suppressions } from '../model/suppression.repository';
+import type { ErasuresCarriedOut, ErasureSuppressions } from './ports/erasures';
+import type { MessageAttachments, MessageListing, MessageRecords } from './ports/messages';
+import type { RetrySchedule, WaitingSends } from './ports/schedules';
 
 export interface ErasureDeps {
-  store: MessageStore;
-  lists: MessageLists;
-  suppressions: Suppressions;
-  retries: RetryQueue;
-  schedule: Pick<ScheduleQueue, 'forget'>;
-  done: ErasuresDone;
-  attachments: Pick<AttachmentStore, 'deleteSets'>;
+  store: MessageRecords;
+  lists: MessageListing;
+  suppressions: ErasureSuppressions;
+  retries: Pick<RetrySchedule, 'cancel'>;
+  schedule: Pick<WaitingSends, 'forget'>;
+  done: ErasuresCarriedOut;
+  attachments: Pick<MessageAttachments, 'deleteSets'>;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { FeedbackBounceEvent } from '@postbus/contracts';
 import type { MessageDoc } from './message-records';
-import type { MessageStore } from '../model/message.repository';
-import type { Suppressions } from '../model/suppression.repository';
+import type { MessageRecords } from './ports/messages';
+import type { SoftBounceCounts } from './ports/suppressions';
 import { Engagements } from './engagements';
 import { Feedback } from './feedback';
 import { SendPathPriority } from '@postbus/bus';
@@ -23,7 +23,7 @@ function fakes() {
     message: (_projectId: string, id: string) => Promise.resolve(messages.get(id)),
     timeline: () => Promise.resolve([]),
     deliveryHistories: (ids: string[]) => Promise.resolve(new Map(ids.map((id) => [id, []]))),
-  } as unknown as MessageStore;
+  } as unknown as MessageRecords;
   const record = (m: MessageDoc, event: string) => {
     const key = `${m._id}:${event}`;
     const first = !recorded.has(key);
@@ -37,7 +37,7 @@ function fakes() {
     recordCopyReport: (m: MessageDoc, copy: { email: string; kind: string }, event: string) =>
       Promise.resolve(record(m, `${copy.kind}:${copy.email}:${event}`)),
   } as unknown as Timeline;
-  const suppressions = {
+  const suppressions: SoftBounceCounts = {
     countSoftBounce: (projectId: string, email: string) => {
       const count = (softBounces.get(email) ?? 0) + 1;
       softBounces.set(email, count);
@@ -47,7 +47,7 @@ function fakes() {
       softBounces.delete(email);
       return Promise.resolve();
     },
-  } as unknown as Suppressions;
+  };
   const suppressionList = {
     block: (requests: Array<{ email: string; reason: string; messageId?: string }>) => {
       blocked.push(...requests.map(({ reason, messageId }) => ({ reason, messageId })));
@@ -68,7 +68,7 @@ function fakes() {
     suppressionList,
     engagements,
     lists: { reached: () => Promise.resolve() } as never,
-    rollups: { count: () => undefined } as never,
+    rollups: { count: () => undefined },
     softBounceLimit: 3,
     sendPath: new SendPathPriority({ whileSendingPerSecond: 50 }),
   });

@@ -1,23 +1,21 @@
 import type { CopyKind, FeedbackBounceEvent, FeedbackComplaintEvent, FeedbackUnsubscribeEvent } from '@postbus/contracts';
-import type { MessageLists } from '../model/message-list.repository';
 import { statusOf } from './message-status';
 import { copyAt, type MessageDoc } from './message-records';
-import type { MessageStore } from '../model/message.repository';
-import type { StatusRollups } from '../model/rollup.repository';
-import type { Suppressions } from '../model/suppression.repository';
+import type { MessageListing, MessageRecords, StatusCounter } from './ports/messages';
+import type { SoftBounceCounts } from './ports/suppressions';
 import type { Engagements } from './engagements';
 import type { SendPathPriority } from '@postbus/bus';
 import type { SuppressionList } from './suppression-list';
 import type { Timeline } from './timeline';
 
 export interface FeedbackDeps {
-  store: MessageStore;
+  store: MessageRecords;
   timeline: Timeline;
-  suppressions: Suppressions;
+  suppressions: SoftBounceCounts;
   suppressionList: SuppressionList;
   engagements: Engagements;
-  lists: MessageLists;
-  rollups: StatusRollups;
+  lists: MessageListing;
+  rollups: StatusCounter;
   /** Soft-bounced messages to one address after which it is suppressed (soft_bounce_limit). */
   softBounceLimit: number;
   /** Reports wait for their turn while triggers are delivered. */

@@ -1,9 +1,8 @@
 import type { Message, MessageStatus } from '@postbus/contracts';
 import type { ListPage, PageOptions } from '@postbus/db';
 import { listNames, listOwner } from './message-lists';
-import type { MessageLists } from '../model/message-list.repository';
+import type { MessageListing, MessageRecords } from './ports/messages';
 import type { ContentDoc, EventDoc, MessageDoc } from './message-records';
-import type { MessageStore } from '../model/message.repository';
 import { MessageLog } from './message-log';
 import { messageView } from './message-view';
 
@@ -95,7 +94,7 @@ function fakes(
     },
     content: (id: string) => Promise.resolve(contents.get(id) ?? null),
     inDeliveryHere: (id: string) => specs.some((s) => s.id === id && s.deliveringHere === true),
-  } as unknown as MessageStore;
+  } as unknown as MessageRecords;
   const messageLists = {
     page: (list: string, options: PageOptions): Promise<ListPage> => {
       pages.push({ list, options });
@@ -115,7 +114,7 @@ function fakes(
         .slice(-limit)
         .reverse()
         .map((e) => e.value),
-  } as unknown as MessageLists;
+  } as unknown as MessageListing;
   const log = new MessageLog(store, messageLists);
   return { log, reads, pages, contents, stored };
 }

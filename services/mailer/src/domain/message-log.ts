@@ -1,8 +1,7 @@
 import type { Message, MessageContent, MessageStatus } from '@postbus/contracts';
 import { messageView } from './message-view';
 import { hasStatusList, listNames, listOwner } from './message-lists';
-import type { MessageLists } from '../model/message-list.repository';
-import type { MessageStore } from '../model/message.repository';
+import type { MessageListing, MessageRecords } from './ports/messages';
 
 export interface MessageQuery {
   projectId: string;
@@ -36,8 +35,8 @@ const SCAN_BUDGET = 200;
  */
 export class MessageLog {
   constructor(
-    private readonly store: MessageStore,
-    private readonly lists: MessageLists,
+    private readonly store: MessageRecords,
+    private readonly lists: MessageListing,
   ) {}
 
   /**

@@ -1,9 +1,8 @@
 import type { Logger } from '@postbus/logger';
 import { listNames } from './message-lists';
-import type { MessageLists } from '../model/message-list.repository';
+import type { MessageListing, MessageRecords } from './ports/messages';
+import type { ScheduleDecision } from './ports/schedules';
 import type { MessageDoc } from './message-records';
-import type { MessageStore } from '../model/message.repository';
-import type { ScheduleDecision } from '../model/schedule.repository';
 import { MessageRetention, outlivesCutoff } from './message-retention';
 
 const DAY = 86_400_000;
@@ -54,7 +53,7 @@ function fakes(
       kept.push(...ids.map((id) => ({ list, at, id })));
       return Promise.resolve();
     },
-  } as unknown as MessageLists;
+  } as unknown as MessageListing;
   const store = {
     messagesById: (ids: string[]) => Promise.resolve(new Map(ids.flatMap((id) => (held.has(id) ? [[id, held.get(id)!]] : [])))),
     delete: (ids: string[]) => {
@@ -62,7 +61,7 @@ function fakes(
       const gone = ids.filter((id) => held.delete(id));
       return Promise.resolve({ messages: gone.length, events: gone.length * 2 });
     },
-  } as unknown as MessageStore;
+  } as unknown as MessageRecords;
   const attachments = {
     deleteSets: (projectId: string, ids: string[]) => {
       log.push(`delete attachments of ${projectId}: ${ids.join(',')}`);

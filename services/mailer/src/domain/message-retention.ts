@@ -2,16 +2,14 @@ import { every, type Repeating } from '@postbus/http/every';
 import type { Logger } from '@postbus/logger';
 import { attachmentListProject, isProjectList, isScheduledList, personListsOf } from './message-lists';
 import type { MessageDoc } from './message-records';
-import type { AttachmentStore } from '../model/attachment.repository';
-import type { MessageLists } from '../model/message-list.repository';
-import type { MessageStore } from '../model/message.repository';
-import type { ScheduleDecision, ScheduleQueue } from '../model/schedule.repository';
+import type { MessageAttachments, MessageListing, MessageRecords } from './ports/messages';
+import type { ScheduleDecision, WaitingSends } from './ports/schedules';
 
 export interface RetentionDeps {
-  store: MessageStore;
-  lists: MessageLists;
-  attachments: Pick<AttachmentStore, 'deleteSets'>;
-  schedule: Pick<ScheduleQueue, 'forget' | 'decisions'>;
+  store: MessageRecords;
+  lists: MessageListing;
+  attachments: Pick<MessageAttachments, 'deleteSets'>;
+  schedule: Pick<WaitingSends, 'forget' | 'decisions'>;
   logger: Logger;
   /** Messages (and their timelines) older than this are deleted (MESSAGE_RETENTION_DAYS). */
   retentionDays: number;

@@ -1,8 +1,8 @@
 import type { Logger } from '@postbus/logger';
 import type { EventDoc, MessageDoc } from './message-records';
-import type { MessageStore } from '../model/message.repository';
-import type { DueRetry, RetryQueue } from '../model/retry.repository';
-import type { Suppressions } from '../model/suppression.repository';
+import type { MessageRecords } from './ports/messages';
+import type { DueRetry, RetrySchedule } from './ports/schedules';
+import type { SuppressionLookup } from './ports/suppressions';
 import type { Deliverer, Outcome } from './delivery/deliverer';
 import { RetryWorker, WAKE_GRAIN_MS } from './retry-worker';
 import type { Timeline } from './timeline';
@@ -39,15 +39,15 @@ function fakes(
       done.push(id);
       return Promise.resolve();
     },
-  } as unknown as RetryQueue;
+  } as unknown as RetrySchedule;
   const store = {
     messagesById: (ids: string[]) => Promise.resolve(new Map(ids.flatMap((id) => (byId.has(id) ? [[id, byId.get(id)!]] : [])))),
     timelines: (ids: string[]) => Promise.resolve(new Map(ids.map((id) => [id, timelines[id] ?? []]))),
-  } as unknown as MessageStore;
+  } as unknown as MessageRecords;
   const suppressions = {
     // One reason per message asked about, in order: an unsubscribed address has one.
     reasons: (found: MessageDoc[]) => Promise.resolve(found.map((m) => (m.email.startsWith('gone') ? 'unsubscribed' : undefined))),
-  } as unknown as Suppressions;
+  } as unknown as SuppressionLookup;
   const deliverer = {
     deliver: (m: MessageDoc, reason: string | undefined) => {
       delivered.push({ id: m._id, reason });

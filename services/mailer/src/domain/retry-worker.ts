@@ -3,15 +3,15 @@ import type { Logger } from '@postbus/logger';
 import type { Deliverer } from './delivery/deliverer';
 import { simulateFeedback } from './delivery/simulated-relay';
 import { isFinished } from './message-status';
-import type { MessageStore } from '../model/message.repository';
-import type { RetryQueue } from '../model/retry.repository';
-import type { Suppressions } from '../model/suppression.repository';
+import type { MessageRecords } from './ports/messages';
+import type { RetrySchedule } from './ports/schedules';
+import type { SuppressionLookup } from './ports/suppressions';
 import type { Timeline } from './timeline';
 
 export interface RetryWorkerDeps {
-  retries: RetryQueue;
-  store: MessageStore;
-  suppressions: Suppressions;
+  retries: RetrySchedule;
+  store: MessageRecords;
+  suppressions: SuppressionLookup;
   deliverer: Deliverer;
   timeline: Timeline;
   logger: Logger;

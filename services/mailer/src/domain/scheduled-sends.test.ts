@@ -1,10 +1,8 @@
 import { RUN_AGAIN_NOW } from '@postbus/http/every';
 import type { Logger } from '@postbus/logger';
 import type { EventDoc, MessageDoc } from './message-records';
-import type { MessageLists } from '../model/message-list.repository';
-import type { MessageStore } from '../model/message.repository';
-import type { StatusRollups } from '../model/rollup.repository';
-import type { ScheduleDecision, ScheduleQueue } from '../model/schedule.repository';
+import type { MessageListing, MessageRecords, StatusCounter } from './ports/messages';
+import type { ScheduleDecision, WaitingSends } from './ports/schedules';
 import { ScheduledSends, ScheduleWorker } from './scheduled-sends';
 import type { Timeline } from './timeline';
 
@@ -69,12 +67,12 @@ function fakes(messages: MessageDoc[]) {
     },
     decide: (id: string, decision: ScheduleDecision) => Promise.resolve(decide(id, decision)),
     decideMany: (ids: string[], decision: ScheduleDecision) => Promise.resolve(ids.map((id) => decide(id, decision))),
-  } as unknown as ScheduleQueue;
+  } as unknown as WaitingSends;
   const store = {
     message: (projectId: string, id: string) => Promise.resolve(byId.get(id)?.projectId === projectId ? byId.get(id)! : null),
     messagesById: (ids: string[]) => Promise.resolve(new Map(ids.flatMap((id) => (byId.has(id) ? [[id, byId.get(id)!]] : [])))),
     timeline: (id: string) => Promise.resolve(timelines.get(id) ?? []),
-  } as unknown as MessageStore;
+  } as unknown as MessageRecords;
   const timeline = {
     recordCanceled: (m: MessageDoc) => {
       const stored = place(m._id, 'canceled');
@@ -100,8 +98,8 @@ function fakes(messages: MessageDoc[]) {
       listed.push(`${m._id}:${status}`);
       return Promise.resolve();
     },
-  } as unknown as MessageLists;
-  const rollups = { count: (_p: string, status: string) => counted.push(status) } as unknown as StatusRollups;
+  } as unknown as MessageListing;
+  const rollups = { count: (_p: string, status: string) => counted.push(status) } as unknown as StatusCounter;
   const deliver = (m: MessageDoc) => {
     delivered.push(m._id);
     place(m._id, 'sent');

@@ -4,17 +4,15 @@ import type { Logger } from '@postbus/logger';
 import { isFinished } from './message-status';
 import type { MessageDoc } from './message-records';
 import { messageView } from './message-view';
-import type { MessageLists } from '../model/message-list.repository';
-import type { MessageStore } from '../model/message.repository';
-import type { StatusRollups } from '../model/rollup.repository';
-import type { ScheduleDecision, ScheduleQueue } from '../model/schedule.repository';
+import type { MessageListing, MessageRecords, StatusCounter } from './ports/messages';
+import type { ScheduleDecision, WaitingSends } from './ports/schedules';
 import type { Timeline } from './timeline';
 
 export interface ScheduledSendsDeps {
-  store: MessageStore;
-  queue: ScheduleQueue;
-  lists: MessageLists;
-  rollups: StatusRollups;
+  store: MessageRecords;
+  queue: WaitingSends;
+  lists: MessageListing;
+  rollups: StatusCounter;
   timeline: Timeline;
 }
 
@@ -74,8 +72,8 @@ export class ScheduledSends {
 }
 
 export interface ScheduleWorkerDeps {
-  queue: ScheduleQueue;
-  store: MessageStore;
+  queue: WaitingSends;
+  store: MessageRecords;
   timeline: Timeline;
   /** Delivers a stored message as a trigger would (suppression check, render, send, record), unless it has gone already. */
   deliver: (message: MessageDoc) => Promise<void>;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Publisher } from '@postbus/bus';
 import { Topics, type EmailUnsuppressCommand } from '@postbus/contracts';
-import type { BlockRequest, SuppressionDoc, Suppressions } from '../model/suppression.repository';
+import type { BlockRequest, SuppressionDoc, SuppressionRecords } from './ports/suppressions';
 import { SuppressionList } from './suppression-list';
 
 const P = 'p1';
@@ -80,7 +80,7 @@ function fakes(
       unsubscribe = null;
       return Promise.resolve();
     },
-  } as unknown as Suppressions;
+  } as unknown as SuppressionRecords;
   const publisher = {
     publish: (topic: string, type: string, key: string, data: Record<string, unknown>, options?: { id?: string }) => {
       log.push(`publish ${type}`);

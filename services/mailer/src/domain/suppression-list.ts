@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Publisher } from '@postbus/bus';
 import { Topics, userOrderingKey, type EmailUnsuppressCommand, type SuppressionReason } from '@postbus/contracts';
-import type { BlockRequest, SuppressionDoc, Suppressions } from '../model/suppression.repository';
+import type { BlockRequest, SuppressionDoc, SuppressionRecords } from './ports/suppressions';
 import { isLiftable } from './suppression-reasons';
 
 type Change = 'suppression.created' | 'suppression.deleted';
@@ -15,7 +15,7 @@ type Change = 'suppression.created' | 'suppression.deleted';
  */
 export class SuppressionList {
   constructor(
-    private readonly suppressions: Suppressions,
+    private readonly suppressions: SuppressionRecords,
     private readonly publisher: Publisher,
   ) {}
 

@@ -1,8 +1,8 @@
 import type { Publisher } from '@postbus/bus';
 import { acceptedMessage } from '../../test/accepted-message';
 import type { ContentDoc, EventDoc, SummaryDoc } from './message-records';
-import type { MessageStore } from '../model/message.repository';
-import type { RetryQueue } from '../model/retry.repository';
+import type { MessageRecords } from './ports/messages';
+import type { RetrySchedule } from './ports/schedules';
 import { engagementKey, retryDelayMs, Timeline, type RetryPolicy } from './timeline';
 
 const POLICY: RetryPolicy = { maxAttempts: 3, baseMs: 1_000, maxMs: 5_000 };
@@ -71,13 +71,13 @@ function fakes() {
       e.count = (e.count ?? 1) + 1;
       return Promise.resolve();
     },
-  } as unknown as MessageStore;
+  } as unknown as MessageRecords;
   const retries = {
     schedule: (messageId: string, attempt: number, dueAt: Date) => {
       scheduled.push({ messageId, attempt, dueAt });
       return Promise.resolve();
     },
-  } as unknown as RetryQueue;
+  } as unknown as RetrySchedule;
   const publisher = {
     publish: (_topic: string, type: string, key: string, data: Record<string, unknown>, options?: { id?: string }) => {
       published.push({ type, key, data, id: options?.id });

@@ -18,8 +18,8 @@ import {
   type MessageDoc,
   type SummaryDoc,
 } from './message-records';
-import type { MessageStore } from '../model/message.repository';
-import type { RetryQueue } from '../model/retry.repository';
+import type { MessageRecords } from './ports/messages';
+import type { RetrySchedule } from './ports/schedules';
 
 /**
  * How long a mail's outcome (and its content and summary) waits for the outcomes of the mails
@@ -77,9 +77,9 @@ export class Timeline {
   private readonly perMessage = new KeyedSerializer();
 
   constructor(
-    private readonly store: MessageStore,
+    private readonly store: MessageRecords,
     private readonly publisher: Publisher,
-    private readonly retries: RetryQueue,
+    private readonly retries: Pick<RetrySchedule, 'schedule'>,
     private readonly policy: RetryPolicy,
     /** Told of each delivery event the moment it is first stored (not of a replay): the read models and rollups. */
     private readonly onStored: (message: MessageDoc, event: EventDoc) => Promise<void> = () => Promise.resolve(),

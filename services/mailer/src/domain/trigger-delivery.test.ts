@@ -1,10 +1,8 @@
 import type { EmailTriggerCommand } from '@postbus/contracts';
-import type { MessageLists } from '../model/message-list.repository';
+import type { MessageListing, MessageRecords, StatusCounter } from './ports/messages';
+import type { RetrySchedule } from './ports/schedules';
+import type { SuppressionLookup } from './ports/suppressions';
 import type { EventDoc, MessageDoc } from './message-records';
-import type { MessageStore } from '../model/message.repository';
-import type { RetryQueue } from '../model/retry.repository';
-import type { StatusRollups } from '../model/rollup.repository';
-import type { Suppressions } from '../model/suppression.repository';
 import type { Deliverer, Outcome } from './delivery/deliverer';
 import type { ScheduledSends } from './scheduled-sends';
 import type { Timeline } from './timeline';
@@ -53,17 +51,17 @@ function fakes(options: Options = {}) {
       return Promise.resolve(existed);
     },
     timeline: (id: string) => Promise.resolve(stored.get(id) ?? []),
-  } as unknown as MessageStore;
+  } as unknown as MessageRecords;
   const lists = {
     accepted: (m: MessageDoc, known: string) => {
       log.push(`list ${m._id} ${known}`);
       return options.listFails?.includes(m._id) ? Promise.reject(new Error(`listing ${m._id} failed`)) : Promise.resolve();
     },
-  } as unknown as MessageLists;
-  const retries = { pending: (id: string) => Promise.resolve(options.pending?.includes(id) ?? false) } as unknown as RetryQueue;
+  } as unknown as MessageListing;
+  const retries = { pending: (id: string) => Promise.resolve(options.pending?.includes(id) ?? false) } as unknown as RetrySchedule;
   const suppressions = {
     reasonFor: (m: MessageDoc) => Promise.resolve(m.email.startsWith('unsub') ? 'unsubscribed' : undefined),
-  } as unknown as Suppressions;
+  } as unknown as SuppressionLookup;
   const deliverer = {
     deliver: (m: MessageDoc, reason: string | undefined) => {
       log.push(`deliver ${m._id}${reason ? ` (${reason})` : ''}`);
@@ -87,7 +85,7 @@ function fakes(options: Options = {}) {
   } as unknown as Timeline;
   const rollups = {
     count: (projectId: string, status: string, at: Date) => log.push(`count ${projectId} ${status} ${at.toISOString()}`),
-  } as unknown as StatusRollups;
+  } as unknown as StatusCounter;
   const scheduled = {
     accept: (m: MessageDoc, known: string) => {
       log.push(`schedule ${m._id} ${known} for ${m.sendAt?.toISOString()}`);

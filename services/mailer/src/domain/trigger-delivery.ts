@@ -1,24 +1,22 @@
 import type { EmailTriggerCommand, MessageStatus } from '@postbus/contracts';
-import type { MessageLists } from '../model/message-list.repository';
 import type { Deliverer } from './delivery/deliverer';
 import { simulateFeedback } from './delivery/simulated-relay';
 import { isFinished } from './message-status';
 import type { EventDoc, MessageDoc } from './message-records';
-import type { MessageStore } from '../model/message.repository';
-import type { RetryQueue } from '../model/retry.repository';
-import type { StatusRollups } from '../model/rollup.repository';
-import type { Suppressions } from '../model/suppression.repository';
+import type { MessageListing, MessageRecords, StatusCounter } from './ports/messages';
+import type { RetrySchedule } from './ports/schedules';
+import type { SuppressionLookup } from './ports/suppressions';
 import type { ScheduledSends } from './scheduled-sends';
 import type { Timeline } from './timeline';
 
 export interface TriggerDeliveryDeps {
-  store: MessageStore;
-  suppressions: Suppressions;
-  retries: RetryQueue;
+  store: MessageRecords;
+  suppressions: Pick<SuppressionLookup, 'reasonFor'>;
+  retries: Pick<RetrySchedule, 'pending'>;
   deliverer: Deliverer;
   timeline: Timeline;
-  lists: MessageLists;
-  rollups: StatusRollups;
+  lists: MessageListing;
+  rollups: StatusCounter;
   scheduled: ScheduledSends;
 }
 
@@ -28,7 +26,7 @@ export interface TriggerDeliveryDeps {
  * first deferral only. A test message is simulated: it counts in no stats.
  */
 export const statusReached =
-  (rollups: Pick<StatusRollups, 'count'>, lists: Pick<MessageLists, 'reached'>) =>
+  (rollups: StatusCounter, lists: Pick<MessageListing, 'reached'>) =>
   async (message: MessageDoc, event: EventDoc): Promise<void> => {
     if (event.event === 'deferred' && event.attempt !== 1) return;
     const status = event.event as MessageStatus;

@@ -2,6 +2,7 @@ import { Schema, type Connection } from 'mongoose';
 import { ATTACHMENT_LIMITS } from '@postbus/contracts';
 import { growing, isDuplicateKeyError, KeyedSerializer } from '@postbus/db';
 import { chunkCount, chunkId } from '../domain/attachment-chunks';
+import type { MessageAttachments } from '../domain/ports/messages';
 
 interface ChunkDoc {
   /** `<messageId>:<position>:<chunk>`: see attachment-chunks. */
@@ -35,7 +36,7 @@ const bytesOf = (data: unknown): Buffer => {
  * changes a project's count one change at a time; two mailer instances storing for one project at
  * once may, on the embedded store, lose one of their changes (MongoDB's `$inc` is atomic).
  */
-export class AttachmentStore {
+export class AttachmentStore implements MessageAttachments {
   private readonly Chunk;
 
   private readonly Usage;

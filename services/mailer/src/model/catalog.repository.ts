@@ -1,20 +1,7 @@
 import { Schema, type Connection } from 'mongoose';
-import {
-  catalogKey,
-  type CatalogDomain,
-  type CatalogEmail,
-  type CatalogKind,
-  type CatalogProject,
-  type CatalogTemplate,
-} from '@postbus/contracts';
+import { catalogKey, type CatalogKind } from '@postbus/contracts';
 import { isDuplicateKeyError } from '@postbus/db';
-
-interface EntityOf {
-  project: CatalogProject;
-  domain: CatalogDomain;
-  template: CatalogTemplate;
-  email: CatalogEmail;
-}
+import type { CatalogEntities, CatalogLookup } from '../domain/ports/delivery';
 
 interface CatalogDoc {
   _id: string;
@@ -35,7 +22,7 @@ const catalogSchema = new Schema<CatalogDoc>(
  * change nothing. Reads go through a short in-memory cache: the catalog changes rarely and every
  * trigger reads four of its entities.
  */
-export class CatalogProjection {
+export class CatalogProjection implements CatalogLookup {
   private readonly Catalog;
   /** Lookups in flight are shared: a burst of triggers for one email reads each entity once. */
   private readonly cache = new Map<string, { doc: Promise<CatalogDoc | null>; expires: number }>();
@@ -62,7 +49,7 @@ export class CatalogProjection {
   }
 
   /** The live entity asked for; a deleted or unknown one is undefined. */
-  async get<K extends CatalogKind>(kind: K, id: string): Promise<EntityOf[K] | undefined> {
+  async get<K extends CatalogKind>(kind: K, id: string): Promise<CatalogEntities[K] | undefined> {
     const key = catalogKey(kind, id);
     const now = Date.now();
     let cached = this.cache.get(key);
@@ -81,6 +68,6 @@ export class CatalogProjection {
       );
     }
     const doc = await cached.doc;
-    return doc && !doc.deleted ? (doc.data as EntityOf[K]) : undefined;
+    return doc && !doc.deleted ? (doc.data as CatalogEntities[K]) : undefined;
   }
 }

@@ -1,5 +1,6 @@
 import { Schema, type Connection } from 'mongoose';
 import { insertNew } from '@postbus/db';
+import type { ErasuresCarriedOut } from '../domain/ports/erasures';
 
 interface ErasedDoc {
   _id: string;
@@ -14,7 +15,7 @@ const erasedSchema = new Schema<ErasedDoc>({ _id: String, projectId: String, at:
  * the execution of an erasure travel on different topics, so a lagging `user.erasure_scheduled`
  * can arrive after the erasure: this is how it knows not to suppress a person erased already.
  */
-export class ErasuresDone {
+export class ErasuresDone implements ErasuresCarriedOut {
   private readonly Erased;
 
   constructor(connection: Connection) {

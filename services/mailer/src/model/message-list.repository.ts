@@ -3,6 +3,7 @@ import type { MessageStatus } from '@postbus/contracts';
 import { GroupCommit, SequenceLists, type ListAppend, type ListPage, type PageOptions } from '@postbus/db';
 import { hasStatusList, isPersonList, listNames, listOwner, personListsOf } from '../domain/message-lists';
 import type { MessageDoc } from '../domain/message-records';
+import type { MessageListing } from '../domain/ports/messages';
 
 // Kept for src/seed-data.ts, which imports it from here.
 export { listNames } from '../domain/message-lists';
@@ -17,7 +18,7 @@ const acceptedKey = (messageId: string): string => `accepted:${messageId}`;
  * document read by `_id` alone (see SequenceLists), so a page costs point reads at any size, on
  * FerretDB and on MongoDB (whose `_id` index serves them; no other index is needed).
  */
-export class MessageLists {
+export class MessageLists implements MessageListing {
   readonly lists: SequenceLists;
 
   constructor(connection: Connection) {

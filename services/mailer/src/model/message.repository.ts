@@ -5,6 +5,7 @@ import { deliveryEventId, engagementEventId } from '../domain/message-ids';
 import type { ContentDoc, EventDoc, MessageDoc, SummaryDoc } from '../domain/message-records';
 import { isTerminal } from '../domain/message-status';
 import { currentView } from '../domain/message-view';
+import type { MessageRecords } from '../domain/ports/messages';
 
 // Kept for src/seed-data.ts, which imports them from here.
 export { deliveryEventId, engagementEventId } from '../domain/message-ids';
@@ -132,7 +133,7 @@ const HOT_SUMMARY_TTL_MS = 5_000;
  * only these are served by an index; on MongoDB the `_id` index serves them all, so neither
  * collection needs another index.
  */
-export class MessageStore {
+export class MessageStore implements MessageRecords {
   private readonly Message;
   private readonly Event;
   private readonly Content;

@@ -1,13 +1,9 @@
 import type { Connection } from 'mongoose';
 import { DueQueue } from '@postbus/db';
-
-export interface DueRetry {
-  messageId: string;
-  attempt: number;
-}
+import type { DueRetry, RetrySchedule } from '../domain/ports/schedules';
 
 /** Scheduled attempts of deferred messages (see DueQueue: claims with leases, safe with several instances). */
-export class RetryQueue {
+export class RetryQueue implements RetrySchedule {
   private readonly queue: DueQueue<{ attempt: number }>;
   private readonly scheduledListeners: Array<(dueAt: Date) => void> = [];
 

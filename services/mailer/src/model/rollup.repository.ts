@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Schema, type Connection } from 'mongoose';
 import { MESSAGE_STATUSES, type MessageStatus } from '@postbus/contracts';
 import { insertNew } from '@postbus/db';
+import type { StatusCounter } from '../domain/ports/messages';
 
 /**
  * One instance's counts for one project and one UTC month: `c.d<DD>.<status>`. Only the instance
@@ -35,7 +36,7 @@ const PROBE_WIDTH = 4;
  * months asked for: a few point reads per month, whatever the traffic. A process killed without
  * its stop loses the counts of its last second (they cannot be rebuilt: the messages may be gone).
  */
-export class StatusRollups {
+export class StatusRollups implements StatusCounter {
   private readonly Shard;
   /** `<projectId>\n<day>` → status → count, not yet flushed. */
   private pending = new Map<string, Map<MessageStatus, number>>();

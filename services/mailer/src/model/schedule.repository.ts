@@ -1,8 +1,6 @@
 import { Schema, type Connection } from 'mongoose';
 import { deleteByIds, DueQueue, findByIds, insertNew } from '@postbus/db';
-
-/** What became of a scheduled message at its time: sent (a worker took it) or cancelled (a client did). */
-export type ScheduleDecision = 'send' | 'cancel';
+import type { ScheduleDecision, WaitingSends } from '../domain/ports/schedules';
 
 interface DecisionDoc {
   _id: string;
@@ -16,7 +14,7 @@ interface DecisionDoc {
  * client cancelling it both insert the message's decision under its id: the unique `_id` lets
  * exactly one of them win, on FerretDB too, so a message is never both sent and cancelled.
  */
-export class ScheduleQueue {
+export class ScheduleQueue implements WaitingSends {
   private readonly queue: DueQueue<Record<string, never>>;
   private readonly Decision;
 

@@ -3,52 +3,21 @@ import { Schema, type Connection } from 'mongoose';
 import type { Suppression, SuppressionReason } from '@postbus/contracts';
 import { deleteByIds, findByIds, GroupCommit, inParallel, insertNew, SequenceLists } from '@postbus/db';
 import type { MarkerWatch } from '../domain/marker-watch';
-import { accumulated, ERASURE, isLiftable, strongest, suppressionView, type SuppressionCause } from '../domain/suppression-reasons';
-
-/** One reason of a suppression as stored. */
-interface CauseDoc {
-  reason: string;
-  at: Date;
-  messageId?: string;
-}
-
-export interface SuppressionDoc {
-  _id: string;
-  projectId: string;
-  email: string | null;
-  userId?: string | null;
-  /** Its first reason (a suppression's `at` is when it was stored; the list is ordered by it). */
-  reason: string;
-  at: Date;
-  /** The message whose bounce or complaint caused its first reason. */
-  messageId?: string;
-  /**
-   * Every reason of what `block` put on an address, the first included, in the order they came
-   * (see causesOf). One stored before reasons accumulated has none: its first reason is its only one.
-   */
-  reasons?: CauseDoc[];
-  /** Its entry in the project's list (see listEntryKey). */
-  entry?: string;
-}
-
-/** What blocks an address (see `blocking`): the suppression the client lifts, and every reason the address is blocked for. */
-export interface Blocked {
-  suppression: SuppressionDoc;
-  causes: SuppressionCause[];
-}
+import type { ErasureSuppressions, ErasureTarget } from '../domain/ports/erasures';
+import type {
+  Blocked,
+  BlockRequest,
+  CauseDoc,
+  Recipient,
+  SoftBounceCounts,
+  SuppressionDoc,
+  SuppressionLookup,
+  SuppressionRecords,
+} from '../domain/ports/suppressions';
+import { accumulated, ERASURE, isLiftable, strongest, suppressionView } from '../domain/suppression-reasons';
 
 /** A suppression the list shows: it names an address and has an entry in its project's list. */
 type ListedDoc = SuppressionDoc & { email: string; entry: string };
-
-/** An address to suppress for every email, and why. */
-export interface BlockRequest {
-  projectId: string;
-  email: string;
-  reason: SuppressionReason;
-  at: Date;
-  /** The message whose bounce or complaint caused it. */
-  messageId?: string;
-}
 
 /** How many messages to an address soft-bounced: `_id` is `<project>:soft:<address>`. */
 interface SoftBounceDoc {
@@ -102,22 +71,6 @@ const softBounceSchema = new Schema<SoftBounceDoc>(
   { _id: String, count: Number, at: Date },
   { collection: 'soft_bounces', versionKey: false },
 );
-
-/** Who a message goes to: its address, and the client's user id when the trigger named one. */
-export interface Recipient {
-  projectId: string;
-  email: string;
-  userId?: string | null;
-  /** When its message was accepted: one accepted before an erasure of the address or user id ran is for the erased person. */
-  acceptedAt?: Date;
-}
-
-/** Who an erasure is about; either may be unknown. */
-export interface ErasureTarget {
-  projectId: string;
-  email: string | null;
-  userId: string | null;
-}
 
 // Erasure suppressions live under keys of their own: an address unsubscribed before (whose
 // suppression keeps its first reason) still gets the erasure one, and the erasure removes both.
@@ -177,7 +130,7 @@ export interface SuppressionQuery {
  * reason of both, under the entry of the older one. An entry whose suppression was lifted, or is
  * not the one its address is shown under, is skipped on reading.
  */
-export class Suppressions {
+export class Suppressions implements SuppressionLookup, SuppressionRecords, SoftBounceCounts, ErasureSuppressions {
   private readonly Suppression;
 
   private readonly SoftBounce;

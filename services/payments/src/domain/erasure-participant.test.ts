@@ -1,16 +1,16 @@
 import type { ErasureExecuteCommand } from '@postbus/contracts';
 import type { KnownUser, UserName } from '@postbus/db';
 import { createLogger } from '@postbus/logger';
-import type { ListedPayment } from '../model/payment.repository';
-import type { PaymentDoc } from '../model/payment.schema';
 import { erasedPseudonym, PaymentErasure, type PaymentErasureDeps } from './erasure-participant';
 import { erasedList, userList } from './payment-lists';
+import type { ListedPayment } from './ports';
+import type { PaymentRecord } from './records';
 
 const logger = createLogger({ service: 'payments-test', level: 'error' });
 
 const known = (id: string, email: string, userId: string | null): KnownUser => ({ _id: `p1:${email}`, projectId: 'p1', id, email, userId });
 
-function setup(users: KnownUser[], lists: Record<string, Partial<PaymentDoc>[]> = {}) {
+function setup(users: KnownUser[], lists: Record<string, Partial<PaymentRecord>[]> = {}) {
   const anonymised: { uids: string[]; erasureId: string; pseudonym: string; before: Date }[] = [];
   const forgotten: UserName[] = [];
   const matches = (u: KnownUser, name: UserName) => (!!name.email && u.email === name.email) || (!!name.userId && u.userId === name.userId);
@@ -23,7 +23,7 @@ function setup(users: KnownUser[], lists: Record<string, Partial<PaymentDoc>[]> 
       },
       page: (_projectId, list) =>
         Promise.resolve(
-          (lists[list] ?? []).map((payment, i): ListedPayment => ({ seq: i + 1, at: new Date(), payment: payment as PaymentDoc })),
+          (lists[list] ?? []).map((payment, i): ListedPayment => ({ seq: i + 1, at: new Date(), payment: payment as PaymentRecord })),
         ),
     },
     users: {

@@ -1,13 +1,12 @@
 import type { ErasureExecuteCommand } from '@postbus/contracts';
-import type { KnownUsers, UserName } from '@postbus/db';
+import type { UserName } from '@postbus/db';
 import type { Logger } from '@postbus/logger';
-import type { PaymentRepository } from '../model/payment.repository';
 import { userList } from './payment-lists';
+import type { KnownUserStore, PaymentErasureStore } from './ports';
 
-/** What the erasure needs of the payments' persistence (model/payment.repository.ts) and of the known users (libs/db). */
 export interface PaymentErasureDeps {
-  payments: Pick<PaymentRepository, 'anonymise' | 'page'>;
-  users: Pick<KnownUsers, 'find' | 'byId' | 'forget'>;
+  payments: PaymentErasureStore;
+  users: KnownUserStore;
   logger: Logger;
 }
 

@@ -3,23 +3,23 @@ import type { PaymentRecordCommand } from '@postbus/contracts';
 import type { KnownUser } from '@postbus/db';
 import { createLogger } from '@postbus/logger';
 import { messageContext } from '@postbus/testing/fakes';
-import type { NewPayment } from '../model/payment.repository';
-import type { PaymentDoc } from '../model/payment.schema';
-import { PaymentCommands, type PaymentCommandsDeps } from './payment-commands';
+import { PaymentCommands } from './payment-commands';
+import type { KnownUserLookup, NewPayment, PaymentCommandStore } from './ports';
+import type { PaymentRecord } from './records';
 
 const logger = createLogger({ service: 'payments-test', level: 'error' });
 
 const ann: KnownUser = { _id: 'p1:email:ann@example.com', projectId: 'p1', id: 'uid-ann', email: 'ann@example.com', userId: 'u-ann' };
 
 function setup(known: KnownUser[] = [ann]) {
-  const stored = new Map<string, PaymentDoc>();
+  const stored = new Map<string, PaymentRecord>();
   const recorded: [string, string][] = [];
   const published: { type: string; key: string; data: Record<string, unknown>; id: string }[] = [];
-  const payments: PaymentCommandsDeps['payments'] = {
+  const payments: PaymentCommandStore = {
     insert: (p: NewPayment, now: Date) => {
       const id = `${p.projectId}:${p.paymentId}`;
       if (stored.has(id)) return Promise.resolve('duplicate');
-      const doc: PaymentDoc = { ...p, _id: id, day: p.paidAt.toISOString().slice(0, 10), recordedAt: now, rolledUp: false };
+      const doc: PaymentRecord = { ...p, _id: id, day: p.paidAt.toISOString().slice(0, 10), recordedAt: now, rolledUp: false };
       stored.set(id, doc);
       return Promise.resolve(doc);
     },
@@ -29,7 +29,7 @@ function setup(known: KnownUser[] = [ann]) {
       return Promise.resolve();
     },
   };
-  const users: PaymentCommandsDeps['users'] = {
+  const users: KnownUserLookup = {
     find: (projectId, name) =>
       Promise.resolve(
         known.find((u) => u.projectId === projectId && (u.email === name.email || (!!name.userId && u.userId === name.userId))) ?? null,

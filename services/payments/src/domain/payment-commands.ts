@@ -2,13 +2,12 @@ import type { MessageContext, Publisher } from '@postbus/bus';
 import { NotYetKnownError } from '@postbus/bus/errors';
 import { Topics, userOrderingKey, type PaymentRecordCommand } from '@postbus/contracts';
 import type { Logger } from '@postbus/logger';
-import type { KnownUsers } from '@postbus/db';
-import type { PaymentRepository } from '../model/payment.repository';
+import type { KnownUserLookup, PaymentCommandStore } from './ports';
 
 export interface PaymentCommandsDeps {
-  payments: Pick<PaymentRepository, 'insert' | 'byId' | 'recorded'>;
+  payments: PaymentCommandStore;
   /** The users the users service announced: a payment may only name those. */
-  users: Pick<KnownUsers, 'find'>;
+  users: KnownUserLookup;
   publisher: Pick<Publisher, 'publish'>;
   logger: Logger;
   /** How long a payment for an unknown user waits for the user, from when the gateway accepted it. */

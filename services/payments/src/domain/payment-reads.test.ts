@@ -1,8 +1,8 @@
 import type { KnownUser, UserName } from '@postbus/db';
-import type { PaymentDoc } from '../model/payment.schema';
 import { erasedPseudonym } from './erasure-participant';
 import { erasedList, userList } from './payment-lists';
 import { erasureOfPseudonym, isAnonymised, isShown, PaymentReads } from './payment-reads';
+import type { PaymentRecord } from './records';
 
 const ann: KnownUser = { _id: 'p1:email:ann@example.com', projectId: 'p1', id: 'uid-ann', email: 'ann@example.com', userId: 'u-ann' };
 
@@ -16,7 +16,7 @@ function reads(users: KnownUser[] = [ann]) {
   return { reads: new PaymentReads({ find }), finds };
 }
 
-const payment = (email: string): PaymentDoc => ({ email }) as PaymentDoc;
+const payment = (email: string): PaymentRecord => ({ email }) as PaymentRecord;
 
 describe('the erased pseudonym', () => {
   it('names the erasure it stands for; any other address names none', () => {

@@ -1,8 +1,8 @@
 import type { UserRef } from '@postbus/contracts';
-import type { KnownUsers } from '@postbus/db';
-import type { PaymentDoc } from '../model/payment.schema';
 import { erasedPseudonym } from './erasure-participant';
 import { erasedList, userList } from './payment-lists';
+import type { KnownUserLookup } from './ports';
+import type { PaymentRecord } from './records';
 
 /** What every pseudonym starts with: `erased:` (then the erasure's id). */
 const ERASED = erasedPseudonym('');
@@ -12,7 +12,7 @@ export const erasureOfPseudonym = (email: string | undefined): string | undefine
   email !== undefined && email.startsWith(ERASED) ? email.slice(ERASED.length) : undefined;
 
 /** Whether a payment was anonymised by an erasure (its email is the erasure's pseudonym). */
-export const isAnonymised = (payment: Pick<PaymentDoc, 'email'>): boolean => payment.email.startsWith(ERASED);
+export const isAnonymised = (payment: Pick<PaymentRecord, 'email'>): boolean => payment.email.startsWith(ERASED);
 
 /** The list a read of one person's payments walks, and which of its payments it shows. */
 export interface PaymentListing {
@@ -26,7 +26,7 @@ export interface PaymentListing {
  * Whether a listed payment is shown: not one that is gone, and on a person's own list not one an
  * erasure has anonymised since it was listed (it is the erasure's now, listed under the pseudonym).
  */
-export const isShown = (listing: PaymentListing, payment: PaymentDoc | null): payment is PaymentDoc =>
+export const isShown = (listing: PaymentListing, payment: PaymentRecord | null): payment is PaymentRecord =>
   payment !== null && (listing.erased || !isAnonymised(payment));
 
 /**
@@ -35,7 +35,7 @@ export const isShown = (listing: PaymentListing, payment: PaymentDoc | null): pa
  * point read of the known users away), else none.
  */
 export class PaymentReads {
-  constructor(private readonly users: Pick<KnownUsers, 'find'>) {}
+  constructor(private readonly users: KnownUserLookup) {}
 
   async listing(projectId: string, ref: UserRef): Promise<PaymentListing> {
     const erasureId = erasureOfPseudonym(ref.email);

@@ -14,11 +14,11 @@ import type { KnownUsers } from '@postbus/db';
 import { ValidationError } from '@postbus/errors';
 import { defineRoute, filteredPage, isSequence, serveRoutes } from '@postbus/http';
 import { isShown, PaymentReads } from '../domain/payment-reads';
+import type { PaymentRecord } from '../domain/records';
 import { averagePerPayingUser, checkRevenueRange } from '../domain/revenue';
 import type { PaymentRepository } from '../model/payment.repository';
-import type { PaymentDoc } from '../model/payment.schema';
 
-const toPayment = (p: PaymentDoc): Payment => ({
+const toPayment = (p: PaymentRecord): Payment => ({
   payment_id: p.paymentId,
   email: p.email,
   user_id: p.userId,

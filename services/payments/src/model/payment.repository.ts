@@ -1,21 +1,14 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { GroupCommit, inParallel, insertNew, isDuplicateKeyError, type ListEntry } from '@postbus/db';
 import { erasedList, userList } from '../domain/payment-lists';
-import type { PaymentDoc, PaymentModels, RevenueShardDoc } from './payment.schema';
-
-export type NewPayment = Omit<PaymentDoc, '_id' | 'day' | 'recordedAt' | 'rolledUp'>;
+import type { ListedPayment, NewPayment, PaymentCommandStore, PaymentErasureStore } from '../domain/ports';
+import type { PaymentRecord } from '../domain/records';
+import type { PaymentModels, RevenueShardDoc } from './payment.schema';
 
 export interface RevenueFigures {
   currencies: { currency: string; total: number; payments: number; payingUsers: number }[];
   payingUsers: number;
   days: { day: string; currency: string; total: number; payments: number }[];
-}
-
-/** One entry of a payment list with the payment it names (null when it is gone). */
-export interface ListedPayment {
-  seq: number;
-  at: Date;
-  payment: PaymentDoc | null;
 }
 
 /** UTC `YYYY-MM-DD` of a date. */
@@ -43,13 +36,13 @@ const PAGE = 200;
  * - revenue: per project, day, currency and instance one shard document incremented by `_id` by
  *   its instance alone, found through per-month lists of shards; summed at read.
  */
-export class PaymentRepository {
+export class PaymentRepository implements PaymentCommandStore, PaymentErasureStore {
   /** This process's shards: a random id per start, so that no two instances write one document. */
   private readonly instance = randomBytes(4).toString('hex');
   /** Shards (and months) this process has registered, so that it registers each once. */
   private readonly registered = new Set<string>();
   /** Rollup increments from all partitions, one group at a time (each shard has one writer). */
-  private readonly rollup = new GroupCommit<PaymentDoc>((payments) => this.rollUp(payments));
+  private readonly rollup = new GroupCommit<PaymentRecord>((payments) => this.rollUp(payments));
 
   constructor(private readonly models: PaymentModels) {}
 
@@ -63,7 +56,7 @@ export class PaymentRepository {
   }
 
   /** Inserts the payment; 'duplicate' when this project already has that payment_id. */
-  async insert(payment: NewPayment, now: Date): Promise<PaymentDoc | 'duplicate'> {
+  async insert(payment: NewPayment, now: Date): Promise<PaymentRecord | 'duplicate'> {
     try {
       const doc = await this.models.Payment.create({
         ...payment,
@@ -83,7 +76,7 @@ export class PaymentRepository {
    * After the insert: the payment goes on its user's list (once, also when a redelivery repeats
    * this) and into the revenue rollup unless it is counted already. Resolves when both are stored.
    */
-  async recorded(payment: PaymentDoc, known: 'new' | 'maybe-seen'): Promise<void> {
+  async recorded(payment: PaymentRecord, known: 'new' | 'maybe-seen'): Promise<void> {
     if (payment.uid)
       await this.models.lists.appendOnce([
         {
@@ -100,7 +93,7 @@ export class PaymentRepository {
    * one insertMany, their list entries, one rollup. Not idempotent: for an empty project.
    */
   async bulkRecord(payments: NewPayment[], now: Date): Promise<void> {
-    const docs: PaymentDoc[] = payments.map((p) => ({
+    const docs: PaymentRecord[] = payments.map((p) => ({
       ...p,
       _id: paymentKey(p.projectId, p.paymentId),
       day: dayOf(p.paidAt),
@@ -114,8 +107,8 @@ export class PaymentRepository {
     await this.rollUp(docs, false);
   }
 
-  async byId(projectId: string, paymentId: string): Promise<PaymentDoc | null> {
-    return this.models.Payment.findById(paymentKey(projectId, paymentId)).lean<PaymentDoc>().exec();
+  async byId(projectId: string, paymentId: string): Promise<PaymentRecord | null> {
+    return this.models.Payment.findById(paymentKey(projectId, paymentId)).lean<PaymentRecord>().exec();
   }
 
   /** A page of a list, newest first, each entry with its payment (point reads). */
@@ -203,7 +196,7 @@ export class PaymentRepository {
     before: Date,
   ): Promise<number> {
     const docs = await inParallel(entries, (e) => this.byId(projectId, e.value));
-    const due = docs.filter((d): d is PaymentDoc => d !== null && d.email !== pseudonym && d.recordedAt <= before);
+    const due = docs.filter((d): d is PaymentRecord => d !== null && d.email !== pseudonym && d.recordedAt <= before);
     if (due.length === 0) return 0;
     await this.models.lists.append(due.map((d) => ({ list: erasedList(projectId, erasureId), at: d.recordedAt, value: d.paymentId })));
     await inParallel(due, (d) =>
@@ -230,7 +223,7 @@ export class PaymentRepository {
    * those payments twice when they are redelivered (a window of milliseconds), and one between
    * the marker and the increment leaves a payer out of that day.
    */
-  private async rollUp(payments: PaymentDoc[], mark = true): Promise<void> {
+  private async rollUp(payments: PaymentRecord[], mark = true): Promise<void> {
     const shards = new Map<string, { doc: Omit<RevenueShardDoc, 'payers'>; payers: string[] }>();
     const markers = new Map<string, { shard: string; hash: string }>();
     for (const p of payments) {

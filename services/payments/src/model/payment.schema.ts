@@ -1,31 +1,9 @@
 import { growing, SequenceLists } from '@postbus/db';
 import { Schema, type Connection } from 'mongoose';
-
-export interface PaymentDoc {
-  /** `<projectId>:<paymentId>`: a repeated payment_id is recorded once. */
-  _id: string;
-  projectId: string;
-  paymentId: string;
-  /** The user's email (normalised) as the users service knows it; `erased:<erasure id>` once anonymised. */
-  email: string;
-  userId: string | null;
-  /** The users service's id of the user: the key of the user's payment list and of "paying users". */
-  uid: string | null;
-  amount: number;
-  currency: string;
-  paidAt: Date;
-  /** UTC `YYYY-MM-DD` of paidAt: the revenue rollup's day. */
-  day: string;
-  description: string | null;
-  metadata: Record<string, unknown>;
-  commandId: string;
-  recordedAt: Date;
-  /** Counted in the revenue rollup (a redelivery after a crash counts a payment that was not). */
-  rolledUp: boolean;
-}
+import type { PaymentRecord } from '../domain/records';
 
 const paymentSchema = growing(
-  new Schema<PaymentDoc>(
+  new Schema<PaymentRecord>(
     {
       _id: { type: String, required: true },
       projectId: { type: String, required: true },
@@ -80,7 +58,7 @@ const revenuePayerSchema = growing(new Schema<RevenuePayerDoc>({ _id: String }, 
 
 export function paymentModels(connection: Connection) {
   return {
-    Payment: connection.model<PaymentDoc>('Payment', paymentSchema),
+    Payment: connection.model<PaymentRecord>('Payment', paymentSchema),
     RevenueShard: connection.model<RevenueShardDoc>('RevenueShard', revenueShardSchema),
     RevenuePayer: connection.model<RevenuePayerDoc>('RevenuePayer', revenuePayerSchema),
     /**

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { simpleParser, type Attachment } from 'mailparser';
 import type { MailpitAttachment, MailpitBodies, MailpitHeaderView, MailpitList, MailpitMessage, MailpitSummary } from '@postbus/smtp';
 import { decodeEncodedWords, headerMap, parseAddressList, withoutAngleBrackets } from './headers';
-import type { MessageStore, StoredMessage } from '../model/message.repository';
+import type { Mailbox, MessageFilter, StoredMessage } from './ports';
 
 /**
  * Mailpit's API v1 views of stored messages (the shapes are @postbus/smtp's): a summary and a
@@ -53,7 +53,7 @@ export class MailpitViews {
   private readonly bodies = new Map<StoredMessage, Promise<BodyView>>();
 
   constructor(
-    private readonly store: MessageStore,
+    private readonly mailbox: Mailbox,
     private readonly bodyCacheSize = 200,
   ) {}
 
@@ -87,12 +87,12 @@ export class MailpitViews {
     return view;
   }
 
-  async list(start: number, limit: number, matches?: (message: StoredMessage) => boolean): Promise<MailpitList> {
-    const page = this.store.page(start, limit, matches);
+  async list(start: number, limit: number, matches?: MessageFilter): Promise<MailpitList> {
+    const page = this.mailbox.page(start, limit, matches);
     const messages = await Promise.all(page.messages.map((message) => this.summary(message)));
     return {
-      total: this.store.size,
-      unread: this.store.unreadCount,
+      total: this.mailbox.size,
+      unread: this.mailbox.unreadCount,
       count: messages.length,
       messages_count: page.matched,
       messages_unread: page.matchedUnread,

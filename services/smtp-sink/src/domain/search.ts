@@ -1,8 +1,6 @@
 import type { MailAddress } from './headers';
 import type { HeaderView } from './mailpit-views';
-import type { StoredMessage } from '../model/message.repository';
-
-export type MessageFilter = (message: StoredMessage) => boolean;
+import type { MessageFilter, StoredMessage } from './ports';
 
 /** Mailpit's cleanString: what both the indexed text and the search terms are reduced to. */
 export function cleanText(text: string): string {

@@ -5,7 +5,8 @@ import { validateFaultSpec, type ActiveFault, type FaultInjector } from '../doma
 import { headerMap } from '../domain/headers';
 import type { MailpitViews } from '../domain/mailpit-views';
 import { compileSearch } from '../domain/search';
-import type { MessageStore, StoredMessage } from '../model/message.repository';
+import type { StoredMessage } from '../domain/ports';
+import type { MessageStore } from '../model/message.repository';
 
 export interface SinkApiOptions {
   store: MessageStore;

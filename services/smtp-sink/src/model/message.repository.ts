@@ -1,18 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { keyHeadersOf, type KeyHeaders } from '../domain/headers';
-
-export interface StoredMessage {
-  readonly id: string;
-  /** The bytes received after DATA, exactly (dot-stuffing undone, nothing added). */
-  readonly raw: Buffer;
-  /** MAIL FROM; '' for the null sender. */
-  readonly mailFrom: string;
-  readonly rcptTo: readonly string[];
-  /** Milliseconds since the epoch. */
-  readonly receivedAt: number;
-  readonly headers: KeyHeaders;
-  read: boolean;
-}
+import { keyHeadersOf } from '../domain/headers';
+import type { Mailbox, MessageFilter, MessagePage, StoredMessage } from '../domain/ports';
 
 export interface IncomingMessage {
   raw: Buffer;
@@ -20,19 +8,12 @@ export interface IncomingMessage {
   rcptTo: string[];
 }
 
-export interface MessagePage {
-  messages: StoredMessage[];
-  /** How many messages match, on every page. */
-  matched: number;
-  matchedUnread: number;
-}
-
 // Dropped slots at the front are reclaimed in one copy once they are many, so dropping the oldest
 // message stays O(1) on average (Array#shift would move the whole array at every message).
 const COMPACT_AFTER = 1024;
 
 /** Every message in memory, in arrival order, the oldest dropped beyond a limit. */
-export class MessageStore {
+export class MessageStore implements Mailbox {
   // Slots before `head` are dropped messages, emptied so their bytes can be collected.
   private slots: Array<StoredMessage | undefined> = [];
   private head = 0;
@@ -85,8 +66,7 @@ export class MessageStore {
     for (let i = this.slots.length - 1; i >= this.head; i--) yield this.slots[i]!;
   }
 
-  /** One page of the messages that match, newest first, and how many match in all. */
-  page(start: number, limit: number, matches?: (message: StoredMessage) => boolean): MessagePage {
+  page(start: number, limit: number, matches?: MessageFilter): MessagePage {
     if (!matches) {
       // No filter: the page is a slice from the newest end, no need to walk the mailbox.
       const end = Math.max(this.head, this.slots.length - start);

@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { Webhook } from 'standardwebhooks';
 import type { AddressPolicy } from '@postbus/http';
-import type { Subscriber } from '../model/subscriber.repository';
+import type { Subscriber } from '../domain/ports';
 import { sendableWebhookUrl } from '../domain/webhook-url';
 
 const TIMEOUT_MS = 10_000;

@@ -1,6 +1,6 @@
 import { every, type Repeating } from '@postbus/http/every';
 import type { Logger } from '@postbus/logger';
-import type { Probe } from '../clients/probes/probe';
+import type { Probe } from './ports';
 import type { StatusEngine } from './status-engine';
 
 /**

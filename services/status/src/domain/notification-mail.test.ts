@@ -1,4 +1,4 @@
-import { activeMaintenance, openIncident, PREVIEW_NOW } from '../preview/scenarios';
+import { activeMaintenance, openIncident, PREVIEW_NOW } from '../../preview/scenarios';
 import { confirmationMail, notificationMail } from './notification-mail';
 
 describe('status mails', () => {

@@ -1,11 +1,8 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { waitFor } from '@postbus/testing';
-import { OutboxFile } from '../model/outbox-file';
 import type { NotificationMail } from './notification-mail';
-import { NotificationOutbox, type AttemptOutcome, type PendingNotification } from './notification-outbox';
-import { InMemorySubscriberStore, type Subscriber } from '../model/subscriber.repository';
+import { NotificationOutbox, type AttemptOutcome } from './notification-outbox';
+import { InMemorySubscriberStore } from '../../preview/in-memory-subscriber-store';
+import type { Subscriber } from './ports';
 
 const mail: NotificationMail = { subject: 'Incident: API down', text: 'Investigating', unsubscribe: 'https://status.example/u?token=t' };
 
@@ -15,7 +12,7 @@ interface Sent {
 }
 
 /** An outbox over fake senders that answer from a script (then `delivered`); each attempt is recorded. */
-function outboxWith(options: { subscribers: InMemorySubscriberStore; answers?: AttemptOutcome[]; file?: string; schedule?: number[] }) {
+function outboxWith(options: { subscribers: InMemorySubscriberStore; answers?: AttemptOutcome[]; schedule?: number[] }) {
   const sent: Sent[] = [];
   const answers = options.answers ?? [];
   const answer = () => Promise.resolve(answers.shift() ?? 'delivered');
@@ -27,7 +24,6 @@ function outboxWith(options: { subscribers: InMemorySubscriberStore; answers?: A
     },
     retryScheduleMs: options.schedule ?? [0, 20, 20],
     lookupRetryMs: 20,
-    ...(options.file ? { file: new OutboxFile(options.file) } : {}),
   });
   return { outbox, sent };
 }
@@ -110,28 +106,5 @@ describe('the status notification outbox', () => {
     await waitFor(() => outbox.size() === 0, { timeoutMs: 5_000, intervalMs: 5, what: 'the mail once the database is back' });
     expect(sent).toEqual([{ to: 'later@example.com' }]);
     await outbox.stop();
-  });
-
-  it('after a restart, takes up the retries it left pending, with the same id; the file holds no address or secret', async () => {
-    const subscribers = new InMemorySubscriberStore();
-    const hook = await subscribers.add(
-      { kind: 'webhook', address: 'https://hooks.example/b', confirmedAt: new Date(), secret: 'whsec_secret' },
-      new Date(),
-    );
-    const file = join(mkdtempSync(join(tmpdir(), 'status-outbox-')), 'outbox.json');
-    const before = outboxWith({ subscribers, answers: ['failed'], file, schedule: [0, 300] });
-    await before.outbox.enqueue(hook.id, { kind: 'webhook', body: '{"n":1}' });
-    await waitFor(() => before.sent.length === 1, { timeoutMs: 5_000, intervalMs: 5, what: 'the first attempt' });
-    await before.outbox.stop(); // the retry is 300 ms away: the process ends before it
-    const kept = JSON.parse(readFileSync(file, 'utf8')) as PendingNotification[];
-    expect(kept).toEqual([expect.objectContaining({ id: before.sent[0]!.id, subscriberId: hook.id, attempts: 1 })]);
-    expect(readFileSync(file, 'utf8')).not.toMatch(/hooks\.example|whsec_/);
-
-    const after = outboxWith({ subscribers, file, schedule: [0, 300] });
-    await after.outbox.resume();
-    await waitFor(() => after.outbox.size() === 0, { timeoutMs: 5_000, intervalMs: 5, what: 'the retry after the restart' });
-    expect(after.sent).toEqual([{ to: 'https://hooks.example/b', id: before.sent[0]!.id }]);
-    await after.outbox.stop();
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@postbus/logger';
-import type { Subscriber, SubscriberStore } from '../model/subscriber.repository';
+import type { Subscriber, SubscriberStore } from './ports';
 import type { NotificationMail } from './notification-mail';
 
 /** Standard Webhooks' schedule, in ms: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h. Tests pass a shorter one. */

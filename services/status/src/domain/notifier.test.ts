@@ -1,5 +1,6 @@
-import { activeMaintenance, buildSnapshot, FakeStatusSource, openIncident, PREVIEW_NOW } from '../preview/scenarios';
-import { InMemorySubscriberStore, type Subscriber } from '../model/subscriber.repository';
+import { activeMaintenance, buildSnapshot, FakeStatusSource, openIncident, PREVIEW_NOW } from '../../preview/scenarios';
+import { InMemorySubscriberStore } from '../../preview/in-memory-subscriber-store';
+import type { Subscriber } from './ports';
 import type { NotificationMail } from './notification-mail';
 import type { NotificationContent } from './notification-outbox';
 import { notificationSenders, Notifier, type LastRead, type StatusMail, type SubscriberRef } from './notifier';

@@ -1,5 +1,5 @@
 import type { Logger } from '@postbus/logger';
-import type { Subscriber, SubscriberStore } from '../model/subscriber.repository';
+import type { Subscriber, SubscriberStore } from './ports';
 import type { StatusEvent, StatusSource } from './model';
 import { notificationMail, type NotificationMail } from './notification-mail';
 import type { NotificationContent, NotificationSenders } from './notification-outbox';
@@ -73,7 +73,7 @@ export function notificationSenders(
  * outbox (pending notifications and their retries, kept across restarts), sends the subscription
  * confirmations through the mailer, and falls back on the subscribers last read while the database
  * cannot be read. The outbox, the mailer and the file of the subscribers last read are given
- * (wired in app.ts); the notifier owns them from then on, and stops and closes them.
+ * (wired in `start/publishing.ts`); the notifier owns them from then on, and stops and closes them.
  */
 export class Notifier {
   private readonly mailer: StatusMail | undefined;

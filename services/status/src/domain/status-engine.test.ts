@@ -1,35 +1,9 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ComponentIds } from './components';
-import type { ComponentStatus, StatusEvent } from './model';
-import { testEngine } from '../../test/test-engine';
-import { SnapshotFile } from '../model/snapshot-file';
-
-/** An engine on a clock the test moves by hand. */
-function setUp() {
-  let now = new Date('2026-03-01T10:00:00Z');
-  const clock = () => new Date(now);
-  const engine = testEngine({ clock });
-  const events: StatusEvent[] = [];
-  engine.onEvent((e) => events.push(e));
-  const advance = (ms: number) => {
-    now = new Date(now.getTime() + ms);
-    engine.tick();
-  };
-  const check = (componentId: string, status: ComponentStatus, times = 1) => {
-    for (let i = 0; i < times; i++) {
-      engine.record({ componentId, at: clock(), status, detail: status === 'operational' ? 'ready' : 'connection refused' });
-      advance(1000);
-    }
-  };
-  const component = (id: string) => engine.snapshot().components.find((c) => c.id === id)!;
-  return { engine, events, advance, check, component, clock };
-}
+import { engineOnClock } from '../../test/test-engine';
 
 describe('status engine', () => {
   it('when the mailer fails three checks in a row, Sending shows it down and an automatic incident opens', () => {
-    const { engine, check, component } = setUp();
+    const { engine, check, component } = engineOnClock();
     check(ComponentIds.mailer, 'operational');
     check(ComponentIds.mailer, 'major_outage', 2);
     expect(component(ComponentIds.mailer).status).toBe('operational');
@@ -45,7 +19,7 @@ describe('status engine', () => {
   });
 
   it('when a second component fails, the open automatic incident is updated rather than another opened', () => {
-    const { engine, check } = setUp();
+    const { engine, check } = engineOnClock();
     check(ComponentIds.relay, 'operational');
     check(ComponentIds.mailer, 'operational');
     check(ComponentIds.relay, 'degraded_performance', 3);
@@ -57,7 +31,7 @@ describe('status engine', () => {
   });
 
   it('when a component fails long after an automatic incident opened, it gets an incident of its own', () => {
-    const { engine, check, advance } = setUp();
+    const { engine, check, advance } = engineOnClock();
     check(ComponentIds.mailer, 'operational');
     check(ComponentIds.relay, 'operational');
     check(ComponentIds.relay, 'major_outage', 3);
@@ -70,7 +44,7 @@ describe('status engine', () => {
   });
 
   it('when the components recover, the automatic incident is resolved by itself, after both are back', () => {
-    const { engine, check, events } = setUp();
+    const { engine, check, events } = engineOnClock();
     check(ComponentIds.relay, 'operational');
     check(ComponentIds.mailer, 'operational');
     check(ComponentIds.relay, 'major_outage', 3);
@@ -90,14 +64,14 @@ describe('status engine', () => {
   });
 
   it('maps the first status to the impact: degraded opens a minor incident', () => {
-    const { engine, check } = setUp();
+    const { engine, check } = engineOnClock();
     check(ComponentIds.dispatcher, 'operational');
     check(ComponentIds.dispatcher, 'degraded_performance', 3);
     expect(engine.snapshot().incidents[0]!.impact).toBe('minor');
   });
 
   it('when a probe stops reporting, its component becomes unknown, never stays operational', () => {
-    const { check, advance, component } = setUp();
+    const { check, advance, component } = engineOnClock();
     check(ComponentIds.kafka, 'operational');
     advance(25_000);
     expect(component(ComponentIds.kafka).status).toBe('operational');
@@ -109,7 +83,7 @@ describe('status engine', () => {
   });
 
   it('an incident opened by an operator moves through its statuses with text updates', () => {
-    const { engine } = setUp();
+    const { engine } = engineOnClock();
     const opened = engine.openIncident({
       name: 'Slow sends to Gmail',
       body: 'Looking into it.',
@@ -127,7 +101,7 @@ describe('status engine', () => {
   });
 
   it('a scheduled maintenance moves by the clock, its components show under_maintenance and open no incident', () => {
-    const { engine, check, advance, component, clock } = setUp();
+    const { engine, check, advance, component, clock } = engineOnClock();
     check(ComponentIds.mailer, 'operational');
     const start = new Date(clock().getTime() + 10_000);
     const m = engine.scheduleMaintenance({
@@ -154,7 +128,7 @@ describe('status engine', () => {
   });
 
   it('a maintenance whose components stay down completes after the verify period and then an incident opens', () => {
-    const { engine, check, advance, component, clock } = setUp();
+    const { engine, check, advance, component, clock } = engineOnClock();
     check(ComponentIds.mailer, 'operational');
     const m = engine.scheduleMaintenance({
       name: 'Mailer upgrade',
@@ -171,14 +145,14 @@ describe('status engine', () => {
   });
 
   it('rejects a maintenance that ends before it starts', () => {
-    const { engine, clock } = setUp();
+    const { engine, clock } = engineOnClock();
     expect(() =>
       engine.scheduleMaintenance({ name: 'x', componentIds: [ComponentIds.mailer], scheduledFor: clock(), scheduledUntil: clock() }),
     ).toThrow(/end after/);
   });
 
   it('counts the daily records as time passes', () => {
-    const { engine, check, advance } = setUp();
+    const { engine, check, advance } = engineOnClock();
     check(ComponentIds.gateway, 'operational');
     advance(9_000);
     const day = engine.snapshot().days.find((d) => d.componentId === ComponentIds.gateway)!;
@@ -188,47 +162,8 @@ describe('status engine', () => {
     expect(day.operationalMs).toBe(10_000);
   });
 
-  it('the snapshot file round trip gives another engine the same state, with Dates', async () => {
-    const first = setUp();
-    first.check(ComponentIds.mailer, 'operational');
-    first.check(ComponentIds.mailer, 'major_outage', 3);
-    first.engine.scheduleMaintenance({
-      name: 'Later',
-      componentIds: [ComponentIds.relay],
-      scheduledFor: new Date('2026-04-01T00:00:00Z'),
-      scheduledUntil: new Date('2026-04-01T01:00:00Z'),
-    });
-    first.engine.recordCanary({ at: first.clock(), delayMs: 1200 });
-    const file = new SnapshotFile(join(mkdtempSync(join(tmpdir(), 'status-')), 'nested', 'snapshot.json'));
-    await file.write(first.engine.saved());
-
-    const second = setUp();
-    const saved = await file.read();
-    second.engine.restore(saved!);
-    const a = first.engine.snapshot();
-    const b = second.engine.snapshot();
-    expect(b.incidents).toEqual(a.incidents);
-    expect(b.maintenances).toEqual(a.maintenances);
-    expect(b.canary).toEqual(a.canary);
-    expect(b.days).toEqual(a.days);
-    expect(b.components.find((c) => c.id === ComponentIds.mailer)).toEqual(a.components.find((c) => c.id === ComponentIds.mailer));
-    expect(b.incidents[0]!.createdAt).toBeInstanceOf(Date);
-    expect(b.version).toBeGreaterThanOrEqual(a.version);
-    // The damping state came along: two good checks (not one) bring the mailer back.
-    second.check(ComponentIds.mailer, 'operational');
-    expect(second.component(ComponentIds.mailer).status).toBe('major_outage');
-    second.check(ComponentIds.mailer, 'operational');
-    expect(second.component(ComponentIds.mailer).status).toBe('operational');
-    expect(second.engine.snapshot().incidents[0]!.status).toBe('resolved');
-  });
-
-  it('a missing snapshot file is a first start', async () => {
-    const file = new SnapshotFile(join(mkdtempSync(join(tmpdir(), 'status-')), 'none.json'));
-    await expect(file.read()).resolves.toBeUndefined();
-  });
-
   it('pending writes are taken once and can be put back after a failed write', () => {
-    const { engine, check } = setUp();
+    const { engine, check } = engineOnClock();
     check(ComponentIds.mailer, 'operational', 2);
     const taken = engine.takePending();
     expect(taken.checks).toHaveLength(2);

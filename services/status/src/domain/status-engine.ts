@@ -24,7 +24,7 @@ import type {
   StatusSnapshot,
   StatusSource,
 } from './model';
-import type { PendingChanges, SavedState } from '../model/saved-state';
+import type { PendingChanges, SavedState } from './saved-state';
 
 export type Clock = () => Date;
 

@@ -1,4 +1,4 @@
-import { InMemorySubscriberStore } from '../model/subscriber.repository';
+import { InMemorySubscriberStore } from '../../preview/in-memory-subscriber-store';
 import { SubscriptionTokens } from './subscription-tokens';
 import { Subscriptions, type SubscriptionsOptions } from './subscriptions';
 

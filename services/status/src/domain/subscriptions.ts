@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { AppError, ConflictError, TooManyRequestsError, ValidationError } from '@postbus/errors';
 import type { AddressPolicy } from '@postbus/http/address-policy';
 import type { Logger } from '@postbus/logger';
-import type { Subscriber, SubscriberStore } from '../model/subscriber.repository';
+import type { Subscriber, SubscriberStore } from './ports';
 import { clientKey, DEFAULT_SUBSCRIPTION_LIMITS, TokenBuckets, type SubscriptionLimits } from './subscription-limits';
 import type { SubscriptionTokens } from './subscription-tokens';
 import { webhookUrlProblems } from './webhook-url';

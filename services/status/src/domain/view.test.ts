@@ -1,4 +1,4 @@
-import { buildSnapshot, PREVIEW_NOW } from '../preview/scenarios';
+import { buildSnapshot, PREVIEW_NOW } from '../../preview/scenarios';
 import type { DailyRecord } from './model';
 import { dayCells, formatUptime, overallStatus, statusLines, uptimePercent } from './view';
 

@@ -3,8 +3,8 @@
  * Statuspage API v2 JSON, Atom/RSS feeds, SVG badges and the subscription endpoints (webhooks,
  * email with double opt-in). Routes only: they parse the request, ask the snapshot or the
  * subscription rules (`domain/subscriptions.ts`), and shape the answer. The notifications (outbox,
- * SMTP mailer, subscribers last read) are the `Notifier`'s (`domain/notifier.ts`); app.ts wires
- * both (`statusPublishing()`), see services/status/PUBLISHING.md.
+ * SMTP mailer, subscribers last read) are the `Notifier`'s (`domain/notifier.ts`);
+ * `start/publishing.ts` wires both (`statusPublishing()`), see services/status/PUBLISHING.md.
  *
  * Everything is answered from `source.snapshot()` (memory): the page stays up whatever else is down.
  */
@@ -15,7 +15,7 @@ import type { Logger } from '@postbus/logger';
 import type { StatusSnapshot, StatusSource } from '../domain/model';
 import { StatuspageView } from '../domain/statuspage';
 import type { Subscriptions } from '../domain/subscriptions';
-import type { SubscriberStore } from '../model/subscriber.repository';
+import type { SubscriberStore } from '../domain/ports';
 import { atomFeed, componentBadge, overallBadge, rssFeed } from './feeds';
 import { escapeHtml, HTML_CSP, renderHistoryPage, renderIncidentPage, renderMessagePage, renderStatusPage } from './html';
 import { subscriberAdmin } from './subscriber-admin';

@@ -1,7 +1,7 @@
 import express, { type Router } from 'express';
 import { NotFoundError } from '@postbus/errors';
 import { maskEmails } from '@postbus/logger';
-import type { ListedSubscriber, SubscriberStore } from '../model/subscriber.repository';
+import type { ListedSubscriber, SubscriberStore } from '../domain/ports';
 import { requireOperator } from './operator-auth';
 
 /**

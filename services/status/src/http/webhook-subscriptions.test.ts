@@ -8,9 +8,9 @@ import express from 'express';
 import { Webhook } from 'standardwebhooks';
 import { AddressPolicy } from '@postbus/http';
 import { waitFor } from '@postbus/testing';
-import { statusPublishing, type Publishing } from '../app';
-import { buildSnapshot, FakeStatusSource, openIncident, PREVIEW_NOW } from '../preview/scenarios';
-import { InMemorySubscriberStore } from '../model/subscriber.repository';
+import { statusPublishing, type Publishing } from '../start/publishing';
+import { buildSnapshot, FakeStatusSource, openIncident, PREVIEW_NOW } from '../../preview/scenarios';
+import { InMemorySubscriberStore } from '../../preview/in-memory-subscriber-store';
 
 interface Received {
   url: string | undefined;

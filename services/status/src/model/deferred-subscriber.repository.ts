@@ -1,13 +1,8 @@
 import type { Connection } from 'mongoose';
 import type { SecretBox } from '@postbus/crypto';
 import { ServiceUnavailableError } from '@postbus/errors';
-import {
-  MongoSubscriberStore,
-  type ListedSubscriber,
-  type NewSubscriber,
-  type Subscriber,
-  type SubscriberStore,
-} from './subscriber.repository';
+import type { ListedSubscriber, NewSubscriber, Subscriber, SubscriberStore } from '../domain/ports';
+import { MongoSubscriberStore } from './subscriber.repository';
 
 /**
  * The subscribers in the status service's database, on whatever connection the persistence has

@@ -1,7 +1,7 @@
 import type { Logger } from '@postbus/logger';
 import type { LastRead, SubscriberRef } from '../domain/notifier';
 import { JsonFile } from './snapshot-file';
-import type { Subscriber } from './subscriber.repository';
+import type { Subscriber } from '../domain/ports';
 
 /**
  * The confirmed subscribers last read, by id and kind only (no address, no secret), kept in a file

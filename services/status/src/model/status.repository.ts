@@ -1,6 +1,6 @@
 import mongoose, { Schema, type Connection, type Model } from 'mongoose';
 import type { CheckResult, DailyRecord, Incident, Maintenance } from '../domain/model';
-import type { PendingChanges, SavedState } from './saved-state';
+import type { PendingChanges, SavedState } from '../domain/saved-state';
 
 /**
  * The status service's own database. Checks are appended (the hot path: one insertMany per flush);

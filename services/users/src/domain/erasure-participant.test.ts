@@ -1,23 +1,22 @@
 import type { ErasureExecuteCommand } from '@postbus/contracts';
 import { createLogger } from '@postbus/logger';
-import type { Types } from 'mongoose';
-import type { ErasureTarget } from '../model/user.repository';
-import type { UserDoc, UserErasureMark } from '../model/user.schema';
-import { UserErasure, type UserErasureStore } from './erasure-participant';
+import { UserErasure } from './erasure-participant';
+import type { ErasureTarget, UserErasureStore } from './ports';
+import type { UserErasureMark, UserRecord } from './records';
 
 const logger = createLogger({ service: 'users-test', level: 'error' });
 
-const user = (id: string, email: string, userId: string | null, createdAt: string): UserDoc =>
+const user = (id: string, email: string, userId: string | null, createdAt: string): UserRecord =>
   ({
-    _id: id as unknown as Types.ObjectId,
+    _id: id,
     projectId: 'p1',
     email,
     userId,
     createdAt: new Date(createdAt),
     erasure: null,
-  }) as unknown as UserDoc;
+  }) as unknown as UserRecord;
 
-function fakeStore(users: UserDoc[], parkedRefs: { ref: string; acceptedAt: Date }[] = []) {
+function fakeStore(users: UserRecord[], parkedRefs: { ref: string; acceptedAt: Date }[] = []) {
   const marks = new Map<string, UserErasureMark>();
   const deleted: string[] = [];
   const unparked: { refs: string[]; before: Date }[] = [];

@@ -1,10 +1,7 @@
 import type { ErasureExecuteCommand, UserErasureScheduledEvent } from '@postbus/contracts';
 import type { Logger } from '@postbus/logger';
-import type { UserRepository } from '../model/user.repository';
 import { refKey } from './fields';
-
-/** What the erasure needs of the users' persistence (model/user.repository.ts). */
-export type UserErasureStore = Pick<UserRepository, 'findErasureTargets' | 'markErasure' | 'delete' | 'unparkAll'>;
+import type { UserErasureStore } from './ports';
 
 export interface UserErasureDeps {
   users: UserErasureStore;

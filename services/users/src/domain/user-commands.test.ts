@@ -2,27 +2,26 @@ import type { Publisher } from '@postbus/bus';
 import type { UserRef } from '@postbus/contracts';
 import { createLogger } from '@postbus/logger';
 import { messageContext } from '@postbus/testing/fakes';
-import type { Types } from 'mongoose';
-import type { NewUser } from '../model/user.repository';
-import type { ParkedCommandDoc, UserDoc } from '../model/user.schema';
 import { refKey, type FieldChanges } from './fields';
-import { UserCommands, type UserCommandStore } from './user-commands';
+import type { NewUser, UserCommandStore } from './ports';
+import type { ParkedCommand, UserRecord } from './records';
+import { UserCommands } from './user-commands';
 
 const logger = createLogger({ service: 'users-test', level: 'error' });
 
 /** An in-memory users store: users by id, their keys by `<project>:<ref>`, parked commands by id. */
 function fakeStore() {
-  const users = new Map<string, UserDoc>();
+  const users = new Map<string, UserRecord>();
   const keys = new Map<string, string>();
-  const parked = new Map<string, ParkedCommandDoc>();
+  const parked = new Map<string, ParkedCommand>();
   let next = 0;
   const keyOf = (projectId: string, ref: UserRef) => `${projectId}:${refKey(ref)}`;
-  const insert = (user: NewUser): Promise<UserDoc | 'exists' | 'user_id_taken'> => {
+  const insert = (user: NewUser): Promise<UserRecord | 'exists' | 'user_id_taken'> => {
     if (keys.has(keyOf(user.projectId, { email: user.email }))) return Promise.resolve('exists');
     if (user.userId && keys.has(keyOf(user.projectId, { userId: user.userId }))) return Promise.resolve('user_id_taken');
     const id = `u${++next}`;
     const doc = {
-      _id: id as unknown as Types.ObjectId,
+      _id: id,
       projectId: user.projectId,
       email: user.email,
       userId: user.userId,
@@ -34,7 +33,7 @@ function fakeStore() {
       createdAt: new Date(),
       updatedAt: new Date(),
       ...user.changes.set,
-    } as unknown as UserDoc;
+    } as unknown as UserRecord;
     users.set(id, doc);
     keys.set(keyOf(user.projectId, { email: user.email }), id);
     if (user.userId) keys.set(keyOf(user.projectId, { userId: user.userId }), id);
@@ -48,7 +47,7 @@ function fakeStore() {
     findById: (id) => Promise.resolve(users.get(id) ?? null),
     insert,
     insertMany: async (many) => {
-      const inserted: UserDoc[] = [];
+      const inserted: UserRecord[] = [];
       const notInserted: number[] = [];
       for (const [i, user] of many.entries()) {
         const result = await insert(user);
@@ -58,7 +57,7 @@ function fakeStore() {
       return { inserted, notInserted };
     },
     claimKeys: () => Promise.resolve('claimed'),
-    applyChanges: (user: UserDoc, changes: FieldChanges) => {
+    applyChanges: (user: UserRecord, changes: FieldChanges) => {
       const doc = users.get(String(user._id))!;
       if (changes.userId) {
         const holder = keys.get(keyOf(user.projectId, { userId: changes.userId }));

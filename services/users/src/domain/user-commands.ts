@@ -12,8 +12,8 @@ import {
 } from '@postbus/contracts';
 import type { Logger } from '@postbus/logger';
 import { fieldsThatChange, planFieldChanges, refKey } from './fields';
-import type { NewUser, UserRepository } from '../model/user.repository';
-import type { ParkedCommandDoc, UserDoc } from '../model/user.schema';
+import type { NewUser, UserCommandStore } from './ports';
+import type { ParkedCommand, UserRecord } from './records';
 
 type WaitingCommand =
   | { type: 'user.update'; data: UserUpdateCommand }
@@ -24,25 +24,6 @@ interface Origin {
   commandId: string;
   requestId: string | undefined;
 }
-
-/** What the commands need of the users' persistence (model/user.repository.ts). */
-export type UserCommandStore = Pick<
-  UserRepository,
-  | 'findByRef'
-  | 'findById'
-  | 'insert'
-  | 'insertMany'
-  | 'claimKeys'
-  | 'applyChanges'
-  | 'markUnsubscribed'
-  | 'markResubscribed'
-  | 'park'
-  | 'parkedFor'
-  | 'parkedById'
-  | 'forgetParkedRefs'
-  | 'oldestParked'
-  | 'unpark'
->;
 
 export interface UserCommandsDeps {
   users: UserCommandStore;
@@ -133,7 +114,7 @@ export class UserCommands {
     let handled = 0;
     const waitedEnough = this.waitedEnough();
     for (const parked of await this.deps.users.oldestParked(limit)) {
-      const waiting = parked as unknown as WaitingCommand & ParkedCommandDoc;
+      const waiting = parked as unknown as WaitingCommand & ParkedCommand;
       const user = await this.deps.users.findByRef(parked.projectId, waiting.data.user);
       if (user) {
         await this.drainParked(user);
@@ -158,7 +139,7 @@ export class UserCommands {
   private async whenUserExists(
     command: WaitingCommand,
     ctx: MessageContext,
-    apply: (user: UserDoc, origin: Origin) => Promise<void>,
+    apply: (user: UserRecord, origin: Origin) => Promise<void>,
   ): Promise<void> {
     const { projectId, user: ref, acceptedAt } = command.data;
     const origin = { commandId: ctx.id, requestId: ctx.requestId };
@@ -182,7 +163,7 @@ export class UserCommands {
     await apply(user, origin);
   }
 
-  private async drainParked(user: UserDoc): Promise<void> {
+  private async drainParked(user: UserRecord): Promise<void> {
     const refs = [refKey({ email: user.email }), ...(user.userId ? [refKey({ userId: user.userId })] : [])];
     const startedAt = new Date();
     const parked = await this.deps.users.parkedFor(user.projectId, refs);
@@ -190,7 +171,7 @@ export class UserCommands {
     if (parked.length > 0) await this.deps.users.forgetParkedRefs(user.projectId, refs, startedAt);
   }
 
-  private async applyParked(user: UserDoc, parked: ParkedCommandDoc): Promise<void> {
+  private async applyParked(user: UserRecord, parked: ParkedCommand): Promise<void> {
     const origin = { commandId: parked.commandId, requestId: parked.requestId ?? undefined };
     const current = (await this.deps.users.findById(String(user._id))) ?? user;
     if (parked.type === 'user.update') await this.applyUpdate(current, parked.data as UserUpdateCommand, origin);
@@ -199,7 +180,7 @@ export class UserCommands {
     await this.deps.users.unpark(parked.commandId);
   }
 
-  private async applyUpdate(user: UserDoc, cmd: Pick<UserUpdateCommand, 'user' | 'fields'>, origin: Origin): Promise<void> {
+  private async applyUpdate(user: UserRecord, cmd: Pick<UserUpdateCommand, 'user' | 'fields'>, origin: Origin): Promise<void> {
     const changes = planFieldChanges(cmd.fields);
     if (changes.changed.length === 0) return;
     const result = await this.deps.users.applyChanges(user, changes);
@@ -218,7 +199,7 @@ export class UserCommands {
     );
   }
 
-  private async applyUnsubscribe(user: UserDoc, cmd: UserUnsubscribeCommand, origin: Origin): Promise<void> {
+  private async applyUnsubscribe(user: UserRecord, cmd: UserUnsubscribeCommand, origin: Origin): Promise<void> {
     if (user.unsubscribedAt) return;
     const at = new Date(cmd.acceptedAt);
     await this.deps.users.markUnsubscribed(user, cmd.reason ?? null, at);
@@ -238,7 +219,7 @@ export class UserCommands {
     );
   }
 
-  private async applyResubscribe(user: UserDoc, cmd: UserResubscribeCommand): Promise<void> {
+  private async applyResubscribe(user: UserRecord, cmd: UserResubscribeCommand): Promise<void> {
     // An unsubscribe after the client's word is the recipient's later choice: it stays.
     if (!user.unsubscribedAt || user.unsubscribedAt > new Date(cmd.acceptedAt)) return;
     await this.deps.users.markResubscribed(user);
@@ -261,7 +242,7 @@ export class UserCommands {
     );
   }
 
-  private emitCreated(user: UserDoc, origin: Origin): Promise<void> {
+  private emitCreated(user: UserRecord, origin: Origin): Promise<void> {
     return this.emit(
       'user.created',
       user,
@@ -273,7 +254,7 @@ export class UserCommands {
 
   private async emit<T extends MessageTypeOn<typeof Topics.UserEvents>>(
     type: T,
-    user: UserDoc,
+    user: UserRecord,
     data: MessageData<T>,
     origin: Origin,
     suffix: string,

@@ -1,8 +1,8 @@
 import type { UserProfile } from '@postbus/contracts';
-import type { UserDoc } from '../model/user.schema';
+import type { UserRecord } from '../domain/records';
 
 /** The public shape of a user (docs/architecture.md#the-public-api). */
-export function toProfile(user: UserDoc): UserProfile {
+export function toProfile(user: UserRecord): UserProfile {
   return {
     id: String(user._id),
     project_id: user.projectId,

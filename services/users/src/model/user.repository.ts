@@ -3,17 +3,9 @@ import { GroupCommit, insertEach, insertNew, KeyedSerializer } from '@postbus/db
 import type { UserRef } from '@postbus/contracts';
 import { Types } from 'mongoose';
 import { refKey, uidKeyOf, type FieldChanges } from '../domain/fields';
-import type { ParkedCommandDoc, UserDoc, UserErasureMark, UserKeyDoc, UserModels } from './user.schema';
-
-export type NewUser = Pick<UserDoc, 'projectId' | 'email' | 'userId' | 'createdBy'> & { changes: FieldChanges };
-
-/** Who an erasure names: any of the users service's id, the email and the user_id may be unknown. */
-export interface ErasureTarget {
-  projectId: string;
-  id: string | null;
-  email: string | null;
-  userId: string | null;
-}
+import type { ErasureTarget, NewUser, UserCommandStore, UserErasureStore } from '../domain/ports';
+import type { ParkedCommand, UserErasureMark, UserRecord } from '../domain/records';
+import type { ParkedCommandDoc, UserDoc, UserKeyDoc, UserModels } from './user.schema';
 
 const OBJECT_ID = /^[a-f0-9]{24}$/i;
 /** Point reads or writes in flight at once for one batch. */
@@ -25,7 +17,7 @@ const KNOWN_KEYS_LIMIT = 100_000;
 export const userKeyId = (projectId: string, ref: UserRef): string => `${projectId}:${refKey(ref)}`;
 
 /** Whether the user is the one the ref names (a key may outlive a change it missed, e.g. after a crash). */
-const isNamedBy = (user: UserDoc, projectId: string, ref: UserRef): boolean =>
+const isNamedBy = (user: UserRecord, projectId: string, ref: UserRef): boolean =>
   user.projectId === projectId && (ref.email !== undefined ? user.email === ref.email : user.userId === ref.userId);
 
 /**
@@ -76,7 +68,7 @@ async function inParallel<T, R>(items: T[], work: (item: T, index: number) => Pr
  * the commands parked for a ref through that ref's list; both hold on MongoDB with the `_id` index
  * alone and on the embedded store at any size.
  */
-export class UserRepository {
+export class UserRepository implements UserCommandStore, UserErasureStore {
   /** Updates of one user one at a time (see KeyedSerializer). */
   private readonly perUser = new KeyedSerializer();
   /**
@@ -194,7 +186,7 @@ export class UserRepository {
   }
 
   /** Applies field changes; 'user_id_taken' when the new user_id belongs to someone else. */
-  async applyChanges(user: UserDoc, changes: FieldChanges): Promise<'applied' | 'user_id_taken'> {
+  async applyChanges(user: UserRecord, changes: FieldChanges): Promise<'applied' | 'user_id_taken'> {
     const id = String(user._id);
     return this.perUser.run(id, async () => {
       const set: Record<string, unknown> = { ...changes.set };
@@ -210,7 +202,7 @@ export class UserRepository {
       }
       const update: Record<string, unknown> = { $set: set };
       if (changes.unset.length) update['$unset'] = Object.fromEntries(changes.unset.map((p) => [p, '']));
-      await this.models.User.updateOne({ _id: user._id }, update).exec();
+      await this.models.User.updateOne({ _id: id }, update).exec();
       // The old user_id names them no more (after the update: a crash in between leaves a key isNamedBy refuses).
       if (oldUserId) await this.dropKey(user.projectId, { userId: oldUserId }, id);
       return 'applied';
@@ -218,17 +210,13 @@ export class UserRepository {
   }
 
   /** The caller has checked that the user is subscribed. */
-  async markUnsubscribed(user: UserDoc, reason: string | null, at: Date): Promise<void> {
-    await this.perUser.run(String(user._id), () =>
-      this.models.User.updateOne({ _id: user._id }, { $set: { unsubscribedAt: at, unsubscribeReason: reason } }).exec(),
-    );
+  async markUnsubscribed(user: UserRecord, reason: string | null, at: Date): Promise<void> {
+    await this.setFields(user, { unsubscribedAt: at, unsubscribeReason: reason });
   }
 
   /** Subscribed again: the unsubscribe and its reason are gone. */
-  async markResubscribed(user: UserDoc): Promise<void> {
-    await this.perUser.run(String(user._id), () =>
-      this.models.User.updateOne({ _id: user._id }, { $set: { unsubscribedAt: null, unsubscribeReason: null } }).exec(),
-    );
+  async markResubscribed(user: UserRecord): Promise<void> {
+    await this.setFields(user, { unsubscribedAt: null, unsubscribeReason: null });
   }
 
   /** The users an erasure names, each once: one point lookup per way of naming them; normally they all find the same user. */
@@ -245,19 +233,25 @@ export class UserRepository {
   }
 
   /** Marks the user as queued for erasure; marking again with the same request changes nothing. */
-  async markErasure(user: UserDoc, erasure: UserErasureMark): Promise<void> {
-    await this.perUser.run(String(user._id), () => this.models.User.updateOne({ _id: user._id }, { $set: { erasure } }).exec());
+  async markErasure(user: UserRecord, erasure: UserErasureMark): Promise<void> {
+    await this.setFields(user, { erasure });
+  }
+
+  /** Sets fields of the user (after any write to it in progress). */
+  private async setFields(user: UserRecord, fields: Partial<UserRecord>): Promise<void> {
+    const id = String(user._id);
+    await this.perUser.run(id, () => this.models.User.updateOne({ _id: id }, { $set: fields }).exec());
   }
 
   /** Deletes the user and its keys (after any write to them in progress); false when they were gone already. */
-  async delete(user: UserDoc): Promise<boolean> {
+  async delete(user: UserRecord): Promise<boolean> {
     const id = String(user._id);
     return this.perUser.run(id, async () => {
       // Keys first: a crash in between leaves a user no key names, never a key naming no one.
       this.knownEmailKeys.delete(userKeyId(user.projectId, { email: user.email }));
       await this.dropKey(user.projectId, { email: user.email }, id);
       if (user.userId) await this.dropKey(user.projectId, { userId: user.userId }, id);
-      const { deletedCount } = await this.models.User.deleteOne({ _id: user._id }).exec();
+      const { deletedCount } = await this.models.User.deleteOne({ _id: id }).exec();
       return deletedCount > 0;
     });
   }
@@ -273,7 +267,7 @@ export class UserRepository {
    * Parks a command: its id goes on its ref's list first, then the command; a crash in between
    * leaves an id that names nothing (skipped), and the redelivery parks it again.
    */
-  async park(command: ParkedCommandDoc): Promise<void> {
+  async park(command: ParkedCommand): Promise<void> {
     await this.models.parkedLists.append([{ list: `${command.projectId}:${command.ref}`, at: new Date(), value: command.commandId }]);
     await insertNew(this.models.ParkedCommand, [{ ...command, _id: command.commandId }]); // parked already: a redelivery
   }
@@ -317,7 +311,7 @@ export class UserRepository {
   }
 
   /** Claims the user's email key and, with a user_id, its uid key; a key left by a user who is gone or renamed is taken over. */
-  async claimKeys(user: UserDoc): Promise<'claimed' | 'email_taken' | 'user_id_taken'> {
+  async claimKeys(user: UserRecord): Promise<'claimed' | 'email_taken' | 'user_id_taken'> {
     if (!(await this.claimKey(user, { email: user.email }))) return 'email_taken';
     if (user.userId && !(await this.claimKey(user, { userId: user.userId }))) {
       await this.dropKey(user.projectId, { email: user.email }, String(user._id));
@@ -327,7 +321,7 @@ export class UserRepository {
   }
 
   /** True when the key now names this user. */
-  private async claimKey(user: UserDoc, ref: UserRef): Promise<boolean> {
+  private async claimKey(user: UserRecord, ref: UserRef): Promise<boolean> {
     const _id = userKeyId(user.projectId, ref);
     const id = String(user._id);
     const taken = await insertNew(this.models.UserKey, [{ _id, user: id }]);

@@ -1,34 +1,10 @@
 import { growing, SequenceLists } from '@postbus/db';
 import { Schema, type Connection, type Types } from 'mongoose';
+import type { ParkedCommand, UserErasureMark, UserRecord } from '../domain/records';
 
-export interface UserDoc {
+/** A user as stored: the domain's record, with the ObjectId the store gives it. */
+export interface UserDoc extends UserRecord {
   _id: Types.ObjectId;
-  projectId: string;
-  /** Normalised (trimmed, lower-cased): the primary key within a project. */
-  email: string;
-  userId: string | null;
-  /** `uid:<user_id>` or, without one, `email:<email>` (kept for the shape; uniqueness comes from the user keys). */
-  uidKey: string;
-  name: string | null;
-  country: string | null;
-  language: string | null;
-  gender: string | null;
-  age: number | null;
-  fields: Record<string, unknown>;
-  unsubscribedAt: Date | null;
-  unsubscribeReason: string | null;
-  /** The id of the command that created the user: a redelivered create is recognised by it. */
-  createdBy: string | null;
-  /** Set while the user is queued for erasure (user.erasure_scheduled); the document goes when it runs. */
-  erasure: UserErasureMark | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-export interface UserErasureMark {
-  /** The erasure request's id. */
-  id: string;
-  eraseAt: Date;
 }
 
 const erasureMarkSchema = new Schema<UserErasureMark>(
@@ -73,21 +49,12 @@ export interface UserKeyDoc {
 const userKeySchema = growing(new Schema<UserKeyDoc>({ _id: String, user: String }, { collection: 'user_keys', versionKey: false }));
 
 /**
- * A command that found no user yet: kept until its create arrives or the retry window ends. The
- * collection stays small (commands leave it within the retry window); a user's parked commands are
- * found through the list of their ref (see UserRepository), by `_id`.
+ * A parked command as stored, by its command id. The collection stays small (commands leave it
+ * within the retry window); a user's parked commands are found through the list of their ref (see
+ * UserRepository), by `_id`.
  */
-export interface ParkedCommandDoc {
-  /** The command id. */
-  _id?: string;
-  commandId: string;
-  projectId: string;
-  /** The user reference as `email:<email>` or `uid:<user_id>`. */
-  ref: string;
-  type: 'user.update' | 'user.unsubscribe' | 'user.resubscribe';
-  data: unknown;
-  requestId: string | null;
-  acceptedAt: Date;
+export interface ParkedCommandDoc extends ParkedCommand {
+  _id: string;
 }
 
 const parkedSchema = new Schema<ParkedCommandDoc>(

@@ -1,8 +1,11 @@
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { lookup } from 'node:dns';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { AddressPolicy } from '@postbus/http';
+import { createLogger } from '@postbus/logger';
+import { DeliveryWorker, type WorkerDeps } from '../domain/delivery-worker';
+import type { AttemptDoc, DeliveryDoc, EndpointDoc } from '../domain/records';
 import { newSecret } from '../model/endpoint.repository';
 import { send, signedHeaders } from './webhook-sender';
 
@@ -69,6 +72,95 @@ describe('send', () => {
     } finally {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
+    }
+  });
+});
+
+/** A receiver that answers 200 and counts the requests it holds at once. */
+async function receiver(): Promise<{ url: string; received: string[]; maxInFlight: () => number; close: () => Promise<void> }> {
+  const received: string[] = [];
+  let inFlight = 0;
+  let max = 0;
+  const server: Server = createServer((req, res) => {
+    inFlight++;
+    max = Math.max(max, inFlight);
+    received.push(String(req.headers['webhook-id']));
+    req.resume();
+    req.on('end', () =>
+      setTimeout(() => {
+        inFlight--;
+        res.end('ok');
+      }, 5),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    received,
+    maxInFlight: () => max,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe('the delivery worker sending through send', () => {
+  it('frees a request slot once the answer is in, and finishes a delivery only once its attempt is recorded', async () => {
+    const target = await receiver();
+    // What the worker reads of an endpoint and of a delivery.
+    const endpoint = { _id: 'we_1', url: target.url, enabled: true } as EndpointDoc;
+    const delivery = (n: number) => ({ _id: `msg_${n}`, endpointId: 'we_1', payload: JSON.stringify({ n }) }) as DeliveryDoc;
+    // Recording is held until the test lets it go: a slow database.
+    const recorded: AttemptDoc[] = [];
+    let releaseRecords!: () => void;
+    const recordsHeld = new Promise<void>((resolve) => (releaseRecords = resolve));
+    const deliveries: WorkerDeps['deliveries'] = {
+      recordAttempt: async (attempt) => {
+        await recordsHeld;
+        recorded.push(attempt);
+      },
+      delivery: () => Promise.resolve(null),
+      due: {
+        claimDue: () => Promise.resolve([]),
+        done: () => Promise.resolve(),
+        scheduleMany: () => Promise.resolve(),
+        schedule: () => Promise.resolve(),
+      },
+    };
+    const worker = new DeliveryWorker({
+      endpoints: {
+        cachedById: () => Promise.resolve(endpoint),
+        signingSecrets: () => ['whsec_dGVzdHNlY3JldHRlc3RzZWNyZXR0ZXN0c2VjcmV0'],
+        disable: () => Promise.resolve(),
+      },
+      deliveries,
+      logger: createLogger({ service: 'worker-test', level: 'error' }),
+      schedule: [0, 1000],
+      timeoutMs: 2000,
+      concurrency: 2,
+      send,
+      lookup: undefined,
+      connectRefusal: () => null,
+    });
+    let finished = false;
+    const all = worker.attemptFirst([1, 2, 3, 4, 5, 6].map(delivery)).then(() => (finished = true));
+    try {
+      // Every request goes out while no attempt is recorded yet: slots do not wait for the database…
+      for (let i = 0; i < 200 && target.received.length < 6; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(target.received.sort()).toEqual(['msg_1', 'msg_2', 'msg_3', 'msg_4', 'msg_5', 'msg_6']);
+      // …and no more than `concurrency` of them at once.
+      expect(target.maxInFlight()).toBeLessThanOrEqual(2);
+      expect(recorded).toHaveLength(0);
+      expect(finished).toBe(false);
+
+      releaseRecords();
+      await all;
+      expect(recorded.map((a) => [a.deliveryId, a.outcome]).sort()).toEqual(
+        [1, 2, 3, 4, 5, 6].map((n) => [`msg_${n}`, 'succeeded']).sort(),
+      );
+    } finally {
+      // A failed expectation above must not leave the worker and the receiver holding the test run open.
+      releaseRecords();
+      await worker.stop();
+      await target.close();
     }
   });
 });

@@ -1,31 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { Webhook } from 'standardwebhooks';
-
-export interface SendResult {
-  statusCode: number | null;
-  latencyMs: number;
-  /** The first bytes of the body. */
-  response: string | null;
-  error: string | null;
-  /** Seconds, from a Retry-After header. */
-  retryAfterSeconds: number | null;
-}
-
-export interface SendOptions {
-  url: string;
-  webhookId: string;
-  /** Sent as Postbus-Attempt (1 for the first), so a receiver can tell retries apart. */
-  attempt: number;
-  payload: string;
-  /** Every secret that signs now: one signature each in webhook-signature (rotation overlap). */
-  secrets: string[];
-  timeoutMs: number;
-  /** Resolves the host and refuses private addresses at connect time (see AddressPolicy). */
-  lookup: http.RequestOptions['lookup'];
-  /** Refuses, before connecting, an address written in the URL (never looked up; see AddressPolicy). */
-  connectRefusal: (url: URL) => string | null;
-}
+import type { SendResult, WebhookSender } from '../domain/ports';
 
 const MAX_RESPONSE_BYTES = 1024;
 
@@ -52,7 +28,7 @@ export function signedHeaders(webhookId: string, payload: string, secrets: strin
  * most the first kilobyte of the answer. Never throws: a refused connection or a timeout is a
  * result like a status code.
  */
-export function send(options: SendOptions): Promise<SendResult> {
+export const send: WebhookSender = (options) => {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   return new Promise((resolve) => {
@@ -112,4 +88,4 @@ export function send(options: SendOptions): Promise<SendResult> {
     // A string body goes out in one write with the headers (a Buffer goes in a second one).
     request.end(options.payload);
   });
-}
+};

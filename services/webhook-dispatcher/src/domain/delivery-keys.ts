@@ -4,6 +4,9 @@ import { createHash } from 'node:crypto';
 export const deliveryIdOf = (eventId: string, endpointId: string): string =>
   `msg_${createHash('sha256').update(`${eventId}\n${endpointId}`).digest('hex').slice(0, 32)}`;
 
+/** A delivery's attempts are numbered from 1; each is stored under `<deliveryId>:<attempt>`. */
+export const attemptIdOf = (deliveryId: string, attempt: number): string => `${deliveryId}:${attempt}`;
+
 /**
  * The deliveries whose body names one person of one project (by address, and by user_id) are
  * listed for an erasure under `person:<hash>`: the name holds a hash of project and address, never the address.

@@ -1,10 +1,9 @@
 import type { Logger } from '@postbus/logger';
-import type { DeliveryStore } from '../model/delivery.repository';
-import type { RetentionRuns } from '../model/retention-run.repository';
+import type { DeliveriesDeleted, DeliveryLog, RetentionClaims } from './ports';
 
 export interface RetentionOptions {
-  deliveries: Pick<DeliveryStore, 'purgeOlderThan'>;
-  runs: Pick<RetentionRuns, 'claim' | 'forget'>;
+  deliveries: Pick<DeliveryLog, 'purgeOlderThan'>;
+  runs: RetentionClaims;
   logger: Logger;
   retentionDays: number;
   intervalMs: number;
@@ -15,13 +14,13 @@ export interface RetentionOptions {
  * is inserted first) deletes the deliveries older than the retention, in resumable chunks of
  * point deletes through the endpoints' lists. An instance that dies midway leaves the lists'
  * tails where it stopped; the next interval's run goes on from there. The timer that calls
- * runOnce every interval is the app's (app.ts).
+ * runOnce every interval is set in start/background.ts.
  */
 export class DeliveryRetention {
   constructor(private readonly options: RetentionOptions) {}
 
   /** Purges when no other instance has this interval; returns what went, or undefined when another instance has it. */
-  async runOnce(now = new Date()): Promise<{ deliveries: number; attempts: number } | undefined> {
+  async runOnce(now = new Date()): Promise<DeliveriesDeleted | undefined> {
     const slot = Math.floor(now.getTime() / this.options.intervalMs);
     if (!(await this.options.runs.claim(slot, now))) return undefined;
     // The collection stays at two claims: the one before the previous is no longer contended.

@@ -1,15 +1,17 @@
 import type { Logger } from '@postbus/logger';
-import type { AttemptOutcome, DeliveryDoc, DeliveryStore, DuePayload } from '../model/delivery.repository';
-import type { EndpointStore } from '../model/endpoint.repository';
 import type { DueItem } from '@postbus/db';
-import type { SendOptions, SendResult } from '../clients/webhook-sender';
+import { attemptIdOf } from './delivery-keys';
+import type { AttemptOutcome } from './delivery-status';
+import type { DeliveryLog, DueAttempts, EndpointDirectory, SendOptions, SendResult, WebhookSender } from './ports';
+import type { DeliveryDoc, DuePayload } from './records';
 
 export interface WorkerDeps {
-  endpoints: Pick<EndpointStore, 'cachedById' | 'signingSecrets' | 'disable'>;
-  deliveries: Pick<DeliveryStore, 'delivery' | 'due' | 'recordAttempt'>;
+  endpoints: Pick<EndpointDirectory, 'cachedById' | 'signingSecrets' | 'disable'>;
+  deliveries: Pick<DeliveryLog, 'delivery' | 'recordAttempt'> & {
+    due: Pick<DueAttempts, 'claimDue' | 'schedule' | 'scheduleMany' | 'done'>;
+  };
   logger: Logger;
-  /** The signed POST of one attempt (clients/webhook-sender.ts); never throws. */
-  send: (options: SendOptions) => Promise<SendResult>;
+  send: WebhookSender;
   /** Milliseconds before each attempt; attempt n waits schedule[n-1] after the previous one. */
   schedule: number[];
   timeoutMs: number;
@@ -206,7 +208,7 @@ export class DeliveryWorker {
       await deliveries.due.schedule(id, nextAttemptAt, { ...payload, attempt: payload.attempt + 1 });
     }
     await deliveries.recordAttempt({
-      _id: `${id}:${payload.attempt}`,
+      _id: attemptIdOf(id, payload.attempt),
       deliveryId: id,
       endpointId: delivery.endpointId,
       attempt: payload.attempt,

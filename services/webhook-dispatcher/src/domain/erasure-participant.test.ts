@@ -1,5 +1,5 @@
+import { personList, personListsOf } from './delivery-keys';
 import { concerns } from './erasure-participant';
-import { personList, personListsOf } from '../model/delivery.repository';
 import { bodyOf, messageEvent, userErased, userErasureScheduled } from './webhook-payloads';
 
 const subject = { projectId: 'p1', email: 'a.b+c@example.org', userId: 'u(1)', before: '2026-01-02T00:00:00.000Z' };

@@ -1,6 +1,6 @@
 import type { MessageContext } from '@postbus/bus';
 import type { ErasureExecuteCommand } from '@postbus/contracts';
-import type { DeliveryStore } from '../model/delivery.repository';
+import type { DeliveryLog } from './ports';
 import { personList } from './delivery-keys';
 
 type Subject = Pick<ErasureExecuteCommand, 'projectId' | 'email' | 'userId' | 'before'>;
@@ -23,7 +23,7 @@ export function concerns(payload: string, { projectId, email, userId, before }: 
 }
 
 export interface DeliveryErasureDeps {
-  deliveries: DeliveryStore;
+  deliveries: Pick<DeliveryLog, 'erasePerson'>;
 }
 
 /**

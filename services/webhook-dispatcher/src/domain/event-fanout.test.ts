@@ -1,10 +1,9 @@
 import { createLogger } from '@postbus/logger';
 import { messageContext } from '@postbus/testing/fakes';
-import type { DeliveryDoc } from '../model/delivery.repository';
-import type { EndpointDoc } from '../model/endpoint.repository';
-import type { ProjectOwner } from '../model/project.repository';
 import { deliveryIdOf } from './delivery-keys';
 import { EventFanout } from './event-fanout';
+import type { ProjectOwner } from './ports';
+import type { DeliveryDoc, EndpointDoc } from './records';
 import { bodyOf, userUnsubscribed, type WebhookEvent } from './webhook-payloads';
 
 const logger = createLogger({ service: 'fanout-test', level: 'error' });

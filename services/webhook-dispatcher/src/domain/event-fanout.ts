@@ -1,15 +1,14 @@
 import type { MessageContext } from '@postbus/bus';
 import type { Logger } from '@postbus/logger';
-import type { DeliveryDoc, DeliveryStore } from '../model/delivery.repository';
-import type { EndpointStore } from '../model/endpoint.repository';
-import type { ProjectOwners } from '../model/project.repository';
 import { deliveryIdOf } from './delivery-keys';
+import type { DeliveryLog, EndpointDirectory, ProjectOwnerLookup } from './ports';
+import type { DeliveryDoc } from './records';
 import { bodyOf, type WebhookEvent } from './webhook-payloads';
 
 export interface EventDeps {
-  endpoints: Pick<EndpointStore, 'matching'>;
-  deliveries: Pick<DeliveryStore, 'add'>;
-  projects: Pick<ProjectOwners, 'ownerOf'>;
+  endpoints: Pick<EndpointDirectory, 'matching'>;
+  deliveries: Pick<DeliveryLog, 'add'>;
+  projects: ProjectOwnerLookup;
   logger: Logger;
   /**
    * Makes the first attempt of new deliveries; resolves once each is recorded (and its retry

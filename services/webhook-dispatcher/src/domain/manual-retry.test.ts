@@ -1,6 +1,6 @@
 import { ConflictError } from '@postbus/errors';
-import type { AttemptDoc, DuePayload } from '../model/delivery.repository';
 import { retryByHand, type ManualRetryStore } from './manual-retry';
+import type { AttemptDoc, DuePayload } from './records';
 
 const attempt = (n: number, outcome: AttemptDoc['outcome']): AttemptDoc => ({
   _id: `wd_1:${n}`,

@@ -1,16 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConflictError } from '@postbus/errors';
-import type { AttemptDoc, DeliveryDoc, DuePayload } from '../model/delivery.repository';
 import { lastOf, statusOf } from './delivery-status';
+import type { DeliveryLog, DueAttempts } from './ports';
+import type { DeliveryDoc } from './records';
 
 /** What a retry by hand reads and writes: a delivery's attempt log and the queue of due attempts. */
-export interface ManualRetryStore {
-  attemptsOf(deliveryId: string): Promise<AttemptDoc[]>;
-  due: {
-    entry(deliveryId: string): Promise<DuePayload | null>;
-    schedule(deliveryId: string, dueAt: Date, payload: DuePayload): Promise<void>;
-  };
-}
+export type ManualRetryStore = Pick<DeliveryLog, 'attemptsOf'> & { due: Pick<DueAttempts, 'entry' | 'schedule'> };
 
 export interface ManualRetryTiming {
   /** How long to wait for the worker to take a finished attempt off the due queue. */

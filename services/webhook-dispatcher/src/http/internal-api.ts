@@ -20,9 +20,11 @@ import {
 } from '@postbus/contracts';
 import { NotFoundError, UnprocessableError, ValidationError } from '@postbus/errors';
 import { decodeCursor, defineRoute, encodeCursor, isSequence, serveRoutes, UnsafeAddressError, type AddressPolicy } from '@postbus/http';
+import { deliveryIdOf } from '../domain/delivery-keys';
 import { retryByHand } from '../domain/manual-retry';
-import { deliveryIdOf, type DeliveryDoc, type DeliveryStore } from '../model/delivery.repository';
-import type { EndpointDoc, EndpointInput, EndpointStore } from '../model/endpoint.repository';
+import type { DeliveryDoc, EndpointDoc } from '../domain/records';
+import type { DeliveryStore } from '../model/delivery.repository';
+import type { EndpointInput, EndpointStore } from '../model/endpoint.repository';
 import { toDelivery, toWebhook } from './views';
 
 const NO_WEBHOOK = 'No such webhook for this client.';

@@ -1,8 +1,7 @@
 // The public shapes of an endpoint and of a delivery with its attempts, as the internal API answers them.
 import type { Delivery, Webhook } from '@postbus/contracts';
 import { statusOf } from '../domain/delivery-status';
-import type { AttemptDoc, DeliveryDoc } from '../model/delivery.repository';
-import type { EndpointDoc } from '../model/endpoint.repository';
+import type { AttemptDoc, DeliveryDoc, EndpointDoc } from '../domain/records';
 
 export function toWebhook(e: EndpointDoc): Webhook {
   return {

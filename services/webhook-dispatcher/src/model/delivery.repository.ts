@@ -1,49 +1,12 @@
 import { Schema, type Connection } from 'mongoose';
-import { deliveryIdOf, personList, personListsOf, type PersonKey } from '../domain/delivery-keys';
-import { lastOf, statusOf, type AttemptOutcome, type DeliveryStatus } from '../domain/delivery-status';
+import { attemptIdOf, personListsOf } from '../domain/delivery-keys';
+import { lastOf, statusOf, type DeliveryStatus } from '../domain/delivery-status';
+import type { DeliveriesDeleted, DeliveryLog } from '../domain/ports';
+import type { AttemptDoc, DeliveryDoc, DuePayload } from '../domain/records';
 import { DueQueue, GroupCommit, growing, inParallel, insertNew, SequenceLists, type ListAppend, type ListEntry } from '@postbus/db';
-
-/** One event for one endpoint: written once, never updated; its `_id` is the `webhook-id`. */
-export interface DeliveryDoc {
-  _id: string;
-  endpointId: string;
-  clientId: string;
-  eventId: string;
-  eventType: string;
-  /** The exact body every attempt sends (and signs). */
-  payload: string;
-  createdAt: Date;
-}
-
-export { deliveryIdOf, personList, personListsOf, type PersonKey };
-export type { AttemptOutcome, DeliveryStatus };
-
-/** One attempt at a delivery, append-only: the delivery log. Its `_id` is `<deliveryId>:<attempt>`. */
-export interface AttemptDoc {
-  _id: string;
-  deliveryId: string;
-  endpointId: string;
-  attempt: number;
-  at: Date;
-  statusCode: number | null;
-  latencyMs: number;
-  /** The first bytes of the response body. */
-  response: string | null;
-  error: string | null;
-  outcome: AttemptOutcome;
-  /** When the next attempt is due (a `retrying` attempt only; absent on attempts stored before it existed). */
-  nextAttemptAt?: Date | null;
-}
 
 /** The statuses with a list of their own (see the read models below). */
 type ListedStatus = Exclude<DeliveryStatus, 'succeeded'>;
-
-/** What the due queue holds for a delivery: its next attempt number; `manual` for a retry by hand (one attempt). */
-export interface DuePayload extends Record<string, unknown> {
-  attempt: number;
-  endpointId: string;
-  manual?: boolean;
-}
 
 /** A delivery with its attempts, in attempt order. */
 export interface DeliveryWithAttempts {
@@ -94,8 +57,6 @@ const attemptSchema = growing(
   ),
 );
 
-export const attemptIdOf = (deliveryId: string, attempt: number): string => `${deliveryId}:${attempt}`;
-
 /*
  * The read models, lists of delivery ids in the order they were written (SequenceLists, every
  * entry addressed by `_id`):
@@ -143,7 +104,7 @@ const MAX_LIST_PAGES = 20;
 const CHUNK = 200;
 
 /** Deliveries, their attempts, the lists they are read through, and the queue of due attempts. */
-export class DeliveryStore {
+export class DeliveryStore implements DeliveryLog {
   private readonly Delivery;
   private readonly Attempt;
   readonly due: DueQueue<DuePayload>;
@@ -298,7 +259,7 @@ export class DeliveryStore {
    * exceptions to append-only), by point deletes; counts what went. Each delivery's attempts go
    * newest first and the delivery last, so a repeat after a crash still finds what is left.
    */
-  async delete(ids: string[]): Promise<{ deliveries: number; attempts: number }> {
+  async delete(ids: string[]): Promise<DeliveriesDeleted> {
     let deliveries = 0;
     let attempts = 0;
     for (let i = 0; i < ids.length; i += CHUNK) {
@@ -332,7 +293,7 @@ export class DeliveryStore {
     afterChunk?: () => Promise<void>,
     /** Deliveries this erasure deleted already (through the person's other list): skipped. */
     erased = new Set<string>(),
-  ): Promise<{ deliveries: number; attempts: number }> {
+  ): Promise<DeliveriesDeleted> {
     const total = { deliveries: 0, attempts: 0 };
     const erase = async (ids: string[]) => {
       const todo = ids.filter((id) => !erased.has(id));
@@ -360,7 +321,7 @@ export class DeliveryStore {
    * endpoints' lists (their type and status lists are trimmed alongside), in resumable chunks;
    * the person lists of the deliveries deleted are trimmed to the cutoff too.
    */
-  async purgeOlderThan(cutoff: Date): Promise<{ deliveries: number; attempts: number }> {
+  async purgeOlderThan(cutoff: Date): Promise<DeliveriesDeleted> {
     const total = { deliveries: 0, attempts: 0 };
     await this.lists.trimAll(cutoff, async (list, ids) => {
       if (!ENDPOINT_LIST.test(list)) return;

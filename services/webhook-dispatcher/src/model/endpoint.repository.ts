@@ -2,29 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { Schema, type Connection } from 'mongoose';
 import type { Sealed, SecretBox } from '@postbus/crypto';
 import { KeyedSerializer } from '@postbus/db';
-
-export interface EndpointSecret {
-  sealed: Sealed;
-  createdAt: Date;
-  /** Set on the previous secret when it is rotated: it keeps signing until then. */
-  expiresAt: Date | null;
-}
-
-export interface EndpointDoc {
-  _id: string;
-  clientId: string;
-  projectId: string | null;
-  url: string;
-  /** Event types, or ["*"] for all. */
-  events: string[];
-  description: string | null;
-  enabled: boolean;
-  /** Why the dispatcher disabled it (e.g. the receiver answered 410 Gone). */
-  disabledReason: string | null;
-  secrets: EndpointSecret[];
-  createdAt: Date;
-  updatedAt: Date;
-}
+import type { EndpointDirectory } from '../domain/ports';
+import type { EndpointDoc } from '../domain/records';
 
 export interface EndpointInput {
   url: string;
@@ -60,7 +39,7 @@ export const newSecret = (): string => `whsec_${randomBytes(24).toString('base64
  * Webhook endpoints (a small collection: updates are fine here). Secrets are sealed at rest and
  * opened only to sign; after a rotation the previous one signs too until it expires.
  */
-export class EndpointStore {
+export class EndpointStore implements EndpointDirectory {
   private readonly Endpoint;
   private readonly perEndpoint = new KeyedSerializer();
   private cache: { endpoints: Promise<EndpointDoc[]>; expires: number } | undefined;

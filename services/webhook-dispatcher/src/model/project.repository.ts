@@ -1,4 +1,5 @@
 import { Schema, type Connection } from 'mongoose';
+import type { ProjectOwner, ProjectOwnerLookup } from '../domain/ports';
 
 interface ProjectDoc {
   _id: string;
@@ -12,11 +13,8 @@ const projectSchema = new Schema<ProjectDoc>(
   { collection: 'projects', versionKey: false },
 );
 
-/** What the projection knows of a project: its owner, that it was deleted, or nothing yet. */
-export type ProjectOwner = { clientId: string } | 'deleted' | undefined;
-
 /** Which client owns each project, from the catalog topic: events name a project, endpoints belong to a client. */
-export class ProjectOwners {
+export class ProjectOwners implements ProjectOwnerLookup {
   private readonly Project;
   private readonly known = new Map<string, string>();
   private readonly deleted = new Set<string>();

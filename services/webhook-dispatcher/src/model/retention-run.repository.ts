@@ -1,5 +1,6 @@
 import { Schema, type Connection } from 'mongoose';
 import { isDuplicateKeyError } from '@postbus/db';
+import type { RetentionClaims } from '../domain/ports';
 
 /** Which instance purges in one interval: `_id` is `deliveries@<interval number>`, unique, so one insert wins. */
 interface RunDoc {
@@ -10,7 +11,7 @@ interface RunDoc {
 const runSchema = new Schema<RunDoc>({ _id: String, at: Date }, { collection: 'retention_runs', versionKey: false });
 
 /** The retention's claims on its intervals, so that one instance purges per interval. */
-export class RetentionRuns {
+export class RetentionRuns implements RetentionClaims {
   private readonly Run;
 
   constructor(connection: Connection) {

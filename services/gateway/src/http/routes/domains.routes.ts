@@ -14,7 +14,8 @@ import type { DnsLookup } from '../../clients/dns-lookup';
 import { generateDkimKey, requiredRecords, trackingRecords } from '../../domain/dns-records';
 import { DomainVerification, normaliseDomain, ownershipAsRequired } from '../../domain/domain-verification';
 import type { SecretBox } from '@postbus/crypto';
-import type { DomainDoc, DomainKind, DomainRepository } from '../../model/domain.repository';
+import type { DomainDoc, DomainKind } from '../../domain/ports/domains';
+import type { DomainRepository } from '../../model/domain.repository';
 import { defineRoute, type RouteSpec } from '../route';
 import type { AuthenticatedClient } from '../auth';
 

@@ -4,16 +4,15 @@ import { simpleParser } from 'mailparser';
 import type { CatalogDomain, CatalogEmail, CatalogProject, CatalogTemplate } from '@postbus/contracts';
 import { ReturnPathTokens, SecretBox, TrackingTokens } from '@postbus/crypto';
 import { loopHeld, TemplateEngine } from '@postbus/templates';
-import type { CatalogProjection } from '../../model/catalog.repository';
+import type { CatalogLookup, Relay } from '../ports/delivery';
 import type { MessageDoc } from '../message-records';
 import { Deliverer, type Outcome } from './deliverer';
-import type { SmtpRelay } from '../../clients/smtp-relay';
 
 const secrets = new SecretBox(randomBytes(32).toString('base64'));
 const dkimPem = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 
 /** Two clients, each with a project on a verified sender domain and one email per template. */
-function catalogOf(templates: CatalogTemplate[]): CatalogProjection {
+function catalogOf(templates: CatalogTemplate[]): CatalogLookup {
   const base = { revision: 1 };
   const domain: CatalogDomain = {
     ...base,
@@ -59,7 +58,7 @@ function catalogOf(templates: CatalogTemplate[]): CatalogProjection {
       } satisfies CatalogEmail,
     ]),
   ]);
-  return { get: (kind: string, id: string) => Promise.resolve(entities.get(`${kind}:${id}`)) } as unknown as CatalogProjection;
+  return { get: (kind: string, id: string) => Promise.resolve(entities.get(`${kind}:${id}`)) } as unknown as CatalogLookup;
 }
 
 const template = (id: string, projectId: string, clientId: string, html: string, cheap?: boolean): CatalogTemplate => ({
@@ -108,7 +107,7 @@ describe('Deliverer: rendering', () => {
     ['busy-recipient@example.org', 451],
     ['busy-copy@example.org', 451],
   ]);
-  const relay = {
+  const relay: Relay = {
     send: (from: string, to: string, raw: Buffer) => {
       sent.push(raw);
       envelopes.push({ from, to });
@@ -119,7 +118,7 @@ describe('Deliverer: rendering', () => {
           : { status: code >= 500 ? ('bounced' as const) : ('deferred' as const), code, response: `${code} no` },
       );
     },
-  } as unknown as SmtpRelay;
+  };
   const tokens = new TrackingTokens(randomBytes(32).toString('hex'));
   const returnPath = new ReturnPathTokens(randomBytes(32).toString('hex'));
   /** What the mail's List-Unsubscribe links and its envelope sender name. */

@@ -3,15 +3,14 @@ import type { CopyKind, DeliveredCopy, DroppedCopy } from '@postbus/contracts';
 import type { ReturnPathClaim, ReturnPathTokens, SecretBox, TrackingTokens } from '@postbus/crypto';
 import type { LoopTurns } from '@postbus/http/loop-turns';
 import { TenantBusyError, type Rendered, type TemplateEngine } from '@postbus/templates';
-import type { CatalogProjection } from '../../model/catalog.repository';
 import { copiesOf, type EventDoc, type MessageDoc } from '../message-records';
 import type { RenderedContent } from '../message-content';
 import { isBlocking } from '../suppression-reasons';
 import { createHash } from 'node:crypto';
-import type { AttachmentStore } from '../../model/attachment.repository';
 import { compose, type OutgoingAttachment } from './compose';
 import { dkimKey, dkimSign, type DkimKey } from './dkim';
-import type { DeliveryOutcome, SmtpRelay } from '../../clients/smtp-relay';
+import type { MessageAttachments } from '../ports/messages';
+import type { CatalogLookup, DeliveryOutcome, Relay } from '../ports/delivery';
 import { simulatedDelivery } from './simulated-relay';
 import { addTracking } from './tracking';
 
@@ -30,12 +29,12 @@ export interface Outcome {
 }
 
 export interface DelivererOptions {
-  catalog: CatalogProjection;
+  catalog: CatalogLookup;
   secrets: SecretBox;
   tokens: TrackingTokens;
   /** Sign the envelope sender and the List-Unsubscribe mailto address, which the inbound MX reads. */
   returnPath: ReturnPathTokens;
-  relay: SmtpRelay;
+  relay: Relay;
   /**
    * Why each address of the project gets no mail (undefined when it gets mail), in order: a
    * message's copies are checked as its recipient is, for a message accepted at `acceptedAt`.
@@ -54,7 +53,7 @@ export interface DelivererOptions {
    */
   runPatienceMs: number;
   /** Where the content of messages' attachments is kept (the gateway stored it before the trigger). */
-  attachments: Pick<AttachmentStore, 'read'>;
+  attachments: Pick<MessageAttachments, 'read'>;
   /**
    * Takes turns on the event loop for each mail's synchronous steps (compose, sign, hand to the
    * relay): a run's mails resume together, and the reads this process serves go in between.

@@ -1,4 +1,4 @@
-import type { DeliveryOutcome } from '../../clients/smtp-relay';
+import type { DeliveryOutcome } from '../ports/delivery';
 import type { EventDoc, MessageDoc } from '../message-records';
 
 /** What a test message's recipient asks for by the end of its local part: `b+bounce@…`, `c+complaint@…`, `d+defer@…`. */

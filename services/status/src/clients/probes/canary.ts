@@ -1,6 +1,6 @@
 import type { CanarySettings } from '../../config';
 import type { CanarySample } from '../../domain/model';
-import type { Probe, ProbeOutcome } from './probe';
+import type { Probe, ProbeOutcome } from '../../domain/ports';
 import { reason, verdict } from './probe';
 
 const POLL_MS = 500;

@@ -1,4 +1,4 @@
-import type { Probe } from './probe';
+import type { Probe } from '../../domain/ports';
 import { reason, verdict } from './probe';
 
 interface ReadyzBody {

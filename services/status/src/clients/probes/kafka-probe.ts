@@ -1,6 +1,6 @@
 import { Kafka, logLevel, type Admin, type SASLOptions } from 'kafkajs';
 import { consumerGroupLag, type GroupLag, type KafkaConnection } from '@postbus/bus';
-import type { Probe, ProbeOutcome } from './probe';
+import type { Probe, ProbeOutcome } from '../../domain/ports';
 import { reason, verdict } from './probe';
 
 /**

@@ -1,5 +1,5 @@
 import type { Connection } from 'mongoose';
-import type { Probe, ProbeOutcome } from './probe';
+import type { Probe, ProbeOutcome } from '../../domain/ports';
 import { reason, verdict } from './probe';
 
 /** A ping through each service's database (one component each); no connection yet is a failed ping. */

@@ -1,17 +1,6 @@
 import type { CheckResult, ComponentStatus } from '../../domain/model';
 
-/** A component's verdict, or that it cannot be judged now (e.g. the lag while Kafka is down). */
-export type ProbeOutcome = CheckResult | { componentId: string; at: Date; unknown: string };
-
-/** One automatic check, run on its own pace; it never throws (a failure is a verdict). */
-export interface Probe {
-  name: string;
-  componentIds: string[];
-  intervalMs: number;
-  run(): Promise<ProbeOutcome[]>;
-  close?(): Promise<void>;
-}
-
+/** A component's verdict, stamped now (the monitor stamps it again with the engine's clock). */
 export const verdict = (componentId: string, status: ComponentStatus, detail: string, latencyMs?: number): CheckResult => ({
   componentId,
   at: new Date(),

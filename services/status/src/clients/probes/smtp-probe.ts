@@ -1,6 +1,6 @@
 import { connect as connectTcp, type Socket } from 'node:net';
 import { connect as connectTls } from 'node:tls';
-import type { Probe } from './probe';
+import type { Probe } from '../../domain/ports';
 import { reason, verdict } from './probe';
 
 /** Reads SMTP replies (multi-line ones end with "NNN text"). */

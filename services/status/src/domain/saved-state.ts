@@ -1,5 +1,5 @@
-import type { DampedState } from '../domain/damping';
-import type { CanarySample, CheckResult, ComponentState, DailyRecord, Incident, Maintenance } from '../domain/model';
+import type { DampedState } from './damping';
+import type { CanarySample, CheckResult, ComponentState, DailyRecord, Incident, Maintenance } from './model';
 
 /** What the persister writes next: taken from the engine, given back when the database refused it. */
 export interface PendingChanges {

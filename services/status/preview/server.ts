@@ -1,12 +1,13 @@
 import express from 'express';
-import { statusPublishing } from '../app';
-import { InMemorySubscriberStore } from '../model/subscriber.repository';
+import { statusPublishing } from '#status/start/publishing';
+import { InMemorySubscriberStore } from './in-memory-subscriber-store';
 import { FakeStatusSource, PREVIEW_STATES, previewSnapshot } from './scenarios';
 
 /**
  * The public pages over made-up snapshots, one per state under /<state>/ (operational, degraded,
  * major-outage, maintenance, stale), to look at the design without an engine and for the browser
- * test's screenshots: `PORT=8080 node services/status/dist/preview/server.js`. No subscriptions are kept.
+ * test's screenshots: `PORT=8080 node services/status/preview/dist/server.js`. Subscriptions are
+ * kept in memory only. A development tool: built by the root `tsc -b`, never part of the image.
  */
 const port = Number(process.env.PORT ?? 8080);
 const app = express();

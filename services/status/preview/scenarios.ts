@@ -8,11 +8,11 @@ import type {
   StatusEvent,
   StatusSnapshot,
   StatusSource,
-} from '../domain/model';
+} from '#status/domain/model';
 
 /**
  * Made-up snapshots in each state the page can be in, for the publishers' tests and the preview
- * server (`node services/status/dist/preview/server.js`): deterministic, so screenshots compare.
+ * server (`node services/status/preview/dist/server.js`): deterministic, so screenshots compare.
  */
 
 export const PREVIEW_DEFINITIONS: ComponentDefinition[] = [

@@ -1,0 +1,7 @@
+import type { MessageData, MessageType, TopicOf } from '@postbus/contracts';
+
+/** Where accepted commands go: the bus; a command it did not take fails the request. */
+export interface CommandPublisher {
+  /** The command's message id. */
+  send<T extends MessageType>(topic: NoInfer<TopicOf<T>>, type: T, key: string, data: MessageData<T>, requestId: string): Promise<string>;
+}
