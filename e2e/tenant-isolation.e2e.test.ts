@@ -40,6 +40,7 @@ const bodies = (a: Ids): Record<string, unknown> => ({
   updateEmail: { name: 'B was here', template_id: a['templateId'] },
   sendEmail: { user: { email: 'ann@a-side.example', name: 'Ann' }, data: {} },
   sendEmailBatch: { messages: [{ email_key: a['emailKey'], user: { email: 'ann@a-side.example' } }] },
+  sendContentEmail: { to: 'ann@a-side.example', subject: 'Hi', text: 'Hi' },
   createUser: { email: 'ann@a-side.example', user_id: 'ann-1' },
   updateUserByEmail: { email: 'ann@a-side.example', fields: { plan: 'stolen' } },
   updateUserByUserId: { fields: { plan: 'stolen' } },

@@ -5,10 +5,12 @@ import { startReceiver } from './webhook-receiver';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-/** The operations a test key may call: the sends and the message reads (an attachment's download is one). */
+/** The operations a test key may call: the sends, the message reads (an attachment's download is one) and who-am-I. */
 const OPEN_TO_TEST_KEYS = new Set([
   'sendEmail',
+  'sendContentEmail',
   'sendEmailBatch',
+  'whoAmI',
   'listMessages',
   'getMessage',
   'getMessageContent',

@@ -86,13 +86,39 @@ export const AttachmentRef = Type.Object({
 });
 export type AttachmentRef = Static<typeof AttachmentRef>;
 
+/**
+ * What a content send brings instead of an email's template: its subject and bodies as sent (no
+ * template is applied), its sender when it names one (checked by the gateway to be on the
+ * project's verified sender domain), and its tracking.
+ */
+export const SendContent = Type.Object({
+  subject: Type.String(),
+  html: Type.Optional(Type.String()),
+  text: Type.Optional(Type.String()),
+  /** Normalised; absent: the project's from_email. */
+  fromEmail: Type.Optional(Type.String()),
+  /** Absent: the project's from_name (or none, when fromEmail is given without a name). */
+  fromName: Type.Optional(Nullable(Type.String())),
+  trackOpens: Type.Boolean(),
+  trackClicks: Type.Boolean(),
+});
+export type SendContent = Static<typeof SendContent>;
+
 export const EmailTriggerCommand = Type.Object({
   messageId: Type.String(),
   projectId: Type.String(),
-  emailId: Type.String(),
-  emailKey: Type.String(),
-  templateId: Type.String(),
-  templateVersion: Type.Integer(),
+  /** The stored email and template a template send names; absent for a content send, which carries `content`. */
+  emailId: Type.Optional(Type.String()),
+  emailKey: Type.Optional(Type.String()),
+  templateId: Type.Optional(Type.String()),
+  templateVersion: Type.Optional(Type.Integer()),
+  content: Type.Optional(SendContent),
+  /** Where the send came from; absent: the HTTP API. */
+  source: Type.Optional(Type.Literal('smtp')),
+  /** A content send that named no user: the recipient is not registered (nor updated). */
+  unregistered: Type.Optional(Type.Literal(true)),
+  /** A content send's further To addresses (normalised), shown in the To header beside the recipient's. */
+  to: Type.Optional(Type.Array(Type.String())),
   /** The user as the trigger described them: email (normalised), user_id, standard attributes, custom fields. */
   user: Type.Record(Type.String(), Type.Unknown()),
   data: Type.Record(Type.String(), Type.Unknown()),
@@ -264,7 +290,8 @@ export const catalogKey = (kind: CatalogKind, id: string): string => `${kind}:${
 export const MessageEvent = Type.Object({
   messageId: Type.String(),
   projectId: Type.String(),
-  emailKey: Type.String(),
+  /** The email a template send named; null for a content send. */
+  emailKey: Nullable(Type.String()),
   email: Type.String(),
   userId: Nullable(Type.String()),
   event: StringEnum(TIMELINE_EVENTS, { description: 'a delivery status or an engagement event' }),

@@ -181,8 +181,11 @@ export const isReservedHeader = (name: string): boolean => {
 /** The reserved names among these header names (see RESERVED_HEADERS), as given. */
 export const reservedHeaderNames = (names: string[]): string[] => names.filter(isReservedHeader);
 
-/** How a copy of a message is addressed: named in the Cc header, or in no header (its own mail's envelope only). */
-export const COPY_KINDS = ['cc', 'bcc'] as const;
+/**
+ * How a copy of a message is addressed: named in the To header beside the recipient (a content
+ * send's further `to` addresses), in the Cc header, or in no header (its own mail's envelope only).
+ */
+export const COPY_KINDS = ['to', 'cc', 'bcc'] as const;
 export type CopyKind = (typeof COPY_KINDS)[number];
 
 /**
@@ -205,9 +208,27 @@ export const MESSAGE_OPTION_LIMITS = {
   metadata: 20,
   metadataKeyLength: 40,
   metadataValueLength: 500,
-  /** cc and bcc addresses together. */
-  copies: 20,
+  /** The addresses besides the recipient (a content send's further to, cc and bcc) together: 50 addresses with the recipient. */
+  copies: 49,
 } as const;
+
+/**
+ * What a content send (one that brings its subject and bodies instead of naming a stored email)
+ * may carry: they travel on the bus with its command, so together they stay well under a record's
+ * 1 MB there; the mailer keeps at most MESSAGE_CONTENT_MAX_HTML_BYTES of the HTML for reads.
+ */
+export const CONTENT_LIMITS = {
+  /** Characters: RFC 5322's line limit, which a folded header keeps to anyway. */
+  subjectLength: 998,
+  /** UTF-8 bytes of each body. */
+  htmlBytes: 256 * 1024,
+  textBytes: 256 * 1024,
+  fromNameLength: 200,
+} as const;
+
+/** Where a message came from: the HTTP API (a template or a content send), or SMTP submission. */
+export const SEND_SOURCES = ['api', 'smtp'] as const;
+export type SendSource = (typeof SEND_SOURCES)[number];
 
 /**
  * What a send's attachments may be: at most `count` files of at most `totalBytes` together

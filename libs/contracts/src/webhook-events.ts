@@ -23,7 +23,9 @@ const messageWebhookData = <E extends MessageWebhookEvent>(event: E) =>
   Type.Object({
     message_id: Type.String({ description: 'the message_id the send call returned' }),
     project_id: Type.String(),
-    email_key: Type.String({ description: 'the transactional email the message was sent as' }),
+    email_key: Nullable(
+      Type.String({ description: 'the transactional email the message was sent as; null for a content send (POST …/emails/send, SMTP)' }),
+    ),
     email: Type.String({ description: 'the recipient' }),
     user_id: Nullable(Type.String()),
     event: Type.Literal(event),

@@ -1,7 +1,13 @@
 export { badlyEncodedPath, problemHandler, notFoundHandler } from './problems';
 export { requestId } from './request-id';
 export { healthRouter, metricsRouter, createMetricsRegistry, type ReadinessCheck } from './health';
-export { InternalTokens, internalApiSecret, requireInternalToken, INTERNAL_TOKEN_TTL_SECONDS } from './internal-auth';
+export {
+  InternalTokens,
+  internalApiSecret,
+  internalTokenVerifier,
+  requireInternalToken,
+  INTERNAL_TOKEN_TTL_SECONDS,
+} from './internal-auth';
 export { listen, closeServer, onShutdown, exitOnFatal } from './server';
 export { startInternalServer } from './internal-server';
 export { runService, type RunningService } from './run-service';

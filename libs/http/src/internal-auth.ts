@@ -71,11 +71,20 @@ function refused(detail: string): UnauthorizedError {
 }
 
 /**
- * The one check of every internal API: the request carries a bearer token signed with the shared
- * secret (HS256 only), addressed to this service and not expired; anything else is a 401
- * problem. A token already verified is recognised until it expires without verifying it again.
+ * Verifies internal bearer tokens for one audience (this service): signed with the shared secret
+ * (HS256 only), addressed to `audience`, not expired, and, when `issuer` is given, minted by that
+ * caller. A token already verified is recognised until it expires without verifying it again.
+ * Answers why a token is refused, or undefined when it is good.
  */
-export function requireInternalToken({ secret, audience }: { secret: string; audience: string }): RequestHandler {
+export function internalTokenVerifier({
+  secret,
+  audience,
+  issuer,
+}: {
+  secret: string;
+  audience: string;
+  issuer?: string;
+}): (token: string) => Promise<string | undefined> {
   const key = encodeSecret(secret);
   const verified = new Map<string, number>();
   const remember = (token: string, expiresAtMs: number) => {
@@ -86,26 +95,38 @@ export function requireInternalToken({ secret, audience }: { secret: string; aud
     }
     verified.set(token, expiresAtMs);
   };
+  return async (token) => {
+    const known = verified.get(token);
+    if (known !== undefined && Date.now() < known) return undefined;
+    try {
+      const { payload } = await jwtVerify(token, key, {
+        algorithms: ['HS256'],
+        audience,
+        ...(issuer !== undefined ? { issuer } : {}),
+        clockTolerance: CLOCK_TOLERANCE_SECONDS,
+        requiredClaims: ['exp', 'iss'],
+      });
+      remember(token, (payload.exp ?? 0) * 1000);
+      return undefined;
+    } catch (error) {
+      return error instanceof joseErrors.JWTExpired ? 'has expired' : 'is not valid for this service';
+    }
+  };
+}
+
+/**
+ * The one check of every internal API: the request carries a bearer token signed with the shared
+ * secret (HS256 only), addressed to this service and not expired; anything else is a 401 problem.
+ */
+export function requireInternalToken({ secret, audience }: { secret: string; audience: string }): RequestHandler {
+  const verify = internalTokenVerifier({ secret, audience });
   return (req, _res, next) => {
     const header = req.get('authorization');
     const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : '';
     if (!token) return next(refused('Internal APIs require a bearer token signed with INTERNAL_API_SECRET.'));
-    const known = verified.get(token);
-    if (known !== undefined && Date.now() < known) return next();
-    jwtVerify(token, key, {
-      algorithms: ['HS256'],
-      audience,
-      clockTolerance: CLOCK_TOLERANCE_SECONDS,
-      requiredClaims: ['exp', 'iss'],
-    }).then(
-      ({ payload }) => {
-        remember(token, (payload.exp ?? 0) * 1000);
-        next();
-      },
-      (error: unknown) => {
-        const reason = error instanceof joseErrors.JWTExpired ? 'has expired' : 'is not valid for this service';
-        next(refused(`The internal API token ${reason}.`));
-      },
+    verify(token).then(
+      (why) => next(why === undefined ? undefined : refused(`The internal API token ${why}.`)),
+      (error: unknown) => next(error),
     );
   };
 }

@@ -12,6 +12,8 @@ export const testMessage = (
 ): Message => ({
   project_id: PROJECT,
   email_key: 'welcome',
+  source: 'api',
+  template: { id: 'tpl_1', version: 1 },
   user_id: null,
   opened: false,
   clicked: false,

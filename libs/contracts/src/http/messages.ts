@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import {
   ATTACHMENT_LIMITS,
   COPY_KINDS,
+  SEND_SOURCES,
   COPY_REPORT_EVENTS,
   ENGAGEMENT_EVENTS,
   ERASED_COPY_ADDRESS,
@@ -67,7 +68,14 @@ export type CopyReport = Static<typeof CopyReport>;
 export const Message = Type.Object({
   id: Type.String({ description: 'the message_id the send call returned' }),
   project_id: Type.String(),
-  email_key: Type.String(),
+  email_key: Nullable(Type.String({ description: 'the transactional email a template send named; null for a content send' })),
+  source: StringEnum(SEND_SOURCES, { description: 'how the send came: the HTTP API (a template or a content send) or SMTP submission' }),
+  template: Nullable(
+    Type.Object(
+      { id: Type.String(), version: Type.Integer({ minimum: 1 }) },
+      { description: 'the template a template send was rendered from, and its version; null for a content send' },
+    ),
+  ),
   email: Type.String(),
   user_id: Nullable(Type.String()),
   status: StringEnum(MESSAGE_READ_STATUSES, {
@@ -88,6 +96,11 @@ export const Message = Type.Object({
     description: 'sent with a test key: rendered and recorded, its outcome simulated from the recipient address, never delivered',
     examples: [false],
   }),
+  to: Type.Optional(
+    Type.Array(Type.String(), {
+      description: `a content send's further to addresses, shown beside the recipient's (that of a person since erased reads \`${ERASED_COPY_ADDRESS}\`); absent when it gave none`,
+    }),
+  ),
   cc: Type.Optional(
     Type.Array(Type.String(), {
       description: `the cc addresses the send gave (that of a person since erased reads \`${ERASED_COPY_ADDRESS}\`); absent when it gave none`,
@@ -101,13 +114,13 @@ export const Message = Type.Object({
   dropped_copies: Type.Optional(
     Type.Array(DroppedCopy, {
       description:
-        'the cc and bcc addresses the last delivery attempt did not send to, and why (each of the others got its own mail, in its own SMTP transaction); absent when it sent to every copy',
+        'the copies (further to, cc and bcc addresses) the last delivery attempt did not send to, and why (each of the others got its own mail, in its own SMTP transaction); absent when it sent to every copy',
     }),
   ),
   delivered_copies: Type.Optional(
     Type.Array(DeliveredCopy, {
       description:
-        "the cc and bcc addresses the relay took, over every attempt. The relay may take them while it refuses the recipient: the message is then `bounced` (or `deferred`, and its next attempt goes to the recipient alone), since its status is the recipient's, and the copies listed here were sent all the same. Absent when no copy was taken",
+        "the copies (further to, cc and bcc addresses) the relay took, over every attempt. The relay may take them while it refuses the recipient: the message is then `bounced` (or `deferred`, and its next attempt goes to the recipient alone), since its status is the recipient's, and the copies listed here were sent all the same. Absent when no copy was taken",
     }),
   ),
   copy_reports: Type.Optional(

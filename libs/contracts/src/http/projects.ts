@@ -9,6 +9,12 @@ const ProjectSettings = {
   reply_to: Type.Optional(Nullable(Email)),
   sender_domain_id: Type.Optional(Nullable(ObjectIdString)),
   tracking_domain_id: Type.Optional(Nullable(ObjectIdString)),
+  track_opens: Type.Optional(
+    Type.Boolean({ default: false, description: "a content send's open tracking when it does not say (a stored email has its own)" }),
+  ),
+  track_clicks: Type.Optional(
+    Type.Boolean({ default: false, description: "a content send's click tracking when it does not say (a stored email has its own)" }),
+  ),
 };
 
 export const CreateProjectRequest = Type.Object(ProjectSettings, { additionalProperties: false });
@@ -25,6 +31,8 @@ export const Project = Type.Object({
   ...SenderIdentity,
   sender_domain_id: Nullable(Type.String()),
   tracking_domain_id: Nullable(Type.String()),
+  track_opens: Type.Boolean(),
+  track_clicks: Type.Boolean(),
   created_at: Timestamp,
   updated_at: Timestamp,
 });

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { ATTACHMENT_LIMITS, MESSAGE_OPTION_LIMITS, RESERVED_HEADERS, SEND_AT_LIMITS } from '../values';
+import { ATTACHMENT_LIMITS, CONTENT_LIMITS, MESSAGE_OPTION_LIMITS, RESERVED_HEADERS, SEND_AT_LIMITS } from '../values';
 import { DOCUMENT_LIMITS, Email, FIELD_NAME_PATTERN, FreeFormObject, StandardAttributes, UserId } from '../common';
 import { ProblemBody } from './shared';
 
@@ -65,14 +65,14 @@ const MessageOptions = {
   cc: Type.Optional(
     Type.Array(Email, {
       maxItems: L.copies,
-      description: `addresses the email is copied to, named in its Cc header; cc and bcc together at most ${L.copies}, none twice nor the recipient's. They are not registered as users; a suppressed one is dropped (the message's dropped_copies says so)`,
+      description: `addresses the email is copied to, named in its Cc header; at most ${L.copies + 1} addresses with the recipient (and a content send's further to), none twice. They are not registered as users; a suppressed one is dropped (the message's dropped_copies says so)`,
       examples: [['accounts@example.com']],
     }),
   ),
   bcc: Type.Optional(
     Type.Array(Email, {
       maxItems: L.copies,
-      description: `addresses the email is blind-copied to: each gets its own mail, in its own SMTP transaction, and is named in no header; counted with cc (at most ${L.copies} together)`,
+      description: `addresses the email is blind-copied to: each gets its own mail, in its own SMTP transaction, and is named in no header; counted with cc (at most ${L.copies + 1} addresses with the recipient)`,
       examples: [['archive@example.com']],
     }),
   ),
@@ -115,16 +115,20 @@ const MessageOptions = {
   ),
 };
 
-const SendUser = Type.Object(
-  { email: Email, user_id: Type.Optional(UserId), ...StandardAttributes },
-  {
-    additionalProperties: Type.Unknown(),
-    propertyNames: { pattern: FIELD_NAME_PATTERN },
-    maxProperties: 100,
-    'x-document': DOCUMENT_LIMITS,
-    description: `the recipient: email, optional user_id, standard attributes and custom fields; keys inside a field's value: 1 to 128 characters, no NUL, no '.', not starting with '$'; at most ${DOCUMENT_LIMITS.maxDepth} levels deep and ${DOCUMENT_LIMITS.maxBytes / 1024} KB as JSON`,
-  },
-);
+/** A send's user: its email, optional user_id, standard attributes and custom fields. */
+const sendUser = (role: string) =>
+  Type.Object(
+    { email: Email, user_id: Type.Optional(UserId), ...StandardAttributes },
+    {
+      additionalProperties: Type.Unknown(),
+      propertyNames: { pattern: FIELD_NAME_PATTERN },
+      maxProperties: 100,
+      'x-document': DOCUMENT_LIMITS,
+      description: `${role}: email, optional user_id, standard attributes and custom fields; keys inside a field's value: 1 to 128 characters, no NUL, no '.', not starting with '$'; at most ${DOCUMENT_LIMITS.maxDepth} levels deep and ${DOCUMENT_LIMITS.maxBytes / 1024} KB as JSON`,
+    },
+  );
+
+const SendUser = sendUser('the recipient');
 
 /** What one send says: its recipient, the template's data and the message's options. */
 const SendFields = {
@@ -135,6 +139,67 @@ const SendFields = {
 
 export const SendEmailRequest = Type.Object(SendFields, { additionalProperties: false });
 export type SendEmailRequest = Static<typeof SendEmailRequest>;
+
+const C = CONTENT_LIMITS;
+
+/** What a content send says instead of naming a stored email: its sender, recipients, subject and bodies, and its tracking. */
+const ContentFields = {
+  from: Type.Optional(
+    Type.String({
+      minLength: 3,
+      maxLength: 254 + C.fromNameLength + 3,
+      pattern: '^[^\\r\\n]+$',
+      description: `the sender: an address, or a display name and an address as \`Name <address>\`; on the project's verified sender domain (else a 422 naming the domain). By default the project's from_email and from_name`,
+      examples: ['Acme Billing <billing@acme.example>'],
+    }),
+  ),
+  to: Type.Union(
+    [
+      Email,
+      Type.Array(Email, {
+        minItems: 1,
+        maxItems: L.copies + 1,
+        description: `the first is the message's recipient; the others are copies shown in the To header beside it, each sent in its own SMTP transaction as a cc is (at most ${L.copies + 1} addresses across to, cc and bcc, none twice)`,
+      }),
+    ],
+    { description: 'the recipient, or a list whose first address is the recipient', examples: ['ada@example.com'] },
+  ),
+  subject: Type.String({
+    minLength: 1,
+    maxLength: C.subjectLength,
+    pattern: '^[^\\r\\n]*$',
+    description: `1 to ${C.subjectLength} characters, no line break`,
+    examples: ['Your receipt'],
+  }),
+  html: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: C.htmlBytes,
+      description: `the HTML body, as sent (no template is applied): at most ${C.htmlBytes / 1024} KB as UTF-8. html, text or both`,
+    }),
+  ),
+  text: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: C.textBytes,
+      description: `the plain-text body, as sent: at most ${C.textBytes / 1024} KB as UTF-8. Without it, the mail has none`,
+    }),
+  ),
+  track_opens: Type.Optional(Type.Boolean({ description: "count opens with a pixel in the HTML; by default the project's track_opens" })),
+  track_clicks: Type.Optional(
+    Type.Boolean({ description: "count clicks by rewriting the HTML's links; by default the project's track_clicks" }),
+  ),
+  user: Type.Optional(
+    sendUser(
+      "the recipient as a user of the project, registered or updated as a trigger's user is; its email must be the recipient's (the first to). Without it, no user is registered",
+    ),
+  ),
+  ...MessageOptions,
+};
+
+/** A send that brings its content: the mail as the app made it, sent under every rule a template send keeps. */
+export const ContentSendRequest = Type.Object(ContentFields, { additionalProperties: false });
+export type ContentSendRequest = Static<typeof ContentSendRequest>;
 
 const AcceptedSendAt = Type.Optional(Type.String({ format: 'date-time', description: 'a scheduled send: when it goes' }));
 
@@ -148,19 +213,23 @@ export const SendAccepted = Type.Object({
 /** The most messages one batch send may hold. */
 export const SEND_BATCH_MAX = 500;
 
-/** One message of a batch send: a send (as POST …/emails/{emailKey}/send takes it) naming its email. */
+/** One message of a batch send: a send (as POST …/emails/{emailKey}/send takes it) naming its email, or a content send (ContentBatchItem). */
 export const SendBatchItem = Type.Object(
   { email_key: Type.String({ minLength: 1, maxLength: 64, description: "the email's key (e.g. welcome) or id" }), ...SendFields },
   { additionalProperties: false },
 );
 export type SendBatchItem = Static<typeof SendBatchItem>;
 
+/** One message of a batch send that brings its content, as POST …/emails/send takes it (told from a SendBatchItem by having no email_key). */
+export const ContentBatchItem = ContentSendRequest;
+export type ContentBatchItem = ContentSendRequest;
+
 export const SendBatchRequest = Type.Object(
   {
     messages: Type.Array(Type.Record(Type.String(), Type.Unknown()), {
       minItems: 1,
       maxItems: SEND_BATCH_MAX,
-      description: `1 to ${SEND_BATCH_MAX} messages, each as SendBatchItem: {email_key, user, data?, reply_to?, cc?, bcc?, headers?, tags?, metadata?, attachments?, send_at?}. Each is checked on its own: a bad one is rejected in the answer, and the others are sent`,
+      description: `1 to ${SEND_BATCH_MAX} messages, each a SendBatchItem naming its email ({email_key, user, data?, reply_to?, cc?, bcc?, headers?, tags?, metadata?, attachments?, send_at?}) or, without email_key, a content send as POST …/emails/send takes it ({to, subject, html?, text?, from?, user?, …}). Each is checked on its own: a bad one is rejected in the answer, and the others are sent`,
     }),
   },
   { additionalProperties: false },

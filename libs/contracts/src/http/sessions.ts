@@ -26,3 +26,15 @@ export const AdminSession = Type.Object({
   via: Type.Union([Type.Literal('key'), Type.Literal('session')], { description: 'an API key, or an admin session (Bearer or cookie)' }),
 });
 export type AdminSession = Static<typeof AdminSession>;
+
+/** What an API key is: any key may ask, so a tool (the SMTP submission service at login) can check one before it relies on it. */
+export const WhoAmI = Type.Object({
+  client_id: Type.String(),
+  key_id: Type.String(),
+  scope: Type.Union([Type.Literal('full'), Type.Literal('sdk'), Type.Literal('test')]),
+  project_id: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'the project the credentials named (Basic with a project id as the user name), which they act on alone; null for a client id',
+  }),
+});
+export type WhoAmI = Static<typeof WhoAmI>;

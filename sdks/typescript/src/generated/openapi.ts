@@ -49,6 +49,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/auth/whoami': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * What the API key is: its client, its id and scope, and the project its credentials named (Basic <project id>:<key>, as the SMTP submission login gives them)
+     * @description A test key (scope "test") may call it too: it reads only test messages.
+     */
+    get: operations['whoAmI'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/keys': {
     parameters: {
       query?: never;
@@ -465,6 +485,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/projects/{projectId}/emails/send': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send an email with its content (no stored template): subject, HTML and/or text, as your app made them
+     * @description A test key (scope "test") may call it too: its messages are test messages, rendered and recorded with their outcome simulated, never delivered.
+     */
+    post: operations['sendContentEmail'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/projects/{projectId}/emails/batch': {
     parameters: {
       query?: never;
@@ -475,7 +515,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Send up to 500 system / trigger emails at once, each accepted or rejected on its own
+     * Send up to 500 emails at once (template sends and content sends), each accepted or rejected on its own
      * @description A test key (scope "test") may call it too: its messages are test messages, rendered and recorded with their outcome simulated, never delivered.
      */
     post: operations['sendEmailBatch'];
@@ -2080,8 +2120,8 @@ export interface components {
         /** @description the message_id the send call returned */
         message_id: string;
         project_id: string;
-        /** @description the transactional email the message was sent as */
-        email_key: string;
+        /** @description the transactional email the message was sent as; null for a content send (POST …/emails/send, SMTP) */
+        email_key: string | null;
         /** @description the recipient */
         email: string;
         user_id: string | null;
@@ -2131,8 +2171,8 @@ export interface components {
         /** @description the message_id the send call returned */
         message_id: string;
         project_id: string;
-        /** @description the transactional email the message was sent as */
-        email_key: string;
+        /** @description the transactional email the message was sent as; null for a content send (POST …/emails/send, SMTP) */
+        email_key: string | null;
         /** @description the recipient */
         email: string;
         user_id: string | null;
@@ -2182,8 +2222,8 @@ export interface components {
         /** @description the message_id the send call returned */
         message_id: string;
         project_id: string;
-        /** @description the transactional email the message was sent as */
-        email_key: string;
+        /** @description the transactional email the message was sent as; null for a content send (POST …/emails/send, SMTP) */
+        email_key: string | null;
         /** @description the recipient */
         email: string;
         user_id: string | null;
@@ -2233,8 +2273,8 @@ export interface components {
         /** @description the message_id the send call returned */
         message_id: string;
         project_id: string;
-        /** @description the transactional email the message was sent as */
-        email_key: string;
+        /** @description the transactional email the message was sent as; null for a content send (POST …/emails/send, SMTP) */
+        email_key: string | null;
         /** @description the recipient */
         email: string;
         user_id: string | null;
@@ -2284,8 +2324,8 @@ export interface components {
         /** @description the message_id the send call returned */
         message_id: string;
         project_id: string;
-        /** @description the transactional email the message was sent as */
-        email_key: string;
+        /** @description the transactional email the message was sent as; null for a content send (POST …/emails/send, SMTP) */
+        email_key: string | null;
         /** @description the recipient */
         email: string;
         user_id: string | null;
@@ -2335,8 +2375,8 @@ export interface components {
         /** @description the message_id the send call returned */
         message_id: string;
         project_id: string;
-        /** @description the transactional email the message was sent as */
-        email_key: string;
+        /** @description the transactional email the message was sent as; null for a content send (POST …/emails/send, SMTP) */
+        email_key: string | null;
         /** @description the recipient */
         email: string;
         user_id: string | null;
@@ -2386,8 +2426,8 @@ export interface components {
         /** @description the message_id the send call returned */
         message_id: string;
         project_id: string;
-        /** @description the transactional email the message was sent as */
-        email_key: string;
+        /** @description the transactional email the message was sent as; null for a content send (POST …/emails/send, SMTP) */
+        email_key: string | null;
         /** @description the recipient */
         email: string;
         user_id: string | null;
@@ -2437,8 +2477,8 @@ export interface components {
         /** @description the message_id the send call returned */
         message_id: string;
         project_id: string;
-        /** @description the transactional email the message was sent as */
-        email_key: string;
+        /** @description the transactional email the message was sent as; null for a content send (POST …/emails/send, SMTP) */
+        email_key: string | null;
         /** @description the recipient */
         email: string;
         user_id: string | null;
@@ -2488,8 +2528,8 @@ export interface components {
         /** @description the message_id the send call returned */
         message_id: string;
         project_id: string;
-        /** @description the transactional email the message was sent as */
-        email_key: string;
+        /** @description the transactional email the message was sent as; null for a content send (POST …/emails/send, SMTP) */
+        email_key: string | null;
         /** @description the recipient */
         email: string;
         user_id: string | null;
@@ -2539,8 +2579,8 @@ export interface components {
         /** @description the message_id the send call returned */
         message_id: string;
         project_id: string;
-        /** @description the transactional email the message was sent as */
-        email_key: string;
+        /** @description the transactional email the message was sent as; null for a content send (POST …/emails/send, SMTP) */
+        email_key: string | null;
         /** @description the recipient */
         email: string;
         user_id: string | null;
@@ -2590,8 +2630,8 @@ export interface components {
         /** @description the message_id the send call returned */
         message_id: string;
         project_id: string;
-        /** @description the transactional email the message was sent as */
-        email_key: string;
+        /** @description the transactional email the message was sent as; null for a content send (POST …/emails/send, SMTP) */
+        email_key: string | null;
         /** @description the recipient */
         email: string;
         user_id: string | null;
@@ -3113,6 +3153,86 @@ export interface operations {
       };
       /** @description A request with this Idempotency-Key is in flight */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Over the rate limit (see Retry-After and RateLimit) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A service this request needs (the bus, the owning service, DNS) is unavailable; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  whoAmI: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The key */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            client_id: string;
+            key_id: string;
+            scope: 'full' | 'sdk' | 'test';
+            /** @description the project the credentials named (Basic with a project id as the user name), which they act on alone; null for a client id */
+            project_id: string | null;
+          };
+        };
+      };
+      /** @description Malformed or invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No or bad credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unknown, or another client's, resource */
+      404: {
         headers: {
           [name: string]: unknown;
         };
@@ -4772,6 +4892,8 @@ export interface operations {
               reply_to: string | null;
               sender_domain_id: string | null;
               tracking_domain_id: string | null;
+              track_opens: boolean;
+              track_clicks: boolean;
               /** Format: date-time */
               created_at: string;
               /** Format: date-time */
@@ -4872,6 +4994,16 @@ export interface operations {
           reply_to?: string | null;
           sender_domain_id?: string | null;
           tracking_domain_id?: string | null;
+          /**
+           * @description a content send's open tracking when it does not say (a stored email has its own)
+           * @default false
+           */
+          track_opens?: boolean;
+          /**
+           * @description a content send's click tracking when it does not say (a stored email has its own)
+           * @default false
+           */
+          track_clicks?: boolean;
         };
       };
     };
@@ -4890,6 +5022,8 @@ export interface operations {
             reply_to: string | null;
             sender_domain_id: string | null;
             tracking_domain_id: string | null;
+            track_opens: boolean;
+            track_clicks: boolean;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -5014,6 +5148,8 @@ export interface operations {
             reply_to: string | null;
             sender_domain_id: string | null;
             tracking_domain_id: string | null;
+            track_opens: boolean;
+            track_clicks: boolean;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -5195,6 +5331,16 @@ export interface operations {
           reply_to?: string | null;
           sender_domain_id?: string | null;
           tracking_domain_id?: string | null;
+          /**
+           * @description a content send's open tracking when it does not say (a stored email has its own)
+           * @default false
+           */
+          track_opens?: boolean;
+          /**
+           * @description a content send's click tracking when it does not say (a stored email has its own)
+           * @default false
+           */
+          track_clicks?: boolean;
         };
       };
     };
@@ -5213,6 +5359,8 @@ export interface operations {
             reply_to: string | null;
             sender_domain_id: string | null;
             tracking_domain_id: string | null;
+            track_opens: boolean;
+            track_clicks: boolean;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -6868,14 +7016,14 @@ export interface operations {
            */
           reply_to?: string;
           /**
-           * @description addresses the email is copied to, named in its Cc header; cc and bcc together at most 20, none twice nor the recipient's. They are not registered as users; a suppressed one is dropped (the message's dropped_copies says so)
+           * @description addresses the email is copied to, named in its Cc header; at most 50 addresses with the recipient (and a content send's further to), none twice. They are not registered as users; a suppressed one is dropped (the message's dropped_copies says so)
            * @example [
            *       "accounts@example.com"
            *     ]
            */
           cc?: string[];
           /**
-           * @description addresses the email is blind-copied to: each gets its own mail, in its own SMTP transaction, and is named in no header; counted with cc (at most 20 together)
+           * @description addresses the email is blind-copied to: each gets its own mail, in its own SMTP transaction, and is named in no header; counted with cc (at most 50 addresses with the recipient)
            * @example [
            *       "archive@example.com"
            *     ]
@@ -7042,6 +7190,242 @@ export interface operations {
       };
     };
   };
+  sendContentEmail: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Replays the first answer for 24 h */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        projectId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * @description the sender: an address, or a display name and an address as `Name <address>`; on the project's verified sender domain (else a 422 naming the domain). By default the project's from_email and from_name
+           * @example Acme Billing <billing@acme.example>
+           */
+          from?: string;
+          /**
+           * @description the recipient, or a list whose first address is the recipient
+           * @example ada@example.com
+           */
+          to: string | string[];
+          /**
+           * @description 1 to 998 characters, no line break
+           * @example Your receipt
+           */
+          subject: string;
+          /** @description the HTML body, as sent (no template is applied): at most 256 KB as UTF-8. html, text or both */
+          html?: string;
+          /** @description the plain-text body, as sent: at most 256 KB as UTF-8. Without it, the mail has none */
+          text?: string;
+          /** @description count opens with a pixel in the HTML; by default the project's track_opens */
+          track_opens?: boolean;
+          /** @description count clicks by rewriting the HTML's links; by default the project's track_clicks */
+          track_clicks?: boolean;
+          /** @description the recipient as a user of the project, registered or updated as a trigger's user is; its email must be the recipient's (the first to). Without it, no user is registered: email, optional user_id, standard attributes and custom fields; keys inside a field's value: 1 to 128 characters, no NUL, no '.', not starting with '$'; at most 16 levels deep and 256 KB as JSON */
+          user?: {
+            /**
+             * Format: email
+             * @description email address, compared case-insensitively
+             */
+            email: string;
+            /** @description the client's own identifier for the user */
+            user_id?: string;
+            name?: string | null;
+            country?: string | null;
+            /** @description BCP 47 tag */
+            language?: string | null;
+            gender?: string | null;
+            age?: number | null;
+          } & {
+            [key: string]: components['schemas']['DocumentValue'];
+          };
+          /**
+           * Format: email
+           * @description email address, compared case-insensitively
+           */
+          reply_to?: string;
+          /**
+           * @description addresses the email is copied to, named in its Cc header; at most 50 addresses with the recipient (and a content send's further to), none twice. They are not registered as users; a suppressed one is dropped (the message's dropped_copies says so)
+           * @example [
+           *       "accounts@example.com"
+           *     ]
+           */
+          cc?: string[];
+          /**
+           * @description addresses the email is blind-copied to: each gets its own mail, in its own SMTP transaction, and is named in no header; counted with cc (at most 50 addresses with the recipient)
+           * @example [
+           *       "archive@example.com"
+           *     ]
+           */
+          bcc?: string[];
+          /**
+           * @description custom headers, at most 20: RFC 5322 field names, values of at most 998 characters without CR or LF; none of those that Postbus, the relays or the receivers set, or that would take replies, bounces or read receipts elsewhere (From, Sender, Reply-To, To, Cc, Bcc, Subject, Date, Message-ID, Resent-*, Return-Path, Received, Received-SPF, Errors-To, MIME-Version, Content-*, DKIM-Signature, DomainKey-Signature, Authentication-Results, ARC-*, List-Unsubscribe*, Feedback-ID, Disposition-Notification-*, Return-Receipt-To, X-Postbus-*; a name ending in * covers every name it starts); In-Reply-To and References are yours to set
+           * @example {
+           *       "X-Order-Id": "4711"
+           *     }
+           */
+          headers?: {
+            [key: string]: string;
+          };
+          /**
+           * @description at most 10 tags to find the message by (the message log's tag filter)
+           * @example [
+           *       "receipt",
+           *       "shop:eu"
+           *     ]
+           */
+          tags?: string[];
+          /**
+           * @description at most 20 string pairs of the client's own (keys of at most 40 characters, values of at most 500), carried in every webhook about the message
+           * @example {
+           *       "order_id": "ord_4711"
+           *     }
+           */
+          metadata?: {
+            [key: string]: string;
+          };
+          /** @description at most 20 files, at most 10 MB together (decoded); programs and scripts are refused */
+          attachments?: {
+            /**
+             * @description the file's name as the recipient sees it: 1 to 255 characters, no path (/ or \), no line break
+             * @example invoice-4711.pdf
+             */
+            filename: string;
+            /**
+             * @description the file, base64-encoded (RFC 4648, no line breaks)
+             * @example JVBERi0xLjQK
+             */
+            content: string;
+            /**
+             * @description its media type; by default the one its name's extension stands for (application/octet-stream for one unknown)
+             * @example application/pdf
+             */
+            content_type?: string;
+            /**
+             * @description makes the file an inline part, shown where the HTML refers to cid:<content_id> (e.g. <img src="cid:logo">)
+             * @example logo
+             */
+            content_id?: string;
+          }[];
+          /**
+           * Format: date-time
+           * @description RFC 3339: send the message then (within 5 s), not now; from now up to 30 days ahead. The message is scheduled until then, and can be cancelled (POST …/messages/{messageId}/cancel)
+           * @example 2026-12-24T18:00:00Z
+           */
+          send_at?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Accepted: checked against the project and durably queued */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            status: 'accepted';
+            request_id: string;
+            message_id: string;
+            /**
+             * Format: date-time
+             * @description a scheduled send: when it goes
+             */
+            send_at?: string;
+          };
+        };
+      };
+      /** @description Malformed or invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No or bad credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unknown, or another client's, resource */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A request with this Idempotency-Key is in flight */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body over the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body is not JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Over the rate limit (see Retry-After and RateLimit) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A service this request needs (the bus, the owning service, DNS) is unavailable; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   sendEmailBatch: {
     parameters: {
       query?: never;
@@ -7057,7 +7441,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description 1 to 500 messages, each as SendBatchItem: {email_key, user, data?, reply_to?, cc?, bcc?, headers?, tags?, metadata?, attachments?, send_at?}. Each is checked on its own: a bad one is rejected in the answer, and the others are sent */
+          /** @description 1 to 500 messages, each a SendBatchItem naming its email ({email_key, user, data?, reply_to?, cc?, bcc?, headers?, tags?, metadata?, attachments?, send_at?}) or, without email_key, a content send as POST …/emails/send takes it ({to, subject, html?, text?, from?, user?, …}). Each is checked on its own: a bad one is rejected in the answer, and the others are sent */
           messages: {
             [key: string]: unknown;
           }[];
@@ -7996,7 +8380,18 @@ export interface operations {
               /** @description the message_id the send call returned */
               id: string;
               project_id: string;
-              email_key: string;
+              /** @description the transactional email a template send named; null for a content send */
+              email_key: string | null;
+              /**
+               * @description how the send came: the HTTP API (a template or a content send) or SMTP submission
+               * @enum {string}
+               */
+              source: 'api' | 'smtp';
+              /** @description the template a template send was rendered from, and its version; null for a content send */
+              template: {
+                id: string;
+                version: number;
+              } | null;
               email: string;
               user_id: string | null;
               /**
@@ -8041,29 +8436,31 @@ export interface operations {
                * @example false
                */
               test: boolean;
+              /** @description a content send's further to addresses, shown beside the recipient's (that of a person since erased reads `(erased)`); absent when it gave none */
+              to?: string[];
               /** @description the cc addresses the send gave (that of a person since erased reads `(erased)`); absent when it gave none */
               cc?: string[];
               /** @description the bcc addresses the send gave (that of a person since erased reads `(erased)`); absent when it gave none */
               bcc?: string[];
-              /** @description the cc and bcc addresses the last delivery attempt did not send to, and why (each of the others got its own mail, in its own SMTP transaction); absent when it sent to every copy */
+              /** @description the copies (further to, cc and bcc addresses) the last delivery attempt did not send to, and why (each of the others got its own mail, in its own SMTP transaction); absent when it sent to every copy */
               dropped_copies?: {
                 email: string;
                 /** @enum {string} */
-                kind: 'cc' | 'bcc';
+                kind: 'to' | 'cc' | 'bcc';
                 /** @description a suppression reason (e.g. hard_bounce, unsubscribed), or the relay refusing the address at RCPT TO */
                 reason: string;
               }[];
-              /** @description the cc and bcc addresses the relay took, over every attempt. The relay may take them while it refuses the recipient: the message is then `bounced` (or `deferred`, and its next attempt goes to the recipient alone), since its status is the recipient's, and the copies listed here were sent all the same. Absent when no copy was taken */
+              /** @description the copies (further to, cc and bcc addresses) the relay took, over every attempt. The relay may take them while it refuses the recipient: the message is then `bounced` (or `deferred`, and its next attempt goes to the recipient alone), since its status is the recipient's, and the copies listed here were sent all the same. Absent when no copy was taken */
               delivered_copies?: {
                 email: string;
                 /** @enum {string} */
-                kind: 'cc' | 'bcc';
+                kind: 'to' | 'cc' | 'bcc';
               }[];
               /** @description bounces, complaints and unsubscribes about the message's cc and bcc addresses, reported after it was sent: one per copy and kind, in the order they came. They change neither the message's status nor its timeline, which are its recipient's; absent when there are none */
               copy_reports?: {
                 email: string;
                 /** @enum {string} */
-                kind: 'cc' | 'bcc';
+                kind: 'to' | 'cc' | 'bcc';
                 /**
                  * @description bounced: a hard bounce (the address is suppressed, hard_bounce); soft_bounced: a delay or a full mailbox, counted toward the soft-bounce limit as a recipient's is; complained: a spam complaint (the address is suppressed, complaint); unsubscribed: the copy's own unsubscribe link or address (the address is suppressed, unsubscribed; a copy is no user)
                  * @enum {string}
@@ -8303,7 +8700,18 @@ export interface operations {
             /** @description the message_id the send call returned */
             id: string;
             project_id: string;
-            email_key: string;
+            /** @description the transactional email a template send named; null for a content send */
+            email_key: string | null;
+            /**
+             * @description how the send came: the HTTP API (a template or a content send) or SMTP submission
+             * @enum {string}
+             */
+            source: 'api' | 'smtp';
+            /** @description the template a template send was rendered from, and its version; null for a content send */
+            template: {
+              id: string;
+              version: number;
+            } | null;
             email: string;
             user_id: string | null;
             /**
@@ -8348,29 +8756,31 @@ export interface operations {
              * @example false
              */
             test: boolean;
+            /** @description a content send's further to addresses, shown beside the recipient's (that of a person since erased reads `(erased)`); absent when it gave none */
+            to?: string[];
             /** @description the cc addresses the send gave (that of a person since erased reads `(erased)`); absent when it gave none */
             cc?: string[];
             /** @description the bcc addresses the send gave (that of a person since erased reads `(erased)`); absent when it gave none */
             bcc?: string[];
-            /** @description the cc and bcc addresses the last delivery attempt did not send to, and why (each of the others got its own mail, in its own SMTP transaction); absent when it sent to every copy */
+            /** @description the copies (further to, cc and bcc addresses) the last delivery attempt did not send to, and why (each of the others got its own mail, in its own SMTP transaction); absent when it sent to every copy */
             dropped_copies?: {
               email: string;
               /** @enum {string} */
-              kind: 'cc' | 'bcc';
+              kind: 'to' | 'cc' | 'bcc';
               /** @description a suppression reason (e.g. hard_bounce, unsubscribed), or the relay refusing the address at RCPT TO */
               reason: string;
             }[];
-            /** @description the cc and bcc addresses the relay took, over every attempt. The relay may take them while it refuses the recipient: the message is then `bounced` (or `deferred`, and its next attempt goes to the recipient alone), since its status is the recipient's, and the copies listed here were sent all the same. Absent when no copy was taken */
+            /** @description the copies (further to, cc and bcc addresses) the relay took, over every attempt. The relay may take them while it refuses the recipient: the message is then `bounced` (or `deferred`, and its next attempt goes to the recipient alone), since its status is the recipient's, and the copies listed here were sent all the same. Absent when no copy was taken */
             delivered_copies?: {
               email: string;
               /** @enum {string} */
-              kind: 'cc' | 'bcc';
+              kind: 'to' | 'cc' | 'bcc';
             }[];
             /** @description bounces, complaints and unsubscribes about the message's cc and bcc addresses, reported after it was sent: one per copy and kind, in the order they came. They change neither the message's status nor its timeline, which are its recipient's; absent when there are none */
             copy_reports?: {
               email: string;
               /** @enum {string} */
-              kind: 'cc' | 'bcc';
+              kind: 'to' | 'cc' | 'bcc';
               /**
                * @description bounced: a hard bounce (the address is suppressed, hard_bounce); soft_bounced: a delay or a full mailbox, counted toward the soft-bounce limit as a recipient's is; complained: a spam complaint (the address is suppressed, complaint); unsubscribed: the copy's own unsubscribe link or address (the address is suppressed, unsubscribed; a copy is no user)
                * @enum {string}
@@ -8697,7 +9107,18 @@ export interface operations {
             /** @description the message_id the send call returned */
             id: string;
             project_id: string;
-            email_key: string;
+            /** @description the transactional email a template send named; null for a content send */
+            email_key: string | null;
+            /**
+             * @description how the send came: the HTTP API (a template or a content send) or SMTP submission
+             * @enum {string}
+             */
+            source: 'api' | 'smtp';
+            /** @description the template a template send was rendered from, and its version; null for a content send */
+            template: {
+              id: string;
+              version: number;
+            } | null;
             email: string;
             user_id: string | null;
             /**
@@ -8742,29 +9163,31 @@ export interface operations {
              * @example false
              */
             test: boolean;
+            /** @description a content send's further to addresses, shown beside the recipient's (that of a person since erased reads `(erased)`); absent when it gave none */
+            to?: string[];
             /** @description the cc addresses the send gave (that of a person since erased reads `(erased)`); absent when it gave none */
             cc?: string[];
             /** @description the bcc addresses the send gave (that of a person since erased reads `(erased)`); absent when it gave none */
             bcc?: string[];
-            /** @description the cc and bcc addresses the last delivery attempt did not send to, and why (each of the others got its own mail, in its own SMTP transaction); absent when it sent to every copy */
+            /** @description the copies (further to, cc and bcc addresses) the last delivery attempt did not send to, and why (each of the others got its own mail, in its own SMTP transaction); absent when it sent to every copy */
             dropped_copies?: {
               email: string;
               /** @enum {string} */
-              kind: 'cc' | 'bcc';
+              kind: 'to' | 'cc' | 'bcc';
               /** @description a suppression reason (e.g. hard_bounce, unsubscribed), or the relay refusing the address at RCPT TO */
               reason: string;
             }[];
-            /** @description the cc and bcc addresses the relay took, over every attempt. The relay may take them while it refuses the recipient: the message is then `bounced` (or `deferred`, and its next attempt goes to the recipient alone), since its status is the recipient's, and the copies listed here were sent all the same. Absent when no copy was taken */
+            /** @description the copies (further to, cc and bcc addresses) the relay took, over every attempt. The relay may take them while it refuses the recipient: the message is then `bounced` (or `deferred`, and its next attempt goes to the recipient alone), since its status is the recipient's, and the copies listed here were sent all the same. Absent when no copy was taken */
             delivered_copies?: {
               email: string;
               /** @enum {string} */
-              kind: 'cc' | 'bcc';
+              kind: 'to' | 'cc' | 'bcc';
             }[];
             /** @description bounces, complaints and unsubscribes about the message's cc and bcc addresses, reported after it was sent: one per copy and kind, in the order they came. They change neither the message's status nor its timeline, which are its recipient's; absent when there are none */
             copy_reports?: {
               email: string;
               /** @enum {string} */
-              kind: 'cc' | 'bcc';
+              kind: 'to' | 'cc' | 'bcc';
               /**
                * @description bounced: a hard bounce (the address is suppressed, hard_bounce); soft_bounced: a delay or a full mailbox, counted toward the soft-bounce limit as a recipient's is; complained: a spam complaint (the address is suppressed, complaint); unsubscribed: the copy's own unsubscribe link or address (the address is suppressed, unsubscribed; a copy is no user)
                * @enum {string}

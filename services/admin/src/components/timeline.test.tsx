@@ -6,6 +6,8 @@ const message: Message = {
   id: 'msg_0123',
   project_id: 'p1',
   email_key: 'welcome',
+  source: 'api',
+  template: { id: 'tpl_1', version: 1 },
   email: 'ada@example.com',
   user_id: null,
   status: 'sent',
@@ -198,6 +200,14 @@ describe('a message with its timeline', () => {
     unmount();
     render(<MessageItem message={{ ...waiting, status: 'canceled' }} />);
     expect(screen.getByText(/scheduled for/)).toBeInTheDocument();
+  });
+
+  it('says what the message was sent as and how it came: a template send through the API, a content send over SMTP', () => {
+    const { unmount } = render(<MessageItem message={message} />);
+    expect(screen.getByTitle('Sent through the API from template version 1')).toHaveTextContent('welcome · API');
+    unmount();
+    render(<MessageItem message={{ ...message, email_key: null, source: 'smtp', template: null }} />);
+    expect(screen.getByTitle('Sent over SMTP with its own content (no template)')).toHaveTextContent('content · SMTP');
   });
 
   it('is settled (no more polling) once sent, bounced, failed, suppressed or canceled, not while scheduled, queued or deferred', () => {

@@ -1,6 +1,7 @@
 import type { Message, TimelineEntry } from '../api/types';
 import { FEEDBACK_EVENTS, TERMINAL_STATUSES } from '../api/types';
 import { MessageContentToggle } from './message-content';
+import { MessageSource, sentAs } from './message-source';
 import { Badge, Time, type BadgeTone } from './ui';
 
 const TONES: Record<string, BadgeTone> = {
@@ -194,7 +195,7 @@ function Copies({ message }: { message: Message }) {
 export function MessageItem({ message }: { message: Message }) {
   return (
     <article
-      aria-label={`Message ${message.subject ?? message.email_key}`}
+      aria-label={`Message ${message.subject ?? sentAs(message)}`}
       className="rounded-md border border-slate-200 p-3 dark:border-slate-700"
     >
       <header className="mb-3 flex flex-wrap items-center gap-2">
@@ -215,7 +216,7 @@ export function MessageItem({ message }: { message: Message }) {
           {message.subject ?? <em className="text-slate-500">(no subject yet)</em>}
         </h3>
         <span className="w-full text-xs text-slate-500 sm:w-auto dark:text-slate-400">
-          {message.email_key} · <Time at={message.created_at} />
+          <MessageSource message={message} /> · <Time at={message.created_at} />
           {message.send_at && (
             <>
               {' '}

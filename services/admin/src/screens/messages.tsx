@@ -6,6 +6,7 @@ import { queryKeys } from '../api/query-keys';
 import { MESSAGE_STATUSES, type MessageList, type MessageStats } from '../api/types';
 import { MessageContentView } from '../components/message-content';
 import { inFlight, MessageStatsChart } from '../components/message-stats-chart';
+import { MessageSource } from '../components/message-source';
 import { isSettled } from '../components/timeline';
 import { CursorPage, useCursorPages } from '../components/cursor-pages';
 import { DataTable } from '../components/data-table';
@@ -144,7 +145,9 @@ export function MessagesScreen() {
                     <td className="py-2 pr-3">
                       <UserLink projectId={projectId} email={m.email} />
                     </td>
-                    <td className="py-2 pr-3 font-mono text-xs">{m.email_key}</td>
+                    <td className="py-2 pr-3 text-xs">
+                      <MessageSource message={m} />
+                    </td>
                     <td className="max-w-[16rem] truncate py-2 pr-3" title={m.subject ?? undefined}>
                       {m.subject ?? <span className="text-slate-400">—</span>}
                     </td>

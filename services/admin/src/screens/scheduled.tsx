@@ -7,6 +7,7 @@ import type { Message, MessageList } from '../api/types';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { CursorPage, useCursorPages } from '../components/cursor-pages';
 import { DataTable } from '../components/data-table';
+import { sentAs } from '../components/message-source';
 import { UserLink } from '../components/user-link';
 import { Button, Card, RefreshButton, Time } from '../components/ui';
 
@@ -69,7 +70,7 @@ export function ScheduledScreen() {
                   <td className="py-2 pr-3">
                     <UserLink projectId={projectId} email={m.email} />
                   </td>
-                  <td className="py-2 pr-3 font-mono text-xs">{m.email_key}</td>
+                  <td className="py-2 pr-3 font-mono text-xs">{sentAs(m)}</td>
                   <td className="py-2 pr-3 text-xs whitespace-nowrap">
                     <Time at={m.created_at} />
                   </td>

@@ -40,7 +40,12 @@ const HEDGE_MS = 50;
 export const acceptedView = (trigger: EmailTriggerCommand): Message => ({
   id: trigger.messageId,
   project_id: trigger.projectId,
-  email_key: trigger.emailKey,
+  email_key: trigger.emailKey ?? null,
+  source: trigger.source ?? 'api',
+  template:
+    trigger.templateId !== undefined && trigger.templateVersion !== undefined
+      ? { id: trigger.templateId, version: trigger.templateVersion }
+      : null,
   email: String(trigger.user['email']),
   user_id: typeof trigger.user['user_id'] === 'string' ? trigger.user['user_id'] : null,
   status: 'accepted',
@@ -55,6 +60,7 @@ export const acceptedView = (trigger: EmailTriggerCommand): Message => ({
   attachments: (trigger.attachments ?? []).map(attachmentInfoOf),
   ...(trigger.sendAt !== undefined ? { send_at: trigger.sendAt } : {}),
   test: trigger.test === true,
+  ...(trigger.to !== undefined ? { to: trigger.to } : {}),
   ...(trigger.cc !== undefined ? { cc: trigger.cc } : {}),
   ...(trigger.bcc !== undefined ? { bcc: trigger.bcc } : {}),
   created_at: trigger.acceptedAt,

@@ -11,6 +11,13 @@ function deps(overrides: Partial<BatchSendDeps> = {}) {
   let n = 0;
   const base: BatchSendDeps = {
     check: (item) => ((item as { user?: { email?: string } }).user?.email ? [] : [{ pointer: '/user/email', message: 'is required' }]),
+    checkContent: (item) => ((item as { subject?: string }).subject ? [] : [{ pointer: '/subject', message: 'is required' }]),
+    resolveContent: () => {
+      resolved.push('(content)');
+      return Promise.resolve({ senderDomain: 'mail.example.com', trackOpens: false, trackClicks: true });
+    },
+    source: 'api',
+    isAddress: (address) => /^[^@\s]+@[^@\s]+$/.test(address),
     resolve: (emailKey) => {
       resolved.push(emailKey);
       if (emailKey === 'missing') return Promise.reject(new NotFoundError('No such transactional email in this project.'));
@@ -122,7 +129,7 @@ describe('a batch send', () => {
 
   it('rejects an item with too many copies, naming its field in the body, and sends the others with theirs', async () => {
     const { deps: d, queued } = deps();
-    const many = Array.from({ length: 21 }, (_, i) => `c${i}@example.org`);
+    const many = Array.from({ length: 50 }, (_, i) => `c${i}@example.org`);
     const results = await sendBatch(
       P,
       [
@@ -139,6 +146,47 @@ describe('a batch send', () => {
     expect(queued[0]!.map((t) => t.command)).toEqual([
       expect.objectContaining({ messageId: 'msg_1', cc: ['cc@example.org'], bcc: ['bcc@example.org'] }),
     ]);
+  });
+
+  it('takes content items (no email_key) beside template items, planning the project once for them', async () => {
+    const { deps: d, queued, resolved } = deps();
+    const results = await sendBatch(
+      P,
+      [
+        { to: ['Ann@Example.org', 'bea@example.org'], subject: 'Hi', html: '<p>Hi</p>', from: 'Shop <shop@mail.example.com>' },
+        { email_key: 'welcome', user: { email: 'cy@example.org' } },
+        { to: 'dee@example.org', subject: 'Bye', text: 'Bye', user: { email: 'dee@example.org', name: 'Dee' } },
+        { to: 'eve@example.org', html: '<p>no subject</p>' },
+        { to: 'fay@example.org', subject: 'Elsewhere', text: 'x', from: 'fay@other.example' },
+      ],
+      d,
+    );
+    expect(results.map((r) => r.status)).toEqual(['accepted', 'accepted', 'accepted', 'rejected', 'rejected']);
+    expect(results[3]!.status === 'rejected' && results[3]!.error.errors).toEqual([
+      { pointer: '/messages/3/subject', message: 'is required' },
+    ]);
+    expect(results[4]!.status === 'rejected' && results[4]!.error).toMatchObject({
+      type: '/problems/from-email-not-on-sender-domain',
+      errors: [{ pointer: '/messages/4/from' }],
+    });
+    expect(resolved.filter((r) => r === '(content)')).toHaveLength(1);
+    const [first, , third] = queued[0]!.map((t) => t.command);
+    expect(first).toMatchObject({
+      user: { email: 'ann@example.org' },
+      unregistered: true,
+      to: ['bea@example.org'],
+      content: {
+        subject: 'Hi',
+        html: '<p>Hi</p>',
+        fromEmail: 'shop@mail.example.com',
+        fromName: 'Shop',
+        trackOpens: false,
+        trackClicks: true,
+      },
+    });
+    expect(first).not.toHaveProperty('emailKey');
+    expect(third).toMatchObject({ user: { email: 'dee@example.org', name: 'Dee' }, content: { subject: 'Bye', text: 'Bye' } });
+    expect(third).not.toHaveProperty('unregistered');
   });
 
   it('queues nothing when every item is bad', async () => {

@@ -3,6 +3,7 @@ import {
   normaliseEmail,
   userOrderingKey,
   type AttachmentRef,
+  type ContentBatchItem,
   type EmailTriggerCommand,
   type SendBatchItem,
   type SendBatchResult,
@@ -10,20 +11,20 @@ import {
 } from '@postbus/contracts';
 import { AppError, ValidationError, type FieldError } from '@postbus/errors';
 import { prepareAttachments } from './attachments';
+import { acceptContentSend, type ContentAcceptance, type ContentPlan } from './content-send';
 import { messageOptions, refuseBadCopies, refuseBadSendAt, refuseReservedHeaders } from './message-options';
+import type { Trigger } from './trigger';
 import type { TriggerPlan } from './trigger-catalog';
 
-/** An `email.trigger` command and its ordering key (the recipient's), ready to queue. */
-export interface Trigger {
-  key: string;
-  command: EmailTriggerCommand;
-}
-
-export interface BatchSendDeps {
+export interface BatchSendDeps extends Pick<ContentAcceptance, 'source' | 'isAddress'> {
   /** The item's field errors against SendBatchItem (pointers within the item), or none. */
   check: (item: unknown) => FieldError[];
+  /** The item's field errors against ContentBatchItem (an item without email_key), or none. */
+  checkContent: (item: unknown) => FieldError[];
   /** The catalog's plan for an email of the project; throws an AppError for what the client must fix. */
   resolve: (emailKey: string) => Promise<TriggerPlan>;
+  /** The project's plan for content sends; throws an AppError for what the client must fix. */
+  resolveContent: () => Promise<ContentPlan>;
   /** Queues the accepted triggers together (one produce request); throws when the bus did not take them. */
   queue: (triggers: Trigger[]) => Promise<void>;
   /** Stores a message's attachments (in order) where the mailer reads them; throws when it could not. */
@@ -166,20 +167,28 @@ const rejected = (index: number, error: AppError): SendBatchResult => {
  */
 export async function sendBatch(projectId: string, items: unknown[], deps: BatchSendDeps): Promise<SendBatchResult[]> {
   const plans = new Map<string, Promise<TriggerPlan>>();
+  let contentPlan: Promise<ContentPlan> | undefined;
   const now = deps.now();
   const outcomes = await Promise.all(
     items.map(async (raw, index): Promise<SendBatchResult | (Trigger & { index: number })> => {
       try {
-        const errors = deps.check(raw);
+        // An item naming an email is a template send; one without email_key brings its content.
+        const content = typeof raw === 'object' && raw !== null && !('email_key' in raw);
+        const errors = content ? deps.checkContent(raw) : deps.check(raw);
         if (errors.length > 0)
           throw new ValidationError(`The message has ${errors.length} invalid field${errors.length === 1 ? '' : 's'}.`, errors);
+        const { storeAttachments, test = false, source, isAddress } = deps;
+        const newMessageId = () => deps.newMessageId(index);
+        if (content) {
+          const plan = () => (contentPlan ??= deps.resolveContent());
+          const accepted = { plan, storeAttachments, newMessageId, now, test, source, isAddress };
+          return { index, ...(await acceptContentSend(projectId, raw as ContentBatchItem, accepted)) };
+        }
         const item = raw as SendBatchItem;
         const plan = () => {
           if (!plans.has(item.email_key)) plans.set(item.email_key, deps.resolve(item.email_key));
           return plans.get(item.email_key)!;
         };
-        const { storeAttachments, test = false } = deps;
-        const newMessageId = () => deps.newMessageId(index);
         return { index, ...(await acceptSend(projectId, item, { plan, storeAttachments, newMessageId, now, test })) };
       } catch (error) {
         if (error instanceof AppError) return rejected(index, error);

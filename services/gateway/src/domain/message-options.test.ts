@@ -115,13 +115,16 @@ describe('a send’s options', () => {
   };
   const addresses = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}${i}@copies.example`);
 
-  it('refuses 21 copies, naming the field that went over', () => {
-    const tooMany = problemOf(() => refuseBadCopies('ada@example.com', { cc: addresses(11, 'c'), bcc: addresses(10, 'b') }));
+  it('refuses 50 copies (51 addresses with the recipient), naming the field that went over', () => {
+    const tooMany = problemOf(() => refuseBadCopies('ada@example.com', { cc: addresses(25, 'c'), bcc: addresses(25, 'b') }));
     expect(tooMany.status).toBe(422);
     expect(tooMany.type).toContain('too-many-copies');
     expect(tooMany.errors?.map((e) => e.pointer)).toEqual(['/bcc']);
-    expect(problemOf(() => refuseBadCopies('ada@example.com', { cc: addresses(21, 'c') })).errors?.map((e) => e.pointer)).toEqual(['/cc']);
-    expect(() => refuseBadCopies('ada@example.com', { cc: addresses(10, 'c'), bcc: addresses(10, 'b') })).not.toThrow();
+    expect(problemOf(() => refuseBadCopies('ada@example.com', { cc: addresses(50, 'c') })).errors?.map((e) => e.pointer)).toEqual(['/cc']);
+    expect(problemOf(() => refuseBadCopies('ada@example.com', { to: addresses(50, 't') })).errors?.map((e) => e.pointer)).toEqual(['/to']);
+    expect(() =>
+      refuseBadCopies('ada@example.com', { to: addresses(9, 't'), cc: addresses(20, 'c'), bcc: addresses(20, 'b') }),
+    ).not.toThrow();
     expect(() => refuseBadCopies('ada@example.com', {})).not.toThrow();
   });
 
@@ -131,6 +134,11 @@ describe('a send’s options', () => {
     );
     expect(repeated.type).toContain('repeated-copy');
     expect(repeated.errors?.map((e) => e.pointer)).toEqual(['/cc/0', '/bcc/1']);
+    // A content send's further To addresses stand at their place in its to list, after the recipient.
+    const again = problemOf(() =>
+      refuseBadCopies('ada@example.com', { to: ['bo@example.com', 'ADA@example.com'], cc: ['bo@example.com'] }),
+    );
+    expect(again.errors?.map((e) => e.pointer)).toEqual(['/to/2', '/cc/0']);
   });
 
   it('puts copies on the command normalised, and none when the lists are empty', () => {

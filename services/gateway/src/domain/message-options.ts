@@ -51,19 +51,24 @@ export function refuseReservedHeaders(headers: Options['headers']): void {
 }
 
 /**
- * Refuses copies past the limit of cc and bcc together (the schema bounds each list alone), and an
- * address given twice, as either kind or as the recipient (compared normalised): the relay would
- * get it twice in one envelope, and a cc that is also a bcc is no longer blind.
+ * Refuses copies past the limit of further to, cc and bcc addresses together (the schema bounds
+ * each list alone), and an address given twice, as any kind or as the recipient (compared
+ * normalised): the relay would get it twice in one envelope, and a cc that is also a bcc is no
+ * longer blind. `to`: a content send's further To addresses, at their place in its `to` list.
  */
-export function refuseBadCopies(recipient: string, o: Pick<Options, 'cc' | 'bcc'>): void {
-  const copies = [...(o.cc ?? []).map((a, i) => ({ a, at: `/cc/${i}` })), ...(o.bcc ?? []).map((a, i) => ({ a, at: `/bcc/${i}` }))];
+export function refuseBadCopies(recipient: string, o: Pick<Options, 'cc' | 'bcc'> & { to?: string[] }): void {
+  const copies = [
+    ...(o.to ?? []).map((a, i) => ({ a, at: `/to/${i + 1}` })),
+    ...(o.cc ?? []).map((a, i) => ({ a, at: `/cc/${i}` })),
+    ...(o.bcc ?? []).map((a, i) => ({ a, at: `/bcc/${i}` })),
+  ];
   const limit = MESSAGE_OPTION_LIMITS.copies;
   if (copies.length > limit) {
-    const pointer = (o.bcc ?? []).length > 0 ? '/bcc' : '/cc';
+    const pointer = (o.bcc ?? []).length > 0 ? '/bcc' : (o.cc ?? []).length > 0 ? '/cc' : '/to';
     throw new UnprocessableError(
       'too-many-copies',
-      `A message has at most ${limit} cc and bcc addresses together; this one has ${copies.length}.`,
-      [{ pointer, message: `cc and bcc together must have at most ${limit} addresses` }],
+      `A message goes to at most ${limit + 1} addresses across to, cc and bcc; this one names ${copies.length + 1}.`,
+      [{ pointer, message: `to, cc and bcc together must have at most ${limit + 1} addresses` }],
     );
   }
   const seen = new Set([normaliseEmail(recipient)]);
@@ -74,7 +79,7 @@ export function refuseBadCopies(recipient: string, o: Pick<Options, 'cc' | 'bcc'
     seen.add(address);
   }
   if (repeated.length > 0)
-    throw new UnprocessableError('repeated-copy', 'A cc or bcc address repeats the recipient or another copy.', repeated);
+    throw new UnprocessableError('repeated-copy', 'A to, cc or bcc address repeats the recipient or another copy.', repeated);
 }
 
 /** The trigger command's fields for a send's options: only those it gave, so a plain send's command stays as small as before. */

@@ -1,5 +1,6 @@
 import { NotFoundError, UnprocessableError } from '@postbus/errors';
 import type { EmailLookup, ProjectLookup, TemplateLookup } from './ports/catalog';
+import type { ContentPlan } from './content-send';
 import type { DomainStore } from './ports/domains';
 
 /** What a trigger needs from the catalog once its prerequisites are known to be met. */
@@ -30,18 +31,32 @@ export const EMAIL_NOT_FOUND = 'No such transactional email in this project.';
  * prerequisite met a moment ago takes effect at once.
  */
 export class TriggerCatalog {
-  private readonly plans = new Map<string, { plan: TriggerPlan; expires: number }>();
+  private readonly plans = new Map<string, { plan: TriggerPlan | ContentPlan; expires: number }>();
 
   constructor(private readonly deps: TriggerCatalogDeps) {}
 
   readonly forget = (): void => this.plans.clear();
 
-  async resolve(clientId: string, projectId: string, emailKey: string): Promise<TriggerPlan> {
-    const key = `${clientId}\n${projectId}\n${emailKey}`;
+  /** A template send's plan: the email the key names, its template, and the project's verified sender domain. */
+  resolve(clientId: string, projectId: string, emailKey: string): Promise<TriggerPlan> {
+    return this.cached(`${clientId}\n${projectId}\n${emailKey}`, () => this.lookUp(clientId, projectId, emailKey));
+  }
+
+  /** A content send's plan: the project's verified sender domain and its tracking. */
+  resolveContent(clientId: string, projectId: string): Promise<ContentPlan> {
+    return this.cached(`${clientId}\n${projectId}\n`, async () => {
+      const project = await this.deps.projects.get(clientId, projectId);
+      if (!project) throw new NotFoundError('No such project for this client.');
+      const domain = await this.verifiedSenderDomain(clientId, project.sender_domain_id);
+      return { senderDomain: domain.domain, trackOpens: project.track_opens, trackClicks: project.track_clicks };
+    });
+  }
+
+  private async cached<P extends TriggerPlan | ContentPlan>(key: string, lookUp: () => Promise<P>): Promise<P> {
     const now = Date.now();
     const cached = this.plans.get(key);
-    if (cached && cached.expires > now) return cached.plan;
-    const plan = await this.lookUp(clientId, projectId, emailKey);
+    if (cached && cached.expires > now) return cached.plan as P;
+    const plan = await lookUp();
     if (this.deps.ttlMs > 0) {
       if (this.plans.size >= (this.deps.maxEntries ?? 10_000)) this.plans.clear();
       this.plans.set(key, { plan, expires: now + this.deps.ttlMs });
@@ -50,14 +65,21 @@ export class TriggerCatalog {
   }
 
   private async lookUp(clientId: string, projectId: string, emailKey: string): Promise<TriggerPlan> {
-    const { projects, emails, domains, templates } = this.deps;
+    const { projects, emails, templates } = this.deps;
     const [project, email] = await Promise.all([projects.get(clientId, projectId), emails.get(clientId, projectId, emailKey)]);
     if (!project) throw new NotFoundError('No such project for this client.');
     if (!email) throw new NotFoundError(EMAIL_NOT_FOUND);
-    const [domain, template] = await Promise.all([
-      project.sender_domain_id ? domains.get(clientId, 'sender', project.sender_domain_id) : null,
+    const [, template] = await Promise.all([
+      this.verifiedSenderDomain(clientId, project.sender_domain_id),
       templates.get(clientId, projectId, email.template_id),
     ]);
+    if (!template) throw new UnprocessableError('template-missing', `The email ${email.key} names a template that no longer exists.`);
+    return { emailId: email.id, emailKey: email.key, templateId: template.id, templateVersion: template.version };
+  }
+
+  /** The project's sender domain, which must be verified: a client sends only as its own domain. */
+  private async verifiedSenderDomain(clientId: string, senderDomainId: string | null) {
+    const domain = senderDomainId ? await this.deps.domains.get(clientId, 'sender', senderDomainId) : null;
     if (!domain) {
       throw new UnprocessableError(
         'sender-domain-missing',
@@ -70,7 +92,6 @@ export class TriggerCatalog {
         `The sender domain ${domain.domain} is not verified: publish its DNS records and call POST /v1/sender-domains/${String(domain._id)}/verify.`,
       );
     }
-    if (!template) throw new UnprocessableError('template-missing', `The email ${email.key} names a template that no longer exists.`);
-    return { emailId: email.id, emailKey: email.key, templateId: template.id, templateVersion: template.version };
+    return domain;
   }
 }

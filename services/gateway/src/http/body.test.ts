@@ -66,6 +66,8 @@ describe('messagesOf', () => {
   const post = (path: string, body: unknown) => ({ method: 'POST', path, body }) as unknown as Request;
   it('a send is one message, a batch one per item, anything else none', () => {
     expect(messagesOf(post('/projects/p1/emails/welcome/send', {}))).toBe(1);
+    // A content send, which names no email, counts as one too.
+    expect(messagesOf(post('/projects/p1/emails/send', {}))).toBe(1);
     expect(messagesOf(post('/projects/p1/emails/batch', { messages: [{}, {}, {}] }))).toBe(3);
     expect(messagesOf(post('/projects/p1/emails/batch', { messages: 'x' }))).toBe(0);
     expect(messagesOf(post('/projects/p1/users', { email: 'a@b.c' }))).toBe(0);

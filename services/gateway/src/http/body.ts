@@ -47,7 +47,7 @@ export function jsonBody(limit: string | number, tooLarge?: FieldError[]): Reque
 }
 
 /** The routes whose body may carry attachments (a send, a batch of sends): relative to /v1. */
-const SEND_ROUTE = /^\/projects\/[^/]+\/emails\/[^/]+\/send\/?$/i;
+const SEND_ROUTE = /^\/projects\/[^/]+\/emails\/(?:[^/]+\/)?send\/?$/i;
 const BATCH_ROUTE = /^\/projects\/[^/]+\/emails\/batch\/?$/i;
 
 const MB = 1024 * 1024;

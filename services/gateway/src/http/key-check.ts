@@ -37,6 +37,12 @@ export class KeyCheck {
 
   /** The key presented with Basic credentials, when it is the client's and not revoked. */
   async verify(clientId: string, digest: Buffer): Promise<VerifiedKey | undefined> {
+    const key = await this.verifyKey(digest);
+    return key?.clientId === clientId ? key : undefined;
+  }
+
+  /** The key presented, whoever's it is, when it is not revoked: the key alone names its client. */
+  async verifyKey(digest: Buffer): Promise<VerifiedKey | undefined> {
     const digestHex = digest.toString('hex');
     const hit = this.byDigest.get(digestHex);
     let key: VerifiedKey | undefined;
@@ -49,7 +55,7 @@ export class KeyCheck {
         this.remember(this.byDigest, digestHex, { key, expires: this.now() + this.ttlMs });
       }
     }
-    if (!key || key.clientId !== clientId || this.revokedIds.has(key.keyId)) return undefined;
+    if (!key || this.revokedIds.has(key.keyId)) return undefined;
     this.touch(key.keyId);
     return key;
   }

@@ -40,16 +40,18 @@ describe('the OpenAPI document (/v1/openapi.json)', () => {
       'getMessageAttachment',
       'getMessageContent',
       'listMessages',
+      'sendContentEmail',
       'sendEmail',
       'sendEmailBatch',
+      'whoAmI',
     ]);
     const paths = document['paths'] as Record<string, Record<string, { operationId: string; description?: string; responses: object }>>;
     for (const item of Object.values(paths))
       for (const op of Object.values(item)) {
         const isOpen = open.some((route) => route.operationId === op.operationId);
         expect([op.operationId, /test key/.test(op.description ?? '')]).toEqual([op.operationId, isOpen]);
-        // Every other route answers a test key 403; the sends answer no key 403.
-        const sends = op.operationId === 'sendEmail' || op.operationId === 'sendEmailBatch';
+        // Every other route answers a test key 403; the sends (and who-am-I) answer no key 403.
+        const sends = ['sendEmail', 'sendContentEmail', 'sendEmailBatch', 'whoAmI'].includes(op.operationId);
         expect([op.operationId, '403' in op.responses]).toEqual([op.operationId, !sends]);
       }
   });

@@ -14,12 +14,17 @@ export class ProjectAccess {
   ) {}
 
   readonly assert = async (clientId: string, projectId: string): Promise<void> => {
+    if (!(await this.owns(clientId, projectId))) throw new NotFoundError('No such project for this client.');
+  };
+
+  readonly owns = async (clientId: string, projectId: string): Promise<boolean> => {
     const cacheKey = `${clientId}:${projectId}`;
     const expires = this.owned.get(cacheKey);
-    if (expires !== undefined && expires > Date.now()) return;
-    if (!(await this.projects.get(clientId, projectId))) throw new NotFoundError('No such project for this client.');
+    if (expires !== undefined && expires > Date.now()) return true;
+    if (!(await this.projects.get(clientId, projectId))) return false;
     if (this.owned.size > 10_000) this.owned.clear();
     this.owned.set(cacheKey, Date.now() + this.ttlMs);
+    return true;
   };
 
   readonly forget = (projectId: string): void => {

@@ -251,7 +251,8 @@ const KNOWN_KEY_WINDOW_MS = 60 * 60 * 1000;
 const KNOWN_KEY_RENEW_MS = 10 * 60 * 1000;
 const MAX_RENEWALS = 10_000;
 
-const ipOf = (req: Request): string => req.ip ?? req.socket.remoteAddress ?? '';
+/** The address a request is counted against: its own, or that of the SMTP client the submission service makes it for. */
+const ipOf = (req: Request): string => req.submission?.clientAddress ?? req.ip ?? req.socket.remoteAddress ?? '';
 
 /** A short digest of a client id or key digest with the request's address: what travels on the bus. */
 const pairOf = (first: string, req: Request): string =>

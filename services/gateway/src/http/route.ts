@@ -11,6 +11,7 @@ import {
   type RouteSpec as HttpRouteSpec,
 } from '@postbus/http';
 import { ConflictError, ForbiddenError, UnauthorizedError, UnprocessableError, ValidationError } from '@postbus/errors';
+import type { SendSource } from '@postbus/contracts';
 import type { KeyScope } from '../domain/credentials';
 import { newIdempotencyNonce } from '../domain/batch-send';
 import type { IdempotencyOwner, IdempotencyRepository } from '../model/idempotency.repository';
@@ -21,6 +22,8 @@ export type { Reply };
 /** What a public route's handler gets besides the validated request. */
 export interface PublicContext {
   client: AuthenticatedClient;
+  /** How the request came: from the client over HTTP, or from the SMTP submission service on its behalf. */
+  source: SendSource;
   /**
    * With an Idempotency-Key: drawn when the key was first claimed, and the same for every retry of
    * the request while its claim lives. What the request creates is named from it, so that a retry
@@ -59,6 +62,8 @@ export interface PublicRouteFields {
    * has a parameter must say (a test walks the table). Everything under it is read by it.
    */
   tenant?: Tenant;
+  /** Credentials that name a project (see AuthenticatedClient's project) may call it though it names none: who-am-I. */
+  projectCredentialsMayCall?: true;
 }
 
 /**
@@ -135,11 +140,18 @@ async function answer(compiled: CompiledRoute<RouteSpec>, deps: RouteDeps, req: 
         : `This operation needs a key with scope "full"; this key has scope "${client.scope}", which may only send, create and update users, record payments, unsubscribe and erase.`,
     );
   }
-  const input = { ...validatedInput(compiled, req), client } as Parameters<RouteSpec['handle']>[0];
-  // Before the Idempotency-Key is claimed: another client's project is one that does not exist.
-  if (route.tenant && 'project' in route.tenant) {
-    await deps.assertProject(client.clientId, (input.params as Record<string, string>)[route.tenant.project]!);
+  const source: SendSource = req.submission ? 'smtp' : 'api';
+  const input = { ...validatedInput(compiled, req), client, source } as Parameters<RouteSpec['handle']>[0];
+  const projectId = route.tenant && 'project' in route.tenant ? (input.params as Record<string, string>)[route.tenant.project]! : undefined;
+  if (client.project !== undefined && client.project !== projectId && !route.projectCredentialsMayCall) {
+    throw new ForbiddenError(
+      projectId === undefined
+        ? `These credentials name the project ${client.project}: they act on that project only, and this operation is not one of a project's.`
+        : `These credentials name the project ${client.project}: they act on that project only.`,
+    );
   }
+  // Before the Idempotency-Key is claimed: another client's project is one that does not exist.
+  if (projectId !== undefined) await deps.assertProject(client.clientId, projectId);
   const key = route.method === 'post' ? req.get('idempotency-key') : undefined;
   const reply =
     key === undefined

@@ -13,6 +13,9 @@ interface ProjectDoc {
   replyTo: string | null;
   senderDomainId: string | null;
   trackingDomainId: string | null;
+  /** A content send's tracking when it does not say; stored projects from before have none (false). */
+  trackOpens?: boolean;
+  trackClicks?: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -26,6 +29,8 @@ const projectSchema = new Schema<ProjectDoc>(
     replyTo: { type: String, default: null },
     senderDomainId: { type: String, default: null },
     trackingDomainId: { type: String, default: null },
+    trackOpens: { type: Boolean, default: false },
+    trackClicks: { type: Boolean, default: false },
   },
   { collection: 'projects', timestamps: true, versionKey: false },
 );
@@ -38,6 +43,8 @@ const FIELD_OF = {
   reply_to: 'replyTo',
   sender_domain_id: 'senderDomainId',
   tracking_domain_id: 'trackingDomainId',
+  track_opens: 'trackOpens',
+  track_clicks: 'trackClicks',
 } as const satisfies Record<keyof CreateProjectRequest, keyof ProjectDoc>;
 
 const toDoc = (body: UpdateProjectRequest): Partial<ProjectDoc> => mapFields<UpdateProjectRequest, ProjectDoc>(body, FIELD_OF);
@@ -50,6 +57,8 @@ const toProject = (p: ProjectDoc): Project => ({
   reply_to: p.replyTo,
   sender_domain_id: p.senderDomainId,
   tracking_domain_id: p.trackingDomainId,
+  track_opens: p.trackOpens === true,
+  track_clicks: p.trackClicks === true,
   created_at: p.createdAt.toISOString(),
   updated_at: p.updatedAt.toISOString(),
 });

@@ -6,6 +6,7 @@ import {
   closeServer,
   healthRouter,
   internalApiSecret,
+  internalTokenVerifier,
   InternalTokens,
   listen,
   metricsRouter,
@@ -38,6 +39,7 @@ import { requestMetrics } from '../http/metrics';
 import { openApiDocument } from '../http/openapi';
 import { ProjectAccess } from '../http/project-access';
 import { AuthFailureLimit, edgeRateLimit, messageRateLimit, rateLimit } from '../http/rate-limit';
+import { submissionRelay } from '../http/submission-relay';
 import { apiRouter, type RouteSpec } from '../http/route';
 import { challengeBrowsersWithBearer } from '../http/session-cookie';
 import { IDEMPOTENCY_RETENTION_MS } from './background';
@@ -92,7 +94,8 @@ function publicApp(
   const { registry, bus, db } = infrastructure;
   const { keyCheck, counters } = consumers;
   const access = new ProjectAccess(stores.projects, config.AUTH_CACHE_TTL_MS);
-  const internalTokens = new InternalTokens(internalApiSecret(config.INTERNAL_API_SECRET, logger), 'gateway');
+  const internalSecret = internalApiSecret(config.INTERNAL_API_SECRET, logger);
+  const internalTokens = new InternalTokens(internalSecret, 'gateway');
   const sessions = new Sessions(config.SESSION_SECRET || undefined, config.SESSION_TTL_SECONDS);
   if (!config.SESSION_SECRET)
     logger.warn('SESSION_SECRET is not set: admin sessions are signed with a random key and end with this process');
@@ -106,7 +109,10 @@ function publicApp(
     logger.warn(
       "PUBLIC_BASE_URL is https but TRUST_PROXY is empty: requests through the TLS proxy look like http, so the admin session cookie is neither Secure nor __Host-, and limits count the proxy's address",
     );
-  const auth = authenticate(keyCheck, sessions, new AuthFailureLimit(counters, config.AUTH_FAILURE_LIMIT_PER_MINUTE), { publicOrigin });
+  const auth = authenticate(keyCheck, sessions, new AuthFailureLimit(counters, config.AUTH_FAILURE_LIMIT_PER_MINUTE), {
+    publicOrigin,
+    ownsProject: access.owns,
+  });
   const limit = rateLimit(counters, config.RATE_LIMIT_PER_SECOND);
   const app = express();
   app.disable('x-powered-by');
@@ -120,6 +126,7 @@ function publicApp(
   const v1 = express.Router();
   v1.use(requestMetrics(registry));
   if (config.QUERY_AUDIT !== 'off') v1.use(auditQueries(config.QUERY_AUDIT));
+  v1.use(submissionRelay(internalTokenVerifier({ secret: internalSecret, audience: 'gateway', issuer: 'submission' })));
   v1.use(auth);
   v1.use(limit);
   v1.use(bodyBudget(config.BODY_BYTES_IN_FLIGHT_PER_CLIENT));

@@ -10,10 +10,11 @@ const erased = <T extends { email: string }>(items: T[] | undefined, email: stri
  * address is not one of its copies (a repeat of the erasure, or another person's message).
  */
 export function withoutCopy(message: MessageDoc, email: string): MessageDoc | undefined {
-  if (!message.cc?.includes(email) && !message.bcc?.includes(email)) return undefined;
+  if (!message.to?.includes(email) && !message.cc?.includes(email) && !message.bcc?.includes(email)) return undefined;
   const without = (addresses: string[] | undefined) => addresses?.map((a) => (a === email ? ERASED_COPY_ADDRESS : a));
   return {
     ...message,
+    ...(message.to ? { to: without(message.to)! } : {}),
     ...(message.cc ? { cc: without(message.cc)! } : {}),
     ...(message.bcc ? { bcc: without(message.bcc)! } : {}),
   };

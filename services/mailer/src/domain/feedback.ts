@@ -49,6 +49,7 @@ export const copyReported = (
   }
   const address = report.recipient;
   if (address === undefined || address === message.email) return undefined;
+  if (message.to?.includes(address)) return { email: address, kind: 'to' };
   if (message.cc?.includes(address)) return { email: address, kind: 'cc' };
   return message.bcc?.includes(address) ? { email: address, kind: 'bcc' } : undefined;
 };

@@ -55,11 +55,11 @@ export const attachmentListProject = (list: string): string | undefined => /^p:(
 export const isPersonList = (list: string): boolean => /^p:[^:]+:[ruc]:/.test(list);
 
 /** The recipient's and the user's lists a message is in, and those of the addresses it was copied to. */
-export const personListsOf = (message: Pick<MessageDoc, 'projectId' | 'email' | 'userId' | 'test' | 'cc' | 'bcc'>): string[] => {
+export const personListsOf = (message: Pick<MessageDoc, 'projectId' | 'email' | 'userId' | 'test' | 'to' | 'cc' | 'bcc'>): string[] => {
   const owner = listOwner(message.projectId, message.test);
   return [
     listNames.recipient(owner, message.email),
     ...(message.userId !== null ? [listNames.user(owner, message.userId)] : []),
-    ...[...(message.cc ?? []), ...(message.bcc ?? [])].map((email) => listNames.copy(owner, email)),
+    ...[...(message.to ?? []), ...(message.cc ?? []), ...(message.bcc ?? [])].map((email) => listNames.copy(owner, email)),
   ];
 };

@@ -73,7 +73,7 @@ function fakes(
     listAppend(listNames.project(owner), at, s.id);
     listAppend(listNames.recipient(owner, doc.email), at, s.id);
     if (doc.userId !== null) listAppend(listNames.user(owner, doc.userId), at, s.id);
-    listAppend(listNames.emailKey(owner, doc.emailKey), at, s.id);
+    listAppend(listNames.emailKey(owner, doc.emailKey!), at, s.id);
     if (status !== 'queued' && status !== 'sent') listAppend(listNames.status(owner, status), at, s.id);
   });
   const contents = new Map<string, ContentDoc>();

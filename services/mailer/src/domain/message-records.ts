@@ -1,14 +1,28 @@
 import { ERASED_COPY_ADDRESS } from '@postbus/contracts';
-import type { AttachmentRef, CopyKind, CopyReportEvent, DeliveredCopy, DroppedCopy, Message, TimelineEventName } from '@postbus/contracts';
+import type {
+  AttachmentRef,
+  CopyKind,
+  CopyReportEvent,
+  DeliveredCopy,
+  DroppedCopy,
+  Message,
+  SendContent,
+  TimelineEventName,
+} from '@postbus/contracts';
 
 /** One triggered email as accepted: written once, never updated (updates scan on FerretDB). */
 export interface MessageDoc {
   _id: string;
   projectId: string;
-  emailId: string;
-  emailKey: string;
-  templateId: string;
-  templateVersion: number;
+  /** A template send: the stored email and the template version it named (a content send has `content` instead). */
+  emailId?: string;
+  emailKey?: string;
+  templateId?: string;
+  templateVersion?: number;
+  /** A content send: its subject, bodies, sender and tracking, as the gateway accepted them. */
+  content?: SendContent;
+  /** Sent through SMTP submission (absent: the HTTP API). */
+  source?: 'smtp';
   email: string;
   userId: string | null;
   user: Record<string, unknown>;
@@ -26,11 +40,13 @@ export interface MessageDoc {
   sendAt?: Date;
   /** Sent with a test key: its outcome is simulated (domain/delivery/simulated-relay.ts), and it is listed apart. */
   test?: true;
+  /** A content send's further To addresses, shown beside the recipient's. */
+  to?: string[];
   cc?: string[];
   bcc?: string[];
 }
 
-/** A cc or bcc address of a message, and its position among the copies (from 1, cc then bcc), which its own tokens name. */
+/** A copy of a message (a further to, a cc or a bcc address), and its position among the copies (from 1: to, cc, then bcc), which its own tokens name. */
 export interface MessageCopy {
   email: string;
   kind: CopyKind;
@@ -41,14 +57,15 @@ export interface MessageCopy {
  * A message's copies, in position order. An erased person's copy is left out, and the others keep
  * their positions: an erasure replaces the address in place (ERASED_COPY_ADDRESS).
  */
-export const copiesOf = (message: Pick<MessageDoc, 'cc' | 'bcc'>): MessageCopy[] =>
+export const copiesOf = (message: Pick<MessageDoc, 'to' | 'cc' | 'bcc'>): MessageCopy[] =>
   [
+    ...(message.to ?? []).map((email) => ({ email, kind: 'to' as const })),
     ...(message.cc ?? []).map((email) => ({ email, kind: 'cc' as const })),
     ...(message.bcc ?? []).map((email) => ({ email, kind: 'bcc' as const })),
   ].flatMap((copy, i) => (copy.email === ERASED_COPY_ADDRESS ? [] : [{ ...copy, position: i + 1 }]));
 
 /** The copy at a position, unless it is gone (erased, or never there). */
-export const copyAt = (message: Pick<MessageDoc, 'cc' | 'bcc'>, position: number): MessageCopy | undefined =>
+export const copyAt = (message: Pick<MessageDoc, 'to' | 'cc' | 'bcc'>, position: number): MessageCopy | undefined =>
   copiesOf(message).find((c) => c.position === position);
 
 /**

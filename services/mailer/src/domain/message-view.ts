@@ -65,7 +65,12 @@ export function messageView(message: MessageDoc, entries: EventDoc[]): Message {
   return {
     id: message._id,
     project_id: message.projectId,
-    email_key: message.emailKey,
+    email_key: message.emailKey ?? null,
+    source: message.source ?? 'api',
+    template:
+      message.templateId !== undefined && message.templateVersion !== undefined
+        ? { id: message.templateId, version: message.templateVersion }
+        : null,
     email: message.email,
     user_id: message.userId,
     status: statusOf(events, firstStatus(message)),
@@ -80,6 +85,7 @@ export function messageView(message: MessageDoc, entries: EventDoc[]): Message {
     attachments: (message.attachments ?? []).map(attachmentInfoOf),
     ...(message.sendAt ? { send_at: message.sendAt.toISOString() } : {}),
     test: message.test === true,
+    ...(message.to ? { to: message.to } : {}),
     ...(message.cc ? { cc: message.cc } : {}),
     ...(message.bcc ? { bcc: message.bcc } : {}),
     ...droppedCopiesOf(events),

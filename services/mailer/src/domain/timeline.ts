@@ -335,7 +335,7 @@ export const engagementKey = (event: TimelineEventName, url?: string): string =>
 const toMessageEvent = (message: MessageDoc, e: EventDoc & { event: TimelineEventName }): MessageEvent => ({
   messageId: message._id,
   projectId: message.projectId,
-  emailKey: message.emailKey,
+  emailKey: message.emailKey ?? null,
   email: message.email,
   userId: message.userId,
   event: e.event,

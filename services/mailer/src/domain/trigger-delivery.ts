@@ -38,10 +38,10 @@ export const statusReached =
 export const messageDocFromTrigger = (t: EmailTriggerCommand): MessageDoc => ({
   _id: t.messageId,
   projectId: t.projectId,
-  emailId: t.emailId,
-  emailKey: t.emailKey,
-  templateId: t.templateId,
-  templateVersion: t.templateVersion,
+  ...(t.content !== undefined
+    ? { content: t.content }
+    : { emailId: t.emailId, emailKey: t.emailKey, templateId: t.templateId, templateVersion: t.templateVersion }),
+  ...(t.source !== undefined ? { source: t.source } : {}),
   email: String(t.user['email']),
   userId: typeof t.user['user_id'] === 'string' ? t.user['user_id'] : null,
   user: t.user,
@@ -55,6 +55,7 @@ export const messageDocFromTrigger = (t: EmailTriggerCommand): MessageDoc => ({
   ...(t.attachments !== undefined ? { attachments: t.attachments } : {}),
   ...(t.sendAt !== undefined ? { sendAt: new Date(t.sendAt) } : {}),
   ...(t.test ? { test: true as const } : {}),
+  ...(t.to !== undefined ? { to: t.to } : {}),
   ...(t.cc !== undefined ? { cc: t.cc } : {}),
   ...(t.bcc !== undefined ? { bcc: t.bcc } : {}),
 });

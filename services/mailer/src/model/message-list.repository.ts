@@ -106,7 +106,7 @@ function entriesOf(message: MessageDoc): ListAppend[] {
   return [
     { list: listNames.project(projectId), at, value },
     ...personListsOf(message).map((list) => ({ list, at, value })),
-    { list: listNames.emailKey(projectId, message.emailKey), at, value },
+    ...(message.emailKey !== undefined ? [{ list: listNames.emailKey(projectId, message.emailKey), at, value }] : []),
     ...(message.tags ?? []).map((tag) => ({ list: listNames.tag(projectId, tag), at, value })),
   ];
 }

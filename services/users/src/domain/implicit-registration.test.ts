@@ -35,4 +35,11 @@ describe('registersUser', () => {
     expect(registersUser(trigger)).toBe(true);
     expect(registersUser({ ...trigger, test: true })).toBe(false);
   });
+
+  it('is false for a content send that named no user, true for one that did', () => {
+    const content = { subject: 'Hi', text: 'Hi', trackOpens: false, trackClicks: false };
+    const { emailId: _e, emailKey: _k, templateId: _t, templateVersion: _v, ...base } = trigger;
+    expect(registersUser({ ...base, content, unregistered: true })).toBe(false);
+    expect(registersUser({ ...base, content })).toBe(true);
+  });
 });

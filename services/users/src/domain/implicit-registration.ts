@@ -2,9 +2,10 @@ import type { EmailTriggerCommand, UserCreateCommand } from '@postbus/contracts'
 
 /**
  * Whether a trigger registers its user: a test message (sent with a test key) leaves the client's
- * users as they are, as it leaves everything but its own record.
+ * users as they are, as it leaves everything but its own record; so does a content send that named
+ * no user (a mail an app sent to an address, over SMTP or the API).
  */
-export const registersUser = (trigger: EmailTriggerCommand): boolean => trigger.test !== true;
+export const registersUser = (trigger: EmailTriggerCommand): boolean => trigger.test !== true && trigger.unregistered !== true;
 
 /**
  * The first trigger for an unknown email registers the user: a trigger is a create carrying what

@@ -1,5 +1,8 @@
 import {
+  ContentBatchItem,
+  ContentSendRequest,
   CreateEmailRequest,
+  Email,
   EmailParams,
   ProjectIdParam,
   SendAccepted,
@@ -16,6 +19,7 @@ import { ConflictError, NotFoundError, UnprocessableError } from '@postbus/error
 import type { CommandSender } from '../../clients/command-sender';
 import { compileBody, toFieldErrors } from '@postbus/http';
 import { acceptSend, messageIds, sendAtOf, sendBatch } from '../../domain/batch-send';
+import { acceptContentSend } from '../../domain/content-send';
 import { fromEmailProblem, type SenderDomainState } from '../../domain/sender-address';
 import type { EmailRepository } from '../../model/email.repository';
 import { EMAIL_NOT_FOUND, type TriggerCatalog } from '../../domain/trigger-catalog';
@@ -24,6 +28,9 @@ import { defineRoute, type RouteSpec } from '../route';
 
 /** A batch's items are checked one by one (a bad one rejects only itself), so the body's schema leaves them open. */
 const checkBatchItem = compileBody(SendBatchItem);
+const checkContentItem = compileBody(ContentBatchItem);
+const checkAddress = compileBody(Email);
+const isAddress = (address: string): boolean => checkAddress(address);
 
 export interface EmailRouteDeps {
   emails: EmailRepository;
@@ -165,20 +172,50 @@ export function emailRoutes({ emails, templates, catalog, commands, senderDomain
     }),
     defineRoute({
       method: 'post',
+      path: '/v1/projects/:projectId/emails/send',
+      tenant: { project: 'projectId' },
+      operationId: 'sendContentEmail',
+      summary: 'Send an email with its content (no stored template): subject, HTML and/or text, as your app made them',
+      tag: 'Transactional emails',
+      scope: 'sdk',
+      testKeysMayCall: true,
+      params: ProjectIdParam,
+      body: ContentSendRequest,
+      responses: { 200: { description: 'Accepted: checked against the project and durably queued', schema: SendAccepted } },
+      handle: async ({ params, body, client, requestId, idempotencyNonce, source }) => {
+        const { key, command } = await acceptContentSend(params.projectId, body, {
+          plan: () => catalog.resolveContent(client.clientId, params.projectId),
+          storeAttachments: (messageId, files) => storeAttachments(params.projectId, messageId, files),
+          newMessageId: () => messageIds(idempotencyNonce)(0),
+          now: new Date(),
+          test: client.scope === 'test',
+          source,
+          isAddress,
+        });
+        await commands.send(Topics.EmailCommands, 'email.trigger', key, command, requestId);
+        return { status: 200, body: { status: 'accepted', request_id: requestId, message_id: command.messageId, ...sendAtOf(command) } };
+      },
+    }),
+    defineRoute({
+      method: 'post',
       path: '/v1/projects/:projectId/emails/batch',
       tenant: { project: 'projectId' },
       operationId: 'sendEmailBatch',
-      summary: 'Send up to 500 system / trigger emails at once, each accepted or rejected on its own',
+      summary: 'Send up to 500 emails at once (template sends and content sends), each accepted or rejected on its own',
       tag: 'Transactional emails',
       scope: 'sdk',
       testKeysMayCall: true,
       params: ProjectIdParam,
       body: SendBatchRequest,
       responses: { 200: { description: 'Every message accepted or rejected, in order', schema: SendBatchResponse } },
-      handle: async ({ params, body, client, requestId, idempotencyNonce }) => {
+      handle: async ({ params, body, client, requestId, idempotencyNonce, source }) => {
         const data = await sendBatch(params.projectId, body.messages, {
           check: (item) => (checkBatchItem(item) ? [] : toFieldErrors(checkBatchItem.errors)),
+          checkContent: (item) => (checkContentItem(item) ? [] : toFieldErrors(checkContentItem.errors)),
           resolve: (emailKey) => catalog.resolve(client.clientId, params.projectId, emailKey),
+          resolveContent: () => catalog.resolveContent(client.clientId, params.projectId),
+          source,
+          isAddress,
           // On the batch lane (Topics.EmailBulk), so that a client's batches queue behind no one's single sends.
           queue: async (triggers) => {
             await commands.sendAll(

@@ -1,4 +1,4 @@
-import { AdminSession, CookieSession, Session } from '@postbus/contracts';
+import { AdminSession, CookieSession, Session, WhoAmI } from '@postbus/contracts';
 import { ForbiddenError } from '@postbus/errors';
 import type { Sessions } from '../../domain/sessions';
 import type { AuthenticatedClient } from '../auth';
@@ -69,6 +69,29 @@ export function sessionRoutes(sessions: Sessions): RouteSpec[] {
         Promise.resolve({
           status: 200,
           body: { client_id: client.clientId, scope: sessionScopeOf(client), via: client.via } satisfies AdminSession,
+        }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/auth/whoami',
+      operationId: 'whoAmI',
+      summary:
+        'What the API key is: its client, its id and scope, and the project its credentials named (Basic <project id>:<key>, as the SMTP submission login gives them)',
+      tag: 'Authentication',
+      scope: 'sdk',
+      testKeysMayCall: true,
+      keyOnly: true,
+      projectCredentialsMayCall: true,
+      responses: { 200: { description: 'The key', schema: WhoAmI } },
+      handle: ({ client }) =>
+        Promise.resolve({
+          status: 200,
+          body: {
+            client_id: client.clientId,
+            key_id: client.keyId,
+            scope: client.scope,
+            project_id: client.project ?? null,
+          } satisfies WhoAmI,
         }),
     }),
     defineRoute({

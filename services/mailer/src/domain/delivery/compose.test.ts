@@ -5,7 +5,7 @@ const mail: OutgoingMail = {
   messageId: 'msg_1',
   senderDomain: 'mail.example.com',
   from: { name: 'Example Shop', address: 'shop@mail.example.com' },
-  to: 'ada@example.org',
+  to: ['ada@example.org'],
   replyTo: 'help@example.com',
   subject: 'Your receipt',
   html: '<p>Thanks</p>',

@@ -5,11 +5,13 @@ export interface OutgoingMail {
   messageId: string;
   senderDomain: string;
   from: { name: string | null; address: string };
-  to: string;
+  /** The recipient first, then a content send's further To addresses. */
+  to: string[];
   /** Named in the Cc header. Bcc addresses are never written in the message: the relay gets them in the envelope only. */
   cc?: string[];
   replyTo: string | null;
   subject: string;
+  /** Empty: the mail has no such part (a content send may bring one body only). */
   html: string;
   text: string;
   /** RFC 2369 / RFC 8058: the https one-click URL and a mailto fallback. */
@@ -50,8 +52,8 @@ export function compose(mail: OutgoingMail): Promise<Buffer> {
     ...(mail.cc?.length ? { cc: mail.cc } : {}),
     ...(mail.replyTo ? { replyTo: mail.replyTo } : {}),
     subject: mail.subject,
-    html: mail.html,
-    text: mail.text,
+    ...(mail.html ? { html: mail.html } : {}),
+    ...(mail.text || !mail.html ? { text: mail.text } : {}),
     messageId: messageIdHeader(mail.messageId, mail.senderDomain),
     ...(mail.attachments?.length
       ? {

@@ -294,6 +294,52 @@ describe('Deliverer: rendering', () => {
     expect(envelopes.slice(before + 4).map((e) => e.to)).toEqual(['ann@example.org']);
   });
 
+  it('sends a content send as it came: no template, its own From, its further To addresses in the To header, each in its own transaction', async () => {
+    const before = sent.length;
+    const { emailId: _e, emailKey: _k, templateId: _t, templateVersion: _v, ...base } = message('receipt', 'p-quiet');
+    const content: MessageDoc = {
+      ...base,
+      content: {
+        subject: 'Order {{data.order}} shipped',
+        html: '<p>{{user.name}}, it is on its way</p>',
+        fromEmail: 'orders@mail.example.com',
+        fromName: 'Shop Orders',
+        trackOpens: false,
+        trackClicks: false,
+      },
+      to: ['bea@example.org'],
+      cc: ['cy@example.org'],
+    };
+    const outcome = await deliverer.deliver(content, undefined);
+    expect(outcome).toMatchObject({ event: 'sent', subject: 'Order {{data.order}} shipped' });
+    expect(outcome.deliveredCopies).toEqual([
+      { email: 'bea@example.org', kind: 'to' },
+      { email: 'cy@example.org', kind: 'cc' },
+    ]);
+    expect(
+      envelopes
+        .slice(before)
+        .map((e) => e.to)
+        .sort(),
+    ).toEqual(['ann@example.org', 'bea@example.org', 'cy@example.org']);
+    for (const raw of sent.slice(before)) {
+      const mail = await simpleParser(raw);
+      // Handlebars never runs on what the app made: its braces are sent as they are.
+      expect(mail.html).toContain('{{user.name}}, it is on its way');
+      expect(mail.from).toMatchObject({ value: [{ name: 'Shop Orders', address: 'orders@mail.example.com' }] });
+      expect(mail.to).toMatchObject({ value: [{ address: 'ann@example.org' }, { address: 'bea@example.org' }] });
+      expect(mail.cc).toMatchObject({ value: [{ address: 'cy@example.org' }] });
+      // HTML only: the mail has no text part.
+      expect(raw.toString()).not.toContain('text/plain');
+    }
+    // A From off the sender domain never goes, whatever got it this far.
+    const stray = await deliverer.deliver(
+      { ...content, _id: `${content._id.slice(0, -1)}f`, content: { ...content.content!, fromEmail: 'x@other.example' } },
+      undefined,
+    );
+    expect(stray).toMatchObject({ event: 'failed', reason: expect.stringContaining('other.example') });
+  });
+
   it('a recipient the relay refuses bounces the message, and the copies it took are named as delivered', async () => {
     const outcome = await deliverer.deliver(
       {

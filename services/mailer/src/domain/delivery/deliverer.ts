@@ -1,5 +1,5 @@
 import { returnPathDomainOf, type CatalogDomain, type CatalogEmail, type CatalogProject, type CatalogTemplate } from '@postbus/contracts';
-import type { CopyKind, DeliveredCopy, DroppedCopy } from '@postbus/contracts';
+import type { CopyKind, DeliveredCopy, DroppedCopy, SendContent } from '@postbus/contracts';
 import type { ReturnPathClaim, ReturnPathTokens, SecretBox, TrackingTokens } from '@postbus/crypto';
 import type { LoopTurns } from '@postbus/http/loop-turns';
 import { TenantBusyError, type Rendered, type TemplateEngine } from '@postbus/templates';
@@ -63,15 +63,18 @@ export interface DelivererOptions {
 
 interface Resolved {
   project: CatalogProject;
-  email: CatalogEmail;
-  template: CatalogTemplate;
+  /** A template send's stored email and template; a content send has neither. */
+  stored: { email: CatalogEmail; template: CatalogTemplate } | undefined;
   domain: CatalogDomain;
   trackingDomain: CatalogDomain | undefined;
 }
 
-/** What a message is sent as: its catalog entities, its From address, and which reasons keep an address from it. */
+/** What a message is sent as: its catalog entities, its From, Reply-To and tracking, and which reasons keep an address from it. */
 interface Sender extends Resolved {
-  fromAddress: string;
+  from: { name: string | null; address: string };
+  /** The email's (or the project's) Reply-To, when the send gives none. */
+  replyTo: string | null;
+  track: { opens: boolean; clicks: boolean };
   /** Whether a suppression reason keeps an address from this email (the unsubscribed get some emails). */
   suppressed: (reason: string | undefined) => reason is string;
 }
@@ -84,6 +87,8 @@ interface Mail {
   /** The rendered HTML with tracking. */
   html: string;
   attachments: OutgoingAttachment[];
+  /** The further To addresses and the cc addresses the header names (the recipient's is first in To). */
+  toHeader: string[];
   ccHeader: string[];
   /** The sender domain's DKIM key. */
   key: DkimKey;
@@ -101,6 +106,16 @@ export const returnPathAddress = (returnPath: ReturnPathTokens, claim: ReturnPat
   `${returnPath.localPart(claim)}@${returnPathDomainOf(senderDomain)}`;
 
 const copyKey = (c: { email: string; kind: CopyKind }) => `${c.kind}:${c.email}`;
+
+/**
+ * A content send's mail as it brought it. Without a text part it has none: making one from a
+ * large HTML body would hold the event loop every client's mail shares.
+ */
+const contentRendered = (content: SendContent): Rendered => ({
+  subject: content.subject,
+  html: content.html ?? '',
+  text: content.text ?? '',
+});
 
 const CATALOG_POLL_MS = 200;
 const CACHE_LIMIT = 1_000;
@@ -157,7 +172,8 @@ export class Deliverer {
     const key = this.keys.get(`${sender.domain.id}:${sender.domain.revision}`, () =>
       dkimKey(sender.domain.domain, sender.domain.dkim!.selector, this.options.secrets.open(sender.domain.dkim!.privateKey)),
     );
-    const mail: Mail = { message, sender, rendered, html, attachments, ccHeader: copies.ccHeader, key, attempt };
+    const { toHeader, ccHeader } = copies;
+    const mail: Mail = { message, sender, rendered, html, attachments, toHeader, ccHeader, key, attempt };
     const result = await this.sendTo(mail, message.email);
     // Each copy is its own delivery, whatever the recipient's came to. One the relay turned away
     // for now goes again with the recipient's next attempt; when there is none, it is dropped.
@@ -184,13 +200,19 @@ export class Deliverer {
   private async senderOf(message: MessageDoc, suppression: string | undefined): Promise<Sender | Outcome> {
     const resolved = await this.resolve(message);
     if (typeof resolved === 'string') return { event: 'failed', reason: resolved };
-    const { project, email, domain } = resolved;
+    const { project, stored, domain } = resolved;
+    const { content } = message;
     // An email sent to the unsubscribed too (a receipt, a password reset) still never reaches
     // someone whose erasure is pending: from the request on, the person gets no mail (docs/architecture.md#erasure).
-    // So does an address whose mail system bounced or complained (isBlocking).
-    const suppressed = (reason: string | undefined): reason is string => !!reason && (isBlocking(reason) || !email.sendToUnsubscribed);
+    // So does an address whose mail system bounced or complained (isBlocking). A content send
+    // keeps every suppression: it cannot say it is one of those emails.
+    const sendToUnsubscribed = stored?.email.sendToUnsubscribed ?? false;
+    const suppressed = (reason: string | undefined): reason is string => !!reason && (isBlocking(reason) || !sendToUnsubscribed);
     if (suppressed(suppression)) return { event: 'suppressed', reason: suppression };
-    const fromAddress = email.fromEmail ?? project.fromEmail ?? `no-reply@${domain.domain}`;
+    const own = content ? { fromEmail: content.fromEmail ?? null, fromName: content.fromName } : stored?.email;
+    const fromAddress = own?.fromEmail ?? project.fromEmail ?? `no-reply@${domain.domain}`;
+    // A sender's own address comes with its own name (or none); without one, the project's is the name.
+    const fromName = own?.fromEmail ? (own.fromName ?? null) : (own?.fromName ?? project.fromName);
     // Checked again here, whatever the gateway let through: a client sends only as its own verified domain.
     const fromDomain = fromAddress.slice(fromAddress.lastIndexOf('@') + 1).toLowerCase();
     if (fromDomain !== domain.domain) {
@@ -199,7 +221,11 @@ export class Deliverer {
         reason: `sender: the from address is on ${fromDomain}, not on the project's sender domain ${domain.domain}`,
       };
     }
-    return { ...resolved, fromAddress, suppressed };
+    const track = content
+      ? { opens: content.trackOpens, clicks: content.trackClicks }
+      : { opens: !!stored?.email.trackOpens, clicks: !!stored?.email.trackClicks };
+    const replyTo = stored?.email.replyTo ?? project.replyTo;
+    return { ...resolved, from: { name: fromName, address: fromAddress }, replyTo, track, suppressed };
   }
 
   /**
@@ -209,7 +235,10 @@ export class Deliverer {
    * client's heavy templates never hold the run, and everyone's mail behind it, longer. Its next
    * attempt (the retry worker's, holding no run) waits its turn.
    */
-  private async render(message: MessageDoc, { project, template }: Sender): Promise<Rendered | Outcome> {
+  private async render(message: MessageDoc, { project, stored }: Sender): Promise<Rendered | Outcome> {
+    // A content send is sent as the app made it: no template runs on it.
+    if (!stored) return contentRendered(message.content!);
+    const { template } = stored;
     const patient = this.renderDeferred.delete(message._id);
     try {
       return await this.options.templates.render(
@@ -230,15 +259,15 @@ export class Deliverer {
   }
 
   /** The HTML with open and click tracking, when the email asks for it and the project has a verified tracking domain. */
-  private async tracked(message: MessageDoc, { email, trackingDomain }: Sender, html: string): Promise<string> {
-    if (!trackingDomain || !(email.trackOpens || email.trackClicks)) return html;
+  private async tracked(message: MessageDoc, { track, trackingDomain }: Sender, html: string): Promise<string> {
+    if (!trackingDomain || !html || !(track.opens || track.clicks)) return html;
     return addTracking(html, {
       tokens: this.options.tokens,
       messageId: message._id,
       projectId: message.projectId,
       baseUrl: `${this.publicUrl.protocol}//${trackingDomain.domain}`,
-      opens: email.trackOpens,
-      clicks: email.trackClicks,
+      opens: track.opens,
+      clicks: track.clicks,
     });
   }
 
@@ -253,7 +282,7 @@ export class Deliverer {
     message: MessageDoc,
     earlier: EventDoc[],
     suppressed: Sender['suppressed'],
-  ): Promise<{ kept: ReturnType<typeof copiesOf>; dropped: DroppedCopy[]; ccHeader: string[] }> {
+  ): Promise<{ kept: ReturnType<typeof copiesOf>; dropped: DroppedCopy[]; toHeader: string[]; ccHeader: string[] }> {
     const copies = copiesOf(message);
     const sentBefore = new Set(earlier.flatMap((e) => (e.deliveredCopies ?? []).map(copyKey)));
     const pending = copies.filter((c) => !sentBefore.has(copyKey(c)));
@@ -270,8 +299,8 @@ export class Deliverer {
     );
     const kept = pending.filter((_, i) => !suppressed(reasons[i]));
     const droppedKeys = new Set(dropped.map(copyKey));
-    const ccHeader = copies.filter((c) => c.kind === 'cc' && !droppedKeys.has(copyKey(c))).map((c) => c.email);
-    return { kept, dropped, ccHeader };
+    const named = (kind: CopyKind) => copies.filter((c) => c.kind === kind && !droppedKeys.has(copyKey(c))).map((c) => c.email);
+    return { kept, dropped, toHeader: named('to'), ccHeader: named('cc') };
   }
 
   /**
@@ -282,8 +311,8 @@ export class Deliverer {
    * composed and signed as any other, and goes nowhere: its outcome is simulated.
    */
   private async sendTo(mail: Mail, to: string, copy?: number): Promise<DeliveryOutcome> {
-    const { message, sender, rendered, html, attachments, ccHeader, key, attempt } = mail;
-    const { project, email, domain, fromAddress } = sender;
+    const { message, sender, rendered, html, attachments, toHeader, ccHeader, key, attempt } = mail;
+    const { domain, from } = sender;
     const { tokens, publicBaseUrl, turns, relay, returnPath } = this.options;
     const at = copy !== undefined ? { copy } : {};
     const unsubscribeToken = await tokens.sign({
@@ -297,11 +326,11 @@ export class Deliverer {
       compose({
         messageId: message._id,
         senderDomain: domain.domain,
-        from: { name: email.fromName ?? project.fromName, address: fromAddress },
-        to: message.email,
+        from,
+        to: [message.email, ...toHeader],
         ...(ccHeader.length > 0 ? { cc: ccHeader } : {}),
         // The send's own reply-to wins over the email's, which wins over the project's.
-        replyTo: message.replyTo ?? email.replyTo ?? project.replyTo,
+        replyTo: message.replyTo ?? sender.replyTo,
         ...(message.headers ? { headers: message.headers } : {}),
         ...(attachments.length > 0 ? { attachments } : {}),
         subject: rendered.subject,
@@ -356,20 +385,23 @@ export class Deliverer {
 
   private async lookUp(message: MessageDoc): Promise<Resolved | string> {
     const { catalog } = this.options;
+    const { emailId, templateId, templateVersion = 0 } = message;
     const [project, email, template] = await Promise.all([
       catalog.get('project', message.projectId),
-      catalog.get('email', message.emailId),
-      catalog.get('template', message.templateId),
+      emailId !== undefined ? catalog.get('email', emailId) : undefined,
+      templateId !== undefined ? catalog.get('template', templateId) : undefined,
     ]);
     if (!project) return 'catalog: the project does not exist';
-    if (!email) return 'catalog: the transactional email does not exist';
-    if (!template || template.version < message.templateVersion) return 'catalog: the template does not exist';
+    const content = message.content !== undefined;
+    if (!content && !email) return 'catalog: the transactional email does not exist';
+    if (!content && (!template || template.version < templateVersion)) return 'catalog: the template does not exist';
     const [domain, trackingDomain] = await Promise.all([
       project.senderDomainId ? catalog.get('domain', project.senderDomainId) : undefined,
       project.trackingDomainId ? catalog.get('domain', project.trackingDomainId) : undefined,
     ]);
     if (!domain?.dkim) return 'catalog: the project has no sender domain';
     if (domain.status !== 'verified') return `catalog: the sender domain ${domain.domain} is not verified`;
-    return { project, email, template, domain, trackingDomain: trackingDomain?.status === 'verified' ? trackingDomain : undefined };
+    const stored = email && template ? { email, template } : undefined;
+    return { project, stored, domain, trackingDomain: trackingDomain?.status === 'verified' ? trackingDomain : undefined };
   }
 }
