@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -65,6 +65,9 @@ describe('npm start on one host, configured by its environment', () => {
       'STATUS_PORT',
       'INBOUND_PORT',
       'INBOUND_SMTP_PORT',
+      'SUBMISSION_INTERNAL_PORT',
+      'SUBMISSION_PORT',
+      'SUBMISSION_TLS_PORT',
       'SINK_HTTP_PORT',
       'SINK_SMTP_PORT',
     ])
@@ -172,11 +175,22 @@ describe('npm start on one host, configured by its environment', () => {
     expect(await portOpen('127.0.0.1', ports['INBOUND_SMTP_PORT']!)).toBe(true);
   });
 
+  it('runs SMTP submission on 127.0.0.1 and the ports it prints, with a self-signed certificate it keeps in the data directory', async () => {
+    expect(output).toContain(
+      `SMTP         127.0.0.1:${ports['SUBMISSION_PORT']} (STARTTLS) · 127.0.0.1:${ports['SUBMISSION_TLS_PORT']} (implicit TLS)`,
+    );
+    expect(output).toMatch(/SMTP login {3}user [0-9a-f]{24} · password pb_full_/);
+    expect(await portOpen('127.0.0.1', ports['SUBMISSION_PORT']!)).toBe(true);
+    expect(await portOpen('127.0.0.1', ports['SUBMISSION_TLS_PORT']!)).toBe(true);
+    expect(existsSync(join(dataDir, 'submission-tls', 'cert.pem'))).toBe(true);
+    expect(statSync(join(dataDir, 'submission-tls', 'key.pem')).mode & 0o077).toBe(0);
+  });
+
   it('when npm start is killed outright (SIGKILL), the services it started stop by themselves', async () => {
     const starter = descendants(start!.pid!).find((p) => /^\S*node scripts\/dist\/start\.js$/.test(p.args));
     expect(starter).toBeDefined();
     const services = descendants(starter!.pid).filter((p) => p.args.includes('/dist/main.js'));
-    expect(services.length).toBe(8); // the sink was not started: SMTP_URL names the relay; the status service and the inbound MX were
+    expect(services.length).toBe(9); // the sink was not started: SMTP_URL names the relay; the status service, the inbound MX and SMTP submission were
     process.kill(starter!.pid, 'SIGKILL');
     await waitFor(
       async () => {

@@ -28,6 +28,8 @@ export interface RunningSystem {
   sink: SmtpSink;
   /** The inbound MX, when the system was started with it: its process and the port of its SMTP server. */
   inbound?: { process: ServiceProcess; smtpPort: number };
+  /** SMTP submission, when the system was started with it: its process and its STARTTLS and implicit TLS ports (a self-signed certificate). */
+  submission?: { process: ServiceProcess; smtpPort: number; smtpTlsPort: number };
   /** Starts a service again (after kill()) with the same configuration. */
   restart(name: ServiceName): Promise<ServiceProcess>;
   stop(): Promise<void>;
@@ -62,6 +64,8 @@ export async function startSystem(
   extraEnv: Record<string, string> = {},
   options: {
     inbound?: boolean;
+    /** SMTP submission too, started once the gateway answers (it hands every message to the gateway's API). */
+    submission?: boolean;
     /** Where the DNS server listens, when a test needs it at a set address (a resolver that cannot take a port: port 53); default a free port on 127.0.0.1. */
     dns?: { host: string; port: number };
   } = {},
@@ -85,6 +89,7 @@ export async function startSystem(
     erasure: erasurePort,
   };
   const inboundPorts = options.inbound ? { http: await freePort(), smtp: await freePort() } : undefined;
+  const submissionPorts = options.submission ? { http: await freePort(), smtp: await freePort(), smtpTls: await freePort() } : undefined;
   const env = systemEnv({
     namespace: id,
     ports: { ...ports, ...(inboundPorts ? { inbound: inboundPorts.http } : {}) },
@@ -128,6 +133,18 @@ export async function startSystem(
     process: await startService('inbound', inboundPorts.http, { ...env, INBOUND_SMTP_PORT: String(inboundPorts.smtp) }, `${id}-inbound`),
     smtpPort: inboundPorts.smtp,
   };
+  const submission = submissionPorts && {
+    process: await startService(
+      'submission',
+      submissionPorts.http,
+      { ...env, SUBMISSION_PORT: String(submissionPorts.smtp), SUBMISSION_TLS_PORT: String(submissionPorts.smtpTls) },
+      `${id}-submission`,
+    ),
+    smtpPort: submissionPorts.smtp,
+    smtpTlsPort: submissionPorts.smtpTls,
+  };
+  /** The processes of the parts started beside the services: the inbound MX, SMTP submission. */
+  const extras = [...(inbound ? [inbound.process] : []), ...(submission ? [submission.process] : [])];
   return {
     gatewayUrl: services.gateway.url,
     mailerUrl: services.mailer.url,
@@ -139,12 +156,13 @@ export async function startSystem(
     dns,
     sink,
     ...(inbound ? { inbound } : {}),
+    ...(submission ? { submission } : {}),
     async restart(name) {
       services[name] = await launch(name);
       return services[name];
     },
     async stop() {
-      await Promise.all([...Object.values(services), ...(inbound ? [inbound.process] : [])].map((s) => s.stop()));
+      await Promise.all([...Object.values(services), ...extras].map((s) => s.stop()));
       await sink.process.stop();
       await dns.close();
     },
@@ -158,17 +176,23 @@ interface SharedSystemHolder {
   processes: ChildProcess[];
 }
 
-/** The processes of a system: its services, the inbound MX when it has one, and the mail sink. */
+/** The parts of a system started beside its services: the inbound MX and SMTP submission, when it has them. */
+const extrasOf = (system: RunningSystem): ServiceProcess[] => [
+  ...(system.inbound ? [system.inbound.process] : []),
+  ...(system.submission ? [system.submission.process] : []),
+];
+
+/** The processes of a system: its services, the inbound MX and SMTP submission when it has them, and the mail sink. */
 const processesOf = (system: RunningSystem): ChildProcess[] => [
   ...Object.values(system.services).map((s) => s.child),
-  ...(system.inbound ? [system.inbound.process.child] : []),
+  ...extrasOf(system).map((s) => s.child),
   system.sink.process.child,
 ];
 
 /**
  * The system this jest worker shares between the files whose docblock says `@postbus-system shared`
  * (scripts/test-environment.cjs keeps it from one to the next, and stops it before any other file):
- * the default configuration, with the inbound MX. Those files neither kill nor reconfigure a
+ * the default configuration, with the inbound MX and SMTP submission. Those files neither kill nor reconfigure a
  * service, and each brings its own client, project and addresses. The mail sink and the DNS server
  * are shared too: a file finds its mail by Message-ID or recipient, never by counting the sink.
  * The system it hands out cannot be stopped, restarted or grown: a file that needs that starts its
@@ -178,7 +202,7 @@ export async function sharedSystem(): Promise<RunningSystem> {
   const holder = (globalThis as { postbusSharedSystem?: SharedSystemHolder }).postbusSharedSystem;
   if (!holder) throw new Error('sharedSystem() is for test files whose docblock says @postbus-system shared');
   if (!holder.current) {
-    const starting = startSystem({}, { inbound: true }).then((system) => {
+    const starting = startSystem({}, { inbound: true, submission: true }).then((system) => {
       // The worker may end while the system still runs: nothing of it keeps the process alive.
       for (const child of processesOf(system)) child.unref();
       system.dns.unref();
@@ -192,7 +216,7 @@ export async function sharedSystem(): Promise<RunningSystem> {
   }
   const system = await holder.current;
   // An earlier file broke the rule above if a process of it has ended: say so, rather than fail on it later.
-  const parts = [...Object.values(system.services), ...(system.inbound ? [system.inbound.process] : [])];
+  const parts = [...Object.values(system.services), ...extrasOf(system)];
   const ended = parts.filter((s) => s.child.exitCode !== null || s.child.signalCode !== null).map((s) => s.name);
   if (ended.length > 0)
     throw new Error(`the worker's shared system has lost ${ended.join(', ')}: a file that uses it must not stop a service`);

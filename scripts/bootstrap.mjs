@@ -40,6 +40,7 @@ const install = {
   mvn: 'Debian/Ubuntu: sudo apt-get install maven · macOS: brew install maven',
   go: 'Debian/Ubuntu: sudo apt-get install golang-go · macOS: brew install go',
   python: 'Debian/Ubuntu: sudo apt-get install python3-venv · macOS: brew install python',
+  swaks: 'Debian/Ubuntu: sudo apt-get install swaks libio-socket-ssl-perl · macOS: brew install swaks',
   php: `Debian/Ubuntu: sudo apt-get install ${PHP_PACKAGES.join(' ')} · macOS: brew install php, then PHPUnit 9.6 as a phar`,
 };
 
@@ -55,9 +56,13 @@ if (!process.env.KAFKA_BROKERS) {
 if (!process.env.MONGO_URL && versionOf('go', ['version'], /go(\d+)\./) === undefined)
   fail(`Go is missing (it builds the local FerretDB): ${install.go} — or set MONGO_URL.`);
 
-// The contract test runs schemathesis (from PyPI) in a virtualenv of its own.
+// The contract test runs schemathesis (from PyPI) in a virtualenv of its own, the SMTP submission test Django.
 if (purpose === 'test' && spawnSync('python3', ['-c', 'import ensurepip, venv']).status !== 0)
   fail(`Python 3 with venv is missing (the contract test installs schemathesis into a virtualenv): ${install.python}.`);
+
+// The SMTP submission test sends with swaks, over TLS, beside Nodemailer, smtplib and Django.
+if (purpose === 'test' && !/=== TLS supported/.test(spawnSync('swaks', ['--support'], { encoding: 'utf8' }).stdout ?? ''))
+  fail(`swaks with TLS is missing (the SMTP submission test sends with it): ${install.swaks}.`);
 
 // The PHP SDK's tests (sdks/php) run PHPUnit. As root with apt-get (CI, a fresh machine) they are
 // installed here; anyone else gets the one line saying how.

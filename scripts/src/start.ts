@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, X509Certificate } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseEnv } from 'node:util';
+import { selfSignedCertificate } from '@postbus/smtp';
 import {
   basicAuth,
   call,
@@ -52,11 +53,16 @@ const GATEWAY_INTERNAL_PORT = Number(process.env['INTERNAL_PORT'] ?? 8086);
 const STATUS_PORT = Number(process.env['STATUS_PORT'] ?? 8090);
 const INBOUND_PORT = Number(process.env['INBOUND_PORT'] ?? 8087);
 const INBOUND_SMTP_PORT = Number(process.env['INBOUND_SMTP_PORT'] ?? 2525);
+// SMTP submission's own variables name its SMTP ports; its internal server (health, metrics) has one of npm start's.
+const SUBMISSION_INTERNAL_PORT = Number(process.env['SUBMISSION_INTERNAL_PORT'] ?? 8088);
+const SUBMISSION_PORT = Number(process.env['SUBMISSION_PORT'] ?? 2587);
+const SUBMISSION_TLS_PORT = Number(process.env['SUBMISSION_TLS_PORT'] ?? 2465);
 const SINK_HTTP_PORT = Number(process.env['SINK_HTTP_PORT'] ?? 8025);
 const SINK_SMTP_PORT = Number(process.env['SINK_SMTP_PORT'] ?? 1025);
 const demoFile = join(dataDir(), 'demo-client.json');
 const secretsFile = join(dataDir(), 'secrets.json');
 const DEMO_DOMAIN = 'demo.postbus.test';
+const submissionTlsDir = join(dataDir(), 'submission-tls');
 
 interface LocalSecrets {
   SECRETS_KEY: string;
@@ -89,6 +95,29 @@ function localSecrets(): LocalSecrets {
   mkdirSync(dataDir(), { recursive: true });
   writeFileSync(secretsFile, JSON.stringify(made, null, 2), { mode: 0o600 });
   return made;
+}
+
+/**
+ * The certificate SMTP submission offers: the environment's (SUBMISSION_TLS_KEY_FILE and
+ * SUBMISSION_TLS_CERT_FILE), or a self-signed one for localhost made on the first start and kept
+ * in .data/submission-tls/ (made again once it has less than a month left), so that a client told
+ * to trust it keeps trusting it from one start to the next.
+ */
+async function submissionCertificate(): Promise<{ keyFile: string; certFile: string; selfSigned: boolean }> {
+  const given = { keyFile: process.env['SUBMISSION_TLS_KEY_FILE'] ?? '', certFile: process.env['SUBMISSION_TLS_CERT_FILE'] ?? '' };
+  if (given.keyFile && given.certFile) return { ...given, selfSigned: false };
+  const keyFile = join(submissionTlsDir, 'key.pem');
+  const certFile = join(submissionTlsDir, 'cert.pem');
+  const monthAhead = Date.now() + 30 * 24 * 60 * 60 * 1000;
+  const valid =
+    existsSync(keyFile) && existsSync(certFile) && new Date(new X509Certificate(readFileSync(certFile)).validTo).getTime() > monthAhead;
+  if (!valid) {
+    const { key, cert } = await selfSignedCertificate('localhost');
+    mkdirSync(submissionTlsDir, { recursive: true });
+    writeFileSync(keyFile, key, { mode: 0o600 });
+    writeFileSync(certFile, cert);
+  }
+  return { keyFile, certFile, selfSigned: true };
 }
 
 interface DemoDomain {
@@ -204,6 +233,9 @@ async function main(): Promise<void> {
     ['status', STATUS_PORT],
     ['inbound MX (internal)', INBOUND_PORT],
     ['inbound MX (SMTP)', INBOUND_SMTP_PORT],
+    ['SMTP submission (internal)', SUBMISSION_INTERNAL_PORT],
+    ['SMTP submission (STARTTLS)', SUBMISSION_PORT],
+    ['SMTP submission (implicit TLS)', SUBMISSION_TLS_PORT],
     ...(smtpGiven
       ? []
       : ([
@@ -213,7 +245,7 @@ async function main(): Promise<void> {
   ] as const) {
     if (await portOpen('127.0.0.1', port))
       throw new Error(
-        `port ${port} (${name}) is taken: is Postbus already running? Set PORT / USERS_PORT / MAILER_PORT / WEBHOOKS_PORT / PAYMENTS_PORT / ERASURE_PORT / INTERNAL_PORT / STATUS_PORT / INBOUND_PORT / INBOUND_SMTP_PORT / SINK_HTTP_PORT / SINK_SMTP_PORT to use others.`,
+        `port ${port} (${name}) is taken: is Postbus already running? Set PORT / USERS_PORT / MAILER_PORT / WEBHOOKS_PORT / PAYMENTS_PORT / ERASURE_PORT / INTERNAL_PORT / STATUS_PORT / INBOUND_PORT / INBOUND_SMTP_PORT / SUBMISSION_INTERNAL_PORT / SUBMISSION_PORT / SUBMISSION_TLS_PORT / SINK_HTTP_PORT / SINK_SMTP_PORT to use others.`,
       );
   }
   say(
@@ -282,6 +314,18 @@ async function main(): Promise<void> {
     say('starting gateway');
     const gateway = await startService('gateway', GATEWAY_PORT, env);
     services.push(gateway);
+    // SMTP submission hands every message to the gateway's API: started once the gateway answers.
+    const tls = await submissionCertificate();
+    say(`starting SMTP submission${tls.selfSigned ? ` (a self-signed certificate for localhost, kept in ${submissionTlsDir})` : ''}`);
+    services.push(
+      await startService('submission', SUBMISSION_INTERNAL_PORT, {
+        ...env,
+        SUBMISSION_PORT: String(SUBMISSION_PORT),
+        SUBMISSION_TLS_PORT: String(SUBMISSION_TLS_PORT),
+        SUBMISSION_TLS_KEY_FILE: tls.keyFile,
+        SUBMISSION_TLS_CERT_FILE: tls.certFile,
+      }),
+    );
     for (const s of services) {
       s.child.once('exit', (code, signal) => {
         if (!stopping) {
@@ -338,12 +382,15 @@ Postbus is running.
   Health       ${url}/readyz · metrics http://127.0.0.1:${GATEWAY_INTERNAL_PORT}/metrics (internal listener)
 ${sinkLine}
   Inbound MX   smtp://127.0.0.1:${INBOUND_SMTP_PORT}   (bounces, complaints and mailto unsubscribes to pb-bounces.<sender domain>)
-  Logs         ${dataDir()}/logs/{gateway,users,mailer,webhook-dispatcher,payments,erasure,inbound,status,smtp-sink}.log
+  SMTP         127.0.0.1:${SUBMISSION_PORT} (STARTTLS) · 127.0.0.1:${SUBMISSION_TLS_PORT} (implicit TLS)   (any app's mailer: AUTH PLAIN or LOGIN,
+               user name the project id, password an API key${tls.selfSigned ? `; the certificate is self-signed: ${submissionTlsDir}/cert.pem` : ''})
+  Logs         ${dataDir()}/logs/{gateway,users,mailer,webhook-dispatcher,payments,erasure,inbound,submission,status,smtp-sink}.log
 
 Demo client (kept in .data/demo-client.json):
   client id    ${demo.clientId}
   api key      ${demo.apiKey}
   project id   ${demo.projectId}
+  SMTP login   user ${demo.projectId} · password ${demo.apiKey}
   sender domain ${DEMO_DOMAIN} (${senderDomain.status})${dns ? ', its records served by the local DNS server' : ''}
   email        welcome (template "Welcome to Postbus, {{user.name}}")
 ${pending}
@@ -354,6 +401,9 @@ Try it:
 
   curl -u ${demo.clientId}:${demo.apiKey} '${url}/v1/projects/${demo.projectId}/messages?email=ada@example.com'
 ${smtpGiven ? '' : `  curl http://localhost:${SINK_HTTP_PORT}/api/v1/messages\n`}
+  swaks --server 127.0.0.1:${SUBMISSION_PORT} --tls --auth-user ${demo.projectId} --auth-password ${demo.apiKey} \\
+    --from hello@${DEMO_DOMAIN} --to ada@example.com --header 'Subject: Hello over SMTP' --body 'Sent with swaks'
+
   curl -u ${demo.clientId}:${demo.apiKey} -H 'Content-Type: application/json' \\
     -d '{"email":"ada@example.com","user_id":"ada-1","fields":{"name":"Ada","plan":"pro"}}' \\
     ${url}/v1/projects/${demo.projectId}/users

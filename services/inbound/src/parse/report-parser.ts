@@ -1,8 +1,7 @@
 import { join } from 'node:path';
-import { Piscina } from 'piscina';
 import type { Logger } from '@postbus/logger';
+import { BudgetedPool, OutOfMemoryError, OverBudgetError } from '@postbus/smtp';
 import type { InboundReport } from '../domain/inbound-report';
-import type { ParseTask } from './report-parser.worker';
 
 export interface ReportParserOptions {
   /** Worker threads at most: one from the start, the others started when needed and stopped after a minute idle. */
@@ -18,8 +17,6 @@ export interface ReportParserOptions {
 
 /** Mail is kept to 256 KiB: its parse needs a few MB; this is room for the worst of it, and a bound. */
 export const PARSE_MEMORY_MB = 256;
-/** How often a parse still waiting for a thread (all busy, or one starting) looks again. */
-const QUEUED_POLL_MS = 25;
 
 /** What a mail that could not be read in its budget is recorded as: a report that says nothing, dropped. */
 const unreadable = (why: string): InboundReport => ({ kind: 'unclassified', reason: `unreadable: ${why}`, original: {} });
@@ -36,28 +33,15 @@ const unreadable = (why: string): InboundReport => ({ kind: 'unclassified', reas
 export class ReportParser {
   /** Mails read, and abandoned over their time or memory. */
   readonly stats = { read: 0, overBudget: 0, outOfMemory: 0 };
-  private readonly pool: Piscina<ParseTask, InboundReport>;
-  private readonly budgetMs: number;
-  private readonly memoryMb: number;
+  private readonly pool: BudgetedPool<Uint8Array, InboundReport>;
   private readonly logger: Logger | undefined;
 
   constructor({ threads, budgetMs, memoryMb = PARSE_MEMORY_MB, logger, workerFile }: ReportParserOptions) {
-    this.budgetMs = budgetMs;
-    this.memoryMb = memoryMb;
     this.logger = logger;
     // From TypeScript (jest), the workers load the source as jest does; built, the compiled worker.
     const filename = workerFile ?? join(__dirname, __filename.endsWith('.ts') ? 'report-parser.worker.ts' : 'report-parser.worker.js');
-    this.pool = new Piscina<ParseTask, InboundReport>({
-      filename,
-      ...(filename.endsWith('.ts') ? { execArgv: ['--require', join(__dirname, 'register-ts.cjs')] } : {}),
-      // One thread is kept ready: starting one costs the event loop tens of ms.
-      minThreads: 1,
-      maxThreads: threads,
-      idleTimeout: 60_000,
-      concurrentTasksPerWorker: 1,
-      resourceLimits: { maxOldGenerationSizeMb: memoryMb },
-    });
-    this.pool.on('error', (error: Error) => logger?.error('a report parser thread stopped outside a parse', { error: error.message }));
+    this.pool = new BudgetedPool({ filename, threads, budgetMs, memoryMb });
+    this.pool.onError((error) => logger?.error('a report parser thread stopped outside a parse', { error: error.message }));
   }
 
   /**
@@ -66,45 +50,25 @@ export class ReportParser {
    * stopped for another reason (it could not start): the consumer then retries the mail.
    */
   readonly read = async (raw: Buffer): Promise<InboundReport> => {
-    const { budgetMs } = this;
-    const state = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT);
-    const started = new Int32Array(state);
-    const queuedAt = Date.now();
-    const abort = new AbortController();
-    // The budget counts from the parse's start on its thread, which the worker writes to `state`.
-    let timer: NodeJS.Timeout;
-    const watch = () => {
-      const startedAfter = Atomics.load(started, 0);
-      if (startedAfter === 0) {
-        timer = setTimeout(watch, QUEUED_POLL_MS);
-        return;
-      }
-      const left = budgetMs - (Date.now() - (queuedAt + startedAfter - 1));
-      if (left <= 0) abort.abort();
-      else timer = setTimeout(watch, left);
-    };
-    timer = setTimeout(watch, budgetMs);
     try {
-      const report = await this.pool.run({ raw, state, queuedAt }, { signal: abort.signal });
+      const report = await this.pool.run(raw);
       this.stats.read++;
       return report;
     } catch (error) {
-      if (abort.signal.aborted) {
+      if (error instanceof OverBudgetError) {
         this.stats.overBudget++;
-        this.logger?.warn('inbound mail abandoned: its parse took longer than its budget', { budgetMs, bytes: raw.length });
-        return unreadable(`its parse took more than ${budgetMs} ms`);
+        this.logger?.warn('inbound mail abandoned: its parse took longer than its budget', { budgetMs: error.budgetMs, bytes: raw.length });
+        return unreadable(`its parse took more than ${error.budgetMs} ms`);
       }
-      if ((error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') {
+      if (error instanceof OutOfMemoryError) {
         this.stats.outOfMemory++;
         this.logger?.warn('inbound mail abandoned: its parse needed more memory than its thread has', {
-          memoryMb: this.memoryMb,
+          memoryMb: error.memoryMb,
           bytes: raw.length,
         });
-        return unreadable(`its parse needed more than ${this.memoryMb} MB`);
+        return unreadable(`its parse needed more than ${error.memoryMb} MB`);
       }
       throw new Error(`the report parser's worker thread stopped: ${(error as Error).message}`, { cause: error });
-    } finally {
-      clearTimeout(timer);
     }
   };
 

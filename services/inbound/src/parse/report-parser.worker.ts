@@ -1,12 +1,8 @@
-import { readInboundReport, type InboundReport } from '../domain/inbound-report';
+import { budgetedTask, type BudgetedTask } from '@postbus/smtp';
+import { readInboundReport } from '../domain/inbound-report';
 
 /** One mail for a worker thread of ReportParser's pool. */
-export interface ParseTask {
-  raw: Uint8Array;
-  /** One Int32 cell over shared memory: 1 + ms from `queuedAt` to the parse's start on this thread (0: not started). */
-  state: SharedArrayBuffer;
-  queuedAt: number;
-}
+export type ParseTask = BudgetedTask<Uint8Array>;
 
 /** A report and a notice read once as the thread starts, so that a mail's budget is not spent compiling the reader. */
 const warmUp = Promise.all(
@@ -19,8 +15,4 @@ const warmUp = Promise.all(
 );
 
 /** Reads one mail; the pool's caller stops the thread when it takes longer than its budget. */
-export default async function parse(task: ParseTask): Promise<InboundReport> {
-  await warmUp;
-  Atomics.store(new Int32Array(task.state), 0, Math.max(1, Date.now() - task.queuedAt + 1));
-  return readInboundReport(Buffer.from(task.raw.buffer, task.raw.byteOffset, task.raw.byteLength));
-}
+export default budgetedTask((raw: Uint8Array) => readInboundReport(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)), warmUp);

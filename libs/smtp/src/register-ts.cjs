@@ -1,7 +1,7 @@
 /* global require, module */
-// Loaded (--require) by the report parser's worker threads when the parser itself runs from its
-// TypeScript source (under jest): the worker then loads its module the way jest does, through swc.
-// Built code (dist/) never loads this file. (The same as libs/templates' for its render pool.)
+// Loaded (--require) by a BudgetedPool's worker threads when their module is TypeScript source
+// (under jest): the worker then loads it the way jest does, through swc. Built code (dist/) never
+// loads this file. (The same as libs/templates' for its render pool.)
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { readFileSync } = require('node:fs');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
