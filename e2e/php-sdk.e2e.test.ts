@@ -33,6 +33,7 @@ describe('PHP SDK against the running system (PHPUnit integration suite)', () =>
       POSTBUS_FULL_API_KEY: client.apiKey,
       POSTBUS_PROJECT_ID: client.projectId,
       POSTBUS_EMAIL_KEY: email.emailKey,
+      POSTBUS_SENDER_DOMAIN: email.domain,
       POSTBUS_SINK_URL: system.sink.httpUrl,
       POSTBUS_RETRY_RECIPIENT: retryRecipient,
     });

@@ -24,6 +24,8 @@ describe('TypeScript SDK (@postbus/sdk) against the running system', () => {
   let system: RunningSystem;
   let client: DemoClient;
   let emailKey: string;
+  let templateId: string;
+  let domain: string;
   let sdk: Postbus;
   let reader: Postbus;
   let proxy: FaultProxy;
@@ -32,7 +34,7 @@ describe('TypeScript SDK (@postbus/sdk) against the running system', () => {
     Sdk = await loadSdk();
     system = await sharedSystem();
     client = await createClientAndProject(system);
-    ({ emailKey } = await createSendableEmail(system, client));
+    ({ emailKey, templateId, domain } = await createSendableEmail(system, client));
     const made = await call(system.gatewayUrl, 'POST', '/v1/keys', { auth: client.auth, json: { name: 'sdk e2e', scope: 'sdk' } });
     if (made.status !== 201) throw new Error(`creating the sdk key failed: ${made.status} ${made.text}`);
     sdk = new Sdk.Postbus({ clientId: client.clientId, apiKey: made.body.api_key as string, baseUrl: system.gatewayUrl });
@@ -68,7 +70,69 @@ describe('TypeScript SDK (@postbus/sdk) against the running system', () => {
       },
       { timeoutMs: 20_000, what: 'the message to be sent' },
     );
-    expect(message).toMatchObject({ id: sent.message_id, email: 'ada@example.com', email_key: emailKey, status: 'sent' });
+    expect(message).toMatchObject({
+      id: sent.message_id,
+      email: 'ada@example.com',
+      email_key: emailKey,
+      status: 'sent',
+      source: 'api',
+      template: { id: templateId, version: expect.any(Number) },
+    });
+  });
+
+  it('sends an email with its own content (no template): it arrives as given, and reads back with source api, template null and its further to', async () => {
+    const recipient = 'content-ts@example.com';
+    const sent = await sdk.emails.sendContent(client.projectId, {
+      from: `SDK Shop <shop@${domain}>`,
+      to: [recipient, 'content-ts-copy@example.com'],
+      subject: 'Your receipt from the TypeScript SDK',
+      html: '<p>Thanks for order <b>4711</b></p>',
+      text: 'Thanks for order 4711',
+      tags: ['ts-content'],
+      metadata: { order: '4711' },
+      attachments: [{ filename: 'notes.txt', content: new Uint8Array([104, 105]) }],
+    });
+    expect(sent).toEqual({ status: 'accepted', request_id: expect.any(String), message_id: expect.any(String) });
+
+    const message = await waitFor(
+      async () => {
+        const found = await reader.messages.get(client.projectId, sent.message_id).catch(() => undefined);
+        return found?.status === 'sent' ? found : undefined;
+      },
+      { timeoutMs: 20_000, what: 'the content message to be sent' },
+    );
+    expect(message).toMatchObject({
+      id: sent.message_id,
+      email: recipient,
+      email_key: null,
+      source: 'api',
+      template: null,
+      subject: 'Your receipt from the TypeScript SDK',
+      to: ['content-ts-copy@example.com'],
+      tags: ['ts-content'],
+      metadata: { order: '4711' },
+      attachments: [{ filename: 'notes.txt', content_type: 'text/plain', size: 2 }],
+    });
+
+    const arrived = await waitFor(
+      async () => {
+        const { messages } = await system.sink.client.search(`to:${recipient}`);
+        return messages.length > 0 ? messages : undefined;
+      },
+      { what: 'the content mail in the SMTP sink' },
+    );
+    const mail = await system.sink.client.get(arrived[0]!.ID);
+    expect(mail.Subject).toBe('Your receipt from the TypeScript SDK');
+    expect(mail.From).toMatchObject({ Name: 'SDK Shop', Address: `shop@${domain}` });
+    expect(mail.HTML).toContain('Thanks for order <b>4711</b>');
+    expect(mail.Text).toContain('Thanks for order 4711');
+
+    // A From off the project's verified sender domain is refused, naming `from`.
+    const refused = await sdk.emails
+      .sendContent(client.projectId, { to: recipient, subject: 'x', text: 'x', from: 'someone@elsewhere.example' })
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(Sdk.ValidationError);
+    expect((refused as ValidationError).status).toBe(422);
   });
 
   it('sends attachments from a file and from bytes, listed on the message; a program is a ValidationError naming the file', async () => {
@@ -106,14 +170,16 @@ describe('TypeScript SDK (@postbus/sdk) against the running system', () => {
     ]);
   });
 
-  it('sends a batch with tags and metadata: each message answered, the good one sent and tagged', async () => {
+  it('sends a batch of template and content sends with tags and metadata: each message answered, the good ones sent and tagged', async () => {
     const answer = await sdk.emails.sendBatch(client.projectId, [
       { email_key: emailKey, user: { email: 'batch-ts@example.com' }, tags: ['ts-batch'], metadata: { order: 'ts-1' } },
       { email_key: 'no-such-email', user: { email: 'batch-ts@example.com' } },
+      { to: 'batch-ts-content@example.com', subject: 'Batch content', text: 'one', tags: ['ts-batch-content'] },
     ]);
     expect(answer.data.map((r) => [r.index, r.status])).toEqual([
       [0, 'accepted'],
       [1, 'rejected'],
+      [2, 'accepted'],
     ]);
     const first = answer.data[0]!;
     if (first.status !== 'accepted') throw new Error('the first message was rejected');
@@ -125,6 +191,22 @@ describe('TypeScript SDK (@postbus/sdk) against the running system', () => {
       { timeoutMs: 20_000, what: 'the batch message to be sent' },
     );
     expect(message).toMatchObject({ tags: ['ts-batch'], metadata: { order: 'ts-1' } });
+    const third = answer.data[2]!;
+    if (third.status !== 'accepted') throw new Error('the content message was rejected');
+    const content = await waitFor(
+      async () => {
+        const found = await reader.messages.get(client.projectId, third.message_id).catch(() => undefined);
+        return found?.status === 'sent' ? found : undefined;
+      },
+      { timeoutMs: 20_000, what: 'the batch content message to be sent' },
+    );
+    expect(content).toMatchObject({
+      email: 'batch-ts-content@example.com',
+      email_key: null,
+      source: 'api',
+      template: null,
+      tags: ['ts-batch-content'],
+    });
   });
 
   it('creates a user, updates it by email and by user_id, and reads it back both ways', async () => {

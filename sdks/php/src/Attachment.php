@@ -5,8 +5,8 @@ declare(strict_types=1);
 namespace Postbus;
 
 /**
- * A file to send with a message (the "attachments" option of Emails::send and of a batch's
- * messages). With a content id it is an inline part the HTML shows as cid:<content id>. At most 20
+ * A file to send with a message (the "attachments" option of Emails::send, of a content send's
+ * message in Emails::sendContent, and of a batch's messages). With a content id it is an inline part the HTML shows as cid:<content id>. At most 20
  * files and 10 MB together; programs and scripts are refused (422 naming the file).
  */
 final class Attachment

@@ -18,6 +18,7 @@ use Postbus\Resource\Users;
  *
  *     $postbus = new Postbus\Client($clientId, $apiKey, ['base_url' => 'https://postbus.example.com']);
  *     $postbus->emails->send($projectId, 'welcome', ['email' => 'ada@example.com'], ['code' => '4711']);
+ *     $postbus->emails->sendContent($projectId, ['to' => 'ada@example.com', 'subject' => 'Hi', 'text' => 'Hello']);
  *
  * Options (all optional):
  * - base_url (string): the gateway, default http://localhost:8080

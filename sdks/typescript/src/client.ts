@@ -1,4 +1,4 @@
-import { attachmentBody } from './attachments.js';
+import { attachmentBody, type AttachmentBody, type AttachmentInput } from './attachments.js';
 import { HttpClient, segment, type PostbusOptions, type RequestOptions } from './http.js';
 import type {
   AcceptedResponse,
@@ -14,6 +14,9 @@ import type {
   RecordPaymentRequest,
   SendBatchItem,
   SendBatchResponse,
+  SendContentMessage,
+  SendContentRequest,
+  SendContentResponse,
   SendEmailData,
   SendEmailOptions,
   SendEmailRequest,
@@ -29,13 +32,26 @@ import type {
 
 const project = (projectId: string) => `/v1/projects/${segment(projectId)}`;
 
-/** Emails: trigger a transactional email for one user. */
+/** A message's attachments in base64 and its send_at as a string, as the API takes them; the rest as given. */
+function onTheWire<M extends { attachments?: AttachmentInput[] | undefined; send_at?: string | Date | undefined }>(
+  message: M,
+): Omit<M, 'attachments' | 'send_at'> & { attachments?: AttachmentBody[]; send_at?: string } {
+  const { attachments, send_at, ...rest } = message;
+  return {
+    ...rest,
+    ...(attachments === undefined ? {} : { attachments: attachments.map(attachmentBody) }),
+    ...(send_at === undefined ? {} : { send_at: send_at instanceof Date ? send_at.toISOString() : send_at }),
+  };
+}
+
+/** Emails: trigger a transactional email for one user, or send one with its own content. */
 export class Emails {
   constructor(private readonly http: HttpClient) {}
 
   /**
    * POST /v1/projects/{projectId}/emails/{emailKey}/send — `emailKey` is the email's id or its key
-   * (e.g. `welcome`). `options`: the message's own reply_to, cc, bcc, headers, tags, metadata, attachments
+   * (e.g. `welcome`). `options`: the message's own reply_to, cc, bcc (at most 50 addresses with the
+   * recipient), headers, tags, metadata, attachments
    * (bytes or base64; see `attachmentFromFile`) and send_at (a Date or RFC 3339 string: the message
    * is scheduled, and can be cancelled with `messages.cancel` until then), and the call's
    * idempotencyKey, maxRetries, timeoutMs and signal.
@@ -65,12 +81,25 @@ export class Emails {
   }
 
   /**
-   * POST /v1/projects/{projectId}/emails/batch — up to 500 sends, each naming its email by key.
+   * POST /v1/projects/{projectId}/emails/send — an email with its own content, no stored template:
+   * `{ to, subject, html?, text?, from?, user?, cc?, bcc?, reply_to?, headers?, tags?, metadata?,
+   * attachments?, send_at?, track_opens?, track_clicks? }` (see `SendContentMessage`). The first `to`
+   * is the recipient; the others are copies shown in the To header. The HTML and text are sent as
+   * they are. `options`: the call's idempotencyKey, maxRetries, timeoutMs and signal.
+   */
+  sendContent(projectId: string, message: SendContentMessage, options?: RequestOptions): Promise<SendContentResponse> {
+    const body: SendContentRequest = onTheWire(message);
+    return this.http.request({ method: 'POST', path: `${project(projectId)}/emails/send`, body, options });
+  }
+
+  /**
+   * POST /v1/projects/{projectId}/emails/batch — up to 500 sends: template sends naming their email
+   * by `email_key`, and content sends (`{ to, subject, html?, text?, … }`, without `email_key`).
    * Each message is accepted or rejected on its own: read `data[i].status` (a rejected one has the
    * problem in `error`). One idempotency key covers the whole batch.
    */
   sendBatch(projectId: string, messages: SendBatchItem[], options?: RequestOptions): Promise<SendBatchResponse> {
-    const body = { messages: messages.map((m) => (m.attachments ? { ...m, attachments: m.attachments.map(attachmentBody) } : m)) };
+    const body = { messages: messages.map((m) => onTheWire<SendBatchItem>(m)) };
     return this.http.request({ method: 'POST', path: `${project(projectId)}/emails/batch`, body, options });
   }
 }

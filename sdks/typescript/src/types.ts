@@ -27,20 +27,48 @@ export type SendEmailUser = SendEmailRequest['user'];
 /** Template variables. */
 export type SendEmailData = NonNullable<SendEmailRequest['data']>;
 /**
- * What one send may carry beyond its recipient and data: reply_to, cc and bcc (at most 20 together),
- * custom headers, tags, metadata, attachments, and send_at (a Date or an RFC 3339 string, from now up to 30 days ahead) to schedule it.
+ * What one send may carry beyond its recipient and data: reply_to, cc and bcc (at most 50 addresses
+ * with the recipient), custom headers, tags, metadata, attachments, and send_at (a Date or an RFC 3339 string, from now up to 30 days ahead) to schedule it.
  */
 export type SendEmailOptions = Pick<SendEmailRequest, 'reply_to' | 'cc' | 'bcc' | 'headers' | 'tags' | 'metadata'> & {
   attachments?: AttachmentInput[];
   send_at?: string | Date;
 };
-export type SendBatchRequest = RequestBody<'sendEmailBatch'>;
-/** One message of a batch: `{ email_key, user, data?, reply_to?, cc?, bcc?, headers?, tags?, metadata?, attachments?, send_at? }`. */
-export type SendBatchItem = Omit<SendEmailRequest, 'attachments'> & { email_key: string; attachments?: AttachmentInput[] };
-/** `{ request_id, data: [{ index, status: 'accepted', message_id } | { index, status: 'rejected', error }] }`, in the request's order. */
-export type SendBatchResponse = ResponseBody<'sendEmailBatch'>;
 /** `{ status: 'accepted', request_id, message_id, send_at? }` (send_at: a scheduled send's time) */
 export type SendEmailResponse = ResponseBody<'sendEmail'>;
+
+/** The body of a content send (POST …/emails/send) as the API takes it: attachments in base64, send_at a string. */
+export type SendContentRequest = RequestBody<'sendContentEmail'>;
+/**
+ * An email with its own content, no stored template: `to` (an address, or a list whose first
+ * address is the recipient and whose others are copies shown in the To header), `subject`, and
+ * `html` and/or `text`, sent as they are. Optional: `from` (`'Name <address>'` or an address on the
+ * project's verified sender domain; by default the project's sender), `user` (registers or updates
+ * the recipient as a user, as a template send does; its email must be the recipient's), `cc`,
+ * `bcc` (at most 50 addresses across to, cc and bcc), `reply_to`, `headers`, `tags`, `metadata`,
+ * `attachments` (bytes or base64; see `attachmentFromFile`), `send_at` (a Date or an RFC 3339
+ * string, from now up to 30 days ahead) and `track_opens`/`track_clicks` (by default the project's).
+ */
+export type SendContentMessage = Omit<SendContentRequest, 'attachments' | 'send_at'> & {
+  attachments?: AttachmentInput[];
+  send_at?: string | Date;
+};
+/** `{ status: 'accepted', request_id, message_id, send_at? }` (send_at: a scheduled send's time) */
+export type SendContentResponse = ResponseBody<'sendContentEmail'>;
+
+export type SendBatchRequest = RequestBody<'sendEmailBatch'>;
+/** A template send in a batch: `{ email_key, user, data?, reply_to?, cc?, bcc?, headers?, tags?, metadata?, attachments?, send_at? }`. */
+export type SendTemplateBatchItem = Omit<SendEmailRequest, 'attachments' | 'send_at'> & {
+  email_key: string;
+  attachments?: AttachmentInput[];
+  send_at?: string | Date;
+};
+/** A content send in a batch: a `SendContentMessage`, without an `email_key`. */
+export type SendContentBatchItem = SendContentMessage & { email_key?: never };
+/** One message of a batch: a template send (with `email_key`) or a content send (with `to` and `subject`, without `email_key`). */
+export type SendBatchItem = SendTemplateBatchItem | SendContentBatchItem;
+/** `{ request_id, data: [{ index, status: 'accepted', message_id } | { index, status: 'rejected', error }] }`, in the request's order. */
+export type SendBatchResponse = ResponseBody<'sendEmailBatch'>;
 
 export type CreateUserRequest = RequestBody<'createUser'>;
 /** Standard attribute names update the attributes, any other key a custom field; `null` removes one. */
@@ -59,7 +87,10 @@ export type PaymentList = ResponseBody<'listPayments'>;
 
 export type MessageListQuery = QueryOf<'listMessages'>;
 export type MessageList = ResponseBody<'listMessages'>;
+/** One message: its status and timeline, `source` (`api` or `smtp`), `template` (`{ id, version }`, null for a content send) and `email_key` (null for a content send). */
 export type Message = ResponseBody<'getMessage'>;
+/** How a message's send came: `api` (a template or a content send over HTTP) or `smtp` (SMTP submission). */
+export type MessageSource = Message['source'];
 
 export type SuppressionListQuery = QueryOf<'listSuppressions'>;
 /** `{ data, next_cursor }`: one page of the project's suppressions, newest first. */

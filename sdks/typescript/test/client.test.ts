@@ -183,6 +183,134 @@ describe('Postbus client', () => {
     expect(sent[0]!.body).toEqual({ messages: [{ email_key: 'welcome', user: alice, tags: ['a'] }] });
   });
 
+  it('when an email is sent with its own content, then it POSTs the message to /emails/send with attachments in base64, send_at as RFC 3339 and the call options out of the body', async () => {
+    const { postbus, sent } = client([json(200, { ...accepted, send_at: '2026-12-01T08:00:00.000Z' })]);
+    const dir = await mkdtemp(join(tmpdir(), 'postbus-sdk-'));
+    const pdf = Buffer.from('%PDF-1.4 invoice');
+    await writeFile(join(dir, 'invoice.pdf'), pdf);
+
+    const answer = await postbus.emails.sendContent(
+      'proj 1',
+      {
+        from: 'Acme Billing <billing@acme.example>',
+        to: ['ada@example.com', 'bea@example.com'],
+        subject: 'Your receipt',
+        html: '<p>Thanks</p>',
+        text: 'Thanks',
+        user: { email: 'ada@example.com', name: 'Ada' },
+        cc: ['accounts@acme.example'],
+        bcc: ['archive@acme.example'],
+        reply_to: 'help@acme.example',
+        headers: { 'X-Order-Id': '4711' },
+        tags: ['receipt'],
+        metadata: { order_id: 'ord_4711' },
+        attachments: [
+          await attachmentFromFile(join(dir, 'invoice.pdf')),
+          { filename: 'logo.png', content: new Uint8Array([0x89, 0x50]), content_id: 'logo' },
+        ],
+        send_at: new Date('2026-12-01T09:00:00+01:00'),
+        track_opens: false,
+        track_clicks: true,
+      },
+      { idempotencyKey: 'receipt-4711', maxRetries: 0 },
+    );
+
+    expect(answer.send_at).toBe('2026-12-01T08:00:00.000Z');
+    expect(sent).toHaveLength(1);
+    expect([sent[0]!.method, sent[0]!.url]).toEqual(['POST', 'https://postbus.test/v1/projects/proj%201/emails/send']);
+    expect(sent[0]!.headers['idempotency-key']).toBe('receipt-4711');
+    expect(sent[0]!.body).toEqual({
+      from: 'Acme Billing <billing@acme.example>',
+      to: ['ada@example.com', 'bea@example.com'],
+      subject: 'Your receipt',
+      html: '<p>Thanks</p>',
+      text: 'Thanks',
+      user: { email: 'ada@example.com', name: 'Ada' },
+      cc: ['accounts@acme.example'],
+      bcc: ['archive@acme.example'],
+      reply_to: 'help@acme.example',
+      headers: { 'X-Order-Id': '4711' },
+      tags: ['receipt'],
+      metadata: { order_id: 'ord_4711' },
+      attachments: [
+        { filename: 'invoice.pdf', content: pdf.toString('base64') },
+        { filename: 'logo.png', content: Buffer.from([0x89, 0x50]).toString('base64'), content_id: 'logo' },
+      ],
+      send_at: '2026-12-01T08:00:00.000Z',
+      track_opens: false,
+      track_clicks: true,
+    });
+  });
+
+  it('when a content email names only its recipient, subject and text, then the body holds just those, with a generated Idempotency-Key; a 422 is a ValidationError', async () => {
+    const { postbus, sent } = client([
+      json(200, accepted),
+      problem(422, 'validation-failed', { errors: [{ pointer: '/from', message: 'not on mail.acme.example' }] }),
+    ]);
+
+    await expect(postbus.emails.sendContent('p1', { to: 'ada@example.com', subject: 'Hi', text: 'Hello' })).resolves.toEqual(accepted);
+    const refused = await postbus.emails
+      .sendContent('p1', { to: 'ada@example.com', subject: 'Hi', text: 'x', from: 'a@elsewhere.example' })
+      .catch((e: unknown) => e);
+
+    expect(sent[0]!.body).toEqual({ to: 'ada@example.com', subject: 'Hi', text: 'Hello' });
+    expect(sent[0]!.headers['idempotency-key']).toMatch(UUID);
+    expect(refused).toBeInstanceOf(ValidationError);
+    expect((refused as ValidationError).errors).toEqual([{ pointer: '/from', message: 'not on mail.acme.example' }]);
+    expect(sent).toHaveLength(2);
+  });
+
+  it('when a batch mixes template and content sends, then each goes as the API takes it: attachments in base64, a Date send_at as RFC 3339', async () => {
+    const answer = {
+      request_id: 'req_1',
+      data: [
+        { index: 0, status: 'accepted', message_id: 'msg_1' },
+        { index: 1, status: 'accepted', message_id: 'msg_2', send_at: '2026-12-01T08:00:00.000Z' },
+      ],
+    };
+    const { postbus, sent } = client([json(200, answer)]);
+
+    await expect(
+      postbus.emails.sendBatch('p1', [
+        { email_key: 'welcome', user: alice, data: { code: 1 } },
+        {
+          to: 'bob@example.com',
+          subject: 'Your receipt',
+          html: '<p>Thanks</p>',
+          attachments: [{ filename: 'a.txt', content: Buffer.from('a') }],
+          send_at: new Date('2026-12-01T08:00:00Z'),
+        },
+      ]),
+    ).resolves.toEqual(answer);
+
+    expect(sent[0]!.body).toEqual({
+      messages: [
+        { email_key: 'welcome', user: alice, data: { code: 1 } },
+        {
+          to: 'bob@example.com',
+          subject: 'Your receipt',
+          html: '<p>Thanks</p>',
+          attachments: [{ filename: 'a.txt', content: 'YQ==' }],
+          send_at: '2026-12-01T08:00:00.000Z',
+        },
+      ],
+    });
+  });
+
+  it('types a content send: subject is required, and a batch item is either a template send or a content send', () => {
+    // Compile-time only (npm run typecheck): nothing is sent.
+    const { postbus } = client([]);
+    const never = () => {
+      // @ts-expect-error a content send needs a subject
+      void postbus.emails.sendContent('p1', { to: 'ada@example.com', text: 'x' });
+      // @ts-expect-error a content item carries no email_key
+      void postbus.emails.sendBatch('p1', [{ email_key: 'welcome', to: 'ada@example.com', subject: 'x', text: 'x' }]);
+      // @ts-expect-error the call's options are not part of the message
+      void postbus.emails.sendContent('p1', { to: 'ada@example.com', subject: 'x', text: 'x', idempotencyKey: 'k' });
+    };
+    expect(typeof never).toBe('function');
+  });
+
   it('when the gateway answers 503 twice, then the call is tried three times with ONE Idempotency-Key and succeeds', async () => {
     const { postbus, sent, sleeps } = client([problem(503, 'unavailable'), problem(503, 'unavailable'), json(200, accepted)]);
 

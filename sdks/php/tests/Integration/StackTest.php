@@ -28,7 +28,7 @@ final class StackTest extends TestCase
 
     public static function setUpBeforeClass(): void
     {
-        $names = ['POSTBUS_BASE_URL', 'POSTBUS_PROXY_URL', 'POSTBUS_CLIENT_ID', 'POSTBUS_API_KEY', 'POSTBUS_FULL_API_KEY', 'POSTBUS_PROJECT_ID', 'POSTBUS_EMAIL_KEY', 'POSTBUS_SINK_URL', 'POSTBUS_RETRY_RECIPIENT'];
+        $names = ['POSTBUS_BASE_URL', 'POSTBUS_PROXY_URL', 'POSTBUS_CLIENT_ID', 'POSTBUS_API_KEY', 'POSTBUS_FULL_API_KEY', 'POSTBUS_PROJECT_ID', 'POSTBUS_EMAIL_KEY', 'POSTBUS_SENDER_DOMAIN', 'POSTBUS_SINK_URL', 'POSTBUS_RETRY_RECIPIENT'];
         $missing = [];
         foreach ($names as $name) {
             $value = getenv($name);
@@ -107,6 +107,13 @@ final class StackTest extends TestCase
         return $answer['messages'];
     }
 
+    /** @return array<string, mixed> one mail in the SMTP sink, with its Subject, From, HTML, Text and Attachments */
+    private static function sinkMessage(string $id): array
+    {
+        $url = self::$env['POSTBUS_SINK_URL'] . '/api/v1/message/' . rawurlencode($id);
+        return json_decode((string) file_get_contents($url), true, 512, JSON_THROW_ON_ERROR);
+    }
+
     /** @param array<string, mixed>|null $json */
     private static function proxy(string $method, string $path, ?array $json = null): mixed
     {
@@ -170,6 +177,82 @@ final class StackTest extends TestCase
             self::assertSame(422, $e->getStatus());
             self::assertSame(['/attachments/0/filename'], array_column($e->getErrors(), 'pointer'));
         }
+    }
+
+    public function testAContentSendArrivesAsGivenAndReadsBackWithSourceApiAndNoTemplate(): void
+    {
+        $email = self::recipient('content');
+        $copy = self::recipient('content-copy');
+        $domain = self::$env['POSTBUS_SENDER_DOMAIN'];
+
+        $accepted = self::sdk()->emails->sendContent(self::project(), [
+            'from' => "PHP Shop <shop@$domain>",
+            'to' => [$email, $copy],
+            'subject' => 'Your receipt from the PHP SDK',
+            'html' => '<p>Thanks for order <b>4711</b></p>',
+            'text' => 'Thanks for order 4711',
+            'tags' => ['php-content'],
+            'metadata' => ['order' => '4711'],
+            'attachments' => [Attachment::fromBytes('hi', 'notes.txt')],
+        ], ['idempotency_key' => 'php-content-' . bin2hex(random_bytes(8))]);
+
+        self::assertSame('accepted', $accepted['status']);
+        self::assertStringStartsWith('msg_', $accepted['message_id']);
+        $message = self::eventually('the content message to be sent', static function () use ($accepted): ?array {
+            $message = self::full()->messages->get(self::project(), $accepted['message_id']);
+            return $message['status'] === 'sent' ? $message : null;
+        });
+        self::assertSame($email, $message['email']);
+        self::assertNull($message['email_key']);
+        self::assertSame('api', $message['source']);
+        self::assertNull($message['template']);
+        self::assertSame([$copy], $message['to']);
+        self::assertSame('Your receipt from the PHP SDK', $message['subject']);
+        self::assertSame(['php-content'], $message['tags']);
+        self::assertSame([['filename' => 'notes.txt', 'content_type' => 'text/plain', 'size' => 2]], $message['attachments']);
+
+        $inSink = self::eventually('the content mail in the SMTP sink', static fn (): ?array => self::sinkMessagesTo($email) ?: null);
+        $mail = self::sinkMessage($inSink[0]['ID']);
+        self::assertSame('Your receipt from the PHP SDK', $mail['Subject']);
+        self::assertSame(['Name' => 'PHP Shop', 'Address' => "shop@$domain"], array_intersect_key($mail['From'], ['Name' => 1, 'Address' => 1]));
+        self::assertStringContainsString('Thanks for order <b>4711</b>', $mail['HTML']);
+        self::assertStringContainsString('Thanks for order 4711', $mail['Text']);
+        self::assertSame(['notes.txt'], array_column($mail['Attachments'], 'FileName'));
+
+        try {
+            self::sdk()->emails->sendContent(self::project(), ['to' => $email, 'subject' => 'x', 'text' => 'x', 'from' => 'someone@elsewhere.example']);
+            self::fail('a From off the verified sender domain was accepted');
+        } catch (ValidationException $e) {
+            self::assertSame(422, $e->getStatus());
+            self::assertSame(['/from'], array_column($e->getErrors(), 'pointer'));
+        }
+    }
+
+    public function testABatchTakesAContentSendBesideATemplateSend(): void
+    {
+        $templated = self::recipient('batch-template');
+        $content = self::recipient('batch-content');
+
+        $answer = self::sdk()->emails->sendBatch(self::project(), [
+            ['email_key' => self::$env['POSTBUS_EMAIL_KEY'], 'user' => ['email' => $templated], 'data' => ['code' => '1']],
+            ['to' => $content, 'subject' => 'Batch content', 'text' => 'one', 'send_at' => new \DateTimeImmutable('+2 seconds')],
+        ]);
+
+        self::assertSame(['accepted', 'accepted'], array_column($answer['data'], 'status'));
+        $ids = array_column($answer['data'], 'message_id');
+        $read = static fn (string $id): array => self::eventually("message $id to be sent", static function () use ($id): ?array {
+            $message = self::full()->messages->get(self::project(), $id);
+            return $message['status'] === 'sent' ? $message : null;
+        });
+        $template = $read($ids[0]);
+        $sent = $read($ids[1]);
+        self::assertSame(self::$env['POSTBUS_EMAIL_KEY'], $template['email_key']);
+        self::assertIsArray($template['template']);
+        self::assertSame('api', $template['source']);
+        self::assertSame($content, $sent['email']);
+        self::assertNull($sent['email_key']);
+        self::assertNull($sent['template']);
+        self::assertSame('api', $sent['source']);
     }
 
     public function testABatchWithTagsAndMetadataIsAnsweredPerMessageAndSent(): void

@@ -111,6 +111,122 @@ final class ResourcesTest extends TestCase
         );
     }
 
+    public function testSendContentPostsTheMessageToTheEmailsSendRouteWithTheCallOptionsAsHeaders(): void
+    {
+        $this->f->client->emails->sendContent('p 1', [
+            'from' => 'Acme Billing <billing@acme.example>',
+            'to' => ['ada@example.com', 'bea@example.com'],
+            'subject' => 'Your receipt',
+            'html' => '<p>Thanks</p>',
+            'text' => 'Thanks',
+            'user' => ['email' => 'ada@example.com', 'name' => 'Ada'],
+            'reply_to' => 'help@acme.example',
+            'cc' => ['accounts@acme.example'],
+            'bcc' => ['archive@acme.example'],
+            'headers' => ['X-Order-Id' => '4711'],
+            'tags' => ['receipt'],
+            'metadata' => [],
+            'track_opens' => false,
+            'track_clicks' => true,
+        ], ['idempotency_key' => 'receipt-4711', 'max_retries' => 0]);
+
+        $r = $this->only();
+        self::assertSame(['POST', 'https://postbus.test/v1/projects/p%201/emails/send'], [$r->method, $r->url]);
+        self::assertSame(
+            '{"from":"Acme Billing <billing@acme.example>","to":["ada@example.com","bea@example.com"],"subject":"Your receipt","html":"<p>Thanks</p>","text":"Thanks",'
+            . '"user":{"email":"ada@example.com","name":"Ada"},"reply_to":"help@acme.example","cc":["accounts@acme.example"],"bcc":["archive@acme.example"],'
+            . '"headers":{"X-Order-Id":"4711"},"tags":["receipt"],"metadata":{},"track_opens":false,"track_clicks":true}',
+            $r->body,
+        );
+        self::assertSame('receipt-4711', $r->header('Idempotency-Key'));
+        self::assertSame('application/json', $r->header('Content-Type'));
+    }
+
+    public function testSendContentWithOneRecipientGetsAGeneratedIdempotencyKey(): void
+    {
+        $this->f->client->emails->sendContent('p1', ['to' => 'ada@example.com', 'subject' => 'Hi', 'text' => 'Hello']);
+
+        $r = $this->only();
+        self::assertSame('{"to":"ada@example.com","subject":"Hi","text":"Hello"}', $r->body);
+        self::assertMatchesRegularExpression('/^[0-9a-f]{32}$/', (string) $r->header('Idempotency-Key'));
+    }
+
+    public function testSendContentCarriesAttachmentsInBase64AndSendAtAsRfc3339(): void
+    {
+        $path = tempnam(sys_get_temp_dir(), 'pb');
+        file_put_contents($path, "%PDF-1.4 invoice");
+        try {
+            $this->f->client->emails->sendContent('p1', [
+                'to' => 'ada@example.com',
+                'subject' => 'Your invoice',
+                'html' => '<img src="cid:logo">',
+                'attachments' => [
+                    Attachment::fromPath($path, 'invoice.pdf'),
+                    Attachment::fromBytes("\x89PNG", 'logo.png', 'image/png', 'logo'),
+                ],
+                'send_at' => new \DateTimeImmutable('2026-12-01T09:00:00+01:00'),
+            ]);
+        } finally {
+            unlink($path);
+        }
+
+        self::assertSame(
+            '{"to":"ada@example.com","subject":"Your invoice","html":"<img src=\"cid:logo\">","attachments":[{"filename":"invoice.pdf","content":"' . base64_encode('%PDF-1.4 invoice')
+            . '"},{"filename":"logo.png","content":"' . base64_encode("\x89PNG") . '","content_type":"image/png","content_id":"logo"}],"send_at":"2026-12-01T09:00:00.000+01:00"}',
+            $this->only()->body,
+        );
+    }
+
+    public function testSendContentTakesSendAtAsAString(): void
+    {
+        $this->f->client->emails->sendContent('p1', ['to' => 'ada@example.com', 'subject' => 'Later', 'text' => 'x', 'send_at' => '2026-12-24T18:00:00Z']);
+
+        self::assertSame('{"to":"ada@example.com","subject":"Later","text":"x","send_at":"2026-12-24T18:00:00Z"}', $this->only()->body);
+    }
+
+    public function testACallOptionInTheContentMessageIsRefusedBeforeAnyRequest(): void
+    {
+        try {
+            $this->f->client->emails->sendContent('p1', ['to' => 'ada@example.com', 'subject' => 'Hi', 'text' => 'x', 'idempotency_key' => 'k']);
+            self::fail('no exception');
+        } catch (\InvalidArgumentException $e) {
+            self::assertStringContainsString('idempotency_key', $e->getMessage());
+        }
+        self::assertSame([], $this->f->transport->requests);
+    }
+
+    public function testAMessageFieldAmongTheContentCallOptionsIsRefusedBeforeAnyRequest(): void
+    {
+        try {
+            $this->f->client->emails->sendContent('p1', ['to' => 'ada@example.com', 'subject' => 'Hi', 'text' => 'x'], ['tags' => ['receipt']]);
+            self::fail('no exception');
+        } catch (\InvalidArgumentException $e) {
+            self::assertStringContainsString('tags', $e->getMessage());
+        }
+        self::assertSame([], $this->f->transport->requests);
+    }
+
+    public function testSendBatchTakesContentItemsBesideTemplateItems(): void
+    {
+        $this->f->client->emails->sendBatch('p1', [
+            ['email_key' => 'welcome', 'user' => ['email' => 'ada@example.com']],
+            [
+                'to' => ['bob@example.com'],
+                'subject' => 'Your receipt',
+                'html' => '<p>Thanks</p>',
+                'headers' => [],
+                'attachments' => [Attachment::fromBytes('a', 'a.txt')],
+                'send_at' => new \DateTimeImmutable('2026-12-01T08:00:00Z'),
+            ],
+        ]);
+
+        self::assertSame(
+            '{"messages":[{"email_key":"welcome","user":{"email":"ada@example.com"}},'
+            . '{"to":["bob@example.com"],"subject":"Your receipt","html":"<p>Thanks</p>","headers":{},"attachments":[{"filename":"a.txt","content":"YQ=="}],"send_at":"2026-12-01T08:00:00.000+00:00"}]}',
+            $this->only()->body,
+        );
+    }
+
     public function testSendAtIsSentAsRfc3339AndCancelPostsToTheMessage(): void
     {
         $at = new \DateTimeImmutable('2026-12-01T09:00:00+01:00');
