@@ -71,7 +71,7 @@ describe('the status service watching the running system (issue 17)', () => {
       });
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    system = await startSystem();
+    system = await startSystem({}, { submission: true });
     const client = await createClientAndProject(system);
     const email = await createSendableEmail(system, client);
     const id = uniqueName('status');
@@ -81,6 +81,9 @@ describe('the status service watching the running system (issue 17)', () => {
       {
         ...system.env,
         GATEWAY_URL: system.gatewayUrl,
+        // SMTP submission: its /readyz, and a session on its STARTTLS port (its self-signed certificate).
+        SUBMISSION_URL: system.submission!.process.url,
+        SUBMISSION_SMTP_URL: `smtp://127.0.0.1:${system.submission!.smtpPort}`,
         STATUS_DB_NAME: `${id}_status`.replace(/-/g, '_'),
         STATUS_SNAPSHOT_FILE: join(mkdtempSync(join(tmpdir(), 'status-e2e-')), 'snapshot.json'),
         STATUS_OPERATOR_TOKEN: TOKEN,
@@ -132,6 +135,7 @@ describe('the status service watching the running system (issue 17)', () => {
       { timeoutMs: 60_000, intervalMs: 500, what: 'every public component, Kafka and the databases to be operational' },
     );
     expect(components['sending.delay']!.detail).toMatch(/accepted → sent in/);
+    expect(components['api.submission']!.detail).toBe('submission ready; submission accepts TLS and AUTH');
     expect(components['infrastructure.kafka']!.status).toBe('operational');
     expect(components['infrastructure.database.mailer']!.status).toBe('operational');
     expect(components['infrastructure.consumer-lag']!.status).toBe('operational');
@@ -190,6 +194,22 @@ describe('the status service watching the running system (issue 17)', () => {
     );
     expect(resolved.updates[0]!.body).toMatch(/recovered/);
   }, 180_000);
+
+  it('when SMTP submission is stopped, its component leaves operational within 30 s, with an automatic incident', async () => {
+    await system.submission!.process.kill();
+    const down = await waitFor(
+      async () => {
+        const submission = (await ops.components())['api.submission']!;
+        return submission.status !== 'operational' && submission;
+      },
+      { timeoutMs: 30_000, intervalMs: 250, what: 'SMTP submission to leave operational' },
+    );
+    expect(down).toMatchObject({ status: 'major_outage', detail: expect.stringMatching(/^submission unreachable: /) });
+    await waitFor(async () => (await ops.incidents()).some((i) => i.automatic && i.componentIds.includes('api.submission')), {
+      timeoutMs: 10_000,
+      what: 'an automatic incident for SMTP submission',
+    });
+  }, 60_000);
 });
 
 describe('the status service with Kafka and MongoDB unreachable (issue 17)', () => {
@@ -213,6 +233,8 @@ describe('the status service with Kafka and MongoDB unreachable (issue 17)', () 
       WEBHOOKS_URL: nowhere,
       PAYMENTS_URL: nowhere,
       ERASURE_URL: nowhere,
+      SUBMISSION_URL: nowhere,
+      SUBMISSION_SMTP_URL: `smtp://127.0.0.1:${deadService}`,
       SMTP_URL: `smtp://127.0.0.1:${deadService}`,
       STATUS_SNAPSHOT_FILE: snapshotFile,
       STATUS_OPERATOR_TOKEN: TOKEN,

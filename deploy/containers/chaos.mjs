@@ -129,6 +129,7 @@ async function startMonitor() {
     payments: { url: 'http://payments:8084/readyz' },
     erasure: { url: 'http://erasure:8085/readyz' },
     inbound: { url: 'http://inbound:8087/readyz' },
+    submission: { url: 'http://submission:8088/readyz' },
     gateway: { url: 'http://127.0.0.1:8080/readyz' },
     status: { url: 'http://status:8090/readyz' },
   };

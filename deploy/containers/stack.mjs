@@ -6,7 +6,9 @@
 /* global AbortSignal, Buffer, console, fetch, process, setTimeout -- a plain Node script, run without a build */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -15,7 +17,9 @@ export const root = join(here, '..', '..');
 export const gatewayUrl = 'http://127.0.0.1:18080';
 export const statusUrl = 'http://127.0.0.1:18090';
 export const sinkUrl = 'http://127.0.0.1:18025';
-export const services = ['users', 'payments', 'erasure', 'mailer', 'webhook-dispatcher', 'inbound', 'gateway', 'status'];
+/** SMTP submission's STARTTLS port on the host (compose.podman.yml). */
+export const submissionPort = 12587;
+export const services = ['users', 'payments', 'erasure', 'mailer', 'webhook-dispatcher', 'inbound', 'gateway', 'submission', 'status'];
 export const heavy = ['nice', '-n', '19', 'ionice', '-c3'];
 // The webhook receiver runs in the gateway's container (startReceiver): a private address, which
 // the dispatcher refuses unless the operator admits it, as docker-compose.yml lets one do.
@@ -50,6 +54,18 @@ export function createStack({ project, single = false, extraFiles = [], tag, pri
   env.POSTBUS_PUBLIC_BASE_URL = 'http://localhost:18080';
   env.POSTBUS_STATUS_PUBLIC_URL = 'http://localhost:18090';
   env.POSTBUS_WEBHOOK_ALLOWED_HOSTS = `gateway:${receiverPort}`;
+  // SMTP submission's certificate: docker-compose.yml mounts the folder POSTBUS_SUBMISSION_TLS_DIR
+  // names (tls.key, tls.crt); here a self-signed one, readable by the containers' user (UID 1000).
+  const tlsDir = mkdtempSync(join(tmpdir(), 'postbus-ctest-tls-'));
+  const [keyFile, certFile] = [join(tlsDir, 'tls.key'), join(tlsDir, 'tls.crt')];
+  const certificateArgs = ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '30', '-subj', '/CN=localhost'];
+  const openssl = spawnSync('openssl', [...certificateArgs, '-keyout', keyFile, '-out', certFile], { encoding: 'utf8' });
+  if (openssl.status !== 0) throw new Error(`openssl could not make the SMTP submission certificate: ${openssl.stderr}`);
+  chmodSync(tlsDir, 0o755);
+  chmodSync(keyFile, 0o644);
+  env.POSTBUS_SUBMISSION_TLS_DIR = tlsDir;
+  // The name it greets with: the certificate's (its host ports are compose.podman.yml's).
+  env.POSTBUS_SUBMISSION_HOSTNAME = 'localhost';
 
   const say = (line) => console.log(`[${tag}] ${line}`);
   const elapsed = () => `${Math.round((Date.now() - started) / 1000)} s`;
@@ -236,6 +252,7 @@ export function createStack({ project, single = false, extraFiles = [], tag, pri
     else {
       say('tearing down (compose down -v)');
       compose(['down', '-v', '-t', '10'], { quiet: true, allowFail: true });
+      rmSync(tlsDir, { recursive: true, force: true });
     }
   }
 

@@ -10,11 +10,13 @@
 //   4. checks the cluster and a send end to end: the three brokers (one with
 //      POSTBUS_TEST_BROKERS=1, which adds docker-compose.single-broker.yml), the topics' replication,
 //      a client created with the CLI in a container, a trigger accepted, the mail at the sink,
-//      the message's timeline, the admin panel and the status page;
+//      the message's timeline, a mail sent with SMTP submission (STARTTLS and AUTH on the
+//      published port), the admin panel and the status page;
 //   5. tears everything down (volumes too), and ends with "N passed, N failed".
 // POSTBUS_KEEP_STACK=1 leaves the stack running for a look (`bash deploy/containers/podman.sh
 // compose -p postbus-ctest … down -v` removes it). Heavy commands run under nice/ionice.
 /* global fetch, AbortSignal, process -- a plain Node script, run without a build */
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import {
   createStack,
@@ -24,11 +26,15 @@ import {
   here,
   http,
   receiverPort,
+  root,
   sinkUrl,
   statusUrl,
+  submissionPort,
   until,
   verifyWebhook,
 } from './stack.mjs';
+
+const requireHere = createRequire(join(root, 'package.json'));
 
 const project = process.env.POSTBUS_TEST_PROJECT ?? 'postbus-ctest';
 // POSTBUS_TEST_BROKERS=1 runs the single-broker variant (docker-compose.single-broker.yml on top).
@@ -215,6 +221,48 @@ async function main() {
       return `${event.type}, webhook-id ${delivery.headers['webhook-id']}`;
     });
     receiver?.close();
+
+    await stack.check(
+      'a mail sent with SMTP submission (STARTTLS, AUTH: the project id and an API key) reaches the sink, read back with source smtp',
+      async () => {
+        if (!verified) throw new Error('no verified sender domain');
+        const auth = [client.client_id, client.api_key];
+        const smtpTo = `grace+${Date.now()}@example.com`;
+        const transport = requireHere('nodemailer').createTransport({
+          host: '127.0.0.1',
+          port: submissionPort,
+          requireTLS: true,
+          auth: { user: projectId, pass: client.api_key },
+          // The test's self-signed certificate (stack.mjs).
+          tls: { rejectUnauthorized: false },
+        });
+        let info;
+        try {
+          info = await transport.sendMail({
+            from: `Container test <hello@${domainName}>`,
+            to: smtpTo,
+            subject: 'Sent through SMTP submission',
+            text: 'Hello over SMTP',
+            html: '<p>Hello over SMTP</p>',
+          });
+        } finally {
+          transport.close();
+        }
+        const messageId = /^250 2\.0\.0 (\S+) queued/.exec(info.response)?.[1];
+        if (!messageId) throw new Error(`reply: ${info.response}`);
+        await until('the SMTP mail at the sink', 90_000, async () => {
+          const r = await http(sinkUrl, 'GET', `/api/v1/search?query=${encodeURIComponent(`to:${smtpTo}`)}`);
+          return r.status === 200 && r.body?.messages?.length > 0;
+        });
+        const read = expectStatus(
+          await http(gatewayUrl, 'GET', `/v1/projects/${projectId}/messages/${messageId}`, { auth }),
+          200,
+          'GET message',
+        );
+        if (read.source !== 'smtp') throw new Error(`source: ${read.source}`);
+        return info.response;
+      },
+    );
 
     await stack.check('the admin panel answers at /admin/', async () => {
       const res = await fetch(`${gatewayUrl}/admin/`, { signal: AbortSignal.timeout(10_000) });

@@ -57,13 +57,11 @@ beforeAll(async () => {
 }, 600_000);
 
 /** The services both deployments run (the SMTP sink is development's; Mailpit stands in for it). */
-const DEPLOYED_SERVICES = ['erasure', 'gateway', 'inbound', 'mailer', 'payments', 'status', 'users', 'webhook-dispatcher'];
+const DEPLOYED_SERVICES = ['erasure', 'gateway', 'inbound', 'mailer', 'payments', 'status', 'submission', 'users', 'webhook-dispatcher'];
 
 describe('the deployment files give every service exactly the configuration its schema asks for', () => {
   it('every service that runs a process has a schema to check against', () => {
-    expect([...schemas.keys()]).toEqual(
-      expect.arrayContaining(['erasure', 'gateway', 'inbound', 'mailer', 'payments', 'status', 'users', 'webhook-dispatcher']),
-    );
+    expect([...schemas.keys()]).toEqual(expect.arrayContaining(DEPLOYED_SERVICES));
   });
 
   it('docker-compose.yml: no unknown variable, every one required in production given from outside the file, shared secrets wired alike', () => {
@@ -80,6 +78,85 @@ describe('the deployment files give every service exactly the configuration its 
 
   it('both run the same services', () => {
     expect(checkSameServices([readCompose(composeSource), readManifests(rendered(), declaredSecrets)]).map(describeFinding)).toEqual([]);
+  });
+});
+
+describe('SMTP submission is reached on 587 and 465 with its certificate mounted, and the status service watches it', () => {
+  it('docker-compose.yml publishes 587 and 465 on the ports it listens on, and mounts the folder of its key and certificate', () => {
+    type Service = { environment: Record<string, string>; ports: string[]; volumes: string[] };
+    const file = parse(composeSource, { merge: true }) as { services: Record<string, Service> };
+    const { environment: env, ports, volumes } = file.services['submission']!;
+    expect(ports).toEqual([
+      `\${POSTBUS_SUBMISSION_PORT:-587}:${env['SUBMISSION_PORT']}`,
+      `\${POSTBUS_SUBMISSION_TLS_PORT:-465}:${env['SUBMISSION_TLS_PORT']}`,
+    ]);
+    // `<host folder>:<container folder>:ro`; the host folder is the operator's (POSTBUS_SUBMISSION_TLS_DIR).
+    const mounted = volumes.map((volume) => /^\$\{POSTBUS_SUBMISSION_TLS_DIR:\?[^}]+\}:(\/[^:]+):ro$/.exec(volume)?.[1]);
+    expect(mounted).toEqual([expect.any(String)]);
+    for (const name of ['SUBMISSION_TLS_KEY_FILE', 'SUBMISSION_TLS_CERT_FILE'])
+      expect(env[name]).toMatch(new RegExp(`^${mounted[0]}/[^/]+$`));
+    expect(file.services['status']!.environment).toMatchObject({
+      SUBMISSION_URL: `http://submission:${env['PORT']}`,
+      SUBMISSION_SMTP_URL: `smtp://submission:${env['SUBMISSION_PORT']}`,
+    });
+  });
+
+  it('deploy/k8s: a LoadBalancer Service maps 587 and 465 to the ports it listens on, its certificate is a TLS Secret mounted whole, the status service probes it', () => {
+    type Port = { name?: string; port?: number; containerPort?: number; targetPort?: string | number };
+    type Container = {
+      env: { name: string; value?: string }[];
+      ports: Port[];
+      volumeMounts: { name: string; mountPath: string; subPath?: string }[];
+    };
+    type Manifest = {
+      kind: string;
+      metadata: { name: string };
+      type?: string;
+      stringData?: Record<string, string>;
+      spec: {
+        type?: string;
+        selector?: Record<string, string>;
+        ports?: Port[];
+        template?: { spec: { containers: Container[]; volumes: { name: string; secret?: { secretName: string } }[] } };
+      };
+    };
+    const objects = parseAllDocuments(rendered()).map((d) => d.toJS() as Manifest);
+    const deployment = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'submission')!;
+    const container = deployment.spec.template!.spec.containers[0]!;
+    const env = (c: Container, name: string) => c.env.find((e) => e.name === name)?.value;
+    /** The container port a Service port reaches. */
+    const target = (port: Port) =>
+      container.ports.find((p) => p.name === port.targetPort || p.containerPort === port.targetPort)?.containerPort;
+    const services = objects.filter((o) => o.kind === 'Service' && o.spec.selector?.['app.kubernetes.io/name'] === 'submission');
+
+    const [loadBalancer] = services.filter((o) => o.spec.type === 'LoadBalancer');
+    const byPort = new Map(loadBalancer!.spec.ports!.map((p) => [p.port, target(p)]));
+    expect(Object.fromEntries(byPort)).toEqual({
+      587: Number(env(container, 'SUBMISSION_PORT')),
+      465: Number(env(container, 'SUBMISSION_TLS_PORT')),
+    });
+
+    const keyFile = env(container, 'SUBMISSION_TLS_KEY_FILE')!;
+    const certFile = env(container, 'SUBMISSION_TLS_CERT_FILE')!;
+    const mount = container.volumeMounts.find((m) => keyFile.startsWith(`${m.mountPath}/`));
+    expect(mount).toBeDefined();
+    // A subPath mount would never see a renewed Secret.
+    expect(mount!.subPath).toBeUndefined();
+    expect(certFile.startsWith(`${mount!.mountPath}/`)).toBe(true);
+    const secretName = deployment.spec.template!.spec.volumes.find((v) => v.name === mount!.name)?.secret?.secretName;
+    const declared = parseAllDocuments(declaredSecrets)
+      .map((d) => d.toJS() as Manifest)
+      .find((o) => o.kind === 'Secret' && o.metadata.name === secretName);
+    expect(declared?.type).toBe('kubernetes.io/tls');
+    expect(Object.keys(declared!.stringData!).sort()).toEqual(
+      [keyFile, certFile].map((file) => file.slice(mount!.mountPath.length + 1)).sort(),
+    );
+
+    const status = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'status')!.spec.template!.spec.containers[0]!;
+    expect(env(status, 'SUBMISSION_SMTP_URL')).toBe(`smtp://${loadBalancer!.metadata.name}:587`);
+    const internal = services.find((o) => o.spec.ports!.some((p) => target(p) === Number(env(container, 'PORT'))))!;
+    const internalPort = internal.spec.ports!.find((p) => target(p) === Number(env(container, 'PORT')))!.port;
+    expect(env(status, 'SUBMISSION_URL')).toBe(`http://${internal.metadata.name}:${internalPort}`);
   });
 });
 

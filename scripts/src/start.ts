@@ -355,6 +355,9 @@ async function main(): Promise<void> {
       // Locally its mails (subscription confirmations, notifications) land in the sink too; with a
       // real relay it needs its own STATUS_SMTP_URL (a relay that is not the one it reports on).
       ...(smtpGiven ? {} : { STATUS_SMTP_URL: setting('STATUS_SMTP_URL', env['SMTP_URL']!) }),
+      // SMTP submission, on the ports it was started on: its /readyz, and a session on its STARTTLS port.
+      SUBMISSION_URL: setting('SUBMISSION_URL', `http://127.0.0.1:${SUBMISSION_INTERNAL_PORT}`),
+      SUBMISSION_SMTP_URL: setting('SUBMISSION_SMTP_URL', `smtp://127.0.0.1:${SUBMISSION_PORT}`),
       ...canary,
     });
     services.push(status);

@@ -147,6 +147,13 @@ export const StatusConfig = Type.Object({
   WEBHOOKS_URL: url('webhook dispatcher', 8083),
   PAYMENTS_URL: url('payments service', 8084),
   ERASURE_URL: url('erasure service', 8085),
+  SUBMISSION_URL: url('SMTP submission service (its internal listener)', 8088),
+  SUBMISSION_SMTP_URL: Type.String({
+    default: 'smtp://127.0.0.1:2587',
+    pattern: '^smtps?://',
+    description:
+      "SMTP submission's STARTTLS port (smtps:// for its implicit TLS one): a session opened as an app's mailer opens one, which must reach TLS with a certificate in its validity period and be offered AUTH",
+  }),
   SMTP_URL: Type.String({
     default: 'smtp://127.0.0.1:1025',
     pattern: '^smtps?://',

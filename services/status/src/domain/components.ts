@@ -10,6 +10,7 @@ export const ComponentIds = {
   users: 'api.users',
   payments: 'api.payments',
   erasure: 'api.erasure',
+  submission: 'api.submission',
   mailer: 'sending.mailer',
   relay: 'sending.relay',
   sendDelay: 'sending.delay',
@@ -28,6 +29,13 @@ export function componentDefinitions(): ComponentDefinition[] {
     { id: ComponentIds.users, name: 'User data', group: 'api', description: 'Creating and updating users.', public: true },
     { id: ComponentIds.payments, name: 'Payments', group: 'api', description: 'Recording payments and revenue analytics.', public: true },
     { id: ComponentIds.erasure, name: 'Erasure', group: 'api', description: 'GDPR erasure of users.', public: true },
+    {
+      id: ComponentIds.submission,
+      name: 'SMTP submission',
+      group: 'api',
+      description: 'SMTP on ports 587 and 465, which apps send mail through with their own mailer.',
+      public: true,
+    },
     { id: ComponentIds.mailer, name: 'Mailer', group: 'sending', description: 'Rendering and sending triggered emails.', public: true },
     { id: ComponentIds.relay, name: 'SMTP relay', group: 'sending', description: 'The relay outgoing mail leaves through.', public: true },
     {

@@ -7,6 +7,7 @@ import { canaryProbe } from '../clients/probes/canary';
 import { pageProbe, readyzProbe } from '../clients/probes/http-probes';
 import { kafkaProbe } from '../clients/probes/kafka-probe';
 import { mongoProbe } from '../clients/probes/mongo-probe';
+import { worstOfProbes } from '../clients/probes/probe';
 import { smtpProbe } from '../clients/probes/smtp-probe';
 import { ComponentIds, SERVICE_DATABASES, type ServiceDatabase } from '../domain/components';
 import { Monitor } from '../domain/monitor';
@@ -21,8 +22,8 @@ export interface Monitoring {
 }
 
 /**
- * The probes of every component (the services' readiness, the relay, the tracking edge and the
- * admin panel, Kafka and the consumer lag, each service's database, the canary when configured),
+ * The probes of every component (the services' readiness, SMTP submission's session, the relay,
+ * the tracking edge and the admin panel, Kafka and the consumer lag, each service's database, the canary when configured),
  * run by the monitor, their verdicts handed to the engine.
  */
 export function startMonitor(
@@ -50,7 +51,18 @@ export function startMonitor(
     readyzProbe({ componentId: ComponentIds.erasure, service: 'erasure', url: config.ERASURE_URL, ...every }),
     readyzProbe({ componentId: ComponentIds.mailer, service: 'mailer', url: config.MAILER_URL, ...every }),
     readyzProbe({ componentId: ComponentIds.dispatcher, service: 'webhook dispatcher', url: config.WEBHOOKS_URL, ...every }),
-    smtpProbe({ componentId: ComponentIds.relay, smtpUrl: config.SMTP_URL, ...every }),
+    // SMTP submission: ready (both ports listen) and taking a session as an app's mailer opens one.
+    worstOfProbes('submission', ComponentIds.submission, [
+      readyzProbe({ componentId: ComponentIds.submission, service: 'submission', url: config.SUBMISSION_URL, ...every }),
+      smtpProbe({
+        componentId: ComponentIds.submission,
+        what: 'submission',
+        smtpUrl: config.SUBMISSION_SMTP_URL,
+        submission: true,
+        ...every,
+      }),
+    ]),
+    smtpProbe({ componentId: ComponentIds.relay, what: 'relay', smtpUrl: config.SMTP_URL, ...every }),
     pageProbe({
       componentId: ComponentIds.tracking,
       what: 'tracking edge',

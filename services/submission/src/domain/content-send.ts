@@ -1,38 +1,15 @@
 import { createHash } from 'node:crypto';
-import type { Attachment } from '@postbus/contracts';
+import type { Attachment, ContentSendRequest } from '@postbus/contracts';
 import { ATTACHMENT_LIMITS, isReservedHeader } from '@postbus/contracts/values';
 import { addressingOf } from './addressing';
 import { ControlHeaderError, readControlHeaders } from './control-headers';
 import type { PreparedSend, SmtpAnswer } from './ports';
 import type { Envelope, MailAddress, SubmittedAttachment, SubmittedMail } from './submitted-mail';
 
-/**
- * The body of the gateway's content send, `POST /v1/projects/{projectId}/emails/send`: the fields
- * of libs/contracts' ContentSendRequest that a submitted message sets (never `user`: SMTP
- * registers no profile).
- */
-export interface ContentSend {
-  from?: string;
-  /** The message's recipient, or a list whose first address is the recipient and the others copies shown in To. */
-  to: string | string[];
-  subject: string;
-  html?: string;
-  text?: string;
-  cc?: string[];
-  bcc?: string[];
-  reply_to?: string;
-  headers?: Record<string, string>;
-  tags?: string[];
-  metadata?: Record<string, string>;
-  attachments?: Attachment[];
-  send_at?: string;
-  track_opens?: boolean;
-  track_clicks?: boolean;
-}
-
 /** One content send of a submitted message, and the Idempotency-Key it is made with. */
 export interface PlannedSend {
-  request: ContentSend;
+  /** The body of the gateway's content send, `POST /v1/projects/{projectId}/emails/send` (never with a `user`: SMTP registers no profile). */
+  request: ContentSendRequest;
   idempotencyKey: string;
 }
 

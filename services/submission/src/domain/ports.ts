@@ -43,7 +43,7 @@ export interface Gateway {
 
 /** A planned send with its body serialized, ready for the gateway. */
 export interface PreparedSend {
-  /** The JSON of the send's ContentSend. */
+  /** The JSON of the send's ContentSendRequest (libs/contracts). */
   body: string;
   idempotencyKey: string;
 }

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import type Mail from 'nodemailer/lib/mailer';
+import type { ContentSendRequest } from '@postbus/contracts';
 import { createLogger } from '@postbus/logger';
-import type { ContentSend } from '../domain/content-send';
 import type { ReadSubmission } from '../domain/ports';
 import { WorkerSubmissionReader } from './submission-reader';
 import { readSubmission } from './submission-reader.worker';
@@ -12,9 +12,9 @@ const compose = (mail: Mail.Options): Promise<Buffer> => new MailComposer(mail).
 const PROJECT = '0123456789abcdef01234567';
 
 /** The content sends of a read that was not refused, parsed back from their JSON. */
-function sendsOf(read: ReadSubmission): Array<{ request: ContentSend; idempotencyKey: string }> {
+function sendsOf(read: ReadSubmission): Array<{ request: ContentSendRequest; idempotencyKey: string }> {
   if ('refusal' in read) throw new Error(`refused: ${read.refusal.code} ${read.refusal.message}`);
-  return read.sends.map(({ body, idempotencyKey }) => ({ request: JSON.parse(body) as ContentSend, idempotencyKey }));
+  return read.sends.map(({ body, idempotencyKey }) => ({ request: JSON.parse(body) as ContentSendRequest, idempotencyKey }));
 }
 
 describe('reading a submitted message (mailparser) into its content sends', () => {
