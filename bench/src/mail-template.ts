@@ -28,3 +28,41 @@ export const BENCH_TEMPLATE = {
 export const userOf = (tag: string, n: number) => ({ email: `${tag}-${n}@rcpt.bench.example`, name: 'Ann', plan: 'pro' });
 
 export const dataOf = (n: number) => ({ product: 'Benchly', code: String(100_000 + (n % 900_000)) });
+
+/**
+ * The n-th content mail of a run tagged `tag` (the SMTP bench's, through SMTP submission and through
+ * POST …/emails/send alike): the template's message as an app that makes its own HTML would send it, with both
+ * bodies, no tracking. The HTML is the bench template with the values put in (about 1 KB).
+ */
+export function contentMailOf(tag: string, n: number): { from: string; to: string; subject: string; html: string; text: string } {
+  const user = userOf(tag, n);
+  const data = dataOf(n);
+  const fill = (text: string) =>
+    text
+      .replace(/\{\{user\.name\}\}/g, user.name)
+      .replace(/\{\{user\.plan\}\}/g, user.plan)
+      .replace(/\{\{user\.email\}\}/g, user.email)
+      .replace(/\{\{data\.product\}\}/g, data.product)
+      .replace(/\{\{data\.code\}\}/g, data.code);
+  return {
+    from: `${FROM_NAME} <${FROM_ADDRESS}>`,
+    to: user.email,
+    subject: fill(BENCH_TEMPLATE.subject),
+    html: fill(BENCH_TEMPLATE.html),
+    text: fill(
+      [
+        'Welcome to {{data.product}}, {{user.name}}',
+        '',
+        'Hi {{user.name}}, thanks for signing up. Your confirmation code is {{data.code}}; it expires in 15 minutes.',
+        '',
+        'Confirm your address: https://app.bench.example/confirm?code={{data.code}}',
+        '',
+        'Plan: {{user.plan}}',
+        'Account: {{user.email}}',
+        '',
+        'If you did not ask for this, you can ignore this email.',
+        '{{data.product}}, 1 Example Street, Springfield',
+      ].join('\n'),
+    ),
+  };
+}

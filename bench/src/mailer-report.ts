@@ -16,8 +16,11 @@ export const GOAL_PACED_P99_MS = 250;
 /** The paced run's rate as a share of the direct baseline's measured rate (BENCH_RATE overrides it). */
 export const PACED_SHARE_OF_DIRECT = 1 / 3;
 
-/** The load generator is the client backend's cost, not Postbus's, and is left out of every CPU-per-mail total. */
-const NOT_COUNTED = new Set(['bench']);
+/**
+ * The load generators are the client backend's cost, not Postbus's, and are left out of every CPU-per-mail total:
+ * the bench process (HTTP triggers) and the SMTP bench's app (smtp-sender.ts).
+ */
+const NOT_COUNTED = new Set(['bench', 'smtp-client']);
 
 /** CPU milliseconds each process spent per delivered mail during a run, and their total. */
 export interface CpuPerMail {

@@ -1,13 +1,16 @@
 /**
  * Preloaded with `--require` (NODE_OPTIONS) into a service the mailer benchmark profiles (BENCH_PROFILE): Node 20
  * refuses --cpu-prof in NODE_OPTIONS, so this starts V8's sampling profiler in-process and writes the profile as
- * the process exits, to $BENCH_PROFILE_FILE (open it in Chrome DevTools or speedscope).
+ * the process exits, to $BENCH_PROFILE_FILE (open it in Chrome DevTools or speedscope). The main thread only: worker
+ * threads inherit the preload, but a pool ends them with terminate(), which runs no exit handler, and one that did
+ * end by itself would write its profile over the main thread's.
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
+import { isMainThread } from 'node:worker_threads';
 
 const file = process.env['BENCH_PROFILE_FILE'];
-if (file) {
+if (file && isMainThread) {
   const session = new Session();
   session.connect();
   session.post('Profiler.enable');

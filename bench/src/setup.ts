@@ -98,17 +98,19 @@ export async function createSendableEmail(
 
 /**
  * What a sending benchmark sets up before its first trigger, as a client would: a client made with the CLI (`env`
- * as in createClient), a project, and a sendable email in it (see createSendableEmail).
+ * as in createClient), a project, and a sendable email in it (see createSendableEmail). The client's credentials
+ * come back too (SMTP submission logs in with the project id and the client's API key).
  */
 export async function createSendingProject(
   env: Record<string, string>,
   gatewayUrl: string,
   dns: LocalDnsServer,
-): Promise<{ authorization: string; projectId: string; email: SendableEmail }> {
-  const authorization = authorizationOf(await createClient(env));
+): Promise<{ authorization: string; projectId: string; email: SendableEmail; credentials: Credentials }> {
+  const credentials = await createClient(env);
+  const authorization = authorizationOf(credentials);
   const projectId = await createProject(gatewayUrl, authorization);
   const email = await createSendableEmail(gatewayUrl, authorization, projectId, dns);
-  return { authorization, projectId, email };
+  return { authorization, projectId, email, credentials };
 }
 
 export interface Environment {

@@ -27,6 +27,13 @@ export interface TriggerTarget {
   connections: number;
   /** Fields every send carries besides its user and data (e.g. attachments). */
   extra?: Record<string, unknown>;
+  /**
+   * Content sends instead of template sends: the n-th message's body of POST /v1/projects/{p}/emails/send (its
+   * `to`, subject and bodies), as an app that makes its own HTML sends it. `emailKey` and `extra` are then unused.
+   */
+  content?: (tag: string, n: number) => Record<string, unknown>;
+  /** Each send with an Idempotency-Key of its own (`<tag>-<n>`), as SMTP submission sends every message. */
+  idempotencyKeys?: boolean;
 }
 
 /** One item of a batch's answer: accepted with its message id, or rejected with a problem. */
@@ -49,12 +56,17 @@ export class TriggerClient {
   constructor(private readonly target: TriggerTarget) {
     this.agent = new Agent({ keepAlive: true, maxSockets: target.connections, maxFreeSockets: target.connections });
     this.url = new URL(target.gatewayUrl);
-    this.sendPath = `/v1/projects/${target.projectId}/emails/${encodeURIComponent(target.emailKey)}/send`;
+    this.sendPath = target.content
+      ? `/v1/projects/${target.projectId}/emails/send`
+      : `/v1/projects/${target.projectId}/emails/${encodeURIComponent(target.emailKey)}/send`;
     this.batchPath = `/v1/projects/${target.projectId}/emails/batch`;
   }
 
   fire(tag: string, n: number, dueAt?: number): Promise<Trigger> {
-    const body = JSON.stringify({ user: userOf(tag, n), data: dataOf(n), ...this.target.extra });
+    const body = JSON.stringify(
+      this.target.content ? this.target.content(tag, n) : { user: userOf(tag, n), data: dataOf(n), ...this.target.extra },
+    );
+    const headers = this.target.idempotencyKeys ? { 'idempotency-key': `${tag}-${n}` } : undefined;
     const sentAt = Date.now();
     const done = (status: number, messageId: string | null, error?: string): Trigger => ({
       n,
@@ -65,7 +77,7 @@ export class TriggerClient {
       messageId,
       ...(error !== undefined ? { error } : {}),
     });
-    return this.post(this.sendPath, body).then(({ status, text, error }) => {
+    return this.post(this.sendPath, body, headers).then(({ status, text, error }) => {
       if (error !== undefined) return done(status, null, error);
       if (status !== 200) return done(status, null, text.slice(0, 300));
       try {
@@ -135,7 +147,11 @@ export class TriggerClient {
   }
 
   /** One JSON POST to the gateway: its status and body, or why no answer came. */
-  private post(path: string, body: string): Promise<{ status: number; text: string; error?: string }> {
+  private post(
+    path: string,
+    body: string,
+    extraHeaders?: Record<string, string>,
+  ): Promise<{ status: number; text: string; error?: string }> {
     return new Promise((resolve) => {
       const req = request(
         {
@@ -148,6 +164,7 @@ export class TriggerClient {
             authorization: this.target.authorization,
             'content-type': 'application/json',
             'content-length': Buffer.byteLength(body),
+            ...extraHeaders,
           },
         },
         (res) => {

@@ -27,7 +27,10 @@ export class GatewayClient implements Gateway {
   send(credentials: Credentials, send: PreparedSend, origin: CallOrigin): Promise<GatewayAnswer> {
     return this.call('POST', `/v1/projects/${encodeURIComponent(credentials.projectId)}/emails/send`, credentials, origin, {
       body: send.body,
-      headers: { 'content-type': 'application/json', 'idempotency-key': send.idempotencyKey },
+      headers: {
+        'content-type': 'application/json',
+        ...(send.idempotencyKey !== undefined ? { 'idempotency-key': send.idempotencyKey } : {}),
+      },
     });
   }
 

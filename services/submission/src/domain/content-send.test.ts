@@ -1,4 +1,4 @@
-import { customHeadersOf, fromOf, planSubmission, prepareSend, submissionDigest, type PlannedSend } from './content-send';
+import { customHeadersOf, fromOf, planSubmission, prepareSend, type PlannedSend } from './content-send';
 import type { SubmittedMail } from './submitted-mail';
 
 const mail = (overrides: Partial<SubmittedMail> = {}): SubmittedMail => ({
@@ -31,7 +31,6 @@ describe('a submitted message as a content send', () => {
           ],
         }),
         envelope('ada@example.org', 'books@example.org', 'archive@example.org'),
-        'digest',
       ),
     );
     expect(send!.request).toEqual({
@@ -56,14 +55,13 @@ describe('a submitted message as a content send', () => {
           ],
         }),
         envelope('a@example.org', 'b@example.org'),
-        'd',
       ),
     );
     expect(send!.request.to).toEqual(['b@example.org', 'a@example.org']);
   });
 
   it('leaves the From to the project when the message has none, and keeps only the body parts it has', () => {
-    const [send] = sendsOf(planSubmission(mail({ from: [], html: undefined }), envelope('ada@example.org'), 'd'));
+    const [send] = sendsOf(planSubmission(mail({ from: [], html: undefined }), envelope('ada@example.org')));
     expect(send!.request).not.toHaveProperty('from');
     expect(send!.request).not.toHaveProperty('html');
     expect(send!.request.text).toBe('Thanks');
@@ -102,7 +100,7 @@ describe('a submitted message as a content send', () => {
       'In-Reply-To': '<earlier@app.example>',
       References: '<a@app.example> <b@app.example>',
     });
-    const [send] = sendsOf(planSubmission(mail({ headers }), envelope('ada@example.org'), 'd'));
+    const [send] = sendsOf(planSubmission(mail({ headers }), envelope('ada@example.org')));
     expect(send!.request.tags).toEqual(['receipt']);
     expect(Object.keys(send!.request.headers ?? {})).not.toContain('X-Postbus-Tags');
   });
@@ -121,7 +119,6 @@ describe('a submitted message as a content send', () => {
           ],
         }),
         envelope('ada@example.org'),
-        'd',
       ),
     );
     expect(send!.request.attachments).toEqual([
@@ -132,22 +129,23 @@ describe('a submitted message as a content send', () => {
     ]);
   });
 
-  it('takes its Idempotency-Key from X-Postbus-Idempotency-Key, or else from the message’s digest', () => {
+  it('takes its Idempotency-Key from X-Postbus-Idempotency-Key, and has none without it', () => {
     const keyed = mail({ headers: [{ name: 'X-Postbus-Idempotency-Key', value: 'order-1' }] });
-    expect(sendsOf(planSubmission(keyed, envelope('ada@example.org'), 'd'))[0]!.idempotencyKey).toBe('order-1');
-    expect(sendsOf(planSubmission(mail(), envelope('ada@example.org'), 'abc'))[0]!.idempotencyKey).toBe('smtp-abc');
+    expect(sendsOf(planSubmission(keyed, envelope('ada@example.org')))[0]!.idempotencyKey).toBe('order-1');
+    expect(sendsOf(planSubmission(mail(), envelope('ada@example.org')))[0]!).not.toHaveProperty('idempotencyKey');
   });
 
   it('makes one send per blind recipient, each with its own key, when none is named in To or Cc', () => {
     const keyed = mail({ to: [], headers: [{ name: 'X-Postbus-Idempotency-Key', value: 'order-1' }] });
-    const sends = sendsOf(planSubmission(keyed, envelope('a@example.org', 'b@example.org'), 'd'));
+    const sends = sendsOf(planSubmission(keyed, envelope('a@example.org', 'b@example.org')));
     expect(sends.map((s) => [s.request.to, s.request.bcc, s.idempotencyKey])).toEqual([
       ['a@example.org', undefined, 'order-1:1'],
       ['b@example.org', undefined, 'order-1:2'],
     ]);
-    expect(sendsOf(planSubmission(mail({ to: [] }), envelope('a@example.org', 'b@example.org'), 'd')).map((s) => s.idempotencyKey)).toEqual(
-      ['smtp-d:1', 'smtp-d:2'],
-    );
+    expect(sendsOf(planSubmission(mail({ to: [] }), envelope('a@example.org', 'b@example.org'))).map((s) => s.idempotencyKey)).toEqual([
+      undefined,
+      undefined,
+    ]);
   });
 
   it.each([
@@ -161,22 +159,12 @@ describe('a submitted message as a content send', () => {
       /^5\.6\.0 X-Postbus-Track: is `opens`/,
     ],
   ])('refuses a message %s', (_case, submitted, code, message) => {
-    const plan = planSubmission(submitted, envelope('ada@example.org'), 'd');
+    const plan = planSubmission(submitted, envelope('ada@example.org'));
     expect(plan).toEqual({ refusal: { code, message: expect.stringMatching(message) } });
   });
 
   it('serializes a send as the gateway takes it', () => {
-    const [send] = sendsOf(planSubmission(mail(), envelope('ada@example.org'), 'd'));
+    const [send] = sendsOf(planSubmission(mail(), envelope('ada@example.org')));
     expect(JSON.parse(prepareSend(send!).body)).toEqual(send!.request);
-  });
-
-  it('digests the same message alike, and another message or envelope or project otherwise', () => {
-    const raw = Buffer.from('Subject: x\r\n\r\nbody');
-    const one = submissionDigest('p1', envelope('a@example.org'), raw);
-    expect(submissionDigest('p1', envelope('a@example.org'), Buffer.from(raw))).toBe(one);
-    expect(submissionDigest('p1', envelope('b@example.org'), raw)).not.toBe(one);
-    expect(submissionDigest('p2', envelope('a@example.org'), raw)).not.toBe(one);
-    expect(submissionDigest('p1', envelope('a@example.org'), Buffer.from('Subject: y\r\n\r\nbody'))).not.toBe(one);
-    expect(one).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 });

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Attachment, ContentSendRequest } from '@postbus/contracts';
 import { ATTACHMENT_LIMITS, isReservedHeader } from '@postbus/contracts/values';
 import { addressingOf } from './addressing';
@@ -10,7 +9,8 @@ import type { Envelope, MailAddress, SubmittedAttachment, SubmittedMail } from '
 export interface PlannedSend {
   /** The body of the gateway's content send, `POST /v1/projects/{projectId}/emails/send` (never with a `user`: SMTP registers no profile). */
   request: ContentSendRequest;
-  idempotencyKey: string;
+  /** The one X-Postbus-Idempotency-Key gave (numbered when the message makes several sends). */
+  idempotencyKey?: string;
 }
 
 /** What a submitted message comes to: its content sends (one, or one per blind recipient), or the refusal of it. */
@@ -89,10 +89,11 @@ const refusal = (code: number, message: string): { refusal: SmtpAnswer } => ({ r
 
 /**
  * The content sends a submitted message makes (see addressingOf for who receives which), each with
- * its Idempotency-Key: the one X-Postbus-Idempotency-Key gives (one per send, numbered, when the
- * message becomes several), or else one made from `digest`, the hash of the message's bytes and
- * envelope, so that a client retrying the very same message after a 451 (a timeout whose send
- * went through after all) gets the same message id back instead of a second mail.
+ * the Idempotency-Key X-Postbus-Idempotency-Key gives (one per send, numbered, when the message
+ * becomes several). Without one a send has none, as SMTP has none: a client that retries a message
+ * after a 451 whose send went through after all (a gateway timeout) may send it twice. A key per
+ * message made from its digest would spare that rare case, but its record costs the gateway as
+ * much again as the rest of the submission (bench/README.md, "SMTP submission").
  *
  * What the mail keeps: From (with its display name), Subject, the HTML and text bodies, Reply-To
  * (its first address), the attachments with their media types and inline parts' Content-IDs, and
@@ -101,7 +102,7 @@ const refusal = (code: number, message: string): { refusal: SmtpAnswer } => ({ r
  * never delivered. A message without a subject or without a body is refused here: each is a 550
  * naming it; every other rule (the sender domain, sizes, the files' types) is the gateway's.
  */
-export function planSubmission(mail: SubmittedMail, envelope: Envelope, digest: string): SubmissionPlan {
+export function planSubmission(mail: SubmittedMail, envelope: Envelope): SubmissionPlan {
   let control;
   try {
     control = readControlHeaders(mail.headers);
@@ -132,10 +133,8 @@ export function planSubmission(mail: SubmittedMail, envelope: Envelope, digest: 
     ...(mail.attachments.length > 0 ? { attachments: mail.attachments.map((a, i) => attachmentOf(a, i + 1)) } : {}),
     ...options,
   };
-  const keyOf = (position: number) => {
-    if (addressings.length === 1) return idempotencyKey ?? `smtp-${digest}`;
-    return idempotencyKey ? `${idempotencyKey.slice(0, 240)}:${position}` : `smtp-${digest}:${position}`;
-  };
+  const keyOf = (position: number) =>
+    idempotencyKey === undefined || addressings.length === 1 ? idempotencyKey : `${idempotencyKey.slice(0, 240)}:${position}`;
   return {
     sends: addressings.map(({ to, cc, bcc }, i) => ({
       request: {
@@ -144,22 +143,9 @@ export function planSubmission(mail: SubmittedMail, envelope: Envelope, digest: 
         ...(bcc.length > 0 ? { bcc } : {}),
         ...content,
       },
-      idempotencyKey: keyOf(i + 1),
+      ...(idempotencyKey !== undefined ? { idempotencyKey: keyOf(i + 1)! } : {}),
     })),
   };
-}
-
-/**
- * The hash a message's Idempotency-Key is made from when it brings none: its project, its
- * envelope's recipients and every byte of it. The same message submitted again makes the same
- * key; any other message, another.
- */
-export function submissionDigest(projectId: string, envelope: Envelope, raw: Uint8Array): string {
-  return createHash('sha256')
-    .update(`${projectId}\n${envelope.rcptTo.join('\n')}\n\n`)
-    .update(raw)
-    .digest('base64url')
-    .slice(0, 43);
 }
 
 /** A planned send as the gateway takes it: its body as JSON. */

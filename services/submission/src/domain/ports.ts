@@ -45,17 +45,17 @@ export interface Gateway {
 export interface PreparedSend {
   /** The JSON of the send's ContentSendRequest (libs/contracts). */
   body: string;
-  idempotencyKey: string;
+  /** The Idempotency-Key the message's X-Postbus-Idempotency-Key gave, when it gave one. */
+  idempotencyKey?: string;
 }
 
 /** What reading a submitted message gave: its sends, serialized, or the refusal of it. */
 export type ReadSubmission = { sends: PreparedSend[] } | { refusal: SmtpAnswer };
 
-/** The message to read: its bytes, its envelope, and the project it is sent in (part of its idempotency key). */
+/** The message to read: its bytes and its envelope. */
 export interface SubmissionInput {
   raw: Buffer;
   envelope: Envelope;
-  projectId: string;
 }
 
 /**

@@ -51,7 +51,7 @@ export class Submission {
 
   /** DATA: the reply to one message, its 250 naming the message id(s) the gateway gave. */
   async submit(raw: Buffer, envelope: Envelope, credentials: Credentials, origin: CallOrigin): Promise<SmtpAnswer> {
-    const read = await this.reader.read({ raw, envelope, projectId: credentials.projectId });
+    const read = await this.reader.read({ raw, envelope });
     if ('refusal' in read) {
       this.logger.info('smtp message refused before sending', {
         projectId: credentials.projectId,

@@ -9,10 +9,9 @@ import { readSubmission } from './submission-reader.worker';
 
 const logger = createLogger({ service: 'submission-test', level: 'error' });
 const compose = (mail: Mail.Options): Promise<Buffer> => new MailComposer(mail).compile().build();
-const PROJECT = '0123456789abcdef01234567';
 
 /** The content sends of a read that was not refused, parsed back from their JSON. */
-function sendsOf(read: ReadSubmission): Array<{ request: ContentSendRequest; idempotencyKey: string }> {
+function sendsOf(read: ReadSubmission): Array<{ request: ContentSendRequest; idempotencyKey?: string }> {
   if ('refusal' in read) throw new Error(`refused: ${read.refusal.code} ${read.refusal.message}`);
   return read.sends.map(({ body, idempotencyKey }) => ({ request: JSON.parse(body) as ContentSendRequest, idempotencyKey }));
 }
@@ -42,9 +41,7 @@ describe('reading a submitted message (mailparser) into its content sends', () =
         'X-Postbus-Track': 'clicks',
       },
     });
-    const [send] = sendsOf(
-      await readSubmission({ raw, rcptTo: ['ada@example.org', 'books@example.org', 'archive@example.org'], projectId: PROJECT }),
-    );
+    const [send] = sendsOf(await readSubmission({ raw, rcptTo: ['ada@example.org', 'books@example.org', 'archive@example.org'] }));
     const { attachments, ...rest } = send!.request;
     // Nodemailer writes the inline image (multipart/related) before the file (multipart/mixed).
     expect(attachments).toEqual([
@@ -67,12 +64,12 @@ describe('reading a submitted message (mailparser) into its content sends', () =
       track_opens: false,
       track_clicks: true,
     });
-    expect(send!.idempotencyKey).toMatch(/^smtp-[A-Za-z0-9_-]{43}$/);
+    expect(send!.idempotencyKey).toBeUndefined();
   });
 
   it('keeps only the bodies the message has: HTML alone stays HTML alone', async () => {
     const raw = await compose({ from: 'a@shop.example', to: 'ada@example.org', subject: 'x', html: '<p>only html</p>' });
-    const [send] = sendsOf(await readSubmission({ raw, rcptTo: ['ada@example.org'], projectId: PROJECT }));
+    const [send] = sendsOf(await readSubmission({ raw, rcptTo: ['ada@example.org'] }));
     expect(send!.request.html).toMatch(/^<p>only html<\/p>\s*$/);
     expect(send!.request).not.toHaveProperty('text');
   });
@@ -90,7 +87,7 @@ describe('reading a submitted message (mailparser) into its content sends', () =
     ],
     ['no header at all', '\r\njust a body\r\n', /^5\.6\.0 The message has no header fields/],
   ])('refuses malformed MIME with 550 5.6.0 naming the problem: %s', async (_case, raw, message) => {
-    const read = await readSubmission({ raw: Buffer.from(raw), rcptTo: ['ada@example.org'], projectId: PROJECT });
+    const read = await readSubmission({ raw: Buffer.from(raw), rcptTo: ['ada@example.org'] });
     expect(read).toEqual({ refusal: { code: 550, message: expect.stringMatching(message) } });
   });
 
@@ -104,8 +101,8 @@ describe('reading a submitted message (mailparser) into its content sends', () =
     it('reads a message as on the caller’s thread', async () => {
       reader = new WorkerSubmissionReader({ threads: 1, budgetMs: 5_000, logger });
       const raw = await compose({ from: 'a@shop.example', to: 'ada@example.org', subject: 'x', text: 'hi' });
-      const input = { raw, envelope: { rcptTo: ['ada@example.org'] }, projectId: PROJECT };
-      expect(await reader.read(input)).toEqual(await readSubmission({ raw, rcptTo: input.envelope.rcptTo, projectId: PROJECT }));
+      const input = { raw, envelope: { rcptTo: ['ada@example.org'] } };
+      expect(await reader.read(input)).toEqual(await readSubmission({ raw, rcptTo: input.envelope.rcptTo }));
     });
 
     it('abandons a read past its budget with 554 5.6.0, and reads the next message on a new thread', async () => {
@@ -116,7 +113,7 @@ describe('reading a submitted message (mailparser) into its content sends', () =
         workerFile: join(__dirname, '../../test/runaway-read.worker.ts'),
       });
       const raw = await compose({ from: 'a@shop.example', to: 'ada@example.org', subject: 'x', text: 'hi' });
-      const input = { raw, envelope: { rcptTo: ['ada@example.org'] }, projectId: PROJECT };
+      const input = { raw, envelope: { rcptTo: ['ada@example.org'] } };
       await reader.read(input); // the thread has started
       const started = performance.now();
       expect(await reader.read({ ...input, raw: Buffer.from('RUNAWAY') })).toEqual({

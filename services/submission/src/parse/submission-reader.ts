@@ -40,9 +40,9 @@ export class WorkerSubmissionReader implements SubmissionReader {
     this.pool.onError((error) => options.logger.error('a submission reader thread stopped outside a read', { error: error.message }));
   }
 
-  async read({ raw, envelope, projectId }: SubmissionInput): Promise<ReadSubmission> {
+  async read({ raw, envelope }: SubmissionInput): Promise<ReadSubmission> {
     try {
-      return await this.pool.run({ raw, rcptTo: envelope.rcptTo, projectId });
+      return await this.pool.run({ raw, rcptTo: envelope.rcptTo });
     } catch (error) {
       if (error instanceof OverBudgetError || error instanceof OutOfMemoryError) {
         this.options.logger.warn('submitted message abandoned: its read passed its budget', { why: error.message, bytes: raw.length });

@@ -1,6 +1,6 @@
 import { simpleParser } from 'mailparser';
 import { budgetedTask, type BudgetedTask } from '@postbus/smtp';
-import { planSubmission, prepareSend, submissionDigest } from '../domain/content-send';
+import { planSubmission, prepareSend } from '../domain/content-send';
 import type { ReadSubmission } from '../domain/ports';
 import { mimeProblem, PARSER_OPTIONS, submittedMailOf } from './submitted-mail-of';
 
@@ -8,7 +8,6 @@ import { mimeProblem, PARSER_OPTIONS, submittedMailOf } from './submitted-mail-o
 export interface ReadInput {
   raw: Uint8Array;
   rcptTo: string[];
-  projectId: string;
 }
 export type ReadTask = BudgetedTask<ReadInput>;
 
@@ -17,7 +16,7 @@ export type ReadTask = BudgetedTask<ReadInput>;
  * (domain/content-send.ts), the idempotency digest and the JSON all happen here, off the event
  * loop of the SMTP servers, since each grows with the message (10 MB of it at most).
  */
-export async function readSubmission({ raw, rcptTo, projectId }: ReadInput): Promise<ReadSubmission> {
+export async function readSubmission({ raw, rcptTo }: ReadInput): Promise<ReadSubmission> {
   const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
   let parsed;
   try {
@@ -28,7 +27,7 @@ export async function readSubmission({ raw, rcptTo, projectId }: ReadInput): Pro
   const problem = mimeProblem(parsed, bytes);
   if (problem) return { refusal: { code: 550, message: `5.6.0 ${problem}`.slice(0, 400) } };
   const envelope = { rcptTo };
-  const plan = planSubmission(submittedMailOf(parsed), envelope, submissionDigest(projectId, envelope, bytes));
+  const plan = planSubmission(submittedMailOf(parsed), envelope);
   return 'refusal' in plan ? plan : { sends: plan.sends.map(prepareSend) };
 }
 
@@ -40,7 +39,6 @@ const warmUp = readSubmission({
       '--b\r\nContent-Type: application/pdf; name="a.pdf"\r\nContent-Disposition: attachment; filename="a.pdf"\r\nContent-Transfer-Encoding: base64\r\n\r\nJVBERi0xLjQK\r\n--b--\r\n',
   ),
   rcptTo: ['b@warm.example'],
-  projectId: 'warm-up',
 });
 
 /** Reads one message; the pool's caller stops the thread when it takes longer than its budget. */
