@@ -149,7 +149,7 @@ describe('content sends through the public API', () => {
     expect(off.body.detail).toContain(DOMAIN);
     expect(off.body.errors).toEqual([{ pointer: '/from', message: expect.stringContaining(DOMAIN) }]);
     const bodiless = await api('POST', '/emails/send', { to: 'a@example.org', subject: 'x' });
-    expect(bodiless.status).toBe(400);
+    expect(bodiless.status).toBe(422);
     expect(bodiless.body.errors.map((e: { pointer: string }) => e.pointer)).toEqual(['/html']);
     const other = await api('POST', '/emails/send', { to: 'a@example.org', subject: 'x', text: 'x', user: { email: 'b@example.org' } });
     expect(other.body.errors.map((e: { pointer: string }) => e.pointer)).toEqual(['/user/email']);

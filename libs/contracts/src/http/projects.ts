@@ -9,11 +9,12 @@ const ProjectSettings = {
   reply_to: Type.Optional(Nullable(Email)),
   sender_domain_id: Type.Optional(Nullable(ObjectIdString)),
   tracking_domain_id: Type.Optional(Nullable(ObjectIdString)),
+  // No schema default: request validation fills defaults in, and a PATCH would turn tracking off.
   track_opens: Type.Optional(
-    Type.Boolean({ default: false, description: "a content send's open tracking when it does not say (a stored email has its own)" }),
+    Type.Boolean({ description: "a content send's open tracking when it does not say (a stored email has its own); false until set" }),
   ),
   track_clicks: Type.Optional(
-    Type.Boolean({ default: false, description: "a content send's click tracking when it does not say (a stored email has its own)" }),
+    Type.Boolean({ description: "a content send's click tracking when it does not say (a stored email has its own); false until set" }),
   ),
 };
 

@@ -4994,15 +4994,9 @@ export interface operations {
           reply_to?: string | null;
           sender_domain_id?: string | null;
           tracking_domain_id?: string | null;
-          /**
-           * @description a content send's open tracking when it does not say (a stored email has its own)
-           * @default false
-           */
+          /** @description a content send's open tracking when it does not say (a stored email has its own); false until set */
           track_opens?: boolean;
-          /**
-           * @description a content send's click tracking when it does not say (a stored email has its own)
-           * @default false
-           */
+          /** @description a content send's click tracking when it does not say (a stored email has its own); false until set */
           track_clicks?: boolean;
         };
       };
@@ -5331,15 +5325,9 @@ export interface operations {
           reply_to?: string | null;
           sender_domain_id?: string | null;
           tracking_domain_id?: string | null;
-          /**
-           * @description a content send's open tracking when it does not say (a stored email has its own)
-           * @default false
-           */
+          /** @description a content send's open tracking when it does not say (a stored email has its own); false until set */
           track_opens?: boolean;
-          /**
-           * @description a content send's click tracking when it does not say (a stored email has its own)
-           * @default false
-           */
+          /** @description a content send's click tracking when it does not say (a stored email has its own); false until set */
           track_clicks?: boolean;
         };
       };

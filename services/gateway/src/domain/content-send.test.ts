@@ -64,7 +64,7 @@ describe('acceptContentSend', () => {
 
   it('refuses a send without html or text, bodies over their bytes, and a From that is no address, each by its field', async () => {
     const problem = await problemOf(acceptContentSend(P, { to: 'a@example.org', subject: 'x', from: 'not an address' }, acceptance()));
-    expect(problem.status).toBe(400);
+    expect(problem.status).toBe(422);
     expect(problem.errors?.map((e) => e.pointer)).toEqual(['/html', '/from']);
     // 200,000 characters of three bytes each: within the schema's characters, over 256 KB as UTF-8.
     const large = await problemOf(acceptContentSend(P, { to: 'a@example.org', subject: 'x', text: '€'.repeat(200_000) }, acceptance()));

@@ -6,7 +6,7 @@ import {
   type EmailTriggerCommand,
   type SendSource,
 } from '@postbus/contracts';
-import { UnprocessableError, ValidationError, type FieldError } from '@postbus/errors';
+import { UnprocessableError, type FieldError } from '@postbus/errors';
 import { prepareAttachments } from './attachments';
 import type { Trigger } from './trigger';
 import { messageOptions, refuseBadCopies, refuseBadSendAt, refuseReservedHeaders } from './message-options';
@@ -70,7 +70,13 @@ function refuseBadContent(send: ContentSendRequest, isAddress: ContentAcceptance
     if (!sender || !isAddress(sender.address) || (sender.name?.length ?? 0) > CONTENT_LIMITS.fromNameLength)
       errors.push({ pointer: '/from', message: 'must be an address, or a name and an address as "Name <address>"' });
   }
-  if (errors.length > 0) throw new ValidationError(`The send has ${errors.length} invalid field${errors.length === 1 ? '' : 's'}.`, errors);
+  // The schema took it: what is wrong is what it says, a 422 like every rule past the schema.
+  if (errors.length > 0)
+    throw new UnprocessableError(
+      'invalid-content',
+      `The send has ${errors.length} invalid field${errors.length === 1 ? '' : 's'}.`,
+      errors,
+    );
 }
 
 /**
@@ -87,7 +93,7 @@ export async function acceptContentSend(projectId: string, send: ContentSendRequ
   const recipient = normaliseEmail(first!);
   refuseBadContent(send, acceptance.isAddress);
   if (send.user !== undefined && normaliseEmail(send.user.email) !== recipient)
-    throw new ValidationError('The user is the recipient: its email must be the first to address.', [
+    throw new UnprocessableError('user-not-recipient', 'The user is the recipient: its email must be the first to address.', [
       { pointer: '/user/email', message: 'must be the first to address' },
     ]);
   refuseReservedHeaders(send.headers);
