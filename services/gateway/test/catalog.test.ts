@@ -91,6 +91,17 @@ describe('the catalog on the bus', () => {
       templateId: template.body.id,
       trackClicks: true,
     });
+    // A PATCH changes what it names, nothing else: no schema default turns the tracking off.
+    const patchedEmail = await api('PATCH', `${p}/emails/welcome`, { name: 'Welcome aboard' });
+    expect(patchedEmail.body).toMatchObject({
+      name: 'Welcome aboard',
+      track_clicks: true,
+      track_opens: false,
+      send_to_unsubscribed: false,
+    });
+    expect((await api('PATCH', p, { track_opens: true })).status).toBe(200);
+    expect((await api('PATCH', p, { name: 'Renamed' })).body).toMatchObject({ name: 'Renamed', track_opens: true });
+    expect((await api('PATCH', p, {})).status).toBe(400);
 
     expect((await api('DELETE', `${p}/emails/welcome`)).status).toBe(204);
     await waitFor(

@@ -8,10 +8,11 @@ const EmailSettings = {
   key: EmailKey,
   name: Type.String({ minLength: 1, maxLength: 200 }),
   template_id: ObjectIdString,
-  track_opens: Type.Optional(Type.Boolean({ default: false })),
-  track_clicks: Type.Optional(Type.Boolean({ default: false })),
+  // No schema defaults: request validation fills defaults in, and every PATCH would turn these off.
+  track_opens: Type.Optional(Type.Boolean({ description: 'count opens with a pixel; false until set' })),
+  track_clicks: Type.Optional(Type.Boolean({ description: "count clicks by rewriting the HTML's links; false until set" })),
   send_to_unsubscribed: Type.Optional(
-    Type.Boolean({ default: false, description: 'for mail a user must get anyway, such as a password reset' }),
+    Type.Boolean({ description: 'for mail a user must get anyway, such as a password reset; false until set' }),
   ),
   from_email: Type.Optional(Nullable(Email)),
   from_name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),

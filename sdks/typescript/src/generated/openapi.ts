@@ -6484,14 +6484,11 @@ export interface operations {
           key: string;
           name: string;
           template_id: string;
-          /** @default false */
+          /** @description count opens with a pixel; false until set */
           track_opens?: boolean;
-          /** @default false */
+          /** @description count clicks by rewriting the HTML's links; false until set */
           track_clicks?: boolean;
-          /**
-           * @description for mail a user must get anyway, such as a password reset
-           * @default false
-           */
+          /** @description for mail a user must get anyway, such as a password reset; false until set */
           send_to_unsubscribed?: boolean;
           /**
            * Format: email
@@ -6828,14 +6825,11 @@ export interface operations {
           key?: string;
           name?: string;
           template_id?: string;
-          /** @default false */
+          /** @description count opens with a pixel; false until set */
           track_opens?: boolean;
-          /** @default false */
+          /** @description count clicks by rewriting the HTML's links; false until set */
           track_clicks?: boolean;
-          /**
-           * @description for mail a user must get anyway, such as a password reset
-           * @default false
-           */
+          /** @description for mail a user must get anyway, such as a password reset; false until set */
           send_to_unsubscribed?: boolean;
           /**
            * Format: email
