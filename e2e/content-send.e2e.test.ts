@@ -4,6 +4,7 @@ import { simpleParser } from 'mailparser';
 import { dkimVerify } from 'mailauth/lib/dkim/verify';
 import { ReturnPathTokens } from '@postbus/crypto';
 import { call, waitFor } from '@postbus/testing';
+import { mailsAtSink } from './project-api';
 import { createClientAndProject, createSendableEmail, sharedSystem, type DemoClient, type RunningSystem } from './system';
 
 const DOMAIN = 'mail.content.example';
@@ -37,17 +38,7 @@ describe('content sends through the public API', () => {
       },
       { timeoutMs: 30_000, what: `message ${id} sent` },
     );
-  const mailsOf = async (id: string, count: number) => {
-    const found = await waitFor(
-      async () => {
-        const { messages } = await system.sink.client.search(`message-id:${id}@${DOMAIN}`);
-        return messages.length >= count ? messages : undefined;
-      },
-      { timeoutMs: 30_000, what: `the message's ${count} mails` },
-    );
-    expect(found).toHaveLength(count);
-    return Promise.all(found.map(async ({ ID }) => ({ mail: await system.sink.client.get(ID), raw: await system.sink.client.raw(ID) })));
-  };
+  const mailsOf = (id: string, count: number) => mailsAtSink(system, id, DOMAIN, count);
   const pdf = Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.from(Array.from({ length: 3000 }, (_, i) => i % 256))]);
 
   it('sends the app’s HTML and text as they are, DKIM-signed with the signed return path, the further to in the To header, the bcc in no header, the attachment byte for byte', async () => {

@@ -1,7 +1,7 @@
 import { ReturnPathTokens } from '@postbus/crypto';
 import { waitFor } from '@postbus/testing';
 import { inboundFixture, mailToInbound } from './inbound-mail';
-import { projectCall, withSystemAndClient } from './project-api';
+import { mailsAtSink, projectCall, withSystemAndClient } from './project-api';
 import type { DemoClient, RunningSystem } from './system';
 
 const DOMAIN = 'mail.copies.example';
@@ -30,24 +30,7 @@ describe('cc and bcc of one send', () => {
     const claim = new ReturnPathTokens(system.env['TRACKING_SECRET']!).verify(returnPath.slice(0, returnPath.indexOf('@')));
     return claim?.copy !== undefined ? `copy ${claim.copy}` : claim ? 'recipient' : 'unsigned';
   };
-  /** The `count` mails of a message at the sink (the recipient's and each copy's), with their headers and source. */
-  const mailsOf = async (id: string, count: number) => {
-    const found = await waitFor(
-      async () => {
-        const { messages } = await system.sink.client.search(`message-id:${id}@${DOMAIN}`);
-        return messages.length >= count ? messages : undefined;
-      },
-      { timeoutMs: 30_000, what: `the message's ${count} mails` },
-    );
-    expect(found).toHaveLength(count);
-    return Promise.all(
-      found.map(async ({ ID }) => ({
-        mail: await system.sink.client.get(ID),
-        headers: await system.sink.client.headers(ID),
-        raw: await system.sink.client.raw(ID),
-      })),
-    );
-  };
+  const mailsOf = (id: string, count: number) => mailsAtSink(system, id, DOMAIN, count);
   /** A feedback-loop complaint that names `address` as the one who complained. */
   const complaintNaming = (address: string) =>
     Buffer.from(

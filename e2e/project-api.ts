@@ -1,4 +1,4 @@
-import { call } from '@postbus/testing';
+import { call, waitFor } from '@postbus/testing';
 import {
   createClientAndProject,
   createSendableEmail,
@@ -8,6 +8,28 @@ import {
   type EmailSetup,
   type RunningSystem,
 } from './system';
+
+/**
+ * The `count` mails of a message at the sink (the recipient's and each copy's, found by their
+ * Message-ID at `domain`, the sender domain), with their headers and source.
+ */
+export async function mailsAtSink(system: RunningSystem, messageId: string, domain: string, count: number) {
+  const found = await waitFor(
+    async () => {
+      const { messages } = await system.sink.client.search(`message-id:${messageId}@${domain}`);
+      return messages.length >= count ? messages : undefined;
+    },
+    { timeoutMs: 30_000, what: `the message's ${count} mails` },
+  );
+  expect(found).toHaveLength(count);
+  return Promise.all(
+    found.map(async ({ ID }) => ({
+      mail: await system.sink.client.get(ID),
+      headers: await system.sink.client.headers(ID),
+      raw: await system.sink.client.raw(ID),
+    })),
+  );
+}
 
 /** A call of the public API in the client's project: `path` under /v1/projects/<its id>, with its key, `json` as the body when given. */
 export const projectCall = (system: RunningSystem, client: DemoClient, method: string, path: string, json?: unknown) =>
