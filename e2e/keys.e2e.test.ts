@@ -53,6 +53,54 @@ describe('API keys across gateway instances', () => {
     expect(listed.body.data.find((k: { id: string }) => k.id === made.body.id).revoked_at).toEqual(expect.any(String));
   });
 
+  it('a key bound to a project acts on that project alone, and names it by itself (Bearer, or Basic with any user name)', async () => {
+    const other = await call(system.gatewayUrl, 'POST', '/v1/projects', { auth: client.auth, json: { name: 'Other' } });
+    expect(other.status).toBe(201);
+    const stranger = await createClientAndProject(system);
+    const refused = await call(system.gatewayUrl, 'POST', '/v1/keys', {
+      auth: client.auth,
+      json: { name: 'not ours', scope: 'full', project_id: stranger.projectId },
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors).toEqual([expect.objectContaining({ pointer: '/project_id' })]);
+
+    const made = await call(system.gatewayUrl, 'POST', '/v1/keys', {
+      auth: client.auth,
+      json: { name: 'checkout', scope: 'full', project_id: client.projectId },
+    });
+    expect(made.status).toBe(201);
+    expect(made.body.project_id).toBe(client.projectId);
+    const key = made.body.api_key as string;
+    const listed = await call(system.gatewayUrl, 'GET', '/v1/keys', { auth: client.auth });
+    expect(listed.body.data.find((k: { id: string }) => k.id === made.body.id).project_id).toBe(client.projectId);
+
+    for (const auth of [`Bearer ${key}`, basicAuth('apikey', key), basicAuth(client.projectId, key), basicAuth(client.clientId, key)]) {
+      const whoami = await call(system.gatewayUrl, 'GET', '/v1/auth/whoami', { auth });
+      expect(whoami.status).toBe(200);
+      expect(whoami.body).toMatchObject({ client_id: client.clientId, project_id: client.projectId, key_id: made.body.id });
+      expect((await call(system.gatewayUrl, 'GET', `/v1/projects/${client.projectId}`, { auth })).status).toBe(200);
+      // Another project of the same client, and the client's own management, are out of its reach.
+      expect((await call(system.gatewayUrl, 'GET', `/v1/projects/${other.body.id}`, { auth })).status).toBe(403);
+      expect((await call(system.gatewayUrl, 'GET', '/v1/keys', { auth })).status).toBe(403);
+      expect((await call(system.gatewayUrl, 'POST', '/v1/auth/session', { auth })).status).toBe(403);
+    }
+    // Another project's or client's id as the user name is no name for it.
+    for (const auth of [basicAuth(other.body.id as string, key), basicAuth(stranger.clientId, key)])
+      expect((await call(system.gatewayUrl, 'GET', '/v1/auth/whoami', { auth })).status).toBe(401);
+    // A key of the whole client sent alone names the client: it manages, and acts on any of its projects.
+    const whole = `Bearer ${client.apiKey}`;
+    expect((await call(system.gatewayUrl, 'GET', '/v1/keys', { auth: whole })).status).toBe(200);
+    expect((await call(system.gatewayUrl, 'GET', `/v1/projects/${other.body.id}`, { auth: whole })).status).toBe(200);
+    expect((await call(system.gatewayUrl, 'GET', '/v1/keys', { auth: 'Bearer pb_full_not-a-key' })).status).toBe(401);
+
+    expect((await call(system.gatewayUrl, 'DELETE', `/v1/keys/${made.body.id}`, { auth: client.auth })).status).toBe(200);
+    expect(
+      await msUntilRefused(
+        gateways().map((url) => () => call(url, 'GET', '/v1/auth/whoami', { auth: `Bearer ${key}` }).then((r) => r.status)),
+      ),
+    ).toBeLessThan(1000);
+  });
+
   it('13.4 the operator CLI creates, lists and revokes keys, and running gateways refuse a revoked one within 1 s', async () => {
     const cli = (...args: string[]) =>
       execFileSync(

@@ -8,7 +8,7 @@ import { simpleParser } from 'mailparser';
 import { dkimVerify } from 'mailauth/lib/dkim/verify';
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer';
-import { waitFor } from '@postbus/testing';
+import { call, waitFor } from '@postbus/testing';
 import { projectCall, withSystemAndClient } from './project-api';
 import {
   djangoClient,
@@ -162,13 +162,13 @@ describe('SMTP submission: apps’ own mailers send through Postbus', () => {
     });
 
     /** Nodemailer over STARTTLS, logged in or not, sending a message or the raw bytes given. */
-    const sendWithNodemailer = async (message: Mail.Options, login = true) => {
+    const sendWithNodemailer = async (message: Mail.Options, login: boolean | { user: string; pass: string } = true) => {
       const transport = nodemailer.createTransport({
         host: '127.0.0.1',
         port: system.submission!.smtpPort,
         requireTLS: true,
         tls: { rejectUnauthorized: false },
-        ...(login ? { auth: { user: client.projectId, pass: client.apiKey } } : {}),
+        ...(login ? { auth: login === true ? { user: client.projectId, pass: client.apiKey } : login } : {}),
       });
       try {
         await transport.sendMail(message);
@@ -179,6 +179,19 @@ describe('SMTP submission: apps’ own mailers send through Postbus', () => {
         transport.close();
       }
     };
+
+    it('a key bound to the project logs in with any user name', async () => {
+      const made = await call(system.gatewayUrl, 'POST', '/v1/keys', {
+        auth: client.auth,
+        json: { name: 'smtp', scope: 'sdk', project_id: client.projectId },
+      });
+      expect(made.status).toBe(201);
+      const pass = made.body.api_key as string;
+      const mail = { from: `billing@${DOMAIN}`, to: 'ada@example.org', subject: 'bound key', text: 'x' };
+      expect(await sendWithNodemailer(mail, { user: 'apikey', pass })).toBeUndefined();
+      // The user name may be anything but another project's id.
+      expect(await sendWithNodemailer(mail, { user: 'ffffffffffffffffffffffff', pass })).toMatchObject({ responseCode: 535 });
+    });
 
     it('mail without a login: 530 5.7.0', async () => {
       const error = await sendWithNodemailer({ from: `billing@${DOMAIN}`, to: 'ada@example.org', subject: 'x', text: 'x' }, false);

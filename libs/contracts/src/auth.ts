@@ -20,6 +20,9 @@ export const ApiKey = Type.Object({
   /** Refreshed at most once a minute. */
   last_used_at: Nullable(Timestamp),
   revoked_at: Nullable(Timestamp),
+  project_id: Nullable(
+    Type.String({ description: 'the project the key is bound to: it acts on that project only; null for a key of the whole client' }),
+  ),
 });
 export type ApiKey = Static<typeof ApiKey>;
 
@@ -29,6 +32,13 @@ export const CreateApiKeyRequest = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'what the key is for, e.g. "checkout backend"' }),
     scope: KeyScopeSchema,
+    project_id: Type.Optional(
+      Type.String({
+        pattern: '^[0-9a-f]{24}$',
+        description:
+          'binds the key to this project of the client: it then acts on that project only, and identifies it alone (Authorization: Bearer <key>, X-Postmark-Server-Token, or as an SMTP password with any user name)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

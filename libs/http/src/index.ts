@@ -1,4 +1,4 @@
-export { badlyEncodedPath, problemHandler, notFoundHandler } from './problems';
+export { badlyEncodedPath, problemHandler, notFoundHandler, requestError } from './problems';
 export { requestId } from './request-id';
 export { healthRouter, metricsRouter, createMetricsRegistry, type ReadinessCheck } from './health';
 export {

@@ -5,6 +5,8 @@ import {
   NotFoundError,
   PayloadTooLargeError,
   problemFor,
+  isTransientError,
+  ServiceUnavailableError,
   UnsupportedMediaTypeError,
 } from '@postbus/errors';
 import type { Logger } from '@postbus/logger';
@@ -23,6 +25,17 @@ function fromBodyParser(error: unknown, limit: string): AppError | undefined {
 /** A path that is not valid percent-encoding (express's routers throw a URIError for it): the client's fault. */
 export const badlyEncodedPath = (): MalformedRequestError => new MalformedRequestError('The path is not valid percent-encoding.');
 
+/**
+ * The error a request failed with, as the client's fault where it is one: body-parser's errors and
+ * a badly encoded path become the AppErrors they stand for; an unreachable database or broker a 503.
+ */
+export const requestError = (error: unknown, bodyLimit = '1mb'): unknown => {
+  const known = fromBodyParser(error, bodyLimit) ?? (error instanceof URIError ? badlyEncodedPath() : error);
+  return !(known instanceof AppError) && isTransientError(known)
+    ? new ServiceUnavailableError('A backing service is unreachable; retry later.', 5)
+    : known;
+};
+
 /** Unknown routes answer 404 as problem+json too. */
 export const notFoundHandler: RequestHandler = (_req, _res, next) => next(new NotFoundError('There is no such endpoint.'));
 
@@ -33,8 +46,7 @@ export const notFoundHandler: RequestHandler = (_req, _res, next) => next(new No
 export function problemHandler(logger: Logger, bodyLimit = '1mb'): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
     if (res.headersSent) return next(error);
-    const known = fromBodyParser(error, bodyLimit) ?? (error instanceof URIError ? badlyEncodedPath() : error);
-    const { problem, headers } = problemFor(known, req.requestId);
+    const { problem, headers } = problemFor(requestError(error, bodyLimit), req.requestId);
     if (problem.status >= 500)
       logger.error('request failed', {
         error,

@@ -209,6 +209,7 @@ export const SendAccepted = Type.Object({
   message_id: Type.String(),
   send_at: AcceptedSendAt,
 });
+export type SendAccepted = Static<typeof SendAccepted>;
 
 /** The most messages one batch send may hold. */
 export const SEND_BATCH_MAX = 500;

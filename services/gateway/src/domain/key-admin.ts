@@ -27,6 +27,7 @@ export const publicKey = (key: ApiKeyDoc): ApiKey => ({
   created_at: key.createdAt.toISOString(),
   last_used_at: key.lastUsedAt?.toISOString() ?? null,
   revoked_at: key.revokedAt?.toISOString() ?? null,
+  project_id: key.projectId ?? null,
 });
 
 /** Creating, listing and revoking a client's API keys: shared by the API and the operator CLI. */
@@ -36,14 +37,23 @@ export class KeyAdmin {
     private readonly onRevoked: RevocationListener,
   ) {}
 
-  /** A new key; its secret is in this answer only (the store keeps a digest). */
-  async create(clientId: string, name: string, scope: KeyScope): Promise<{ key: ApiKeyDoc; apiKey: string }> {
+  /**
+   * A new key; its secret is in this answer only (the store keeps a digest). With `projectId` (a
+   * project of the client: the caller checked) it is bound to that project.
+   */
+  async create(
+    clientId: string,
+    name: string,
+    scope: KeyScope,
+    projectId: string | null = null,
+  ): Promise<{ key: ApiKeyDoc; apiKey: string }> {
     const apiKey = newApiKey(scope);
     const key = await this.keys.create({
       _id: newKeyId(),
       clientId,
       name: name.trim(),
       scope,
+      projectId,
       hash: hashApiKey(apiKey).toString('hex'),
       createdAt: new Date(),
     });

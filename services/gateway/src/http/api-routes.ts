@@ -24,6 +24,8 @@ export const API_VERSION = '0.1.0';
 export interface ApiRouteDeps {
   sessions: Sessions;
   keyAdmin: KeyAdmin;
+  /** Whether the project is the client's (a key may be bound only to one of its client's projects). */
+  ownsProject: (clientId: string, projectId: string) => Promise<boolean>;
   domains: DomainRouteDeps;
   projects: {
     repository: ProjectRepository;
@@ -44,7 +46,7 @@ export interface ApiRouteDeps {
 export function apiRoutes(deps: ApiRouteDeps): RouteSpec[] {
   return [
     ...sessionRoutes(deps.sessions),
-    ...keyRoutes(deps.keyAdmin),
+    ...keyRoutes(deps.keyAdmin, deps.ownsProject),
     ...domainRoutes(deps.domains),
     ...projectRoutes(deps.projects.repository, deps.projects.onChange, deps.projects.domainOf),
     ...templateRoutes(deps.templates),

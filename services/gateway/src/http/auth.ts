@@ -1,8 +1,8 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { UnauthorizedError } from '@postbus/errors';
 import { hashApiKey, parseBasic, type KeyScope } from '../domain/credentials';
 import type { Sessions } from '../domain/sessions';
-import type { KeyCheck } from './key-check';
+import type { KeyCheck, VerifiedKey } from './key-check';
 import type { AuthFailureLimit } from './rate-limit';
 import { clearedSessionCookie, crossSiteCredentials, sessionCookieOf, siteOfRequest } from './session-cookie';
 
@@ -14,8 +14,8 @@ export interface AuthenticatedClient {
   /** How the request proved it: an API key (Basic) or an admin session (Bearer, or the panel's cookie). */
   via: 'key' | 'session';
   /**
-   * Set when the credentials named a project instead of the client (Basic `<project id>:<key>`,
-   * as SMTP submission's login takes them): they act on that project only.
+   * Set when the key is bound to a project, or the credentials named a project instead of the
+   * client (Basic `<project id>:<key>`, as SMTP submission's login takes them): they act on that project only.
    */
   project?: string;
 }
@@ -31,22 +31,50 @@ export interface AuthOptions {
   publicOrigin?: string;
   /** Whether the project is the client's: credentials naming a project hold only for one of the key's client. */
   ownsProject: (clientId: string, projectId: string) => Promise<boolean>;
+  /** A request header that carries an API key alone, as Bearer does (Postmark's X-Postmark-Server-Token). */
+  tokenHeader?: string;
 }
 
 /** A project id (a MongoDB ObjectId's hex) in the place of Basic credentials' client id (which starts cl_). */
 const PROJECT_ID = /^[0-9a-f]{24}$/;
+const CLIENT_ID = /^cl_/;
+/** An admin session is a JWT (three dot-separated parts); an API key has no dot. */
+const isSessionToken = (token: string): boolean => token.split('.').length === 3;
+/** The failure count of keys presented alone, with no client id to count them by: per address. */
+const KEY_ALONE = '*';
 
 /**
- * HTTP Basic authentication against hashed API keys (the user name is the client id, or a project
- * id of the key's client, whose credentials then act on that project only), or an admin session whose key is still valid:
- * Bearer, or the admin panel's session cookie (only when no Authorization header is sent, and only
- * from the panel's own origin). Credentials of any kind that a browser sends with a request another
- * site started are refused (see siteOfRequest). An API key that keeps failing from one address is
- * refused there for a while (see AuthFailureLimit).
+ * Authentication against hashed API keys, or an admin session whose key is still valid:
+ * - HTTP Basic: the user name is the client id, or a project id of the key's client (the
+ *   credentials then act on that project only); a key bound to a project takes any user name
+ *   but another client's or project's id, as SMTP logins give them;
+ * - an API key alone, as Bearer or in `tokenHeader`: the key names its client (and its project, when bound);
+ * - an admin session: Bearer, or the admin panel's session cookie (only when no credentials are
+ *   sent otherwise, and only from the panel's own origin).
+ * Credentials of any kind that a browser sends with a request another site started are refused
+ * (see siteOfRequest). An API key that keeps failing from one address is refused there for a
+ * while (see AuthFailureLimit).
  */
 export function authenticate(keys: KeyCheck, sessions: Sessions, failures: AuthFailureLimit, options: AuthOptions): RequestHandler {
+  const keyAlone = async (req: Request, key: string): Promise<AuthenticatedClient> => {
+    const digest = hashApiKey(key);
+    failures.assertAllowed(req, KEY_ALONE, digest);
+    const found = await keys.verifyKey(digest);
+    if (!found) {
+      failures.failed(req, KEY_ALONE);
+      throw new UnauthorizedError('The API key is not valid, or it was revoked.');
+    }
+    failures.succeeded(req, digest);
+    return clientOf(found);
+  };
+
   return async (req, res, next) => {
     const header = req.get('authorization');
+    const token = options.tokenHeader ? req.get(options.tokenHeader) : undefined;
+    if (token !== undefined && !header) {
+      req.client = await keyAlone(req, token.trim());
+      return next();
+    }
     const sent = header ? undefined : sessionCookieOf(req.get('cookie'), req.secure);
     const site = header || sent ? siteOfRequest(req, options.publicOrigin) : undefined;
     if (site === 'cross-site') throw crossSiteCredentials(req, header ? 'Authorization header' : 'session cookie');
@@ -54,6 +82,10 @@ export function authenticate(keys: KeyCheck, sessions: Sessions, failures: AuthF
     const cookie = site === 'same-origin' ? sent : undefined;
     if (!header && !cookie) throw new UnauthorizedError();
     const bearer = header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : cookie;
+    if (bearer && !isSessionToken(bearer)) {
+      req.client = await keyAlone(req, bearer);
+      return next();
+    }
     if (bearer) {
       // A session is a signed token, not a secret one could guess: no failure count guards it.
       const claims = await sessions.verify(bearer);
@@ -74,18 +106,31 @@ export function authenticate(keys: KeyCheck, sessions: Sessions, failures: AuthF
     if (!credentials) throw new UnauthorizedError('The client id or API key is not valid.');
     const digest = hashApiKey(credentials.key);
     failures.assertAllowed(req, credentials.clientId, digest);
-    const project = PROJECT_ID.test(credentials.clientId) ? credentials.clientId : undefined;
-    const key = project
-      ? await keys
-          .verifyKey(digest)
-          .then(async (found) => (found && (await options.ownsProject(found.clientId, project)) ? found : undefined))
-      : await keys.verify(credentials.clientId, digest);
-    if (!key) {
-      failures.failed(req, credentials.clientId);
-      throw new UnauthorizedError(project ? 'The project id or API key is not valid.' : 'The client id or API key is not valid.');
+    const named = credentials.clientId;
+    const found = await keys.verifyKey(digest);
+    const holds =
+      found !== undefined &&
+      (found.projectId !== null
+        ? named === found.clientId || named === found.projectId || !(PROJECT_ID.test(named) || CLIENT_ID.test(named))
+        : named === found.clientId || (PROJECT_ID.test(named) && (await options.ownsProject(found.clientId, named))));
+    if (!found || !holds) {
+      failures.failed(req, named);
+      throw new UnauthorizedError(
+        PROJECT_ID.test(named) ? 'The project id or API key is not valid.' : 'The client id or API key is not valid.',
+      );
     }
     failures.succeeded(req, digest);
-    req.client = { clientId: key.clientId, scope: key.scope, keyId: key.keyId, via: 'key', ...(project ? { project } : {}) };
+    const project = found.projectId ?? (PROJECT_ID.test(named) ? named : undefined);
+    req.client = { ...clientOf(found), ...(project !== undefined ? { project } : {}) };
     next();
   };
 }
+
+/** The client a key proves, acting on the key's project when it is bound to one. */
+const clientOf = (key: VerifiedKey): AuthenticatedClient => ({
+  clientId: key.clientId,
+  scope: key.scope,
+  keyId: key.keyId,
+  via: 'key',
+  ...(key.projectId !== null ? { project: key.projectId } : {}),
+});

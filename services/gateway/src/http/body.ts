@@ -46,19 +46,41 @@ export function jsonBody(limit: string | number, tooLarge?: FieldError[]): Reque
   };
 }
 
-/** The routes whose body may carry attachments (a send, a batch of sends): relative to /v1. */
-const SEND_ROUTE = /^\/projects\/[^/]+\/emails\/(?:[^/]+\/)?send\/?$/i;
-const BATCH_ROUTE = /^\/projects\/[^/]+\/emails\/batch\/?$/i;
+/** A route whose body may carry attachments: a send, or a batch of sends (one limit for all of its messages). */
+export interface SendRoute {
+  /** The request's path, relative to where the router is mounted. */
+  path: RegExp;
+  kind: 'send' | 'batch';
+  /** The messages the parsed body asks to send (none for a body that is not one: its route says so). */
+  messagesOf: (body: unknown) => number;
+}
+
+/** The /v1 send routes (relative to /v1). */
+export const V1_SEND_ROUTES: SendRoute[] = [
+  { path: /^\/projects\/[^/]+\/emails\/(?:[^/]+\/)?send\/?$/i, kind: 'send', messagesOf: () => 1 },
+  {
+    path: /^\/projects\/[^/]+\/emails\/batch\/?$/i,
+    kind: 'batch',
+    messagesOf: (body) => {
+      const messages = (body as { messages?: unknown } | undefined)?.messages;
+      return Array.isArray(messages) ? messages.length : 0;
+    },
+  },
+];
 
 const MB = 1024 * 1024;
 
-/** The messages a parsed request asks to send: one for a send, one per item for a batch (none for a batch body that is not one: its route says so). */
-export function messagesOf(req: Request): number {
-  if (req.method !== 'POST') return 0;
-  if (SEND_ROUTE.test(req.path)) return 1;
-  const messages = (req.body as { messages?: unknown } | undefined)?.messages;
-  return BATCH_ROUTE.test(req.path) && Array.isArray(messages) ? messages.length : 0;
-}
+const sendRouteOf = (routes: SendRoute[], req: Request): SendRoute | undefined =>
+  req.method === 'POST' ? routes.find((route) => route.path.test(req.path)) : undefined;
+
+/** The messages a parsed request asks to send, by the send routes it is counted against. */
+export const messageCounter =
+  (routes: SendRoute[]) =>
+  (req: Request): number =>
+    sendRouteOf(routes, req)?.messagesOf(req.body) ?? 0;
+
+/** The messages a parsed /v1 request asks to send: one for a send, one per item for a batch. */
+export const messagesOf = messageCounter(V1_SEND_ROUTES);
 
 /**
  * Request body bytes one client may have in flight in this gateway at once: a body counts its
@@ -100,12 +122,12 @@ export function bodyBudget(bytesPerClient: number): RequestHandler {
 }
 
 /**
- * JSON bodies of `limit` for every route but the send and batch routes, which take
+ * JSON bodies of `limit` for every route but the send and batch routes (`routes`), which take
  * SEND_BODY_LIMIT_BYTES (the base64 of 10 MB of attachments and the rest). A batch's whole body
  * is held to that bound too (its messages' attachments share it), so a gateway never holds more
  * than that of one request.
  */
-export function jsonBodies(limit: string): RequestHandler {
+export function jsonBodies(limit: string, routes: SendRoute[] = V1_SEND_ROUTES): RequestHandler {
   const usual = jsonBody(limit);
   // Only attachments make a send that large: the problem names them.
   const send = jsonBody(SEND_BODY_LIMIT_BYTES, [
@@ -117,10 +139,9 @@ export function jsonBodies(limit: string): RequestHandler {
   const batch = jsonBody(SEND_BODY_LIMIT_BYTES, [
     { pointer: '/messages', message: `the messages and their attachments together at most ${SEND_BODY_LIMIT_BYTES} bytes` },
   ]);
+  const parsers = { send, batch };
   return (req, res, next) => {
-    if (req.method !== 'POST') return usual(req, res, next);
-    if (SEND_ROUTE.test(req.path)) return send(req, res, next);
-    if (BATCH_ROUTE.test(req.path)) return batch(req, res, next);
-    return usual(req, res, next);
+    const route = sendRouteOf(routes, req);
+    return (route ? parsers[route.kind] : usual)(req, res, next);
   };
 }

@@ -6,6 +6,8 @@ export interface VerifiedKey {
   clientId: string;
   keyId: string;
   scope: KeyScope;
+  /** The project the key is bound to, if it is. */
+  projectId: string | null;
 }
 
 /** However AUTH_CACHE_TTL_MS is set, a revoked key is refused by every instance within this long, even if the bus is down. */
@@ -51,7 +53,7 @@ export class KeyCheck {
     } else {
       const stored = await this.keys.findByHash(digestHex);
       if (stored && !stored.revokedAt && keyMatches(digest, stored.hash)) {
-        key = { clientId: stored.clientId, keyId: stored._id, scope: stored.scope };
+        key = { clientId: stored.clientId, keyId: stored._id, scope: stored.scope, projectId: stored.projectId ?? null };
         this.remember(this.byDigest, digestHex, { key, expires: this.now() + this.ttlMs });
       }
     }
@@ -66,7 +68,10 @@ export class KeyCheck {
     const hit = this.byId.get(keyId);
     if (hit && hit.expires > this.now()) return hit.key ?? undefined;
     const stored = await this.keys.findById(keyId);
-    const key = stored && !stored.revokedAt ? { clientId: stored.clientId, keyId: stored._id, scope: stored.scope } : null;
+    const key =
+      stored && !stored.revokedAt
+        ? { clientId: stored.clientId, keyId: stored._id, scope: stored.scope, projectId: stored.projectId ?? null }
+        : null;
     this.remember(this.byId, keyId, { key, expires: this.now() + this.ttlMs });
     return key ?? undefined;
   }

@@ -130,8 +130,15 @@ function webhooks(): { webhooks: Record<string, unknown>; schemas: Record<string
   return { webhooks: section, schemas };
 }
 
-/** The OpenAPI 3.1 document, generated from the same route specs and schemas that validate requests. */
-export function openApiDocument(routes: RouteSpec[], version: string): Record<string, unknown> {
+/**
+ * The OpenAPI paths of routes: each route's documented responses, plus `more` (the errors every
+ * route of the document can meet), each operation secured by `security`.
+ */
+function pathsOf(
+  routes: RouteSpec[],
+  more: (route: RouteSpec) => Record<string, unknown>,
+  security: (route: RouteSpec) => unknown[],
+): Record<string, Record<string, unknown>> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const path = route.path.replace(/:(\w+)/g, '{$1}');
@@ -149,9 +156,27 @@ export function openApiDocument(routes: RouteSpec[], version: string): Record<st
           Object.entries(r.headers).map(([name, description]) => [name, { description, schema: { type: 'string' } }]),
         );
     }
-    // Every route can meet a business rule (422) and an unavailable dependency (503): reads are
-    // answered by the owning service, writes need the bus, verification needs DNS.
-    const problemStatuses = [
+    Object.assign(responses, more(route));
+    (paths[path] ??= {})[route.method] = {
+      operationId: route.operationId,
+      summary: route.summary,
+      tags: [route.tag],
+      ...(route.scope === 'full' || route.testKeysMayCall ? { description: scopeNote(route) } : {}),
+      security: security(route),
+      parameters: parameters(route),
+      ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: json(route.body) } } } } : {}),
+      responses,
+    };
+  }
+  return paths;
+}
+
+/** The OpenAPI 3.1 document, generated from the same route specs and schemas that validate requests. */
+export function openApiDocument(routes: RouteSpec[], version: string): Record<string, unknown> {
+  // Every route can meet a business rule (422) and an unavailable dependency (503): reads are
+  // answered by the owning service, writes need the bus, verification needs DNS.
+  const problems = (route: RouteSpec): Record<string, unknown> => {
+    const statuses = [
       429,
       400,
       401,
@@ -162,23 +187,16 @@ export function openApiDocument(routes: RouteSpec[], version: string): Record<st
       ...(route.body ? [413, 415] : []),
       ...(route.method === 'post' ? [409] : []),
     ];
-    for (const status of problemStatuses) {
-      responses[String(status)] = {
-        description: PROBLEMS[status],
-        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
-      };
-    }
-    (paths[path] ??= {})[route.method] = {
-      operationId: route.operationId,
-      summary: route.summary,
-      tags: [route.tag],
-      ...(route.scope === 'full' || route.testKeysMayCall ? { description: scopeNote(route) } : {}),
-      security: acceptsSession(route) ? [{ basic: [] }, { bearer: [] }, { sessionCookie: [] }] : [{ basic: [] }],
-      parameters: parameters(route),
-      ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: json(route.body) } } } } : {}),
-      responses,
-    };
-  }
+    return Object.fromEntries(
+      statuses.map((status) => [
+        String(status),
+        { description: PROBLEMS[status], content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } },
+      ]),
+    );
+  };
+  const paths = pathsOf(routes, problems, (route) =>
+    acceptsSession(route) ? [{ basic: [] }, { bearer: [] }, { sessionCookie: [] }] : [{ basic: [] }],
+  );
   const events = webhooks();
   return {
     openapi: '3.1.0',
@@ -193,7 +211,12 @@ export function openApiDocument(routes: RouteSpec[], version: string): Record<st
     components: {
       securitySchemes: {
         basic: { type: 'http', scheme: 'basic', description: 'client id and API key' },
-        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'admin session from POST /v1/auth/session' },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'an API key alone (it names its client, and its project when bound to one), or an admin session from POST /v1/auth/session',
+        },
         sessionCookie: {
           type: 'apiKey',
           in: 'cookie',
@@ -205,5 +228,34 @@ export function openApiDocument(routes: RouteSpec[], version: string): Record<st
     },
     paths,
     webhooks: events.webhooks,
+  };
+}
+
+/**
+ * The document of a compatible API (Postmark's, Resend's): its routes with the answers it
+ * declares, errors included, in that API's own shape; authenticated by a key bound to a project.
+ */
+export function compatibleApiDocument(
+  api: { title: string; routes: RouteSpec[]; tokenHeader?: string },
+  version: string,
+): Record<string, unknown> {
+  const schemes: Record<string, unknown> = {
+    bearer: { type: 'http', scheme: 'bearer', description: 'an API key bound to a project (POST /v1/keys with project_id)' },
+    ...(api.tokenHeader
+      ? { token: { type: 'apiKey', in: 'header', name: api.tokenHeader, description: 'an API key bound to a project' } }
+      : {}),
+  };
+  const security = Object.keys(schemes).map((name) => ({ [name]: [] }));
+  return {
+    openapi: '3.1.0',
+    info: { title: api.title, version },
+    servers: [{ url: '/' }],
+    security,
+    components: { securitySchemes: schemes },
+    paths: pathsOf(
+      api.routes,
+      () => ({}),
+      () => security,
+    ),
   };
 }

@@ -13,6 +13,7 @@ import {
 import { ConflictError, ForbiddenError, UnauthorizedError, UnprocessableError, ValidationError } from '@postbus/errors';
 import type { SendSource } from '@postbus/contracts';
 import type { KeyScope } from '../domain/credentials';
+import type { SendCaller } from '../domain/sends';
 import { newIdempotencyNonce } from '../domain/batch-send';
 import type { IdempotencyOwner, IdempotencyRepository } from '../model/idempotency.repository';
 import type { AuthenticatedClient } from './auth';
@@ -73,7 +74,41 @@ export interface PublicRouteFields {
  * by the store or service that keeps it (the client's id goes with every call), so another
  * client's answers 404 there.
  */
-export type Tenant = { project: string } | { keptBy: 'gateway' | 'webhook-dispatcher' | 'erasure'; param: string };
+export type Tenant =
+  | { project: string }
+  | { keptBy: 'gateway' | 'webhook-dispatcher' | 'erasure'; param: string }
+  | {
+      /**
+       * The project the credentials are bound to (a project-bound key, or Basic `<project id>:<key>`):
+       * the compatible APIs' routes, whose paths name no project. Credentials bound to none are a 403.
+       * `param`: the resource the path names is looked up in that project only.
+       */
+      credentials: true;
+      param?: string;
+    };
+
+/** The project a `tenant: { credentials: true }` route acts on (answer() refused the request before the handler if there is none). */
+export const credentialsProject = (client: AuthenticatedClient): string => {
+  if (client.project === undefined) throw new ForbiddenError(UNBOUND_CREDENTIALS);
+  return client.project;
+};
+
+const UNBOUND_CREDENTIALS =
+  'This API acts on one project: send a key bound to a project (POST /v1/keys with project_id), or Basic credentials <project id>:<key>.';
+
+/** The caller of a send, from a route handler's context. */
+export const sendCallerOf = (context: {
+  client: AuthenticatedClient;
+  source: SendSource;
+  requestId: string;
+  idempotencyNonce?: string;
+}): SendCaller => ({
+  clientId: context.client.clientId,
+  test: context.client.scope === 'test',
+  source: context.source,
+  requestId: context.requestId,
+  ...(context.idempotencyNonce !== undefined ? { idempotencyNonce: context.idempotencyNonce } : {}),
+});
 
 /**
  * One public operation: the single source of its validation, its handler and its OpenAPI entry.
@@ -142,7 +177,13 @@ async function answer(compiled: CompiledRoute<RouteSpec>, deps: RouteDeps, req: 
   }
   const source: SendSource = req.submission ? 'smtp' : 'api';
   const input = { ...validatedInput(compiled, req), client, source } as Parameters<RouteSpec['handle']>[0];
-  const projectId = route.tenant && 'project' in route.tenant ? (input.params as Record<string, string>)[route.tenant.project]! : undefined;
+  if (route.tenant && 'credentials' in route.tenant && client.project === undefined) throw new ForbiddenError(UNBOUND_CREDENTIALS);
+  const projectId =
+    route.tenant && 'project' in route.tenant
+      ? (input.params as Record<string, string>)[route.tenant.project]!
+      : route.tenant && 'credentials' in route.tenant
+        ? client.project
+        : undefined;
   if (client.project !== undefined && client.project !== projectId && !route.projectCredentialsMayCall) {
     throw new ForbiddenError(
       projectId === undefined

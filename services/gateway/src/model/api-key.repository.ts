@@ -9,6 +9,7 @@ const apiKeySchema = new Schema<ApiKeyDoc>(
     clientId: { type: String, required: true },
     name: { type: String, required: true },
     scope: { type: String, enum: [...KEY_SCOPES], required: true },
+    projectId: { type: String, default: null },
     hash: { type: String, required: true },
     createdAt: { type: Date, required: true },
     lastUsedAt: { type: Date, default: null },

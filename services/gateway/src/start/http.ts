@@ -36,11 +36,15 @@ import { edgeRouter, trackingTokens } from '../http/edge';
 import { emailFrameRouter } from '../http/email-frame';
 import { methodNotAllowed } from '../http/method-not-allowed';
 import { requestMetrics } from '../http/metrics';
-import { openApiDocument } from '../http/openapi';
+import { compatibleApiDocument, openApiDocument } from '../http/openapi';
 import { ProjectAccess } from '../http/project-access';
 import { AuthFailureLimit, edgeRateLimit, messageRateLimit, rateLimit } from '../http/rate-limit';
 import { submissionRelay } from '../http/submission-relay';
 import { apiRouter, type RouteSpec } from '../http/route';
+import { compatibleApiRouter, type CompatibleApi } from '../http/compat';
+import { sendSchemaChecks } from '../http/send-checks';
+import { MessageReads } from '../domain/message-reads';
+import { Sends } from '../domain/sends';
 import { challengeBrowsersWithBearer } from '../http/session-cookie';
 import { IDEMPOTENCY_RETENTION_MS } from './background';
 import type { Consumers } from './consumers';
@@ -101,19 +105,31 @@ function publicApp(
     logger.warn('SESSION_SECRET is not set: admin sessions are signed with a random key and end with this process');
   if (!config.SECRETS_KEY) logger.warn('SECRETS_KEY is not set: DKIM keys are sealed with a random key that ends with this process');
   const mailerApi = new MailerClient(config.MAILER_URL, internalTokens);
-  const routes = routeTable(config, infrastructure, stores, consumers, { access, internalTokens, sessions, mailerApi });
+  const commands = new CommandSender(bus.publisher);
+  const core: Core = {
+    sends: new Sends({
+      catalog: consumers.triggerCatalog,
+      commands,
+      storeAttachments: (projectId, messageId, files) => mailerApi.storeAttachments(projectId, messageId, files),
+      ...sendSchemaChecks,
+    }),
+    reads: new MessageReads(mailerApi, consumers.accepted),
+  };
+  const routes = routeTable(config, stores, consumers, { access, internalTokens, sessions, mailerApi, commands, core });
   const openApi = openApiDocument(routes, API_VERSION);
+  const compatible = compatibleApis(core);
 
   const publicOrigin = config.PUBLIC_BASE_URL ? new URL(config.PUBLIC_BASE_URL).origin : undefined;
   if (publicOrigin?.startsWith('https:') && !config.TRUST_PROXY)
     logger.warn(
       "PUBLIC_BASE_URL is https but TRUST_PROXY is empty: requests through the TLS proxy look like http, so the admin session cookie is neither Secure nor __Host-, and limits count the proxy's address",
     );
-  const auth = authenticate(keyCheck, sessions, new AuthFailureLimit(counters, config.AUTH_FAILURE_LIMIT_PER_MINUTE), {
-    publicOrigin,
-    ownsProject: access.owns,
-  });
+  const authFailures = new AuthFailureLimit(counters, config.AUTH_FAILURE_LIMIT_PER_MINUTE);
+  const auth = authenticate(keyCheck, sessions, authFailures, { publicOrigin, ownsProject: access.owns });
   const limit = rateLimit(counters, config.RATE_LIMIT_PER_SECOND);
+  const bodies = bodyBudget(config.BODY_BYTES_IN_FLIGHT_PER_CLIENT);
+  const observe = [requestMetrics(registry), ...(config.QUERY_AUDIT !== 'off' ? [auditQueries(config.QUERY_AUDIT)] : [])];
+  const routeDeps = { assertProject: access.assert, idempotency: stores.idempotency, idempotencyRetentionMs: IDEMPOTENCY_RETENTION_MS };
   const app = express();
   app.disable('x-powered-by');
   if (config.TRUST_PROXY) app.set('trust proxy', /^\d+$/.test(config.TRUST_PROXY) ? Number(config.TRUST_PROXY) : config.TRUST_PROXY);
@@ -122,26 +138,43 @@ function publicApp(
   app.get('/v1/openapi.json', (_req, res) => {
     res.json(openApi);
   });
+  for (const api of compatible) {
+    const document = compatibleApiDocument(api, API_VERSION);
+    app.get(`/v1/openapi/${api.name}.json`, (_req, res) => {
+      res.json(document);
+    });
+  }
   // The API first, under its prefix: the hot path passes no other router.
   const v1 = express.Router();
-  v1.use(requestMetrics(registry));
-  if (config.QUERY_AUDIT !== 'off') v1.use(auditQueries(config.QUERY_AUDIT));
+  v1.use(...observe);
   v1.use(submissionRelay(internalTokenVerifier({ secret: internalSecret, audience: 'gateway', issuer: 'submission' })));
   v1.use(auth);
   v1.use(limit);
-  v1.use(bodyBudget(config.BODY_BYTES_IN_FLIGHT_PER_CLIENT));
+  v1.use(bodies);
   v1.use(jsonBodies(config.BODY_LIMIT));
   v1.use(messageRateLimit(counters, config.MESSAGE_RATE_LIMIT_PER_SECOND, messagesOf));
-  v1.use(
-    apiRouter(
-      routes,
-      { assertProject: access.assert, idempotency: stores.idempotency, idempotencyRetentionMs: IDEMPOTENCY_RETENTION_MS },
-      '/v1',
-    ),
-  );
+  v1.use(apiRouter(routes, routeDeps, '/v1'));
   v1.use(methodNotAllowed(routes, '/v1'));
   v1.use(challengeBrowsersWithBearer);
   app.use('/v1', v1);
+  // Postmark's and Resend's APIs at the root, as their SDKs address them: each only answers its own paths.
+  for (const api of compatible)
+    app.use(
+      compatibleApiRouter(api, {
+        authenticate: (tokenHeader) =>
+          authenticate(keyCheck, sessions, authFailures, {
+            publicOrigin,
+            ownsProject: access.owns,
+            ...(tokenHeader ? { tokenHeader } : {}),
+          }),
+        limits: [limit, bodies],
+        jsonBodies: (sends) => jsonBodies(config.BODY_LIMIT, sends),
+        messageRateLimit: (count) => messageRateLimit(counters, config.MESSAGE_RATE_LIMIT_PER_SECOND, count),
+        observe,
+        routeDeps,
+        logger,
+      }),
+    );
   // The admin panel: a static bundle on this origin, calling /v1 like any client; an email it shows
   // is framed from a path of its own, under a policy of its own.
   app.use(emailFrameRouter({ guards: [auth, limit], assertProject: access.assert, mailerApi, logger }));
@@ -156,16 +189,21 @@ function publicApp(
   return app;
 }
 
-/** Every /v1 operation, given what it works with: the stores, the domain objects, the bus and the other services' internal APIs. */
+/** Every /v1 operation, given what it works with: the stores, the domain objects, the core, the bus's commands and the other services' internal APIs. */
 function routeTable(
   config: GatewayConfig,
-  { bus }: Infrastructure,
   { projects, domains, templates, emails }: Stores,
-  { keyAdmin, triggerCatalog, accepted }: Consumers,
-  shared: { access: ProjectAccess; internalTokens: InternalTokens; sessions: Sessions; mailerApi: MailerClient },
+  { keyAdmin }: Consumers,
+  shared: {
+    access: ProjectAccess;
+    internalTokens: InternalTokens;
+    sessions: Sessions;
+    mailerApi: MailerClient;
+    commands: CommandSender;
+    core: Core;
+  },
 ): RouteSpec[] {
-  const { access, internalTokens, sessions, mailerApi } = shared;
-  const commands = new CommandSender(bus.publisher);
+  const { access, internalTokens, sessions, mailerApi, commands, core } = shared;
   const usersApi = new UsersClient(config.USERS_URL, internalTokens);
   const senderDomainState = async (clientId: string, kind: DomainKind, id: string): Promise<SenderDomainState | null> => {
     const found = await domains.get(clientId, kind, id);
@@ -174,6 +212,7 @@ function routeTable(
   return apiRoutes({
     sessions,
     keyAdmin,
+    ownsProject: access.owns,
     domains: {
       domains,
       trackingHost: config.TRACKING_HOST,
@@ -187,16 +226,14 @@ function routeTable(
     emails: {
       emails,
       templates,
-      catalog: triggerCatalog,
-      commands,
-      storeAttachments: (projectId, messageId, files) => mailerApi.storeAttachments(projectId, messageId, files),
+      sends: core.sends,
       senderDomainOf: async (clientId, projectId) => {
         const project = await projects.get(clientId, projectId);
         return project?.sender_domain_id ? senderDomainState(clientId, 'sender', project.sender_domain_id) : null;
       },
     },
     users: { commands, usersApi },
-    messages: { mailerApi, accepted },
+    messages: { mailerApi, reads: core.reads },
     suppressions: { commands, mailerApi },
     webhooks: { webhooksApi: new WebhooksClient(config.WEBHOOKS_URL, internalTokens), assertProject: access.assert },
     payments: { commands, paymentsApi: new PaymentsClient(config.PAYMENTS_URL, internalTokens) },
@@ -207,4 +244,15 @@ function routeTable(
       emailOfUser: async (projectId, userId) => (await usersApi.byUserId(projectId, userId))?.email ?? null,
     },
   });
+}
+
+/** The accept path of every send and the one read of a message: what /v1 and the compatible APIs share. */
+interface Core {
+  sends: Sends;
+  reads: MessageReads;
+}
+
+/** The compatible APIs the gateway speaks at its root, over the same core as /v1. */
+function compatibleApis(_core: Core): CompatibleApi[] {
+  return [];
 }

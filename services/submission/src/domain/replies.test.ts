@@ -92,6 +92,15 @@ describe('the SMTP replies to a login', () => {
       expect(loginOutcome(whoami({ scope, project_id: credentials.projectId }), credentials)).toEqual({ credentials });
   });
 
+  it('takes a key bound to a project with any user name, and then names its project', () => {
+    const anyName = { projectId: 'apikey', apiKey: 'pb_sdk_x' };
+    expect(loginOutcome(whoami({ scope: 'sdk', project_id: credentials.projectId }), anyName)).toEqual({
+      credentials: { projectId: credentials.projectId, apiKey: 'pb_sdk_x' },
+    });
+    // A key of the whole client names no project: the user name must.
+    expect(loginOutcome(whoami({ scope: 'sdk', project_id: null }), anyName)).toMatchObject({ refusal: { code: 535 } });
+  });
+
   it('refuses with 535 5.7.8 wrong credentials, another project’s answer, or another scope', () => {
     const invalid = { refusal: { code: 535, message: '5.7.8 Authentication credentials invalid' } };
     expect(loginOutcome({ status: 401, body: null }, credentials)).toEqual(invalid);

@@ -109,11 +109,16 @@ export function messageIdOf(answer: GatewayAnswer): string {
 /** The outcome of a login: the credentials to send with, or the reply that refuses it. */
 export type LoginOutcome = { credentials: Credentials } | { refusal: SmtpAnswer };
 
+/** A project id (a MongoDB ObjectId's hex), as a login's user name gives it. */
+export const PROJECT_ID = /^[0-9a-f]{24}$/;
+
 export const INVALID_CREDENTIALS: SmtpAnswer = { code: 535, message: '5.7.8 Authentication credentials invalid' };
 
 /**
  * The SMTP reply to a login, from the gateway's whoami: the project id and an API key of its
- * client (scope full, sdk or test) log in; any other credentials get 535 5.7.8; the gateway's
+ * client (scope full, sdk or test) log in, as does a key bound to a project with any user name
+ * (the gateway refuses another project's id); the credentials then name the key's project. Any
+ * other credentials get 535 5.7.8; the gateway's
  * lockout of an address after too many failures (429) is 454 4.7.0 with its wait, as is a
  * gateway that did not answer (the client may try again).
  */
@@ -121,9 +126,11 @@ export function loginOutcome(answer: GatewayAnswer, credentials: Credentials): L
   const { status } = answer;
   if (status === 200) {
     const who = (answer.body ?? {}) as { project_id?: unknown; scope?: unknown };
-    if (who.project_id !== credentials.projectId || typeof who.scope !== 'string' || !SENDING_SCOPES.has(who.scope))
+    const project = who.project_id;
+    const namedAnother = PROJECT_ID.test(credentials.projectId) && project !== credentials.projectId;
+    if (typeof project !== 'string' || namedAnother || typeof who.scope !== 'string' || !SENDING_SCOPES.has(who.scope))
       return { refusal: INVALID_CREDENTIALS };
-    return { credentials };
+    return { credentials: { ...credentials, projectId: project } };
   }
   if (status === 429)
     return {

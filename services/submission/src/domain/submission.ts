@@ -5,13 +5,12 @@ import {
   INVALID_CREDENTIALS,
   loginOutcome,
   messageIdOf,
+  PROJECT_ID,
   refusalOf,
   serviceTokenRefused,
   type LoginOutcome,
 } from './replies';
 import type { Envelope } from './submitted-mail';
-
-const PROJECT_ID = /^[0-9a-f]{24}$/;
 
 /** How a submitted message ended, for the service's metrics: queued, refused for good, or to be retried by the client. */
 export type SubmissionOutcome = 'queued' | 'refused' | 'deferred';
@@ -32,7 +31,10 @@ export class Submission {
     private readonly logger: Logger,
   ) {}
 
-  /** AUTH PLAIN / LOGIN: the user name is the project id, the password an API key of the client that owns it. */
+  /**
+   * AUTH PLAIN / LOGIN: the user name is the project id, the password an API key of the client
+   * that owns it; or the password is a key bound to a project, and the user name anything.
+   */
   async login(username: string, password: string, origin: CallOrigin): Promise<LoginOutcome> {
     // A user name with a colon cannot travel in HTTP Basic; an empty one or password names nothing.
     if (!username || !password || username.includes(':')) return { refusal: INVALID_CREDENTIALS };

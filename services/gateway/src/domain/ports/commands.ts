@@ -4,4 +4,11 @@ import type { MessageData, MessageType, TopicOf } from '@postbus/contracts';
 export interface CommandPublisher {
   /** The command's message id. */
   send<T extends MessageType>(topic: NoInfer<TopicOf<T>>, type: T, key: string, data: MessageData<T>, requestId: string): Promise<string>;
+  /** Several commands of one type together (one produce request); the commands' message ids, in order. */
+  sendAll<T extends MessageType>(
+    topic: NoInfer<TopicOf<T>>,
+    type: T,
+    commands: Array<{ key: string; data: MessageData<T> }>,
+    requestId: string,
+  ): Promise<string[]>;
 }

@@ -7,6 +7,8 @@ export interface ApiKeyDoc {
   clientId: string;
   name: string;
   scope: KeyScope;
+  /** The project the key is bound to (it acts on that project only), or null for a key of the whole client. */
+  projectId: string | null;
   /** Hex SHA-256 of the key; the key itself is never stored. */
   hash: string;
   createdAt: Date;

@@ -1,50 +1,35 @@
 import {
-  ContentBatchItem,
   ContentSendRequest,
   CreateEmailRequest,
-  Email,
   EmailParams,
   ProjectIdParam,
   SendAccepted,
-  SendBatchItem,
   SendBatchRequest,
   SendBatchResponse,
   SendEmailRequest,
-  Topics,
   TransactionalEmail,
   TransactionalEmailList,
   UpdateEmailRequest,
 } from '@postbus/contracts';
 import { ConflictError, NotFoundError, UnprocessableError } from '@postbus/errors';
-import type { CommandSender } from '../../clients/command-sender';
-import { compileBody, toFieldErrors } from '@postbus/http';
-import { acceptSend, messageIds, sendAtOf, sendBatch } from '../../domain/batch-send';
-import { acceptContentSend } from '../../domain/content-send';
+import type { Sends } from '../../domain/sends';
 import { fromEmailProblem, type SenderDomainState } from '../../domain/sender-address';
 import type { EmailRepository } from '../../model/email.repository';
-import { EMAIL_NOT_FOUND, type TriggerCatalog } from '../../domain/trigger-catalog';
+import { EMAIL_NOT_FOUND } from '../../domain/trigger-catalog';
 import type { TemplateRepository } from '../../model/template.repository';
-import { defineRoute, type RouteSpec } from '../route';
-
-/** A batch's items are checked one by one (a bad one rejects only itself), so the body's schema leaves them open. */
-const checkBatchItem = compileBody(SendBatchItem);
-const checkContentItem = compileBody(ContentBatchItem);
-const checkAddress = compileBody(Email);
-const isAddress = (address: string): boolean => checkAddress(address);
+import { defineRoute, sendCallerOf, type RouteSpec } from '../route';
 
 export interface EmailRouteDeps {
   emails: EmailRepository;
   templates: TemplateRepository;
-  catalog: TriggerCatalog;
-  commands: CommandSender;
+  /** The accept path of every send. */
+  sends: Sends;
   /** The sender domain of the client's project, or null. */
   senderDomainOf: (clientId: string, projectId: string) => Promise<SenderDomainState | null>;
-  /** Stores a message's attachments (in order) with the mailer, before its trigger is published. */
-  storeAttachments: (projectId: string, messageId: string, files: Buffer[]) => Promise<void>;
 }
 
 /** Transactional emails (the seed's fifth prerequisite) and the trigger that sends one. */
-export function emailRoutes({ emails, templates, catalog, commands, senderDomainOf, storeAttachments }: EmailRouteDeps): RouteSpec[] {
+export function emailRoutes({ emails, templates, sends, senderDomainOf }: EmailRouteDeps): RouteSpec[] {
   /** An email's own sender address is held to the same rule as the project's. */
   const assertFromEmail = async (clientId: string, projectId: string, fromEmail: string | null | undefined) => {
     if (fromEmail === undefined || fromEmail === null) return;
@@ -158,17 +143,10 @@ export function emailRoutes({ emails, templates, catalog, commands, senderDomain
       params: EmailParams,
       body: SendEmailRequest,
       responses: { 200: { description: 'Accepted: validated against the catalog and durably queued', schema: SendAccepted } },
-      handle: async ({ params, body, client, requestId, idempotencyNonce }) => {
-        const { key, command } = await acceptSend(params.projectId, body, {
-          plan: () => catalog.resolve(client.clientId, params.projectId, params.emailKey),
-          storeAttachments: (messageId, files) => storeAttachments(params.projectId, messageId, files),
-          newMessageId: () => messageIds(idempotencyNonce)(0),
-          now: new Date(),
-          test: client.scope === 'test',
-        });
-        await commands.send(Topics.EmailCommands, 'email.trigger', key, command, requestId);
-        return { status: 200, body: { status: 'accepted', request_id: requestId, message_id: command.messageId, ...sendAtOf(command) } };
-      },
+      handle: async (context) => ({
+        status: 200,
+        body: await sends.template(sendCallerOf(context), context.params.projectId, context.params.emailKey, context.body),
+      }),
     }),
     defineRoute({
       method: 'post',
@@ -182,19 +160,10 @@ export function emailRoutes({ emails, templates, catalog, commands, senderDomain
       params: ProjectIdParam,
       body: ContentSendRequest,
       responses: { 200: { description: 'Accepted: checked against the project and durably queued', schema: SendAccepted } },
-      handle: async ({ params, body, client, requestId, idempotencyNonce, source }) => {
-        const { key, command } = await acceptContentSend(params.projectId, body, {
-          plan: () => catalog.resolveContent(client.clientId, params.projectId),
-          storeAttachments: (messageId, files) => storeAttachments(params.projectId, messageId, files),
-          newMessageId: () => messageIds(idempotencyNonce)(0),
-          now: new Date(),
-          test: client.scope === 'test',
-          source,
-          isAddress,
-        });
-        await commands.send(Topics.EmailCommands, 'email.trigger', key, command, requestId);
-        return { status: 200, body: { status: 'accepted', request_id: requestId, message_id: command.messageId, ...sendAtOf(command) } };
-      },
+      handle: async (context) => ({
+        status: 200,
+        body: await sends.content(sendCallerOf(context), context.params.projectId, context.body),
+      }),
     }),
     defineRoute({
       method: 'post',
@@ -208,30 +177,13 @@ export function emailRoutes({ emails, templates, catalog, commands, senderDomain
       params: ProjectIdParam,
       body: SendBatchRequest,
       responses: { 200: { description: 'Every message accepted or rejected, in order', schema: SendBatchResponse } },
-      handle: async ({ params, body, client, requestId, idempotencyNonce, source }) => {
-        const data = await sendBatch(params.projectId, body.messages, {
-          check: (item) => (checkBatchItem(item) ? [] : toFieldErrors(checkBatchItem.errors)),
-          checkContent: (item) => (checkContentItem(item) ? [] : toFieldErrors(checkContentItem.errors)),
-          resolve: (emailKey) => catalog.resolve(client.clientId, params.projectId, emailKey),
-          resolveContent: () => catalog.resolveContent(client.clientId, params.projectId),
-          source,
-          isAddress,
-          // On the batch lane (Topics.EmailBulk), so that a client's batches queue behind no one's single sends.
-          queue: async (triggers) => {
-            await commands.sendAll(
-              Topics.EmailBulk,
-              'email.bulk_trigger',
-              triggers.map(({ key, command }) => ({ key, data: command })),
-              requestId,
-            );
-          },
-          storeAttachments: (messageId, files) => storeAttachments(params.projectId, messageId, files),
-          newMessageId: messageIds(idempotencyNonce),
-          now: () => new Date(),
-          test: client.scope === 'test',
-        });
-        return { status: 200, body: { request_id: requestId, data } };
-      },
+      handle: async (context) => ({
+        status: 200,
+        body: {
+          request_id: context.requestId,
+          data: await sends.batch(sendCallerOf(context), context.params.projectId, context.body.messages),
+        },
+      }),
     }),
   ];
 }

@@ -1,18 +1,19 @@
 import { ApiKey, ApiKeyList, ApiKeyParams, CreateApiKeyRequest, CreatedApiKey } from '@postbus/contracts';
-import { NotFoundError } from '@postbus/errors';
+import { NotFoundError, UnprocessableError } from '@postbus/errors';
 import { publicKey, type KeyAdmin } from '../../domain/key-admin';
 import { defineRoute, type RouteSpec } from '../route';
 
 const TAG = 'API keys';
 
 /** The client's own API keys (scope full): create (the secret is shown once), list, revoke. */
-export function keyRoutes(admin: KeyAdmin): RouteSpec[] {
+export function keyRoutes(admin: KeyAdmin, ownsProject: (clientId: string, projectId: string) => Promise<boolean>): RouteSpec[] {
   return [
     defineRoute({
       method: 'post',
       path: '/v1/keys',
       operationId: 'createApiKey',
-      summary: 'Create an API key; its secret is shown only in this answer',
+      summary:
+        'Create an API key; its secret is shown only in this answer. With project_id it is bound to that project: it acts on it only, and is sent alone (Bearer, X-Postmark-Server-Token, or as an SMTP password)',
       tag: TAG,
       scope: 'full',
       // A session must not mint lasting credentials: it would outlive the key that opened it.
@@ -21,7 +22,12 @@ export function keyRoutes(admin: KeyAdmin): RouteSpec[] {
       body: CreateApiKeyRequest,
       responses: { 201: { description: 'The key with its secret (api_key); only a digest is stored', schema: CreatedApiKey } },
       handle: async ({ body, client }) => {
-        const { key, apiKey } = await admin.create(client.clientId, body.name, body.scope);
+        if (body.project_id !== undefined && !(await ownsProject(client.clientId, body.project_id))) {
+          throw new UnprocessableError('project-missing', 'project_id names no project of this client.', [
+            { pointer: '/project_id', message: 'no project of this client has this id' },
+          ]);
+        }
+        const { key, apiKey } = await admin.create(client.clientId, body.name, body.scope, body.project_id ?? null);
         return { status: 201, body: { ...publicKey(key), api_key: apiKey } satisfies CreatedApiKey };
       },
     }),

@@ -13,28 +13,23 @@ import {
 } from '@postbus/contracts';
 import { NotFoundError, UnprocessableError } from '@postbus/errors';
 import type { MailerClient } from '../../clients/mailer-client';
-import type { AcceptedMessages } from '../../domain/accepted-messages';
+import type { MessageReads, ReadCaller } from '../../domain/message-reads';
 import { downloadHeaders } from '../../domain/attachment-download';
 import type { AuthenticatedClient } from '../auth';
 import { defineRoute, type RouteSpec } from '../route';
 
 export interface MessageRouteDeps {
   mailerApi: MailerClient;
-  /** Messages accepted that the mailer has not recorded yet, read from the bus. */
-  accepted: Pick<AcceptedMessages, 'recordedOrAccepted'>;
+  reads: MessageReads;
 }
 
 const MAILER_DOWN = { 503: { description: 'The mailer service did not answer (see Retry-After)' } };
 
 /** A test key reads only test messages: another message is, to it, one that does not exist. */
-const readable = (client: AuthenticatedClient, message: { test?: boolean }): boolean => client.scope !== 'test' || message.test === true;
+const readerOf = (client: AuthenticatedClient): ReadCaller => ({ test: client.scope === 'test' });
 
 /** The message log, read from the mailer (the owner of that data): any key, or an admin session. */
-export function messageRoutes({ mailerApi, accepted }: MessageRouteDeps): RouteSpec[] {
-  /** A message as the mailer has it; else, one it has not recorded yet as accepted (from the bus). */
-  const message = (projectId: string, messageId: string): Promise<Message | null> =>
-    accepted.recordedOrAccepted(projectId, messageId, () => mailerApi.message(projectId, messageId));
-
+export function messageRoutes({ mailerApi, reads }: MessageRouteDeps): RouteSpec[] {
   return [
     defineRoute({
       method: 'get',
@@ -92,8 +87,8 @@ export function messageRoutes({ mailerApi, accepted }: MessageRouteDeps): RouteS
       params: MessageParams,
       responses: { 200: { description: 'The message', schema: Message }, ...MAILER_DOWN },
       handle: async ({ params, client }) => {
-        const found = await message(params.projectId, params.messageId);
-        if (!found || !readable(client, found)) throw new NotFoundError('No such message in this project.');
+        const found = await reads.read(readerOf(client), params.projectId, params.messageId);
+        if (!found) throw new NotFoundError('No such message in this project.');
         return { status: 200, body: found };
       },
     }),
@@ -110,13 +105,13 @@ export function messageRoutes({ mailerApi, accepted }: MessageRouteDeps): RouteS
       params: MessageParams,
       responses: { 200: { description: 'The rendered email', schema: MessageContent }, ...MAILER_DOWN },
       handle: async ({ params, client }) => {
-        const found = await mailerApi.messageContent(params.projectId, params.messageId);
-        if (!found || !readable(client, found)) throw new NotFoundError('No such message in this project.');
-        if (!found.content)
+        const content = await reads.content(readerOf(client), params.projectId, params.messageId);
+        if (content === undefined) throw new NotFoundError('No such message in this project.');
+        if (!content)
           throw new NotFoundError(
             'This message has no rendered email: it is still queued, or it was suppressed or failed before it was rendered (nothing was sent).',
           );
-        return { status: 200, body: found.content };
+        return { status: 200, body: content };
       },
     }),
     defineRoute({
@@ -142,8 +137,8 @@ export function messageRoutes({ mailerApi, accepted }: MessageRouteDeps): RouteS
         ...MAILER_DOWN,
       },
       handle: async ({ params, client }) => {
-        const message = await mailerApi.message(params.projectId, params.messageId);
-        if (!message || !readable(client, message)) throw new NotFoundError('No such message in this project.');
+        const message = await reads.recorded(readerOf(client), params.projectId, params.messageId);
+        if (!message) throw new NotFoundError('No such message in this project.');
         // Read defensively: a message stored before attachments existed may have no list.
         const listedFiles = message.attachments ?? [];
         const listed = listedFiles[params.index];
@@ -176,7 +171,7 @@ export function messageRoutes({ mailerApi, accepted }: MessageRouteDeps): RouteS
         ...MAILER_DOWN,
       },
       handle: async ({ params }) => {
-        return { status: 200, body: await mailerApi.cancelMessage(params.projectId, params.messageId) };
+        return { status: 200, body: await reads.cancel(params.projectId, params.messageId) };
       },
     }),
   ];
