@@ -316,6 +316,25 @@ describe('the admin panel setup, messages, revenue, erasures and API keys in a r
     await atPhoneWidth('api-keys-phone');
   }, 60_000);
 
+  it('API keys: a key bound to the project, listed with its project, said to be sent alone, and accepted as a Bearer token', async () => {
+    await expect(page.getByRole('row', { name: /^Key / }).first().textContent()).resolves.toContain('All projects');
+    await page.getByLabel('Key name').fill('shop backend');
+    await page.getByLabel('Scope', { exact: true }).selectOption('full');
+    await page.getByLabel('Bind to project').selectOption({ label: 'E2E project' });
+    await page.getByLabel('Your API key (scope full)').fill(client.apiKey);
+    await page.getByRole('button', { name: 'Create full key' }).click();
+    const secret = (await page.getByLabel('New API key', { exact: true }).textContent()) ?? '';
+    expect(secret.length).toBeGreaterThan(20);
+    await page.getByRole('status').filter({ hasText: 'shop backend (full, E2E project only)' }).getByText('Send it alone').waitFor();
+    const row = page.getByRole('row', { name: 'Key shop backend' });
+    await orShot('api-keys-bound', row.getByText('E2E project', { exact: true }).waitFor());
+    await panel.shot('api-keys-bound', false);
+    // The key alone names its client and project: no client id goes with it.
+    const project = await call(system.gatewayUrl, 'GET', p(), { auth: `Bearer ${secret}` });
+    expect(project.status).toBe(200);
+    await page.getByRole('button', { name: 'I stored it' }).click();
+  }, 60_000);
+
   it('loaded every screen without a Content-Security-Policy violation (CodeMirror and recharts included)', () => {
     expect(panel.cspViolations).toEqual([]);
   });

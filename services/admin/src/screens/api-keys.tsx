@@ -3,25 +3,46 @@ import { useState, type FormEvent } from 'react';
 import { ApiError, api } from '../api/client';
 import { queryKeys } from '../api/query-keys';
 import { basicAuthorization, currentSession } from '../api/session';
-import type { ApiKey, CreateApiKeyRequest, CreatedApiKey, ListOf } from '../api/types';
+import type { ApiKey, CreateApiKeyRequest, CreatedApiKey, ListOf, Project } from '../api/types';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { CopyButton } from '../components/copy-button';
 import { DataTable } from '../components/data-table';
 import { Badge, Button, Card, Empty, ErrorState, Loading, SelectField, SubmitButton, TextField, Time } from '../components/ui';
+import { useProjects } from '../layout/layout';
 
-const KEY_COLUMNS = ['Name', 'Scope', 'Created', 'Last used', 'State'];
+const KEY_COLUMNS = ['Name', 'Scope', 'Project', 'Created', 'Last used', 'State'];
+
+/** What a key may act on: the whole client, or the one project it is bound to (by name, else by id while the projects load). */
+function KeyBinding({ projectId, projects }: { projectId: string | null; projects: Project[] }) {
+  if (projectId === null) return <span>All projects</span>;
+  const project = projects.find((p) => p.id === projectId);
+  return project ? <span className="font-medium">{project.name}</span> : <code className="font-mono text-xs">{projectId}</code>;
+}
 
 /** A key's secret, shown once: it is stored only as a digest, so it can never be read again. */
-function KeyOnce({ created, onDismiss }: { created: CreatedApiKey; onDismiss: () => void }) {
+function KeyOnce({ created, projects, onDismiss }: { created: CreatedApiKey; projects: Project[]; onDismiss: () => void }) {
   return (
     <div
       role="status"
       className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100"
     >
       <p className="font-medium">
-        {created.name} ({created.scope}) — copy this key now. It is shown only this once: Postbus keeps only a digest of it. Keep it in your
-        backend's secret store, never in a browser or an app.
+        {created.name} ({created.scope}
+        {created.project_id !== null && (
+          <>
+            , <KeyBinding projectId={created.project_id} projects={projects} /> only
+          </>
+        )}
+        ) — copy this key now. It is shown only this once: Postbus keeps only a digest of it. Keep it in your backend's secret store, never
+        in a browser or an app.
       </p>
+      {created.project_id !== null && (
+        // A bound key names its client and project itself: no client id goes with it.
+        <p className="mt-2">
+          Send it alone: <code className="font-mono text-xs">Authorization: Bearer &lt;key&gt;</code>,{' '}
+          <code className="font-mono text-xs">X-Postmark-Server-Token</code>, or as the SMTP password with any user name.
+        </p>
+      )}
       <p className="mt-2 flex flex-wrap items-center gap-2">
         <code aria-label="New API key" className="rounded bg-white px-2 py-1 font-mono text-xs break-all dark:bg-slate-900">
           {created.api_key}
@@ -33,9 +54,10 @@ function KeyOnce({ created, onDismiss }: { created: CreatedApiKey; onDismiss: ()
   );
 }
 
-function CreateKey({ clientId, onCreated }: { clientId: string; onCreated: (key: CreatedApiKey) => void }) {
+function CreateKey({ clientId, projects, onCreated }: { clientId: string; projects: Project[]; onCreated: (key: CreatedApiKey) => void }) {
   const [name, setName] = useState('');
   const [scope, setScope] = useState<CreateApiKeyRequest['scope']>('sdk');
+  const [projectId, setProjectId] = useState('');
   const [ownKey, setOwnKey] = useState('');
   const create = useMutation({
     // POST /v1/keys is keyOnly: a panel session may not mint a key that would outlive the key that
@@ -52,11 +74,12 @@ function CreateKey({ clientId, onCreated }: { clientId: string; onCreated: (key:
       onCreated(key);
     },
   });
+  const request: CreateApiKeyRequest = { name: name.trim(), scope, ...(projectId ? { project_id: projectId } : {}) };
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    create.mutate({ name: name.trim(), scope });
+    create.mutate(request);
   };
-  const body = JSON.stringify({ name: name.trim() || 'checkout backend', scope });
+  const body = JSON.stringify({ ...request, name: request.name || 'checkout backend' });
   const command = `curl -u "${clientId}:$POSTBUS_API_KEY" -H 'Content-Type: application/json' \\\n  ${window.location.origin}/v1/keys -d '${body}'`;
   const refused =
     create.error instanceof ApiError && create.error.status === 401
@@ -71,15 +94,23 @@ function CreateKey({ clientId, onCreated }: { clientId: string; onCreated: (key:
         outlive the key that opened it). Enter a key of scope <strong>full</strong> below: it is sent with this one request and not kept. Or
         run the command at the bottom with it.
       </p>
-      <form onSubmit={submit} className="grid gap-3 md:grid-cols-3">
+      <form onSubmit={submit} className="grid gap-3 md:grid-cols-2">
         <TextField label="Key name" value={name} onValue={setName} required maxLength={100} placeholder="checkout backend" />
         <SelectField label="Scope" value={scope} onChange={(e) => setScope(e.target.value as CreateApiKeyRequest['scope'])}>
           <option value="sdk">sdk — send, users, payments, unsubscribe, erase</option>
           <option value="full">full — everything, including management</option>
           <option value="test">test — send test messages (simulated, never delivered) and read them</option>
         </SelectField>
+        <SelectField label="Bind to project" value={projectId} onValue={setProjectId}>
+          <option value="">All projects (the whole client)</option>
+          {projects.map((p) => (
+            <option key={p.id} value={p.id}>
+              {p.name}
+            </option>
+          ))}
+        </SelectField>
         <TextField label="Your API key (scope full)" type="password" autoComplete="off" value={ownKey} onValue={setOwnKey} required />
-        <div className="md:col-span-3">
+        <div className="md:col-span-2">
           <SubmitButton pending={create.isPending} pendingLabel="Creating…">{`Create ${scope} key`}</SubmitButton>
         </div>
       </form>
@@ -107,6 +138,7 @@ export function ApiKeysScreen() {
   const queryClient = useQueryClient();
   const session = useQuery({ queryKey: queryKeys.session, queryFn: currentSession, staleTime: 60_000, retry: false });
   const keys = useQuery({ queryKey: queryKeys.apiKeys, queryFn: () => api<ListOf<ApiKey>>('/keys') });
+  const projects = useProjects().data?.data ?? [];
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
   const revoke = useMutation({
@@ -119,7 +151,7 @@ export function ApiKeysScreen() {
   return (
     <div className="space-y-4">
       <h1 className="text-2xl font-semibold">API keys</h1>
-      {created && <KeyOnce created={created} onDismiss={() => setCreated(null)} />}
+      {created && <KeyOnce created={created} projects={projects} onDismiss={() => setCreated(null)} />}
       <Card title="Keys">
         {keys.isPending ? (
           <Loading what="API keys" />
@@ -128,7 +160,7 @@ export function ApiKeysScreen() {
         ) : keys.data.data.length === 0 ? (
           <Empty>No API key.</Empty>
         ) : (
-          <DataTable caption="API keys of this client, oldest first" minWidth="min-w-[40rem]" columns={KEY_COLUMNS} lastColumn="Actions">
+          <DataTable caption="API keys of this client, oldest first" minWidth="min-w-[48rem]" columns={KEY_COLUMNS} lastColumn="Actions">
             {keys.data.data.map((key) => (
               <tr key={key.id} aria-label={`Key ${key.name}`} className={key.revoked_at ? 'text-slate-400 dark:text-slate-500' : ''}>
                 <td className="py-2 pr-3">
@@ -138,6 +170,9 @@ export function ApiKeysScreen() {
                 </td>
                 <td className="py-2 pr-3">
                   <Badge tone={key.scope === 'full' ? 'blue' : key.scope === 'test' ? 'amber' : 'gray'}>{key.scope}</Badge>
+                </td>
+                <td className="py-2 pr-3">
+                  <KeyBinding projectId={key.project_id} projects={projects} />
                 </td>
                 <td className="py-2 pr-3 text-xs">
                   <Time at={key.created_at} />
@@ -168,6 +203,7 @@ export function ApiKeysScreen() {
       {session.data ? (
         <CreateKey
           clientId={session.data.client_id}
+          projects={projects}
           onCreated={(key) => {
             setCreated(key);
             void queryClient.invalidateQueries({ queryKey: queryKeys.apiKeys });

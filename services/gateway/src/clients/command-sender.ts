@@ -1,10 +1,10 @@
 import { BusUnavailableError, type Publisher } from '@postbus/bus';
 import type { MessageData, MessageType, TopicOf } from '@postbus/contracts';
 import { ServiceUnavailableError } from '@postbus/errors';
-import type { CommandPublisher } from '../domain/ports/commands';
+import type { BulkCommandPublisher } from '../domain/ports/commands';
 
 /** Puts accepted commands on the bus; a write the broker did not acknowledge becomes a 503. */
-export class CommandSender implements CommandPublisher {
+export class CommandSender implements BulkCommandPublisher {
   constructor(private readonly publisher: Publisher) {}
 
   async send<T extends MessageType>(

@@ -4,11 +4,11 @@ import { KeyAdmin, publicKey } from './key-admin';
 import type { ApiKeyDoc, KeyStore, RevocationClaim } from './ports/keys';
 
 /** In-memory keys, and revocation claims numbered per client as the repository's unique insert numbers them. */
-function fakeKeys(initial: Omit<ApiKeyDoc, 'hash' | 'createdAt' | 'lastUsedAt' | 'revokedAt' | 'clientId'>[] = []) {
+function fakeKeys(initial: Omit<ApiKeyDoc, 'hash' | 'createdAt' | 'lastUsedAt' | 'revokedAt' | 'clientId' | 'projectId'>[] = []) {
   const keys = new Map<string, ApiKeyDoc>(
     initial.map((k) => [
       k._id,
-      { ...k, clientId: 'cl_1', hash: 'h', createdAt: new Date('2026-01-01'), lastUsedAt: null, revokedAt: null },
+      { ...k, clientId: 'cl_1', projectId: null, hash: 'h', createdAt: new Date('2026-01-01'), lastUsedAt: null, revokedAt: null },
     ]),
   );
   const claims = new Map<string, { number: number; keyId: string; at: Date }>();

@@ -9,7 +9,7 @@ import {
 import type { FieldError } from '@postbus/errors';
 import { acceptSend, messageIds, sendAtOf, sendBatch } from './batch-send';
 import { acceptContentSend } from './content-send';
-import type { CommandPublisher } from './ports/commands';
+import type { BulkCommandPublisher } from './ports/commands';
 import type { Trigger } from './trigger';
 import type { TriggerCatalog } from './trigger-catalog';
 
@@ -26,7 +26,7 @@ export interface SendCaller {
 
 export interface SendsDeps {
   catalog: Pick<TriggerCatalog, 'resolve' | 'resolveContent'>;
-  commands: CommandPublisher;
+  commands: BulkCommandPublisher;
   /** Stores a message's attachments (in order) with the mailer, before its trigger is published. */
   storeAttachments: (projectId: string, messageId: string, files: Buffer[]) => Promise<void>;
   /** A batch item's field errors against the template send's schema (pointers within the item), or none. */

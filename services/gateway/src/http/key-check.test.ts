@@ -13,6 +13,7 @@ describe('KeyCheck', () => {
     clientId: 'cl_1',
     name: 'ci',
     scope: 'full',
+    projectId: null,
     hash: hashApiKey(secret).toString('hex'),
     createdAt: new Date(0),
     lastUsedAt: null,
