@@ -10,3 +10,5 @@ export * from './erasure';
 export * from './auth';
 export * from './feedback';
 export * from './internal-api';
+export * from './compat/postmark';
+export * from './compat/resend';

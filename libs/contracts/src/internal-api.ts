@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, PageParams, StringEnum } from './common';
 import { ERASURE_STATUSES } from './values';
-import { MessageContent } from './http';
+import { MessageContent, SEND_BATCH_MAX } from './http';
 
 /**
  * The internal APIs the gateway calls (services/gateway/src/clients): their paths, queries and
@@ -27,6 +27,27 @@ export const InternalDeliveryParams = Type.Object({ clientId: Id, webhookId: Id,
  */
 export const InternalMessageContent = Type.Object({ content: Nullable(MessageContent), test: Type.Optional(Type.Boolean()) });
 export type InternalMessageContent = Static<typeof InternalMessageContent>;
+
+/**
+ * Which of some addresses a project's mail would not reach now, and why: the mailer's suppression
+ * markers read by _id (a Postmark-compatible send answers 406 for a suppressed recipient at once).
+ * At most one address per message of the largest batch.
+ */
+export const InternalSuppressionCheck = Type.Object(
+  { emails: Type.Array(Type.String({ minLength: 1, maxLength: 254 }), { minItems: 1, maxItems: SEND_BATCH_MAX }) },
+  { additionalProperties: false },
+);
+export type InternalSuppressionCheck = Static<typeof InternalSuppressionCheck>;
+
+/** The suppressed ones among the addresses checked (normalised), each with its strongest reason; the others are not named. */
+export const InternalSuppressedAddresses = Type.Object({
+  data: Type.Array(Type.Object({ email: Type.String(), reason: Type.String() })),
+});
+export type InternalSuppressedAddresses = Static<typeof InternalSuppressedAddresses>;
+
+/** A scheduled message's new time (the gateway has checked it is within a send_at's limits). */
+export const InternalReschedule = Type.Object({ send_at: Type.String({ format: 'date-time' }) }, { additionalProperties: false });
+export type InternalReschedule = Static<typeof InternalReschedule>;
 
 /**
  * A person named by address or user id; each route says no to a query naming neither (a 400, with

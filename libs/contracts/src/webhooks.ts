@@ -11,6 +11,16 @@ import {
 
 /** Webhook endpoints and their delivery log (docs/architecture.md#webhooks, and #the-public-api for the endpoints). */
 
+/**
+ * How an endpoint's deliveries are written: Postbus's own bodies with Standard Webhooks headers,
+ * or Resend's or Postmark's bodies for code written against them (docs/webhook-formats.md).
+ */
+export const WEBHOOK_FORMATS = ['standard', 'resend', 'postmark'] as const;
+export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
+
+const FORMAT_DESCRIPTION =
+  "standard: Postbus's bodies, Standard Webhooks headers; resend: Resend's event names and bodies, Svix headers (svix-id, svix-timestamp, svix-signature); postmark: Postmark's record types and fields. Events a format has no counterpart for are not sent to it (docs/webhook-formats.md)";
+
 // Enums rather than unions of literals, so that a bad value is answered with the allowed ones.
 const EventSelector = Type.Unsafe<WebhookEventType | '*'>({
   type: 'string',
@@ -41,6 +51,8 @@ const WebhookSettings = {
   description: Type.Optional(Nullable(Type.String({ maxLength: 256 }))),
   // No `default` here: the update schema shares it, and a PATCH must not turn an endpoint back on.
   enabled: Type.Optional(Type.Boolean({ description: 'true when created unless given' })),
+  // Nor here: a PATCH must not turn an endpoint back to standard.
+  format: Type.Optional(StringEnum(WEBHOOK_FORMATS, { description: `${FORMAT_DESCRIPTION}; standard when created unless given` })),
 };
 
 export const CreateWebhookRequest = Type.Object(WebhookSettings, { additionalProperties: false });
@@ -62,6 +74,7 @@ const WebhookProperties = {
   project_id: Nullable(Type.String({ description: "only this project's events; null for all of the client's projects" })),
   description: Nullable(Type.String()),
   enabled: Type.Boolean(),
+  format: StringEnum(WEBHOOK_FORMATS, { description: FORMAT_DESCRIPTION }),
   disabled_reason: Nullable(Type.String({ description: 'why the service disabled it (e.g. the receiver answered 410 Gone)' })),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -74,7 +87,11 @@ export type Webhook = Static<typeof Webhook>;
 /** The answer to create and rotate-secret: the only time the secret is shown. */
 export const WebhookWithSecret = Type.Object({
   ...WebhookProperties,
-  secret: Type.String({ pattern: '^whsec_', description: 'the Standard Webhooks signing secret; shown only now' }),
+  secret: Type.String({
+    pattern: '^whsec_',
+    description:
+      'the signing secret (whsec_ and base64, as Standard Webhooks and Svix take it, e.g. `new Webhook(secret)`); shown only now',
+  }),
 });
 export type WebhookWithSecret = Static<typeof WebhookWithSecret>;
 

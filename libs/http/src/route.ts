@@ -125,8 +125,10 @@ export function validatedInput(
   let body: unknown = undefined;
   if (route.body) {
     body = req.body;
-    if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
-      throw new ValidationError('The body must be a JSON object.', [{ pointer: '', message: 'must be object' }]);
+    // A body is an object, unless its route takes a list (Postmark's batch is a bare array).
+    const shape = (route.body as { type?: unknown }).type === 'array' ? 'array' : 'object';
+    if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body) !== (shape === 'array')) {
+      throw new ValidationError(`The body must be a JSON ${shape}.`, [{ pointer: '', message: `must be ${shape}` }]);
     }
     check(validateBody, body, 'body', loneSurrogates(body));
   }

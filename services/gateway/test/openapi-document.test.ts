@@ -31,6 +31,9 @@ function registeredRoutes(stack: Layer[], prefix = ''): string[] {
  */
 const NOT_IN_THE_DOCUMENT = new Set([
   'GET /v1/openapi.json',
+  // The compatible APIs' own documents (their routes are in them).
+  'GET /v1/openapi/postmark.json',
+  'GET /v1/openapi/resend.json',
   'GET /t/o/{token}',
   'GET /t/c/{token}',
   'GET /t/u/{token}',

@@ -79,6 +79,7 @@ describe('webhook endpoints (managed by the webhook dispatcher through the gatew
         events: hook.events,
         project_id: projectId,
         description: 'orders',
+        format: 'standard',
         enabled: true,
         disabled_reason: null,
         created_at: expect.any(String),

@@ -201,6 +201,43 @@ describe('scheduled sends over one database', () => {
     expect((await a.store.timeline(during._id)).map((e) => e.event)).toEqual(['sent']);
   });
 
+  it('moves a waiting message to another time from another instance; a held message waits out a worker; a hold left by a dead process is broken', async () => {
+    const [a, b] = [await instance(), await instance()];
+    const inSeconds = (s: number) => new Date(Date.now() + s * 1_000);
+    const [sooner, later, held, abandoned] = Array.from({ length: 4 }, () => scheduledMessage(inSeconds(60)));
+    for (const m of [sooner!, later!, held!, abandoned!]) await a.delivery.one(m);
+    const dueAt = async (id: string) =>
+      ((await a.db.collection('scheduled_sends').findOne({ _id: id } as never)) as { dueAt: Date } | null)?.dueAt;
+
+    // Moved earlier, to a time now past: the next poll sends it.
+    expect(await b.scheduled.reschedule(project, sooner!._id, inSeconds(-1))).toMatchObject({ rescheduled: { status: 'scheduled' } });
+    const farther = inSeconds(3_600);
+    expect(await b.scheduled.reschedule(project, later!._id, farther)).toMatchObject({ rescheduled: { send_at: farther.toISOString() } });
+    await a.worker.runDue();
+    expect(relayed).toContain(sooner!._id);
+    expect(relayed).not.toContain(later!._id);
+    expect(await dueAt(later!._id)).toEqual(farther);
+    expect((await b.store.message(project, later!._id))?.sendAt).toEqual(farther);
+    // The hold is gone with the request: nothing stands between the message and its new time.
+    expect(await a.db.collection('scheduled_decisions').findOne({ _id: later!._id } as never)).toBeNull();
+
+    // Held while due: a worker leaves it waiting; once released and due, it goes.
+    const hold = await a.queue.decide(held!._id, 'hold');
+    await a.queue.move(held!._id, inSeconds(-1));
+    await b.worker.runDue();
+    expect(relayed).not.toContain(held!._id);
+    expect(await dueAt(held!._id)).toBeDefined();
+    expect(await b.scheduled.cancel(project, held!._id)).toBe('busy');
+    await a.queue.release(held!._id, hold.at);
+    await a.queue.move(held!._id, inSeconds(-1));
+    await b.worker.runDue();
+    expect(relayed).toContain(held!._id);
+
+    // A hold from a process that died 31 s ago is broken by the next decision.
+    await a.db.collection('scheduled_decisions').insertOne({ _id: abandoned!._id, decision: 'hold', at: inSeconds(-31) } as never);
+    expect(await b.scheduled.cancel(project, abandoned!._id)).toMatchObject({ canceled: { status: 'canceled' } });
+  });
+
   it('leaves no decision and no wait behind a scheduled message that retention purges or an erasure deletes', async () => {
     const a = await instance();
     const aged = '0000000000000000000000f9';
@@ -404,6 +441,27 @@ describe('scheduled sends over one database', () => {
       const plain = acceptedMessage({ id: `msg_${(++n).toString(16).padStart(32, 'f')}`, projectId: project, email: 'p@example.org' });
       await a.delivery.one(plain);
       expect((await cancel(plain._id)).status).toBe(409);
+    });
+
+    it('moves a scheduled message (200, its new send_at); 404 elsewhere; 409 once canceled; 400 for a body without a time', async () => {
+      const move = async (id: string, body: unknown, projectId = project) =>
+        call(url, 'PATCH', `/internal/projects/${projectId}/messages/${id}/schedule`, {
+          auth: await internalAuthorization('mailer'),
+          json: body,
+        });
+      const waiting = scheduledMessage(new Date(Date.now() + 60_000));
+      await a.delivery.one(waiting);
+      const sendAt = new Date(Date.now() + 7_200_000).toISOString();
+      const moved = await move(waiting._id, { send_at: sendAt });
+      expect(moved.status).toBe(200);
+      expect(moved.body).toMatchObject({ id: waiting._id, status: 'scheduled', send_at: sendAt });
+      expect((await read(waiting._id)).body).toMatchObject({ send_at: sendAt });
+      expect((await move(waiting._id, { send_at: sendAt }, '0000000000000000000000f8')).status).toBe(404);
+      expect((await move(waiting._id, {})).status).toBe(400);
+      await cancel(waiting._id);
+      const afterCancel = await move(waiting._id, { send_at: sendAt });
+      expect(afterCancel.status).toBe(409);
+      expect(afterCancel.body).toMatchObject({ type: '/problems/message-not-reschedulable' });
     });
   });
 });

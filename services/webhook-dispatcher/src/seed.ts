@@ -64,6 +64,7 @@ seedCommand(module, {
         projectId,
         description: 'bench:data seed',
         enabled: false,
+        format: 'standard',
       });
       endpointId = endpoint._id;
     }

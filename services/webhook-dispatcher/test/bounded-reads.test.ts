@@ -41,7 +41,14 @@ describe('webhook deliveries at size', () => {
     deliveries = new DeliveryStore(db);
     const endpoints = new EndpointStore(db, new SecretBox(config.SECRETS_KEY));
     await Promise.all([deliveries.init(), endpoints.init()]);
-    const input = { url: 'https://example.org/hook', events: ['*'], projectId, description: null, enabled: false };
+    const input = {
+      url: 'https://example.org/hook',
+      events: ['*'],
+      projectId,
+      description: null,
+      enabled: false,
+      format: 'standard' as const,
+    };
     quiet = (await endpoints.create(clientId, input)).endpoint._id;
     busy = (await endpoints.create(clientId, input)).endpoint._id;
     const now = Date.now();
@@ -187,7 +194,14 @@ describe('webhook deliveries at size', () => {
     const old = deliveries;
     const endpoints = new EndpointStore(db, new SecretBox(config.SECRETS_KEY));
     const aged = (
-      await endpoints.create(clientId, { url: 'https://example.org/aged', events: ['*'], projectId, description: null, enabled: false })
+      await endpoints.create(clientId, {
+        url: 'https://example.org/aged',
+        events: ['*'],
+        projectId,
+        description: null,
+        enabled: false,
+        format: 'standard',
+      })
     ).endpoint._id;
     const now = Date.now();
     const { sampleDelivery: oldOne } = await seed(old, aged, 450, new Date(now - 40 * 86_400_000), new Date(now - 31 * 86_400_000));

@@ -83,7 +83,7 @@ export interface paths {
     get: operations['listApiKeys'];
     put?: never;
     /**
-     * Create an API key; its secret is shown only in this answer
+     * Create an API key; its secret is shown only in this answer. With project_id it is bound to that project: it acts on it only, and is sent alone (Bearer, X-Postmark-Server-Token, or as an SMTP password)
      * @description Needs a key with scope "full".
      */
     post: operations['createApiKey'];
@@ -3300,6 +3300,8 @@ export interface operations {
               last_used_at: string | null;
               /** Format: date-time */
               revoked_at: string | null;
+              /** @description the project the key is bound to: it acts on that project only; null for a key of the whole client */
+              project_id: string | null;
             }[];
           };
         };
@@ -3389,6 +3391,8 @@ export interface operations {
            * @example test
            */
           scope: 'full' | 'sdk' | 'test';
+          /** @description binds the key to this project of the client: it then acts on that project only, and identifies it alone (Authorization: Bearer <key>, X-Postmark-Server-Token, or as an SMTP password with any user name) */
+          project_id?: string;
         };
       };
     };
@@ -3414,6 +3418,8 @@ export interface operations {
             last_used_at: string | null;
             /** Format: date-time */
             revoked_at: string | null;
+            /** @description the project the key is bound to: it acts on that project only; null for a key of the whole client */
+            project_id: string | null;
             /** @description the secret: shown only in this answer (only a digest is stored) */
             api_key: string;
           };
@@ -3543,6 +3549,8 @@ export interface operations {
             last_used_at: string | null;
             /** Format: date-time */
             revoked_at: string | null;
+            /** @description the project the key is bound to: it acts on that project only; null for a key of the whole client */
+            project_id: string | null;
           };
         };
       };
@@ -9672,6 +9680,11 @@ export interface operations {
               project_id: string | null;
               description: string | null;
               enabled: boolean;
+              /**
+               * @description standard: Postbus's bodies, Standard Webhooks headers; resend: Resend's event names and bodies, Svix headers (svix-id, svix-timestamp, svix-signature); postmark: Postmark's record types and fields. Events a format has no counterpart for are not sent to it (docs/webhook-formats.md)
+               * @enum {string}
+               */
+              format: 'standard' | 'resend' | 'postmark';
               /** @description why the service disabled it (e.g. the receiver answered 410 Gone) */
               disabled_reason: string | null;
               /** Format: date-time */
@@ -9791,6 +9804,11 @@ export interface operations {
           description?: string | null;
           /** @description true when created unless given */
           enabled?: boolean;
+          /**
+           * @description standard: Postbus's bodies, Standard Webhooks headers; resend: Resend's event names and bodies, Svix headers (svix-id, svix-timestamp, svix-signature); postmark: Postmark's record types and fields. Events a format has no counterpart for are not sent to it (docs/webhook-formats.md); standard when created unless given
+           * @enum {string}
+           */
+          format?: 'standard' | 'resend' | 'postmark';
         };
       };
     };
@@ -9809,13 +9827,18 @@ export interface operations {
             project_id: string | null;
             description: string | null;
             enabled: boolean;
+            /**
+             * @description standard: Postbus's bodies, Standard Webhooks headers; resend: Resend's event names and bodies, Svix headers (svix-id, svix-timestamp, svix-signature); postmark: Postmark's record types and fields. Events a format has no counterpart for are not sent to it (docs/webhook-formats.md)
+             * @enum {string}
+             */
+            format: 'standard' | 'resend' | 'postmark';
             /** @description why the service disabled it (e.g. the receiver answered 410 Gone) */
             disabled_reason: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             updated_at: string;
-            /** @description the Standard Webhooks signing secret; shown only now */
+            /** @description the signing secret (whsec_ and base64, as Standard Webhooks and Svix take it, e.g. `new Webhook(secret)`); shown only now */
             secret: string;
           };
         };
@@ -9937,6 +9960,11 @@ export interface operations {
             project_id: string | null;
             description: string | null;
             enabled: boolean;
+            /**
+             * @description standard: Postbus's bodies, Standard Webhooks headers; resend: Resend's event names and bodies, Svix headers (svix-id, svix-timestamp, svix-signature); postmark: Postmark's record types and fields. Events a format has no counterpart for are not sent to it (docs/webhook-formats.md)
+             * @enum {string}
+             */
+            format: 'standard' | 'resend' | 'postmark';
             /** @description why the service disabled it (e.g. the receiver answered 410 Gone) */
             disabled_reason: string | null;
             /** Format: date-time */
@@ -10137,6 +10165,11 @@ export interface operations {
           description?: string | null;
           /** @description true when created unless given */
           enabled?: boolean;
+          /**
+           * @description standard: Postbus's bodies, Standard Webhooks headers; resend: Resend's event names and bodies, Svix headers (svix-id, svix-timestamp, svix-signature); postmark: Postmark's record types and fields. Events a format has no counterpart for are not sent to it (docs/webhook-formats.md); standard when created unless given
+           * @enum {string}
+           */
+          format?: 'standard' | 'resend' | 'postmark';
         };
       };
     };
@@ -10155,6 +10188,11 @@ export interface operations {
             project_id: string | null;
             description: string | null;
             enabled: boolean;
+            /**
+             * @description standard: Postbus's bodies, Standard Webhooks headers; resend: Resend's event names and bodies, Svix headers (svix-id, svix-timestamp, svix-signature); postmark: Postmark's record types and fields. Events a format has no counterpart for are not sent to it (docs/webhook-formats.md)
+             * @enum {string}
+             */
+            format: 'standard' | 'resend' | 'postmark';
             /** @description why the service disabled it (e.g. the receiver answered 410 Gone) */
             disabled_reason: string | null;
             /** Format: date-time */
@@ -10275,13 +10313,18 @@ export interface operations {
             project_id: string | null;
             description: string | null;
             enabled: boolean;
+            /**
+             * @description standard: Postbus's bodies, Standard Webhooks headers; resend: Resend's event names and bodies, Svix headers (svix-id, svix-timestamp, svix-signature); postmark: Postmark's record types and fields. Events a format has no counterpart for are not sent to it (docs/webhook-formats.md)
+             * @enum {string}
+             */
+            format: 'standard' | 'resend' | 'postmark';
             /** @description why the service disabled it (e.g. the receiver answered 410 Gone) */
             disabled_reason: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             updated_at: string;
-            /** @description the Standard Webhooks signing secret; shown only now */
+            /** @description the signing secret (whsec_ and base64, as Standard Webhooks and Svix take it, e.g. `new Webhook(secret)`); shown only now */
             secret: string;
           };
         };

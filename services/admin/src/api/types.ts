@@ -16,6 +16,7 @@ export type {
   UserProfile,
   Webhook,
   WebhookEventType,
+  WebhookFormat,
   WebhookList,
   WebhookWithSecret,
   CreateWebhookRequest,

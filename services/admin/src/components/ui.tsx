@@ -54,7 +54,18 @@ export function Field({ label, children }: { label: ReactNode; children: (id: st
   );
 }
 
-/** A labelled input: the label is the accessible name. */
+const hintId = (fieldId: string) => `${fieldId}-hint`;
+
+/** A field's line of help under its control, which the control names as its accessible description. */
+function Hint({ fieldId, hint }: { fieldId: string; hint?: string }) {
+  return hint ? (
+    <p id={hintId(fieldId)} className="text-xs text-slate-500 dark:text-slate-400">
+      {hint}
+    </p>
+  ) : null;
+}
+
+/** A labelled input: the label is the accessible name, the hint its description. */
 export function TextField({
   label,
   hint,
@@ -66,8 +77,14 @@ export function TextField({
     <Field label={label}>
       {(id) => (
         <>
-          <input id={id} className={inputClass} onChange={changeHandler(onChange, onValue)} {...props} />
-          {hint && <p className="text-xs text-slate-500 dark:text-slate-400">{hint}</p>}
+          <input
+            id={id}
+            className={inputClass}
+            aria-describedby={hint ? hintId(id) : undefined}
+            onChange={changeHandler(onChange, onValue)}
+            {...props}
+          />
+          <Hint fieldId={id} hint={hint} />
         </>
       )}
     </Field>
@@ -76,17 +93,27 @@ export function TextField({
 
 export function SelectField({
   label,
+  hint,
   children,
   onChange,
   onValue,
   ...props
-}: SelectHTMLAttributes<HTMLSelectElement> & ValueProps & { label: string; children: ReactNode }) {
+}: SelectHTMLAttributes<HTMLSelectElement> & ValueProps & { label: string; hint?: string; children: ReactNode }) {
   return (
     <Field label={label}>
       {(id) => (
-        <select id={id} className={inputClass} onChange={changeHandler(onChange, onValue)} {...props}>
-          {children}
-        </select>
+        <>
+          <select
+            id={id}
+            className={inputClass}
+            aria-describedby={hint ? hintId(id) : undefined}
+            onChange={changeHandler(onChange, onValue)}
+            {...props}
+          >
+            {children}
+          </select>
+          <Hint fieldId={id} hint={hint} />
+        </>
       )}
     </Field>
   );

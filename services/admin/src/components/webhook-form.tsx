@@ -1,9 +1,10 @@
 import { useState, type FormEvent } from 'react';
-import type { CreateWebhookRequest, Project, Webhook } from '../api/types';
+import type { CreateWebhookRequest, Project, Webhook, WebhookFormat } from '../api/types';
 import { WEBHOOK_EVENT_TYPES } from '../api/types';
+import { describeWebhookFormat, WEBHOOK_FORMAT_CHOICES, WEBHOOK_FORMAT_TEXTS } from '../lib/webhook-formats';
 import { Button, SelectField, SubmitButton, TextField } from './ui';
 
-/** Create or edit an endpoint: URL, the events it gets (or all), an optional project and description. */
+/** Create or edit an endpoint: URL, the events it gets (or all), the format it gets them in, an optional project and description. */
 export function WebhookForm({
   initial,
   projects,
@@ -22,6 +23,7 @@ export function WebhookForm({
   const [events, setEvents] = useState<string[]>(initial && !initial.events.includes('*') ? initial.events : []);
   const [projectId, setProjectId] = useState(initial?.project_id ?? '');
   const [description, setDescription] = useState(initial?.description ?? '');
+  const [format, setFormat] = useState<WebhookFormat>(initial?.format ?? 'standard');
   const submit = (event: FormEvent) => {
     event.preventDefault();
     onSubmit({
@@ -29,6 +31,7 @@ export function WebhookForm({
       events: (allEvents ? ['*'] : events) as CreateWebhookRequest['events'],
       project_id: projectId || null,
       description: description.trim() || null,
+      format,
     });
   };
   const toggle = (type: string) => setEvents((now) => (now.includes(type) ? now.filter((t) => t !== type) : [...now, type]));
@@ -41,6 +44,18 @@ export function WebhookForm({
         {projects.map((p) => (
           <option key={p.id} value={p.id}>
             {p.name}
+          </option>
+        ))}
+      </SelectField>
+      <SelectField
+        label="Format"
+        value={format}
+        hint={WEBHOOK_FORMAT_TEXTS[format].verify}
+        onValue={(value) => setFormat(value as WebhookFormat)}
+      >
+        {WEBHOOK_FORMAT_CHOICES.map((choice) => (
+          <option key={choice} value={choice}>
+            {describeWebhookFormat(choice)}
           </option>
         ))}
       </SelectField>

@@ -10,6 +10,7 @@ import { DataTable } from '../components/data-table';
 import { Badge, Button, Card, ChoiceField, Empty, ErrorState, Loading, Time, type BadgeTone } from '../components/ui';
 import { SecretOnce, WebhookForm } from '../components/webhook-form';
 import { useProjects } from '../layout/layout';
+import { describeWebhookFormat, WEBHOOK_FORMAT_TEXTS } from '../lib/webhook-formats';
 
 const POLL_MS = 2_000;
 /** How long the log keeps asking for a delivery just scheduled (a test event, a retry) to show its attempt. */
@@ -248,6 +249,11 @@ export function WebhookDetailScreen() {
           <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-sm">
             <dt className="text-slate-500 dark:text-slate-400">Events</dt>
             <dd className="font-mono text-xs break-words">{w.events.includes('*') ? 'all events (*)' : w.events.join(', ')}</dd>
+            <dt className="text-slate-500 dark:text-slate-400">Format</dt>
+            <dd>
+              <p>{describeWebhookFormat(w.format)}</p>
+              <p className="text-xs text-slate-500 dark:text-slate-400">{WEBHOOK_FORMAT_TEXTS[w.format].verify}</p>
+            </dd>
             <dt className="text-slate-500 dark:text-slate-400">Project</dt>
             <dd>{w.project_id ? (projects.data?.data.find((p) => p.id === w.project_id)?.name ?? w.project_id) : 'All projects'}</dd>
             <dt className="text-slate-500 dark:text-slate-400">Description</dt>

@@ -7,6 +7,7 @@ import type { CreateWebhookRequest, WebhookList, WebhookWithSecret } from '../ap
 import { SecretOnce, WebhookForm } from '../components/webhook-form';
 import { Badge, Button, Card, Empty, ErrorState, Loading, Time } from '../components/ui';
 import { useProjects } from '../layout/layout';
+import { WEBHOOK_FORMAT_TEXTS } from '../lib/webhook-formats';
 
 export function WebhooksScreen() {
   const queryClient = useQueryClient();
@@ -84,7 +85,7 @@ export function WebhooksScreen() {
                 <Badge tone={w.enabled ? 'green' : 'gray'}>{w.enabled ? 'enabled' : 'disabled'}</Badge>
                 <span className="text-xs text-slate-500 dark:text-slate-400">
                   {w.events.includes('*') ? 'all events' : `${w.events.length} event type${w.events.length === 1 ? '' : 's'}`} ·{' '}
-                  {projectName(w.project_id)} · created <Time at={w.created_at} />
+                  {WEBHOOK_FORMAT_TEXTS[w.format].name} format · {projectName(w.project_id)} · created <Time at={w.created_at} />
                 </span>
                 {w.description && <p className="w-full text-sm text-slate-600 dark:text-slate-300">{w.description}</p>}
               </li>

@@ -157,7 +157,7 @@ const SLUG = /^\/problems\/([a-z0-9-]{1,64})$/;
 
 /** A 404, 409, 413 or 422 of the internal API (its problem details are written for clients) as the gateway's own. */
 async function passedOn(response: Response): Promise<AppError> {
-  let problem: { type?: unknown; title?: unknown; detail?: unknown } = {};
+  let problem: { type?: unknown; title?: unknown; detail?: unknown; errors?: unknown } = {};
   try {
     problem = (await response.json()) as typeof problem;
   } catch {
@@ -174,7 +174,17 @@ async function passedOn(response: Response): Promise<AppError> {
       typeof problem.title === 'string' ? problem.title : 'The request is too large',
       detail,
     );
-  return new UnprocessableError(slug ?? 'unprocessable', detail ?? 'The request cannot be processed.');
+  // The fields the service named, so that the client sees where its body was wrong.
+  const fields = Array.isArray(problem.errors)
+    ? problem.errors.filter(
+        (e): e is FieldError => typeof (e as FieldError)?.pointer === 'string' && typeof (e as FieldError)?.message === 'string',
+      )
+    : [];
+  return new UnprocessableError(
+    slug ?? 'unprocessable',
+    detail ?? 'The request cannot be processed.',
+    fields.length > 0 ? fields.map(({ pointer, message }) => ({ pointer, message })) : undefined,
+  );
 }
 
 export const projectPath = (projectId: string): string => `/internal/projects/${encodeURIComponent(projectId)}`;

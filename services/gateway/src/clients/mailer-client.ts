@@ -1,4 +1,6 @@
+import type { MessageLog } from '../domain/ports/messages';
 import type {
+  InternalSuppressedAddresses,
   Message,
   MessageContent,
   MessageList,
@@ -15,7 +17,7 @@ import { InternalApiClient, projectPath } from './internal-api-client';
 /** Reads the message log (statuses and timelines) and the suppression list from the mailer service's internal API. */
 const ATTACHMENT_STORE_TIMEOUT_FACTOR = 3;
 
-export class MailerClient extends InternalApiClient {
+export class MailerClient extends InternalApiClient implements MessageLog {
   constructor(baseUrl: string, tokens: InternalTokens, timeoutMs?: number) {
     super('mailer', 'mailer', baseUrl, tokens, timeoutMs);
   }
@@ -49,6 +51,19 @@ export class MailerClient extends InternalApiClient {
   /** null for no such message; `content: null` for one that was never rendered. */
   messageContent(projectId: string, messageId: string): Promise<{ content: MessageContent | null; test?: boolean } | null> {
     return this.get(`${projectPath(projectId)}/messages/${encodeURIComponent(messageId)}/content`);
+  }
+
+  /**
+   * The suppressed ones among a few addresses of the project, each with its reason (the mailer's
+   * point reads of its suppression markers): what a Postmark-compatible send answers 406 for.
+   */
+  async suppressedAmong(projectId: string, emails: string[]): Promise<InternalSuppressedAddresses['data']> {
+    if (emails.length === 0) return [];
+    const reply = await this.send<InternalSuppressedAddresses>('POST', `${projectPath(projectId)}/suppressions/check`, {
+      body: { emails },
+    });
+    if (!reply.body) throw new ServiceUnavailableError('The mailer service could not answer.', 2);
+    return reply.body.data;
   }
 
   /** One page of the project's suppressions, newest first. */
@@ -87,6 +102,15 @@ export class MailerClient extends InternalApiClient {
   /** Cancels a scheduled message; the mailer's 404 (no such message) and 409 (sent or being sent) are thrown as they are. */
   async cancelMessage(projectId: string, messageId: string): Promise<Message> {
     const reply = await this.send<Message>('POST', `${projectPath(projectId)}/messages/${encodeURIComponent(messageId)}/cancel`);
+    if (!reply.body) throw new ServiceUnavailableError('The mailer service could not answer.', 2);
+    return reply.body;
+  }
+
+  /** Moves a scheduled message to `sendAt` (checked by the caller); the mailer's 404 and 409 (sent, due, canceled) are thrown as they are. */
+  async rescheduleMessage(projectId: string, messageId: string, sendAt: string): Promise<Message> {
+    const reply = await this.send<Message>('PATCH', `${projectPath(projectId)}/messages/${encodeURIComponent(messageId)}/schedule`, {
+      body: { send_at: sendAt },
+    });
     if (!reply.body) throw new ServiceUnavailableError('The mailer service could not answer.', 2);
     return reply.body;
   }

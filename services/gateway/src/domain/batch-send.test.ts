@@ -196,6 +196,18 @@ describe('a batch send', () => {
     expect(queued).toEqual([]);
   });
 
+  it('all or nothing: one rejected item rejects the good ones too, saying why, and queues nothing', async () => {
+    const { deps: d, queued } = deps({ allOrNothing: true });
+    const items = [
+      { email_key: 'welcome', user: { email: 'a@example.org' } },
+      { email_key: 'missing', user: { email: 'b@example.org' } },
+    ];
+    const results = await sendBatch(P, items, d);
+    expect(results.map((r) => r.status === 'rejected' && r.error.type)).toEqual(['/problems/batch-not-sent', '/problems/not-found']);
+    expect(queued).toEqual([]);
+    expect((await sendBatch(P, [items[0]!], d)).map((r) => r.status)).toEqual(['accepted']);
+  });
+
   it('fails as a whole when the bus does not take the batch, and when the catalog cannot be read', async () => {
     const busDown = deps({ queue: () => Promise.reject(new ServiceUnavailableError('The request could not be stored durably.', 5)) });
     await expect(sendBatch(P, [{ email_key: 'welcome', user: { email: 'a@example.org' } }], busDown.deps)).rejects.toThrow(

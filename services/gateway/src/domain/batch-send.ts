@@ -34,6 +34,8 @@ export interface BatchSendDeps extends Pick<ContentAcceptance, 'source' | 'isAdd
   now: () => Date;
   /** Sent with a test key: every trigger is a test message (see EmailTriggerCommand). */
   test?: boolean;
+  /** One rejected item stops the whole batch: nothing is queued (Resend's strict batch validation). */
+  allOrNothing?: boolean;
 }
 
 /**
@@ -146,6 +148,14 @@ export async function acceptSend(projectId: string, send: SendEmailRequest, acce
 }
 
 /** A rejected item's problem, its pointers located in the whole request body. */
+/** A good item of an all-or-nothing batch that another item stopped. */
+const NOT_SENT_WITH_THE_REST = new AppError(
+  422,
+  'batch-not-sent',
+  'Not sent',
+  'This message is valid, but another message of the batch was refused, and the batch is sent all or nothing.',
+);
+
 const rejected = (index: number, error: AppError): SendBatchResult => {
   const problem = error.toProblem();
   return {
@@ -197,6 +207,9 @@ export async function sendBatch(projectId: string, items: unknown[], deps: Batch
     }),
   );
   const accepted = outcomes.filter((o): o is Trigger & { index: number } => 'command' in o);
+  // Nothing queued: the attachments already stored for the good items are never read, and go with the retention.
+  if (deps.allOrNothing && accepted.length < outcomes.length)
+    return outcomes.map((o) => ('command' in o ? rejected(o.index, NOT_SENT_WITH_THE_REST) : o));
   if (accepted.length > 0) await deps.queue(accepted.map(({ key, command }) => ({ key, command })));
   return outcomes.map((o) =>
     'command' in o ? { index: o.index, status: 'accepted', message_id: o.command.messageId, ...sendAtOf(o.command) } : o,

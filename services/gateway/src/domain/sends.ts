@@ -78,8 +78,9 @@ export class Sends {
   /**
    * Up to 500 sends at once (an item with `email_key` sends that email, one without is a content
    * send), each accepted or rejected on its own, in order; the accepted ones go to the bus together.
+   * `allOrNothing`: one rejected item rejects them all, and nothing is queued.
    */
-  batch(caller: SendCaller, projectId: string, items: unknown[]): Promise<SendBatchResult[]> {
+  batch(caller: SendCaller, projectId: string, items: unknown[], { allOrNothing = false } = {}): Promise<SendBatchResult[]> {
     const { catalog, storeAttachments, commands, isAddress, checkTemplateItem, checkContentItem } = this.deps;
     return sendBatch(projectId, items, {
       check: checkTemplateItem,
@@ -100,6 +101,7 @@ export class Sends {
       newMessageId: messageIds(caller.idempotencyNonce),
       now: () => new Date(),
       test: caller.test,
+      allOrNothing,
     });
   }
 }

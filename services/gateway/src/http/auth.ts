@@ -82,7 +82,8 @@ export function authenticate(keys: KeyCheck, sessions: Sessions, failures: AuthF
     const cookie = site === 'same-origin' ? sent : undefined;
     if (!header && !cookie) throw new UnauthorizedError();
     const bearer = header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : cookie;
-    if (bearer && !isSessionToken(bearer)) {
+    // The cookie only ever holds a session.
+    if (bearer && !cookie && !isSessionToken(bearer)) {
       req.client = await keyAlone(req, bearer);
       return next();
     }

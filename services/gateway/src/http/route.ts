@@ -31,6 +31,8 @@ export interface PublicContext {
    * names the same message as an attempt whose write landed after it was answered 503.
    */
   idempotencyNonce?: string;
+  /** A request header (a compatible API's options that travel as headers, such as Resend's x-batch-validation). */
+  header: (name: string) => string | undefined;
 }
 
 /** What a public route carries besides its HTTP operation: its OpenAPI entry and who may call it. */
@@ -175,9 +177,11 @@ async function answer(compiled: CompiledRoute<RouteSpec>, deps: RouteDeps, req: 
         : `This operation needs a key with scope "full"; this key has scope "${client.scope}", which may only send, create and update users, record payments, unsubscribe and erase.`,
     );
   }
-  const source: SendSource = req.submission ? 'smtp' : 'api';
-  const input = { ...validatedInput(compiled, req), client, source } as Parameters<RouteSpec['handle']>[0];
+  // Before the body is read: a key that may not call the route at all learns nothing of its body.
   if (route.tenant && 'credentials' in route.tenant && client.project === undefined) throw new ForbiddenError(UNBOUND_CREDENTIALS);
+  const source: SendSource = req.submission ? 'smtp' : 'api';
+  const header = (name: string): string | undefined => req.get(name);
+  const input = { ...validatedInput(compiled, req), client, source, header } as Parameters<RouteSpec['handle']>[0];
   const projectId =
     route.tenant && 'project' in route.tenant
       ? (input.params as Record<string, string>)[route.tenant.project]!

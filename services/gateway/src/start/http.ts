@@ -42,6 +42,8 @@ import { AuthFailureLimit, edgeRateLimit, messageRateLimit, rateLimit } from '..
 import { submissionRelay } from '../http/submission-relay';
 import { apiRouter, type RouteSpec } from '../http/route';
 import { compatibleApiRouter, type CompatibleApi } from '../http/compat';
+import { postmarkApi } from '../http/compat/postmark.routes';
+import { resendApi } from '../http/compat/resend.routes';
 import { sendSchemaChecks } from '../http/send-checks';
 import { MessageReads } from '../domain/message-reads';
 import { Sends } from '../domain/sends';
@@ -117,7 +119,7 @@ function publicApp(
   };
   const routes = routeTable(config, stores, consumers, { access, internalTokens, sessions, mailerApi, commands, core });
   const openApi = openApiDocument(routes, API_VERSION);
-  const compatible = compatibleApis(core);
+  const compatible = compatibleApis(core, mailerApi, stores);
 
   const publicOrigin = config.PUBLIC_BASE_URL ? new URL(config.PUBLIC_BASE_URL).origin : undefined;
   if (publicOrigin?.startsWith('https:') && !config.TRUST_PROXY)
@@ -253,6 +255,19 @@ interface Core {
 }
 
 /** The compatible APIs the gateway speaks at its root, over the same core as /v1. */
-function compatibleApis(_core: Core): CompatibleApi[] {
-  return [];
+function compatibleApis(core: Core, mailerApi: MailerClient, { emails, projects }: Stores): CompatibleApi[] {
+  return [
+    postmarkApi({
+      sends: core.sends,
+      reads: core.reads,
+      suppressedAmong: (projectId, addresses) => mailerApi.suppressedAmong(projectId, addresses),
+      emails,
+      projects,
+    }),
+    resendApi({
+      sends: core.sends,
+      reads: core.reads,
+      reschedule: (projectId, messageId, sendAt) => mailerApi.rescheduleMessage(projectId, messageId, sendAt),
+    }),
+  ];
 }

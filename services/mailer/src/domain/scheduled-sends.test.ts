@@ -2,8 +2,8 @@ import { RUN_AGAIN_NOW } from '@postbus/http/every';
 import type { Logger } from '@postbus/logger';
 import type { EventDoc, MessageDoc } from './message-records';
 import type { MessageListing, MessageRecords, StatusCounter } from './ports/messages';
-import type { ScheduleDecision, WaitingSends } from './ports/schedules';
-import { ScheduledSends, ScheduleWorker } from './scheduled-sends';
+import type { StandingDecision, WaitingSends } from './ports/schedules';
+import { RESCHEDULE_MARGIN_MS, ScheduledSends, ScheduleWorker } from './scheduled-sends';
 import type { Timeline } from './timeline';
 
 const SEND_AT = new Date('2026-11-27T12:00:10Z');
@@ -27,7 +27,7 @@ const message = (id: string, sendAt: Date | null = SEND_AT): MessageDoc =>
 function fakes(messages: MessageDoc[]) {
   const byId = new Map(messages.map((m) => [m._id, m]));
   const timelines = new Map<string, EventDoc[]>();
-  const decisions = new Map<string, ScheduleDecision>();
+  const decisions = new Map<string, { decision: StandingDecision; at: Date }>();
   const waiting = new Map<string, Date>();
   const done: string[] = [];
   const counted: string[] = [];
@@ -48,11 +48,12 @@ function fakes(messages: MessageDoc[]) {
     timelines.set(id, [entry(id, event)]);
     return entry(id, event);
   };
-  const decide = (id: string, decision: ScheduleDecision) => {
+  const decide = (id: string, decision: StandingDecision) => {
     const stored = decisions.get(id);
-    if (stored) return { decision: stored, fresh: false };
-    decisions.set(id, decision);
-    return { decision, fresh: true };
+    if (stored) return { ...stored, fresh: false };
+    const at = new Date();
+    decisions.set(id, { decision, at });
+    return { decision, at, fresh: true };
   };
   const queue = {
     schedule: (id: string, at: Date) => {
@@ -65,13 +66,25 @@ function fakes(messages: MessageDoc[]) {
       done.push(id);
       return Promise.resolve();
     },
-    decide: (id: string, decision: ScheduleDecision) => Promise.resolve(decide(id, decision)),
-    decideMany: (ids: string[], decision: ScheduleDecision) => Promise.resolve(ids.map((id) => decide(id, decision))),
+    decide: (id: string, decision: StandingDecision) => Promise.resolve(decide(id, decision)),
+    decideMany: (ids: string[], decision: StandingDecision) => Promise.resolve(ids.map((id) => decide(id, decision))),
+    release: (id: string, at: Date) => {
+      if (decisions.get(id)?.decision === 'hold' && decisions.get(id)?.at === at) decisions.delete(id);
+      return Promise.resolve();
+    },
+    move: (id: string, at: Date) => {
+      waiting.set(id, at);
+      return Promise.resolve();
+    },
   } as unknown as WaitingSends;
   const store = {
     message: (projectId: string, id: string) => Promise.resolve(byId.get(id)?.projectId === projectId ? byId.get(id)! : null),
     messagesById: (ids: string[]) => Promise.resolve(new Map(ids.flatMap((id) => (byId.has(id) ? [[id, byId.get(id)!]] : [])))),
     timeline: (id: string) => Promise.resolve(timelines.get(id) ?? []),
+    rewriteMessages: (docs: MessageDoc[]) => {
+      for (const doc of docs) byId.set(doc._id, doc);
+      return Promise.resolve();
+    },
   } as unknown as MessageRecords;
   const timeline = {
     recordCanceled: (m: MessageDoc) => {
@@ -108,7 +121,7 @@ function fakes(messages: MessageDoc[]) {
   const scheduled = new ScheduledSends({ store, queue, lists, rollups, timeline });
   const logger = { warn: jest.fn() } as unknown as Logger;
   const worker = new ScheduleWorker({ queue, store, timeline, deliver, logger, intervalMs: 10, leaseMs: 1000 });
-  return { scheduled, worker, waiting, decisions, timelines, done, counted, listed, emitted, delivered, queue };
+  return { scheduled, worker, waiting, decisions, timelines, done, counted, listed, emitted, delivered, queue, store };
 }
 
 describe('scheduled sends', () => {
@@ -155,7 +168,7 @@ describe('scheduled sends', () => {
     expect(f.delivered).toEqual(['m1']);
     expect(f.done).toEqual(['m1']);
     expect(await f.scheduled.cancel('p1', 'm1')).toBe('too-late');
-    expect(f.decisions.get('m1')).toBe('send');
+    expect(f.decisions.get('m1')?.decision).toBe('send');
   });
 
   it('loses a race it did not win: a worker that decided to send makes a cancel a 409, before any outcome is stored', async () => {
@@ -203,5 +216,70 @@ describe('scheduled sends', () => {
     await f.worker.runDue();
     expect(f.done).toEqual(['gone']);
     expect(f.delivered).toEqual([]);
+  });
+
+  describe('a change of time', () => {
+    const LATER = new Date('2026-11-28T09:00:00Z');
+    const AN_HOUR_BEFORE = new Date(SEND_AT.getTime() - 3_600_000);
+
+    it('moves a waiting message: its wait and its record carry the new time, and the hold is gone', async () => {
+      const f = fakes([message('m1')]);
+      await f.scheduled.accept(message('m1'), 'new');
+      const moved = await f.scheduled.reschedule('p1', 'm1', LATER, AN_HOUR_BEFORE);
+      expect(moved).toMatchObject({ rescheduled: { id: 'm1', status: 'scheduled', send_at: LATER.toISOString() } });
+      expect(f.waiting.get('m1')).toEqual(LATER);
+      expect((await f.store.message('p1', 'm1'))?.sendAt).toEqual(LATER);
+      expect(f.decisions.has('m1')).toBe(false);
+      // It can move again, and be cancelled after.
+      expect(await f.scheduled.reschedule('p1', 'm1', SEND_AT, AN_HOUR_BEFORE)).toMatchObject({
+        rescheduled: { send_at: SEND_AT.toISOString() },
+      });
+      expect(await f.scheduled.cancel('p1', 'm1')).toMatchObject({ canceled: { status: 'canceled' } });
+    });
+
+    it('refuses what is not there, another project’s message, a send without send_at, a canceled one and a sent one', async () => {
+      const f = fakes([message('m1'), message('m2'), message('now', null)]);
+      await f.scheduled.accept(message('m1'), 'new');
+      await f.scheduled.accept(message('m2'), 'new');
+      expect(await f.scheduled.reschedule('p1', 'nope', LATER, AN_HOUR_BEFORE)).toBe('not-found');
+      expect(await f.scheduled.reschedule('p2', 'm1', LATER, AN_HOUR_BEFORE)).toBe('not-found');
+      expect(await f.scheduled.reschedule('p1', 'now', LATER, AN_HOUR_BEFORE)).toBe('not-scheduled');
+      await f.scheduled.cancel('p1', 'm1');
+      expect(await f.scheduled.reschedule('p1', 'm1', LATER, AN_HOUR_BEFORE)).toBe('canceled');
+      await f.worker.runDue();
+      expect(f.delivered).toEqual(['m2']);
+      expect(await f.scheduled.reschedule('p1', 'm2', LATER, AN_HOUR_BEFORE)).toBe('too-late');
+    });
+
+    it('refuses a message due within the margin, which a worker may be taking, and leaves it as it was', async () => {
+      const f = fakes([message('m1')]);
+      await f.scheduled.accept(message('m1'), 'new');
+      const justBefore = new Date(SEND_AT.getTime() - RESCHEDULE_MARGIN_MS + 1);
+      expect(await f.scheduled.reschedule('p1', 'm1', LATER, justBefore)).toBe('too-late');
+      expect(f.waiting.get('m1')).toEqual(SEND_AT);
+      expect(f.decisions.has('m1')).toBe(false);
+    });
+
+    it('while a message is held, a worker that claims it leaves it waiting, and a cancel or another change is told to retry', async () => {
+      const f = fakes([message('m1')]);
+      await f.scheduled.accept(message('m1'), 'new');
+      const hold = await f.queue.decide('m1', 'hold');
+      await f.worker.runDue();
+      expect(f.delivered).toEqual([]);
+      expect(f.done).toEqual([]);
+      expect(await f.scheduled.cancel('p1', 'm1')).toBe('busy');
+      expect(await f.scheduled.reschedule('p1', 'm1', LATER, AN_HOUR_BEFORE)).toBe('busy');
+      await f.queue.release('m1', hold.at);
+      await f.worker.runDue();
+      expect(f.delivered).toEqual(['m1']);
+    });
+
+    it('is refused once a worker decided to send, though nothing is recorded yet', async () => {
+      const f = fakes([message('m1')]);
+      await f.scheduled.accept(message('m1'), 'new');
+      await f.queue.decide('m1', 'send');
+      expect(await f.scheduled.reschedule('p1', 'm1', LATER, AN_HOUR_BEFORE)).toBe('too-late');
+      expect(f.waiting.get('m1')).toEqual(SEND_AT);
+    });
   });
 });

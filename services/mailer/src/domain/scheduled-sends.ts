@@ -5,7 +5,7 @@ import { isFinished } from './message-status';
 import type { MessageDoc } from './message-records';
 import { messageView } from './message-view';
 import type { MessageListing, MessageRecords, StatusCounter } from './ports/messages';
-import type { ScheduleDecision, WaitingSends } from './ports/schedules';
+import type { StandingDecision, WaitingSends } from './ports/schedules';
 import type { Timeline } from './timeline';
 
 export interface ScheduledSendsDeps {
@@ -23,13 +23,33 @@ export type CancelOutcome =
   /** Sent, being sent (a worker decided to send it), or ended otherwise. */
   | 'too-late'
   /** A send without send_at: it was never waiting. */
-  | 'not-scheduled';
+  | 'not-scheduled'
+  /** Its time is being changed at this moment: a retry gets the answer. */
+  | 'busy';
+
+/** What a change of a scheduled message's time came to: the message, with its new send_at; or why not. */
+export type RescheduleOutcome =
+  | { rescheduled: Message }
+  | 'not-found'
+  /** Sent, being sent, or due so soon that a worker may be taking it (RESCHEDULE_MARGIN_MS). */
+  | 'too-late'
+  | 'canceled'
+  | 'not-scheduled'
+  /** Another change of its time, or a cancel, is under way: a retry gets the answer. */
+  | 'busy';
+
+/**
+ * How far ahead a message's time must still be for it to move: a worker takes a message once its
+ * time has come, so one due later than this is waiting, whatever the instances' clocks say.
+ */
+export const RESCHEDULE_MARGIN_MS = 5_000;
 
 /**
  * Sends with a send_at: stored `scheduled` and waiting in the schedule queue until a worker takes
- * them (ScheduleWorker), or cancelled before. Whether a message is sent or cancelled is decided
- * once, by whoever inserts its decision first (ScheduleQueue.decide), so a cancel racing a worker
- * either stops the send or is refused.
+ * them (ScheduleWorker), or cancelled or moved to another time before. Whether a message is sent
+ * or cancelled is decided once, by whoever inserts its decision first (ScheduleQueue.decide), so
+ * a cancel racing a worker either stops the send or is refused; a change of its time holds the
+ * message (a hold inserted the same way) while it moves it, so neither can come between.
  */
 export class ScheduledSends {
   constructor(private readonly deps: ScheduledSendsDeps) {}
@@ -63,11 +83,39 @@ export class ScheduledSends {
     if (!events.some((e) => e.event === 'canceled')) {
       if (events.length > 0) return 'too-late';
       // A previous cancel may have decided and stopped before recording it: its decision stands and is finished here.
-      if ((await queue.decide(messageId, 'cancel')).decision === 'send') return 'too-late';
+      const standing = (await queue.decide(messageId, 'cancel')).decision;
+      if (standing === 'send') return 'too-late';
+      if (standing === 'hold') return 'busy';
     }
     if ((await timeline.recordCanceled(message)) === 'taken') return 'too-late';
     await queue.done(messageId);
     return { canceled: messageView(message, await store.timeline(messageId)) };
+  }
+
+  /**
+   * Moves a scheduled message that is still waiting to `sendAt` (the caller has checked it is
+   * within the limits a send_at has); a repeat answers the same. The message is held meanwhile,
+   * and its wait is moved before its record, so a change that stops half-way sends it at the new
+   * time, never at the old one. Another instance's reads may show the old send_at while its message cache holds it (seconds).
+   */
+  async reschedule(projectId: string, messageId: string, sendAt: Date, now = new Date()): Promise<RescheduleOutcome> {
+    const { store, queue } = this.deps;
+    const message = await store.message(projectId, messageId);
+    if (!message) return 'not-found';
+    if (!message.sendAt) return 'not-scheduled';
+    const events = await store.timeline(messageId);
+    if (events.some((e) => e.event === 'canceled')) return 'canceled';
+    if (events.length > 0 || message.sendAt.getTime() <= now.getTime() + RESCHEDULE_MARGIN_MS) return 'too-late';
+    const held = await queue.decide(messageId, 'hold');
+    if (!held.fresh) return held.decision === 'cancel' ? 'canceled' : held.decision === 'send' ? 'too-late' : 'busy';
+    const moved = { ...message, sendAt };
+    try {
+      await queue.move(messageId, sendAt);
+      await store.rewriteMessages([moved]);
+    } finally {
+      await queue.release(messageId, held.at);
+    }
+    return { rescheduled: messageView(moved, events) };
   }
 }
 
@@ -90,7 +138,7 @@ const BATCHES_IN_FLIGHT = 3;
 interface ClaimedBatch {
   ids: string[];
   messages: Map<string, MessageDoc>;
-  decided: Map<string, ScheduleDecision>;
+  decided: Map<string, StandingDecision>;
 }
 
 /** Takes scheduled messages whose time has come and sends them (or finishes a cancel that stopped half-way), one poll at a time. */
@@ -155,8 +203,11 @@ export class ScheduleWorker {
     await Promise.all(
       ids.map(async (id) => {
         const message = messages.get(id);
+        const decision = decided.get(id);
+        // Held: its time is being changed, and the change moves its wait; the claim lapses meanwhile.
+        if (decision === 'hold') return;
         if (message) {
-          if (decided.get(id) === 'cancel') await timeline.recordCanceled(message);
+          if (decision === 'cancel') await timeline.recordCanceled(message);
           else await deliver(message);
         }
         // Gone (erased): nothing is to be sent.

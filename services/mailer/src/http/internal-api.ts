@@ -1,8 +1,11 @@
-import type { RequestHandler } from 'express';
+import express, { type RequestHandler } from 'express';
 import {
   InternalMessageContent,
   InternalMessageParams,
   InternalProjectParams,
+  InternalReschedule,
+  InternalSuppressedAddresses,
+  InternalSuppressionCheck,
   MAX_STATS_DAYS,
   Message,
   MessageList,
@@ -23,6 +26,15 @@ import type { Suppressions } from '../model/suppression.repository';
 
 const NO_MESSAGE = { description: 'No such message in this project' };
 
+const NOT_RESCHEDULABLE = {
+  'too-late': 'The message was sent, is being sent, or is due within seconds: only a message waiting for its time can be moved.',
+  canceled: 'The message was canceled: a canceled message cannot be scheduled again.',
+  'not-scheduled': 'The message was sent without send_at: only a scheduled message can be moved to another time.',
+} as const;
+
+const messageBeingRescheduled = () =>
+  new ConflictError('message-being-rescheduled', "Another request is changing this message's time or canceling it; retry in a moment.");
+
 /** The message log and the suppression list the gateway proxies to; the gateway has authenticated the client and checked the project. */
 export function internalApi(
   log: MessageLog,
@@ -30,6 +42,11 @@ export function internalApi(
   suppressions: Suppressions,
   scheduled: ScheduledSends,
 ): RequestHandler {
+  // The JSON bodies of these routes (a suppression check's, a reschedule's) are parsed here: the attachments' bytes are another router's.
+  return express.Router().use(express.json({ limit: '64kb' }), internalRoutes(log, rollups, suppressions, scheduled));
+}
+
+function internalRoutes(log: MessageLog, rollups: StatusRollups, suppressions: Suppressions, scheduled: ScheduledSends): RequestHandler {
   return serveRoutes([
     defineRoute({
       method: 'get',
@@ -46,6 +63,25 @@ export function internalApi(
           ...(query.cursor ? { cursor: decodeCursor(query.cursor, filters, isSequence) } : {}),
         });
         return { status: 200, body: { data: page.data, next_cursor: page.next === null ? null : encodeCursor(page.next, filters) } };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/internal/projects/:projectId/suppressions/check',
+      params: InternalProjectParams,
+      body: InternalSuppressionCheck,
+      responses: {
+        200: { description: 'The suppressed ones among the addresses, with their reasons', schema: InternalSuppressedAddresses },
+      },
+      handle: async ({ params, body }) => {
+        const emails = [...new Set(body.emails.map(normaliseEmail))];
+        // The send path's own check: point reads of the markers, then of a marked address's keys.
+        const reasons = await suppressions.reasons(emails.map((email) => ({ projectId: params.projectId, email })));
+        const data = emails.flatMap((email, i) => {
+          const reason = reasons[i];
+          return reason === undefined ? [] : [{ email, reason }];
+        });
+        return { status: 200, body: { data } };
       },
     }),
     defineRoute({
@@ -139,7 +175,26 @@ export function internalApi(
             'message-not-cancelable',
             'The message was sent without send_at: only a scheduled message can be cancelled.',
           );
+        if (outcome === 'busy') throw messageBeingRescheduled();
         return { status: 200, body: outcome.canceled };
+      },
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/internal/projects/:projectId/messages/:messageId/schedule',
+      params: InternalMessageParams,
+      body: InternalReschedule,
+      responses: {
+        200: { description: 'The message, with its new send_at', schema: Message },
+        404: NO_MESSAGE,
+        409: { description: 'Sent, being sent or due now, canceled, never scheduled, or its time being changed by another request' },
+      },
+      handle: async ({ params, body }) => {
+        const outcome = await scheduled.reschedule(params.projectId, params.messageId, new Date(body.send_at));
+        if (outcome === 'not-found') throw new NotFoundError('No such message in this project.');
+        if (outcome === 'busy') throw messageBeingRescheduled();
+        if (typeof outcome === 'string') throw new ConflictError('message-not-reschedulable', NOT_RESCHEDULABLE[outcome]);
+        return { status: 200, body: outcome.rescheduled };
       },
     }),
   ]);

@@ -19,9 +19,37 @@ describe('signedHeaders', () => {
     expect(new Webhook(previous).verify(body, headers)).toMatchObject({ type: 'message.sent' });
     expect(() => new Webhook(newSecret()).verify(body, headers)).toThrow();
   });
+
+  it("signs under Svix's names, as Resend sends them, with the same values Standard Webhooks would have", () => {
+    const secret = newSecret();
+    const body = JSON.stringify({ type: 'email.delivered', created_at: new Date().toISOString(), data: { email_id: 'msg_1' } });
+    const at = new Date();
+    const svix = signedHeaders('msg_abc', body, [secret], at, 'svix');
+    expect(Object.keys(svix).sort()).toEqual(['svix-id', 'svix-signature', 'svix-timestamp']);
+    const standard = signedHeaders('msg_abc', body, [secret], at);
+    expect(Object.values(svix)).toEqual(Object.values(standard));
+    // What svix's Webhook.verify does: it reads svix-* as webhook-* (the e2e test runs svix itself).
+    const renamed = {
+      'webhook-id': svix['svix-id']!,
+      'webhook-timestamp': svix['svix-timestamp']!,
+      'webhook-signature': svix['svix-signature']!,
+    };
+    expect(new Webhook(secret).verify(body, renamed)).toMatchObject({ type: 'email.delivered' });
+    expect(() => new Webhook(secret).verify(body.replace('msg_1', 'msg_2'), renamed)).toThrow();
+  });
 });
 
 describe('send', () => {
+  /** One attempt's options but the URL and how addresses are looked up and judged. */
+  const attemptOf = () => ({
+    webhookId: 'msg_1',
+    attempt: 1,
+    payload: '{}',
+    secrets: [newSecret()],
+    signatureHeaders: 'standard-webhooks' as const,
+    timeoutMs: 2_000,
+  });
+
   it('reads only the first kilobyte, does not follow redirects, and reports a refused connection', async () => {
     const server = createServer((req, res) => {
       if (req.url === '/big') res.end('x'.repeat(100_000));
@@ -29,15 +57,7 @@ describe('send', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as AddressInfo).port;
-    const base = {
-      webhookId: 'msg_1',
-      attempt: 1,
-      payload: '{}',
-      secrets: [newSecret()],
-      timeoutMs: 2_000,
-      lookup,
-      connectRefusal: () => null,
-    };
+    const base = { ...attemptOf(), lookup, connectRefusal: () => null };
     try {
       const big = await send({ ...base, url: `http://127.0.0.1:${port}/big` });
       expect(big).toMatchObject({ statusCode: 200, error: null });
@@ -59,7 +79,7 @@ describe('send', () => {
     const port = (server.address() as AddressInfo).port;
     // Saved while the operator admitted this port; admitted no more.
     const policy = new AddressPolicy([]);
-    const base = { webhookId: 'msg_1', attempt: 1, payload: '{}', secrets: [newSecret()], timeoutMs: 2_000, lookup: policy.lookup };
+    const base = { ...attemptOf(), lookup: policy.lookup };
     try {
       for (const host of ['127.0.0.1', '[::127.0.0.1]', '[::ffff:127.0.0.1]', '2130706433']) {
         const result = await send({ ...base, connectRefusal: policy.connectRefusal, url: `http://${host}:${port}/hook` });

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { Webhook } from 'standardwebhooks';
-import type { SendResult, WebhookSender } from '../domain/ports';
+import type { SendResult, SignatureHeaders, WebhookSender } from '../domain/ports';
 
 const MAX_RESPONSE_BYTES = 1024;
 
@@ -14,12 +14,26 @@ const retryAfter = (value: string | string[] | undefined): number | null => {
   return Number.isNaN(at) ? null : Math.max(0, (at - Date.now()) / 1000);
 };
 
-/** The Standard Webhooks headers: webhook-id (stable across retries), webhook-timestamp, webhook-signature. */
-export function signedHeaders(webhookId: string, payload: string, secrets: string[], at = new Date()): Record<string, string> {
+/** Svix's headers are Standard Webhooks' under another prefix: the same values, signed the same way. */
+const PREFIXES: Record<SignatureHeaders, string> = { 'standard-webhooks': 'webhook', svix: 'svix' };
+
+/**
+ * The Standard Webhooks headers: webhook-id (stable across retries), webhook-timestamp,
+ * webhook-signature (`v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, one per secret); or Svix's
+ * svix-id, svix-timestamp and svix-signature, as Resend sends them.
+ */
+export function signedHeaders(
+  webhookId: string,
+  payload: string,
+  secrets: string[],
+  at = new Date(),
+  headers: SignatureHeaders = 'standard-webhooks',
+): Record<string, string> {
+  const prefix = PREFIXES[headers];
   return {
-    'webhook-id': webhookId,
-    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-    'webhook-signature': secrets.map((secret) => new Webhook(secret).sign(webhookId, at, payload)).join(' '),
+    [`${prefix}-id`]: webhookId,
+    [`${prefix}-timestamp`]: String(Math.floor(at.getTime() / 1000)),
+    [`${prefix}-signature`]: secrets.map((secret) => new Webhook(secret).sign(webhookId, at, payload)).join(' '),
   };
 }
 
@@ -55,7 +69,7 @@ export const send: WebhookSender = (options) => {
         'content-length': String(Buffer.byteLength(options.payload)),
         'user-agent': 'Postbus-Webhooks/0.1',
         'postbus-attempt': String(options.attempt),
-        ...signedHeaders(options.webhookId, options.payload, options.secrets),
+        ...signedHeaders(options.webhookId, options.payload, options.secrets, new Date(), options.signatureHeaders),
       },
       signal: AbortSignal.timeout(options.timeoutMs),
     });

@@ -17,11 +17,11 @@ describe('delivery keys', () => {
   });
 
   it('reads the people a body names from its data', () => {
-    const body = JSON.stringify({ type: 't', timestamp: 'x', data: { project_id: 'p1', email: 'ann@example.com', user_id: 'u1' } });
-    expect(personListsOf(body)).toEqual([
+    const payload = JSON.stringify({ type: 't', timestamp: 'x', data: { project_id: 'p1', email: 'ann@example.com', user_id: 'u1' } });
+    expect(personListsOf({ payload })).toEqual([
       personList('p1', { kind: 'email', value: 'ann@example.com' }),
       personList('p1', { kind: 'user_id', value: 'u1' }),
     ]);
-    expect(personListsOf(JSON.stringify({ data: { email: 'ann@example.com' } }))).toEqual([]); // no project
+    expect(personListsOf({ payload: JSON.stringify({ data: { email: 'ann@example.com' } }) })).toEqual([]); // no project
   });
 });

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { DeliveryDoc, DeliveryPerson } from './records';
 
 /** The delivery of one event to one endpoint always has the same id, so a redelivered event adds nothing. */
 export const deliveryIdOf = (eventId: string, endpointId: string): string =>
@@ -16,18 +17,40 @@ export type PersonKey = { kind: 'email'; value: string } | { kind: 'user_id'; va
 export const personList = (projectId: string, key: PersonKey): string =>
   `person:${createHash('sha256').update(`${projectId}\n${key.kind}\n${key.value}`).digest('hex').slice(0, 40)}`;
 
-/** The people a webhook body names (its project's address and user_id), as list names. */
-export function personListsOf(payload: string): string[] {
-  let data: Record<string, unknown> | undefined;
-  try {
-    data = (JSON.parse(payload) as { data?: Record<string, unknown> }).data;
-  } catch {
-    return []; // every body is written by JSON.stringify; this is not one of ours
-  }
+/**
+ * Whom a Postbus body is about (its project, address, user and time). A delivery in another
+ * format keeps it beside its payload, which may not name them, so that an erasure still finds
+ * and confirms it.
+ */
+export function personOf(body: { timestamp?: unknown; data?: unknown }): DeliveryPerson | undefined {
+  const data = body.data as Record<string, unknown> | undefined;
   const projectId = data?.['project_id'];
-  if (!data || typeof projectId !== 'string') return [];
+  if (!data || typeof projectId !== 'string') return undefined;
+  const text = (value: unknown) => (typeof value === 'string' ? value : null);
+  return {
+    projectId,
+    email: text(data['email']),
+    userId: text(data['user_id']),
+    ...(typeof body.timestamp === 'string' ? { at: body.timestamp } : {}),
+  };
+}
+
+/** Whom a stored delivery is about: kept beside it, or read from its (Postbus) payload. */
+export function personOfDelivery(delivery: Pick<DeliveryDoc, 'payload' | 'person'>): DeliveryPerson | undefined {
+  if (delivery.person) return delivery.person;
+  try {
+    return personOf(JSON.parse(delivery.payload) as { timestamp?: unknown; data?: unknown });
+  } catch {
+    return undefined; // every body is written by JSON.stringify; this is not one of ours
+  }
+}
+
+/** The people a delivery is about (its project's address and user_id), as list names. */
+export function personListsOf(delivery: Pick<DeliveryDoc, 'payload' | 'person'>): string[] {
+  const person = personOfDelivery(delivery);
+  if (!person) return [];
   const lists: string[] = [];
-  if (typeof data['email'] === 'string') lists.push(personList(projectId, { kind: 'email', value: data['email'] }));
-  if (typeof data['user_id'] === 'string') lists.push(personList(projectId, { kind: 'user_id', value: data['user_id'] }));
+  if (person.email !== null) lists.push(personList(person.projectId, { kind: 'email', value: person.email }));
+  if (person.userId !== null) lists.push(personList(person.projectId, { kind: 'user_id', value: person.userId }));
   return lists;
 }

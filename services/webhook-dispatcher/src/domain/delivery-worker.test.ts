@@ -29,7 +29,7 @@ const delivery = (n: number): DeliveryDoc => ({
 
 describe('DeliveryWorker: what an answer leads to', () => {
   /** One first attempt against a receiver that answers `result`; returns what was recorded, scheduled and disabled. */
-  async function attemptOnce(result: Partial<SendResult>, schedule = [0, 60_000]) {
+  async function attemptOnce(result: Partial<SendResult>, schedule = [0, 60_000], stored = delivery(1)) {
     const recorded: AttemptDoc[] = [];
     const scheduled: { id: string; at: Date; payload: Record<string, unknown> }[] = [];
     const disabled: string[] = [];
@@ -73,7 +73,7 @@ describe('DeliveryWorker: what an answer leads to', () => {
       connectRefusal: () => null,
     });
     const started = Date.now();
-    await worker.attemptFirst([delivery(1)]);
+    await worker.attemptFirst([stored]);
     await worker.stop();
     return { recorded, scheduled, disabled, sent, started };
   }
@@ -83,8 +83,21 @@ describe('DeliveryWorker: what an answer leads to', () => {
     expect(recorded.map((a) => [a._id, a.outcome, a.nextAttemptAt])).toEqual([['msg_1:1', 'succeeded', null]]);
     expect(scheduled).toEqual([]);
     expect(sent).toEqual([
-      expect.objectContaining({ url: 'https://receiver.example/hook', webhookId: 'msg_1', attempt: 1, secrets: ['whsec_1'] }),
+      expect.objectContaining({
+        url: 'https://receiver.example/hook',
+        webhookId: 'msg_1',
+        attempt: 1,
+        secrets: ['whsec_1'],
+        signatureHeaders: 'standard-webhooks',
+      }),
     ]);
+  });
+
+  it("a delivery in the resend format is signed under Svix's header names, one in the postmark format under Standard Webhooks'", async () => {
+    const resend = await attemptOnce({ statusCode: 200 }, undefined, { ...delivery(1), format: 'resend' });
+    expect(resend.sent[0]).toMatchObject({ signatureHeaders: 'svix', payload: delivery(1).payload });
+    const postmark = await attemptOnce({ statusCode: 200 }, undefined, { ...delivery(1), format: 'postmark' });
+    expect(postmark.sent[0]).toMatchObject({ signatureHeaders: 'standard-webhooks' });
   });
 
   it('a failure with attempts left schedules the next one after its wait', async () => {

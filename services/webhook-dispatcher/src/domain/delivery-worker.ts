@@ -4,6 +4,7 @@ import { attemptIdOf } from './delivery-keys';
 import type { AttemptOutcome } from './delivery-status';
 import type { DeliveryLog, DueAttempts, EndpointDirectory, SendOptions, SendResult, WebhookSender } from './ports';
 import type { DeliveryDoc, DuePayload } from './records';
+import { signatureHeadersOf } from './webhook-formats';
 
 export interface WorkerDeps {
   endpoints: Pick<EndpointDirectory, 'cachedById' | 'signingSecrets' | 'disable'>;
@@ -184,6 +185,7 @@ export class DeliveryWorker {
         attempt: payload.attempt,
         payload: delivery.payload,
         secrets: endpoints.signingSecrets(endpoint),
+        signatureHeaders: signatureHeadersOf(delivery.format ?? 'standard'),
         timeoutMs: this.deps.timeoutMs,
         lookup: this.deps.lookup,
         connectRefusal: this.deps.connectRefusal,

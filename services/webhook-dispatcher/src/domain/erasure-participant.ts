@@ -1,25 +1,20 @@
 import type { MessageContext } from '@postbus/bus';
 import type { ErasureExecuteCommand } from '@postbus/contracts';
 import type { DeliveryLog } from './ports';
-import { personList } from './delivery-keys';
+import { personList, personOfDelivery } from './delivery-keys';
+import type { DeliveryDoc } from './records';
 
 type Subject = Pick<ErasureExecuteCommand, 'projectId' | 'email' | 'userId' | 'before'>;
 
 /**
- * Whether a webhook body is about this person in this project, from before the erasure ran (a
- * later event is about someone new with the same address); the person's lists only find candidates.
+ * Whether a delivery is about this person in this project, from before the erasure ran (a later
+ * event is about someone new with the same address); the person's lists only find candidates.
  */
-export function concerns(payload: string, { projectId, email, userId, before }: Subject): boolean {
-  let body: { timestamp?: string; data?: Record<string, unknown> };
-  try {
-    body = JSON.parse(payload) as typeof body;
-  } catch {
-    return false; // every body is written by JSON.stringify; this is not one of ours
-  }
-  const data = body.data;
-  if (!data || data['project_id'] !== projectId) return false;
-  if (body.timestamp !== undefined && Date.parse(body.timestamp) > Date.parse(before)) return false;
-  return (email !== null && data['email'] === email) || (userId !== null && data['user_id'] === userId);
+export function concerns(delivery: Pick<DeliveryDoc, 'payload' | 'person'>, { projectId, email, userId, before }: Subject): boolean {
+  const person = personOfDelivery(delivery);
+  if (!person || person.projectId !== projectId) return false;
+  if (person.at !== undefined && Date.parse(person.at) > Date.parse(before)) return false;
+  return (email !== null && person.email === email) || (userId !== null && person.userId === userId);
 }
 
 export interface DeliveryErasureDeps {
@@ -50,7 +45,7 @@ export class DeliveryErasure {
       const gone = await this.deps.deliveries.erasePerson(
         list,
         new Date(subject.before),
-        (payload) => concerns(payload, subject),
+        (delivery) => concerns(delivery, subject),
         ctx?.heartbeat,
         erased,
       );

@@ -4,7 +4,7 @@ import { deliveryIdOf } from './delivery-keys';
 import { EventFanout } from './event-fanout';
 import type { ProjectOwner } from './ports';
 import type { DeliveryDoc, EndpointDoc } from './records';
-import { bodyOf, userUnsubscribed, type WebhookEvent } from './webhook-payloads';
+import { bodyOf, messageEvent, userUnsubscribed, type WebhookEvent } from './webhook-payloads';
 
 const logger = createLogger({ service: 'fanout-test', level: 'error' });
 /** A message sent just now: the wait for an unknown project runs from its event's time. */
@@ -20,8 +20,16 @@ const event = (projectId: string): WebhookEvent =>
     unsubscribedAt: '2026-01-01T00:00:00.000Z',
   });
 
-const endpoint = (id: string, clientId: string, events: string[]): EndpointDoc =>
-  ({ _id: id, clientId, projectId: null, url: 'https://example.com/hook', events, enabled: true }) as EndpointDoc;
+const endpoint = (id: string, clientId: string, events: string[], format?: EndpointDoc['format']): EndpointDoc =>
+  ({
+    _id: id,
+    clientId,
+    projectId: null,
+    url: 'https://example.com/hook',
+    events,
+    enabled: true,
+    ...(format ? { format } : {}),
+  }) as EndpointDoc;
 
 function setup(owners: Record<string, ProjectOwner>, endpoints: EndpointDoc[]) {
   const stored: DeliveryDoc[] = [];
@@ -73,6 +81,40 @@ describe('EventFanout', () => {
       payload: bodyOf(event('p1')),
     });
     expect(attempted).toEqual([stored]);
+  });
+
+  it("writes each endpoint's body in its format, keeps whom it is about beside a formatted one, and skips a format with no counterpart", async () => {
+    const { fanout, stored } = setup({ p1: { clientId: 'cl_1' } }, [
+      endpoint('we_standard', 'cl_1', ['*']),
+      endpoint('we_resend', 'cl_1', ['*'], 'resend'),
+      endpoint('we_postmark', 'cl_1', ['*'], 'postmark'),
+    ]);
+    const sent = messageEvent('message.sent', {
+      messageId: 'msg_1',
+      projectId: 'p1',
+      emailKey: null,
+      email: 'ann@example.com',
+      userId: 'u1',
+      event: 'sent',
+      sequence: 2,
+      at: '2026-01-01T00:00:00.000Z',
+    });
+    await fanout.deliver([
+      { event: sent, ctx: ctx('evt_sent') },
+      { event: event('p1'), ctx: ctx('evt_unsubscribed') },
+    ]);
+    const byEndpoint = (eventId: string) => Object.fromEntries(stored.filter((d) => d.eventId === eventId).map((d) => [d.endpointId, d]));
+    const deliveries = byEndpoint('evt_sent');
+    expect(deliveries['we_standard']).toMatchObject({ payload: bodyOf(sent) });
+    expect(deliveries['we_standard']).not.toHaveProperty('format');
+    expect(deliveries['we_standard']).not.toHaveProperty('person');
+    const person = { projectId: 'p1', email: 'ann@example.com', userId: 'u1', at: '2026-01-01T00:00:00.000Z' };
+    expect(deliveries['we_resend']).toMatchObject({ format: 'resend', person, eventType: 'message.sent' });
+    expect(JSON.parse(deliveries['we_resend']!.payload)).toMatchObject({ type: 'email.delivered', data: { email_id: 'msg_1' } });
+    expect(deliveries['we_postmark']).toMatchObject({ format: 'postmark', person });
+    expect(JSON.parse(deliveries['we_postmark']!.payload)).toMatchObject({ RecordType: 'Delivery', MessageID: 'msg_1' });
+    // Neither Resend nor Postmark has a user.unsubscribed: only the standard endpoint gets it.
+    expect(Object.keys(byEndpoint('evt_unsubscribed'))).toEqual(['we_standard']);
   });
 
   it('a redelivered event adds no delivery', async () => {

@@ -1,9 +1,11 @@
 import type { MessageContext } from '@postbus/bus';
 import type { Logger } from '@postbus/logger';
-import { deliveryIdOf } from './delivery-keys';
+import type { WebhookFormat } from '@postbus/contracts';
+import { deliveryIdOf, personOf } from './delivery-keys';
 import type { DeliveryLog, EndpointDirectory, ProjectOwnerLookup } from './ports';
 import type { DeliveryDoc } from './records';
-import { bodyOf, type WebhookEvent } from './webhook-payloads';
+import { bodyIn } from './webhook-formats';
+import type { WebhookEvent } from './webhook-payloads';
 
 export interface EventDeps {
   endpoints: Pick<EndpointDirectory, 'matching'>;
@@ -62,14 +64,23 @@ export class EventFanout {
         });
         continue;
       }
+      // Each format's body written once per event, whatever the number of its endpoints.
+      const bodies = new Map<WebhookFormat, string | null>();
+      const person = personOf(event);
       for (const endpoint of await endpoints.matching(clientId, event.projectId, event.type)) {
+        const format = endpoint.format ?? 'standard';
+        let payload = bodies.get(format);
+        if (payload === undefined) bodies.set(format, (payload = bodyIn(format, event)));
+        // An event the endpoint's format has no counterpart for is not sent to it.
+        if (payload === null) continue;
         docs.push({
           _id: deliveryIdOf(ctx.id, endpoint._id),
           endpointId: endpoint._id,
           clientId,
           eventId: ctx.id,
           eventType: event.type,
-          payload: bodyOf(event),
+          payload,
+          ...(format === 'standard' ? {} : { format, ...(person ? { person } : {}) }),
           createdAt: now,
         });
       }

@@ -36,7 +36,7 @@ export interface DeliveryLog {
   erasePerson(
     list: string,
     before: Date,
-    concerns: (payload: string) => boolean,
+    concerns: (delivery: DeliveryDoc) => boolean,
     afterChunk?: () => Promise<void>,
     erased?: Set<string>,
   ): Promise<DeliveriesDeleted>;
@@ -79,6 +79,9 @@ export interface SendResult {
   retryAfterSeconds: number | null;
 }
 
+/** Which headers sign a delivery: Standard Webhooks' `webhook-*`, or Svix's `svix-*` (the same scheme under Resend's names). */
+export type SignatureHeaders = 'standard-webhooks' | 'svix';
+
 export interface SendOptions {
   url: string;
   webhookId: string;
@@ -87,6 +90,8 @@ export interface SendOptions {
   payload: string;
   /** Every secret that signs now: one signature each in webhook-signature (rotation overlap). */
   secrets: string[];
+  /** The headers that carry the id, time and signatures (the delivery's format picks them). */
+  signatureHeaders: SignatureHeaders;
   timeoutMs: number;
   /** Resolves the host and refuses private addresses at connect time (see AddressPolicy). */
   lookup: RequestOptions['lookup'];

@@ -1,4 +1,5 @@
 // The records the dispatcher's rules read and write; model/ stores them as they are.
+import type { WebhookFormat } from '@postbus/contracts';
 import type { Sealed } from '@postbus/crypto';
 import type { AttemptOutcome } from './delivery-status';
 
@@ -11,7 +12,20 @@ export interface DeliveryDoc {
   eventType: string;
   /** The exact body every attempt sends (and signs). */
   payload: string;
+  /** The format the payload is written in, which also picks the signature's headers; absent: standard. */
+  format?: WebhookFormat;
+  /** Whom the event is about, kept beside a payload in another format (a standard one names them itself). */
+  person?: DeliveryPerson;
   createdAt: Date;
+}
+
+/** Whom a webhook event is about, as Postbus's body names them: an erasure finds its deliveries by them. */
+export interface DeliveryPerson {
+  projectId: string;
+  email: string | null;
+  userId: string | null;
+  /** When the event happened. */
+  at?: string;
 }
 
 /** One attempt at a delivery, append-only: the delivery log. Its `_id` is `<deliveryId>:<attempt>` (attemptIdOf). */
@@ -54,6 +68,8 @@ export interface EndpointDoc {
   events: string[];
   description: string | null;
   enabled: boolean;
+  /** How its deliveries are written; absent on endpoints made before formats existed: standard. */
+  format?: WebhookFormat;
   /** Why the dispatcher disabled it (e.g. the receiver answered 410 Gone). */
   disabledReason: string | null;
   secrets: EndpointSecret[];

@@ -9,7 +9,6 @@ import {
   InternalDeliveryParams,
   InternalWebhookParams,
   PAGE_LIMIT,
-  serialiseWebhookBody,
   UpdateWebhookRequest,
   Webhook,
   webhookTestBody,
@@ -17,12 +16,14 @@ import {
   WebhookTestAccepted,
   WebhookWithSecret,
   WEBHOOK_TEST_EVENT_TYPE,
+  type WebhookFormat,
 } from '@postbus/contracts';
 import { NotFoundError, UnprocessableError, ValidationError } from '@postbus/errors';
 import { decodeCursor, defineRoute, encodeCursor, isSequence, serveRoutes, UnsafeAddressError, type AddressPolicy } from '@postbus/http';
 import { deliveryIdOf } from '../domain/delivery-keys';
 import { retryByHand } from '../domain/manual-retry';
 import type { DeliveryDoc, EndpointDoc } from '../domain/records';
+import { bodyIn, eventsWithoutCounterpart } from '../domain/webhook-formats';
 import type { DeliveryStore } from '../model/delivery.repository';
 import type { EndpointInput, EndpointStore } from '../model/endpoint.repository';
 import { toDelivery, toWebhook } from './views';
@@ -56,6 +57,17 @@ async function assertSafe(policy: AddressPolicy, url: string): Promise<void> {
   }
 }
 
+/** Refuses events an endpoint's format would never send (a subscription that could only stay silent). */
+function assertEventsInFormat(format: WebhookFormat, events: readonly string[]): void {
+  const missing = eventsWithoutCounterpart(format, events);
+  if (missing.length === 0) return;
+  throw new UnprocessableError(
+    'webhook-event-not-in-format',
+    `The ${format} format has no counterpart for ${missing.join(', ')}: an endpoint in it would never get ${missing.length === 1 ? 'that event' : 'those events'} (docs/webhook-formats.md).`,
+    missing.map((event) => ({ pointer: `/events/${events.indexOf(event)}`, message: `has no counterpart in the ${format} format` })),
+  );
+}
+
 /**
  * The webhook endpoints and delivery log the gateway proxies to: the gateway has authenticated the
  * client and validated the bodies and queries with the same schemas; the client id in the path
@@ -78,6 +90,8 @@ export function internalApi({ endpoints, deliveries, policy, secretOverlapMs }: 
       body: CreateWebhookRequest,
       responses: { 201: { description: 'The webhook, with its secret', schema: WebhookWithSecret } },
       handle: async ({ params, body }) => {
+        const format = body.format ?? 'standard';
+        assertEventsInFormat(format, body.events);
         await assertSafe(policy, body.url);
         const { endpoint, secret } = await endpoints.create(params.clientId, {
           url: body.url,
@@ -85,6 +99,7 @@ export function internalApi({ endpoints, deliveries, policy, secretOverlapMs }: 
           projectId: body.project_id ?? null,
           description: body.description ?? null,
           enabled: body.enabled ?? true,
+          format,
         });
         return { status: 201, body: { ...toWebhook(endpoint), secret } };
       },
@@ -111,6 +126,9 @@ export function internalApi({ endpoints, deliveries, policy, secretOverlapMs }: 
       responses: { 200: { description: 'The webhook as updated', schema: Webhook }, ...NOT_FOUND },
       handle: async ({ params, body }) => {
         const current = await endpointOf(params);
+        if (body.format !== undefined || body.events !== undefined) {
+          assertEventsInFormat(body.format ?? current.format ?? 'standard', body.events ?? current.events);
+        }
         if (body.url !== undefined && body.url !== current.url) await assertSafe(policy, body.url);
         const patch: Partial<EndpointInput> = {};
         if (body.url !== undefined) patch.url = body.url;
@@ -118,6 +136,7 @@ export function internalApi({ endpoints, deliveries, policy, secretOverlapMs }: 
         if (body.project_id !== undefined) patch.projectId = body.project_id;
         if (body.description !== undefined) patch.description = body.description;
         if (body.enabled !== undefined) patch.enabled = body.enabled;
+        if (body.format !== undefined) patch.format = body.format;
         const updated = await endpoints.update(params.clientId, params.webhookId, patch);
         if (!updated) throw new NotFoundError(NO_WEBHOOK);
         return { status: 200, body: toWebhook(updated) };
@@ -196,13 +215,16 @@ export function internalApi({ endpoints, deliveries, policy, secretOverlapMs }: 
         const endpoint = await endpointOf(params);
         const eventId = `evt_test_${randomBytes(12).toString('hex')}`;
         const now = new Date();
+        const format = endpoint.format ?? 'standard';
         const delivery: DeliveryDoc = {
           _id: deliveryIdOf(eventId, endpoint._id),
           endpointId: endpoint._id,
           clientId: endpoint.clientId,
           eventId,
           eventType: WEBHOOK_TEST_EVENT_TYPE,
-          payload: serialiseWebhookBody(webhookTestBody(endpoint._id, now)),
+          // Every format writes a body for it.
+          payload: bodyIn(format, webhookTestBody(endpoint._id, now))!,
+          ...(format === 'standard' ? {} : { format }),
           createdAt: now,
         };
         // add() only records and lists it; the first attempt is due now (the worker's poll takes it).

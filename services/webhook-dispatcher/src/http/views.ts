@@ -11,6 +11,7 @@ export function toWebhook(e: EndpointDoc): Webhook {
     project_id: e.projectId,
     description: e.description,
     enabled: e.enabled,
+    format: e.format ?? 'standard',
     disabled_reason: e.disabledReason,
     created_at: e.createdAt.toISOString(),
     updated_at: e.updatedAt.toISOString(),

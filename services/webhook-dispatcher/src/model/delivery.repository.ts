@@ -33,7 +33,17 @@ export interface DeliveryPage {
 // no other index is needed, on MongoDB or on the embedded store. Both grow with traffic.
 const deliverySchema = growing(
   new Schema<DeliveryDoc>(
-    { _id: String, endpointId: String, clientId: String, eventId: String, eventType: String, payload: String, createdAt: Date },
+    {
+      _id: String,
+      endpointId: String,
+      clientId: String,
+      eventId: String,
+      eventType: String,
+      payload: String,
+      format: String,
+      person: Schema.Types.Mixed,
+      createdAt: Date,
+    },
     { collection: 'deliveries', versionKey: false },
   ),
 );
@@ -83,7 +93,7 @@ const entriesOf = (d: DeliveryDoc): ListAppend[] =>
   [endpointList(d.endpointId), typeList(d.endpointId, d.eventType)].map((list) => ({ list, at: d.createdAt, value: d._id }));
 
 /** The person list entries a new delivery adds. */
-const personEntriesOf = (d: DeliveryDoc): ListAppend[] => personListsOf(d.payload).map((list) => ({ list, at: d.createdAt, value: d._id }));
+const personEntriesOf = (d: DeliveryDoc): ListAppend[] => personListsOf(d).map((list) => ({ list, at: d.createdAt, value: d._id }));
 
 /** The status list entry a recorded attempt adds: where its delivery failed, or started being retried. */
 function statusEntryOf(a: AttemptDoc): ListAppend | undefined {
@@ -289,7 +299,7 @@ export class DeliveryStore implements DeliveryLog {
   async erasePerson(
     list: string,
     before: Date,
-    concerns: (payload: string) => boolean,
+    concerns: (delivery: DeliveryDoc) => boolean,
     afterChunk?: () => Promise<void>,
     /** Deliveries this erasure deleted already (through the person's other list): skipped. */
     erased = new Set<string>(),
@@ -308,7 +318,7 @@ export class DeliveryStore implements DeliveryLog {
     });
     for (let page = await this.people.page(list, { limit: CHUNK }); page.entries.length > 0;) {
       const found = await this.deliveriesById(page.entries.map((e) => e.value));
-      await erase([...found.values()].filter((d) => concerns(d.payload)).map((d) => d._id));
+      await erase([...found.values()].filter((d) => concerns(d)).map((d) => d._id));
       await afterChunk?.();
       if (page.next === null) break;
       page = await this.people.page(list, { limit: CHUNK, beforeSeq: page.next });
@@ -326,7 +336,7 @@ export class DeliveryStore implements DeliveryLog {
     await this.lists.trimAll(cutoff, async (list, ids) => {
       if (!ENDPOINT_LIST.test(list)) return;
       const found = await this.deliveriesById(ids);
-      const people = new Set([...found.values()].flatMap((d) => personListsOf(d.payload)));
+      const people = new Set([...found.values()].flatMap((d) => personListsOf(d)));
       const gone = await this.delete(ids);
       total.deliveries += gone.deliveries;
       total.attempts += gone.attempts;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Schema, type Connection } from 'mongoose';
+import type { WebhookFormat } from '@postbus/contracts';
 import type { Sealed, SecretBox } from '@postbus/crypto';
 import { KeyedSerializer } from '@postbus/db';
 import type { EndpointDirectory } from '../domain/ports';
@@ -11,6 +12,7 @@ export interface EndpointInput {
   projectId: string | null;
   description: string | null;
   enabled: boolean;
+  format: WebhookFormat;
 }
 
 const endpointSchema = new Schema<EndpointDoc>(
@@ -22,6 +24,7 @@ const endpointSchema = new Schema<EndpointDoc>(
     events: [String],
     description: { type: String, default: null },
     enabled: Boolean,
+    format: String,
     disabledReason: { type: String, default: null },
     secrets: Schema.Types.Mixed,
     createdAt: Date,

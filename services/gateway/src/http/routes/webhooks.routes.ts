@@ -42,7 +42,10 @@ export function webhookRoutes({ webhooksApi, assertProject }: WebhookRouteDeps):
       responses: {
         201: { description: 'The webhook with its secret (whsec_…)', schema: WebhookWithSecret },
         404: { description: "project_id names none of the client's projects" },
-        422: { description: 'The URL resolves to a private, loopback, link-local or otherwise internal address' },
+        422: {
+          description:
+            'The URL resolves to a private, loopback, link-local or otherwise internal address, or an event has no counterpart in the format',
+        },
         ...DISPATCHER_DOWN,
       },
       handle: async ({ body, client }) => {
@@ -85,7 +88,7 @@ export function webhookRoutes({ webhooksApi, assertProject }: WebhookRouteDeps):
       responses: {
         200: { description: 'The changed webhook', schema: Webhook },
         ...NOT_FOUND,
-        422: { description: 'The new URL resolves to an internal address' },
+        422: { description: 'The new URL resolves to an internal address, or an event has no counterpart in the format' },
         ...DISPATCHER_DOWN,
       },
       handle: async ({ params, body, client }) => {

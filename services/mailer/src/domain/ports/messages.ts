@@ -24,7 +24,7 @@ export interface MessageRecords {
   countAgain(eventId: string): Promise<void>;
   /** Writes timeline entries anew (an erasure redacting a copy's address). */
   rewriteEvents(events: EventDoc[]): Promise<void>;
-  /** Writes messages anew (an erasure redacting a copy's address). */
+  /** Writes messages anew (an erasure redacting a copy's address, a scheduled message moved to another time). */
   rewriteMessages(docs: MessageDoc[]): Promise<void>;
   /** Keeps rendered emails; one kept already is left as it is. */
   keepContents(contents: ContentDoc[]): Promise<void>;
