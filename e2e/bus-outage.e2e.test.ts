@@ -128,7 +128,8 @@ describe('when Kafka cannot take a request', () => {
             .filter((m) => (m.value as { user: { email: string } }).user.email === 'once@example.org');
           return mine.length >= 2 ? mine : undefined;
         },
-        { timeoutMs: 30_000, what: 'the first attempt’s write and the retry’s' },
+        // The recorder is a consumer too: after the freeze it may wait out a rebalance, as the mailer's do below.
+        { timeoutMs: GroupTimings.rebalanceTimeoutMs + 30_000, what: 'the first attempt’s write and the retry’s' },
       );
       expect(written.map((m) => (m.value as { messageId: string }).messageId)).toEqual([id, id]);
       // The freeze (and the broker killed in the test before) sends the mailer's consumers back

@@ -1,6 +1,6 @@
 /** @postbus-system shared */
 import { Errors, ServerClient } from 'postmark';
-import { waitFor } from '@postbus/testing';
+import { call, waitFor } from '@postbus/testing';
 import { pythonWith } from './compat/python-venv';
 import { projectKey, runPythonTour, suppressInProject } from './compat/sdk-tour';
 import { mailsAtSink } from './project-api';
@@ -83,6 +83,13 @@ describe("Postmark's SDKs against Postbus", () => {
       Sandboxed: false,
     });
     expect(details.MessageEvents.map((e) => e.Type)).toContain('Delivered');
+
+    // A key bound to another project of the same client finds no such message.
+    const other = await call(system.gatewayUrl, 'POST', '/v1/projects', { auth: client.auth, json: { name: 'Other' } });
+    expect(other.status).toBe(201);
+    const otherKey = await projectKey(system, { ...client, projectId: other.body.id as string }, 'sdk', 'other project');
+    const elsewhere = new ServerClient(otherKey, { requestHost: host(), useHttps: false });
+    await expect(elsewhere.getOutboundMessageDetails(sent.MessageID)).rejects.toMatchObject({ code: 701 });
   });
 
   it('answers a batch message by message, in order: a bad one gets its own ErrorCode, the others are sent', async () => {

@@ -1,10 +1,9 @@
 /** @postbus-system shared */
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { Resend } from 'resend';
 import { call, sleep, waitFor } from '@postbus/testing';
 import { pythonWith } from './compat/python-venv';
-import { mailsAtSink, projectCall } from './project-api';
+import { projectKey, runPythonTour, suppressInProject } from './compat/sdk-tour';
+import { mailsAtSink } from './project-api';
 import { createClientAndProject, createSendableEmail, sharedSystem, type DemoClient, type RunningSystem } from './system';
 
 const DOMAIN = 'mail.resend.example';
@@ -31,29 +30,14 @@ describe("Resend's SDKs against Postbus", () => {
     system = await sharedSystem();
     client = await createClientAndProject(system);
     await createSendableEmail(system, client, { domain: DOMAIN, html: '<p>Hi, your code is {{data.code}}.</p>' });
-    const bound = async (scope: 'full' | 'sdk') => {
-      const made = await call(system.gatewayUrl, 'POST', '/v1/keys', {
-        auth: client.auth,
-        json: { name: `resend sdk ${scope}`, scope, project_id: client.projectId },
-      });
-      expect(made.status).toBe(201);
-      return made.body.api_key as string;
-    };
-    [key, sdkKey] = [await bound('full'), await bound('sdk')];
+    [key, sdkKey] = [
+      await projectKey(system, client, 'full', 'resend sdk full'),
+      await projectKey(system, client, 'sdk', 'resend sdk sdk'),
+    ];
     resend = new Resend(key, { baseUrl: system.gatewayUrl });
   }, 120_000);
 
-  /** Suppresses an address in the project, and waits until the mailer has it. */
-  const suppress = async (email: string) => {
-    expect((await projectCall(system, client, 'POST', '/suppressions', { email, reason: 'manual' })).status).toBe(200);
-    await waitFor(
-      async () => {
-        const listed = await projectCall(system, client, 'GET', `/suppressions?email=${encodeURIComponent(email)}`);
-        return listed.body.data?.length === 1 ? true : undefined;
-      },
-      { timeoutMs: 30_000, what: `${email} suppressed` },
-    );
-  };
+  const suppress = (email: string) => suppressInProject(system, client, email);
   /** The email, once its last_event is `event`. */
   const reached = (id: string, event: string) =>
     waitFor(
@@ -109,6 +93,17 @@ describe("Resend's SDKs against Postbus", () => {
     expect(Date.parse(email.created_at)).not.toBeNaN();
   });
 
+  it("a key bound to another project (of the same client) finds none of this project's emails", async () => {
+    const { data } = await resend.emails.send({ from: FROM, to: 'mine@resend-tour.example', subject: 'Mine', text: 'mine' });
+    await reached(data!.id, 'delivered');
+    const other = await call(system.gatewayUrl, 'POST', '/v1/projects', { auth: client.auth, json: { name: 'Other' } });
+    expect(other.status).toBe(201);
+    const otherKey = await projectKey(system, { ...client, projectId: other.body.id as string }, 'full', 'other project');
+    const elsewhere = new Resend(otherKey, { baseUrl: system.gatewayUrl });
+    expect((await elsewhere.emails.get(data!.id)).error).toMatchObject({ name: 'not_found', statusCode: 404 });
+    expect((await elsewhere.emails.cancel(data!.id)).error).toMatchObject({ name: 'not_found', statusCode: 404 });
+  });
+
   it('refuses a strict batch (the default) with one bad email whole: nothing of it is sent', async () => {
     const good = (to: string) => ({ from: FROM, to, subject: 'Batch', text: 'batch' });
     const strict = await resend.batch.send([
@@ -122,6 +117,14 @@ describe("Resend's SDKs against Postbus", () => {
       statusCode: 422,
       message: expect.stringContaining('index 1: Invalid `to` field'),
     });
+
+    // What only the accept path refuses (a From off the project's domain) refuses a strict batch whole too.
+    const offDomain = await resend.batch.send([
+      good('strict1@resend-tour.example'),
+      { ...good('strict3@resend-tour.example'), from: 'someone@elsewhere.example' },
+    ]);
+    expect(offDomain.data).toBeNull();
+    expect(offDomain.error).toMatchObject({ message: expect.stringContaining('index 1') });
 
     const fixed = await resend.batch.send([good('strict1@resend-tour.example'), good('strict3@resend-tour.example')]);
     expect(fixed.error).toBeNull();
@@ -256,18 +259,7 @@ describe("Resend's SDKs against Postbus", () => {
       scheduled_to: 'later-py@resend-tour.example',
       email_key: 'welcome',
     };
-    const tour = await new Promise<Record<string, any>>((resolve, reject) => {
-      const child = execFile(
-        python,
-        [join(__dirname, 'compat', 'resend_tour.py')],
-        { timeout: 120_000, env: { ...process.env, RESEND_API_URL: system.gatewayUrl } },
-        (error, stdout, stderr) => {
-          if (error) return reject(new Error(`the tour failed: ${stderr || error.message}`));
-          resolve(JSON.parse(stdout.trim().split('\n').pop()!));
-        },
-      );
-      child.stdin!.end(JSON.stringify(spec));
-    });
+    const tour = await runPythonTour(python, 'resend_tour.py', spec, { RESEND_API_URL: system.gatewayUrl });
 
     const mails = await mailsAtSink(system, tour['sent'], DOMAIN, 2);
     const toAda = mails.find(({ mail }) => mail.To.some((a) => a.Address === 'py@resend-tour.example'))!;

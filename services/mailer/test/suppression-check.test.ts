@@ -69,6 +69,16 @@ describe('the suppression check of the internal API', () => {
     expect(res.body).toEqual({ data: [] });
   });
 
+  it('checks a whole batch of 500 addresses of the longest form', async () => {
+    const longest = (i: number) =>
+      `${String(i).padStart(3, '0')}${'a'.repeat(60)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(58)}.org`;
+    const emails = Array.from({ length: 500 }, (_, i) => longest(i));
+    expect(emails[0]!.length).toBe(254);
+    const res = await check(P, emails);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ data: [] });
+  });
+
   it('refuses a body that is not a list of 1 to 500 addresses', async () => {
     expect((await check(P, [])).status).toBe(400);
     expect(

@@ -43,7 +43,8 @@ export function internalApi(
   scheduled: ScheduledSends,
 ): RequestHandler {
   // The JSON bodies of these routes (a suppression check's, a reschedule's) are parsed here: the attachments' bytes are another router's.
-  return express.Router().use(express.json({ limit: '64kb' }), internalRoutes(log, rollups, suppressions, scheduled));
+  // The largest is a check of a whole batch: 500 addresses of up to 254 characters, quoted and separated.
+  return express.Router().use(express.json({ limit: '256kb' }), internalRoutes(log, rollups, suppressions, scheduled));
 }
 
 function internalRoutes(log: MessageLog, rollups: StatusRollups, suppressions: Suppressions, scheduled: ScheduledSends): RequestHandler {
