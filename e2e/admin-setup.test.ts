@@ -130,6 +130,24 @@ describe('the admin panel setup, messages, revenue, erasures and API keys in a r
     await page.getByLabel('Subject', { exact: true }).fill('Welcome, {{user.name}}');
     await page.getByLabel('Rendered subject').waitFor();
     await expect(page.frameLocator('iframe[title="Rendered email"]').locator('strong').textContent()).resolves.toBe('4711');
+    // The API's check while typing: a broken line 2 (`{{data.code}</strong>`) shows its error under the HTML
+    // field, with the count by Save; undone, both go. What the template reads is listed by the preview.
+    await expect(page.getByText('Reads:').textContent()).resolves.toBe('Reads: data.code, user.name');
+    await editor.click();
+    await page.keyboard.press('Control+Home');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('End');
+    for (let i = 0; i < '}</strong>.</p>'.length; i++) await page.keyboard.press('ArrowLeft');
+    await page.keyboard.press('Backspace');
+    // (The editor's own description, a hidden copy inside its shadow root, is not a list item.)
+    const inlineError = page.getByRole('listitem').filter({ hasText: /^Line 2, column \d+: / });
+    await orShot('inline-error', inlineError.waitFor());
+    await expect(page.getByRole('status').filter({ hasText: 'in the template' }).textContent()).resolves.toBe('1 error in the template');
+    await expect(editor.getAttribute('aria-invalid')).resolves.toBe('true');
+    await inlineError.scrollIntoViewIfNeeded();
+    await panel.shot('template-editor-inline-error', false);
+    await page.keyboard.press('Control+z');
+    await orShot('inline-error-gone', inlineError.waitFor({ state: 'detached' }));
     await page.getByRole('button', { name: 'Create template' }).click();
     await page.waitForURL(/\/templates\/[0-9a-f]{24}$/);
     await expect(page.getByLabel('Rendered subject').textContent()).resolves.toBe('Welcome, Ada Lovelace');

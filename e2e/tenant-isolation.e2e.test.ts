@@ -36,6 +36,7 @@ const bodies = (a: Ids): Record<string, unknown> => ({
   saveTemplateVersion: { name: 'B', subject: 'B', html: '<p>B</p>' },
   previewTemplate: { user: { email: 'ann@a-side.example' }, data: {} },
   previewDraftTemplate: { subject: 'B', html: '<p>{{user.email}}</p>', user: { email: 'ann@a-side.example' } },
+  validateTemplate: { subject: 'B', html: '<p>{{user.email}}</p>', user: { email: 'ann@a-side.example' } },
   createEmail: { key: 'b-email', name: 'B', template_id: a['templateId'] },
   updateEmail: { name: 'B was here', template_id: a['templateId'] },
   sendEmail: { user: { email: 'ann@a-side.example', name: 'Ann' }, data: {} },

@@ -7,14 +7,18 @@ export {
   RENDER_LIMITS,
   RenderLimitError,
   syntaxErrors,
+  templateProblems,
   TemplateSyntaxError,
   type CompiledTemplate,
+  type PartName,
   type Phase,
   type RenderContext,
   type RenderLimits,
   type Rendered,
   type TemplateParts,
+  type TemplateProblem,
 } from './templates';
+export { renderErrorSite, templateReads, templateVariables, type RenderErrorSite, type TemplateReads } from './variables';
 export {
   ENGINE_DEFAULTS,
   engineOptionsFrom,

@@ -190,21 +190,84 @@ for (const [name, helper] of Object.entries(handlebars.helpers as Record<string,
   });
 }
 
-/** Where a Handlebars parse error is ("Parse error on line 3: … Expecting …, got …"). */
-function describeParseError(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const line = /on line (\d+)/.exec(message)?.[1];
-  const expecting = /(Expecting .*|got .*)$/m.exec(message)?.[0];
-  const column = /^(-*)\^$/m.exec(message)?.[1]?.length;
-  return [line ? `line ${line}` : undefined, column !== undefined ? `column ${column + 1}` : undefined, expecting ?? message.split('\n')[0]]
-    .filter(Boolean)
-    .join(', ');
+const PART_NAMES = ['subject', 'html', 'text'] as const;
+export type PartName = (typeof PART_NAMES)[number];
+
+/** What is wrong with one part of a template; line and column count from 1 within the part, null when unknown. */
+export interface TemplateProblem {
+  part: PartName;
+  line: number | null;
+  column: number | null;
+  message: string;
+  /** syntax: it does not parse; limit: it takes too long to compile. */
+  kind: 'syntax' | 'limit';
 }
 
-/** The syntax errors of each part, located (line, column) for the problem body; empty when all parse. */
-export function syntaxErrors(parts: TemplateParts): FieldError[] {
-  const errors: FieldError[] = [];
-  for (const [name, source] of Object.entries(parts)) {
+/**
+ * How Handlebars' parser shows where it stopped: up to 20 characters before (after `...` when
+ * there were more) and 20 from there (followed by `...` when the token there is longer), newlines
+ * removed.
+ */
+const EXCERPT = 20;
+const shownBefore = (source: string, at: number): string =>
+  `${at > EXCERPT ? '...' : ''}${source.slice(Math.max(0, at - EXCERPT), at)}`.replace(/\n/g, '');
+const shownFrom = (source: string, at: number): string => source.slice(at, at + EXCERPT).replace(/\n/g, '');
+
+/**
+ * The column (from 1) of a parse error on `line` of `source`: the first place on that line where
+ * the parser's excerpt (`excerpt`, its marker under character `at`) would read as it does; null
+ * when none does. Each place costs a comparison of 40 characters at most: linear in the line.
+ */
+function columnOf(source: string, line: number, excerpt: string, at: number): number | null {
+  const breaks = /\r\n?|\n/g;
+  let start = 0;
+  for (let n = 1; n < line; n++) {
+    if (!breaks.exec(source)) return null;
+    start = breaks.lastIndex;
+  }
+  const end = breaks.exec(source)?.index ?? source.length;
+  const before = excerpt.slice(0, at);
+  const from = excerpt.slice(at).replace(/\.\.\.$/, '');
+  for (let p = start; p <= end; p++) {
+    if (from !== '' && source[p] !== from[0] && source[p] !== '\n') continue;
+    if (shownFrom(source, p) === from && shownBefore(source, p) === before) return p - start + 1;
+  }
+  return null;
+}
+
+/**
+ * Where a Handlebars parse error is and what it expected: from a located exception ("if doesn't
+ * match each - 2:7", column from 0) or from the parser's message ("Parse error on line 3:",
+ * the excerpt, a `---^` under it, "Expecting …, got …"). The one reader of Handlebars' messages.
+ */
+function locateParseError(source: string, error: unknown): Pick<TemplateProblem, 'line' | 'column' | 'message'> {
+  const message = error instanceof Error ? error.message : String(error);
+  const located = error as { lineNumber?: unknown; column?: unknown };
+  if (typeof located.lineNumber === 'number') {
+    const column = typeof located.column === 'number' ? located.column + 1 : null;
+    return { line: located.lineNumber, column, message: message.replace(/ - \d+:\d+$/, '') };
+  }
+  const line = Number(/on line (\d+)/.exec(message)?.[1]) || null;
+  const [, excerpt, marker] = message.split('\n');
+  const at = marker !== undefined && /^-*\^$/.test(marker) ? marker.length - 1 : undefined;
+  const column = line !== null && excerpt !== undefined && at !== undefined ? columnOf(source, line, excerpt, at) : null;
+  const expecting = /(Expecting .*|got .*)$/m.exec(message)?.[0];
+  return { line, column, message: expecting ?? message.split('\n')[0] ?? message };
+}
+
+/** A located problem as the problem body says it: "line 2, column 5, Expecting …". */
+const describeLocated = ({ line, column, message }: Pick<TemplateProblem, 'line' | 'column' | 'message'>): string =>
+  [line !== null ? `line ${line}` : undefined, column !== null ? `column ${column}` : undefined, message].filter(Boolean).join(', ');
+
+/**
+ * The problems of each part that keep it from compiling: syntax errors, located (line and column
+ * within the part, from 1) where Handlebars says, and compiles that take longer than
+ * RENDER_LIMITS.maxMilliseconds; empty when every part compiles.
+ */
+export function templateProblems(parts: TemplateParts): TemplateProblem[] {
+  const problems: TemplateProblem[] = [];
+  for (const part of PART_NAMES) {
+    const source = parts[part];
     if (typeof source !== 'string') continue;
     try {
       withinTime(
@@ -213,11 +276,22 @@ export function syntaxErrors(parts: TemplateParts): FieldError[] {
         () => tookTooLong(RENDER_LIMITS.maxMilliseconds)('compile'),
       );
     } catch (error) {
-      const message = error instanceof RenderLimitError ? error.message : `template syntax error: ${describeParseError(error)}`;
-      errors.push({ pointer: `/${name}`, message });
+      problems.push(
+        error instanceof RenderLimitError
+          ? { part, line: null, column: null, message: error.message, kind: 'limit' }
+          : { part, ...locateParseError(source, error), kind: 'syntax' },
+      );
     }
   }
-  return errors;
+  return problems;
+}
+
+/** The syntax errors of each part, located (line, column) for the problem body; empty when all parse. */
+export function syntaxErrors(parts: TemplateParts): FieldError[] {
+  return templateProblems(parts).map((problem) => ({
+    pointer: `/${problem.part}`,
+    message: problem.kind === 'limit' ? problem.message : `template syntax error: ${describeLocated(problem)}`,
+  }));
 }
 
 export interface RenderContext {
@@ -301,8 +375,7 @@ function compileNow(ast: hbs.AST.Program, options: CompileOptions): HandlebarsTe
   return handlebars.template(new compilers.JavaScriptCompiler().compile(environment, withData, undefined, true));
 }
 
-const PART_NAMES = ['subject', 'html', 'text'] as const;
-type CompiledParts = Partial<Record<(typeof PART_NAMES)[number], HandlebarsTemplateDelegate>>;
+type CompiledParts = Partial<Record<PartName, HandlebarsTemplateDelegate>>;
 
 /**
  * A template whose parts are parsed and compiled once (compile()), then rendered many times
@@ -335,7 +408,7 @@ export class PreparedTemplate {
       try {
         parts[name] = compileNow(handlebars.parse(source), name === 'html' ? {} : { noEscape: true });
       } catch (error) {
-        errors.push({ pointer: `/${name}`, message: `template syntax error: ${describeParseError(error)}` });
+        errors.push({ pointer: `/${name}`, message: `template syntax error: ${describeLocated(locateParseError(source, error))}` });
       }
     }
     if (errors.length) throw (this.failure = new TemplateSyntaxError(errors));

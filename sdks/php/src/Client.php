@@ -11,6 +11,7 @@ use Postbus\Resource\Emails;
 use Postbus\Resource\Messages;
 use Postbus\Resource\Payments;
 use Postbus\Resource\Suppressions;
+use Postbus\Resource\Templates;
 use Postbus\Resource\Users;
 
 /**
@@ -43,6 +44,7 @@ final class Client
     public readonly Payments $payments;
     public readonly Messages $messages;
     public readonly Suppressions $suppressions;
+    public readonly Templates $templates;
 
     /** @param array<string, mixed> $options */
     public function __construct(string $clientId, string $apiKey, array $options = [])
@@ -88,5 +90,6 @@ final class Client
         $this->payments = new Payments($requester);
         $this->messages = new Messages($requester);
         $this->suppressions = new Suppressions($requester);
+        $this->templates = new Templates($requester);
     }
 }

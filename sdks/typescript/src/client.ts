@@ -24,10 +24,12 @@ import type {
   SendEmailUser,
   SuppressionList,
   SuppressionListQuery,
+  TemplateValidation,
   UnsubscribeRequest,
   UserFields,
   UserProfile,
   UserRef,
+  ValidateTemplateRequest,
 } from './types.js';
 
 const project = (projectId: string) => `/v1/projects/${segment(projectId)}`;
@@ -215,6 +217,20 @@ export class Suppressions {
   }
 }
 
+/** Templates: Handlebars subject, HTML and text (needs a `full` key). */
+export class Templates {
+  constructor(private readonly http: HttpClient) {}
+
+  /**
+   * POST /v1/projects/{projectId}/templates/validate — checks an unsaved template (at least one of
+   * subject, html and text): its syntax and render errors by field, line and column, its render
+   * with `user` and `data`, and the `user.*` and `data.*` paths it reads. Nothing is saved.
+   */
+  validate(projectId: string, template: ValidateTemplateRequest, options?: RequestOptions): Promise<TemplateValidation> {
+    return this.http.request({ method: 'POST', path: `${project(projectId)}/templates/validate`, body: template, options });
+  }
+}
+
 function refOf(user: UserRef): { email: string } | { user_id: string } {
   if (typeof user.email === 'string') return { email: user.email };
   if (typeof user.user_id === 'string') return { user_id: user.user_id };
@@ -228,6 +244,7 @@ export class Postbus {
   readonly payments: Payments;
   readonly messages: Messages;
   readonly suppressions: Suppressions;
+  readonly templates: Templates;
 
   constructor(options: PostbusOptions) {
     const http = new HttpClient(options);
@@ -236,5 +253,6 @@ export class Postbus {
     this.payments = new Payments(http);
     this.messages = new Messages(http);
     this.suppressions = new Suppressions(http);
+    this.templates = new Templates(http);
   }
 }

@@ -100,3 +100,12 @@ export type Suppression = SuppressionList['data'][number];
 /** `hard_bounce`, `soft_bounce_limit`, `complaint`, `unsubscribed` or `manual`. */
 export type SuppressionReason = Suppression['reason'];
 export type CreateSuppressionRequest = RequestBody<'createSuppression'>;
+
+/** An unsaved template to check: at least one of `subject`, `html` and `text`, and the `user` and `data` to render it with. */
+export type ValidateTemplateRequest = RequestBody<'validateTemplate'>;
+/**
+ * `{ valid, errors: [{ field, line, column, message }], rendered, variables }`: each error's field
+ * (`subject`, `html` or `text`), line and column from 1 within it (null when unknown); the render
+ * with the user and data given (null unless valid); every `user.*` and `data.*` path the template reads.
+ */
+export type TemplateValidation = ResponseBody<'validateTemplate'>;

@@ -584,6 +584,23 @@ describe('Postbus client', () => {
       expect(sent[3]!.headers['content-type']).toBeUndefined();
     });
 
+    it('templates.validate POSTs the draft to /templates/validate and hands back what the check found', async () => {
+      const found = {
+        valid: false,
+        errors: [{ field: 'html', line: 2, column: 4, message: "Expecting 'CLOSE', got 'EOF'" }],
+        rendered: null,
+        variables: ['user.name'],
+      };
+      const { postbus, sent } = client([json(200, found)]);
+      const draft = { subject: 'Hi {{user.name}}', html: '<p>\n{{user.name</p>', user: { name: 'Ann' } };
+      const answer = await postbus.templates.validate('p 1', draft);
+      expect(answer.errors[0]?.line).toBe(2);
+      expect(answer).toEqual(found);
+      expect(sent.map((r) => [r.method, r.url, r.body])).toEqual([
+        ['POST', 'https://postbus.test/v1/projects/p%201/templates/validate', draft],
+      ]);
+    });
+
     it('suppressions.list without filters sends no query', async () => {
       const { postbus, sent } = client([json(200, { data: [], next_cursor: null })]);
       await postbus.suppressions.list('p1');

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { FreeFormObject, Nullable, ObjectIdString, Timestamp } from '../common';
+import { FreeFormObject, Nullable, ObjectIdString, StringEnum, Timestamp } from '../common';
 
 const TemplateBody = {
   name: Type.String({ minLength: 1, maxLength: 200 }),
@@ -78,3 +78,41 @@ export const DraftPreviewRequest = Type.Object(
 export type DraftPreviewRequest = Static<typeof DraftPreviewRequest>;
 
 export const RenderedEmail = Type.Object({ subject: Type.String(), html: Type.String(), text: Type.String() });
+
+/**
+ * An unsaved template to check (the editor's errors while typing): at least one of subject, html
+ * and text (the gateway answers 422 naming /subject when none is given), rendered with user and data.
+ */
+export const ValidateTemplateRequest = Type.Object(
+  {
+    subject: Type.Optional(TemplateBody.subject),
+    html: Type.Optional(TemplateBody.html),
+    text: TemplateBody.text,
+    user: Type.Optional(FreeFormObject()),
+    data: Type.Optional(FreeFormObject()),
+  },
+  { additionalProperties: false, description: 'at least one of subject, html and text' },
+);
+export type ValidateTemplateRequest = Static<typeof ValidateTemplateRequest>;
+
+/** What a check of a template found: its errors (valid when none), its render, and what it reads. */
+export const TemplateValidation = Type.Object({
+  valid: Type.Boolean({
+    description: 'no errors: the template parses, fits the render limits (as saving checks) and renders with this user and data',
+  }),
+  errors: Type.Array(
+    Type.Object({
+      field: StringEnum(['subject', 'html', 'text'] as const),
+      line: Nullable(Type.Integer({ minimum: 1, description: 'from 1, within the field; null when unknown' })),
+      column: Nullable(Type.Integer({ minimum: 1, description: 'from 1; null when unknown' })),
+      message: Type.String(),
+    }),
+  ),
+  rendered: Nullable(
+    Type.Object(RenderedEmail.properties, {
+      description: 'with the user and data given; null when the template does not parse or its render failed',
+    }),
+  ),
+  variables: Type.Array(Type.String(), { description: 'every user.* and data.* path the template reads, sorted' }),
+});
+export type TemplateValidation = Static<typeof TemplateValidation>;

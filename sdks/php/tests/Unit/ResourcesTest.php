@@ -373,6 +373,19 @@ final class ResourcesTest extends TestCase
         self::assertNull($remove->header('Idempotency-Key'));
     }
 
+    public function testValidateTemplatePostsTheDraftWithEmptyDataAsAnObject(): void
+    {
+        $found = ['valid' => true, 'errors' => [], 'rendered' => ['subject' => 'Hi Ada', 'html' => '<p>Hi</p>', 'text' => 'Hi'], 'variables' => ['user.name']];
+        $f = ClientFactory::answering([FakeTransport::json(200, $found)]);
+
+        $answer = $f->client->templates->validate('p 1', ['subject' => 'Hi {{user.name}}', 'user' => ['name' => 'Ada'], 'data' => []]);
+
+        $request = $f->transport->requests[0];
+        self::assertSame(['POST', 'https://postbus.test/v1/projects/p%201/templates/validate'], [$request->method, $request->url]);
+        self::assertSame('{"subject":"Hi {{user.name}}","user":{"name":"Ada"},"data":{}}', $request->body);
+        self::assertSame($found, $answer);
+    }
+
     public function testListSuppressionsWithoutFiltersSendsNoQuery(): void
     {
         $this->f->client->suppressions->list('p1');

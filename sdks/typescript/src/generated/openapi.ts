@@ -413,6 +413,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/projects/{projectId}/templates/validate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Check an unsaved template: its errors by field, line and column, its render with a user and data, and the variables it reads (the editor's checks while typing)
+     * @description Needs a key with scope "full".
+     */
+    post: operations['validateTemplate'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/projects/{projectId}/emails': {
     parameters: {
       query?: never;
@@ -6275,6 +6295,160 @@ export interface operations {
             subject: string;
             html: string;
             text: string;
+          };
+        };
+      };
+      /** @description Malformed or invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No or bad credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key scope does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unknown, or another client's, resource */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A request with this Idempotency-Key is in flight */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body over the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body is not JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Over the rate limit (see Retry-After and RateLimit) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A service this request needs (the bus, the owning service, DNS) is unavailable; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  validateTemplate: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Replays the first answer for 24 h */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        projectId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description Handlebars; {{user.…}} and {{data.…}}; not HTML-escaped */
+          subject?: string;
+          /** @description Handlebars; values are HTML-escaped */
+          html?: string;
+          /** @description Handlebars; absent: derived from the HTML */
+          text?: string | null;
+          /** @description keys at every level: 1 to 128 characters, no NUL, no '.', not starting with '$'; at most 16 levels deep and 256 KB as JSON */
+          user?: {
+            [key: string]: components['schemas']['DocumentValue'];
+          };
+          /** @description keys at every level: 1 to 128 characters, no NUL, no '.', not starting with '$'; at most 16 levels deep and 256 KB as JSON */
+          data?: {
+            [key: string]: components['schemas']['DocumentValue'];
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description What the check found; nothing is saved */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description no errors: the template parses, fits the render limits (as saving checks) and renders with this user and data */
+            valid: boolean;
+            errors: {
+              /** @enum {string} */
+              field: 'subject' | 'html' | 'text';
+              /** @description from 1, within the field; null when unknown */
+              line: number | null;
+              /** @description from 1; null when unknown */
+              column: number | null;
+              message: string;
+            }[];
+            /** @description with the user and data given; null when the template does not parse or its render failed */
+            rendered: {
+              subject: string;
+              html: string;
+              text: string;
+            } | null;
+            /** @description every user.* and data.* path the template reads, sorted */
+            variables: string[];
           };
         };
       };

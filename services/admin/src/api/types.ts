@@ -30,6 +30,8 @@ export type {
   TemplateVersionList,
   SaveTemplateRequest,
   PreviewRequest,
+  ValidateTemplateRequest,
+  TemplateValidation,
   TransactionalEmail,
   CreateEmailRequest,
   MessageStats,
@@ -84,3 +86,6 @@ export interface RenderedEmail {
   html: string;
   text: string;
 }
+
+/** Where the template check found one part of a template wrong: its line and column (from 1) when it knows them. */
+export type TemplateError = import('@postbus/contracts').TemplateValidation['errors'][number];

@@ -65,14 +65,32 @@ function Hint({ fieldId, hint }: { fieldId: string; hint?: string }) {
   ) : null;
 }
 
-/** A labelled input: the label is the accessible name, the hint its description. */
+const errorId = (fieldId: string) => `${fieldId}-error`;
+
+/** What is wrong with a field's value, under its control; the control names it (with `describedBy`) and is `aria-invalid`. */
+export function FieldError({ fieldId, children }: { fieldId: string; children?: ReactNode }) {
+  return children ? (
+    <div id={errorId(fieldId)} className="text-xs text-red-700 dark:text-red-400">
+      {children}
+    </div>
+  ) : null;
+}
+
+/** The aria attributes of a control with an optional hint and error under it. */
+export const describedBy = (fieldId: string, { hint, error }: { hint?: unknown; error?: unknown }) => ({
+  'aria-invalid': error ? true : undefined,
+  'aria-describedby': [hint ? hintId(fieldId) : '', error ? errorId(fieldId) : ''].filter(Boolean).join(' ') || undefined,
+});
+
+/** A labelled input: the label is the accessible name, the hint and the error its description. */
 export function TextField({
   label,
   hint,
+  error,
   onChange,
   onValue,
   ...props
-}: InputHTMLAttributes<HTMLInputElement> & ValueProps & { label: string; hint?: string }) {
+}: InputHTMLAttributes<HTMLInputElement> & ValueProps & { label: string; hint?: string; error?: ReactNode }) {
   return (
     <Field label={label}>
       {(id) => (
@@ -80,11 +98,12 @@ export function TextField({
           <input
             id={id}
             className={inputClass}
-            aria-describedby={hint ? hintId(id) : undefined}
+            {...describedBy(id, { hint, error })}
             onChange={changeHandler(onChange, onValue)}
             {...props}
           />
           <Hint fieldId={id} hint={hint} />
+          <FieldError fieldId={id}>{error}</FieldError>
         </>
       )}
     </Field>

@@ -1,13 +1,33 @@
 import { html } from '@codemirror/lang-html';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import CodeMirror, { EditorView } from '@uiw/react-codemirror';
-import { useEffect, useLayoutEffect, useMemo, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { createPortal } from 'react-dom';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
-import { api } from '../api/client';
+import { api, describeError } from '../api/client';
 import { queryKeys } from '../api/query-keys';
-import type { RenderedEmail, SaveTemplateRequest, Template, TemplateVersionList } from '../api/types';
-import { Button, Card, ErrorState, Field, localTime, Loading, SelectField, TextField, Time } from '../components/ui';
+import type {
+  RenderedEmail,
+  SaveTemplateRequest,
+  Template,
+  TemplateError,
+  TemplateValidation,
+  TemplateVersionList,
+  ValidateTemplateRequest,
+} from '../api/types';
+import {
+  Button,
+  Card,
+  describedBy,
+  ErrorState,
+  Field,
+  FieldError,
+  localTime,
+  Loading,
+  SelectField,
+  TextField,
+  Time,
+} from '../components/ui';
 import { usePrefersDark } from '../lib/use-prefers-dark';
 
 const STARTER: SaveTemplateRequest = {
@@ -61,10 +81,38 @@ function ShadowRootHost({ children, className }: { children: ReactNode; classNam
   );
 }
 
-function HtmlEditor({ value, onChange }: { value: string; onChange: (value: string) => void }) {
+/** "Line 2, column 14: …", as far as the check knows where. */
+const describeTemplateError = ({ line, column, message }: TemplateError): string =>
+  line === null ? message : column === null ? `Line ${line}: ${message}` : `Line ${line}, column ${column}: ${message}`;
+
+/** The check's errors of one field, for under it. */
+function TemplateErrors({ errors }: { errors: TemplateError[] }) {
+  return errors.length ? (
+    <ul>
+      {errors.map((error, i) => (
+        <li key={i}>{describeTemplateError(error)}</li>
+      ))}
+    </ul>
+  ) : null;
+}
+
+function HtmlEditor({ value, onChange, errors }: { value: string; onChange: (value: string) => void; errors: TemplateError[] }) {
   const dark = usePrefersDark();
-  // The editable element is CodeMirror's own, inside the shadow root (ids do not reach across it): it is named here.
-  const extensions = useMemo(() => [html(), EditorView.lineWrapping, EditorView.contentAttributes.of({ 'aria-label': 'HTML' })], []);
+  const fieldId = useId();
+  const invalid = errors.length > 0;
+  // The editable element is CodeMirror's own, inside the shadow root (ids do not reach across it): it is named
+  // here, and described by a hidden copy of its errors inside the same root (the shown ones are outside, where the styles are).
+  const extensions = useMemo(
+    () => [
+      html(),
+      EditorView.lineWrapping,
+      EditorView.contentAttributes.of({
+        'aria-label': 'HTML',
+        ...(invalid ? { 'aria-invalid': 'true', 'aria-describedby': fieldId } : {}),
+      }),
+    ],
+    [invalid, fieldId],
+  );
   return (
     <div className="flex flex-col gap-1">
       <span aria-hidden="true" className="text-sm font-medium">
@@ -79,7 +127,17 @@ function HtmlEditor({ value, onChange }: { value: string; onChange: (value: stri
           minHeight="16rem"
           maxHeight="32rem"
         />
+        {invalid && (
+          <p id={fieldId} hidden>
+            {errors.map(describeTemplateError).join(' ')}
+          </p>
+        )}
       </ShadowRootHost>
+      {invalid && (
+        <FieldError fieldId={fieldId}>
+          <TemplateErrors errors={errors} />
+        </FieldError>
+      )}
     </div>
   );
 }
@@ -87,21 +145,59 @@ function HtmlEditor({ value, onChange }: { value: string; onChange: (value: stri
 /** The parts of a template the API renders: what the editor shows, saved or not. */
 type TemplateParts = Pick<SaveTemplateRequest, 'subject' | 'html' | 'text'>;
 
-function Preview({ projectId, parts }: { projectId: string; parts: TemplateParts }) {
-  const [userJson, setUserJson] = useState(SAMPLE_USER);
-  const [dataJson, setDataJson] = useState(SAMPLE_DATA);
-  const [showText, setShowText] = useState(false);
-  const user = parseObject(userJson);
-  const data = parseObject(dataJson);
-  // Settled as a string: an object would be new on every render and never settle.
-  const settled = useSettled(JSON.stringify({ parts, userJson, dataJson }), PREVIEW_DELAY_MS);
-  const request = useMemo(() => {
-    const { parts: p, userJson: u, dataJson: d } = JSON.parse(settled) as { parts: TemplateParts; userJson: string; dataJson: string };
-    const sampleUser = parseObject(u);
-    const sampleData = parseObject(d);
-    if (!('value' in sampleUser) || !('value' in sampleData) || !p.subject.trim() || !p.html.trim()) return undefined;
-    return { subject: p.subject, html: p.html, text: p.text?.trim() ? p.text : null, user: sampleUser.value, data: sampleData.value };
+/** The sample user and data (JSON as typed) the preview and the check render the template with. */
+interface Samples {
+  userJson: string;
+  dataJson: string;
+}
+
+type DraftPreview = TemplateParts & { user: Record<string, unknown>; data: Record<string, unknown> };
+
+/**
+ * What the API is asked about the editor's content once typing pauses: its preview (which needs a
+ * subject, HTML and valid samples) and its check (any part; the samples when they parse). Nothing
+ * while `parts` is not known yet (the template loading).
+ */
+function useDraftRequests(parts: TemplateParts | undefined, samples: Samples): { preview?: DraftPreview; check?: ValidateTemplateRequest } {
+  // Settled as a string: an object would be new on every render and never settle. What the editor
+  // first shows is asked about at once; only what is typed then waits.
+  const live = parts && JSON.stringify({ parts, ...samples });
+  const settled = useSettled(live, PREVIEW_DELAY_MS) ?? live;
+  return useMemo(() => {
+    if (!settled) return {};
+    const { parts: p, userJson, dataJson } = JSON.parse(settled) as { parts: TemplateParts } & Samples;
+    const user = parseObject(userJson);
+    const data = parseObject(dataJson);
+    const text = p.text?.trim() ? p.text : null;
+    const sample = { ...('value' in user ? { user: user.value } : {}), ...('value' in data ? { data: data.value } : {}) };
+    const content = { ...(p.subject ? { subject: p.subject } : {}), ...(p.html ? { html: p.html } : {}), ...(text ? { text } : {}) };
+    return {
+      preview:
+        'value' in user && 'value' in data && p.subject.trim() && p.html.trim()
+          ? { subject: p.subject, html: p.html, text, user: user.value, data: data.value }
+          : undefined,
+      check: Object.keys(content).length ? { ...content, ...sample } : undefined,
+    };
   }, [settled]);
+}
+
+function Preview({
+  projectId,
+  request,
+  samples,
+  onSamples,
+  variables,
+}: {
+  projectId: string;
+  request: DraftPreview | undefined;
+  samples: Samples;
+  onSamples: (change: Partial<Samples>) => void;
+  /** The user and data values the template reads, once the check answered. */
+  variables: string[] | undefined;
+}) {
+  const [showText, setShowText] = useState(false);
+  const user = parseObject(samples.userJson);
+  const data = parseObject(samples.dataJson);
   const rendered = useQuery({
     queryKey: ['projects', projectId, 'templates', 'preview', request],
     queryFn: () => api<RenderedEmail>(`/projects/${projectId}/template-preview`, { method: 'POST', body: request }),
@@ -112,9 +208,31 @@ function Preview({ projectId, parts }: { projectId: string; parts: TemplateParts
   return (
     <Card title="Preview">
       <div className="grid gap-3 sm:grid-cols-2">
-        <JsonField label="Sample user" value={userJson} onChange={setUserJson} error={'error' in user ? user.error : undefined} />
-        <JsonField label="Sample data" value={dataJson} onChange={setDataJson} error={'error' in data ? data.error : undefined} />
+        <JsonField
+          label="Sample user"
+          value={samples.userJson}
+          onChange={(userJson) => onSamples({ userJson })}
+          error={'error' in user ? user.error : undefined}
+        />
+        <JsonField
+          label="Sample data"
+          value={samples.dataJson}
+          onChange={(dataJson) => onSamples({ dataJson })}
+          error={'error' in data ? data.error : undefined}
+        />
       </div>
+      {variables && (
+        // What a send of this template must carry (in its user and data) for every value to show.
+        <p className="mt-2 text-xs text-slate-500 dark:text-slate-400">
+          {variables.length ? (
+            <>
+              Reads: <span className="font-mono text-slate-700 dark:text-slate-300">{variables.join(', ')}</span>
+            </>
+          ) : (
+            'Reads no user or data values.'
+          )}
+        </p>
+      )}
       {!request && !rendered.data ? (
         <p className="mt-3 text-sm text-slate-500 dark:text-slate-400">A subject and HTML are needed to preview the template.</p>
       ) : (
@@ -214,6 +332,20 @@ export function TemplateEditorScreen() {
     draft ?? (loaded ? { name: loaded.name, subject: loaded.subject, html: loaded.html, text: loaded.text } : STARTER);
   const dirty = draft !== null;
   const edit = (change: Partial<SaveTemplateRequest>) => setDraft({ ...shown, ...change });
+  const [samples, setSamples] = useState<Samples>({ userJson: SAMPLE_USER, dataJson: SAMPLE_DATA });
+  const requests = useDraftRequests(isNew || loaded ? { subject: shown.subject, html: shown.html, text: shown.text } : undefined, samples);
+  // The errors inline while typing: the API's own check, of what the editor shows (saved or not).
+  const check = useQuery({
+    queryKey: ['projects', projectId, 'templates', 'validate', requests.check],
+    queryFn: () => api<TemplateValidation>(`/projects/${projectId}/templates/validate`, { method: 'POST', body: requests.check }),
+    enabled: requests.check !== undefined,
+    placeholderData: (previous) => previous,
+    retry: false,
+  });
+  // Nothing to check (every part empty) keeps no earlier answer on screen.
+  const checked = requests.check ? check.data : undefined;
+  const errors = checked?.errors ?? [];
+  const errorsOf = (field: TemplateError['field']) => errors.filter((e) => e.field === field);
 
   const save = useMutation({
     mutationFn: (body: SaveTemplateRequest) =>
@@ -279,9 +411,16 @@ export function TemplateEditorScreen() {
               </p>
             )}
             <TextField label="Name" value={shown.name} onValue={(name) => edit({ name })} required maxLength={200} />
-            <TextField label="Subject" value={shown.subject} onValue={(subject) => edit({ subject })} required maxLength={998} />
-            <HtmlEditor value={shown.html} onChange={(value) => edit({ html: value })} />
-            <TextTemplate value={shown.text ?? ''} onChange={(value) => edit({ text: value })} />
+            <TextField
+              label="Subject"
+              value={shown.subject}
+              onValue={(subject) => edit({ subject })}
+              required
+              maxLength={998}
+              error={errorsOf('subject').length ? <TemplateErrors errors={errorsOf('subject')} /> : undefined}
+            />
+            <HtmlEditor value={shown.html} onChange={(value) => edit({ html: value })} errors={errorsOf('html')} />
+            <TextTemplate value={shown.text ?? ''} onChange={(value) => edit({ text: value })} errors={errorsOf('text')} />
             <div className="flex flex-wrap items-center gap-2">
               <Button tone="primary" type="submit" disabled={save.isPending || (!dirty && !isNew && !viewingOld)}>
                 {save.isPending
@@ -297,28 +436,48 @@ export function TemplateEditorScreen() {
                   Discard changes
                 </Button>
               )}
+              {/* Saving stays possible: the API refuses what it cannot render, with its own answer below. */}
+              <span role="status" className="text-sm">
+                {errors.length > 0 && (
+                  <span className="text-red-700 dark:text-red-400">
+                    {errors.length === 1 ? '1 error' : `${errors.length} errors`} in the template
+                  </span>
+                )}
+                {check.isError && <span className="text-slate-500 dark:text-slate-400">Not checked: {describeError(check.error)}</span>}
+              </span>
             </div>
             {save.isError && <ErrorState error={save.error} />}
           </form>
         </Card>
-        <Preview projectId={projectId} parts={{ subject: shown.subject, html: shown.html, text: shown.text }} />
+        <Preview
+          projectId={projectId}
+          request={requests.preview}
+          samples={samples}
+          onSamples={(change) => setSamples((current) => ({ ...current, ...change }))}
+          variables={checked?.variables}
+        />
       </div>
     </div>
   );
 }
 
-function TextTemplate({ value, onChange }: { value: string; onChange: (value: string) => void }) {
+function TextTemplate({ value, onChange, errors }: { value: string; onChange: (value: string) => void; errors: TemplateError[] }) {
+  const error = errors.length ? <TemplateErrors errors={errors} /> : undefined;
   return (
     <Field label="Text part (optional)">
       {(id) => (
-        <textarea
-          id={id}
-          value={value}
-          onChange={(e) => onChange(e.target.value)}
-          rows={4}
-          placeholder="Left empty, the text part is derived from the HTML."
-          className="rounded-md border border-slate-300 bg-white px-3 py-1.5 font-mono text-xs dark:border-slate-600 dark:bg-slate-900"
-        />
+        <>
+          <textarea
+            id={id}
+            value={value}
+            onChange={(e) => onChange(e.target.value)}
+            rows={4}
+            placeholder="Left empty, the text part is derived from the HTML."
+            {...describedBy(id, { error })}
+            className="rounded-md border border-slate-300 bg-white px-3 py-1.5 font-mono text-xs dark:border-slate-600 dark:bg-slate-900"
+          />
+          <FieldError fieldId={id}>{error}</FieldError>
+        </>
       )}
     </Field>
   );

@@ -96,6 +96,13 @@ describe('the OpenAPI document (/v1/openapi.json)', () => {
     // A fixed segment before a parameter, whatever the order of the table.
     expect(await answering('PATCH', '/projects/p1/users/by-email')).toBe('PATCH /v1/projects/{projectId}/users/by-email');
     expect(await answering('PATCH', '/projects/p1/users/u1')).toBe('PATCH /v1/projects/{projectId}/users/{userId}');
+    expect(await answering('POST', '/projects/p1/templates/validate')).toBe('POST /v1/projects/{projectId}/templates/validate');
+    // Its other methods are no template's, whose id "validate" cannot be: passed on, to be a 405.
+    expect(await answering('GET', '/projects/p1/templates/validate')).toBeNull();
+    expect(await answering('PUT', '/projects/p1/templates/validate/')).toBeNull();
+    expect(await answering('GET', '/projects/p1/templates/64b7f0c2a1e4d5f6a7b8c9d0')).toBe(
+      'GET /v1/projects/{projectId}/templates/{templateId}',
+    );
     expect(await answering('HEAD', '/projects')).toBe('HEAD /v1/projects'); // by the GET's route
     expect(await answering('PUT', '/projects')).toBeNull();
     expect(await answering('GET', '/no-such-path')).toBeNull();

@@ -8,15 +8,21 @@ import {
   TemplateList,
   MAX_TEMPLATE_VERSIONS_LISTED,
   TemplateParams,
+  TemplateValidation,
   TemplateVersionList,
   TemplateVersionQuery,
+  ValidateTemplateRequest,
 } from '@postbus/contracts';
 import { NotFoundError, TooManyRequestsError, UnprocessableError, ValidationError } from '@postbus/errors';
 import {
   RenderLimitError,
+  renderErrorSite,
   SAMPLE_LIST_ITEMS,
+  templateProblems,
   TemplateSyntaxError,
+  templateVariables,
   TenantBusyError,
+  type PartName,
   type RenderContext,
   type Rendered,
   type TemplateEngine,
@@ -82,6 +88,54 @@ async function renderForPreview(render: () => Promise<Rendered>): Promise<Render
     return await render();
   } catch (error) {
     throw problemOf(error, false);
+  }
+}
+
+type CheckError = TemplateValidation['errors'][number];
+
+/**
+ * A render that failed as an error of the check, placed at the helper it names when it names one,
+ * else at the first part given (html, subject, text); a client whose share of the render threads
+ * is busy still gets its 429.
+ */
+function renderError(error: unknown, parts: TemplateParts, given: PartName[], saving: boolean): CheckError {
+  if (error instanceof TenantBusyError) throw problemOf(error, saving);
+  const message = problemOf(error, saving).message;
+  const site = renderErrorSite(parts, error instanceof Error ? error.message : String(error));
+  return site
+    ? { field: site.part, line: site.line, column: site.column, message }
+    : { field: given[0]!, line: null, column: null, message };
+}
+
+/**
+ * Checks an unsaved template as saving would (it parses, and renders with every value present
+ * within the limits: TemplateEngine.measure), then renders it with the user and data given, as the
+ * draft preview does. What it reads is found in its syntax tree, from the parts that parse.
+ */
+async function validateDraft(
+  engine: TemplateEngine,
+  body: ValidateTemplateRequest,
+  given: PartName[],
+  clientId: string,
+): Promise<TemplateValidation> {
+  const parts: TemplateParts = { subject: body.subject ?? '', html: body.html ?? '', text: body.text ?? null };
+  const problems = templateProblems(parts);
+  const broken = new Set(problems.map((p) => p.part));
+  const variables = templateVariables(Object.fromEntries(given.filter((part) => !broken.has(part)).map((part) => [part, parts[part]])));
+  if (problems.length) {
+    const errors = problems.map(({ part, line, column, message }) => ({ field: part, line, column, message }));
+    return { valid: false, errors, rendered: null, variables };
+  }
+  try {
+    await engine.measure(parts, clientId);
+  } catch (error) {
+    return { valid: false, errors: [renderError(error, parts, given, true)], rendered: null, variables };
+  }
+  try {
+    const rendered = await engine.preview(parts, { user: body.user, data: body.data }, clientId);
+    return { valid: true, errors: [], rendered, variables };
+  } catch (error) {
+    return { valid: false, errors: [renderError(error, parts, given, false)], rendered: null, variables };
   }
 }
 
@@ -218,6 +272,30 @@ export function templateRoutes(templates: TemplateRepository): RouteSpec[] {
       handle: async ({ body, client }) => {
         const context: RenderContext = { user: body.user, data: body.data };
         return { status: 200, body: await renderForPreview(() => templates.engine.preview(partsOf(body), context, client.clientId)) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      // A static segment: the route tree prefers it to /templates/{templateId}, whose GET, PUT and
+      // DELETE answer /templates/validate with a 404 (no template has that id).
+      path: '/v1/projects/:projectId/templates/validate',
+      tenant: { project: 'projectId' },
+      operationId: 'validateTemplate',
+      summary:
+        "Check an unsaved template: its errors by field, line and column, its render with a user and data, and the variables it reads (the editor's checks while typing)",
+      tag: 'Templates',
+      scope: 'full',
+      params: ProjectIdParam,
+      body: ValidateTemplateRequest,
+      responses: { 200: { description: 'What the check found; nothing is saved', schema: TemplateValidation } },
+      handle: async ({ body, client }) => {
+        const given = (['html', 'subject', 'text'] as const).filter((part) => typeof body[part] === 'string');
+        if (!given.length) {
+          throw new UnprocessableError('template-empty', 'Give at least one of subject, html and text to validate.', [
+            { pointer: '/subject', message: 'give at least one of subject, html and text' },
+          ]);
+        }
+        return { status: 200, body: await validateDraft(templates.engine, body, given, client.clientId) };
       },
     }),
   ];
