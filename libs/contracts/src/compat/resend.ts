@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, StringEnum } from '../common';
-import { ATTACHMENT_LIMITS, CONTENT_LIMITS, MESSAGE_OPTION_LIMITS } from '../values';
+import { ATTACHMENT_LIMITS, CONTENT_LIMITS, MESSAGE_OPTION_LIMITS, type MessageWebhookEvent } from '../values';
 
 /**
  * Resend's email API, as Postbus takes it at the gateway's root (POST /emails, POST /emails/batch,
@@ -51,6 +51,26 @@ export const RESEND_LAST_EVENTS = [
   'suppressed',
 ] as const;
 export type ResendLastEvent = (typeof RESEND_LAST_EVENTS)[number];
+
+/**
+ * Postbus's message events in Resend's words: an email's `last_event`, and `email.<word>` in
+ * resend-format webhooks (docs/webhook-formats.md). Resend's `sent` is its API having taken the
+ * email (Postbus's queued); its `delivered`, the receiving server having taken it (Postbus's sent).
+ * A canceled message is a `last_event` only: Resend sends no webhook for it.
+ */
+export const RESEND_EVENT_OF: Record<MessageWebhookEvent, ResendLastEvent> = {
+  scheduled: 'scheduled',
+  queued: 'sent',
+  sent: 'delivered',
+  deferred: 'delivery_delayed',
+  bounced: 'bounced',
+  failed: 'failed',
+  suppressed: 'suppressed',
+  opened: 'opened',
+  clicked: 'clicked',
+  complained: 'complained',
+  canceled: 'canceled',
+};
 
 const Mailbox = Type.String({
   minLength: 3,

@@ -1,4 +1,4 @@
-import type { MessageWebhookEvent, SuppressionReason, WebhookBody } from '@postbus/contracts';
+import { RESEND_EVENT_OF, type MessageWebhookEvent, type SuppressionReason, type WebhookBody } from '@postbus/contracts';
 import { acceptedAtOf, isMessageBody, relayAnswerOf, type MessageBody, type SuppressionBody } from './format-inputs';
 
 /**
@@ -34,20 +34,15 @@ export interface ResendBody {
   data: ResendEmailData | ResendSuppressionData | { webhook_id: string };
 }
 
-/** Postbus's message events by Resend's name; the ones missing have no counterpart. */
-const EMAIL_EVENTS: Partial<Record<MessageWebhookEvent, string>> = {
-  scheduled: 'email.scheduled',
-  // Resend's `sent` is its API having taken the email; its `delivered`, the receiving server having taken it.
-  queued: 'email.sent',
-  sent: 'email.delivered',
-  deferred: 'email.delivery_delayed',
-  bounced: 'email.bounced',
-  failed: 'email.failed',
-  suppressed: 'email.suppressed',
-  opened: 'email.opened',
-  clicked: 'email.clicked',
-  complained: 'email.complained',
-};
+/** A canceled message has a `last_event` in Resend, but no webhook. */
+const NO_WEBHOOK = new Set<string>(['canceled']);
+
+/** Postbus's message events by Resend's webhook name (RESEND_EVENT_OF); the ones missing have no counterpart. */
+const EMAIL_EVENTS: Partial<Record<MessageWebhookEvent, string>> = Object.fromEntries(
+  Object.entries(RESEND_EVENT_OF)
+    .filter(([event]) => !NO_WEBHOOK.has(event))
+    .map(([event, word]) => [event, `email.${word}`]),
+);
 
 /** Resend's suppression list holds bounces, complaints and the account's own entries; an unsubscribe is not one of them. */
 const ORIGINS: Partial<Record<SuppressionReason, ResendSuppressionData['origin']>> = {

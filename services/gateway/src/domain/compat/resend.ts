@@ -1,5 +1,6 @@
 import {
   MessageParams,
+  RESEND_EVENT_OF,
   type Attachment,
   type ContentSendRequest,
   type Message,
@@ -203,22 +204,10 @@ export function resendBatchItemOf(email: ResendBatchItem, mapping: SendMapping):
 
 /** Which events a timeline entry stands for in Resend's words (an unsubscribe has no word there). */
 const LAST_EVENTS: Record<Message['status'] | Message['timeline'][number]['event'], ResendLastEvent | undefined> = {
-  // Accepted: on the bus, not recorded yet. Recorded and waiting for its attempt: Resend's "sent",
-  // as the resend-format webhooks say it (docs/webhook-formats.md).
+  ...RESEND_EVENT_OF,
+  // Accepted: on the bus, not recorded yet (Resend's "queued"); recorded, it is Resend's "sent".
   accepted: 'queued',
-  queued: 'sent',
-  scheduled: 'scheduled',
-  // The relay took it (250): Resend's "delivered", the last word a successful send has there.
-  sent: 'delivered',
-  deferred: 'delivery_delayed',
   soft_bounced: 'delivery_delayed',
-  bounced: 'bounced',
-  failed: 'failed',
-  suppressed: 'suppressed',
-  canceled: 'canceled',
-  opened: 'opened',
-  clicked: 'clicked',
-  complained: 'complained',
   unsubscribed: undefined,
 };
 
