@@ -33,7 +33,9 @@ const bodies = (a: Ids): Record<string, unknown> => ({
   },
   updateProject: { name: 'B was here', sender_domain_id: a['senderDomainId'] },
   createTemplate: { name: 'B', subject: 'B', html: '<p>B</p>' },
-  saveTemplateVersion: { name: 'B', subject: 'B', html: '<p>B</p>' },
+  saveTemplateVersion: { name: 'B', subject: 'B', html: '<p>B</p>', layout_id: a['layoutId'], draft: true },
+  createLayout: { name: 'B', html: '<div>{{{content}}}</div>' },
+  saveLayoutVersion: { name: 'B', html: '<div>B {{{content}}}</div>', draft: true },
   previewTemplate: { user: { email: 'ann@a-side.example' }, data: {} },
   previewDraftTemplate: { subject: 'B', html: '<p>{{user.email}}</p>', user: { email: 'ann@a-side.example' } },
   validateTemplate: { subject: 'B', html: '<p>{{user.email}}</p>', user: { email: 'ann@a-side.example' } },
@@ -61,7 +63,7 @@ describe("tenant isolation: client B can reach nothing of client A's, on every r
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   const ids: Ids = {};
   // Path parameters that are positions, not ids: the same for every client, so not looked for in B's answers.
-  const POSITIONS: Record<string, string> = { index: '0' };
+  const POSITIONS: Record<string, string> = { index: '0', version: '1' };
 
   beforeAll(async () => {
     system = await sharedSystem();
@@ -75,6 +77,7 @@ describe("tenant isolation: client B can reach nothing of client A's, on every r
     const email = await createSendableEmail(system, a, { domain: 'mail.a-side.example', trackingDomain: 'track.a-side.example' });
     ids['projectId'] = a.projectId;
     ids['templateId'] = email.templateId;
+    ids['layoutId'] = (await asA('POST', `/v1/projects/${a.projectId}/layouts`, { name: 'A', html: '<main>{{{content}}}</main>' })).id;
     ids['emailKey'] = email.emailKey;
     ids['senderDomainId'] = (await asA('GET', '/v1/sender-domains')).data[0].id;
     ids['trackingDomainId'] = (await asA('GET', '/v1/tracking-domains')).data[0].id;

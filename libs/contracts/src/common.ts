@@ -116,13 +116,14 @@ export const FreeFormObject = (options: { description?: string; maxProperties?: 
     },
   });
 
+/** A language as BCP 47 writes it (de, pt-BR, zh-Hant-TW): a user's, a template variant's, a send's. */
+export const LanguageTag = Type.String({ maxLength: 35, pattern: '^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$', description: 'BCP 47 tag' });
+
 /** The attributes every user has; any other key in `fields` is a custom field. */
 export const StandardAttributes = {
   name: Type.Optional(Nullable(Type.String({ maxLength: 256 }))),
   country: Type.Optional(Nullable(Type.String({ maxLength: 64 }))),
-  language: Type.Optional(
-    Nullable(Type.String({ maxLength: 35, pattern: '^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$', description: 'BCP 47 tag' })),
-  ),
+  language: Type.Optional(Nullable(LanguageTag)),
   gender: Type.Optional(Nullable(Type.String({ maxLength: 32 }))),
   age: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 150 }))),
 };

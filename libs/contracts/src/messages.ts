@@ -112,6 +112,10 @@ export const EmailTriggerCommand = Type.Object({
   emailKey: Type.Optional(Type.String()),
   templateId: Type.Optional(Type.String()),
   templateVersion: Type.Optional(Type.Integer()),
+  /** The template's catalog revision the gateway saw: the mailer waits for its projection to have caught up with it. */
+  templateRevision: Type.Optional(Type.Integer()),
+  /** The send named the language variant (BCP 47). */
+  language: Type.Optional(Type.String()),
   content: Type.Optional(SendContent),
   /** Where the send came from; absent: the HTTP API. */
   source: Type.Optional(Type.Literal('smtp')),
@@ -244,14 +248,30 @@ export const CatalogDomain = Type.Object({
 });
 export type CatalogDomain = Static<typeof CatalogDomain>;
 
+/** One language's parts of a template version. */
+export const CatalogTemplateVariant = Type.Object({
+  language: Type.String(),
+  subject: Type.String(),
+  html: Type.String(),
+  text: Nullable(Type.String()),
+  layoutId: Nullable(Type.String()),
+});
+export type CatalogTemplateVariant = Static<typeof CatalogTemplateVariant>;
+
 export const CatalogTemplate = Type.Object({
   ...CatalogBase,
   projectId: Type.String(),
   name: Type.String(),
-  version: Type.Integer({ description: 'the latest version; its parts follow' }),
+  version: Type.Integer({ description: 'the published version; its parts follow' }),
   subject: Type.String(),
   html: Type.String(),
   text: Nullable(Type.String()),
+  /** Absent: handlebars. */
+  format: Type.Optional(Type.Literal('mjml')),
+  /** The layout around the default parts; absent: none. */
+  layoutId: Type.Optional(Type.String()),
+  /** Absent: the default parts only. */
+  variants: Type.Optional(Type.Array(CatalogTemplateVariant)),
   /**
    * Measured when this version was saved (compiled and rendered with every value present and every
    * list of 10 items): true fits a service's inline budget, false is rendered in a worker thread
@@ -276,7 +296,23 @@ export const CatalogEmail = Type.Object({
 });
 export type CatalogEmail = Static<typeof CatalogEmail>;
 
-export const CatalogKind = Type.Union([Type.Literal('project'), Type.Literal('domain'), Type.Literal('template'), Type.Literal('email')]);
+/** A layout's published version: the html (and text) around the bodies of the templates that name it. */
+export const CatalogLayout = Type.Object({
+  ...CatalogBase,
+  projectId: Type.String(),
+  version: Type.Integer({ description: 'the published version; its parts follow' }),
+  html: Type.String(),
+  text: Nullable(Type.String()),
+});
+export type CatalogLayout = Static<typeof CatalogLayout>;
+
+export const CatalogKind = Type.Union([
+  Type.Literal('project'),
+  Type.Literal('domain'),
+  Type.Literal('template'),
+  Type.Literal('email'),
+  Type.Literal('layout'),
+]);
 export type CatalogKind = Static<typeof CatalogKind>;
 
 /** The deletion marker of an entity; compaction keeps it as the entity's last word. */
@@ -307,6 +343,8 @@ export const MessageEvent = Type.Object({
   metadata: Type.Optional(Type.Record(Type.String(), Type.String())),
   /** A scheduled send's time. */
   sendAt: Type.Optional(Timestamp),
+  /** The template's language variant the message was rendered in (its default: absent). */
+  language: Type.Optional(Type.String()),
   /** The message was sent with a test key: its outcome is simulated. */
   test: Type.Optional(Type.Literal(true)),
 });
@@ -343,6 +381,7 @@ export const MessageSchemas = {
   'catalog.domain': CatalogDomain,
   'catalog.template': CatalogTemplate,
   'catalog.email': CatalogEmail,
+  'catalog.layout': CatalogLayout,
   'catalog.deleted': CatalogDeleted,
   'message.scheduled': MessageEvent,
   'message.queued': MessageEvent,

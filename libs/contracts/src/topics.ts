@@ -88,6 +88,7 @@ export const MessageTopics = {
   'catalog.domain': Topics.Catalog,
   'catalog.template': Topics.Catalog,
   'catalog.email': Topics.Catalog,
+  'catalog.layout': Topics.Catalog,
   'catalog.deleted': Topics.Catalog,
   'message.scheduled': Topics.EmailEvents,
   'message.queued': Topics.EmailEvents,

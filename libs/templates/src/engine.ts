@@ -5,6 +5,7 @@ import { TenantBusyError, TenantLanes } from './lanes';
 import { sampleContext } from './sample';
 import { threadCpuMs } from './thread-cpu';
 import {
+  assertRenderable,
   PreparedTemplate,
   RenderLimitError,
   TemplateSyntaxError,
@@ -121,10 +122,18 @@ const GAVE_UP = Symbol('given up');
 
 type PoolSuccess = Extract<PoolAnswer, { ok: true }>;
 
-/** The key of an unsaved template: its content. */
+/** The key of an unsaved template: its content (its format and layout included). */
 const draftKey = (parts: TemplateParts): string =>
   `draft:${createHash('sha256')
-    .update(JSON.stringify([parts.subject, parts.html, parts.text ?? null]))
+    .update(
+      JSON.stringify([
+        parts.subject,
+        parts.html,
+        parts.text ?? null,
+        parts.format ?? 'handlebars',
+        parts.layout ? [parts.layout.html, parts.layout.text ?? null] : null,
+      ]),
+    )
     .digest('base64url')}`;
 
 /**
@@ -141,7 +150,9 @@ const draftKey = (parts: TemplateParts): string =>
  *   `poolMemoryMb`: a render stops at its deadline with a RenderLimitError naming the limit; what
  *   cannot be interrupted (compiling) ends the thread, which the pool replaces, and is named too;
  * - each tenant has `perTenant` jobs in the pool at once, the others in its own queue, so one
- *   tenant's heavy templates wait behind each other, not in front of everyone else's.
+ *   tenant's heavy templates wait behind each other, not in front of everyone else's;
+ * - an MJML template (`format: 'mjml'`) always renders in the pool: Handlebars renders its MJML
+ *   (escaping values), then mjml compiles it, within the same limits.
  */
 export class TemplateEngine {
   /** Renders done so far on the caller's thread and in the pool, and jobs sent to the pool (whatever came of them). */
@@ -191,6 +202,7 @@ export class TemplateEngine {
    * missing helper).
    */
   async render(template: EngineTemplate, context: RenderContext, tenant: string, patience: Patience = {}): Promise<Rendered> {
+    assertRenderable(template.parts);
     this.throwIfFailed(template.key);
     if (this.onThisThreadFirst(template, tenant)) {
       const done = this.onThisThread(template.key, template.parts, tenant, (prepared, limits) => prepared.render(context, limits));
@@ -212,10 +224,12 @@ export class TemplateEngine {
   /**
    * Measures a template about to be saved: compiled and rendered with sampleContext() (every value
    * present, every list of SAMPLE_LIST_ITEMS items). Cheap when that fits in `inlineMs` on this
-   * thread (or took less than half of it in the pool); throws TemplateSyntaxError, or
-   * RenderLimitError when it does not fit the pool's limits.
+   * thread (or took less than half of it in the pool); an MJML template is never cheap (it
+   * renders in the pool only) and is validated too. Throws TemplateSyntaxError (an MJML one's
+   * with its `problems`, located), or RenderLimitError when it does not fit the pool's limits.
    */
   async measure(parts: TemplateParts, tenant: string): Promise<Measurement> {
+    assertRenderable(parts);
     const key = draftKey(parts);
     this.throwIfFailed(key);
     const started = performance.now();
@@ -228,7 +242,7 @@ export class TemplateEngine {
       // The time the pool took tells which.
       const answer = await this.inPool(tenant, { op: 'sample', key, parts });
       const ms = answer.compileMs + answer.renderMs;
-      return { cheap: ms < this.options.inlineMs / 2, ms };
+      return { cheap: parts.format !== 'mjml' && ms < this.options.inlineMs / 2, ms };
     } catch (error) {
       if (error instanceof RenderLimitError || error instanceof TemplateSyntaxError) throw error;
       return { cheap: undefined, ms: performance.now() - started };
@@ -251,6 +265,8 @@ export class TemplateEngine {
   }
 
   private onThisThreadFirst(template: EngineTemplate, tenant: string): boolean {
+    // mjml is loaded by the pool's threads only, and its compile cannot be interrupted.
+    if (template.parts.format === 'mjml') return false;
     if (template.cheap === false || this.pooled.has(template.key)) return false;
     if (template.cheap === true) return true;
     const until = this.hot.get(tenant);
@@ -393,7 +409,7 @@ export class TemplateEngine {
       clearTimeout(timer);
     }
     if (answer.ok) return answer;
-    if (answer.kind === 'syntax') throw this.fail(task.key, new TemplateSyntaxError(answer.errors));
+    if (answer.kind === 'syntax') throw this.fail(task.key, new TemplateSyntaxError(answer.errors, answer.problems));
     if (answer.kind === 'error') throw new Error(answer.message);
     const limit = new RenderLimitError(answer.message.replace(/^the template /, ''));
     if (answer.phase === 'compile') this.fail(task.key, limit);

@@ -1,6 +1,7 @@
 export {
   compile,
   isStraightLine,
+  layoutProblems,
   limitsWithin,
   PreparedTemplate,
   render,
@@ -10,11 +11,14 @@ export {
   templateProblems,
   TemplateSyntaxError,
   type CompiledTemplate,
+  type LayoutParts,
+  type LayoutProblem,
   type PartName,
   type Phase,
   type RenderContext,
   type RenderLimits,
   type Rendered,
+  type TemplateFormat,
   type TemplateParts,
   type TemplateProblem,
 } from './templates';
@@ -30,6 +34,7 @@ export {
   type TemplateEngineSettings,
 } from './engine';
 export { TenantBusyError } from './lanes';
+export { variantFor } from './variants';
 export { sampleContext, SAMPLE_LIST_ITEMS } from './sample';
 export { guardUrls, isSafeUrl } from './url-guard';
 export { loopHeld, threadCpuMs } from './thread-cpu';

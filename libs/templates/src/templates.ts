@@ -5,11 +5,25 @@ import type { FieldError } from '@postbus/errors';
 import { threadCpuMs } from './thread-cpu';
 import { guardUrls } from './url-guard';
 
+/** handlebars: the html part is HTML; mjml: it is MJML, compiled to HTML once Handlebars has rendered it. */
+export type TemplateFormat = 'handlebars' | 'mjml';
+
+/** A mail's frame around a template's rendered body, which its `{{{content}}}` receives. */
+export interface LayoutParts {
+  html: string;
+  /** Absent: the template's own text part (when it has one) is not wrapped. */
+  text?: string | null;
+}
+
 export interface TemplateParts {
   subject: string;
   html: string;
   /** Absent: the text part is derived from the rendered HTML. */
   text?: string | null;
+  /** Absent: handlebars. An mjml template renders in TemplateEngine's pool only (mjml compiles asynchronously). */
+  format?: TemplateFormat;
+  /** The layout the rendered html (and text) goes into; none for an mjml template. */
+  layout?: LayoutParts | null;
 }
 
 export interface Rendered {
@@ -47,12 +61,23 @@ export class RenderLimitError extends Error {
   }
 }
 
-/** A template that does not parse, with where each error is (pointer: the part). */
+/**
+ * A template that does not parse, with where each error is (pointer: the part); `problems`, when
+ * given, says the same located (part, line), for a check that reports lines (MJML's do).
+ */
 export class TemplateSyntaxError extends Error {
-  constructor(readonly errors: FieldError[]) {
+  constructor(
+    readonly errors: FieldError[],
+    readonly problems?: TemplateProblem[],
+  ) {
     super(errors.map((e) => `${e.pointer}: ${e.message}`).join('; '));
     this.name = 'TemplateSyntaxError';
   }
+}
+
+/** Throws when a template combines what no render supports: a layout around an MJML template. */
+export function assertRenderable(parts: TemplateParts): void {
+  if (parts.format === 'mjml' && parts.layout) throw new Error('a layout cannot wrap an MJML template');
 }
 
 /** What a render is doing when it is stopped: compiling the template, or rendering it. */
@@ -259,15 +284,10 @@ function locateParseError(source: string, error: unknown): Pick<TemplateProblem,
 const describeLocated = ({ line, column, message }: Pick<TemplateProblem, 'line' | 'column' | 'message'>): string =>
   [line !== null ? `line ${line}` : undefined, column !== null ? `column ${column}` : undefined, message].filter(Boolean).join(', ');
 
-/**
- * The problems of each part that keep it from compiling: syntax errors, located (line and column
- * within the part, from 1) where Handlebars says, and compiles that take longer than
- * RENDER_LIMITS.maxMilliseconds; empty when every part compiles.
- */
-export function templateProblems(parts: TemplateParts): TemplateProblem[] {
-  const problems: TemplateProblem[] = [];
-  for (const part of PART_NAMES) {
-    const source = parts[part];
+/** What keeps each of `sources` from compiling: located syntax errors, and compiles past RENDER_LIMITS.maxMilliseconds. */
+function compileProblems<P extends string>(sources: ReadonlyArray<readonly [P, string | null | undefined]>) {
+  const problems: Array<Omit<TemplateProblem, 'part'> & { part: P }> = [];
+  for (const [part, source] of sources) {
     if (typeof source !== 'string') continue;
     try {
       withinTime(
@@ -283,6 +303,62 @@ export function templateProblems(parts: TemplateParts): TemplateProblem[] {
       );
     }
   }
+  return problems;
+}
+
+/**
+ * The problems of each part that keep it from compiling: syntax errors, located (line and column
+ * within the part, from 1) where Handlebars says, and compiles that take longer than
+ * RENDER_LIMITS.maxMilliseconds; empty when every part compiles. The template's own parts only
+ * (its layout is checked when the layout is saved: layoutProblems).
+ */
+export function templateProblems(parts: TemplateParts): TemplateProblem[] {
+  return compileProblems(PART_NAMES.map((part) => [part, parts[part]] as const));
+}
+
+/** What is wrong with one part of a layout: as a template's, or `slot` when `{{{content}}}` is not there exactly once. */
+export interface LayoutProblem extends Omit<TemplateProblem, 'part' | 'kind'> {
+  part: 'html' | 'text';
+  kind: TemplateProblem['kind'] | 'slot';
+}
+
+/** Where a layout puts the rendered body. */
+const CONTENT_SLOT = /\{\{\{\s*content\s*\}\}\}/g;
+
+/** Line and column (from 1) of `at` in `source`. */
+function lineAndColumn(source: string, at: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = source.indexOf('\n'); i !== -1 && i < at; i = source.indexOf('\n', i + 1)) {
+    line++;
+    lineStart = i + 1;
+  }
+  return { line, column: at - lineStart + 1 };
+}
+
+/** The slot problem of a layout part: none when `{{{content}}}` is there once, else where the second one is (or nowhere). */
+function slotProblem(part: LayoutProblem['part'], source: string): LayoutProblem | undefined {
+  const found = [...source.matchAll(CONTENT_SLOT)];
+  if (found.length === 1) return undefined;
+  const message = `must contain {{{content}}} exactly once (it does ${found.length === 0 ? 'not' : `${found.length} times`})`;
+  const second = found[1]?.index;
+  return { part, ...(second === undefined ? { line: null, column: null } : lineAndColumn(source, second)), message, kind: 'slot' };
+}
+
+/**
+ * What keeps a layout from being saved: each part's compile problems (as templateProblems says
+ * them), and a part without `{{{content}}}` exactly once (the html always, the text when given);
+ * empty when the layout is fine.
+ */
+export function layoutProblems(layout: LayoutParts): LayoutProblem[] {
+  const problems: LayoutProblem[] = compileProblems([
+    ['html', layout.html],
+    ['text', layout.text],
+  ] as const);
+  const htmlSlot = slotProblem('html', layout.html);
+  if (htmlSlot) problems.push(htmlSlot);
+  const textSlot = layout.text ? slotProblem('text', layout.text) : undefined;
+  if (textSlot) problems.push(textSlot);
   return problems;
 }
 
@@ -307,7 +383,7 @@ const STRAIGHT_LINE_STATEMENTS = new Set(['ContentStatement', 'MustacheStatement
  * render's time grows with the template's length and its output only.
  */
 export function isStraightLine(parts: TemplateParts): boolean {
-  return [parts.subject, parts.html, parts.text].every((source) => {
+  return [parts.subject, parts.html, parts.text, parts.layout?.html, parts.layout?.text].every((source) => {
     if (typeof source !== 'string') return true;
     try {
       return handlebars.parse(source).body.every((statement) => STRAIGHT_LINE_STATEMENTS.has(statement.type));
@@ -375,18 +451,71 @@ function compileNow(ast: hbs.AST.Program, options: CompileOptions): HandlebarsTe
   return handlebars.template(new compilers.JavaScriptCompiler().compile(environment, withData, undefined, true));
 }
 
-type CompiledParts = Partial<Record<PartName, HandlebarsTemplateDelegate>>;
+/** Where each compiled source goes: a template's parts, and its layout's. */
+type Slot = PartName | 'layoutHtml' | 'layoutText';
+
+/** What a template compiles to: its own parts, and its layout's unless they were compiled with the body in them. */
+type CompiledParts = Partial<Record<Slot, HandlebarsTemplateDelegate>>;
+
+/** Counts a program's reads of `content` (`{{content}}`, `{{{content}}}`, `{{#if content}}`, `@root.content`…), at any depth. */
+class ContentReads extends Handlebars.Visitor {
+  count = 0;
+
+  override PathExpression(path: hbs.AST.PathExpression): void {
+    const [head, next] = path.parts;
+    if (path.data ? head === 'root' && next === 'content' : head === 'content') this.count++;
+  }
+}
+
+const isContentSlot = (statement: hbs.AST.Statement): boolean => {
+  if (statement.type !== 'MustacheStatement') return false;
+  const mustache = statement as hbs.AST.MustacheStatement;
+  const path = mustache.path as hbs.AST.PathExpression;
+  return (
+    !mustache.escaped && mustache.params.length === 0 && !mustache.hash && path.type === 'PathExpression' && path.original === 'content'
+  );
+};
 
 /**
- * A template whose parts are parsed and compiled once (compile()), then rendered many times
- * within the limits each render is given. The HTML escapes every value and keeps only safe URL
- * schemes in its links (see guardUrls); the subject and text parts are plain text.
+ * The layout's program with the body's statements in place of its `{{{content}}}`, when that is
+ * its only read of `content` and stands at its top level (in no block, so in the root context, as
+ * the body renders); undefined otherwise, the two then rendered one after the other.
+ */
+function withBodyInSlot(layout: hbs.AST.Program, body: hbs.AST.Program): hbs.AST.Program | undefined {
+  const reads = new ContentReads();
+  reads.accept(layout);
+  const slot = layout.body.findIndex(isContentSlot);
+  if (reads.count !== 1 || slot === -1) return undefined;
+  return { ...layout, body: [...layout.body.slice(0, slot), ...body.body, ...layout.body.slice(slot + 1)] };
+}
+
+/** Each source a template compiles: where its compiled form goes, the pointer its errors name, whether it writes HTML. */
+const sourcesOf = (parts: TemplateParts) =>
+  [
+    { slot: 'subject', pointer: '/subject', source: parts.subject, html: false },
+    { slot: 'html', pointer: '/html', source: parts.html, html: true },
+    { slot: 'text', pointer: '/text', source: parts.text, html: false },
+    { slot: 'layoutHtml', pointer: '/layout/html', source: parts.layout?.html, html: true },
+    { slot: 'layoutText', pointer: '/layout/text', source: parts.layout?.text, html: false },
+  ] as const;
+
+const MJML_IS_ASYNCHRONOUS = 'an MJML template compiles asynchronously: TemplateEngine renders it, in its pool';
+
+/**
+ * A template whose parts (and its layout's) are parsed and compiled once (compile()), then
+ * rendered many times within the limits each render is given. The HTML escapes every value and
+ * keeps only safe URL schemes in its links (see guardUrls); the subject and text parts are plain
+ * text. With a layout, the rendered html goes into the layout's html (`{{{content}}}`), the
+ * rendered text into the layout's text when both have one.
  */
 export class PreparedTemplate {
   private parts: CompiledParts | undefined;
   private failure: TemplateSyntaxError | undefined;
 
-  constructor(readonly source: TemplateParts) {}
+  /** Throws when the parts combine what no render supports (see assertRenderable). */
+  constructor(readonly source: TemplateParts) {
+    assertRenderable(source);
+  }
 
   get compiled(): boolean {
     return this.parts !== undefined;
@@ -394,62 +523,160 @@ export class PreparedTemplate {
 
   /**
    * Parses and compiles every part; a template that does not (a syntax error, or a construct the
-   * compiler refuses) throws TemplateSyntaxError naming each part, line and column. Compiling is
-   * not counted nor checked against the deadline: the caller bounds it (see watchedFor).
+   * compiler refuses) throws TemplateSyntaxError naming each part (`/layout/html` for the
+   * layout's), line and column. Compiling is not counted nor checked against the deadline: the
+   * caller bounds it (see watchedFor).
    */
   compile(): void {
     if (this.failure) throw this.failure;
     if (this.parts) return;
     const errors: FieldError[] = [];
-    const parts: CompiledParts = {};
-    for (const name of PART_NAMES) {
-      const source = this.source[name];
-      if (typeof source !== 'string' || (name === 'text' && !source)) continue;
+    const located = (pointer: string, source: string, error: unknown): FieldError => ({
+      pointer,
+      message: `template syntax error: ${describeLocated(locateParseError(source, error))}`,
+    });
+    const parsed = new Map<Slot, { pointer: string; source: string; html: boolean; ast: hbs.AST.Program }>();
+    for (const { slot, pointer, source, html } of sourcesOf(this.source)) {
+      if (typeof source !== 'string' || (!html && slot !== 'subject' && !source)) continue;
       try {
-        parts[name] = compileNow(handlebars.parse(source), name === 'html' ? {} : { noEscape: true });
+        parsed.set(slot, { pointer, source, html, ast: handlebars.parse(source) });
       } catch (error) {
-        errors.push({ pointer: `/${name}`, message: `template syntax error: ${describeLocated(locateParseError(source, error))}` });
+        errors.push(located(pointer, source, error));
+      }
+    }
+    if (errors.length) throw (this.failure = new TemplateSyntaxError(errors));
+    const parts: CompiledParts = {};
+    const options = (html: boolean): CompileOptions => (html ? {} : { noEscape: true });
+    // A body and its layout compiled as one template (the body's statements in the slot's place)
+    // render as one: the layout costs a mail no second render and no copy of the body. Should
+    // that compile fail, each compiles apart below, which says where the error is.
+    for (const [bodySlot, frameSlot] of [
+      ['html', 'layoutHtml'],
+      ['text', 'layoutText'],
+    ] as const) {
+      const body = parsed.get(bodySlot);
+      const frame = parsed.get(frameSlot);
+      const merged = body && frame ? withBodyInSlot(frame.ast, body.ast) : undefined;
+      if (!merged) continue;
+      try {
+        parts[bodySlot] = compileNow(merged, options(body!.html));
+        parsed.delete(bodySlot);
+        parsed.delete(frameSlot);
+      } catch {
+        continue;
+      }
+    }
+    for (const [slot, { pointer, source, html, ast }] of parsed) {
+      try {
+        parts[slot] = compileNow(ast, options(html));
+      } catch (error) {
+        errors.push(located(pointer, source, error));
       }
     }
     if (errors.length) throw (this.failure = new TemplateSyntaxError(errors));
     this.parts = parts;
   }
 
-  /** Renders `{ user, data }`, compiling first if need be; `sample`: a context of sampleContext(), used as it is. */
+  /**
+   * Renders `{ user, data }`, compiling first if need be; `sample`: a context of sampleContext(),
+   * used as it is. A Handlebars template only (an MJML one: renderThrough).
+   */
   render(context: RenderContext, limits: RenderLimits, sample = false): Rendered {
+    if (this.source.format === 'mjml') throw new Error(MJML_IS_ASYNCHRONOUS);
     this.compile();
-    return renderParts(this.parts!, context, limits, sample);
+    const run = new RenderRun(this.parts!, context, limits, sample);
+    return run.finish(run.markup());
+  }
+
+  /**
+   * Renders as render() does, `toHtml` turning the rendered html part into HTML first (an MJML
+   * template's: mjml's compile, which the render's output limit counts too).
+   */
+  async renderThrough(
+    context: RenderContext,
+    limits: RenderLimits,
+    sample: boolean,
+    toHtml: (markup: string) => Promise<string>,
+  ): Promise<Rendered> {
+    this.compile();
+    const run = new RenderRun(this.parts!, context, limits, sample);
+    const markup = run.markup();
+    const html = await toHtml(markup.html);
+    run.charge(html);
+    return run.finish({ ...markup, html });
   }
 }
 
-/** One render of compiled parts; `asIs`: the context is used without charging its long strings (a sample). */
-function renderParts(parts: CompiledParts, context: RenderContext, limits: RenderLimits, asIs: boolean): Rendered {
-  const budget: Budget = {
-    iterations: 0,
-    calls: 0,
-    chars: 0,
-    deadline: limits.deadline,
-    overrun: () => limits.overrun('render'),
-    extend: limits.extend,
-  };
-  const values = asIs
-    ? { user: context.user ?? {}, data: context.data ?? {} }
-    : { user: charged(context.user ?? {}, budget), data: charged(context.data ?? {}, budget) };
-  const options = { data: { renderBudget: budget } };
-  const part = (template: HandlebarsTemplateDelegate | undefined): string => {
+/** A render's parts as Handlebars gives them: the html before its links are guarded, the text undefined when it is derived from it. */
+interface Markup {
+  subject: string;
+  html: string;
+  text: string | undefined;
+}
+
+/** One render of compiled parts: its budget, and the values it reads (their long strings charged unless `asIs`, a sample). */
+class RenderRun {
+  private readonly budget: Budget;
+  private readonly values: { user: unknown; data: unknown };
+  private readonly options: Handlebars.RuntimeOptions;
+
+  constructor(
+    private readonly parts: CompiledParts,
+    context: RenderContext,
+    private readonly limits: RenderLimits,
+    asIs: boolean,
+  ) {
+    this.budget = {
+      iterations: 0,
+      calls: 0,
+      chars: 0,
+      deadline: limits.deadline,
+      overrun: () => limits.overrun('render'),
+      extend: limits.extend,
+    };
+    this.values = asIs
+      ? { user: context.user ?? {}, data: context.data ?? {} }
+      : { user: charged(context.user ?? {}, this.budget), data: charged(context.data ?? {}, this.budget) };
+    this.options = { data: { renderBudget: this.budget } };
+  }
+
+  /** Counts `out` against the render's output limit (and looks at the clock). */
+  charge(out: string): void {
+    spend(this.budget, 0, out.length);
+  }
+
+  /** The body's parts, then the layout's with the body's html (text) as its `content`. */
+  markup(): Markup {
+    const { parts } = this;
+    const bodyHtml = this.part(parts.html, this.values);
+    const html = parts.layoutHtml ? this.part(parts.layoutHtml, { ...this.values, content: this.slotted(bodyHtml) }) : bodyHtml;
+    const subject = this.part(parts.subject, this.values).replace(/\s+/g, ' ').trim();
+    const bodyText = parts.text ? this.part(parts.text, this.values) : undefined;
+    const text =
+      bodyText !== undefined && parts.layoutText
+        ? this.part(parts.layoutText, { ...this.values, content: this.slotted(bodyText) })
+        : bodyText;
+    return { subject, html, text };
+  }
+
+  /** The final HTML with its links guarded, and the text derived from it when the template has none. */
+  finish(markup: Markup): Rendered {
+    if (this.limits.maxHtmlChars !== undefined && markup.html.length >= this.limits.maxHtmlChars) throw this.budget.overrun();
+    const html = guardUrls(markup.html);
+    return { subject: markup.subject, html, text: markup.text ?? htmlToText(html) };
+  }
+
+  private part(template: HandlebarsTemplateDelegate | undefined, values: object): string {
     if (!template) return '';
-    const out = template(values, options);
-    spend(budget, 0, out.length);
+    const out = template(values, this.options);
+    this.charge(out);
     return out;
-  };
-  const rawHtml = part(parts.html);
-  if (limits.maxHtmlChars !== undefined && rawHtml.length >= limits.maxHtmlChars) throw budget.overrun();
-  const html = guardUrls(rawHtml);
-  return {
-    subject: part(parts.subject).replace(/\s+/g, ' ').trim(),
-    html,
-    text: parts.text ? part(parts.text) : htmlToText(html),
-  };
+  }
+
+  /** The rendered body as a layout's `content`: charged each time it is written when long, as a long value is. */
+  private slotted(body: string): unknown {
+    return body.length >= CHARGED_STRING_LENGTH ? new ChargedString(body, this.budget) : body;
+  }
 }
 
 /**
@@ -460,6 +687,7 @@ function renderParts(parts: CompiledParts, context: RenderContext, limits: Rende
  * loop free of any template that takes longer than a few tens of milliseconds.
  */
 export function compile(parts: TemplateParts): CompiledTemplate {
+  if (parts.format === 'mjml') throw new Error(MJML_IS_ASYNCHRONOUS);
   const prepared = new PreparedTemplate(parts);
   return (context) => {
     if (!prepared.compiled) {

@@ -141,12 +141,13 @@ export function templateReads(source: string): TemplateReads {
 }
 
 /**
- * The paths under `user.` and `data.` that the parts read (see templateReads), sorted, each once;
- * a part that does not parse is left out (its syntax errors say why).
+ * The paths under `user.` and `data.` that the parts read (see templateReads), those of the
+ * layout's parts too when `layout` is given (its `content` is no variable), sorted, each once; a
+ * part that does not parse is left out (its syntax errors say why).
  */
 export function templateVariables(parts: Partial<TemplateParts>): string[] {
   const variables = new Set<string>();
-  for (const source of [parts.subject, parts.html, parts.text]) {
+  for (const source of [parts.subject, parts.html, parts.text, parts.layout?.html, parts.layout?.text]) {
     if (typeof source !== 'string') continue;
     try {
       for (const path of templateReads(source).variables) variables.add(path);
@@ -157,11 +158,12 @@ export function templateVariables(parts: Partial<TemplateParts>): string[] {
   return [...variables].sort();
 }
 
-/** Where in a template a render error happened: the part, and the line and column (from 1) when known. */
+/** Where in a template a render error happened: the part (of its layout when `inLayout`), and the line and column (from 1) when known. */
 export interface RenderErrorSite {
   part: PartName;
   line: number | null;
   column: number | null;
+  inLayout?: true;
 }
 
 /** The helper a render error names: Handlebars' "Missing helper: "x"", or one refused here ("the {{log}} helper …"). */
@@ -169,15 +171,21 @@ const HELPER_NAMED = /Missing helper: "([^"]+)"|the \{\{([^}\s]+)\}\} helper/;
 
 /**
  * The part (and the place in it) a render error comes from, when its message names a helper: the
- * first call of that helper, in the order the parts render (html, subject, text); undefined when
- * the message names none, or no part that parses calls it.
+ * first call of that helper, in the order the parts render (html, its layout's html, subject,
+ * text, its layout's text); undefined when the message names none, or no part that parses calls it.
  */
 export function renderErrorSite(parts: TemplateParts, message: string): RenderErrorSite | undefined {
   const named = HELPER_NAMED.exec(message);
   const helper = named?.[1] ?? named?.[2];
   if (helper === undefined) return undefined;
-  for (const part of ['html', 'subject', 'text'] as const) {
-    const source = parts[part];
+  const inOrder = [
+    { part: 'html', source: parts.html },
+    { part: 'html', source: parts.layout?.html, inLayout: true },
+    { part: 'subject', source: parts.subject },
+    { part: 'text', source: parts.text },
+    { part: 'text', source: parts.layout?.text, inLayout: true },
+  ] as const;
+  for (const { part, source, ...where } of inOrder) {
     if (typeof source !== 'string') continue;
     let calls: TemplateReads['helperCalls'];
     try {
@@ -186,7 +194,7 @@ export function renderErrorSite(parts: TemplateParts, message: string): RenderEr
       continue; // a part that does not parse rendered nothing
     }
     const call = calls.find((c) => c.name === helper);
-    if (call) return { part, line: call.line, column: call.column };
+    if (call) return { part, line: call.line, column: call.column, ...where };
   }
   return undefined;
 }

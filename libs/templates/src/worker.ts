@@ -1,4 +1,5 @@
 import type { FieldError } from '@postbus/errors';
+import { compileMjml, mjmlProblems, mjmlReady } from './mjml';
 import { sampleContext } from './sample';
 import { threadCpuMs, threadId } from './thread-cpu';
 import {
@@ -10,6 +11,7 @@ import {
   type RenderContext,
   type Rendered,
   type TemplateParts,
+  type TemplateProblem,
 } from './templates';
 
 /** What a job is doing, in the first cell of its state: the engine names a stopped job by it. */
@@ -42,7 +44,7 @@ export interface PoolTask {
 export type PoolAnswer =
   | { ok: true; rendered?: Rendered; compileMs: number; renderMs: number }
   | { ok: false; kind: 'limit' | 'error'; phase: 'compile' | 'render'; message: string }
-  | { ok: false; kind: 'syntax'; phase: 'compile'; message: string; errors: FieldError[] };
+  | { ok: false; kind: 'syntax'; phase: 'compile'; message: string; errors: FieldError[]; problems?: TemplateProblem[] };
 
 // Before the first job: its time limit is the tenant's, not the thread's start-up.
 warmUp();
@@ -52,21 +54,40 @@ const tid = threadId() ?? 0;
 // the engine's own cache, and within the worker's memory limit whatever they hold.
 const CACHE_LIMIT = 200;
 const compiled = new Map<string, PreparedTemplate>();
+/** MJML templates (by key) this worker validated: compiled ones only, so bounded with them. */
+const validMjml = new Set<string>();
 
 function prepared(key: string, parts: TemplateParts): PreparedTemplate {
   let found = compiled.get(key);
   if (!found) {
-    if (compiled.size >= CACHE_LIMIT) compiled.clear();
+    if (compiled.size >= CACHE_LIMIT) {
+      compiled.clear();
+      validMjml.clear();
+    }
     compiled.set(key, (found = new PreparedTemplate(parts)));
   }
   return found;
+}
+
+/** An MJML template that does not validate, as a syntax error naming each line (see mjmlProblems). */
+async function validateMjml(source: string): Promise<void> {
+  const problems = await mjmlProblems(source);
+  if (!problems.length) return;
+  const at = (line: number | null) => (line === null ? '' : `line ${line}: `);
+  const errors = problems.map((p) => ({ pointer: '/html', message: `MJML: ${at(p.line)}${p.message.replace(/^MJML: /, '')}` }));
+  throw new TemplateSyntaxError(errors, problems);
 }
 
 /** This thread's CPU time (ms), or the wall clock where the platform does not say. */
 const clock = (): number => threadCpuMs() ?? performance.now();
 
 /** Runs one job: errors come back as answers, since an Error's class does not survive the trip between threads. */
-export default function runJob(task: PoolTask): PoolAnswer {
+export default async function runJob(task: PoolTask): Promise<PoolAnswer> {
+  const mjml = task.parts.format === 'mjml';
+  // Loading mjml is the thread's cost, not the template's, like warmUp() above: done before the
+  // job's clock starts (the engine counts from the start written below), on the first MJML job,
+  // so a thread that never sees one never loads it.
+  if (mjml) await mjmlReady();
   const state = new Int32Array(task.state);
   const started = clock();
   Atomics.store(state, 2, tid);
@@ -81,15 +102,21 @@ export default function runJob(task: PoolTask): PoolAnswer {
   let phase: 'compile' | 'render' = 'compile';
   try {
     const template = prepared(task.key, task.parts);
-    if (!template.compiled) {
+    if (!template.compiled || (mjml && !validMjml.has(task.key))) {
       Atomics.store(state, 0, JobPhase.compile);
       template.compile();
+      if (mjml) {
+        await validateMjml(task.parts.html);
+        validMjml.add(task.key);
+      }
       compiledNow = true;
     }
     const compiledAt = clock();
     phase = 'render';
     Atomics.store(state, 0, compiledNow ? JobPhase.renderAfterCompile : JobPhase.render);
-    const rendered = task.op === 'sample' ? template.render(sampleContext(), limits, true) : template.render(task.context ?? {}, limits);
+    const sample = task.op === 'sample';
+    const context = sample ? sampleContext() : (task.context ?? {});
+    const rendered = mjml ? await template.renderThrough(context, limits, sample, compileMjml) : template.render(context, limits, sample);
     return {
       ok: true,
       ...(task.op === 'render' ? { rendered } : {}),
@@ -99,7 +126,7 @@ export default function runJob(task: PoolTask): PoolAnswer {
   } catch (error) {
     if (error instanceof TemplateSyntaxError) {
       compiled.delete(task.key);
-      return { ok: false, kind: 'syntax', phase: 'compile', message: error.message, errors: error.errors };
+      return { ok: false, kind: 'syntax', phase: 'compile', message: error.message, errors: error.errors, problems: error.problems };
     }
     const message = error instanceof Error ? error.message : String(error);
     return { ok: false, kind: error instanceof RenderLimitError ? 'limit' : 'error', phase, message };

@@ -46,9 +46,10 @@ describe('templates', () => {
     // When each version was saved, newest first.
     const versions = await call(gw.url, 'GET', `${base}/${id}/versions`, { auth: acme.auth });
     expect(versions.status).toBe(200);
+    const savedBy = { key_id: expect.any(String), via: 'key' };
     expect(versions.body.data).toEqual([
-      { version: 2, created_at: v2.body.updated_at },
-      { version: 1, created_at: created.body.created_at },
+      { version: 2, created_at: v2.body.updated_at, saved_by: savedBy, published: true },
+      { version: 1, created_at: created.body.created_at, saved_by: savedBy, published: false },
     ]);
 
     const preview = await call(gw.url, 'POST', `${base}/${id}/preview`, {

@@ -6,6 +6,12 @@ export const MailerConfig = Type.Object({
   ...InternalApiConfig,
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8082, description: 'internal read API port' }),
   MAILER_DB_NAME: Type.String({ default: 'postbus_mailer', pattern: '^[A-Za-z0-9_-]+$', description: "the mailer's own database" }),
+  USERS_URL: Type.String({
+    default: 'http://127.0.0.1:8081',
+    pattern: '^https?://',
+    description:
+      "base URL of the users service's internal API: a stored profile's language, read for a template with language variants when the send names no language",
+  }),
   SMTP_URL: Type.String({
     default: 'smtp://127.0.0.1:1025',
     pattern: '^smtps?://',

@@ -142,6 +142,8 @@ describe('test messages in the mailer', () => {
       suppressionsOf: (projectId, addresses) => Promise.all(addresses.map((email) => suppressions.reasonFor({ projectId, email }))),
       publicBaseUrl: 'https://pb.example.com',
       catalogWaitMs: 0,
+      // Its templates have no language variants: no profile is read.
+      profiles: { languageOf: () => Promise.resolve(null) },
       templates: engine,
       runPatienceMs: 3_000,
       attachments: new AttachmentStore(db),

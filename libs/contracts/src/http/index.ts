@@ -2,6 +2,7 @@
 export * from './shared';
 export * from './domains';
 export * from './templates';
+export * from './layouts';
 export * from './emails';
 export * from './sends';
 export * from './sessions';

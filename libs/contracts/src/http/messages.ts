@@ -76,6 +76,9 @@ export const Message = Type.Object({
       { description: 'the template a template send was rendered from, and its version; null for a content send' },
     ),
   ),
+  language: Nullable(
+    Type.String({ description: "the template's language variant the message was rendered in; null: its default (or a content send, or not rendered yet)" }),
+  ),
   email: Type.String(),
   user_id: Nullable(Type.String()),
   status: StringEnum(MESSAGE_READ_STATUSES, {

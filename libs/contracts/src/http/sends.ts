@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ATTACHMENT_LIMITS, CONTENT_LIMITS, MESSAGE_OPTION_LIMITS, RESERVED_HEADERS, SEND_AT_LIMITS } from '../values';
-import { DOCUMENT_LIMITS, Email, FIELD_NAME_PATTERN, FreeFormObject, StandardAttributes, UserId } from '../common';
+import { DOCUMENT_LIMITS, Email, FIELD_NAME_PATTERN, FreeFormObject, LanguageTag, StandardAttributes, UserId } from '../common';
 import { ProblemBody } from './shared';
 
 const L = MESSAGE_OPTION_LIMITS;
@@ -134,6 +134,13 @@ const SendUser = sendUser('the recipient');
 const SendFields = {
   user: SendUser,
   data: Type.Optional(FreeFormObject({ description: 'variables for the template' })),
+  language: Type.Optional(
+    Type.String({
+      ...LanguageTag,
+      description:
+        "the template's language variant to send (exact tag, then its primary subtag, then the default); absent: the user's language, from this send's user or else the stored profile",
+    }),
+  ),
   ...MessageOptions,
 };
 

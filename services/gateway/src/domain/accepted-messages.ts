@@ -46,6 +46,8 @@ export const acceptedView = (trigger: EmailTriggerCommand): Message => ({
     trigger.templateId !== undefined && trigger.templateVersion !== undefined
       ? { id: trigger.templateId, version: trigger.templateVersion }
       : null,
+  // Rendering picks the language variant: nothing is rendered yet.
+  language: null,
   email: String(trigger.user['email']),
   user_id: typeof trigger.user['user_id'] === 'string' ? trigger.user['user_id'] : null,
   status: 'accepted',

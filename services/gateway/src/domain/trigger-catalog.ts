@@ -9,6 +9,8 @@ export interface TriggerPlan {
   emailKey: string;
   templateId: string;
   templateVersion: number;
+  /** The template's catalog revision when resolved: the mailer's projection must have caught up with it. */
+  templateRevision: number;
 }
 
 export interface TriggerCatalogDeps {
@@ -71,10 +73,16 @@ export class TriggerCatalog {
     if (!email) throw new NotFoundError(EMAIL_NOT_FOUND);
     const [, template] = await Promise.all([
       this.verifiedSenderDomain(clientId, project.sender_domain_id),
-      templates.get(clientId, projectId, email.template_id),
+      templates.published(clientId, projectId, email.template_id),
     ]);
     if (!template) throw new UnprocessableError('template-missing', `The email ${email.key} names a template that no longer exists.`);
-    return { emailId: email.id, emailKey: email.key, templateId: template.id, templateVersion: template.version };
+    return {
+      emailId: email.id,
+      emailKey: email.key,
+      templateId: template.id,
+      templateVersion: template.version,
+      templateRevision: template.revision,
+    };
   }
 
   /** The project's sender domain, which must be verified: a client sends only as its own domain. */

@@ -2,6 +2,7 @@ import type { Sessions } from '../domain/sessions';
 import type { KeyAdmin } from '../domain/key-admin';
 import type { SenderDomainState } from '../domain/sender-address';
 import type { ProjectRepository } from '../model/project.repository';
+import type { LayoutRepository } from '../model/layout.repository';
 import type { TemplateRepository } from '../model/template.repository';
 import { openApiDocument } from './openapi';
 import type { RouteSpec } from './route';
@@ -14,6 +15,7 @@ import { suppressionRoutes, type SuppressionRouteDeps } from './routes/suppressi
 import { paymentRoutes, type PaymentRouteDeps } from './routes/payments.routes';
 import { projectRoutes } from './routes/projects.routes';
 import { sessionRoutes } from './routes/session.routes';
+import { layoutRoutes } from './routes/layouts.routes';
 import { templateRoutes } from './routes/templates.routes';
 import { userRoutes, type UserRouteDeps } from './routes/users.routes';
 import { webhookRoutes, type WebhookRouteDeps } from './routes/webhooks.routes';
@@ -32,7 +34,7 @@ export interface ApiRouteDeps {
     onChange: (projectId: string) => void;
     domainOf: (clientId: string, kind: 'sender' | 'tracking', id: string) => Promise<SenderDomainState | null>;
   };
-  templates: TemplateRepository;
+  templates: { templates: TemplateRepository; layouts: LayoutRepository };
   emails: EmailRouteDeps;
   users: UserRouteDeps;
   messages: MessageRouteDeps;
@@ -50,6 +52,7 @@ export function apiRoutes(deps: ApiRouteDeps): RouteSpec[] {
     ...domainRoutes(deps.domains),
     ...projectRoutes(deps.projects.repository, deps.projects.onChange, deps.projects.domainOf),
     ...templateRoutes(deps.templates),
+    ...layoutRoutes(deps.templates),
     ...emailRoutes(deps.emails),
     ...userRoutes(deps.users),
     ...messageRoutes(deps.messages),

@@ -1,209 +1,150 @@
-import { Schema, Types, type Connection } from 'mongoose';
-import { KeyedSerializer } from '@postbus/db';
+import type { Connection } from 'mongoose';
 import type { TemplateEngine, TemplateParts } from '@postbus/templates';
 import { deletion, type CatalogChange, type CatalogListener, type CatalogSource, type TemplateLookup } from '../domain/ports/catalog';
+import { VersionedStore, type PublishOutcome, type SavedBy, type Versioned, type VersionSummary } from './versioned.store';
 
-interface TemplateDoc {
-  _id: Types.ObjectId;
-  clientId: string;
-  projectId: string;
-  name: string;
-  currentVersion: number;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-/** Every saved version of a template, append-only: old versions stay readable. */
-interface VersionDoc {
-  templateId: string;
-  version: number;
+/** One language's parts of a template version. */
+export interface TemplateVariantParts {
+  language: string;
   subject: string;
   html: string;
   text: string | null;
-  /** Measured when saved (see TemplateEngine.measure); absent on versions saved before, null when not measurable. */
-  cheap?: boolean | null;
-  createdAt: Date;
+  layoutId: string | null;
 }
 
-export interface TemplateVersion extends TemplateParts {
-  id: string;
-  projectId: string;
-  name: string;
-  version: number;
-  latestVersion: number;
+/** What a template version holds: its default parts, its format and layout, its language variants. */
+export interface TemplateContent extends TemplateParts {
   text: string | null;
-  /** Whether it renders within the inline budget, as measured when it was saved; null when unknown. */
+  format: 'handlebars' | 'mjml';
+  layoutId: string | null;
+  variants: TemplateVariantParts[];
+  /** Whether every part renders within the inline budget, as measured when it was saved; null when unknown. */
   cheap: boolean | null;
-  createdAt: Date;
-  updatedAt: Date;
 }
 
-const templateSchema = new Schema<TemplateDoc>(
-  { clientId: String, projectId: String, name: String, currentVersion: Number, createdAt: Date, updatedAt: Date },
-  { collection: 'templates', versionKey: false },
-);
-templateSchema.index({ clientId: 1, projectId: 1, createdAt: 1 });
+export type TemplateVersion = Versioned<TemplateContent>;
 
-const versionSchema = new Schema<VersionDoc>(
-  {
-    templateId: String,
-    version: Number,
-    subject: String,
-    html: String,
-    text: { type: String, default: null },
-    cheap: { type: Boolean, default: null },
-    createdAt: Date,
-  },
-  { collection: 'template_versions', versionKey: false },
-);
-versionSchema.index({ templateId: 1, version: 1 }, { unique: true });
+const variantSchema = { language: String, subject: String, html: String, text: String, layoutId: String };
 
-export interface TemplateInput extends TemplateParts {
-  name: string;
-  /** As measured before saving; undefined when it could not be. */
-  cheap?: boolean | undefined;
-}
-
-const toCatalog = (t: TemplateDoc, v: VersionDoc): CatalogChange => ({
+const toCatalog = (t: TemplateVersion): CatalogChange => ({
   type: 'catalog.template',
   kind: 'template',
   data: {
-    id: String(t._id),
+    id: t.id,
     clientId: t.clientId,
     revision: t.updatedAt.getTime(),
     projectId: t.projectId,
     name: t.name,
-    version: v.version,
-    subject: v.subject,
-    html: v.html,
-    text: v.text,
-    ...(typeof v.cheap === 'boolean' ? { cheap: v.cheap } : {}),
+    version: t.version,
+    subject: t.parts.subject,
+    html: t.parts.html,
+    text: t.parts.text,
+    ...(typeof t.parts.cheap === 'boolean' ? { cheap: t.parts.cheap } : {}),
+    ...(t.parts.format === 'mjml' ? { format: 'mjml' as const } : {}),
+    ...(t.parts.layoutId ? { layoutId: t.parts.layoutId } : {}),
+    // Each variant with the layout it is sent in: its own, else the template's.
+    ...(t.parts.variants.length ? { variants: t.parts.variants.map((v) => ({ ...v, layoutId: v.layoutId ?? t.parts.layoutId })) } : {}),
   },
 });
 
-/** Templates of a client's projects; a PUT appends a version. */
+/** Templates of a client's projects: a save appends a version, published at once unless it is a draft. */
 export class TemplateRepository implements CatalogSource, TemplateLookup {
-  private readonly Template;
-  private readonly Version;
-  /** Saves of one template one at a time, so versions number without gaps or clashes. */
-  private readonly perTemplate = new KeyedSerializer();
+  private readonly store: VersionedStore<TemplateContent>;
 
   /** `engine`: what measures templates before they are saved and renders their previews. */
   constructor(
     connection: Connection,
-    private readonly catalog: CatalogListener,
+    catalog: CatalogListener,
     readonly engine: TemplateEngine,
   ) {
-    this.Template = connection.model<TemplateDoc>('Template', templateSchema);
-    this.Version = connection.model<VersionDoc>('TemplateVersion', versionSchema);
-  }
-
-  async init(): Promise<void> {
-    await Promise.all([this.Template.init(), this.Version.init()]);
-  }
-
-  async catalogSnapshot(): Promise<CatalogChange[]> {
-    const templates = await this.Template.find().lean<TemplateDoc[]>().exec();
-    const latest = await Promise.all(templates.map((t) => this.version(String(t._id), t.currentVersion)));
-    return templates.flatMap((t, i) => (latest[i] ? [toCatalog(t, latest[i])] : []));
-  }
-
-  async create(clientId: string, projectId: string, input: TemplateInput): Promise<TemplateVersion> {
-    const now = new Date();
-    const template = (
-      await this.Template.create({ clientId, projectId, name: input.name, currentVersion: 1, createdAt: now, updatedAt: now })
-    ).toObject();
-    const version = (
-      await this.Version.create({ templateId: String(template._id), version: 1, ...parts(input), createdAt: now })
-    ).toObject();
-    await this.catalog.changed(toCatalog(template, version));
-    return toVersion(template, version);
-  }
-
-  async list(clientId: string, projectId: string): Promise<TemplateVersion[]> {
-    const templates = await this.Template.find({ clientId, projectId }).sort({ createdAt: 1 }).lean<TemplateDoc[]>().exec();
-    return Promise.all(templates.map(async (t) => toVersion(t, (await this.version(String(t._id), t.currentVersion))!)));
-  }
-
-  /** The current version, or the one asked for; null when the template (or that version) does not exist. */
-  async get(clientId: string, projectId: string, id: string, version?: number): Promise<TemplateVersion | null> {
-    const template = await this.template(clientId, projectId, id);
-    if (!template) return null;
-    const found = await this.version(id, version ?? template.currentVersion);
-    return found ? toVersion(template, found) : null;
-  }
-
-  async saveVersion(clientId: string, projectId: string, id: string, input: TemplateInput): Promise<TemplateVersion | null> {
-    return this.perTemplate.run(id, async () => {
-      const template = await this.template(clientId, projectId, id);
-      if (!template) return null;
-      const now = new Date();
-      const next = template.currentVersion + 1;
-      const version = (await this.Version.create({ templateId: id, version: next, ...parts(input), createdAt: now })).toObject();
-      const updated = await this.Template.findOneAndUpdate(
-        { _id: id },
-        { $set: { name: input.name, currentVersion: next, updatedAt: now } },
-        { returnDocument: 'after' },
-      )
-        .lean<TemplateDoc>()
-        .exec();
-      await this.catalog.changed(toCatalog(updated ?? template, version));
-      return toVersion(updated ?? template, version);
+    this.store = new VersionedStore<TemplateContent>(connection, {
+      heads: { model: 'Template', collection: 'templates' },
+      versions: { model: 'TemplateVersion', collection: 'template_versions', ownerField: 'templateId' },
+      parts: {
+        subject: String,
+        html: String,
+        text: { type: String, default: null },
+        cheap: { type: Boolean, default: null },
+        format: { type: String, default: 'handlebars' },
+        layoutId: { type: String, default: null },
+        variants: { type: [variantSchema], default: [], _id: false },
+      },
+      partsOf: (doc) => ({
+        subject: doc['subject'] as string,
+        html: doc['html'] as string,
+        text: (doc['text'] as string | null | undefined) ?? null,
+        cheap: typeof doc['cheap'] === 'boolean' ? doc['cheap'] : null,
+        format: doc['format'] === 'mjml' ? 'mjml' : 'handlebars',
+        layoutId: (doc['layoutId'] as string | null | undefined) ?? null,
+        variants: ((doc['variants'] as TemplateVariantParts[] | undefined) ?? []).map((v) => ({
+          language: v.language,
+          subject: v.subject,
+          html: v.html,
+          text: v.text ?? null,
+          layoutId: v.layoutId ?? null,
+        })),
+      }),
+      toCatalog,
+      deleted: (id, clientId) => deletion('template', id, clientId),
+      changed: (change) => catalog.changed(change),
     });
   }
 
-  async delete(clientId: string, projectId: string, id: string): Promise<boolean> {
-    if (!(await this.template(clientId, projectId, id))) return false;
-    await this.Template.deleteOne({ _id: id }).exec();
-    await this.Version.deleteMany({ templateId: id }).exec();
-    await this.catalog.changed(deletion('template', id, clientId));
-    return true;
+  init(): Promise<void> {
+    return this.store.init();
   }
 
-  /** When each version was saved, newest first (at most `limit`); null when the template does not exist. */
-  async versions(
+  catalogSnapshot(): Promise<CatalogChange[]> {
+    return this.store.catalogSnapshot();
+  }
+
+  create(clientId: string, projectId: string, name: string, content: TemplateContent, savedBy: SavedBy): Promise<TemplateVersion> {
+    return this.store.create(clientId, projectId, name, content, savedBy);
+  }
+
+  saveVersion(
     clientId: string,
     projectId: string,
     id: string,
-    limit: number,
-  ): Promise<Array<{ version: number; createdAt: Date }> | null> {
-    const template = await this.template(clientId, projectId, id);
-    if (!template) return null;
-    const saved = await this.Version.find({ templateId: id }, { _id: 0, version: 1, createdAt: 1 })
-      .sort({ version: -1 })
-      .limit(limit)
-      .lean<Array<{ version: number; createdAt: Date }>>()
-      .exec();
-    return saved.map(({ version, createdAt }) => ({ version, createdAt }));
+    name: string,
+    content: TemplateContent,
+    save: { draft: boolean; savedBy: SavedBy },
+  ): Promise<TemplateVersion | null> {
+    return this.store.save(clientId, projectId, id, name, content, save);
   }
 
-  private async template(clientId: string, projectId: string, id: string): Promise<TemplateDoc | null> {
-    if (!Types.ObjectId.isValid(id)) return null;
-    return this.Template.findOne({ _id: id, clientId, projectId }).lean<TemplateDoc>().exec();
+  publish(clientId: string, projectId: string, id: string, version: number): Promise<PublishOutcome<TemplateContent>> {
+    return this.store.publish(clientId, projectId, id, version);
   }
 
-  private version(templateId: string, version: number): Promise<VersionDoc | null> {
-    return this.Version.findOne({ templateId, version }).lean<VersionDoc>().exec();
+  list(clientId: string, projectId: string): Promise<TemplateVersion[]> {
+    return this.store.list(clientId, projectId);
+  }
+
+  /** The newest version, or the one asked for; null when the template (or that version) does not exist. */
+  get(clientId: string, projectId: string, id: string, version?: number): Promise<TemplateVersion | null> {
+    return this.store.get(clientId, projectId, id, version);
+  }
+
+  /** The version sends use, as a trigger resolves it. */
+  async published(clientId: string, projectId: string, id: string): Promise<{ id: string; version: number; revision: number } | null> {
+    const found = await this.store.published(clientId, projectId, id);
+    return found ? { id: found.id, version: found.version, revision: found.updatedAt.getTime() } : null;
+  }
+
+  versions(clientId: string, projectId: string, id: string, limit: number): Promise<VersionSummary[] | null> {
+    return this.store.versions(clientId, projectId, id, limit);
+  }
+
+  delete(clientId: string, projectId: string, id: string): Promise<boolean> {
+    return this.store.delete(clientId, projectId, id);
+  }
+
+  /** The names of the project's templates whose published version puts its body, or a variant's, in this layout. */
+  async publishedUsing(clientId: string, projectId: string, layoutId: string): Promise<string[]> {
+    const published = await this.store.listPublished(clientId, projectId);
+    return published
+      .filter(({ parts }) => parts.layoutId === layoutId || parts.variants.some((v) => v.layoutId === layoutId))
+      .map((t) => t.name);
   }
 }
-
-const parts = (input: TemplateInput) => ({
-  subject: input.subject,
-  html: input.html,
-  text: input.text ?? null,
-  cheap: typeof input.cheap === 'boolean' ? input.cheap : null,
-});
-
-const toVersion = (t: TemplateDoc, v: VersionDoc): TemplateVersion => ({
-  id: String(t._id),
-  projectId: t.projectId,
-  name: t.name,
-  version: v.version,
-  latestVersion: t.currentVersion,
-  subject: v.subject,
-  html: v.html,
-  text: v.text,
-  cheap: typeof v.cheap === 'boolean' ? v.cheap : null,
-  createdAt: v.createdAt,
-  updatedAt: t.updatedAt,
-});

@@ -38,7 +38,7 @@ export async function startConsumers(
   config: GatewayConfig,
   logger: Logger,
   { bus, instance, triggers }: Infrastructure,
-  { catalogChanges, apiKeys, projects, domains, templates, emails }: Stores,
+  { catalogChanges, apiKeys, projects, domains, templates, layouts, emails }: Stores,
 ): Promise<Consumers> {
   const accepted = new AcceptedMessages({
     find: (lookup) => triggers.find(lookup),
@@ -59,7 +59,7 @@ export async function startConsumers(
   catalogChanges.listen(triggerCatalog.forget);
   const catalogFeed = new CatalogFeed({
     publisher: bus.publisher,
-    sources: [projects, domains, templates, emails],
+    sources: [projects, domains, templates, layouts, emails],
     logger,
     resyncIntervalMs: config.CATALOG_RESYNC_INTERVAL_MS,
   });

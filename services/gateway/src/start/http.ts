@@ -194,7 +194,7 @@ function publicApp(
 /** Every /v1 operation, given what it works with: the stores, the domain objects, the core, the bus's commands and the other services' internal APIs. */
 function routeTable(
   config: GatewayConfig,
-  { projects, domains, templates, emails }: Stores,
+  { projects, domains, templates, layouts, emails }: Stores,
   { keyAdmin }: Consumers,
   shared: {
     access: ProjectAccess;
@@ -224,7 +224,7 @@ function routeTable(
       inboundMxHost: config.INBOUND_MX_HOST,
     },
     projects: { repository: projects, onChange: access.forget, domainOf: senderDomainState },
-    templates,
+    templates: { templates, layouts },
     emails: {
       emails,
       templates,

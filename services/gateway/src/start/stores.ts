@@ -4,6 +4,7 @@ import { ClientRepository } from '../model/client.repository';
 import { DomainRepository } from '../model/domain.repository';
 import { EmailRepository } from '../model/email.repository';
 import { IdempotencyRepository } from '../model/idempotency.repository';
+import { LayoutRepository } from '../model/layout.repository';
 import { ProjectRepository } from '../model/project.repository';
 import { TemplateRepository } from '../model/template.repository';
 import type { Infrastructure } from './infrastructure';
@@ -17,6 +18,7 @@ export interface Stores {
   idempotency: IdempotencyRepository;
   domains: DomainRepository;
   templates: TemplateRepository;
+  layouts: LayoutRepository;
   emails: EmailRepository;
 }
 
@@ -28,8 +30,9 @@ export async function openStores({ db, templateEngine }: Infrastructure): Promis
   const idempotency = new IdempotencyRepository(db);
   const domains = new DomainRepository(db, catalogChanges);
   const templates = new TemplateRepository(db, catalogChanges, templateEngine);
+  const layouts = new LayoutRepository(db, catalogChanges);
   const emails = new EmailRepository(db, catalogChanges);
   await clients.init();
-  await Promise.all([apiKeys.init(), projects.init(), idempotency.init(), domains.init(), templates.init(), emails.init()]);
-  return { catalogChanges, apiKeys, projects, idempotency, domains, templates, emails };
+  await Promise.all([apiKeys.init(), projects.init(), idempotency.init(), domains.init(), templates.init(), layouts.init(), emails.init()]);
+  return { catalogChanges, apiKeys, projects, idempotency, domains, templates, layouts, emails };
 }

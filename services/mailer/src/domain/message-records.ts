@@ -19,6 +19,10 @@ export interface MessageDoc {
   emailKey?: string;
   templateId?: string;
   templateVersion?: number;
+  /** The template's catalog revision the gateway planned the send with: the projection waits until it has it. */
+  templateRevision?: number;
+  /** The language variant the send named (BCP 47); absent: the user's, or the default. */
+  language?: string;
   /** A content send: its subject, bodies, sender and tracking, as the gateway accepted them. */
   content?: SendContent;
   /** Sent through SMTP submission (absent: the HTTP API). */
@@ -98,6 +102,8 @@ export interface EventDoc {
   url?: string;
   attempt?: number;
   subject?: string;
+  /** Delivery: the template's language variant this attempt rendered; absent: its default (or no template). */
+  language?: string;
   /** Engagement: what is counted once (`opened`, `unsubscribed`, `clicked:<hash of the link>`). */
   key?: string;
   /** Delivery: the message's cc and bcc addresses this attempt did not send to. */

@@ -102,6 +102,21 @@ describe('messageView', () => {
     expect(view.updated_at).toBe(at(4).toISOString());
   });
 
+  it("shows the language variant of the latest attempt that rendered: null before rendering and for the template's default", () => {
+    expect(messageView(message, []).language).toBeNull();
+    const german = [entry(2, 'deferred', { attempt: 1, subject: 'Hallo', language: 'de' }), entry(3, 'opened', { key: 'opened' })];
+    expect(messageView(message, german).language).toBe('de');
+    // A later attempt's render wins: the default names none.
+    expect(messageView(message, [...german, entry(4, 'sent', { attempt: 2, subject: 'Hello' })]).language).toBeNull();
+    // An attempt that failed before rendering (the catalog) changes nothing.
+    expect(
+      messageView(message, [...german, entry(4, 'failed', { attempt: 2, reason: 'catalog: the layout does not exist' })]).language,
+    ).toBe('de');
+    // A summary kept before languages were recorded reads as the default.
+    const { language: _, ...before } = summaryOf(message, german).view;
+    expect(currentView(before as Message).language).toBeNull();
+  });
+
   it('shapes the timeline: queued first, then each entry with only the details it has (no key, no subject)', () => {
     const view = messageView(message, [
       entry(2, 'deferred', { attempt: 1, smtp: { code: 451, response: '451 later' }, subject: 'Hi' }),

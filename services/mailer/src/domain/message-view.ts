@@ -62,6 +62,9 @@ export function messageView(message: MessageDoc, entries: EventDoc[]): Message {
   const copyEntries = entries.filter(isCopyEntry);
   const timeline = [queuedEntry(message), ...events];
   const last = timeline[timeline.length - 1]!;
+  const latestFirst = [...events].reverse();
+  // The language variant of the latest attempt that rendered the template (its default names none).
+  const rendered = latestFirst.find((e) => e.subject || e.language);
   return {
     id: message._id,
     project_id: message.projectId,
@@ -71,11 +74,12 @@ export function messageView(message: MessageDoc, entries: EventDoc[]): Message {
       message.templateId !== undefined && message.templateVersion !== undefined
         ? { id: message.templateId, version: message.templateVersion }
         : null,
+    language: rendered?.language ?? null,
     email: message.email,
     user_id: message.userId,
     status: statusOf(events, firstStatus(message)),
     accepted_at: message.acceptedAt.toISOString(),
-    subject: [...events].reverse().find((e) => e.subject)?.subject ?? null,
+    subject: latestFirst.find((e) => e.subject)?.subject ?? null,
     opened: events.some((e) => e.event === 'opened'),
     clicked: events.some((e) => e.event === 'clicked'),
     opens: countOf(events, 'opened'),
@@ -106,13 +110,14 @@ export function messageView(message: MessageDoc, entries: EventDoc[]): Message {
   };
 }
 
-/** A summary's view as clients read it now: one kept before sends had tags, metadata, test mode and accepted_at has none. */
+/** A summary's view as clients read it now: one kept before sends had tags, metadata, test mode, accepted_at and language has none. */
 export const currentView = (view: Message): Message => ({
   ...view,
   tags: view.tags ?? [],
   metadata: view.metadata ?? {},
   attachments: view.attachments ?? [],
   test: view.test ?? false,
+  language: view.language ?? null,
   // The summary's own accepted_at, else when its queued entry says the mailer recorded it: a moment later.
   accepted_at: view.accepted_at ?? view.timeline[0]?.at ?? view.created_at,
 });

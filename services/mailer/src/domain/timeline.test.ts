@@ -164,6 +164,25 @@ describe('recordAttempt', () => {
   });
 });
 
+describe('recordAttempt of a language variant', () => {
+  it("keeps the variant on the attempt's entry, its summary and its event; the default's names none", async () => {
+    const { timeline, published, kept, events } = fakes();
+    const outcome = { event: 'sent' as const, smtp: { code: 250, response: '250 OK' }, subject: 'Hallo', language: 'de' };
+    await timeline.recordAttempt(message, 1, outcome);
+    expect(events.get('msg_1:2')).toMatchObject({ subject: 'Hallo', language: 'de' });
+    expect(kept[0]!.view).toMatchObject({ status: 'sent', subject: 'Hallo', language: 'de' });
+    expect(published.map((p) => [p.type, p.data['language']])).toEqual([
+      ['message.queued', undefined],
+      ['message.sent', 'de'],
+    ]);
+    const other = fakes();
+    await other.timeline.recordAttempt(message, 1, { event: 'sent', subject: 'Hello' });
+    expect(other.events.get('msg_1:2')).not.toHaveProperty('language');
+    expect(other.kept[0]!.view.language).toBeNull();
+    expect(other.published.every((p) => !('language' in p.data))).toBe(true);
+  });
+});
+
 describe('retryDelayMs', () => {
   afterEach(() => jest.restoreAllMocks());
 

@@ -122,6 +122,7 @@ export class Timeline {
       ...(outcome.smtp ? { smtp: outcome.smtp } : {}),
       ...(exhausted ? { reason: `retries exhausted after ${attempt} attempts` } : outcome.reason ? { reason: outcome.reason } : {}),
       ...(outcome.subject ? { subject: outcome.subject } : {}),
+      ...(outcome.language ? { language: outcome.language } : {}),
       ...(outcome.droppedCopies?.length ? { droppedCopies: outcome.droppedCopies } : {}),
       ...(outcome.deliveredCopies?.length ? { deliveredCopies: outcome.deliveredCopies } : {}),
     };
@@ -347,6 +348,7 @@ const toMessageEvent = (message: MessageDoc, e: EventDoc & { event: TimelineEven
   ...(message.tags ? { tags: message.tags } : {}),
   ...(message.metadata ? { metadata: message.metadata } : {}),
   ...(e.attempt ? { attempt: e.attempt } : {}),
+  ...(e.language ? { language: e.language } : {}),
   ...(message.sendAt ? { sendAt: message.sendAt.toISOString() } : {}),
   ...(message.test ? { test: true as const } : {}),
 });

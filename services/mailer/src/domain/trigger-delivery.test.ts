@@ -116,6 +116,14 @@ describe('messageDocFromTrigger', () => {
     expect(doc.createdAt.getTime()).toBeGreaterThanOrEqual(before);
   });
 
+  it("keeps the template's revision and the language the send named, for every attempt's render; nothing of them when absent", () => {
+    const doc = messageDocFromTrigger({ ...trigger('msg_1'), templateRevision: 12, language: 'pt-BR' });
+    expect(doc).toMatchObject({ templateVersion: 4, templateRevision: 12, language: 'pt-BR' });
+    const plain = messageDocFromTrigger(trigger('msg_2'));
+    expect(plain).not.toHaveProperty('templateRevision');
+    expect(plain).not.toHaveProperty('language');
+  });
+
   it('has no user id unless the user’s is a string', () => {
     expect(messageDocFromTrigger(trigger('msg_1', { email: 'a@example.org' })).userId).toBeNull();
     expect(messageDocFromTrigger(trigger('msg_1', { email: 'a@example.org', user_id: 42 })).userId).toBeNull();

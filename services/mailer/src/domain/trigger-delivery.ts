@@ -40,7 +40,14 @@ export const messageDocFromTrigger = (t: EmailTriggerCommand): MessageDoc => ({
   projectId: t.projectId,
   ...(t.content !== undefined
     ? { content: t.content }
-    : { emailId: t.emailId, emailKey: t.emailKey, templateId: t.templateId, templateVersion: t.templateVersion }),
+    : {
+        emailId: t.emailId,
+        emailKey: t.emailKey,
+        templateId: t.templateId,
+        templateVersion: t.templateVersion,
+        ...(t.templateRevision !== undefined ? { templateRevision: t.templateRevision } : {}),
+        ...(t.language !== undefined ? { language: t.language } : {}),
+      }),
   ...(t.source !== undefined ? { source: t.source } : {}),
   email: String(t.user['email']),
   userId: typeof t.user['user_id'] === 'string' ? t.user['user_id'] : null,

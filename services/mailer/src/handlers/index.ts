@@ -53,6 +53,7 @@ export const catalogHandlers = (catalog: CatalogProjection) => [
   catalogEntityHandler(catalog, 'catalog.domain', 'domain'),
   catalogEntityHandler(catalog, 'catalog.template', 'template'),
   catalogEntityHandler(catalog, 'catalog.email', 'email'),
+  catalogEntityHandler(catalog, 'catalog.layout', 'layout'),
   catalogDeletedHandler(catalog),
 ];
 

@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { SendPathPriority, type Bus, type Publisher } from '@postbus/bus';
 import { ConsumerGroups, Topics } from '@postbus/contracts';
 import { ReturnPathTokens, SecretBox, TrackingTokens } from '@postbus/crypto';
-import type { Teardown } from '@postbus/http';
+import { InternalTokens, internalApiSecret, type Teardown } from '@postbus/http';
 import { LoopTurns } from '@postbus/http/loop-turns';
 import type { Logger } from '@postbus/logger';
+import { UsersClient } from '../clients/users-client';
 import type { MailerConfig } from '../config';
 import { BulkLane } from '../domain/bulk-lane';
 import { Deliverer } from '../domain/delivery/deliverer';
@@ -134,6 +135,11 @@ export async function startConsumers(
       Promise.all(addresses.map((email) => suppressions.reasonFor({ projectId, email, acceptedAt }))),
     publicBaseUrl: config.PUBLIC_BASE_URL,
     catalogWaitMs: config.MAILER_CATALOG_WAIT_MS,
+    profiles: new UsersClient(
+      config.USERS_URL,
+      new InternalTokens(internalApiSecret(config.INTERNAL_API_SECRET, logger), 'mailer'),
+      logger,
+    ),
     templates,
     runPatienceMs: config.TEMPLATE_RUN_PATIENCE_MS,
     attachments,

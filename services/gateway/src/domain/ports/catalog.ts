@@ -6,6 +6,7 @@ export type CatalogChange =
   | { type: 'catalog.domain'; kind: 'domain'; data: MessageData<'catalog.domain'> }
   | { type: 'catalog.template'; kind: 'template'; data: MessageData<'catalog.template'> }
   | { type: 'catalog.email'; kind: 'email'; data: MessageData<'catalog.email'> }
+  | { type: 'catalog.layout'; kind: 'layout'; data: MessageData<'catalog.layout'> }
   | { type: 'catalog.deleted'; kind: CatalogKind; data: MessageData<'catalog.deleted'> };
 
 /** What a catalog store tells after each stored change. */
@@ -34,7 +35,7 @@ export interface EmailLookup {
   get(clientId: string, projectId: string, idOrKey: string): Promise<TransactionalEmail | null>;
 }
 
-/** The templates, as a trigger reads them: the current version of a template of the client's project. */
+/** The templates, as a trigger reads them: the published version of a template of the client's project, and its catalog revision. */
 export interface TemplateLookup {
-  get(clientId: string, projectId: string, id: string): Promise<{ id: string; version: number } | null>;
+  published(clientId: string, projectId: string, id: string): Promise<{ id: string; version: number; revision: number } | null>;
 }

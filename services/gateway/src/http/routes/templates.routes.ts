@@ -1,37 +1,53 @@
 import {
+  CreateTemplateRequest,
   DraftPreviewRequest,
+  MAX_TEMPLATE_VERSIONS_LISTED,
   PreviewRequest,
   ProjectIdParam,
   RenderedEmail,
   SaveTemplateRequest,
   Template,
   TemplateList,
-  MAX_TEMPLATE_VERSIONS_LISTED,
   TemplateParams,
   TemplateValidation,
   TemplateVersionList,
+  TemplateVersionParams,
   TemplateVersionQuery,
   ValidateTemplateRequest,
+  type TemplateVariant,
 } from '@postbus/contracts';
-import { NotFoundError, TooManyRequestsError, UnprocessableError, ValidationError } from '@postbus/errors';
+import { NotFoundError, UnprocessableError } from '@postbus/errors';
+import type { RenderContext } from '@postbus/templates';
 import {
-  RenderLimitError,
-  renderErrorSite,
-  SAMPLE_LIST_ITEMS,
-  templateProblems,
-  TemplateSyntaxError,
-  templateVariables,
-  TenantBusyError,
-  type PartName,
-  type RenderContext,
-  type Rendered,
-  type TemplateEngine,
-  type TemplateParts,
-} from '@postbus/templates';
-import type { TemplateRepository, TemplateVersion } from '../../model/template.repository';
+  assertLayoutsExist,
+  checkDraft,
+  measureForSave,
+  previewDraft,
+  renderAsSent,
+  type LayoutLookup,
+  type TemplateSource,
+} from '../../domain/template-checks';
+import type { LayoutRepository } from '../../model/layout.repository';
+import type { TemplateContent, TemplateRepository, TemplateVersion } from '../../model/template.repository';
+import type { SavedBy, VersionSummary } from '../../model/versioned.store';
+import type { AuthenticatedClient } from '../auth';
 import { defineRoute, type RouteSpec } from '../route';
 
 const NOT_FOUND = 'No such template (or version) in this project.';
+
+/** Who saved a version, as reads say it. */
+export const savedByOf = (client: AuthenticatedClient): SavedBy => ({ keyId: client.keyId, via: client.via });
+export const toSavedBy = (savedBy: SavedBy | null) => (savedBy ? { key_id: savedBy.keyId, via: savedBy.via } : null);
+
+/** The versions list, as GET …/versions answers it (templates and layouts alike). */
+export const toVersionList = (versions: VersionSummary[]) => ({
+  data: versions.map((v) => ({
+    version: v.version,
+    created_at: v.createdAt.toISOString(),
+    saved_by: toSavedBy(v.savedBy),
+    published: v.published,
+  })),
+});
 
 const toTemplate = (t: TemplateVersion): Template => ({
   id: t.id,
@@ -39,123 +55,72 @@ const toTemplate = (t: TemplateVersion): Template => ({
   name: t.name,
   version: t.version,
   latest_version: t.latestVersion,
-  subject: t.subject,
-  html: t.html,
-  text: t.text,
+  published_version: t.publishedVersion,
+  format: t.parts.format,
+  subject: t.parts.subject,
+  html: t.parts.html,
+  text: t.parts.text,
+  layout_id: t.parts.layoutId,
+  variants: t.parts.variants.map((v) => ({ language: v.language, subject: v.subject, html: v.html, text: v.text, layout_id: v.layoutId })),
+  saved_by: toSavedBy(t.savedBy),
   created_at: t.createdAt.toISOString(),
   updated_at: t.updatedAt.toISOString(),
 });
 
-const partsOf = (body: Pick<SaveTemplateRequest, 'subject' | 'html' | 'text'>): TemplateParts => ({
-  subject: body.subject,
-  html: body.html,
+/** What a request says of a template's content, in the stored names; absent fields as a new template has them. */
+const sourceOf = (body: {
+  subject?: string | undefined;
+  html?: string | undefined;
+  text?: string | null | undefined;
+  format?: 'handlebars' | 'mjml' | undefined;
+  layout_id?: string | null | undefined;
+  variants?: TemplateVariant[] | undefined;
+}): TemplateSource => ({
+  subject: body.subject ?? '',
+  html: body.html ?? '',
   text: body.text ?? null,
+  format: body.format ?? 'handlebars',
+  layoutId: body.layout_id ?? null,
+  variants: (body.variants ?? []).map((v) => ({
+    language: v.language,
+    subject: v.subject,
+    html: v.html,
+    text: v.text ?? null,
+    layoutId: v.layout_id ?? null,
+  })),
 });
 
-/**
- * What the engine threw, as the client's problem: a syntax error is a 400 naming each part, line
- * and column; a limit a 422 naming it; a client whose earlier heavy templates still hold its share
- * of the render threads a 429; any other template error (e.g. a missing helper) a 422 — never a 500.
- */
-function problemOf(error: unknown, saving: boolean): Error {
-  if (error instanceof TemplateSyntaxError) return new ValidationError('The template has syntax errors.', error.errors);
-  if (error instanceof RenderLimitError) {
-    const detail = saving
-      ? `With every value present and every list of ${SAMPLE_LIST_ITEMS} items, ${error.message}: it would fail every send.`
-      : `The template cannot be rendered: ${error.message}.`;
-    return new UnprocessableError('template-limit', detail);
-  }
-  if (error instanceof TenantBusyError) return new TooManyRequestsError(`Your templates are being rendered: ${error.message}.`, 1);
-  return new UnprocessableError('render-failed', `The template cannot be rendered: ${(error as Error).message.split('\n')[0] ?? 'error'}`);
-}
+const contentOf = (source: TemplateSource, cheap: boolean | null): TemplateContent => ({ ...source, cheap });
 
-/**
- * A template about to be saved, measured once (compiled and rendered with every value present and
- * every list of SAMPLE_LIST_ITEMS items, see TemplateEngine.measure): refused when it does not
- * parse or does not fit the render limits; whether it is cheap travels with it to the mailer.
- */
-async function measureForSave(engine: TemplateEngine, body: SaveTemplateRequest, clientId: string): Promise<boolean | undefined> {
-  try {
-    return (await engine.measure(partsOf(body), clientId)).cheap;
-  } catch (error) {
-    throw problemOf(error, true);
-  }
-}
+/** The layouts as a template's checks read them: their published versions. */
+const layoutLookup = (layouts: LayoutRepository): LayoutLookup => ({
+  published: async (clientId, projectId, id) => {
+    const found = await layouts.published(clientId, projectId, id);
+    return found ? { id: found.id, version: found.version, html: found.parts.html, text: found.parts.text } : null;
+  },
+});
 
-/** Renders for a preview, in the client's share of the render threads when the template is heavy. */
-async function renderForPreview(render: () => Promise<Rendered>): Promise<Rendered> {
-  try {
-    return await render();
-  } catch (error) {
-    throw problemOf(error, false);
-  }
-}
-
-type CheckError = TemplateValidation['errors'][number];
-
-/**
- * A render that failed as an error of the check, placed at the helper it names when it names one,
- * else at the first part given (html, subject, text); a client whose share of the render threads
- * is busy still gets its 429.
- */
-function renderError(error: unknown, parts: TemplateParts, given: PartName[], saving: boolean): CheckError {
-  if (error instanceof TenantBusyError) throw problemOf(error, saving);
-  const message = problemOf(error, saving).message;
-  const site = renderErrorSite(parts, error instanceof Error ? error.message : String(error));
-  return site
-    ? { field: site.part, line: site.line, column: site.column, message }
-    : { field: given[0]!, line: null, column: null, message };
-}
-
-/**
- * Checks an unsaved template as saving would (it parses, and renders with every value present
- * within the limits: TemplateEngine.measure), then renders it with the user and data given, as the
- * draft preview does. What it reads is found in its syntax tree, from the parts that parse.
- */
-async function validateDraft(
-  engine: TemplateEngine,
-  body: ValidateTemplateRequest,
-  given: PartName[],
-  clientId: string,
-): Promise<TemplateValidation> {
-  const parts: TemplateParts = { subject: body.subject ?? '', html: body.html ?? '', text: body.text ?? null };
-  const problems = templateProblems(parts);
-  const broken = new Set(problems.map((p) => p.part));
-  const variables = templateVariables(Object.fromEntries(given.filter((part) => !broken.has(part)).map((part) => [part, parts[part]])));
-  if (problems.length) {
-    const errors = problems.map(({ part, line, column, message }) => ({ field: part, line, column, message }));
-    return { valid: false, errors, rendered: null, variables };
-  }
-  try {
-    await engine.measure(parts, clientId);
-  } catch (error) {
-    return { valid: false, errors: [renderError(error, parts, given, true)], rendered: null, variables };
-  }
-  try {
-    const rendered = await engine.preview(parts, { user: body.user, data: body.data }, clientId);
-    return { valid: true, errors: [], rendered, variables };
-  } catch (error) {
-    return { valid: false, errors: [renderError(error, parts, given, false)], rendered: null, variables };
-  }
-}
-
-/** Templates (the seed's fourth prerequisite): Handlebars subject, HTML and text, versioned. */
-export function templateRoutes(templates: TemplateRepository): RouteSpec[] {
+/** Templates (the seed's fourth prerequisite): Handlebars or MJML, language variants, layouts, versions published one at a time. */
+export function templateRoutes({ templates, layouts }: { templates: TemplateRepository; layouts: LayoutRepository }): RouteSpec[] {
+  const lookup = layoutLookup(layouts);
+  const { engine } = templates;
   return [
     defineRoute({
       method: 'post',
       path: '/v1/projects/:projectId/templates',
       tenant: { project: 'projectId' },
       operationId: 'createTemplate',
-      summary: 'Create a template',
+      summary: 'Create a template (version 1, published)',
       tag: 'Templates',
       scope: 'full',
       params: ProjectIdParam,
-      body: SaveTemplateRequest,
+      body: CreateTemplateRequest,
       responses: { 201: { description: 'The template, version 1', schema: Template } },
       handle: async ({ params, body, client }) => {
-        const cheap = await measureForSave(templates.engine, body, client.clientId);
-        return { status: 201, body: toTemplate(await templates.create(client.clientId, params.projectId, { ...body, cheap })) };
+        const source = sourceOf(body);
+        const cheap = await measureForSave(engine, lookup, source, client.clientId, params.projectId);
+        const created = await templates.create(client.clientId, params.projectId, body.name, contentOf(source, cheap), savedByOf(client));
+        return { status: 201, body: toTemplate(created) };
       },
     }),
     defineRoute({
@@ -167,7 +132,7 @@ export function templateRoutes(templates: TemplateRepository): RouteSpec[] {
       tag: 'Templates',
       scope: 'full',
       params: ProjectIdParam,
-      responses: { 200: { description: 'The templates, latest versions, oldest first', schema: TemplateList } },
+      responses: { 200: { description: 'The templates, newest versions, oldest first', schema: TemplateList } },
       handle: async ({ params, client }) => {
         return { status: 200, body: { data: (await templates.list(client.clientId, params.projectId)).map(toTemplate) } };
       },
@@ -177,7 +142,7 @@ export function templateRoutes(templates: TemplateRepository): RouteSpec[] {
       path: '/v1/projects/:projectId/templates/:templateId',
       tenant: { project: 'projectId' },
       operationId: 'getTemplate',
-      summary: 'Get a template (?version=n for an older one)',
+      summary: 'Get a template: its newest version (a draft when one is ahead of the published one), or ?version=n',
       tag: 'Templates',
       scope: 'full',
       params: TemplateParams,
@@ -194,7 +159,7 @@ export function templateRoutes(templates: TemplateRepository): RouteSpec[] {
       path: '/v1/projects/:projectId/templates/:templateId/versions',
       tenant: { project: 'projectId' },
       operationId: 'listTemplateVersions',
-      summary: 'List when each version of a template was saved, newest first',
+      summary: 'List the versions of a template, newest first: when each was saved, by whom, and which is published',
       tag: 'Templates',
       scope: 'full',
       params: TemplateParams,
@@ -202,7 +167,7 @@ export function templateRoutes(templates: TemplateRepository): RouteSpec[] {
       handle: async ({ params, client }) => {
         const found = await templates.versions(client.clientId, params.projectId, params.templateId, MAX_TEMPLATE_VERSIONS_LISTED);
         if (!found) throw new NotFoundError(NOT_FOUND);
-        return { status: 200, body: { data: found.map((v) => ({ version: v.version, created_at: v.createdAt.toISOString() })) } };
+        return { status: 200, body: toVersionList(found) };
       },
     }),
     defineRoute({
@@ -210,17 +175,47 @@ export function templateRoutes(templates: TemplateRepository): RouteSpec[] {
       path: '/v1/projects/:projectId/templates/:templateId',
       tenant: { project: 'projectId' },
       operationId: 'saveTemplateVersion',
-      summary: 'Save a new version of a template',
+      summary: 'Save a new version of a template: published at once, or a draft ("draft": true) published later',
       tag: 'Templates',
       scope: 'full',
       params: TemplateParams,
       body: SaveTemplateRequest,
       responses: { 200: { description: 'The new version', schema: Template } },
       handle: async ({ params, body, client }) => {
-        const cheap = await measureForSave(templates.engine, body, client.clientId);
-        const saved = await templates.saveVersion(client.clientId, params.projectId, params.templateId, { ...body, cheap });
+        const source = sourceOf(body);
+        const cheap = await measureForSave(engine, lookup, source, client.clientId, params.projectId);
+        const saved = await templates.saveVersion(
+          client.clientId,
+          params.projectId,
+          params.templateId,
+          body.name,
+          contentOf(source, cheap),
+          {
+            draft: body.draft === true,
+            savedBy: savedByOf(client),
+          },
+        );
         if (!saved) throw new NotFoundError(NOT_FOUND);
         return { status: 200, body: toTemplate(saved) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/projects/:projectId/templates/:templateId/versions/:version/publish',
+      tenant: { project: 'projectId' },
+      operationId: 'publishTemplateVersion',
+      summary: 'Publish a version of a template: a draft goes live, or an older version comes back (a rollback)',
+      tag: 'Templates',
+      scope: 'full',
+      params: TemplateVersionParams,
+      responses: { 200: { description: 'The version published, which sends use from now on', schema: Template } },
+      handle: async ({ params, client }) => {
+        const version = await templates.get(client.clientId, params.projectId, params.templateId, params.version);
+        if (!version) throw new NotFoundError(NOT_FOUND);
+        await assertLayoutsExist(lookup, version.parts, client.clientId, params.projectId);
+        const published = await templates.publish(client.clientId, params.projectId, params.templateId, params.version);
+        if (typeof published === 'string') throw new NotFoundError(NOT_FOUND);
+        return { status: 200, body: toTemplate(published) };
       },
     }),
     defineRoute({
@@ -243,18 +238,30 @@ export function templateRoutes(templates: TemplateRepository): RouteSpec[] {
       path: '/v1/projects/:projectId/templates/:templateId/preview',
       tenant: { project: 'projectId' },
       operationId: 'previewTemplate',
-      summary: 'Render a template with a user and data',
+      summary: 'Render a version of a template (the newest by default) with a user and data, in a language, as a send would',
       tag: 'Templates',
       scope: 'full',
       params: TemplateParams,
+      query: TemplateVersionQuery,
       body: PreviewRequest,
       responses: { 200: { description: 'The rendered subject, HTML and text', schema: RenderedEmail } },
-      handle: async ({ params, body, client }) => {
-        const found = await templates.get(client.clientId, params.projectId, params.templateId, body.version);
+      handle: async ({ params, query, body, client }) => {
+        if (query.version !== undefined && body.version !== undefined && query.version !== body.version) {
+          throw new UnprocessableError('version-conflict', 'The query and the body name different versions: name one.', [
+            { pointer: '/version', message: `differs from ?version=${query.version}` },
+          ]);
+        }
+        const found = await templates.get(client.clientId, params.projectId, params.templateId, query.version ?? body.version);
         if (!found) throw new NotFoundError(NOT_FOUND);
         const context: RenderContext = { user: body.user, data: body.data };
-        const template = { key: `${found.id}:${found.version}`, parts: found, cheap: found.cheap };
-        return { status: 200, body: await renderForPreview(() => templates.engine.render(template, context, client.clientId)) };
+        const template = { key: `${found.id}:${found.version}`, source: found.parts, cheap: found.parts.cheap };
+        const rendered = await renderAsSent(engine, lookup, template, {
+          clientId: client.clientId,
+          projectId: params.projectId,
+          language: body.language,
+          context,
+        });
+        return { status: 200, body: rendered };
       },
     }),
     defineRoute({
@@ -263,15 +270,16 @@ export function templateRoutes(templates: TemplateRepository): RouteSpec[] {
       path: '/v1/projects/:projectId/template-preview',
       tenant: { project: 'projectId' },
       operationId: 'previewDraftTemplate',
-      summary: "Render an unsaved template with a user and data (the editor's live preview)",
+      summary: "Render an unsaved template with a user and data, in a language (the editor's live preview)",
       tag: 'Templates',
       scope: 'full',
       params: ProjectIdParam,
       body: DraftPreviewRequest,
       responses: { 200: { description: 'The rendered subject, HTML and text; nothing is saved', schema: RenderedEmail } },
-      handle: async ({ body, client }) => {
+      handle: async ({ params, body, client }) => {
         const context: RenderContext = { user: body.user, data: body.data };
-        return { status: 200, body: await renderForPreview(() => templates.engine.preview(partsOf(body), context, client.clientId)) };
+        const options = { clientId: client.clientId, projectId: params.projectId, language: body.language, context };
+        return { status: 200, body: await previewDraft(engine, lookup, sourceOf(body), options) };
       },
     }),
     defineRoute({
@@ -282,20 +290,22 @@ export function templateRoutes(templates: TemplateRepository): RouteSpec[] {
       tenant: { project: 'projectId' },
       operationId: 'validateTemplate',
       summary:
-        "Check an unsaved template: its errors by field, line and column, its render with a user and data, and the variables it reads (the editor's checks while typing)",
+        "Check an unsaved template: its errors by field, line and column, its render with a user and data in a language, and the variables it reads (the editor's checks while typing)",
       tag: 'Templates',
       scope: 'full',
       params: ProjectIdParam,
       body: ValidateTemplateRequest,
       responses: { 200: { description: 'What the check found; nothing is saved', schema: TemplateValidation } },
-      handle: async ({ body, client }) => {
+      handle: async ({ params, body, client }) => {
         const given = (['html', 'subject', 'text'] as const).filter((part) => typeof body[part] === 'string');
         if (!given.length) {
           throw new UnprocessableError('template-empty', 'Give at least one of subject, html and text to validate.', [
             { pointer: '/subject', message: 'give at least one of subject, html and text' },
           ]);
         }
-        return { status: 200, body: await validateDraft(templates.engine, body, given, client.clientId) };
+        const context: RenderContext = { user: body.user, data: body.data };
+        const options = { clientId: client.clientId, projectId: params.projectId, language: body.language, context };
+        return { status: 200, body: await checkDraft(engine, lookup, sourceOf(body), given, options) };
       },
     }),
   ];

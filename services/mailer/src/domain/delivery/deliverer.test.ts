@@ -1,18 +1,18 @@
 import { LoopTurns } from '@postbus/http/loop-turns';
 import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { simpleParser } from 'mailparser';
-import type { CatalogDomain, CatalogEmail, CatalogProject, CatalogTemplate } from '@postbus/contracts';
+import type { CatalogDomain, CatalogEmail, CatalogLayout, CatalogProject, CatalogTemplate } from '@postbus/contracts';
 import { ReturnPathTokens, SecretBox, TrackingTokens } from '@postbus/crypto';
 import { loopHeld, TemplateEngine } from '@postbus/templates';
-import type { CatalogLookup, Relay } from '../ports/delivery';
+import type { CatalogLookup, ProfileLanguages, Relay } from '../ports/delivery';
 import type { MessageDoc } from '../message-records';
 import { Deliverer, type Outcome } from './deliverer';
 
 const secrets = new SecretBox(randomBytes(32).toString('base64'));
 const dkimPem = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 
-/** Two clients, each with a project on a verified sender domain and one email per template. */
-function catalogOf(templates: CatalogTemplate[]): CatalogLookup {
+/** Two clients, each with a project on a verified sender domain and one email per template; and the layouts. */
+function catalogOf(templates: CatalogTemplate[], layouts: CatalogLayout[] = []): CatalogLookup {
   const base = { revision: 1 };
   const domain: CatalogDomain = {
     ...base,
@@ -39,6 +39,7 @@ function catalogOf(templates: CatalogTemplate[]): CatalogLookup {
     ['project:p-quiet', project('p-quiet', 'cl_quiet')],
     ['domain:d1', domain],
     ...templates.map((t): [string, unknown] => [`template:${t.id}`, t]),
+    ...layouts.map((l): [string, unknown] => [`layout:${l.id}`, l]),
     ...templates.map((t): [string, unknown] => [
       `email:e-${t.id}`,
       {
@@ -77,6 +78,9 @@ const template = (id: string, projectId: string, clientId: string, html: string,
 /** The review's template: two nested loops over data.a, 300 conditions inside (8 KB). */
 const nested = `{{#each data.a}}{{#each ../data.a}}${'{{#if ../../data.x}}{{/if}}'.repeat(300)}{{/each}}{{/each}}`;
 const hundredItems = { a: Array.from({ length: 100 }, (_, i) => i), x: 1 };
+
+/** A users service that is never asked (these templates have no variants). */
+const noProfiles: ProfileLanguages = { languageOf: () => Promise.reject(new Error('no profile is read for a template without variants')) };
 
 /** How long a pool render may keep a run waiting: generous, for a loaded 2-core host. */
 const PATIENCE_MS = 3_000;
@@ -162,6 +166,7 @@ describe('Deliverer: rendering', () => {
       suppressionsOf: (_projectId, addresses) => Promise.resolve(addresses.map((a) => suppressedCopies.get(a))),
       publicBaseUrl: 'https://pb.example.com',
       catalogWaitMs: 0,
+      profiles: noProfiles,
       templates: engine,
       runPatienceMs: PATIENCE_MS,
       attachments: { read: (messageId, position) => Promise.resolve(stored.get(`${messageId}:${position}`) ?? null) },
@@ -424,5 +429,196 @@ describe('Deliverer: rendering', () => {
     // Their retries (the retry worker's: side by side, holding no run) wait their turn, and fail by name.
     const retried = await Promise.all(heavy.map((m) => deliverer.deliver(m, undefined)));
     expect(retried).toEqual(retried.map(() => failedByName));
+  });
+});
+
+describe('Deliverer: language variants and layouts', () => {
+  const sent: Buffer[] = [];
+  const relay: Relay = {
+    send: (_from: string, _to: string, raw: Buffer) => {
+      sent.push(raw);
+      return Promise.resolve({ status: 'sent' as const, code: 250, response: '250 OK' });
+    },
+  };
+  const layout = (id: string, version: number, html: string, text: string | null = null): CatalogLayout => ({
+    id,
+    clientId: 'cl_quiet',
+    revision: version,
+    projectId: 'p-quiet',
+    version,
+    html,
+    text,
+  });
+  const variant = (language: string, greeting: string, layoutId: string | null = null) => ({
+    language,
+    subject: `${greeting} {{user.name}}`,
+    html: `<p>${greeting} {{user.name}}</p>`,
+    text: null,
+    layoutId,
+  });
+  const greeted = (id: string, changes: Partial<CatalogTemplate>): CatalogTemplate => ({
+    ...template(id, 'p-quiet', 'cl_quiet', '<p>Hello {{user.name}}</p>', true),
+    subject: 'Hello {{user.name}}',
+    ...changes,
+  });
+  const catalog = catalogOf(
+    [
+      greeted('greeting', { variants: [variant('de', 'Hallo'), variant('pt', 'Olá'), variant('zh-Hant', '你好')] }),
+      greeted('framed', {
+        text: 'Hello {{user.name}}',
+        layoutId: 'l-brand',
+        variants: [variant('de', 'Hallo', 'l-plain'), variant('fr', 'Bonjour', 'l-gone')],
+      }),
+      greeted('plain', {}),
+      // Published again (revision 3) as an older version: a rollback.
+      greeted('rolled-back', { version: 1, revision: 3, variants: [variant('de', 'Hallo')] }),
+    ],
+    [
+      layout('l-brand', 2, '<div class="brand">{{{content}}}<p>Brand for {{user.name}}</p></div>', 'BRAND\n{{{content}}}'),
+      layout('l-plain', 1, '<main>{{{content}}}</main>'),
+    ],
+  );
+  /** Who the fake users service was asked about, and the languages its profiles give. */
+  const asked: Array<{ projectId: string; userId: string | null; email: string }> = [];
+  const stored = new Map([['uid-de', 'de-CH']]);
+  const profiles: ProfileLanguages = {
+    languageOf: (projectId, user) => {
+      asked.push({ projectId, ...user });
+      return Promise.resolve(user.userId !== null ? (stored.get(user.userId) ?? null) : null);
+    },
+  };
+  let engine: TemplateEngine;
+  let deliverer: Deliverer;
+  /** A deliverer reading `from`, waiting `catalogWaitMs` for what it lacks. */
+  const delivererOf = (from: CatalogLookup, catalogWaitMs: number) =>
+    new Deliverer({
+      catalog: from,
+      secrets,
+      tokens: new TrackingTokens(randomBytes(32).toString('hex')),
+      returnPath: new ReturnPathTokens(randomBytes(32).toString('hex')),
+      relay,
+      suppressionsOf: (_projectId, addresses) => Promise.resolve(addresses.map(() => undefined)),
+      publicBaseUrl: 'https://pb.example.com',
+      catalogWaitMs,
+      profiles,
+      templates: engine,
+      runPatienceMs: PATIENCE_MS,
+      attachments: { read: () => Promise.resolve(null) },
+      turns: new LoopTurns(10),
+    });
+
+  beforeAll(() => {
+    engine = new TemplateEngine({ threads: 1, poolTimeMs: 10_000, maxWaitMs: 30_000 });
+    deliverer = delivererOf(catalog, 0);
+  });
+
+  afterAll(async () => {
+    await engine.close();
+  });
+
+  beforeEach(() => {
+    asked.length = 0;
+  });
+
+  const send = async (templateId: string, changes: Partial<MessageDoc> = {}) => {
+    const before = sent.length;
+    const outcome = await deliverer.deliver({ ...message(templateId, 'p-quiet'), ...changes }, undefined);
+    return { outcome, mail: sent.length > before ? await simpleParser(sent[before]!) : undefined };
+  };
+
+  it("renders the variant the send names, else the one of the trigger's user, matching the exact tag (any case), then its primary subtag, and names it", async () => {
+    expect((await send('greeting', { language: 'DE' })).outcome).toMatchObject({ event: 'sent', subject: 'Hallo Ann', language: 'de' });
+    expect((await send('greeting', { language: 'zh-hant' })).outcome).toMatchObject({ subject: '你好 Ann', language: 'zh-Hant' });
+    const { outcome, mail } = await send('greeting', { user: { email: 'ann@example.org', name: 'Ann', language: 'pt-BR' } });
+    expect(outcome).toMatchObject({ event: 'sent', subject: 'Olá Ann', language: 'pt' });
+    expect(mail?.html).toBe('<p>Olá Ann</p>');
+    // The send's language wins over the user's.
+    const both = await send('greeting', { language: 'de', user: { email: 'ann@example.org', name: 'Ann', language: 'pt' } });
+    expect(both.outcome).toMatchObject({ subject: 'Hallo Ann', language: 'de' });
+    expect(asked).toEqual([]);
+  });
+
+  it('renders the default for a language no variant has, and names none', async () => {
+    const { outcome, mail } = await send('greeting', { language: 'fr-CA' });
+    expect(outcome).toMatchObject({ event: 'sent', subject: 'Hello Ann' });
+    expect(outcome).not.toHaveProperty('language');
+    expect(mail?.html).toBe('<p>Hello Ann</p>');
+    expect(asked).toEqual([]);
+  });
+
+  it("asks the stored profile only when neither the send nor the trigger's user says a language, by user_id, else by address", async () => {
+    const byUserId = await send('greeting', { userId: 'uid-de', user: { email: 'ann@example.org', user_id: 'uid-de', name: 'Ann' } });
+    expect(byUserId.outcome).toMatchObject({ subject: 'Hallo Ann', language: 'de' });
+    const unknown = await send('greeting');
+    expect(unknown.outcome).toMatchObject({ event: 'sent', subject: 'Hello Ann' });
+    expect(unknown.outcome).not.toHaveProperty('language');
+    expect(asked).toEqual([
+      { projectId: 'p-quiet', userId: 'uid-de', email: 'ann@example.org' },
+      { projectId: 'p-quiet', userId: null, email: 'ann@example.org' },
+    ]);
+    // A trigger whose user has no language (null) says so: the default, nothing asked.
+    asked.length = 0;
+    expect((await send('greeting', { user: { email: 'ann@example.org', name: 'Ann', language: null } })).outcome).toMatchObject({
+      subject: 'Hello Ann',
+    });
+    expect(asked).toEqual([]);
+  });
+
+  it('a template without variants asks no profile, whatever the send says', async () => {
+    expect((await send('plain')).outcome).toMatchObject({ event: 'sent', subject: 'Hello Ann' });
+    const named = await send('plain', { language: 'de' });
+    expect(named.outcome).toMatchObject({ event: 'sent', subject: 'Hello Ann' });
+    expect(named.outcome).not.toHaveProperty('language');
+    expect(asked).toEqual([]);
+  });
+
+  it("puts the default's body in the template's layout, and a variant's in the variant's own, each reading the same user", async () => {
+    const framed = await send('framed', { language: 'it' });
+    expect(framed.outcome).toMatchObject({ event: 'sent', subject: 'Hello Ann' });
+    expect(framed.mail?.html).toBe('<div class="brand"><p>Hello Ann</p><p>Brand for Ann</p></div>');
+    expect(framed.mail?.text).toBe('BRAND\nHello Ann');
+    const german = await send('framed', { language: 'de' });
+    expect(german.outcome).toMatchObject({ event: 'sent', language: 'de' });
+    expect(german.mail?.html).toBe('<main><p>Hallo Ann</p></main>');
+    // Without a text part of its own, the mail's text is the whole HTML's.
+    expect(german.mail?.text).toBe('Hallo Ann');
+  });
+
+  it('fails a message whose layout is not in the catalog (after the catalog wait), sending nothing', async () => {
+    const before = sent.length;
+    expect((await send('framed', { language: 'fr' })).outcome).toEqual({ event: 'failed', reason: 'catalog: the layout does not exist' });
+    expect(sent.length).toBe(before);
+  });
+
+  it('asks the profile once while it waits for a layout still on its way, then renders in it', async () => {
+    const late = new Map<string, CatalogLayout>();
+    const waiting = delivererOf(
+      { get: (kind, id) => (kind === 'layout' && late.has(id) ? Promise.resolve(late.get(id)) : catalog.get(kind, id)) } as CatalogLookup,
+      5_000,
+    );
+    setTimeout(() => late.set('l-gone', layout('l-gone', 1, '<section>{{{content}}}</section>')), 500);
+    stored.set('uid-fr', 'fr');
+    const before = sent.length;
+    const outcome = await waiting.deliver(
+      { ...message('framed', 'p-quiet'), userId: 'uid-fr', user: { email: 'ann@example.org', user_id: 'uid-fr', name: 'Ann' } },
+      undefined,
+    );
+    expect(outcome).toMatchObject({ event: 'sent', subject: 'Bonjour Ann', language: 'fr' });
+    expect((await simpleParser(sent[before]!)).html).toBe('<section><p>Bonjour Ann</p></section>');
+    expect(asked).toEqual([{ projectId: 'p-quiet', userId: 'uid-fr', email: 'ann@example.org' }]);
+  });
+
+  it("waits for the template's revision when the trigger names one: a rollback's version is older, its revision newer", async () => {
+    const rolledBack = await send('rolled-back', { templateVersion: 2, templateRevision: 3, language: 'de' });
+    expect(rolledBack.outcome).toMatchObject({ event: 'sent', subject: 'Hallo Ann', language: 'de' });
+    expect((await send('rolled-back', { templateVersion: 1, templateRevision: 4 })).outcome).toEqual({
+      event: 'failed',
+      reason: 'catalog: the template does not exist',
+    });
+    // Without a revision, the version it names is what the projection must have.
+    expect((await send('rolled-back', { templateVersion: 2 })).outcome).toEqual({
+      event: 'failed',
+      reason: 'catalog: the template does not exist',
+    });
   });
 });

@@ -2,7 +2,7 @@ import { returnPathDomainOf, type CatalogDomain, type CatalogEmail, type Catalog
 import type { CopyKind, DeliveredCopy, DroppedCopy, SendContent } from '@postbus/contracts';
 import type { ReturnPathClaim, ReturnPathTokens, SecretBox, TrackingTokens } from '@postbus/crypto';
 import type { LoopTurns } from '@postbus/http/loop-turns';
-import { TenantBusyError, type Rendered, type TemplateEngine } from '@postbus/templates';
+import { TenantBusyError, variantFor, type EngineTemplate, type Rendered, type TemplateEngine } from '@postbus/templates';
 import { copiesOf, type EventDoc, type MessageDoc } from '../message-records';
 import type { RenderedContent } from '../message-content';
 import { isBlocking } from '../suppression-reasons';
@@ -10,8 +10,9 @@ import { createHash } from 'node:crypto';
 import { compose, type OutgoingAttachment } from './compose';
 import { dkimKey, dkimSign, type DkimKey } from './dkim';
 import type { MessageAttachments } from '../ports/messages';
-import type { CatalogLookup, DeliveryOutcome, Relay } from '../ports/delivery';
+import type { CatalogLookup, DeliveryOutcome, ProfileLanguages, Relay } from '../ports/delivery';
 import { simulatedDelivery } from './simulated-relay';
+import { chosenRender, isBehind, isPlain, layoutIdOf, plainRender, saidLanguage } from './template-choice';
 import { addTracking } from './tracking';
 
 /** What one attempt at a message came to. */
@@ -20,6 +21,8 @@ export interface Outcome {
   smtp?: { code: number; response: string };
   reason?: string;
   subject?: string;
+  /** The template's language variant rendered (or tried); absent: its default, or no template. */
+  language?: string;
   /** The email as rendered, before tracking (viewing it must count no open): kept for the message log. */
   content?: RenderedContent;
   /** The message's cc and bcc addresses it was not sent to: suppressed, or refused by the relay. */
@@ -44,6 +47,8 @@ export interface DelivererOptions {
   publicBaseUrl: string;
   /** How long a trigger may wait for catalog entities that have not reached this service yet. */
   catalogWaitMs: number;
+  /** The stored profile's language, for a template with variants when the send names none. */
+  profiles: ProfileLanguages;
   /** Renders templates: on the event loop while they are cheap, on worker threads (each client's in turn) when not. */
   templates: TemplateEngine;
   /**
@@ -61,12 +66,26 @@ export interface DelivererOptions {
   turns: LoopTurns;
 }
 
+/** A template send's stored email and template, and what of the template its message renders. */
+interface StoredSend {
+  email: CatalogEmail;
+  template: CatalogTemplate;
+  render: EngineTemplate;
+  /** The language variant rendered; null: the default. */
+  language: string | null;
+}
+
 interface Resolved {
   project: CatalogProject;
-  /** A template send's stored email and template; a content send has neither. */
-  stored: { email: CatalogEmail; template: CatalogTemplate } | undefined;
+  /** A content send has none. */
+  stored: StoredSend | undefined;
   domain: CatalogDomain;
   trackingDomain: CatalogDomain | undefined;
+}
+
+/** The language a message's template send wants, once asked (see Deliverer.wantedLanguage). */
+interface WantedLanguage {
+  language?: Promise<string | null>;
 }
 
 /** What a message is sent as: its catalog entities, its From, Reply-To and tracking, and which reasons keep an address from it. */
@@ -136,7 +155,7 @@ class Memo<V> {
 
 /**
  * Turns one accepted trigger into one email: checks it against this service's catalog projection,
- * renders it, adds tracking and the unsubscribe headers, signs it with the sender domain's DKIM
+ * renders it (in the recipient's language variant and the layout its parts name), adds tracking and the unsubscribe headers, signs it with the sender domain's DKIM
  * key and hands it to the relay, once for the recipient and once for each copy.
  */
 export class Deliverer {
@@ -190,6 +209,7 @@ export class Deliverer {
       event: result.status,
       smtp: { code: result.code, response: result.response },
       subject: rendered.subject,
+      ...(sender.stored?.language ? { language: sender.stored.language } : {}),
       content: { subject: rendered.subject, html: rendered.html, text: rendered.text },
       ...(dropped.length > 0 ? { droppedCopies: dropped } : {}),
       ...(delivered.length > 0 ? { deliveredCopies: delivered } : {}),
@@ -238,23 +258,23 @@ export class Deliverer {
   private async render(message: MessageDoc, { project, stored }: Sender): Promise<Rendered | Outcome> {
     // A content send is sent as the app made it: no template runs on it.
     if (!stored) return contentRendered(message.content!);
-    const { template } = stored;
     const patient = this.renderDeferred.delete(message._id);
     try {
       return await this.options.templates.render(
-        { key: `${template.id}:${template.version}`, parts: template, cheap: template.cheap },
+        stored.render,
         { user: message.user, data: message.data },
         project.clientId,
         patient ? {} : { maxWaitMs: this.options.runPatienceMs, patienceMs: this.options.runPatienceMs },
       );
     } catch (error) {
+      const variant = stored.language ? { language: stored.language } : {};
       // Not this message's fault: tried again later, like mail a busy relay turned away.
       if (error instanceof TenantBusyError) {
         if (this.renderDeferred.size >= CACHE_LIMIT * 10) this.renderDeferred.clear();
         this.renderDeferred.add(message._id);
-        return { event: 'deferred', reason: `render: ${error.message}` };
+        return { event: 'deferred', reason: `render: ${error.message}`, ...variant };
       }
-      return { event: 'failed', reason: `render: ${(error as Error).message.split('\n')[0] ?? 'error'}` };
+      return { event: 'failed', reason: `render: ${(error as Error).message.split('\n')[0] ?? 'error'}`, ...variant };
     }
   }
 
@@ -376,16 +396,19 @@ export class Deliverer {
    */
   private async resolve(message: MessageDoc): Promise<Resolved | string> {
     const deadline = message.acceptedAt.getTime() + this.options.catalogWaitMs;
+    // The language wanted is asked for once, however long the wait for the catalog.
+    const wanted: WantedLanguage = {};
     for (;;) {
-      const found = await this.lookUp(message);
+      const found = await this.lookUp(message, wanted);
       if (typeof found !== 'string' || Date.now() >= deadline) return found;
       await sleep(CATALOG_POLL_MS);
     }
   }
 
-  private async lookUp(message: MessageDoc): Promise<Resolved | string> {
+  /** One look at the catalog; a template with no variants and no layout (isPlain) is rendered as it is, nothing more read. */
+  private async lookUp(message: MessageDoc, wanted: WantedLanguage): Promise<Resolved | string> {
     const { catalog } = this.options;
-    const { emailId, templateId, templateVersion = 0 } = message;
+    const { emailId, templateId } = message;
     const [project, email, template] = await Promise.all([
       catalog.get('project', message.projectId),
       emailId !== undefined ? catalog.get('email', emailId) : undefined,
@@ -394,14 +417,48 @@ export class Deliverer {
     if (!project) return 'catalog: the project does not exist';
     const content = message.content !== undefined;
     if (!content && !email) return 'catalog: the transactional email does not exist';
-    if (!content && (!template || template.version < templateVersion)) return 'catalog: the template does not exist';
+    if (!content && (!template || isBehind(template, message))) return 'catalog: the template does not exist';
     const [domain, trackingDomain] = await Promise.all([
       project.senderDomainId ? catalog.get('domain', project.senderDomainId) : undefined,
       project.trackingDomainId ? catalog.get('domain', project.trackingDomainId) : undefined,
     ]);
     if (!domain?.dkim) return 'catalog: the project has no sender domain';
     if (domain.status !== 'verified') return `catalog: the sender domain ${domain.domain} is not verified`;
-    const stored = email && template ? { email, template } : undefined;
+    let stored: StoredSend | undefined;
+    if (email && template) {
+      if (isPlain(template)) stored = { email, template, render: plainRender(template), language: null };
+      else {
+        const chosen = await this.chosen(message, template, wanted);
+        if (typeof chosen === 'string') return chosen;
+        stored = { email, template, ...chosen };
+      }
+    }
     return { project, stored, domain, trackingDomain: trackingDomain?.status === 'verified' ? trackingDomain : undefined };
+  }
+
+  /**
+   * What a template with variants or a layout renders for this message: the variant of the
+   * language wanted (or the default) in the layout its parts name; a string says the layout is
+   * missing (it may still be on its way).
+   */
+  private async chosen(
+    message: MessageDoc,
+    template: CatalogTemplate,
+    wanted: WantedLanguage,
+  ): Promise<Pick<StoredSend, 'render' | 'language'> | string> {
+    const variant = template.variants?.length
+      ? variantFor(template.variants, await (wanted.language ??= this.wantedLanguage(message)))
+      : null;
+    const layoutId = layoutIdOf(template, variant);
+    const layout = layoutId !== null ? await this.options.catalog.get('layout', layoutId) : null;
+    if (layout === undefined || (layout !== null && layout.projectId !== message.projectId)) return 'catalog: the layout does not exist';
+    return { render: chosenRender(template, variant, layout), language: variant?.language ?? null };
+  }
+
+  /** The language the send says, else the one the user's stored profile gives (asked only then). */
+  private wantedLanguage(message: MessageDoc): Promise<string | null> {
+    const said = saidLanguage(message);
+    if (said !== undefined) return Promise.resolve(said);
+    return this.options.profiles.languageOf(message.projectId, { userId: message.userId, email: message.email });
   }
 }

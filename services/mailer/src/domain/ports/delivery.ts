@@ -1,4 +1,4 @@
-import type { CatalogDomain, CatalogEmail, CatalogKind, CatalogProject, CatalogTemplate } from '@postbus/contracts';
+import type { CatalogDomain, CatalogEmail, CatalogKind, CatalogLayout, CatalogProject, CatalogTemplate } from '@postbus/contracts';
 
 /** The entity of each catalog kind. */
 export interface CatalogEntities {
@@ -6,12 +6,25 @@ export interface CatalogEntities {
   domain: CatalogDomain;
   template: CatalogTemplate;
   email: CatalogEmail;
+  layout: CatalogLayout;
 }
 
 /** This service's copy of the gateway's catalog (model/catalog.repository.ts). */
 export interface CatalogLookup {
   /** The live entity asked for; a deleted or unknown one is undefined. */
   get<K extends CatalogKind>(kind: K, id: string): Promise<CatalogEntities[K] | undefined>;
+}
+
+/**
+ * The language a user's stored profile gives (the users service's, clients/users-client.ts): asked
+ * only for a template with language variants when the send names no language.
+ */
+export interface ProfileLanguages {
+  /**
+   * The profile's language, by user_id when the message names one, else by address; null when
+   * there is none to go by: no such user, no language, or no answer in time. Never rejects.
+   */
+  languageOf(projectId: string, user: { userId: string | null; email: string }): Promise<string | null>;
 }
 
 /** What the relay said of a mail to one address: a 5xx is a bounce, a 4xx or a connection problem a deferral. */
