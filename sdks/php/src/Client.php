@@ -8,6 +8,7 @@ use Postbus\Http\CurlTransport;
 use Postbus\Http\Transport;
 use Postbus\Internal\Requester;
 use Postbus\Resource\Emails;
+use Postbus\Resource\Layouts;
 use Postbus\Resource\Messages;
 use Postbus\Resource\Payments;
 use Postbus\Resource\Suppressions;
@@ -45,6 +46,7 @@ final class Client
     public readonly Messages $messages;
     public readonly Suppressions $suppressions;
     public readonly Templates $templates;
+    public readonly Layouts $layouts;
 
     /** @param array<string, mixed> $options */
     public function __construct(string $clientId, string $apiKey, array $options = [])
@@ -91,5 +93,6 @@ final class Client
         $this->messages = new Messages($requester);
         $this->suppressions = new Suppressions($requester);
         $this->templates = new Templates($requester);
+        $this->layouts = new Layouts($requester);
     }
 }

@@ -2,16 +2,25 @@ import { attachmentBody, type AttachmentBody, type AttachmentInput } from './att
 import { HttpClient, segment, type PostbusOptions, type RequestOptions } from './http.js';
 import type {
   AcceptedResponse,
+  CreateLayoutRequest,
   CreateSuppressionRequest,
+  CreateTemplateRequest,
   CreateUserRequest,
   EraseRequest,
   EraseResponse,
+  Layout,
+  LayoutVersionList,
   Message,
   MessageList,
   MessageListQuery,
   PaymentList,
   PaymentListQuery,
+  PreviewDraftRequest,
+  PreviewTemplateRequest,
   RecordPaymentRequest,
+  RenderedEmail,
+  SaveLayoutRequest,
+  SaveTemplateRequest,
   SendBatchItem,
   SendBatchResponse,
   SendContentMessage,
@@ -24,7 +33,9 @@ import type {
   SendEmailUser,
   SuppressionList,
   SuppressionListQuery,
+  Template,
   TemplateValidation,
+  TemplateVersionList,
   UnsubscribeRequest,
   UserFields,
   UserProfile,
@@ -52,7 +63,8 @@ export class Emails {
 
   /**
    * POST /v1/projects/{projectId}/emails/{emailKey}/send — `emailKey` is the email's id or its key
-   * (e.g. `welcome`). `options`: the message's own reply_to, cc, bcc (at most 50 addresses with the
+   * (e.g. `welcome`). `options`: the template's language variant to send (`language`, a BCP 47 tag;
+   * absent: the user's language), the message's own reply_to, cc, bcc (at most 50 addresses with the
    * recipient), headers, tags, metadata, attachments
    * (bytes or base64; see `attachmentFromFile`) and send_at (a Date or RFC 3339 string: the message
    * is scheduled, and can be cancelled with `messages.cancel` until then), and the call's
@@ -65,9 +77,10 @@ export class Emails {
     data?: SendEmailData,
     options: SendEmailOptions & RequestOptions = {},
   ): Promise<SendEmailResponse> {
-    const { reply_to, cc, bcc, headers, tags, metadata, attachments, send_at, ...call } = options;
+    const { language, reply_to, cc, bcc, headers, tags, metadata, attachments, send_at, ...call } = options;
     const message = Object.fromEntries(
       Object.entries({
+        language,
         reply_to,
         cc,
         bcc,
@@ -217,17 +230,105 @@ export class Suppressions {
   }
 }
 
-/** Templates: Handlebars subject, HTML and text (needs a `full` key). */
-export class Templates {
-  constructor(private readonly http: HttpClient) {}
+/** The version list of a template or a layout. */
+type VersionList = TemplateVersionList | LayoutVersionList;
+
+/**
+ * What templates and layouts share (needs a `full` key): every save appends a numbered version,
+ * published at once unless it is a draft; sends use the published version, and any version can be
+ * published again (a rollback).
+ */
+abstract class VersionedResource<Read, Create, Save> {
+  constructor(
+    protected readonly http: HttpClient,
+    private readonly collection: 'templates' | 'layouts',
+  ) {}
+
+  protected path(projectId: string, id?: string): string {
+    return `${project(projectId)}/${this.collection}${id === undefined ? '' : `/${segment(id)}`}`;
+  }
+
+  /** POST /v1/projects/{projectId}/{templates|layouts} — version 1, published. */
+  create(projectId: string, body: Create, options?: RequestOptions): Promise<Read> {
+    return this.http.request({ method: 'POST', path: this.path(projectId), body, options });
+  }
+
+  /** GET /v1/projects/{projectId}/{templates|layouts} — each one's newest version, oldest first. */
+  list(projectId: string, options?: RequestOptions): Promise<{ data: Read[] }> {
+    return this.http.request({ method: 'GET', path: this.path(projectId), options });
+  }
+
+  /** GET …/{id}?version= — the newest version (a draft when one is ahead of the published one), or `version`. */
+  get(projectId: string, id: string, version?: number, options?: RequestOptions): Promise<Read> {
+    return this.http.request({ method: 'GET', path: this.path(projectId, id), query: { version }, options });
+  }
+
+  /**
+   * PUT …/{id} — saves a new version: published at once, or with `draft: true` kept unpublished
+   * (sends keep the published one until `publish`). A retry after a lost answer may save the
+   * same content once more, as one more version.
+   */
+  save(projectId: string, id: string, body: Save, options?: RequestOptions): Promise<Read> {
+    return this.http.request({ method: 'PUT', path: this.path(projectId, id), body, options });
+  }
+
+  /** GET …/{id}/versions — newest first (at most 500): when each was saved, by whom, and which is published. */
+  versions(projectId: string, id: string, options?: RequestOptions): Promise<VersionList> {
+    return this.http.request({ method: 'GET', path: `${this.path(projectId, id)}/versions`, options });
+  }
+
+  /** POST …/{id}/versions/{version}/publish — a draft goes live, or an older version comes back (a rollback). */
+  publish(projectId: string, id: string, version: number, options?: RequestOptions): Promise<Read> {
+    return this.http.request({ method: 'POST', path: `${this.path(projectId, id)}/versions/${version}/publish`, options });
+  }
+
+  /** DELETE …/{id} — with all its versions. */
+  delete(projectId: string, id: string, options?: RequestOptions): Promise<void> {
+    return this.http.request({ method: 'DELETE', path: this.path(projectId, id), options });
+  }
+}
+
+/**
+ * Templates (needs a `full` key): Handlebars (or MJML) subject, HTML and text, language variants,
+ * a layout around the body, versions published one at a time.
+ */
+export class Templates extends VersionedResource<Template, CreateTemplateRequest, SaveTemplateRequest> {
+  constructor(http: HttpClient) {
+    super(http, 'templates');
+  }
+
+  /**
+   * POST /v1/projects/{projectId}/templates/{templateId}/preview — renders a version (the newest by
+   * default, or `version`) with `user` and `data`, in the variant a send in `language` would use.
+   */
+  preview(projectId: string, templateId: string, request: PreviewTemplateRequest = {}, options?: RequestOptions): Promise<RenderedEmail> {
+    return this.http.request({ method: 'POST', path: `${this.path(projectId, templateId)}/preview`, body: request, options });
+  }
+
+  /** POST /v1/projects/{projectId}/template-preview — renders an unsaved template as a send would. Nothing is saved. */
+  previewDraft(projectId: string, draft: PreviewDraftRequest, options?: RequestOptions): Promise<RenderedEmail> {
+    return this.http.request({ method: 'POST', path: `${project(projectId)}/template-preview`, body: draft, options });
+  }
 
   /**
    * POST /v1/projects/{projectId}/templates/validate — checks an unsaved template (at least one of
-   * subject, html and text): its syntax and render errors by field, line and column, its render
-   * with `user` and `data`, and the `user.*` and `data.*` paths it reads. Nothing is saved.
+   * subject, html and text; its format, layout_id and variants): its syntax and render errors by
+   * field, line and column, its render with `user` and `data` in `language`, and the `user.*` and
+   * `data.*` paths it reads. Nothing is saved.
    */
   validate(projectId: string, template: ValidateTemplateRequest, options?: RequestOptions): Promise<TemplateValidation> {
-    return this.http.request({ method: 'POST', path: `${project(projectId)}/templates/validate`, body: template, options });
+    return this.http.request({ method: 'POST', path: `${this.path(projectId)}/validate`, body: template, options });
+  }
+}
+
+/**
+ * Layouts (needs a `full` key): the html (and text) around templates' bodies, at `{{{content}}}`.
+ * Publishing a version changes every template that names the layout, from its next send; `delete`
+ * is a ConflictError while a template's published version names it.
+ */
+export class Layouts extends VersionedResource<Layout, CreateLayoutRequest, SaveLayoutRequest> {
+  constructor(http: HttpClient) {
+    super(http, 'layouts');
   }
 }
 
@@ -245,6 +346,7 @@ export class Postbus {
   readonly messages: Messages;
   readonly suppressions: Suppressions;
   readonly templates: Templates;
+  readonly layouts: Layouts;
 
   constructor(options: PostbusOptions) {
     const http = new HttpClient(options);
@@ -254,5 +356,6 @@ export class Postbus {
     this.messages = new Messages(http);
     this.suppressions = new Suppressions(http);
     this.templates = new Templates(http);
+    this.layouts = new Layouts(http);
   }
 }

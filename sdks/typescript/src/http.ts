@@ -43,7 +43,7 @@ export interface RequestOptions {
 type Query = Record<string, string | number | boolean | undefined>;
 
 interface Call {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   query?: Query;
   body?: unknown;

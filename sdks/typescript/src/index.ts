@@ -1,4 +1,4 @@
-export { Postbus, Emails, Users, Payments, Messages, Suppressions, Templates } from './client.js';
+export { Postbus, Emails, Users, Payments, Messages, Suppressions, Templates, Layouts } from './client.js';
 export type { PostbusOptions, RequestOptions, FetchLike } from './http.js';
 export {
   PostbusError,

@@ -27,10 +27,12 @@ export type SendEmailUser = SendEmailRequest['user'];
 /** Template variables. */
 export type SendEmailData = NonNullable<SendEmailRequest['data']>;
 /**
- * What one send may carry beyond its recipient and data: reply_to, cc and bcc (at most 50 addresses
- * with the recipient), custom headers, tags, metadata, attachments, and send_at (a Date or an RFC 3339 string, from now up to 30 days ahead) to schedule it.
+ * What one send may carry beyond its recipient and data: the template's `language` variant to send
+ * (a BCP 47 tag; absent: the user's language), reply_to, cc and bcc (at most 50 addresses with the
+ * recipient), custom headers, tags, metadata, attachments, and send_at (a Date or an RFC 3339 string,
+ * from now up to 30 days ahead) to schedule it.
  */
-export type SendEmailOptions = Pick<SendEmailRequest, 'reply_to' | 'cc' | 'bcc' | 'headers' | 'tags' | 'metadata'> & {
+export type SendEmailOptions = Pick<SendEmailRequest, 'language' | 'reply_to' | 'cc' | 'bcc' | 'headers' | 'tags' | 'metadata'> & {
   attachments?: AttachmentInput[];
   send_at?: string | Date;
 };
@@ -87,7 +89,11 @@ export type PaymentList = ResponseBody<'listPayments'>;
 
 export type MessageListQuery = QueryOf<'listMessages'>;
 export type MessageList = ResponseBody<'listMessages'>;
-/** One message: its status and timeline, `source` (`api` or `smtp`), `template` (`{ id, version }`, null for a content send) and `email_key` (null for a content send). */
+/**
+ * One message: its status and timeline, `source` (`api` or `smtp`), `template` (`{ id, version }`,
+ * null for a content send), `language` (the template's variant it was rendered in; null: the
+ * default) and `email_key` (null for a content send).
+ */
 export type Message = ResponseBody<'getMessage'>;
 /** How a message's send came: `api` (a template or a content send over HTTP) or `smtp` (SMTP submission). */
 export type MessageSource = Message['source'];
@@ -101,11 +107,53 @@ export type Suppression = SuppressionList['data'][number];
 export type SuppressionReason = Suppression['reason'];
 export type CreateSuppressionRequest = RequestBody<'createSuppression'>;
 
-/** An unsaved template to check: at least one of `subject`, `html` and `text`, and the `user` and `data` to render it with. */
+/**
+ * A template as read: the version shown (`version`), the newest (`latest_version`: a draft when it
+ * is ahead of `published_version`), the one sends use (`published_version`), its `format`, default
+ * `subject`, `html` and `text`, `layout_id`, language `variants`, and who saved this version (`saved_by`).
+ */
+export type Template = ResponseBody<'getTemplate'>;
+/** `{ data }`: the project's templates, each its newest version, oldest template first. */
+export type TemplateList = ResponseBody<'listTemplates'>;
+/** `handlebars` (the html is HTML) or `mjml` (the html is an MJML document, compiled to HTML). */
+export type TemplateFormat = Template['format'];
+/** `{ name, subject, html, text?, format?, layout_id?, variants? }`: version 1, published. */
+export type CreateTemplateRequest = RequestBody<'createTemplate'>;
+/** A new version: as a template is created, and `draft: true` to save it without publishing it. */
+export type SaveTemplateRequest = RequestBody<'saveTemplateVersion'>;
+/** One language's `{ language, subject, html, text?, layout_id? }`: sent to users of that language (or of a tag whose primary subtag it is). */
+export type TemplateVariant = NonNullable<CreateTemplateRequest['variants']>[number];
+/** `{ data }`: newest first, each `{ version, created_at, saved_by, published }`. */
+export type TemplateVersionList = ResponseBody<'listTemplateVersions'>;
+/** Who saved a version: `{ key_id, via }` (`via`: `key`, or `session` through the admin panel); null for versions saved before it was kept. */
+export type SavedBy = Template['saved_by'];
+/** `{ user?, data?, language?, version? }`: what a saved template is rendered with. */
+export type PreviewTemplateRequest = RequestBody<'previewTemplate'>;
+/** An unsaved template (`subject`, `html`, `text?`, `format?`, `layout_id?`, `variants?`) and `{ user?, data?, language? }`. */
+export type PreviewDraftRequest = RequestBody<'previewDraftTemplate'>;
+/** `{ subject, html, text }`: a template as a send would render it. */
+export type RenderedEmail = ResponseBody<'previewTemplate'>;
+
+/**
+ * An unsaved template to check: at least one of `subject`, `html` and `text`, its `format`,
+ * `layout_id` and `variants`, and the `user`, `data` and `language` to render it with.
+ */
 export type ValidateTemplateRequest = RequestBody<'validateTemplate'>;
 /**
  * `{ valid, errors: [{ field, line, column, message }], rendered, variables }`: each error's field
- * (`subject`, `html` or `text`), line and column from 1 within it (null when unknown); the render
- * with the user and data given (null unless valid); every `user.*` and `data.*` path the template reads.
+ * (`subject`, `html`, `text`, `variants/N/html`, `layout_id`, …), line and column from 1 within it
+ * (null when unknown); the render in the language given, with the user and data given (null unless
+ * valid); every `user.*` and `data.*` path the template (and its layouts) reads.
  */
 export type TemplateValidation = ResponseBody<'validateTemplate'>;
+
+/** A layout as read: its `html` and `text` around the body (`{{{content}}}`), and its versions as a template's. */
+export type Layout = ResponseBody<'getLayout'>;
+/** `{ data }`: the project's layouts, each its newest version, oldest layout first. */
+export type LayoutList = ResponseBody<'listLayouts'>;
+/** `{ name, html, text? }`: html (and text, when given) hold `{{{content}}}` exactly once. Version 1, published. */
+export type CreateLayoutRequest = RequestBody<'createLayout'>;
+/** A new version: as a layout is created, and `draft: true` to save it without publishing it. */
+export type SaveLayoutRequest = RequestBody<'saveLayoutVersion'>;
+/** `{ data }`: newest first, each `{ version, created_at, saved_by, published }`. */
+export type LayoutVersionList = ResponseBody<'listLayoutVersions'>;

@@ -112,11 +112,13 @@ describe('Postbus client', () => {
       headers: { 'X-Order-Id': '4711' },
       tags: ['receipt'],
       metadata: { order_id: 'ord_4711' },
+      language: 'pt-BR',
       idempotencyKey: 'order-4711',
     });
 
     expect(sent[0]!.body).toEqual({
       user: alice,
+      language: 'pt-BR',
       reply_to: 'help@shop.example',
       cc: ['accounts@shop.example'],
       bcc: ['archive@shop.example'],
@@ -599,6 +601,93 @@ describe('Postbus client', () => {
       expect(sent.map((r) => [r.method, r.url, r.body])).toEqual([
         ['POST', 'https://postbus.test/v1/projects/p%201/templates/validate', draft],
       ]);
+    });
+
+    it('templates: create with a variant and a layout, save a draft, list versions, publish, read a version, list, delete', async () => {
+      const template = { id: 't1', version: 2, latest_version: 2, published_version: 1 };
+      const { postbus, sent } = client([
+        json(201, template),
+        json(200, template),
+        json(200, { data: [] }),
+        json(200, template),
+        json(200, template),
+        json(200, { data: [template] }),
+        new Response(null, { status: 204 }),
+      ]);
+      const german = { language: 'de', subject: 'Hallo', html: '<p>Hallo</p>', layout_id: 'l1' };
+
+      await postbus.templates.create('p1', { name: 'Welcome', subject: 'Hi', html: '<p>Hi</p>', layout_id: 'l1', variants: [german] });
+      await postbus.templates.save('p1', 't/1', { name: 'Welcome', subject: 'Hi', html: '<mjml></mjml>', format: 'mjml', draft: true });
+      await postbus.templates.versions('p1', 't1');
+      const published = await postbus.templates.publish('p1', 't1', 2);
+      await postbus.templates.get('p1', 't1', 1);
+      await postbus.templates.list('p1');
+      await expect(postbus.templates.delete('p1', 't1')).resolves.toBeUndefined();
+
+      expect(published).toEqual(template);
+      expect(sent.map((r) => [r.method, r.url])).toEqual([
+        ['POST', 'https://postbus.test/v1/projects/p1/templates'],
+        ['PUT', 'https://postbus.test/v1/projects/p1/templates/t%2F1'],
+        ['GET', 'https://postbus.test/v1/projects/p1/templates/t1/versions'],
+        ['POST', 'https://postbus.test/v1/projects/p1/templates/t1/versions/2/publish'],
+        ['GET', 'https://postbus.test/v1/projects/p1/templates/t1?version=1'],
+        ['GET', 'https://postbus.test/v1/projects/p1/templates'],
+        ['DELETE', 'https://postbus.test/v1/projects/p1/templates/t1'],
+      ]);
+      expect(sent[0]!.body).toEqual({ name: 'Welcome', subject: 'Hi', html: '<p>Hi</p>', layout_id: 'l1', variants: [german] });
+      expect(sent[1]!.body).toEqual({ name: 'Welcome', subject: 'Hi', html: '<mjml></mjml>', format: 'mjml', draft: true });
+      expect(sent[1]!.headers['idempotency-key']).toBeUndefined();
+      expect(sent[3]!.body).toBeUndefined();
+      expect(sent[3]!.headers['idempotency-key']).toMatch(UUID);
+    });
+
+    it('templates.preview renders a saved version in a language; previewDraft an unsaved template', async () => {
+      const rendered = { subject: 'Hallo Ada', html: '<p>Hallo Ada</p>', text: 'Hallo Ada' };
+      const { postbus, sent } = client([json(200, rendered), json(200, rendered)]);
+
+      const answer = await postbus.templates.preview('p1', 't1', { user: { name: 'Ada' }, language: 'de-AT', version: 3 });
+      const draft = {
+        subject: 'Hi',
+        html: '<p>Hi</p>',
+        variants: [{ language: 'de', subject: 'Hallo', html: '<p>Hallo</p>' }],
+        language: 'de',
+      };
+      await postbus.templates.previewDraft('p1', draft);
+
+      expect(answer).toEqual(rendered);
+      expect(sent.map((r) => [r.method, r.url, r.body])).toEqual([
+        ['POST', 'https://postbus.test/v1/projects/p1/templates/t1/preview', { user: { name: 'Ada' }, language: 'de-AT', version: 3 }],
+        ['POST', 'https://postbus.test/v1/projects/p1/template-preview', draft],
+      ]);
+    });
+
+    it('layouts: create, save a draft, publish it; a delete while a published template uses the layout is a ConflictError', async () => {
+      const layout = { id: 'l1', version: 1, latest_version: 1, published_version: 1 };
+      const { postbus, sent } = client([
+        json(201, layout),
+        json(200, layout),
+        json(200, layout),
+        json(200, layout),
+        problem(409, 'layout-in-use'),
+      ]);
+
+      const created = await postbus.layouts.create('p1', { name: 'Brand', html: '<main>{{{content}}}</main>' });
+      await postbus.layouts.save('p1', 'l1', { name: 'Brand', html: '<div>{{{content}}}</div>', text: '{{{content}}}', draft: true });
+      await postbus.layouts.publish('p1', 'l1', 2);
+      await postbus.layouts.get('p1', 'l1');
+      const refused = await postbus.layouts.delete('p1', 'l1').catch((e: unknown) => e);
+
+      expect(created).toEqual(layout);
+      expect(refused).toBeInstanceOf(ConflictError);
+      expect((refused as ConflictError).type).toBe('/problems/layout-in-use');
+      expect(sent.map((r) => [r.method, r.url])).toEqual([
+        ['POST', 'https://postbus.test/v1/projects/p1/layouts'],
+        ['PUT', 'https://postbus.test/v1/projects/p1/layouts/l1'],
+        ['POST', 'https://postbus.test/v1/projects/p1/layouts/l1/versions/2/publish'],
+        ['GET', 'https://postbus.test/v1/projects/p1/layouts/l1'],
+        ['DELETE', 'https://postbus.test/v1/projects/p1/layouts/l1'],
+      ]);
+      expect(sent[1]!.body).toEqual({ name: 'Brand', html: '<div>{{{content}}}</div>', text: '{{{content}}}', draft: true });
     });
 
     it('suppressions.list without filters sends no query', async () => {

@@ -11,7 +11,7 @@ use Postbus\Internal\Requester;
 final class Emails
 {
     /** What one send may carry beyond its recipient and data, given among the call's options. */
-    private const MESSAGE_OPTIONS = ['reply_to', 'cc', 'bcc', 'headers', 'tags', 'metadata', 'attachments', 'send_at'];
+    private const MESSAGE_OPTIONS = ['language', 'reply_to', 'cc', 'bcc', 'headers', 'tags', 'metadata', 'attachments', 'send_at'];
 
     /** The call's own options, which go in $options, never in a message. */
     private const CALL_OPTIONS = ['idempotency_key', 'timeout', 'max_retries'];
@@ -29,7 +29,9 @@ final class Emails
      * @param array<string, mixed> $user     email (required), user_id, name, country, language, gender, age,
      *                                       and custom attributes
      * @param array<string, mixed> $data     template data, {{data.*}}
-     * @param array<string, mixed> $options  the message's own reply_to (an address), cc and bcc (lists of
+     * @param array<string, mixed> $options  the template's language variant to send (language, a BCP 47 tag such
+     *                                       as "de" or "pt-BR"; absent: the user's language), the message's
+     *                                       own reply_to (an address), cc and bcc (lists of
      *                                       addresses; at most 50 addresses with the recipient), headers
      *                                       (name => value), tags (list of strings), metadata
      *                                       (string => string), attachments (list of
@@ -104,7 +106,7 @@ final class Emails
      * accepted or rejected on its own; one idempotency key covers the whole batch.
      *
      * @param list<array<string, mixed>> $messages each a template send: email_key, user, and optionally data,
-     *                                             reply_to, cc, bcc, headers, tags, metadata, attachments
+     *                                             language, reply_to, cc, bcc, headers, tags, metadata, attachments
      *                                             (list of Attachment), send_at; or, without email_key, a
      *                                             content send as sendContent() takes it: to, subject, html
      *                                             and/or text, and optionally from, user, … track_clicks

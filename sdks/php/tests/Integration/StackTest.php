@@ -423,6 +423,43 @@ final class StackTest extends TestCase
         });
     }
 
+    public function testATemplateInALayoutWithAGermanVariantIsPublishedFromADraftAndPreviewedInGerman(): void
+    {
+        $templates = self::full()->templates;
+        $layouts = self::full()->layouts;
+        $layout = $layouts->create(self::project(), ['name' => 'Brand', 'html' => '<main class="brand">{{{content}}}</main>']);
+        $german = ['language' => 'de', 'subject' => 'Hallo {{user.name}}', 'html' => '<p>Hallo {{user.name}}</p>', 'layout_id' => $layout['id']];
+        $template = $templates->create(self::project(), ['name' => 'Tour', 'subject' => 'Hi {{user.name}}', 'html' => '<p>Hi {{user.name}}</p>', 'variants' => [$german]]);
+
+        $draft = $templates->save(self::project(), $template['id'], [
+            'name' => 'Tour',
+            'subject' => 'Hi {{user.name}}',
+            'html' => '<p>Hi {{user.name}}</p>',
+            'variants' => [['subject' => 'Willkommen {{user.name}}'] + $german],
+            'draft' => true,
+        ]);
+
+        self::assertSame([2, 2, 1], [$draft['version'], $draft['latest_version'], $draft['published_version']]);
+        self::assertSame([2 => false, 1 => true], array_column($templates->versions(self::project(), $template['id'])['data'], 'published', 'version'));
+        $before = $templates->preview(self::project(), $template['id'], ['user' => ['name' => 'Ada'], 'language' => 'de', 'version' => 1]);
+        self::assertSame('Hallo Ada', $before['subject']);
+
+        $published = $templates->publish(self::project(), $template['id'], 2);
+
+        self::assertSame(2, $published['published_version']);
+        $preview = $templates->preview(self::project(), $template['id'], ['user' => ['name' => 'Ada'], 'language' => 'de-AT']);
+        self::assertSame('Willkommen Ada', $preview['subject']);
+        self::assertStringContainsString('<main class="brand"><p>Hallo Ada</p></main>', $preview['html']);
+        try {
+            $layouts->delete(self::project(), $layout['id']);
+            self::fail('a layout a published template uses was deleted');
+        } catch (ConflictException $e) {
+            self::assertSame(409, $e->getStatus());
+        }
+        $templates->delete(self::project(), $template['id']);
+        $layouts->delete(self::project(), $layout['id']);
+    }
+
     public function testTheSdkKeyMayNotReadOrChangeTheSuppressionList(): void
     {
         try {

@@ -7,7 +7,9 @@ namespace Postbus\Tests\Unit;
 use PHPUnit\Framework\TestCase;
 use Postbus\Attachment;
 use Postbus\Client;
+use Postbus\Exception\ConflictException;
 use Postbus\Http\Request;
+use Postbus\Http\Response;
 use Postbus\Tests\Support\ClientFactory;
 use Postbus\Tests\Support\FakeTransport;
 
@@ -384,6 +386,121 @@ final class ResourcesTest extends TestCase
         self::assertSame(['POST', 'https://postbus.test/v1/projects/p%201/templates/validate'], [$request->method, $request->url]);
         self::assertSame('{"subject":"Hi {{user.name}}","user":{"name":"Ada"},"data":{}}', $request->body);
         self::assertSame($found, $answer);
+    }
+
+    public function testSendCarriesTheLanguageOfTheVariantToSend(): void
+    {
+        $this->f->client->emails->send('p1', 'welcome', ['email' => 'ada@example.com'], [], ['language' => 'pt-BR']);
+
+        self::assertSame('{"user":{"email":"ada@example.com"},"language":"pt-BR"}', $this->only()->body);
+    }
+
+    public function testTemplatesCreateSaveADraftPublishItAndReadTheirVersionsOnTheirRoutes(): void
+    {
+        $template = ['id' => 't1', 'version' => 2, 'latest_version' => 2, 'published_version' => 1];
+        $f = ClientFactory::answering([
+            FakeTransport::json(201, $template),
+            FakeTransport::json(200, $template),
+            FakeTransport::json(200, ['data' => []]),
+            FakeTransport::json(200, $template),
+            FakeTransport::json(200, $template),
+            FakeTransport::json(200, $template),
+            FakeTransport::json(200, ['data' => [$template]]),
+            new Response(204, [], ''),
+        ]);
+        $templates = $f->client->templates;
+        $variants = [3 => ['language' => 'de', 'subject' => 'Hallo', 'html' => '<p>Hallo</p>', 'layout_id' => 'l1']];
+
+        $templates->create('p1', ['name' => 'Welcome', 'subject' => 'Hi', 'html' => '<p>Hi</p>', 'layout_id' => 'l1', 'variants' => $variants]);
+        $templates->save('p1', 't 1', ['name' => 'Welcome', 'subject' => 'Hi!', 'html' => '<mjml></mjml>', 'format' => 'mjml', 'draft' => true]);
+        $templates->versions('p1', 't1');
+        $published = $templates->publish('p1', 't1', 2);
+        $templates->get('p1', 't1', 1);
+        $templates->get('p1', 't1');
+        $templates->list('p1');
+        $templates->delete('p1', 't1');
+
+        $sent = $f->transport->requests;
+        self::assertSame([
+            ['POST', 'https://postbus.test/v1/projects/p1/templates'],
+            ['PUT', 'https://postbus.test/v1/projects/p1/templates/t%201'],
+            ['GET', 'https://postbus.test/v1/projects/p1/templates/t1/versions'],
+            ['POST', 'https://postbus.test/v1/projects/p1/templates/t1/versions/2/publish'],
+            ['GET', 'https://postbus.test/v1/projects/p1/templates/t1?version=1'],
+            ['GET', 'https://postbus.test/v1/projects/p1/templates/t1'],
+            ['GET', 'https://postbus.test/v1/projects/p1/templates'],
+            ['DELETE', 'https://postbus.test/v1/projects/p1/templates/t1'],
+        ], array_map(static fn (Request $r): array => [$r->method, $r->url], $sent));
+        self::assertSame(
+            '{"name":"Welcome","subject":"Hi","html":"<p>Hi</p>","layout_id":"l1","variants":[{"language":"de","subject":"Hallo","html":"<p>Hallo</p>","layout_id":"l1"}]}',
+            $sent[0]->body,
+        );
+        self::assertSame('{"name":"Welcome","subject":"Hi!","html":"<mjml></mjml>","format":"mjml","draft":true}', $sent[1]->body);
+        self::assertNull($sent[1]->header('Idempotency-Key'));
+        self::assertNull($sent[3]->body);
+        self::assertNotNull($sent[3]->header('Idempotency-Key'));
+        self::assertSame($template, $published);
+    }
+
+    public function testPreviewsTakeTheLanguageAndVersionAndSendEmptyUserAndDataAsObjects(): void
+    {
+        $rendered = ['subject' => 'Hallo Ada', 'html' => '<p>Hallo</p>', 'text' => 'Hallo'];
+        $f = ClientFactory::answering([FakeTransport::json(200, $rendered), FakeTransport::json(200, $rendered)]);
+
+        $answer = $f->client->templates->preview('p1', 't1', ['user' => ['name' => 'Ada'], 'data' => [], 'language' => 'de', 'version' => 3]);
+        $f->client->templates->previewDraft('p1', [
+            'subject' => 'Hi',
+            'html' => '<p>Hi</p>',
+            'variants' => ['de' => ['language' => 'de', 'subject' => 'Hallo', 'html' => '<p>Hallo</p>']],
+            'user' => [],
+            'language' => 'de-AT',
+        ]);
+
+        [$saved, $draft] = $f->transport->requests;
+        self::assertSame(['POST', 'https://postbus.test/v1/projects/p1/templates/t1/preview'], [$saved->method, $saved->url]);
+        self::assertSame('{"user":{"name":"Ada"},"data":{},"language":"de","version":3}', $saved->body);
+        self::assertSame(['POST', 'https://postbus.test/v1/projects/p1/template-preview'], [$draft->method, $draft->url]);
+        self::assertSame(
+            '{"subject":"Hi","html":"<p>Hi</p>","variants":[{"language":"de","subject":"Hallo","html":"<p>Hallo</p>"}],"user":{},"language":"de-AT"}',
+            $draft->body,
+        );
+        self::assertSame($rendered, $answer);
+    }
+
+    public function testLayoutsAreSavedAndPublishedOnTheirRoutesAndADeleteRefusedIsAConflict(): void
+    {
+        $layout = ['id' => 'l1', 'version' => 1, 'latest_version' => 1, 'published_version' => 1];
+        $f = ClientFactory::answering([
+            FakeTransport::json(201, $layout),
+            FakeTransport::json(200, $layout),
+            FakeTransport::json(200, $layout),
+            FakeTransport::json(200, ['data' => []]),
+            FakeTransport::problem(409, 'layout-in-use', ['detail' => 'The layout is used by the published version of the template "Welcome"']),
+        ]);
+        $layouts = $f->client->layouts;
+
+        $created = $layouts->create('p1', ['name' => 'Brand', 'html' => '<main>{{{content}}}</main>', 'text' => null]);
+        $layouts->save('p1', 'l1', ['name' => 'Brand', 'html' => '<div>{{{content}}}</div>', 'draft' => true]);
+        $layouts->publish('p1', 'l1', 2);
+        $layouts->versions('p1', 'l1');
+        try {
+            $layouts->delete('p1', 'l1');
+            self::fail('no exception');
+        } catch (ConflictException $e) {
+            self::assertSame('layout-in-use', $e->getSlug());
+        }
+
+        $sent = $f->transport->requests;
+        self::assertSame([
+            ['POST', 'https://postbus.test/v1/projects/p1/layouts'],
+            ['PUT', 'https://postbus.test/v1/projects/p1/layouts/l1'],
+            ['POST', 'https://postbus.test/v1/projects/p1/layouts/l1/versions/2/publish'],
+            ['GET', 'https://postbus.test/v1/projects/p1/layouts/l1/versions'],
+            ['DELETE', 'https://postbus.test/v1/projects/p1/layouts/l1'],
+        ], array_map(static fn (Request $r): array => [$r->method, $r->url], $sent));
+        self::assertSame('{"name":"Brand","html":"<main>{{{content}}}</main>","text":null}', $sent[0]->body);
+        self::assertSame('{"name":"Brand","html":"<div>{{{content}}}</div>","draft":true}', $sent[1]->body);
+        self::assertSame($layout, $created);
     }
 
     public function testListSuppressionsWithoutFiltersSendsNoQuery(): void

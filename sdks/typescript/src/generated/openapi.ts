@@ -315,7 +315,7 @@ export interface paths {
     get: operations['listTemplates'];
     put?: never;
     /**
-     * Create a template
+     * Create a template (version 1, published)
      * @description Needs a key with scope "full".
      */
     post: operations['createTemplate'];
@@ -333,12 +333,12 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Get a template (?version=n for an older one)
+     * Get a template: its newest version (a draft when one is ahead of the published one), or ?version=n
      * @description Needs a key with scope "full".
      */
     get: operations['getTemplate'];
     /**
-     * Save a new version of a template
+     * Save a new version of a template: published at once, or a draft ("draft": true) published later
      * @description Needs a key with scope "full".
      */
     put: operations['saveTemplateVersion'];
@@ -361,12 +361,32 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * List when each version of a template was saved, newest first
+     * List the versions of a template, newest first: when each was saved, by whom, and which is published
      * @description Needs a key with scope "full".
      */
     get: operations['listTemplateVersions'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/projects/{projectId}/templates/{templateId}/versions/{version}/publish': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Publish a version of a template: a draft goes live, or an older version comes back (a rollback)
+     * @description Needs a key with scope "full".
+     */
+    post: operations['publishTemplateVersion'];
     delete?: never;
     options?: never;
     head?: never;
@@ -383,7 +403,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Render a template with a user and data
+     * Render a version of a template (the newest by default) with a user and data, in a language, as a send would
      * @description Needs a key with scope "full".
      */
     post: operations['previewTemplate'];
@@ -403,7 +423,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Render an unsaved template with a user and data (the editor's live preview)
+     * Render an unsaved template with a user and data, in a language (the editor's live preview)
      * @description Needs a key with scope "full".
      */
     post: operations['previewDraftTemplate'];
@@ -423,10 +443,102 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Check an unsaved template: its errors by field, line and column, its render with a user and data, and the variables it reads (the editor's checks while typing)
+     * Check an unsaved template: its errors by field, line and column, its render with a user and data in a language, and the variables it reads (the editor's checks while typing)
      * @description Needs a key with scope "full".
      */
     post: operations['validateTemplate'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/projects/{projectId}/layouts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List layouts
+     * @description Needs a key with scope "full".
+     */
+    get: operations['listLayouts'];
+    put?: never;
+    /**
+     * Create a layout (version 1, published)
+     * @description Needs a key with scope "full".
+     */
+    post: operations['createLayout'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/projects/{projectId}/layouts/{layoutId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a layout: its newest version, or ?version=n
+     * @description Needs a key with scope "full".
+     */
+    get: operations['getLayout'];
+    /**
+     * Save a new version of a layout: published at once, or a draft ("draft": true) published later
+     * @description Needs a key with scope "full".
+     */
+    put: operations['saveLayoutVersion'];
+    post?: never;
+    /**
+     * Delete a layout and its versions: refused (409) while a template's published version uses it
+     * @description Needs a key with scope "full".
+     */
+    delete: operations['deleteLayout'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/projects/{projectId}/layouts/{layoutId}/versions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the versions of a layout, newest first: when each was saved, by whom, and which is published
+     * @description Needs a key with scope "full".
+     */
+    get: operations['listLayoutVersions'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/projects/{projectId}/layouts/{layoutId}/versions/{version}/publish': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Publish a version of a layout: a draft goes live in every template that names the layout, or an older version comes back
+     * @description Needs a key with scope "full".
+     */
+    post: operations['publishLayoutVersion'];
     delete?: never;
     options?: never;
     head?: never;
@@ -5478,7 +5590,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The templates, latest versions, oldest first */
+      /** @description The templates, newest versions, oldest first */
       200: {
         headers: {
           [name: string]: unknown;
@@ -5491,10 +5603,32 @@ export interface operations {
               name: string;
               /** @description the version shown */
               version: number;
+              /** @description the newest version: a draft when it is ahead of published_version */
               latest_version: number;
+              /** @description the version sends use */
+              published_version: number;
+              /**
+               * @description handlebars (the default): the html is HTML; mjml: the html is an MJML document (<mjml>…), compiled to responsive HTML
+               * @enum {string}
+               */
+              format: 'handlebars' | 'mjml';
               subject: string;
               html: string;
               text: string | null;
+              layout_id: string | null;
+              variants: {
+                language: string;
+                subject: string;
+                html: string;
+                text: string | null;
+                layout_id: string | null;
+              }[];
+              /** @description the API key that saved it (via session: through the admin panel); null for versions saved before this was kept */
+              saved_by: {
+                key_id: string;
+                /** @enum {string} */
+                via: 'key' | 'session';
+              } | null;
               /** Format: date-time */
               created_at: string;
               /** Format: date-time */
@@ -5586,10 +5720,30 @@ export interface operations {
           name: string;
           /** @description Handlebars; {{user.…}} and {{data.…}}; not HTML-escaped */
           subject: string;
-          /** @description Handlebars; values are HTML-escaped */
+          /** @description Handlebars; values are HTML-escaped. With format mjml: MJML, compiled to HTML after Handlebars ran on it */
           html: string;
           /** @description Handlebars; absent: derived from the HTML */
           text?: string | null;
+          /**
+           * @description handlebars (the default): the html is HTML; mjml: the html is an MJML document (<mjml>…), compiled to responsive HTML
+           * @enum {string}
+           */
+          format?: 'handlebars' | 'mjml';
+          /** @description a layout of the project: the mail is its html with this body in its {{{content}}} */
+          layout_id?: string | null;
+          /** @description up to 50 languages (tags unique, case-insensitively); the template's own subject, html and text are the default, sent when no variant matches */
+          variants?: {
+            /** @description BCP 47 tag */
+            language: string;
+            /** @description Handlebars; {{user.…}} and {{data.…}}; not HTML-escaped */
+            subject: string;
+            /** @description Handlebars; values are HTML-escaped. With format mjml: MJML, compiled to HTML after Handlebars ran on it */
+            html: string;
+            /** @description Handlebars; absent: derived from the HTML */
+            text?: string | null;
+            /** @description the layout this language is sent in; absent: the template's layout_id */
+            layout_id?: string;
+          }[];
         };
       };
     };
@@ -5606,10 +5760,32 @@ export interface operations {
             name: string;
             /** @description the version shown */
             version: number;
+            /** @description the newest version: a draft when it is ahead of published_version */
             latest_version: number;
+            /** @description the version sends use */
+            published_version: number;
+            /**
+             * @description handlebars (the default): the html is HTML; mjml: the html is an MJML document (<mjml>…), compiled to responsive HTML
+             * @enum {string}
+             */
+            format: 'handlebars' | 'mjml';
             subject: string;
             html: string;
             text: string | null;
+            layout_id: string | null;
+            variants: {
+              language: string;
+              subject: string;
+              html: string;
+              text: string | null;
+              layout_id: string | null;
+            }[];
+            /** @description the API key that saved it (via session: through the admin panel); null for versions saved before this was kept */
+            saved_by: {
+              key_id: string;
+              /** @enum {string} */
+              via: 'key' | 'session';
+            } | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -5735,10 +5911,32 @@ export interface operations {
             name: string;
             /** @description the version shown */
             version: number;
+            /** @description the newest version: a draft when it is ahead of published_version */
             latest_version: number;
+            /** @description the version sends use */
+            published_version: number;
+            /**
+             * @description handlebars (the default): the html is HTML; mjml: the html is an MJML document (<mjml>…), compiled to responsive HTML
+             * @enum {string}
+             */
+            format: 'handlebars' | 'mjml';
             subject: string;
             html: string;
             text: string | null;
+            layout_id: string | null;
+            variants: {
+              language: string;
+              subject: string;
+              html: string;
+              text: string | null;
+              layout_id: string | null;
+            }[];
+            /** @description the API key that saved it (via session: through the admin panel); null for versions saved before this was kept */
+            saved_by: {
+              key_id: string;
+              /** @enum {string} */
+              via: 'key' | 'session';
+            } | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -5827,10 +6025,32 @@ export interface operations {
           name: string;
           /** @description Handlebars; {{user.…}} and {{data.…}}; not HTML-escaped */
           subject: string;
-          /** @description Handlebars; values are HTML-escaped */
+          /** @description Handlebars; values are HTML-escaped. With format mjml: MJML, compiled to HTML after Handlebars ran on it */
           html: string;
           /** @description Handlebars; absent: derived from the HTML */
           text?: string | null;
+          /**
+           * @description handlebars (the default): the html is HTML; mjml: the html is an MJML document (<mjml>…), compiled to responsive HTML
+           * @enum {string}
+           */
+          format?: 'handlebars' | 'mjml';
+          /** @description a layout of the project: the mail is its html with this body in its {{{content}}} */
+          layout_id?: string | null;
+          /** @description up to 50 languages (tags unique, case-insensitively); the template's own subject, html and text are the default, sent when no variant matches */
+          variants?: {
+            /** @description BCP 47 tag */
+            language: string;
+            /** @description Handlebars; {{user.…}} and {{data.…}}; not HTML-escaped */
+            subject: string;
+            /** @description Handlebars; values are HTML-escaped. With format mjml: MJML, compiled to HTML after Handlebars ran on it */
+            html: string;
+            /** @description Handlebars; absent: derived from the HTML */
+            text?: string | null;
+            /** @description the layout this language is sent in; absent: the template's layout_id */
+            layout_id?: string;
+          }[];
+          /** @description true: saved as the newest version, not published (sends keep the published one); absent or false: published at once */
+          draft?: boolean;
         };
       };
     };
@@ -5847,10 +6067,32 @@ export interface operations {
             name: string;
             /** @description the version shown */
             version: number;
+            /** @description the newest version: a draft when it is ahead of published_version */
             latest_version: number;
+            /** @description the version sends use */
+            published_version: number;
+            /**
+             * @description handlebars (the default): the html is HTML; mjml: the html is an MJML document (<mjml>…), compiled to responsive HTML
+             * @enum {string}
+             */
+            format: 'handlebars' | 'mjml';
             subject: string;
             html: string;
             text: string | null;
+            layout_id: string | null;
+            variants: {
+              language: string;
+              subject: string;
+              html: string;
+              text: string | null;
+              layout_id: string | null;
+            }[];
+            /** @description the API key that saved it (via session: through the admin panel); null for versions saved before this was kept */
+            saved_by: {
+              key_id: string;
+              /** @enum {string} */
+              via: 'key' | 'session';
+            } | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -6049,6 +6291,14 @@ export interface operations {
               version: number;
               /** Format: date-time */
               created_at: string;
+              /** @description the API key that saved it (via session: through the admin panel); null for versions saved before this was kept */
+              saved_by: {
+                key_id: string;
+                /** @enum {string} */
+                via: 'key' | 'session';
+              } | null;
+              /** @description the version sends use */
+              published: boolean;
             }[];
           };
         };
@@ -6118,9 +6368,146 @@ export interface operations {
       };
     };
   };
-  previewTemplate: {
+  publishTemplateVersion: {
     parameters: {
       query?: never;
+      header?: {
+        /** @description Replays the first answer for 24 h */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        projectId: string;
+        templateId: string;
+        version: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The version published, which sends use from now on */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            project_id: string;
+            name: string;
+            /** @description the version shown */
+            version: number;
+            /** @description the newest version: a draft when it is ahead of published_version */
+            latest_version: number;
+            /** @description the version sends use */
+            published_version: number;
+            /**
+             * @description handlebars (the default): the html is HTML; mjml: the html is an MJML document (<mjml>…), compiled to responsive HTML
+             * @enum {string}
+             */
+            format: 'handlebars' | 'mjml';
+            subject: string;
+            html: string;
+            text: string | null;
+            layout_id: string | null;
+            variants: {
+              language: string;
+              subject: string;
+              html: string;
+              text: string | null;
+              layout_id: string | null;
+            }[];
+            /** @description the API key that saved it (via session: through the admin panel); null for versions saved before this was kept */
+            saved_by: {
+              key_id: string;
+              /** @enum {string} */
+              via: 'key' | 'session';
+            } | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+          };
+        };
+      };
+      /** @description Malformed or invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No or bad credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key scope does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unknown, or another client's, resource */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A request with this Idempotency-Key is in flight */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Over the rate limit (see Retry-After and RateLimit) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A service this request needs (the bus, the owning service, DNS) is unavailable; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  previewTemplate: {
+    parameters: {
+      query?: {
+        version?: number;
+      };
       header?: {
         /** @description Replays the first answer for 24 h */
         'Idempotency-Key'?: string;
@@ -6142,7 +6529,10 @@ export interface operations {
           data?: {
             [key: string]: components['schemas']['DocumentValue'];
           };
+          /** @description a version (?version= says the same); the newest by default */
           version?: number;
+          /** @description the variant for this language (exact tag, then its primary subtag, then the default), as a send picks it */
+          language?: string;
         };
       };
     };
@@ -6269,10 +6659,30 @@ export interface operations {
         'application/json': {
           /** @description Handlebars; {{user.…}} and {{data.…}}; not HTML-escaped */
           subject: string;
-          /** @description Handlebars; values are HTML-escaped */
+          /** @description Handlebars; values are HTML-escaped. With format mjml: MJML, compiled to HTML after Handlebars ran on it */
           html: string;
           /** @description Handlebars; absent: derived from the HTML */
           text?: string | null;
+          /**
+           * @description handlebars (the default): the html is HTML; mjml: the html is an MJML document (<mjml>…), compiled to responsive HTML
+           * @enum {string}
+           */
+          format?: 'handlebars' | 'mjml';
+          /** @description a layout of the project: the mail is its html with this body in its {{{content}}} */
+          layout_id?: string | null;
+          /** @description up to 50 languages (tags unique, case-insensitively); the template's own subject, html and text are the default, sent when no variant matches */
+          variants?: {
+            /** @description BCP 47 tag */
+            language: string;
+            /** @description Handlebars; {{user.…}} and {{data.…}}; not HTML-escaped */
+            subject: string;
+            /** @description Handlebars; values are HTML-escaped. With format mjml: MJML, compiled to HTML after Handlebars ran on it */
+            html: string;
+            /** @description Handlebars; absent: derived from the HTML */
+            text?: string | null;
+            /** @description the layout this language is sent in; absent: the template's layout_id */
+            layout_id?: string;
+          }[];
           /** @description keys at every level: 1 to 128 characters, no NUL, no '.', not starting with '$'; at most 16 levels deep and 256 KB as JSON */
           user?: {
             [key: string]: components['schemas']['DocumentValue'];
@@ -6281,6 +6691,8 @@ export interface operations {
           data?: {
             [key: string]: components['schemas']['DocumentValue'];
           };
+          /** @description the variant for this language (exact tag, then its primary subtag, then the default), as a send picks it */
+          language?: string;
         };
       };
     };
@@ -6407,10 +6819,30 @@ export interface operations {
         'application/json': {
           /** @description Handlebars; {{user.…}} and {{data.…}}; not HTML-escaped */
           subject?: string;
-          /** @description Handlebars; values are HTML-escaped */
+          /** @description Handlebars; values are HTML-escaped. With format mjml: MJML, compiled to HTML after Handlebars ran on it */
           html?: string;
           /** @description Handlebars; absent: derived from the HTML */
           text?: string | null;
+          /**
+           * @description handlebars (the default): the html is HTML; mjml: the html is an MJML document (<mjml>…), compiled to responsive HTML
+           * @enum {string}
+           */
+          format?: 'handlebars' | 'mjml';
+          /** @description a layout of the project: the mail is its html with this body in its {{{content}}} */
+          layout_id?: string | null;
+          /** @description up to 50 languages (tags unique, case-insensitively); the template's own subject, html and text are the default, sent when no variant matches */
+          variants?: {
+            /** @description BCP 47 tag */
+            language: string;
+            /** @description Handlebars; {{user.…}} and {{data.…}}; not HTML-escaped */
+            subject: string;
+            /** @description Handlebars; values are HTML-escaped. With format mjml: MJML, compiled to HTML after Handlebars ran on it */
+            html: string;
+            /** @description Handlebars; absent: derived from the HTML */
+            text?: string | null;
+            /** @description the layout this language is sent in; absent: the template's layout_id */
+            layout_id?: string;
+          }[];
           /** @description keys at every level: 1 to 128 characters, no NUL, no '.', not starting with '$'; at most 16 levels deep and 256 KB as JSON */
           user?: {
             [key: string]: components['schemas']['DocumentValue'];
@@ -6419,6 +6851,8 @@ export interface operations {
           data?: {
             [key: string]: components['schemas']['DocumentValue'];
           };
+          /** @description the variant for this language (exact tag, then its primary subtag, then the default), as a send picks it */
+          language?: string;
         };
       };
     };
@@ -6433,8 +6867,8 @@ export interface operations {
             /** @description no errors: the template parses, fits the render limits (as saving checks) and renders with this user and data */
             valid: boolean;
             errors: {
-              /** @enum {string} */
-              field: 'subject' | 'html' | 'text';
+              /** @description subject, html or text; variants/N/subject, variants/N/html or variants/N/text; layout_id (or variants/N/layout_id) for the layout named */
+              field: string;
               /** @description from 1, within the field; null when unknown */
               line: number | null;
               /** @description from 1; null when unknown */
@@ -6508,6 +6942,817 @@ export interface operations {
       };
       /** @description Body is not JSON */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Over the rate limit (see Retry-After and RateLimit) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A service this request needs (the bus, the owning service, DNS) is unavailable; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listLayouts: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        projectId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The layouts, newest versions, oldest first */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description newest versions, oldest layout first */
+            data: {
+              id: string;
+              project_id: string;
+              name: string;
+              /** @description the version shown */
+              version: number;
+              /** @description the newest version: a draft when it is ahead of published_version */
+              latest_version: number;
+              /** @description the version sends use */
+              published_version: number;
+              html: string;
+              text: string | null;
+              /** @description the API key that saved it (via session: through the admin panel); null for versions saved before this was kept */
+              saved_by: {
+                key_id: string;
+                /** @enum {string} */
+                via: 'key' | 'session';
+              } | null;
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              updated_at: string;
+            }[];
+          };
+        };
+      };
+      /** @description Malformed or invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No or bad credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key scope does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unknown, or another client's, resource */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Over the rate limit (see Retry-After and RateLimit) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A service this request needs (the bus, the owning service, DNS) is unavailable; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createLayout: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Replays the first answer for 24 h */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        projectId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          name: string;
+          /** @description Handlebars HTML around the body: {{{content}}} exactly once; reads the same user and data as the template; values are HTML-escaped */
+          html: string;
+          /** @description Handlebars text around the text body: {{{content}}} exactly once; absent: the text body is sent unwrapped (or derived from the wrapped HTML) */
+          text?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description The layout, version 1 */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            project_id: string;
+            name: string;
+            /** @description the version shown */
+            version: number;
+            /** @description the newest version: a draft when it is ahead of published_version */
+            latest_version: number;
+            /** @description the version sends use */
+            published_version: number;
+            html: string;
+            text: string | null;
+            /** @description the API key that saved it (via session: through the admin panel); null for versions saved before this was kept */
+            saved_by: {
+              key_id: string;
+              /** @enum {string} */
+              via: 'key' | 'session';
+            } | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+          };
+        };
+      };
+      /** @description Malformed or invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No or bad credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key scope does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unknown, or another client's, resource */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A request with this Idempotency-Key is in flight */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body over the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body is not JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Over the rate limit (see Retry-After and RateLimit) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A service this request needs (the bus, the owning service, DNS) is unavailable; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getLayout: {
+    parameters: {
+      query?: {
+        version?: number;
+      };
+      header?: never;
+      path: {
+        projectId: string;
+        layoutId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The layout */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            project_id: string;
+            name: string;
+            /** @description the version shown */
+            version: number;
+            /** @description the newest version: a draft when it is ahead of published_version */
+            latest_version: number;
+            /** @description the version sends use */
+            published_version: number;
+            html: string;
+            text: string | null;
+            /** @description the API key that saved it (via session: through the admin panel); null for versions saved before this was kept */
+            saved_by: {
+              key_id: string;
+              /** @enum {string} */
+              via: 'key' | 'session';
+            } | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+          };
+        };
+      };
+      /** @description Malformed or invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No or bad credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key scope does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unknown, or another client's, resource */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Over the rate limit (see Retry-After and RateLimit) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A service this request needs (the bus, the owning service, DNS) is unavailable; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  saveLayoutVersion: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        projectId: string;
+        layoutId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          name: string;
+          /** @description Handlebars HTML around the body: {{{content}}} exactly once; reads the same user and data as the template; values are HTML-escaped */
+          html: string;
+          /** @description Handlebars text around the text body: {{{content}}} exactly once; absent: the text body is sent unwrapped (or derived from the wrapped HTML) */
+          text?: string | null;
+          /** @description true: saved as the newest version, not published (templates keep the published one); absent or false: published at once */
+          draft?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description The new version */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            project_id: string;
+            name: string;
+            /** @description the version shown */
+            version: number;
+            /** @description the newest version: a draft when it is ahead of published_version */
+            latest_version: number;
+            /** @description the version sends use */
+            published_version: number;
+            html: string;
+            text: string | null;
+            /** @description the API key that saved it (via session: through the admin panel); null for versions saved before this was kept */
+            saved_by: {
+              key_id: string;
+              /** @enum {string} */
+              via: 'key' | 'session';
+            } | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+          };
+        };
+      };
+      /** @description Malformed or invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No or bad credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key scope does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unknown, or another client's, resource */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body over the limit */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Body is not JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Over the rate limit (see Retry-After and RateLimit) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A service this request needs (the bus, the owning service, DNS) is unavailable; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  deleteLayout: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        projectId: string;
+        layoutId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Malformed or invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No or bad credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key scope does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unknown, or another client's, resource */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Over the rate limit (see Retry-After and RateLimit) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A service this request needs (the bus, the owning service, DNS) is unavailable; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listLayoutVersions: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        projectId: string;
+        layoutId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The versions, newest first */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description newest first, at most 500 */
+            data: {
+              version: number;
+              /** Format: date-time */
+              created_at: string;
+              /** @description the API key that saved it (via session: through the admin panel); null for versions saved before this was kept */
+              saved_by: {
+                key_id: string;
+                /** @enum {string} */
+                via: 'key' | 'session';
+              } | null;
+              /** @description the version sends use */
+              published: boolean;
+            }[];
+          };
+        };
+      };
+      /** @description Malformed or invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No or bad credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key scope does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unknown, or another client's, resource */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Well-formed but cannot be processed: an unmet prerequisite, an Idempotency-Key reused with another body, a cursor this API did not give out, a query naming neither email nor user_id, or a header Postbus sets itself */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Over the rate limit (see Retry-After and RateLimit) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A service this request needs (the bus, the owning service, DNS) is unavailable; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  publishLayoutVersion: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Replays the first answer for 24 h */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        projectId: string;
+        layoutId: string;
+        version: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The version published */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            project_id: string;
+            name: string;
+            /** @description the version shown */
+            version: number;
+            /** @description the newest version: a draft when it is ahead of published_version */
+            latest_version: number;
+            /** @description the version sends use */
+            published_version: number;
+            html: string;
+            text: string | null;
+            /** @description the API key that saved it (via session: through the admin panel); null for versions saved before this was kept */
+            saved_by: {
+              key_id: string;
+              /** @enum {string} */
+              via: 'key' | 'session';
+            } | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+          };
+        };
+      };
+      /** @description Malformed or invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No or bad credentials */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key scope does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unknown, or another client's, resource */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A request with this Idempotency-Key is in flight */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -7174,6 +8419,8 @@ export interface operations {
           data?: {
             [key: string]: components['schemas']['DocumentValue'];
           };
+          /** @description the template's language variant to send (exact tag, then its primary subtag, then the default); absent: the user's language, from this send's user or else the stored profile */
+          language?: string;
           /**
            * Format: email
            * @description email address, compared case-insensitively
@@ -8556,6 +9803,8 @@ export interface operations {
                 id: string;
                 version: number;
               } | null;
+              /** @description the template's language variant the message was rendered in; null: its default (or a content send, or not rendered yet) */
+              language: string | null;
               email: string;
               user_id: string | null;
               /**
@@ -8876,6 +10125,8 @@ export interface operations {
               id: string;
               version: number;
             } | null;
+            /** @description the template's language variant the message was rendered in; null: its default (or a content send, or not rendered yet) */
+            language: string | null;
             email: string;
             user_id: string | null;
             /**
@@ -9283,6 +10534,8 @@ export interface operations {
               id: string;
               version: number;
             } | null;
+            /** @description the template's language variant the message was rendered in; null: its default (or a content send, or not rendered yet) */
+            language: string | null;
             email: string;
             user_id: string | null;
             /**

@@ -21,7 +21,7 @@ function deps(overrides: Partial<BatchSendDeps> = {}) {
     resolve: (emailKey) => {
       resolved.push(emailKey);
       if (emailKey === 'missing') return Promise.reject(new NotFoundError('No such transactional email in this project.'));
-      return Promise.resolve({ emailId: `e-${emailKey}`, emailKey, templateId: 't1', templateVersion: 2 });
+      return Promise.resolve({ emailId: `e-${emailKey}`, emailKey, templateId: 't1', templateVersion: 2, templateRevision: 1 });
     },
     queue: (triggers) => {
       queued.push(triggers);
@@ -248,7 +248,7 @@ describe('message ids', () => {
         // Each email's plan comes after its own delay, so the items finish in a different order each time.
         resolve: (emailKey) =>
           new Promise((resolve) =>
-            setTimeout(() => resolve({ emailId: `e-${emailKey}`, emailKey, templateId: 't1', templateVersion: 1 }), Math.random() * 20),
+            setTimeout(() => resolve({ emailId: `e-${emailKey}`, emailKey, templateId: 't1', templateVersion: 1, templateRevision: 1 }), Math.random() * 20),
           ),
       });
       await sendBatch(

@@ -335,16 +335,15 @@ export async function checkDraft(
  */
 export async function checkLayoutForSave(engine: TemplateEngine, layout: { html: string; text: string | null }, clientId: string) {
   const problems = layoutProblems(layout);
-  if (problems.length) {
-    throw new UnprocessableError(
-      'layout-invalid',
-      'The layout cannot be saved as it is.',
-      problems.map((p) => ({
-        pointer: `/${p.part}`,
-        message: [p.line !== null ? `line ${p.line}` : '', p.message].filter(Boolean).join(', '),
-      })),
-    );
-  }
+  const fields = (kinds: string[]) =>
+    problems
+      .filter((p) => kinds.includes(p.kind))
+      .map((p) => ({ pointer: `/${p.part}`, message: [p.line !== null ? `line ${p.line}` : '', p.message].filter(Boolean).join(', ') }));
+  // As a template's: what does not parse is a 400, a layout that parses but breaks a rule a 422.
+  const syntax = fields(['syntax']);
+  if (syntax.length) throw new ValidationError('The layout has syntax errors.', syntax);
+  const rules = fields(['slot', 'limit']);
+  if (rules.length) throw new UnprocessableError('layout-invalid', 'The layout cannot be saved as it is.', rules);
   try {
     await engine.measure({ subject: 'Layout', html: '<p>The body</p>', text: layout.text === null ? null : 'The body', layout }, clientId);
   } catch (error) {

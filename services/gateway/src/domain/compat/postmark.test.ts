@@ -313,6 +313,7 @@ describe('a message read as Postmark’s outbound message details', () => {
     id: 'msg_0123456789abcdef0123456789abcdef',
     project_id: 'p1',
     email_key: null,
+    language: null,
     source: 'api',
     template: null,
     email: 'ada@example.com',

@@ -196,6 +196,7 @@ describe('scheduled_at', () => {
 const message = (over: Partial<Message> = {}): Message => ({
   id: 'msg_0000000000000000000000000000000a',
   project_id: 'p',
+  language: null,
   email_key: null,
   source: 'api',
   template: null,

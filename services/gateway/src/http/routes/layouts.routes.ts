@@ -152,7 +152,10 @@ export function layoutRoutes({ templates, layouts }: { templates: TemplateReposi
       tag: 'Layouts',
       scope: 'full',
       params: LayoutParams,
-      responses: { 204: { description: 'Deleted' } },
+      responses: {
+        204: { description: 'Deleted' },
+        409: { description: "A template's published version uses the layout (the problem names the templates)" },
+      },
       handle: async ({ params, client }) => {
         if (!(await layouts.get(client.clientId, params.projectId, params.layoutId))) throw new NotFoundError(NOT_FOUND);
         const users = await templates.publishedUsing(client.clientId, params.projectId, params.layoutId);
