@@ -104,6 +104,8 @@ export interface EventDoc {
   subject?: string;
   /** Delivery: the template's language variant this attempt rendered; absent: its default (or no template). */
   language?: string;
+  /** Delivery: the template version this attempt rendered, when not the one the send was accepted with. */
+  templateVersion?: number;
   /** Engagement: what is counted once (`opened`, `unsubscribed`, `clicked:<hash of the link>`). */
   key?: string;
   /** Delivery: the message's cc and bcc addresses this attempt did not send to. */

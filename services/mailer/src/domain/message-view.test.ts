@@ -117,6 +117,16 @@ describe('messageView', () => {
     expect(currentView(before as Message).language).toBeNull();
   });
 
+  it('names the template version the mail was rendered from, when a publish came between the accept and the render', () => {
+    const sent = { ...message, templateId: 't1', templateVersion: 3 };
+    expect(messageView(sent, []).template).toEqual({ id: 't1', version: 3 });
+    expect(messageView(sent, [entry(2, 'sent', { attempt: 1, subject: 'Hi' })]).template).toEqual({ id: 't1', version: 3 });
+    expect(messageView(sent, [entry(2, 'sent', { attempt: 1, subject: 'Hi', templateVersion: 2 })]).template).toEqual({
+      id: 't1',
+      version: 2,
+    });
+  });
+
   it('shapes the timeline: queued first, then each entry with only the details it has (no key, no subject)', () => {
     const view = messageView(message, [
       entry(2, 'deferred', { attempt: 1, smtp: { code: 451, response: '451 later' }, subject: 'Hi' }),

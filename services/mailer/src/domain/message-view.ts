@@ -63,7 +63,8 @@ export function messageView(message: MessageDoc, entries: EventDoc[]): Message {
   const timeline = [queuedEntry(message), ...events];
   const last = timeline[timeline.length - 1]!;
   const latestFirst = [...events].reverse();
-  // The language variant of the latest attempt that rendered the template (its default names none).
+  // The language variant and version of the latest attempt that rendered the template (its default
+  // names no language; the version accepted is named by none).
   const rendered = latestFirst.find((e) => e.subject || e.language);
   return {
     id: message._id,
@@ -72,7 +73,7 @@ export function messageView(message: MessageDoc, entries: EventDoc[]): Message {
     source: message.source ?? 'api',
     template:
       message.templateId !== undefined && message.templateVersion !== undefined
-        ? { id: message.templateId, version: message.templateVersion }
+        ? { id: message.templateId, version: rendered?.templateVersion ?? message.templateVersion }
         : null,
     language: rendered?.language ?? null,
     email: message.email,

@@ -123,6 +123,7 @@ export class Timeline {
       ...(exhausted ? { reason: `retries exhausted after ${attempt} attempts` } : outcome.reason ? { reason: outcome.reason } : {}),
       ...(outcome.subject ? { subject: outcome.subject } : {}),
       ...(outcome.language ? { language: outcome.language } : {}),
+      ...(outcome.templateVersion !== undefined ? { templateVersion: outcome.templateVersion } : {}),
       ...(outcome.droppedCopies?.length ? { droppedCopies: outcome.droppedCopies } : {}),
       ...(outcome.deliveredCopies?.length ? { deliveredCopies: outcome.deliveredCopies } : {}),
     };

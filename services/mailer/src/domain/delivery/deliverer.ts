@@ -23,6 +23,11 @@ export interface Outcome {
   subject?: string;
   /** The template's language variant rendered (or tried); absent: its default, or no template. */
   language?: string;
+  /**
+   * The template version rendered, when it is not the one the send was accepted with (one
+   * published, or rolled back to, in between): the message read names the one the mail shows.
+   */
+  templateVersion?: number;
   /** The email as rendered, before tracking (viewing it must count no open): kept for the message log. */
   content?: RenderedContent;
   /** The message's cc and bcc addresses it was not sent to: suppressed, or refused by the relay. */
@@ -210,6 +215,9 @@ export class Deliverer {
       smtp: { code: result.code, response: result.response },
       subject: rendered.subject,
       ...(sender.stored?.language ? { language: sender.stored.language } : {}),
+      ...(sender.stored && sender.stored.template.version !== message.templateVersion
+        ? { templateVersion: sender.stored.template.version }
+        : {}),
       content: { subject: rendered.subject, html: rendered.html, text: rendered.text },
       ...(dropped.length > 0 ? { droppedCopies: dropped } : {}),
       ...(delivered.length > 0 ? { deliveredCopies: delivered } : {}),
