@@ -168,26 +168,27 @@ describe('the admin panel setup, messages, revenue, erasures and API keys in a r
         what: 'the live preview of the unsaved edit',
       }),
     );
-    await page.getByRole('button', { name: 'Save new version' }).click();
+    // A save that sends use at once (Save draft would keep version 1 published).
+    await page.getByRole('button', { name: 'Save and publish' }).click();
     await page.getByText('version 2 of 2').waitFor();
-    // Each version names when it was saved (the reader's local time), once the list of versions is in.
-    await waitFor(
-      async () => (await page.getByLabel('Version history').locator('option').allTextContents()).every((o) => o.includes(' · saved ')),
-      {
-        what: 'the dates of the versions',
-      },
-    );
-    await expect(page.getByLabel('Version history').locator('option').allTextContents()).resolves.toEqual([
-      expect.stringMatching(/^Version 2 \(latest\) · saved \S.*\d/),
-      expect.stringMatching(/^Version 1 · saved \S.*\d/),
-    ]);
+    await page.getByText('Published v2', { exact: true }).waitFor();
     await waitFor(async () => ((await rendered.locator('body').textContent()) ?? '').includes('Thanks for joining.'), {
       what: 'the preview of version 2',
     });
     await panel.shot('template-editor');
-    await page.getByLabel('Version history').selectOption('1');
+    // Each version names who saved it (the panel's session: the key's name, via panel) and when (the reader's local time).
+    await page.getByRole('tab', { name: 'Versions' }).click();
+    const versions = page.getByRole('list', { name: 'Versions' });
+    await versions.getByRole('listitem').first().waitFor();
+    await expect(versions.getByRole('listitem').allTextContents()).resolves.toEqual([
+      expect.stringMatching(/^v2publishedin the editorkey “.+” via panel · \S.*\d\D*$/),
+      expect.stringMatching(/^v1key “.+” via panel · \S.*\d\D*OpenRoll back$/),
+    ]);
+    await versions.getByRole('button', { name: 'Open version 1' }).click();
     await page.getByText('You are looking at version 1').waitFor();
-    await expect(page.getByRole('button', { name: 'Restore as version 3' }).isEnabled()).resolves.toBe(true);
+    await expect(page.getByRole('button', { name: 'Save draft' }).isEnabled()).resolves.toBe(true);
+    await expect(page.getByRole('button', { name: 'Roll back to v1' }).isEnabled()).resolves.toBe(true);
+    await page.getByRole('tab', { name: 'Preview' }).click();
     await shotDark(page, (name) => panel.shot(name), 'template-editor-dark', 300); // 300 ms: the buttons' colour transition
 
     // 5. The transactional email, bound to the template by its key.

@@ -43,6 +43,11 @@ const router = createBrowserRouter(
           path: 'projects/:projectId/templates/:templateId',
           lazy: async () => ({ Component: (await import('./screens/template-editor')).TemplateEditorScreen }),
         },
+        { path: 'projects/:projectId/layouts', lazy: async () => ({ Component: (await import('./screens/layouts')).LayoutsScreen }) },
+        {
+          path: 'projects/:projectId/layouts/:layoutId',
+          lazy: async () => ({ Component: (await import('./screens/layout-editor')).LayoutEditorScreen }),
+        },
         { path: 'projects/:projectId/messages', lazy: async () => ({ Component: (await import('./screens/messages')).MessagesScreen }) },
         {
           path: 'projects/:projectId/scheduled',

@@ -4,8 +4,8 @@ import type { Message } from './api/types';
 export const PROJECT = '0123456789abcdef01234567';
 
 /**
- * A message of PROJECT as the gateway lists it: the `welcome` email to no user id, nothing opened or
- * clicked, no tags or metadata; `fields` name the rest (and replace any of these).
+ * A message of PROJECT as the gateway lists it: the `welcome` email (its template's default language)
+ * to no user id, nothing opened or clicked, no tags or metadata; `fields` name the rest (and replace any of these).
  */
 export const testMessage = (
   fields: Pick<Message, 'id' | 'email' | 'status' | 'subject' | 'created_at' | 'updated_at' | 'timeline'> & Partial<Message>,
@@ -14,6 +14,7 @@ export const testMessage = (
   email_key: 'welcome',
   source: 'api',
   template: { id: 'tpl_1', version: 1 },
+  language: null,
   user_id: null,
   opened: false,
   clicked: false,

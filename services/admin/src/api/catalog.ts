@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { api } from './client';
 import { queryKeys } from './query-keys';
-import type { ListOf, SenderDomain, Template, TrackingDomain, TransactionalEmail } from './types';
+import type { Layout, ListOf, SenderDomain, Template, TrackingDomain, TransactionalEmail } from './types';
 
 /** Reads of the client's catalog (the spec's prerequisites), shared by the setup screen, its checklist and the editors. */
 
@@ -22,5 +22,12 @@ export const useEmails = (projectId: string | undefined) =>
   useQuery({
     queryKey: queryKeys.emails(projectId ?? ''),
     queryFn: () => api<ListOf<TransactionalEmail>>(`/projects/${projectId}/emails`),
+    enabled: Boolean(projectId),
+  });
+
+export const useLayouts = (projectId: string | undefined) =>
+  useQuery({
+    queryKey: queryKeys.layouts(projectId ?? ''),
+    queryFn: () => api<ListOf<Layout>>(`/projects/${projectId}/layouts`),
     enabled: Boolean(projectId),
   });

@@ -14,6 +14,9 @@ export const queryKeys = {
   template: (projectId: string, templateId: string, version?: number) =>
     ['projects', projectId, 'templates', templateId, { version }] as const,
   templateVersions: (projectId: string, templateId: string) => ['projects', projectId, 'templates', templateId, 'versions'] as const,
+  layouts: (projectId: string) => ['projects', projectId, 'layouts'] as const,
+  layout: (projectId: string, layoutId: string, version?: number) => ['projects', projectId, 'layouts', layoutId, { version }] as const,
+  layoutVersions: (projectId: string, layoutId: string) => ['projects', projectId, 'layouts', layoutId, 'versions'] as const,
   emails: (projectId: string) => ['projects', projectId, 'emails'] as const,
   messageLog: (projectId: string, query: Record<string, string | undefined>) => ['projects', projectId, 'messages', 'log', query] as const,
   messageContent: (projectId: string, messageId: string) => ['projects', projectId, 'messages', messageId, 'content'] as const,

@@ -27,11 +27,18 @@ export type {
   CreateProjectRequest,
   UpdateProjectRequest,
   Template,
+  TemplateFormat,
+  TemplateVariant,
   TemplateVersionList,
+  CreateTemplateRequest,
   SaveTemplateRequest,
   PreviewRequest,
+  DraftPreviewRequest,
   ValidateTemplateRequest,
   TemplateValidation,
+  Layout,
+  CreateLayoutRequest,
+  SaveLayoutRequest,
   TransactionalEmail,
   CreateEmailRequest,
   MessageStats,
@@ -89,3 +96,9 @@ export interface RenderedEmail {
 
 /** Where the template check found one part of a template wrong: its line and column (from 1) when it knows them. */
 export type TemplateError = import('@postbus/contracts').TemplateValidation['errors'][number];
+
+/** Who saved a version of a template or layout: an API key, directly or through a panel session it opened. */
+export type SavedBy = import('@postbus/contracts').Template['saved_by'];
+
+/** The versions of a template or a layout, newest first (both routes answer this shape). */
+export type VersionList = import('@postbus/contracts').TemplateVersionList;

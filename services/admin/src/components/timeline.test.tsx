@@ -8,6 +8,7 @@ const message: Message = {
   email_key: 'welcome',
   source: 'api',
   template: { id: 'tpl_1', version: 1 },
+  language: null,
   email: 'ada@example.com',
   user_id: null,
   status: 'sent',
@@ -208,6 +209,15 @@ describe('a message with its timeline', () => {
     unmount();
     render(<MessageItem message={{ ...message, email_key: null, source: 'smtp', template: null }} />);
     expect(screen.getByTitle('Sent over SMTP with its own content (no template)')).toHaveTextContent('content · SMTP');
+  });
+
+  it("names the template's language the message was rendered in, and none for its default", () => {
+    const { unmount } = render(<MessageItem message={{ ...message, language: 'de' }} />);
+    expect(screen.getByTitle('Sent through the API from template version 1')).toHaveTextContent('welcome · de · API');
+    expect(screen.getByTitle("Rendered in the template's de variant")).toHaveTextContent('de');
+    unmount();
+    render(<MessageItem message={message} />);
+    expect(screen.queryByTitle(/^Rendered in/)).toBeNull();
   });
 
   it('is settled (no more polling) once sent, bounced, failed, suppressed or canceled, not while scheduled, queued or deferred', () => {

@@ -14,6 +14,8 @@ export const SECTIONS: Section[] = [
   { label: 'User profile', path: (projectId) => (projectId ? `/projects/${projectId}/users` : undefined) },
   { label: 'Webhooks', path: () => '/webhooks' },
   { label: 'Setup', path: () => '/setup' },
+  // The templates are on the setup screen; the layouts around them have a screen of their own, per project.
+  { label: 'Layouts', path: (projectId) => (projectId ? `/projects/${projectId}/layouts` : undefined) },
   { label: 'Messages', path: (projectId) => (projectId ? `/projects/${projectId}/messages` : undefined) },
   { label: 'Scheduled', path: (projectId) => (projectId ? `/projects/${projectId}/scheduled` : undefined) },
   { label: 'Suppressions', path: (projectId) => (projectId ? `/projects/${projectId}/suppressions` : undefined) },

@@ -1,55 +1,103 @@
-import { html } from '@codemirror/lang-html';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import CodeMirror, { EditorView } from '@uiw/react-codemirror';
-import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState, type FormEvent, type ReactNode } from 'react';
-import { createPortal } from 'react-dom';
-import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useMemo, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { Link, useParams } from 'react-router';
 import { api, describeError } from '../api/client';
-import { queryKeys } from '../api/query-keys';
+import { useLayouts } from '../api/catalog';
 import type {
-  RenderedEmail,
-  SaveTemplateRequest,
+  CreateTemplateRequest,
+  DraftPreviewRequest,
   Template,
   TemplateError,
+  TemplateFormat,
   TemplateValidation,
-  TemplateVersionList,
+  TemplateVariant,
   ValidateTemplateRequest,
 } from '../api/types';
-import {
-  Button,
-  Card,
-  describedBy,
-  ErrorState,
-  Field,
-  FieldError,
-  localTime,
-  Loading,
-  SelectField,
-  TextField,
-  Time,
-} from '../components/ui';
-import { usePrefersDark } from '../lib/use-prefers-dark';
+import { HtmlEditor, TemplateErrors } from '../components/html-editor';
+import { TabList, TabPanel, useTabIds } from '../components/tabs';
+import { parseObject, TemplatePreview, type Samples } from '../components/template-preview';
+import { Button, Card, describedBy, ErrorState, Field, FieldError, Loading, SelectField, TextField } from '../components/ui';
+import type { DiffPart } from '../components/version-diff';
+import { EditorHeading, OlderVersionNote, SaveButtons, useVersionedEditor, VersionsPanel } from '../components/versioned-editor';
+import { languageTagProblem, LANGUAGE_TAG_MAX_LENGTH } from '../lib/language-tag';
 
-const STARTER: SaveTemplateRequest = {
+/** The parts one language of a template has: its default's, or a variant's. */
+interface LanguageParts {
+  subject: string;
+  html: string;
+  text: string | null;
+  layout_id: string | null;
+}
+
+/** What the editor shows of a template, saved or not. */
+interface TemplateContent extends LanguageParts {
+  name: string;
+  format: TemplateFormat;
+  variants: Array<LanguageParts & { language: string }>;
+}
+
+/** A language of the template: a variant's tag, or null for its default. */
+type Language = string | null;
+
+const STARTER: TemplateContent = {
   name: 'Welcome',
+  format: 'handlebars',
   subject: 'Welcome, {{user.name}}',
   html: '<h1>Hi {{user.name}}</h1>\n<p>Your code is <strong>{{data.code}}</strong>.</p>\n',
   text: null,
+  layout_id: null,
+  variants: [],
 };
+/** The starter's HTML as MJML: what a new template switched to MJML starts from. */
+const MJML_STARTER =
+  '<mjml>\n  <mj-body>\n    <mj-section>\n      <mj-column>\n        <mj-text font-size="20px">Hi {{user.name}}</mj-text>\n        <mj-text>Your code is <strong>{{data.code}}</strong>.</mj-text>\n      </mj-column>\n    </mj-section>\n  </mj-body>\n</mjml>\n';
+const FORMAT_LABELS: Record<TemplateFormat, string> = { handlebars: 'Handlebars', mjml: 'MJML' };
 const SAMPLE_USER = JSON.stringify({ email: 'ada@example.com', name: 'Ada Lovelace', country: 'GB', language: 'en' }, null, 2);
 const SAMPLE_DATA = JSON.stringify({ code: '4711' }, null, 2);
 const PREVIEW_DELAY_MS = 400;
+/** The tab key of the default parts (variants' keys are their tags, never empty). */
+const DEFAULT_TAB = '';
 
-/** A JSON object typed by the reader, or the reason it is not one. */
-function parseObject(text: string): { value: Record<string, unknown> } | { error: string } {
-  try {
-    const value: unknown = JSON.parse(text || '{}');
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) return { error: 'must be a JSON object' };
-    return { value: value as Record<string, unknown> };
-  } catch (error) {
-    return { error: (error as Error).message };
-  }
-}
+const contentOf = (t: Template): TemplateContent => ({
+  name: t.name,
+  format: t.format,
+  subject: t.subject,
+  html: t.html,
+  text: t.text,
+  layout_id: t.layout_id,
+  variants: t.variants.map((v) => ({ language: v.language, subject: v.subject, html: v.html, text: v.text, layout_id: v.layout_id })),
+});
+
+/** An empty text part is none: the API derives it from the HTML. */
+const textOrNull = (text: string | null): string | null => (text?.trim() ? text : null);
+
+const partsOf = (content: TemplateContent, language: Language): LanguageParts | undefined =>
+  language === null ? content : content.variants.find((v) => v.language === language);
+
+const withParts = (content: TemplateContent, language: Language, change: Partial<LanguageParts>): TemplateContent =>
+  language === null
+    ? { ...content, ...change }
+    : { ...content, variants: content.variants.map((v) => (v.language === language ? { ...v, ...change } : v)) };
+
+/** A variant as a save sends it: without a layout_id when it has none. */
+const variantBody = (v: TemplateContent['variants'][number]): TemplateVariant => ({
+  language: v.language,
+  subject: v.subject,
+  html: v.html,
+  text: textOrNull(v.text),
+  ...(v.layout_id !== null ? { layout_id: v.layout_id } : {}),
+});
+
+/** What a save sends: every language, an empty text part as none. */
+const saveBody = (c: TemplateContent): CreateTemplateRequest => ({
+  name: c.name,
+  format: c.format,
+  subject: c.subject,
+  html: c.html,
+  text: textOrNull(c.text),
+  layout_id: c.layout_id,
+  variants: c.variants.map(variantBody),
+});
 
 /** The value after it stopped changing for a moment: the preview is asked for once typing pauses. */
 function useSettled<T>(value: T, delayMs: number): T {
@@ -61,381 +109,352 @@ function useSettled<T>(value: T, delayMs: number): T {
   return settled;
 }
 
-/**
- * Renders its children inside an open shadow root. CodeMirror styles itself at run time; in a
- * document it does so with a <style> element, which the panel's Content-Security-Policy
- * (style-src 'self') blocks, leaving the editor unstyled. Within a shadow root it uses a
- * constructed stylesheet (adoptedStyleSheets), which that policy does not govern.
- */
-function ShadowRootHost({ children, className }: { children: ReactNode; className: string }) {
-  const hostRef = useRef<HTMLDivElement>(null);
-  const [root, setRoot] = useState<ShadowRoot | null>(null);
-  useLayoutEffect(() => {
-    const host = hostRef.current;
-    if (host) setRoot(host.shadowRoot ?? host.attachShadow({ mode: 'open' }));
-  }, []);
-  return (
-    <div ref={hostRef} className={className}>
-      {root && createPortal(children, root)}
-    </div>
-  );
+/** The languages a check was asked about, in its order: its errors name a variant by its place (variants/N/…). */
+interface Check {
+  request: ValidateTemplateRequest;
+  languages: string[];
 }
-
-/** "Line 2, column 14: …", as far as the check knows where. */
-const describeTemplateError = ({ line, column, message }: TemplateError): string =>
-  line === null ? message : column === null ? `Line ${line}: ${message}` : `Line ${line}, column ${column}: ${message}`;
-
-/** The check's errors of one field, for under it. */
-function TemplateErrors({ errors }: { errors: TemplateError[] }) {
-  return errors.length ? (
-    <ul>
-      {errors.map((error, i) => (
-        <li key={i}>{describeTemplateError(error)}</li>
-      ))}
-    </ul>
-  ) : null;
-}
-
-function HtmlEditor({ value, onChange, errors }: { value: string; onChange: (value: string) => void; errors: TemplateError[] }) {
-  const dark = usePrefersDark();
-  const fieldId = useId();
-  const invalid = errors.length > 0;
-  // The editable element is CodeMirror's own, inside the shadow root (ids do not reach across it): it is named
-  // here, and described by a hidden copy of its errors inside the same root (the shown ones are outside, where the styles are).
-  const extensions = useMemo(
-    () => [
-      html(),
-      EditorView.lineWrapping,
-      EditorView.contentAttributes.of({
-        'aria-label': 'HTML',
-        ...(invalid ? { 'aria-invalid': 'true', 'aria-describedby': fieldId } : {}),
-      }),
-    ],
-    [invalid, fieldId],
-  );
-  return (
-    <div className="flex flex-col gap-1">
-      <span aria-hidden="true" className="text-sm font-medium">
-        HTML
-      </span>
-      <ShadowRootHost className="overflow-hidden rounded-md border border-slate-300 text-sm dark:border-slate-600">
-        <CodeMirror
-          value={value}
-          onChange={onChange}
-          extensions={extensions}
-          theme={dark ? 'dark' : 'light'}
-          minHeight="16rem"
-          maxHeight="32rem"
-        />
-        {invalid && (
-          <p id={fieldId} hidden>
-            {errors.map(describeTemplateError).join(' ')}
-          </p>
-        )}
-      </ShadowRootHost>
-      {invalid && (
-        <FieldError fieldId={fieldId}>
-          <TemplateErrors errors={errors} />
-        </FieldError>
-      )}
-    </div>
-  );
-}
-
-/** The parts of a template the API renders: what the editor shows, saved or not. */
-type TemplateParts = Pick<SaveTemplateRequest, 'subject' | 'html' | 'text'>;
-
-/** The sample user and data (JSON as typed) the preview and the check render the template with. */
-interface Samples {
-  userJson: string;
-  dataJson: string;
-}
-
-type DraftPreview = TemplateParts & { user: Record<string, unknown>; data: Record<string, unknown> };
 
 /**
- * What the API is asked about the editor's content once typing pauses: its preview (which needs a
- * subject, HTML and valid samples) and its check (any part; the samples when they parse). Nothing
- * while `parts` is not known yet (the template loading).
+ * What the API is asked about the editor's content once typing pauses: its preview in `language`
+ * (which needs a subject, HTML and valid samples) and its check (any part; the samples when they
+ * parse). A variant without a subject or HTML yet is left out of both. Nothing while `content` is
+ * not known yet (the template loading).
  */
-function useDraftRequests(parts: TemplateParts | undefined, samples: Samples): { preview?: DraftPreview; check?: ValidateTemplateRequest } {
+function useDraftRequests(
+  content: TemplateContent | undefined,
+  samples: Samples,
+  language: Language,
+): { preview?: DraftPreviewRequest; previewIncomplete: boolean; check?: Check } {
   // Settled as a string: an object would be new on every render and never settle. What the editor
   // first shows is asked about at once; only what is typed then waits.
-  const live = parts && JSON.stringify({ parts, ...samples });
+  const live = content && JSON.stringify({ content: { ...content, name: '' }, ...samples, language });
   const settled = useSettled(live, PREVIEW_DELAY_MS) ?? live;
   return useMemo(() => {
-    if (!settled) return {};
-    const { parts: p, userJson, dataJson } = JSON.parse(settled) as { parts: TemplateParts } & Samples;
+    if (!settled) return { previewIncomplete: false };
+    const {
+      content: c,
+      userJson,
+      dataJson,
+      language: previewed,
+    } = JSON.parse(settled) as { content: TemplateContent; language: Language } & Samples;
     const user = parseObject(userJson);
     const data = parseObject(dataJson);
-    const text = p.text?.trim() ? p.text : null;
+    const complete = (p: LanguageParts) => p.subject.trim() !== '' && p.html.trim() !== '';
+    const variants = c.variants.filter(complete).map(variantBody);
+    const shape = { format: c.format, layout_id: c.layout_id, variants };
+    const text = textOrNull(c.text);
     const sample = { ...('value' in user ? { user: user.value } : {}), ...('value' in data ? { data: data.value } : {}) };
-    const content = { ...(p.subject ? { subject: p.subject } : {}), ...(p.html ? { html: p.html } : {}), ...(text ? { text } : {}) };
+    const parts = { ...(c.subject ? { subject: c.subject } : {}), ...(c.html ? { html: c.html } : {}), ...(text ? { text } : {}) };
+    const previewIncomplete = previewed !== null && !variants.some((v) => v.language === previewed);
     return {
       preview:
-        'value' in user && 'value' in data && p.subject.trim() && p.html.trim()
-          ? { subject: p.subject, html: p.html, text, user: user.value, data: data.value }
+        'value' in user && 'value' in data && complete(c)
+          ? {
+              subject: c.subject,
+              html: c.html,
+              text,
+              ...shape,
+              user: user.value,
+              data: data.value,
+              ...(previewed !== null && !previewIncomplete ? { language: previewed } : {}),
+            }
           : undefined,
-      check: Object.keys(content).length ? { ...content, ...sample } : undefined,
+      previewIncomplete,
+      check: Object.keys(parts).length
+        ? { request: { ...parts, ...shape, ...sample }, languages: variants.map((v) => v.language) }
+        : undefined,
     };
   }, [settled]);
 }
 
-function Preview({
-  projectId,
-  request,
-  samples,
-  onSamples,
-  variables,
-}: {
-  projectId: string;
-  request: DraftPreview | undefined;
-  samples: Samples;
-  onSamples: (change: Partial<Samples>) => void;
-  /** The user and data values the template reads, once the check answered. */
-  variables: string[] | undefined;
-}) {
-  const [showText, setShowText] = useState(false);
-  const user = parseObject(samples.userJson);
-  const data = parseObject(samples.dataJson);
-  const rendered = useQuery({
-    queryKey: ['projects', projectId, 'templates', 'preview', request],
-    queryFn: () => api<RenderedEmail>(`/projects/${projectId}/template-preview`, { method: 'POST', body: request }),
-    enabled: request !== undefined,
-    placeholderData: (previous) => previous,
-    retry: false,
-  });
+/** The parts of a template an error of the check names. */
+type PartName = 'subject' | 'html' | 'text' | 'layout_id';
+const PART_NAMES: readonly string[] = ['subject', 'html', 'text', 'layout_id'];
+
+/**
+ * Where an error of the check belongs: the language and part its field names (`html`,
+ * `variants/2/subject`, `layout_id`); undefined for a field the editor has no place for.
+ */
+function placeOf(field: string, languages: readonly string[]): { language: Language; part: PartName } | undefined {
+  const variant = /^variants\/(\d+)\/(\w+)$/.exec(field);
+  const [language, part] = variant ? [languages[Number(variant[1])], variant[2]!] : [null, field];
+  const name = part === 'layout' ? 'layout_id' : part;
+  return language !== undefined && PART_NAMES.includes(name) ? { language, part: name as PartName } : undefined;
+}
+
+/** "+ Language": a BCP 47 tag typed, checked as the API checks it, then added as a tab (a copy of the default to translate). */
+function AddLanguage({ taken, onAdd }: { taken: readonly string[]; onAdd: (language: string) => void }) {
+  const [open, setOpen] = useState(false);
+  const [tag, setTag] = useState('');
+  const [tried, setTried] = useState(false);
+  const problem = languageTagProblem(tag.trim(), taken);
+  const add = () => {
+    setTried(true);
+    if (problem) return;
+    onAdd(tag.trim());
+    setTag('');
+    setTried(false);
+    setOpen(false);
+  };
+  if (!open)
+    return (
+      <Button className="px-2 py-1 text-xs" onClick={() => setOpen(true)} aria-expanded={false}>
+        + Language
+      </Button>
+    );
+  // Not a form of its own (it sits inside the template's): Enter adds the language instead of saving.
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (event.key === 'Enter') {
+      event.preventDefault();
+      add();
+    }
+    if (event.key === 'Escape') setOpen(false);
+  };
   return (
-    <Card title="Preview">
-      <div className="grid gap-3 sm:grid-cols-2">
-        <JsonField
-          label="Sample user"
-          value={samples.userJson}
-          onChange={(userJson) => onSamples({ userJson })}
-          error={'error' in user ? user.error : undefined}
-        />
-        <JsonField
-          label="Sample data"
-          value={samples.dataJson}
-          onChange={(dataJson) => onSamples({ dataJson })}
-          error={'error' in data ? data.error : undefined}
+    <div className="flex flex-wrap items-start gap-2">
+      <div className="w-48">
+        <TextField
+          label="Language tag"
+          value={tag}
+          onValue={setTag}
+          onKeyDown={onKeyDown}
+          maxLength={LANGUAGE_TAG_MAX_LENGTH}
+          placeholder="de, pt-BR"
+          hint="BCP 47, as users' language is stored"
+          error={tried ? problem : undefined}
+          autoFocus
         />
       </div>
-      {variables && (
-        // What a send of this template must carry (in its user and data) for every value to show.
-        <p className="mt-2 text-xs text-slate-500 dark:text-slate-400">
-          {variables.length ? (
-            <>
-              Reads: <span className="font-mono text-slate-700 dark:text-slate-300">{variables.join(', ')}</span>
-            </>
-          ) : (
-            'Reads no user or data values.'
-          )}
-        </p>
-      )}
-      {!request && !rendered.data ? (
-        <p className="mt-3 text-sm text-slate-500 dark:text-slate-400">A subject and HTML are needed to preview the template.</p>
-      ) : (
-        <div className="mt-3 space-y-2" aria-busy={rendered.isFetching}>
-          <p className="text-xs text-slate-500 dark:text-slate-400">
-            Rendered by the API as it will be sent (Handlebars, values HTML-escaped), from what the editor shows — saved or not.
-          </p>
-          {rendered.isError ? (
-            <ErrorState error={rendered.error} />
-          ) : !rendered.data ? (
-            <Loading what="the preview" />
-          ) : (
-            <>
-              <p className="text-sm">
-                <span className="text-slate-500 dark:text-slate-400">Subject: </span>
-                <span aria-label="Rendered subject" className="font-medium">
-                  {rendered.data.subject}
-                </span>
-              </p>
-              <div className="flex gap-2">
-                <Button onClick={() => setShowText((s) => !s)} aria-pressed={showText}>
-                  {showText ? 'Show HTML' : 'Show text part'}
-                </Button>
-              </div>
-              {showText ? (
-                <pre className="max-h-[28rem] overflow-auto rounded bg-slate-100 p-3 text-xs whitespace-pre-wrap dark:bg-slate-800">
-                  {rendered.data.text}
-                </pre>
-              ) : (
-                // No scripts, no forms, no navigation: sandbox="" with the panel's CSP inherited by srcdoc.
-                <iframe
-                  title="Rendered email"
-                  sandbox=""
-                  srcDoc={rendered.data.html}
-                  className="h-[28rem] w-full rounded border border-slate-200 bg-white dark:border-slate-700"
-                />
-              )}
-            </>
-          )}
-        </div>
-      )}
-    </Card>
+      <div className="flex gap-2 pt-6">
+        <Button onClick={add}>Add language</Button>
+        <Button onClick={() => setOpen(false)}>Cancel</Button>
+      </div>
+    </div>
   );
 }
 
-function JsonField({ label, value, onChange, error }: { label: string; value: string; onChange: (v: string) => void; error?: string }) {
-  return (
-    <Field label={label}>
-      {(id) => (
-        <>
-          <textarea
-            id={id}
-            value={value}
-            onChange={(e) => onChange(e.target.value)}
-            rows={6}
-            spellCheck={false}
-            aria-invalid={error ? true : undefined}
-            aria-describedby={error ? `${id}-error` : undefined}
-            className="rounded-md border border-slate-300 bg-white px-2 py-1 font-mono text-xs dark:border-slate-600 dark:bg-slate-900"
-          />
-          {error && (
-            <p id={`${id}-error`} className="text-xs text-red-700 dark:text-red-400">
-              Not previewed: {error}
-            </p>
-          )}
-        </>
-      )}
-    </Field>
-  );
-}
-
-/** Editor of one template (or a new one): Handlebars with HTML highlighting, the API's preview, the version history. */
+/** Editor of one template (or a new one): its languages in tabs, Handlebars or MJML with highlighting, the API's preview, versions with drafts, diffs and rollback. */
 export function TemplateEditorScreen() {
   const { projectId = '', templateId } = useParams();
-  const isNew = !templateId || templateId === 'new';
-  const [search, setSearch] = useSearchParams();
-  const version = Number(search.get('version')) || undefined;
-  const navigate = useNavigate();
-  const queryClient = useQueryClient();
-  const template = useQuery({
-    queryKey: queryKeys.template(projectId, templateId ?? '', version),
-    queryFn: () => api<Template>(`/projects/${projectId}/templates/${templateId}`, { query: { version } }),
-    enabled: !isNew,
-    // Switching versions keeps the editor (and the preview's sample JSON) on screen until the other version arrives.
-    placeholderData: (previous) => previous,
+  const editor = useVersionedEditor<Template, CreateTemplateRequest, TemplateContent>({
+    what: 'template',
+    projectId,
+    id: templateId,
   });
+  const { isNew, read: template, save, publish, draft, setDraft } = editor;
   const loaded = template.data;
-  // When each version was saved, for the history's choices (a template saved once has none).
-  const versions = useQuery({
-    queryKey: queryKeys.templateVersions(projectId, templateId ?? ''),
-    queryFn: () => api<TemplateVersionList>(`/projects/${projectId}/templates/${templateId}/versions`),
-    enabled: !isNew && (loaded?.latest_version ?? 0) > 1,
-  });
-  const savedAt = new Map(versions.data?.data.map((v) => [v.version, v.created_at]));
-  const [draft, setDraft] = useState<SaveTemplateRequest | null>(null);
-  const shown: SaveTemplateRequest =
-    draft ?? (loaded ? { name: loaded.name, subject: loaded.subject, html: loaded.html, text: loaded.text } : STARTER);
+  const layouts = useLayouts(projectId);
+  const shown: TemplateContent = draft ?? (loaded ? contentOf(loaded) : STARTER);
   const dirty = draft !== null;
-  const edit = (change: Partial<SaveTemplateRequest>) => setDraft({ ...shown, ...change });
+  const edit = (change: Partial<TemplateContent>) => setDraft({ ...shown, ...change });
+  const languages = shown.variants.map((v) => v.language);
+  const [tabChoice, setTab] = useState<Language>(null);
+  const tab = tabChoice !== null && languages.includes(tabChoice) ? tabChoice : null;
+  const [previewChoice, setPreviewLanguage] = useState<Language>(null);
+  const previewLanguage = previewChoice !== null && languages.includes(previewChoice) ? previewChoice : null;
+  const selectTab = (language: Language) => {
+    setTab(language);
+    setPreviewLanguage(language);
+  };
+  const editParts = (change: Partial<LanguageParts>) => setDraft(withParts(shown, tab, change));
+  const parts = partsOf(shown, tab)!;
   const [samples, setSamples] = useState<Samples>({ userJson: SAMPLE_USER, dataJson: SAMPLE_DATA });
-  const requests = useDraftRequests(isNew || loaded ? { subject: shown.subject, html: shown.html, text: shown.text } : undefined, samples);
+  const [sidePanel, setSidePanel] = useState<'preview' | 'versions'>('preview');
+  const [compared, setCompared] = useState<number[]>([]);
+  const languageTabs = useTabIds();
+  const sideTabs = useTabIds();
+
+  const requests = useDraftRequests(isNew || loaded ? shown : undefined, samples, previewLanguage);
   // The errors inline while typing: the API's own check, of what the editor shows (saved or not).
   const check = useQuery({
     queryKey: ['projects', projectId, 'templates', 'validate', requests.check],
-    queryFn: () => api<TemplateValidation>(`/projects/${projectId}/templates/validate`, { method: 'POST', body: requests.check }),
+    queryFn: async () => ({
+      validation: await api<TemplateValidation>(`/projects/${projectId}/templates/validate`, {
+        method: 'POST',
+        body: requests.check!.request,
+      }),
+      languages: requests.check!.languages,
+    }),
     enabled: requests.check !== undefined,
     placeholderData: (previous) => previous,
     retry: false,
   });
   // Nothing to check (every part empty) keeps no earlier answer on screen.
   const checked = requests.check ? check.data : undefined;
-  const errors = checked?.errors ?? [];
-  const errorsOf = (field: TemplateError['field']) => errors.filter((e) => e.field === field);
+  const errors = checked?.validation.errors ?? [];
+  const placed = errors.map((error) => ({ error, place: placeOf(error.field, checked?.languages ?? []) }));
+  const errorsOf = (language: Language, part?: PartName): TemplateError[] =>
+    placed.filter(({ place }) => place?.language === language && (part === undefined || place.part === part)).map(({ error }) => error);
+  const unplaced = placed.filter(({ place }) => !place).map(({ error }) => error);
 
-  const save = useMutation({
-    mutationFn: (body: SaveTemplateRequest) =>
-      isNew
-        ? api<Template>(`/projects/${projectId}/templates`, { method: 'POST', body })
-        : api<Template>(`/projects/${projectId}/templates/${templateId}`, { method: 'PUT', body }),
-    onSuccess: (saved) => {
-      setDraft(null);
-      void queryClient.invalidateQueries({ queryKey: queryKeys.templates(projectId) });
-      queryClient.setQueryData(queryKeys.template(projectId, saved.id, undefined), saved);
-      if (isNew) void navigate(`/projects/${projectId}/templates/${saved.id}`, { replace: true });
-      else setSearch({}, { replace: true });
-    },
-  });
+  const saveAs = (asDraft: boolean) => save.mutate({ body: saveBody(shown), asDraft });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    save.mutate({ ...shown, text: shown.text?.trim() ? shown.text : null });
+    saveAs(!isNew);
   };
 
   if (!isNew && template.isPending) return <Loading what="the template" />;
   if (!isNew && template.isError) return <ErrorState error={template.error} retry={() => void template.refetch()} />;
-  const latest = loaded?.latest_version ?? 0;
-  const viewingOld = Boolean(loaded && loaded.version !== latest);
+  const layoutChoices = layouts.data?.data ?? [];
+  const tabKey = tab ?? DEFAULT_TAB;
+  const errorCount = (language: Language) => errorsOf(language).length;
+  const tabLabel = (label: string, language: Language) => {
+    const count = errorCount(language);
+    return {
+      label: (
+        <>
+          {label}
+          {count > 0 && (
+            <span aria-hidden="true" className="rounded-full bg-red-100 px-1.5 text-xs text-red-800 dark:bg-red-900/50 dark:text-red-200">
+              {count}
+            </span>
+          )}
+        </>
+      ),
+      name: count > 0 ? `${label}, ${count === 1 ? '1 error' : `${count} errors`}` : label,
+    };
+  };
+  const diffPartsOf = (t: Template): { parts: DiffPart[]; note?: string } => {
+    const p = tab === null ? t : t.variants.find((v) => v.language.toLowerCase() === tab.toLowerCase());
+    return {
+      parts: [
+        { label: 'Subject', text: p?.subject ?? '' },
+        { label: 'HTML', text: p?.html ?? '' },
+        { label: 'Text', text: p?.text ?? '' },
+      ],
+      ...(p ? {} : { note: `no ${tab} variant` }),
+    };
+  };
+
+  const preview = (
+    <TemplatePreview
+      projectId={projectId}
+      request={requests.preview}
+      format={shown.format}
+      languages={languages}
+      language={previewLanguage}
+      onLanguage={setPreviewLanguage}
+      incomplete={requests.previewIncomplete}
+      samples={samples}
+      onSamples={(change) => setSamples((current) => ({ ...current, ...change }))}
+      variables={checked?.validation.variables}
+    />
+  );
   return (
     <div className="space-y-4">
-      <div className="flex flex-wrap items-center gap-3">
-        <Link to="/setup#templates" className="text-sm text-indigo-600 hover:underline dark:text-indigo-400">
-          ← Setup
-        </Link>
-        <h1 className="text-2xl font-semibold">{isNew ? 'New template' : shown.name}</h1>
-        {loaded && (
-          <span className="text-sm text-slate-500 dark:text-slate-400">
-            version {loaded.version} of {latest} · saved <Time at={loaded.updated_at} />
-          </span>
-        )}
-      </div>
+      <EditorHeading back={{ to: '/setup#templates', label: 'Setup' }} title={isNew ? 'New template' : shown.name} loaded={loaded} />
       <div className="grid gap-4 lg:grid-cols-2">
         <Card title="Template">
           <form onSubmit={submit} className="space-y-3">
-            {loaded && latest > 1 && (
+            <OlderVersionNote loaded={loaded} usedBy="sends" />
+            <div className="grid gap-3 sm:grid-cols-3">
+              <div className="sm:col-span-2">
+                <TextField label="Name" value={shown.name} onValue={(name) => edit({ name })} required maxLength={200} />
+              </div>
               <SelectField
-                label="Version history"
-                value={String(loaded.version)}
-                onChange={(e) => {
-                  setDraft(null);
-                  const chosen = Number(e.target.value);
-                  setSearch(chosen === latest ? {} : { version: String(chosen) }, { replace: true });
+                label="Format"
+                value={shown.format}
+                onValue={(value) => {
+                  const format = value as TemplateFormat;
+                  // An MJML template takes no layout (its mj-body is the whole email): the editor drops them rather than have the save refused.
+                  const mjml = format === 'mjml';
+                  edit({
+                    format,
+                    ...(mjml ? { layout_id: null, variants: shown.variants.map((v) => ({ ...v, layout_id: null })) } : {}),
+                    // The untouched starter follows the format, so that a new MJML template starts from MJML.
+                    ...(mjml && shown.html === STARTER.html ? { html: MJML_STARTER } : {}),
+                  });
                 }}
               >
-                {Array.from({ length: latest }, (_, i) => latest - i).map((v) => (
-                  <option key={v} value={v}>
-                    Version {v}
-                    {v === latest ? ' (latest)' : ''}
-                    {savedAt.has(v) ? ` · saved ${localTime(savedAt.get(v)!)}` : ''}
+                {(Object.keys(FORMAT_LABELS) as TemplateFormat[]).map((format) => (
+                  <option key={format} value={format}>
+                    {FORMAT_LABELS[format]}
                   </option>
                 ))}
               </SelectField>
-            )}
-            {viewingOld && (
-              <p role="note" className="rounded-md bg-amber-50 p-2 text-sm text-amber-900 dark:bg-amber-950 dark:text-amber-100">
-                You are looking at version {loaded?.version}. Saving makes it (with your changes) version {latest + 1}; emails send the
-                latest version.
+            </div>
+            <div className="flex flex-wrap items-end justify-between gap-2">
+              <TabList
+                label="Languages"
+                ids={languageTabs}
+                selected={tabKey}
+                onSelect={(key) => selectTab(key === DEFAULT_TAB ? null : key)}
+                tabs={[
+                  { key: DEFAULT_TAB, ...tabLabel('Default', null) },
+                  ...languages.map((language) => ({ key: language, ...tabLabel(language, language) })),
+                ]}
+              />
+              <AddLanguage
+                taken={languages}
+                onAdd={(language) => {
+                  edit({
+                    variants: [
+                      ...shown.variants,
+                      { language, subject: shown.subject, html: shown.html, text: shown.text, layout_id: shown.layout_id },
+                    ],
+                  });
+                  selectTab(language);
+                }}
+              />
+            </div>
+            <TabPanel ids={languageTabs} tabKey={tabKey} className="space-y-3">
+              <p className="text-xs text-slate-500 dark:text-slate-400">
+                {tab === null
+                  ? 'Sent when no language matches the user’s (nor its primary subtag).'
+                  : tab.includes('-')
+                    ? `Sent to users whose language is ${tab}.`
+                    : `Sent to users whose language is ${tab}, or ${tab}-… when no variant has that tag.`}
               </p>
-            )}
-            <TextField label="Name" value={shown.name} onValue={(name) => edit({ name })} required maxLength={200} />
-            <TextField
-              label="Subject"
-              value={shown.subject}
-              onValue={(subject) => edit({ subject })}
-              required
-              maxLength={998}
-              error={errorsOf('subject').length ? <TemplateErrors errors={errorsOf('subject')} /> : undefined}
-            />
-            <HtmlEditor value={shown.html} onChange={(value) => edit({ html: value })} errors={errorsOf('html')} />
-            <TextTemplate value={shown.text ?? ''} onChange={(value) => edit({ text: value })} errors={errorsOf('text')} />
-            <div className="flex flex-wrap items-center gap-2">
-              <Button tone="primary" type="submit" disabled={save.isPending || (!dirty && !isNew && !viewingOld)}>
-                {save.isPending
-                  ? 'Saving…'
-                  : isNew
-                    ? 'Create template'
-                    : viewingOld
-                      ? `Restore as version ${latest + 1}`
-                      : 'Save new version'}
-              </Button>
-              {dirty && (
-                <Button onClick={() => setDraft(null)} disabled={save.isPending}>
-                  Discard changes
+              <TextField
+                label="Subject"
+                value={parts.subject}
+                onValue={(subject) => editParts({ subject })}
+                required
+                maxLength={998}
+                error={errorsOf(tab, 'subject').length ? <TemplateErrors errors={errorsOf(tab, 'subject')} /> : undefined}
+              />
+              <LayoutField
+                projectId={projectId}
+                value={parts.layout_id}
+                onChange={(layout_id) => editParts({ layout_id })}
+                choices={layoutChoices}
+                mjml={shown.format === 'mjml'}
+                errors={errorsOf(tab, 'layout_id')}
+                variant={tab !== null}
+              />
+              {/* One editor per language: its undo history stays with its own text. */}
+              <HtmlEditor
+                key={tabKey}
+                label="HTML"
+                hint={
+                  shown.format === 'mjml' ? 'An MJML document (<mjml>…): Handlebars runs first, then MJML compiles it to HTML.' : undefined
+                }
+                value={parts.html}
+                onChange={(html) => editParts({ html })}
+                errors={errorsOf(tab, 'html')}
+              />
+              <TextTemplate value={parts.text ?? ''} onChange={(text) => editParts({ text })} errors={errorsOf(tab, 'text')} />
+              {tab !== null && (
+                <Button tone="danger" onClick={() => edit({ variants: shown.variants.filter((v) => v.language !== tab) })}>
+                  Remove {tab}
                 </Button>
               )}
+            </TabPanel>
+            {unplaced.length > 0 && (
+              <div className="text-xs text-red-700 dark:text-red-400">
+                <TemplateErrors errors={unplaced} />
+              </div>
+            )}
+            <SaveButtons
+              what="template"
+              loaded={loaded}
+              dirty={dirty}
+              save={save}
+              publish={publish}
+              onSave={saveAs}
+              onDiscard={() => setDraft(null)}
+            >
               {/* Saving stays possible: the API refuses what it cannot render, with its own answer below. */}
               <span role="status" className="text-sm">
                 {errors.length > 0 && (
@@ -445,19 +464,98 @@ export function TemplateEditorScreen() {
                 )}
                 {check.isError && <span className="text-slate-500 dark:text-slate-400">Not checked: {describeError(check.error)}</span>}
               </span>
-            </div>
-            {save.isError && <ErrorState error={save.error} />}
+            </SaveButtons>
           </form>
         </Card>
-        <Preview
-          projectId={projectId}
-          request={requests.preview}
-          samples={samples}
-          onSamples={(change) => setSamples((current) => ({ ...current, ...change }))}
-          variables={checked?.variables}
-        />
+        {isNew || !loaded ? (
+          <Card title="Preview">{preview}</Card>
+        ) : (
+          <Card>
+            <TabList
+              label="Preview or versions"
+              ids={sideTabs}
+              selected={sidePanel}
+              onSelect={(key) => setSidePanel(key as typeof sidePanel)}
+              tabs={[
+                { key: 'preview', label: 'Preview' },
+                { key: 'versions', label: `Versions (${loaded.latest_version})`, name: 'Versions' },
+              ]}
+            />
+            <TabPanel ids={sideTabs} tabKey={sidePanel} className="pt-3">
+              {sidePanel === 'preview' ? (
+                preview
+              ) : (
+                <VersionsPanel<Template>
+                  editor={editor}
+                  loaded={loaded}
+                  compared={compared}
+                  onCompare={setCompared}
+                  partsOf={diffPartsOf}
+                  comparing={tab ?? 'default'}
+                />
+              )}
+            </TabPanel>
+          </Card>
+        )}
       </div>
     </div>
+  );
+}
+
+/** The layout around one language's body: one of the project's layouts, or none (a variant: the default's). */
+function LayoutField({
+  projectId,
+  value,
+  onChange,
+  choices,
+  mjml,
+  errors,
+  variant,
+}: {
+  projectId: string;
+  /** A language variant's: without a layout of its own it is sent in the default's. */
+  variant: boolean;
+  value: string | null;
+  onChange: (layoutId: string | null) => void;
+  choices: ReadonlyArray<{ id: string; name: string }>;
+  /** An MJML template takes no layout. */
+  mjml: boolean;
+  errors: TemplateError[];
+}) {
+  const error = errors.length ? <TemplateErrors errors={errors} /> : undefined;
+  return (
+    <Field label="Layout">
+      {(id) => (
+        <>
+          <select
+            id={id}
+            value={value ?? ''}
+            onChange={(e) => onChange(e.target.value || null)}
+            disabled={mjml}
+            {...describedBy(id, { hint: true, error })}
+            className="w-full rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm text-slate-900 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-100"
+          >
+            <option value="">{variant ? "The default's layout" : 'None'}</option>
+            {choices.map((layout) => (
+              <option key={layout.id} value={layout.id}>
+                {layout.name}
+              </option>
+            ))}
+            {/* A layout the list does not hold (yet): kept, by its id. */}
+            {value !== null && !choices.some((layout) => layout.id === value) && <option value={value}>{value}</option>}
+          </select>
+          <p id={`${id}-hint`} className="text-xs text-slate-500 dark:text-slate-400">
+            {mjml
+              ? 'An MJML template takes no layout: its mj-body is the whole email.'
+              : 'The HTML around the body, its {{{content}}} replaced by it.'}
+          </p>
+          <Link to={`/projects/${projectId}/layouts`} className="text-xs text-indigo-600 hover:underline dark:text-indigo-400">
+            Manage layouts
+          </Link>
+          <FieldError fieldId={id}>{error}</FieldError>
+        </>
+      )}
+    </Field>
   );
 }
 
@@ -471,7 +569,7 @@ function TextTemplate({ value, onChange, errors }: { value: string; onChange: (v
             id={id}
             value={value}
             onChange={(e) => onChange(e.target.value)}
-            rows={4}
+            rows={3}
             placeholder="Left empty, the text part is derived from the HTML."
             {...describedBy(id, { error })}
             className="rounded-md border border-slate-300 bg-white px-3 py-1.5 font-mono text-xs dark:border-slate-600 dark:bg-slate-900"
