@@ -77,7 +77,10 @@ export const Message = Type.Object({
     ),
   ),
   language: Nullable(
-    Type.String({ description: "the template's language variant the message was rendered in; null: its default (or a content send, or not rendered yet)" }),
+    Type.String({
+      description:
+        "the template's language variant the message was rendered in; null: its default (or a content send, or not rendered yet)",
+    }),
   ),
   email: Type.String(),
   user_id: Nullable(Type.String()),

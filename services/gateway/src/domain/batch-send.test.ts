@@ -248,7 +248,10 @@ describe('message ids', () => {
         // Each email's plan comes after its own delay, so the items finish in a different order each time.
         resolve: (emailKey) =>
           new Promise((resolve) =>
-            setTimeout(() => resolve({ emailId: `e-${emailKey}`, emailKey, templateId: 't1', templateVersion: 1, templateRevision: 1 }), Math.random() * 20),
+            setTimeout(
+              () => resolve({ emailId: `e-${emailKey}`, emailKey, templateId: 't1', templateVersion: 1, templateRevision: 1 }),
+              Math.random() * 20,
+            ),
           ),
       });
       await sendBatch(
