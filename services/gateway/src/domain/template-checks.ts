@@ -1,4 +1,4 @@
-import { NotFoundError, TooManyRequestsError, UnprocessableError, ValidationError, type FieldError } from '@postbus/errors';
+import { TooManyRequestsError, UnprocessableError, ValidationError, type FieldError } from '@postbus/errors';
 import {
   RenderLimitError,
   renderErrorSite,
@@ -214,7 +214,9 @@ export async function renderAsSent(
   const own = variant ?? source;
   const layoutId = layoutIdOf(source, variant);
   const layout = layoutId === null ? null : await layouts.published(options.clientId, options.projectId, layoutId);
-  if (layoutId !== null && !layout) throw new NotFoundError('The layout this template names no longer exists.');
+  if (layoutId !== null && !layout) {
+    throw new UnprocessableError('layout-missing', 'The layout this version is sent in no longer exists: save a version without it.');
+  }
   const key = `${template.key}:${variant?.language ?? ''}:${layout ? `${layout.id}:${layout.version}` : ''}`;
   try {
     return await engine.render({ key, parts: partsOf(source, own, layout), cheap: template.cheap }, options.context, options.clientId);
