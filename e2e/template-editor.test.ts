@@ -52,8 +52,8 @@ describe('the template editor for teams in a real browser: languages, drafts, di
     }));
     const layout = await api('POST', `${p()}/layouts`, {
       name: 'Branded',
-      // No inline styles: the panel's preview frame takes the panel's Content-Security-Policy, which refuses them.
-      html: '<header><strong>Acme</strong></header>\n<hr>\n{{{content}}}\n<hr>\n<footer>Sent to {{user.email}}</footer>\n',
+      // Styled inline: the preview's frame has a policy of its own, which lets inline styles apply (the panel's refuses them).
+      html: '<header style="color: #334155"><strong>Acme</strong></header>\n<hr>\n{{{content}}}\n<hr>\n<footer>Sent to {{user.email}}</footer>\n',
     });
     expect(layout.status).toBe(201);
     const layoutId = layout.body.id as string;
@@ -181,6 +181,50 @@ describe('the template editor for teams in a real browser: languages, drafts, di
     );
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await panel.shot('layouts');
+  }, 60_000);
+
+  it("previews an MJML template in a frame of the gateway's own: its compiled tables, their inline styles applied", async () => {
+    const mjml = await api('POST', `${p()}/templates`, {
+      name: 'Receipt',
+      subject: 'Your receipt, {{user.name}}',
+      format: 'mjml',
+      html: [
+        '<mjml>',
+        // MJML's default font (Ubuntu) is left as it is: Postbus links no web font the template does
+        // not declare, so the frame has nothing to refuse.
+        '  <mj-head>',
+        '    <mj-style>.total div { font-weight: 700 !important; }</mj-style>',
+        '  </mj-head>',
+        '  <mj-body>',
+        '    <mj-section><mj-column>',
+        '      <mj-text color="#bb0000" css-class="total">Total for {{user.name}}: {{data.code}}</mj-text>',
+        '    </mj-column></mj-section>',
+        '  </mj-body>',
+        '</mjml>',
+      ].join('\n'),
+    });
+    expect(mjml.status).toBe(201);
+    await page.goto(`${base}/projects/${client.projectId}/templates/${mjml.body.id as string}`);
+    await orShot(
+      'mjml-preview',
+      waitFor(async () => (await page.getByLabel('Rendered subject').textContent()) === 'Your receipt, Ada Lovelace', {
+        what: 'the MJML preview',
+      }),
+    );
+    // The frame the panel's form filled, read through Chromium's frames.
+    const framed = async () => (await page.frame({ name: 'template-preview-frame' })?.content()) ?? '';
+    await orShot(
+      'mjml-frame',
+      waitFor(async () => (await framed()).includes('Total for Ada Lovelace'), { what: 'the framed MJML' }),
+    );
+    const html = await framed();
+    expect(html).toContain('<table');
+    expect(html).not.toContain('<mj-');
+    const total = page.frameLocator('iframe[title="Rendered email"]').getByText('Total for Ada Lovelace: 4711');
+    // The inline style and the <style> element both apply: a srcdoc frame under the panel's policy refused them.
+    await expect(total.evaluate((el) => getComputedStyle(el).color)).resolves.toBe('rgb(187, 0, 0)');
+    await expect(total.evaluate((el) => getComputedStyle(el).fontWeight)).resolves.toBe('700');
+    await panel.shot('template-editor-mjml', false);
   }, 60_000);
 
   it('loaded every screen without a Content-Security-Policy violation', () => {

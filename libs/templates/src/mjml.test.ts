@@ -61,6 +61,8 @@ describe('MJML templates, rendered in the pool', () => {
     expect(out.html).toMatch(/^<!doctype html>/i);
     expect(out.html).toContain('<table');
     expect(out.html).not.toMatch(/<\/?mj-/);
+    // No web font the template did not declare: MJML's default would link Google Fonts.
+    expect(out.html).not.toContain('fonts.googleapis.com');
     expect(out.html).toContain('Hi &lt;b&gt;Ann&lt;/b&gt;');
     expect(out.html).not.toContain('<b>Ann</b>');
     // Handlebars' escaping, as in any template's HTML.

@@ -11,6 +11,12 @@ interface MjmlError {
 interface MjmlOptions {
   validationLevel: 'strict' | 'soft' | 'skip';
   ignoreIncludes: true;
+  /**
+   * The web fonts mjml links by itself when a font-family names one: none. Its default (Ubuntu,
+   * Open Sans, … from Google Fonts) would make every opening of the mail a request to Google, and
+   * the panel's frames refuse it; a template that wants a web font declares it (<mj-font>).
+   */
+  fonts: Record<string, never>;
   minify: false;
   beautify: false;
 }
@@ -23,7 +29,7 @@ type Mjml2Html = (mjml: string, options: MjmlOptions) => Promise<{ html: string;
  * (its mustaches blanked out), and what Handlebars inserts is escaped, so it adds no element
  * (unless the template's author writes a value raw, `{{{…}}}`, by their own choice).
  */
-const RENDER: MjmlOptions = { validationLevel: 'skip', ignoreIncludes: true, minify: false, beautify: false };
+const RENDER: MjmlOptions = { validationLevel: 'skip', ignoreIncludes: true, fonts: {}, minify: false, beautify: false };
 const VALIDATE: MjmlOptions = { ...RENDER, validationLevel: 'strict' };
 
 let loaded: Promise<Mjml2Html> | undefined;

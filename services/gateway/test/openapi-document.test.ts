@@ -45,6 +45,7 @@ const NOT_IN_THE_DOCUMENT = new Set([
   'GET /admin',
   'GET /admin/',
   'GET /admin/frames/email/{projectId}/{messageId}',
+  'POST /admin/frames/template-preview/{projectId}',
   'GET /admin/{*rest}',
 ]);
 

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { api } from '../api/client';
 import type { DraftPreviewRequest, RenderedEmail, TemplateFormat } from '../api/types';
 import { Button, ErrorState, Field, Loading, SelectField } from './ui';
@@ -51,6 +51,48 @@ const HOW_RENDERED: Record<TemplateFormat, string> = {
   handlebars: 'Handlebars, values HTML-escaped',
   mjml: 'Handlebars with values escaped, then MJML compiled to HTML',
 };
+
+/** The frame the preview's form fills: the form names it as its target. */
+export const PREVIEW_FRAME_NAME = 'template-preview-frame';
+
+/**
+ * The rendered HTML, framed from the gateway's page of it: each request is posted (a hidden form,
+ * its one field the request as JSON) to `/admin/frames/template-preview/…`, which renders it as the
+ * API's preview does under a policy of its own that lets the email's inline styles and <style>
+ * apply (an MJML template is mostly those) and loads and runs nothing. Inline (srcdoc), the HTML
+ * took the panel's policy, which refuses them, and showed unstyled. The frame is `sandbox=""` as
+ * the message log's is: no scripts, no same origin, no forms, no navigation of the panel; the
+ * panel may still fill it, by its name. Each request gets a new frame: a frame's first navigation
+ * replaces its blank page, so the previews leave no entries in the browser's history.
+ */
+function PreviewFrame({ projectId, request, hidden }: { projectId: string; request: DraftPreviewRequest | undefined; hidden: boolean }) {
+  const form = useRef<HTMLFormElement>(null);
+  const [posted, setPosted] = useState<string>();
+  const asked = request && JSON.stringify(request);
+  // The last request asked for stays framed while none can be (samples that are not JSON).
+  useEffect(() => {
+    if (asked !== undefined) setPosted(asked);
+  }, [asked]);
+  useEffect(() => {
+    if (posted !== undefined) form.current?.submit();
+  }, [posted]);
+  return (
+    <>
+      <form ref={form} method="post" action={`/admin/frames/template-preview/${projectId}`} target={PREVIEW_FRAME_NAME} hidden>
+        <input type="hidden" name="request" value={posted ?? ''} />
+      </form>
+      <iframe
+        key={posted}
+        name={PREVIEW_FRAME_NAME}
+        title="Rendered email"
+        sandbox=""
+        referrerPolicy="no-referrer"
+        hidden={hidden}
+        className="h-[28rem] w-full rounded border border-slate-200 bg-white dark:border-slate-700"
+      />
+    </>
+  );
+}
 
 /**
  * The API's render of what the editor shows (saved or not) with the sample user and data, in the
@@ -160,21 +202,15 @@ export function TemplatePreview({
                   {showText ? 'Show HTML' : 'Show text part'}
                 </Button>
               </div>
-              {showText ? (
+              {showText && (
                 <pre className="max-h-[28rem] overflow-auto rounded bg-slate-100 p-3 text-xs whitespace-pre-wrap dark:bg-slate-800">
                   {rendered.data.text}
                 </pre>
-              ) : (
-                // No scripts, no forms, no navigation: sandbox="" with the panel's CSP inherited by srcdoc.
-                <iframe
-                  title="Rendered email"
-                  sandbox=""
-                  srcDoc={rendered.data.html}
-                  className="h-[28rem] w-full rounded border border-slate-200 bg-white dark:border-slate-700"
-                />
               )}
             </>
           )}
+          {/* Always there while the preview is: the form must find its target, and the HTML framed stays while the text is shown. */}
+          <PreviewFrame projectId={projectId} request={request} hidden={showText || rendered.isError || !rendered.data} />
         </div>
       )}
     </div>

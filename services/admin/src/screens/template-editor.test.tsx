@@ -160,11 +160,18 @@ function renderEditor(templateId = 'new') {
   };
 }
 
+/** The requests the preview's form posted into its frame, in order. */
+const framed: DraftPreviewRequest[] = [];
+
 describe('the template editor', () => {
   // jsdom lays nothing out and leaves out a range's boxes, which CodeMirror measures the selection with: none.
   beforeAll(() => {
     const none = { x: 0, y: 0, width: 0, height: 0, top: 0, right: 0, bottom: 0, left: 0, toJSON: () => ({}) };
     Object.assign(Range.prototype, { getClientRects: () => [], getBoundingClientRect: () => none });
+    // The preview's form posts the request into its frame: jsdom submits no form, the request is kept instead.
+    jest.spyOn(HTMLFormElement.prototype, 'submit').mockImplementation(function (this: HTMLFormElement) {
+      framed.push(JSON.parse(new FormData(this).get('request') as string) as DraftPreviewRequest);
+    });
   });
 
   it('shows the errors of the check inline under the HTML while typing, and clears them once the HTML is fixed', async () => {
@@ -248,6 +255,8 @@ describe('the template editor', () => {
     expect(subject).toHaveValue('Welcome, {{user.name}}');
     fireEvent.change(subject, { target: { value: 'Willkommen, {{user.name}}' } });
     await waitFor(() => expect(gateway.previewed().at(-1)?.language).toBe('de'), { timeout: 3000 });
+    // The frame shows what the API was asked to render: the same request, posted to the gateway's page of it.
+    await waitFor(() => expect(framed.at(-1)).toEqual(gateway.previewed().at(-1)));
     expect(gateway.previewed().at(-1)?.variants).toEqual([
       // No layout: a variant has none unless it names one.
       { language: 'de', subject: 'Willkommen, {{user.name}}', html: STARTER_HTML, text: null },

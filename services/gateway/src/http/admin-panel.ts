@@ -15,7 +15,8 @@ export const DEFAULT_ADMIN_DIST = resolve(__dirname, '../../../admin/dist');
  * (the bundle has none), no plugins, no framing of the panel by other sites. A rendered email
  * shown in the panel is framed from this origin (`frame-src 'self'`: /admin/frames/email/…, see
  * email-frame.ts) under a policy of its own, since a srcdoc frame would inherit this one and its
- * inline styles would be refused.
+ * inline styles would be refused; so is the template editor's preview, which the panel posts a
+ * form into (`form-action 'self'`: /admin/frames/template-preview/…, see template-preview-frame.ts).
  */
 export const ADMIN_CSP = [
   "default-src 'self'",

@@ -3,7 +3,7 @@ import { ForbiddenError, NotFoundError, problemFor } from '@postbus/errors';
 import { MessageParams } from '@postbus/contracts';
 import type { Logger } from '@postbus/logger';
 import type { MailerClient } from '../clients/mailer-client';
-import { compileText } from '@postbus/http';
+import { compileText, requestError } from '@postbus/http';
 import { embedInlineParts, isFrameableInline, referencedContentIds } from '../domain/inline-parts';
 
 /**
@@ -22,6 +22,13 @@ export const EMAIL_FRAME_CSP = [
   "frame-ancestors 'self'",
   'sandbox',
 ].join('; ');
+
+/** The headers of a document framed in the panel (an email, a template's preview): its own policy, its type as given, no referrer. */
+export const FRAME_HEADERS = {
+  'Content-Security-Policy': EMAIL_FRAME_CSP,
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+} as const;
 
 // The content route's own path schema: an id that cannot exist names no message (404).
 const validIds = compileText(MessageParams);
@@ -59,13 +66,8 @@ export function emailFrameRouter({ guards, assertProject, mailerApi, logger }: E
     if (!found.content) throw new NotFoundError('This message has no rendered email (nothing was sent).');
     const html = await withInlineImages(mailerApi, projectId, messageId, found.content.html);
     res
-      .set({
-        'Content-Security-Policy': EMAIL_FRAME_CSP,
-        'X-Content-Type-Options': 'nosniff',
-        'Referrer-Policy': 'no-referrer',
-        // Someone's email: kept by no cache.
-        'Cache-Control': 'private, no-store',
-      })
+      // Someone's email: kept by no cache.
+      .set({ ...FRAME_HEADERS, 'Cache-Control': 'private, no-store' })
       .type('html')
       .send(html);
   });
@@ -90,18 +92,20 @@ async function withInlineImages(mailerApi: MailerClient, projectId: string, mess
 }
 
 /**
- * A refusal inside the frame is a line of text under the frame's policy: never the problem
- * handler's `WWW-Authenticate: Basic`, which would open the browser's login dialog in the panel.
+ * A refusal inside the frame is a line of text under the frame's policy (then one line per field
+ * it names, such as a template's syntax error): never the problem handler's
+ * `WWW-Authenticate: Basic`, which would open the browser's login dialog in the panel.
  */
-function frameProblems(logger: Logger): ErrorRequestHandler {
+export function frameProblems(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
     if (res.headersSent) return next(error);
-    const { problem } = problemFor(error, req.requestId);
-    if (problem.status >= 500) logger.error('email frame failed', { error, requestId: req.requestId });
+    const { problem } = problemFor(requestError(error), req.requestId);
+    if (problem.status >= 500) logger.error('panel frame failed', { error, requestId: req.requestId, path: req.path });
+    const fields = (problem.errors ?? []).map((e) => `\n${e.pointer || '/'}: ${e.message}`);
     res
       .status(problem.status)
       .set({ 'Content-Security-Policy': EMAIL_FRAME_CSP, 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' })
       .type('text')
-      .send(`${problem.title}${problem.detail ? `: ${problem.detail}` : ''}`);
+      .send(`${problem.title}${problem.detail ? `: ${problem.detail}` : ''}${fields.join('')}`);
   };
 }

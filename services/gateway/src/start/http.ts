@@ -34,6 +34,7 @@ import { bodyBudget, jsonBodies, messagesOf } from '../http/body';
 import { docsRouter } from '../http/docs';
 import { edgeRouter, trackingTokens } from '../http/edge';
 import { emailFrameRouter } from '../http/email-frame';
+import { templatePreviewFrameRouter } from '../http/template-preview-frame';
 import { methodNotAllowed } from '../http/method-not-allowed';
 import { requestMetrics } from '../http/metrics';
 import { compatibleApiDocument, openApiDocument } from '../http/openapi';
@@ -177,9 +178,19 @@ function publicApp(
         logger,
       }),
     );
-  // The admin panel: a static bundle on this origin, calling /v1 like any client; an email it shows
-  // is framed from a path of its own, under a policy of its own.
+  // The admin panel: a static bundle on this origin, calling /v1 like any client; an email it shows,
+  // and the template editor's preview, are framed from paths of their own, under a policy of their own.
   app.use(emailFrameRouter({ guards: [auth, limit], assertProject: access.assert, mailerApi, logger }));
+  app.use(
+    templatePreviewFrameRouter({
+      guards: [auth, limit, bodies],
+      assertProject: access.assert,
+      templates: stores.templates,
+      layouts: stores.layouts,
+      bodyLimit: config.BODY_LIMIT,
+      logger,
+    }),
+  );
   app.use(adminPanelRouter(logger));
   // The public edge (/t/*): no credentials, no JSON body parser; the signed token is the only authority.
   app.use('/t', edgeRateLimit(counters, config.EDGE_RATE_LIMIT_PER_MINUTE));

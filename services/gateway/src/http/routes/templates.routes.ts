@@ -68,7 +68,7 @@ const toTemplate = (t: TemplateVersion): Template => ({
 });
 
 /** What a request says of a template's content, in the stored names; absent fields as a new template has them. */
-const sourceOf = (body: {
+export const sourceOf = (body: {
   subject?: string | undefined;
   html?: string | undefined;
   text?: string | null | undefined;
@@ -93,7 +93,7 @@ const sourceOf = (body: {
 const contentOf = (source: TemplateSource, cheap: boolean | null): TemplateContent => ({ ...source, cheap });
 
 /** The layouts as a template's checks read them: their published versions. */
-const layoutLookup = (layouts: LayoutRepository): LayoutLookup => ({
+export const layoutLookup = (layouts: LayoutRepository): LayoutLookup => ({
   published: async (clientId, projectId, id) => {
     const found = await layouts.published(clientId, projectId, id);
     return found ? { id: found.id, version: found.version, html: found.parts.html, text: found.parts.text } : null;
