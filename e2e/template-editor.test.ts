@@ -222,8 +222,14 @@ describe('the template editor for teams in a real browser: languages, drafts, di
     expect(html).not.toContain('<mj-');
     const total = page.frameLocator('iframe[title="Rendered email"]').getByText('Total for Ada Lovelace: 4711');
     // The inline style and the <style> element both apply: a srcdoc frame under the panel's policy refused them.
-    await expect(total.evaluate((el) => getComputedStyle(el).color)).resolves.toBe('rgb(187, 0, 0)');
-    await expect(total.evaluate((el) => getComputedStyle(el).fontWeight)).resolves.toBe('700');
+    // Run in the page (the browser's window, typed as the e2e files type it): the style as applied.
+    const style = await total.evaluate((el) => {
+      const { color, fontWeight } = (
+        globalThis as unknown as { getComputedStyle(e: unknown): { color: string; fontWeight: string } }
+      ).getComputedStyle(el);
+      return { color, fontWeight };
+    });
+    expect(style).toEqual({ color: 'rgb(187, 0, 0)', fontWeight: '700' });
     await panel.shot('template-editor-mjml', false);
   }, 60_000);
 
