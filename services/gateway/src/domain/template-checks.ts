@@ -337,23 +337,27 @@ export async function checkDraft(
  */
 export async function checkLayoutForSave(engine: TemplateEngine, layout: { html: string; text: string | null }, clientId: string) {
   const problems = layoutProblems(layout);
-  const fields = (kinds: string[]) =>
-    problems
-      .filter((p) => kinds.includes(p.kind))
-      .map((p) => ({ pointer: `/${p.part}`, message: [p.line !== null ? `line ${p.line}` : '', p.message].filter(Boolean).join(', ') }));
-  // As a template's: what does not parse is a 400, a layout that parses but breaks a rule a 422.
-  const syntax = fields(['syntax']);
-  if (syntax.length) throw new ValidationError('The layout has syntax errors.', syntax);
-  const rules = fields(['slot', 'limit']);
-  if (rules.length) throw new UnprocessableError('layout-invalid', 'The layout cannot be saved as it is.', rules);
+  if (problems.length) {
+    // A 422, not the 400 a template's syntax error has kept since before layouts: the schema says
+    // what a valid request is, and a layout's grammar is beyond what a schema can say.
+    throw new UnprocessableError(
+      'layout-invalid',
+      'The layout cannot be saved as it is.',
+      problems.map((p) => ({
+        pointer: `/${p.part}`,
+        message: [p.line !== null ? `line ${p.line}` : '', p.message].filter(Boolean).join(', '),
+      })),
+    );
+  }
   try {
     await engine.measure({ subject: 'Layout', html: '<p>The body</p>', text: layout.text === null ? null : 'The body', layout }, clientId);
   } catch (error) {
     // The layout's own errors are named as the layout route's fields (/html, /text).
     const problem = problemOf(error, true);
     if (problem instanceof ValidationError) {
-      throw new ValidationError(
-        problem.message,
+      throw new UnprocessableError(
+        'layout-invalid',
+        'The layout cannot be saved as it is.',
         (problem.errors ?? []).map((e) => ({ ...e, pointer: e.pointer.replace(/^\/layout/, '') })),
       );
     }
