@@ -5,7 +5,7 @@ interface World {
   project: { sender_domain_id: string | null } | null;
   email: { id: string; key: string; template_id: string } | null;
   domain: { _id: string; domain: string; status: string } | null;
-  template: { id: string; version: number; revision: number } | null;
+  template: { id: string; version: number; updatedAt: Date } | null;
 }
 
 function setup(ttlMs = 60_000) {
@@ -13,7 +13,7 @@ function setup(ttlMs = 60_000) {
     project: { sender_domain_id: 'dom_1' },
     email: { id: 'em_1', key: 'welcome', template_id: 'tpl_1' },
     domain: { _id: 'dom_1', domain: 'mail.example.com', status: 'verified' },
-    template: { id: 'tpl_1', version: 3, revision: 1 },
+    template: { id: 'tpl_1', version: 3, updatedAt: new Date(1) },
   };
   let reads = 0;
   const deps = {
@@ -64,11 +64,11 @@ describe('TriggerCatalog', () => {
     const { catalog, world, reads } = setup();
     world.template = null;
     await expect(catalog.resolve('cl_1', 'p1', 'welcome')).rejects.toThrow();
-    world.template = { id: 'tpl_1', version: 3, revision: 1 };
+    world.template = { id: 'tpl_1', version: 3, updatedAt: new Date(1) };
     await catalog.resolve('cl_1', 'p1', 'welcome'); // the failure was not kept
     await catalog.resolve('cl_1', 'p1', 'welcome');
     expect(reads()).toBe(2);
-    world.template = { id: 'tpl_1', version: 4, revision: 2 };
+    world.template = { id: 'tpl_1', version: 4, updatedAt: new Date(2) };
     expect((await catalog.resolve('cl_1', 'p1', 'welcome')).templateVersion).toBe(3); // cached
     catalog.forget();
     expect((await catalog.resolve('cl_1', 'p1', 'welcome')).templateVersion).toBe(4);

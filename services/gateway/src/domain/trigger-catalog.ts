@@ -81,7 +81,8 @@ export class TriggerCatalog {
       emailKey: email.key,
       templateId: template.id,
       templateVersion: template.version,
-      templateRevision: template.revision,
+      // The catalog's revision of a template is when it last changed (see the catalog's toCatalog).
+      templateRevision: template.updatedAt.getTime(),
     };
   }
 

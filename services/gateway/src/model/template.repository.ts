@@ -1,7 +1,7 @@
 import type { Connection } from 'mongoose';
 import type { TemplateEngine, TemplateParts } from '@postbus/templates';
 import { deletion, type CatalogChange, type CatalogListener, type CatalogSource, type TemplateLookup } from '../domain/ports/catalog';
-import { VersionedStore, type PublishOutcome, type SavedBy, type Versioned, type VersionSummary } from './versioned.store';
+import { VersionedStore, type Versioned } from './versioned.store';
 
 /** One language's parts of a template version. */
 export interface TemplateVariantParts {
@@ -48,16 +48,14 @@ const toCatalog = (t: TemplateVersion): CatalogChange => ({
 });
 
 /** Templates of a client's projects: a save appends a version, published at once unless it is a draft. */
-export class TemplateRepository implements CatalogSource, TemplateLookup {
-  private readonly store: VersionedStore<TemplateContent>;
-
+export class TemplateRepository extends VersionedStore<TemplateContent> implements CatalogSource, TemplateLookup {
   /** `engine`: what measures templates before they are saved and renders their previews. */
   constructor(
     connection: Connection,
     catalog: CatalogListener,
     readonly engine: TemplateEngine,
   ) {
-    this.store = new VersionedStore<TemplateContent>(connection, {
+    super(connection, {
       heads: { model: 'Template', collection: 'templates' },
       versions: { model: 'TemplateVersion', collection: 'template_versions', ownerField: 'templateId' },
       parts: {
@@ -90,59 +88,9 @@ export class TemplateRepository implements CatalogSource, TemplateLookup {
     });
   }
 
-  init(): Promise<void> {
-    return this.store.init();
-  }
-
-  catalogSnapshot(): Promise<CatalogChange[]> {
-    return this.store.catalogSnapshot();
-  }
-
-  create(clientId: string, projectId: string, name: string, content: TemplateContent, savedBy: SavedBy): Promise<TemplateVersion> {
-    return this.store.create(clientId, projectId, name, content, savedBy);
-  }
-
-  saveVersion(
-    clientId: string,
-    projectId: string,
-    id: string,
-    name: string,
-    content: TemplateContent,
-    save: { draft: boolean; savedBy: SavedBy },
-  ): Promise<TemplateVersion | null> {
-    return this.store.save(clientId, projectId, id, name, content, save);
-  }
-
-  publish(clientId: string, projectId: string, id: string, version: number): Promise<PublishOutcome<TemplateContent>> {
-    return this.store.publish(clientId, projectId, id, version);
-  }
-
-  list(clientId: string, projectId: string): Promise<TemplateVersion[]> {
-    return this.store.list(clientId, projectId);
-  }
-
-  /** The newest version, or the one asked for; null when the template (or that version) does not exist. */
-  get(clientId: string, projectId: string, id: string, version?: number): Promise<TemplateVersion | null> {
-    return this.store.get(clientId, projectId, id, version);
-  }
-
-  /** The version sends use, as a trigger resolves it. */
-  async published(clientId: string, projectId: string, id: string): Promise<{ id: string; version: number; revision: number } | null> {
-    const found = await this.store.published(clientId, projectId, id);
-    return found ? { id: found.id, version: found.version, revision: found.updatedAt.getTime() } : null;
-  }
-
-  versions(clientId: string, projectId: string, id: string, limit: number): Promise<VersionSummary[] | null> {
-    return this.store.versions(clientId, projectId, id, limit);
-  }
-
-  delete(clientId: string, projectId: string, id: string): Promise<boolean> {
-    return this.store.delete(clientId, projectId, id);
-  }
-
   /** The names of the project's templates whose published version puts its body, or a variant's, in this layout. */
   async publishedUsing(clientId: string, projectId: string, layoutId: string): Promise<string[]> {
-    const published = await this.store.listPublished(clientId, projectId);
+    const published = await this.listPublished(clientId, projectId);
     return published
       .filter(({ parts }) => parts.layoutId === layoutId || parts.variants.some((v) => v.layoutId === layoutId))
       .map((t) => t.name);

@@ -35,7 +35,7 @@ export interface EmailLookup {
   get(clientId: string, projectId: string, idOrKey: string): Promise<TransactionalEmail | null>;
 }
 
-/** The templates, as a trigger reads them: the published version of a template of the client's project, and its catalog revision. */
+/** The templates, as a trigger reads them: the published version of a template of the client's project, and when the template last changed. */
 export interface TemplateLookup {
-  published(clientId: string, projectId: string, id: string): Promise<{ id: string; version: number; revision: number } | null>;
+  published(clientId: string, projectId: string, id: string): Promise<{ id: string; version: number; updatedAt: Date } | null>;
 }

@@ -119,7 +119,7 @@ export function layoutRoutes({ templates, layouts }: { templates: TemplateReposi
       handle: async ({ params, body, client }) => {
         const content = { html: body.html, text: body.text ?? null };
         await checkLayoutForSave(engine, content, client.clientId);
-        const saved = await layouts.saveVersion(client.clientId, params.projectId, params.layoutId, body.name, content, {
+        const saved = await layouts.save(client.clientId, params.projectId, params.layoutId, body.name, content, {
           draft: body.draft === true,
           savedBy: savedByOf(client),
         });

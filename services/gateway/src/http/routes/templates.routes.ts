@@ -184,17 +184,10 @@ export function templateRoutes({ templates, layouts }: { templates: TemplateRepo
       handle: async ({ params, body, client }) => {
         const source = sourceOf(body);
         const cheap = await measureForSave(engine, lookup, source, client.clientId, params.projectId);
-        const saved = await templates.saveVersion(
-          client.clientId,
-          params.projectId,
-          params.templateId,
-          body.name,
-          contentOf(source, cheap),
-          {
-            draft: body.draft === true,
-            savedBy: savedByOf(client),
-          },
-        );
+        const saved = await templates.save(client.clientId, params.projectId, params.templateId, body.name, contentOf(source, cheap), {
+          draft: body.draft === true,
+          savedBy: savedByOf(client),
+        });
         if (!saved) throw new NotFoundError(NOT_FOUND);
         return { status: 200, body: toTemplate(saved) };
       },
