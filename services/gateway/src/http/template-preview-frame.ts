@@ -43,8 +43,8 @@ export interface TemplatePreviewFrameDeps {
  * the form may be three times /v1's body limit; the JSON it carries is then held to that limit, as
  * /v1 holds the same request sent as a JSON body.
  */
-function previewForm(bodyLimit: string): RequestHandler {
-  const parse = express.urlencoded({ extended: false, limit: 3 * bytesOf(bodyLimit), parameterLimit: 10 });
+function previewForm(bodyLimit: string, limitBytes: number): RequestHandler {
+  const parse = express.urlencoded({ extended: false, limit: 3 * limitBytes, parameterLimit: 10 });
   return (req, res, next) => {
     parse(req, res, (error?: unknown) => {
       const type = (error as { type?: unknown } | undefined)?.type;
@@ -57,14 +57,14 @@ function previewForm(bodyLimit: string): RequestHandler {
 }
 
 /** The preview request the form carries, parsed (validated next, as /v1 validates its body). */
-function requestOf(form: unknown, bodyLimit: string): unknown {
+function requestOf(form: unknown, bodyLimit: string, limitBytes: number): unknown {
   const field = (form as Record<string, unknown> | undefined)?.[REQUEST_FIELD];
   if (typeof field !== 'string') {
     throw new MalformedRequestError(
       `Post a form (application/x-www-form-urlencoded) whose one field, ${REQUEST_FIELD}, holds the preview request as JSON.`,
     );
   }
-  if (Buffer.byteLength(field) > bytesOf(bodyLimit)) throw new PayloadTooLargeError(bodyLimit);
+  if (Buffer.byteLength(field) > limitBytes) throw new PayloadTooLargeError(bodyLimit);
   try {
     return JSON.parse(field);
   } catch (error) {
@@ -96,6 +96,7 @@ export function templatePreviewFrameRouter({
   logger,
 }: TemplatePreviewFrameDeps): Router {
   const lookup = layoutLookup(layouts);
+  const limitBytes = bytesOf(bodyLimit);
   // The frame's operation, declared as /v1's previewDraftTemplate is: the same schemas validate it.
   const preview = compileRoute(
     defineFrameRoute({
@@ -123,9 +124,9 @@ export function templatePreviewFrameRouter({
     next();
   };
   const router = express.Router();
-  router.post(FRAME_PATH, ...guards, mayPreview, previewForm(bodyLimit), async (req, res) => {
+  router.post(FRAME_PATH, ...guards, mayPreview, previewForm(bodyLimit, limitBytes), async (req, res) => {
     const client = req.client!;
-    req.body = requestOf(req.body, bodyLimit);
+    req.body = requestOf(req.body, bodyLimit, limitBytes);
     const input = { ...validatedInput(preview, req), client } as Parameters<typeof preview.route.handle>[0];
     const reply = await preview.route.handle(input);
     res
